@@ -1,0 +1,122 @@
+/**
+ * The ToolRegistry knows which tools exist: it resolves names and aliases to a tool's definition and service, and
+ * suggests the closest names when the model asks for one that does not exist.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type { AnyService, Definition, Tool } from "../Tool/Tool.js"
+
+/**
+ * A tool as the registry holds it: its definition and its (type-erased) service.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RegisteredTool {
+  readonly definition: Definition.Any
+  readonly service: AnyService
+}
+
+/**
+ * The ToolRegistry service.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class ToolRegistry extends Context.Tag("effect-tool-runtime/ToolRegistry")<
+  ToolRegistry,
+  {
+    readonly tools: ReadonlyArray<RegisteredTool>
+    /** The tool a name or alias refers to. */
+    readonly lookup: (name: string) => Option.Option<RegisteredTool>
+    /** Up to three registered names closest to `name`, best first. */
+    readonly suggest: (name: string) => ReadonlyArray<string>
+  }
+>() {
+  /**
+   * A registry of the given tools; requires each tool's service. Duplicate names or aliases are a defect.
+   *
+   * @since 0.1.0
+   * @category layers
+   */
+  static readonly layer = <const Tools extends ReadonlyArray<Tool.Any>>(
+    tools: Tools
+  ): Layer.Layer<ToolRegistry, never, Tool.IdentifierOf<Tools[number]>> =>
+    Layer.effect(
+      ToolRegistry,
+      Effect.map(Effect.context<never>(), (context) =>
+        makeRegistry(
+          tools.map((tool) => ({
+            definition: tool.definition,
+            service: Context.unsafeGet(context, tool as unknown as Context.Tag<unknown, AnyService>)
+          }))
+        ))
+    )
+
+  /**
+   * A registry of already-built tools (e.g. tools discovered at run time from an MCP server).
+   *
+   * @since 0.1.0
+   * @category constructors
+   */
+  static readonly fromRegistered = (tools: ReadonlyArray<RegisteredTool>): Layer.Layer<ToolRegistry> =>
+    Layer.sync(ToolRegistry, () => makeRegistry(tools))
+}
+
+/**
+ * Builds the registry value; throws on duplicate names or aliases.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeRegistry = (tools: ReadonlyArray<RegisteredTool>): ToolRegistry["Type"] => {
+  const byName = new Map<string, RegisteredTool>()
+  for (const tool of tools) {
+    for (const name of [tool.definition.name, ...tool.definition.aliases]) {
+      if (byName.has(name)) throw new Error(`Two tools are registered under the name ${name}`)
+      byName.set(name, tool)
+    }
+  }
+  const names = tools.map((tool) => tool.definition.name)
+  return {
+    tools,
+    lookup: (name) => Option.fromNullable(byName.get(name)),
+    suggest: (name) => closestNames(name, names)
+  }
+}
+
+/**
+ * Names closest to `name` by edit distance (case-insensitive), or containing it; at most three, best first.
+ *
+ * @since 0.1.0
+ * @category utilities
+ */
+export const closestNames = (name: string, candidates: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const wanted = name.toLowerCase()
+  return candidates
+    .map((candidate) => {
+      const lower = candidate.toLowerCase()
+      const contains = wanted.length >= 3 && (lower.includes(wanted) || wanted.includes(lower))
+      return { candidate, distance: contains ? 0 : editDistance(wanted, lower), contains }
+    })
+    .filter(({ candidate, contains, distance }) => contains || distance <= Math.max(2, Math.floor(candidate.length / 3)))
+    .sort((a, b) => a.distance - b.distance || a.candidate.localeCompare(b.candidate))
+    .slice(0, 3)
+    .map(({ candidate }) => candidate)
+}
+
+const editDistance = (a: string, b: string): number => {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    }
+    previous = current
+  }
+  return previous[b.length]!
+}

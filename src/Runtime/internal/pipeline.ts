@@ -1,0 +1,392 @@
+/**
+ * One call, from tool_use to Outcome. Split in two so the scheduler can sit between them:
+ *
+ * - {@link prepare}: lookup (name or alias) and decode. Pure and fast; gives the traits and claims the scheduler
+ *   needs, or an Outcome straight away when the call cannot run.
+ * - {@link run}: validate -> PreToolUse hooks -> permission (policy, tool, hooks, approver) -> call (scoped, with
+ *   timeout, cancellable) -> PostToolUse hooks -> present -> Outcome.
+ *
+ * Neither ever fails: every failure becomes an Outcome.
+ */
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import * as Errors from "../../Tool/Errors.js"
+import { inputIssues } from "../../Tool/internal/inputIssues.js"
+import type { Outcome, Status } from "../../Tool/Outcome.js"
+import { Decision, DecisionReason, describeReason } from "../../Tool/Permission.js"
+import { UiBlock, toText } from "../../Tool/Presentation.js"
+import type { CallContext, Claim, Traits } from "../../Tool/Tool.js"
+import { toolResult } from "../../Tool/Wire.js"
+import type { ToolResultContent, ToolUseBlock } from "../../Tool/Wire.js"
+import type { Approver } from "../Approver.js"
+import { ApprovalAnswer } from "../Approver.js"
+import { ToolEvent } from "../Events.js"
+import type { PermissionPolicy } from "../PermissionPolicy.js"
+import type { ResultStore } from "../ResultStore.js"
+import type { RuntimeSettings } from "../RuntimeConfig.js"
+import type { ToolHooks } from "../ToolHooks.js"
+import type { RegisteredTool, ToolRegistry } from "../ToolRegistry.js"
+import { applyBudget } from "./budget.js"
+
+/** The services and shared state one turn's calls run with. */
+export interface PipelineEnv {
+  readonly registry: ToolRegistry["Type"]
+  readonly policy: PermissionPolicy["Type"]
+  readonly approver: Approver["Type"]
+  readonly hooks: ToolHooks["Type"]
+  readonly store: ResultStore["Type"]
+  readonly settings: RuntimeSettings
+  readonly emit: (event: ToolEvent) => Effect.Effect<void>
+  /** Serialises approval requests: a person is asked one thing at a time. */
+  readonly withApprovalLock: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /** Completes when the run is cancelled. */
+  readonly cancelled: Deferred.Deferred<void>
+  /** Cancels the rest of the run (a person's "deny and stop"). */
+  readonly cancelRun: Effect.Effect<void>
+}
+
+/** A call that resolved to a tool and decoded: ready to be scheduled. */
+export interface Prepared {
+  readonly toolUse: ToolUseBlock
+  readonly tool: RegisteredTool
+  readonly input: unknown
+  readonly traits: Traits
+  readonly claims: ReadonlyArray<Claim>
+  readonly receivedAt: number
+  /** A per-call timeout overriding the tool's default. */
+  readonly timeout: Duration.Duration | undefined
+}
+
+const decodeOptions = { errors: "all", onExcessProperty: "error" } as const
+
+const decodeInput = (tool: RegisteredTool, raw: unknown): Either.Either<unknown, Errors.InvalidInput> => {
+  const decoded = ParseResult.decodeUnknownEither(tool.definition.input as Schema.Schema<unknown, unknown>, decodeOptions)(raw)
+  return Either.mapLeft(decoded, (issue) => new Errors.InvalidInput({ tool: tool.definition.name, issues: inputIssues(raw, issue) }))
+}
+
+const statusOf = (error: Errors.ToolCallError): Status => {
+  switch (error._tag) {
+    case "effect-tool-runtime/PermissionDenied":
+      return "denied"
+    case "effect-tool-runtime/Interrupted":
+      return "interrupted"
+    case "effect-tool-runtime/TimedOut":
+      return "timed_out"
+    default:
+      return "error"
+  }
+}
+
+interface Finish {
+  readonly toolUse: ToolUseBlock
+  readonly toolName: string | undefined
+  readonly receivedAt: number
+  readonly startedAt?: number
+  readonly ui: ReadonlyArray<UiBlock>
+  readonly executedInput?: unknown
+  readonly decision?: Decision
+  readonly additionalContext?: ReadonlyArray<string>
+}
+
+const withContext = (content: ToolResultContent, additional: ReadonlyArray<string>): ToolResultContent => {
+  if (additional.length === 0) return content
+  const extra = additional.join("\n")
+  return typeof content === "string" ? `${content}\n\n${extra}` : [...content, { type: "text", text: extra }]
+}
+
+const timings = (receivedAt: number, startedAt: number | undefined, endedAt: number) =>
+  startedAt === undefined
+    ? { receivedAt, endedAt, durationMs: 0 }
+    : { receivedAt, startedAt, endedAt, durationMs: endedAt - startedAt }
+
+const complete = (env: PipelineEnv, outcome: Outcome): Effect.Effect<Outcome> =>
+  Effect.as(env.emit(ToolEvent.Completed({ outcome, at: outcome.timings.endedAt })), outcome)
+
+/** The Outcome of a call that failed at any stage. */
+export const failed = (env: PipelineEnv, finish: Finish, error: Errors.ToolCallError): Effect.Effect<Outcome> =>
+  Effect.flatMap(Clock.currentTimeMillis, (endedAt) => {
+    const additional = finish.additionalContext ?? []
+    const text = Errors.modelText(error)
+    const ui = [...finish.ui, UiBlock.Notice({ level: error._tag === "effect-tool-runtime/Interrupted" ? "warning" : "error", text: error.message })]
+    const outcome: Outcome = {
+      toolUseId: finish.toolUse.id,
+      requestedName: finish.toolUse.name,
+      toolName: finish.toolName,
+      status: statusOf(error),
+      result: toolResult(finish.toolUse.id, withContext(text, additional), true),
+      ui,
+      audit: toText(ui),
+      error,
+      originalInput: finish.toolUse.input,
+      ...(finish.executedInput === undefined ? {} : { executedInput: finish.executedInput }),
+      ...(finish.decision === undefined ? {} : { decision: finish.decision }),
+      additionalContext: additional,
+      timings: timings(finish.receivedAt, finish.startedAt, endedAt)
+    }
+    return complete(env, outcome)
+  })
+
+/**
+ * Lookup and decode. Returns the prepared call, or the Outcome of a call that cannot run (unknown tool, invalid
+ * input, or a defect in the tool's traits or claims).
+ */
+export const prepare = (
+  env: PipelineEnv,
+  toolUse: ToolUseBlock,
+  receivedAt: number,
+  timeout: Duration.Duration | undefined
+): Effect.Effect<Either.Either<Prepared, Outcome>> => {
+  const finish: Finish = { toolUse, toolName: undefined, receivedAt, ui: [UiBlock.Title({ text: toolUse.name })] }
+  const tool = env.registry.lookup(toolUse.name)
+  if (Option.isNone(tool)) {
+    return Effect.map(
+      failed(env, finish, new Errors.UnknownTool({ name: toolUse.name, suggestions: env.registry.suggest(toolUse.name) })),
+      Either.left
+    )
+  }
+  const named = { ...finish, toolName: tool.value.definition.name }
+  const decoded = decodeInput(tool.value, toolUse.input)
+  if (Either.isLeft(decoded)) return Effect.map(failed(env, named, decoded.left), Either.left)
+  try {
+    const input = decoded.right
+    const traits = tool.value.service.traits(input)
+    const claims = tool.value.service.claims(input)
+    return Effect.succeed(Either.right({ toolUse, tool: tool.value, input, traits, claims, receivedAt, timeout }))
+  } catch (defect) {
+    return Effect.map(
+      failed(env, named, new Errors.Defect({ tool: tool.value.definition.name, cause: Cause.die(defect) })),
+      Either.left
+    )
+  }
+}
+
+/** What the model-facing stages need to know about one prepared call. */
+interface Stage {
+  readonly env: PipelineEnv
+  readonly prepared: Prepared
+  readonly context: CallContext
+}
+
+const rejected = (tool: string, error: { readonly message: string }) => new Errors.ValidationFailed({ tool, message: error.message })
+
+/** Decode a rewritten input (from a hook or a person) and validate it again. */
+const redecode = ({ context, prepared }: Stage, raw: unknown): Effect.Effect<unknown, Errors.InvalidInput | Errors.ValidationFailed> =>
+  Either.match(decodeInput(prepared.tool, raw), {
+    onLeft: (error) => Effect.fail(error),
+    onRight: (input) => Effect.mapError(prepared.tool.service.validate(input, context), (e) => rejected(prepared.tool.definition.name, e))
+  })
+
+/** The permission stage: the policy's verdict, and the approver when it asks. */
+const authorise = (stage: Stage, input: unknown, hook: Parameters<PermissionPolicy["Type"]["evaluate"]>[0]["hook"]) =>
+  Effect.gen(function*() {
+    const { context, env, prepared } = stage
+    const { definition, service } = prepared.tool
+    const toolCheck = yield* service.checkPermissions(input, context)
+    const verdict = yield* env.policy.evaluate({ definition, service, input, traits: service.traits(input), toolCheck, hook, context })
+    switch (verdict._tag) {
+      case "Allow":
+        return { decision: Decision.Allow({ reason: verdict.reason }), input: verdict.updatedInput ?? input }
+      case "Deny":
+        return { decision: Decision.Deny({ reason: verdict.reason, message: verdict.message }), input }
+      case "Ask": {
+        const request = {
+          toolUseId: prepared.toolUse.id,
+          toolName: definition.name,
+          input,
+          ui: service.renderUse(input),
+          message: verdict.message,
+          suggestions: verdict.suggestions
+        }
+        const answer = yield* env.withApprovalLock(
+          Effect.gen(function*() {
+            yield* env.emit(ToolEvent.PermissionRequested({ toolUseId: request.toolUseId, request, at: yield* Clock.currentTimeMillis }))
+            const answer = yield* env.approver.ask(request)
+            yield* env.emit(ToolEvent.PermissionAnswered({ toolUseId: request.toolUseId, answer, at: yield* Clock.currentTimeMillis }))
+            return answer
+          })
+        )
+        return yield* ApprovalAnswer.$match(answer, {
+          AllowOnce: () => Effect.succeed({ decision: Decision.Allow({ reason: DecisionReason.User({ scope: "once" }) }), input }),
+          AllowSession: ({ rules }) =>
+            Effect.as(env.policy.remember(rules, "session").pipe(Effect.ignoreLogged), {
+              decision: Decision.Allow({ reason: DecisionReason.User({ scope: "session" }) }),
+              input
+            }),
+          AllowAlways: ({ rules }) =>
+            Effect.as(env.policy.remember(rules, "always").pipe(Effect.ignoreLogged), {
+              decision: Decision.Allow({ reason: DecisionReason.User({ scope: "always" }) }),
+              input
+            }),
+          Deny: ({ cancelRun, message }) => {
+            const text = message ?? "The user doesn't want to proceed with this tool use."
+            return Effect.as(cancelRun ? env.cancelRun : Effect.void, {
+              decision: Decision.Deny({ reason: DecisionReason.User({ scope: "once", message: text }), message: text }),
+              input
+            })
+          },
+          Edit: (edit) =>
+            Effect.map(redecode(stage, edit.input), (edited) => ({
+              decision: Decision.Allow({ reason: DecisionReason.User({ scope: "once", message: "edited the input" }) }),
+              input: edited
+            }))
+        })
+      }
+    }
+  })
+
+/** Races an effect against the run's cancellation; None when cancelled first (the effect is interrupted). */
+const unlessCancelled = <A, E>(env: PipelineEnv, effect: Effect.Effect<A, E>): Effect.Effect<Option.Option<A>, E> =>
+  Effect.raceFirst(Effect.map(effect, Option.some), Effect.as(Deferred.await(env.cancelled), Option.none<A>()))
+
+/**
+ * Everything after scheduling. Never fails; interruption of the caller's fiber interrupts the call (closing its
+ * scope) and produces no Outcome.
+ */
+export const run = (env: PipelineEnv, prepared: Prepared): Effect.Effect<Outcome> => {
+  const { toolUse, tool } = prepared
+  const name = tool.definition.name
+  const context: CallContext = {
+    toolUseId: toolUse.id,
+    toolName: name,
+    progress: (progress) => Effect.flatMap(Clock.currentTimeMillis, (at) => env.emit(ToolEvent.Progress({ toolUseId: toolUse.id, progress, at })))
+  }
+  const stage: Stage = { env, prepared, context }
+  const base: Finish = { toolUse, toolName: name, receivedAt: prepared.receivedAt, ui: safeUi(() => tool.service.renderUse(prepared.input), name) }
+
+  const beforeCall = Effect.gen(function*() {
+    const validated = yield* Effect.mapError(tool.service.validate(prepared.input, context), (e) => rejected(name, e))
+    const pre = yield* env.hooks.preToolUse({ toolUseId: toolUse.id, toolName: name, input: validated })
+    const hooked = pre.updatedInput === undefined ? validated : yield* redecode(stage, pre.updatedInput)
+    const authorised = yield* authorise(stage, hooked, pre.opinion)
+    yield* env.emit(ToolEvent.Decided({ toolUseId: toolUse.id, decision: authorised.decision, at: yield* Clock.currentTimeMillis }))
+    return { ...authorised, additionalContext: pre.additionalContext }
+  })
+
+  return Effect.gen(function*() {
+    if (yield* Deferred.isDone(env.cancelled)) return yield* failed(env, base, new Errors.Interrupted({ tool: name, started: false }))
+    const gate = yield* Effect.either(unlessCancelled(env, beforeCall))
+    if (Either.isLeft(gate)) return yield* failed(env, base, gate.left)
+    if (Option.isNone(gate.right)) return yield* failed(env, base, new Errors.Interrupted({ tool: name, started: false }))
+    const { additionalContext, decision, input } = gate.right.value
+    const ui = input === prepared.input ? base.ui : safeUi(() => tool.service.renderUse(input), name)
+    const decided: Finish = { ...base, ui, executedInput: input, decision, additionalContext }
+    if (decision._tag === "Deny") {
+      return yield* failed(env, decided, new Errors.PermissionDenied({ tool: name, reason: deniedText(decision) }))
+    }
+
+    const startedAt = yield* Clock.currentTimeMillis
+    yield* env.emit(ToolEvent.Started({ toolUseId: toolUse.id, toolName: name, ui, at: startedAt }))
+    const started: Finish = { ...decided, startedAt }
+    const timeout = prepared.timeout ?? env.settings.timeout ?? tool.definition.timeout
+    const ran = yield* unlessCancelled(
+      env,
+      tool.service.call(input, context).pipe(Effect.scoped, Effect.exit, Effect.timeoutOption(timeout))
+    )
+    if (Option.isNone(ran)) return yield* failed(env, started, new Errors.Interrupted({ tool: name, started: true }))
+    if (Option.isNone(ran.value)) return yield* failed(env, started, new Errors.TimedOut({ tool: name, timeout }))
+    const exit = ran.value.value
+
+    if (Exit.isFailure(exit)) {
+      const error = yield* callError(env, toolUse.id, name, exit.cause, (failure) => tool.service.renderFailure(failure, input))
+      const post = yield* env.hooks.postToolUse({ toolUseId: toolUse.id, toolName: name, input, response: Errors.modelText(error), failed: true })
+      return yield* failed(env, { ...started, additionalContext: [...additionalContext, ...post.additionalContext] }, error)
+    }
+    return yield* succeeded(env, started, prepared, input, exit.value, additionalContext)
+  }).pipe(
+    // A defect anywhere in our own stages (a tool's validate or renderer that throws) still yields an Outcome.
+    Effect.catchAllCause((cause) =>
+      Cause.isInterruptedOnly(cause)
+        ? Effect.failCause(cause)
+        : Effect.zipRight(
+          logDefect(env, toolUse.id, cause),
+          failed(env, base, new Errors.Defect({ tool: name, cause }))
+        )
+    )
+  ) as Effect.Effect<Outcome>
+}
+
+const deniedText = (decision: Extract<Decision, { _tag: "Deny" }>): string => {
+  const reason = describeReason(decision.reason)
+  return decision.reason._tag === "User" || decision.reason._tag === "Tool" || decision.reason._tag === "Hook"
+    ? decision.message
+    : reason
+}
+
+const safeUi = (render: () => ReadonlyArray<UiBlock>, name: string): ReadonlyArray<UiBlock> => {
+  try {
+    return render()
+  } catch {
+    return [UiBlock.Title({ text: name })]
+  }
+}
+
+const logDefect = (env: PipelineEnv, toolUseId: string, cause: Cause.Cause<unknown>) =>
+  Effect.zipRight(
+    Effect.flatMap(Clock.currentTimeMillis, (at) => env.emit(ToolEvent.DefectLogged({ toolUseId, cause, at }))),
+    Effect.logError(`tool_use ${toolUseId} died`, cause)
+  )
+
+const callError = (
+  env: PipelineEnv,
+  toolUseId: string,
+  tool: string,
+  cause: Cause.Cause<unknown>,
+  render: (failure: unknown) => string
+): Effect.Effect<Errors.ToolCallError> =>
+  Option.match(Cause.failureOption(cause), {
+    onSome: (failure) => Effect.sync(() => new Errors.ToolFailed({ tool, failure, message: render(failure) })),
+    onNone: () =>
+      Cause.isInterruptedOnly(cause)
+        // The tool interrupted itself (not the run): it started, and stopped.
+        ? Effect.succeed(new Errors.Interrupted({ tool, started: true }))
+        : Effect.as(logDefect(env, toolUseId, cause), new Errors.Defect({ tool, cause }))
+  })
+
+const succeeded = (
+  env: PipelineEnv,
+  finish: Finish,
+  prepared: Prepared,
+  input: unknown,
+  output: unknown,
+  additionalContext: ReadonlyArray<string>
+) =>
+  Effect.gen(function*() {
+    const { definition, service } = prepared.tool
+    const limit = definition.maxResultChars === Infinity ? Infinity : Math.min(definition.maxResultChars, env.settings.maxResultChars)
+    const budgeted = yield* applyBudget(env.store, prepared.toolUse.id, service.toModel(output, input), limit, env.settings.previewChars)
+    const post = yield* env.hooks.postToolUse({
+      toolUseId: prepared.toolUse.id,
+      toolName: definition.name,
+      input,
+      response: budgeted.content,
+      failed: false
+    })
+    const context = [...additionalContext, ...post.additionalContext]
+    const ui = [...finish.ui, ...service.renderResult(output, input)]
+    const endedAt = yield* Clock.currentTimeMillis
+    const outcome: Outcome = {
+      toolUseId: prepared.toolUse.id,
+      requestedName: prepared.toolUse.name,
+      toolName: definition.name,
+      status: "success",
+      result: toolResult(prepared.toolUse.id, withContext(budgeted.content, context), false),
+      ui,
+      audit: toText(ui),
+      output,
+      originalInput: prepared.toolUse.input,
+      executedInput: input,
+      ...(finish.decision === undefined ? {} : { decision: finish.decision }),
+      additionalContext: context,
+      ...(budgeted.persistedPath === undefined ? {} : { persistedPath: budgeted.persistedPath }),
+      timings: timings(finish.receivedAt, finish.startedAt, endedAt)
+    }
+    return yield* complete(env, outcome)
+  })

@@ -1,0 +1,130 @@
+/**
+ * Permission vocabulary: what a tool thinks of a call ({@link PermissionCheck}), why a decision was taken
+ * ({@link DecisionReason}) and the decision itself ({@link Decision}). The policy that combines rules, modes,
+ * hooks and the approver lives in `Runtime/PermissionPolicy`.
+ *
+ * @since 0.1.0
+ */
+import * as Data from "effect/Data"
+
+// ---------------------------------------------------------------------------------------------------------------
+// the tool's own view
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * A tool's own view of the risk of one call.
+ *
+ * - `Allow`: the tool vouches for the call, optionally with a rewritten input. Rules and modes may still deny or ask.
+ * - `Deny`: never run this; `message` is written for the model.
+ * - `Ask`: a person must approve; `suggestions` are rules that would allow similar calls.
+ * - `Passthrough`: no opinion; the policy decides.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type PermissionCheck<Input> =
+  | { readonly _tag: "Allow"; readonly updatedInput?: Input; readonly reason?: string }
+  | { readonly _tag: "Deny"; readonly message: string }
+  | { readonly _tag: "Ask"; readonly message: string; readonly suggestions?: ReadonlyArray<string> }
+  | { readonly _tag: "Passthrough"; readonly suggestions?: ReadonlyArray<string> }
+
+/**
+ * Constructors for {@link PermissionCheck}.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const PermissionCheck = {
+  allow: <Input = never>(options?: { readonly updatedInput?: Input; readonly reason?: string }): PermissionCheck<Input> => ({
+    _tag: "Allow",
+    ...options
+  }),
+  deny: (message: string): PermissionCheck<never> => ({ _tag: "Deny", message }),
+  ask: (message: string, suggestions?: ReadonlyArray<string>): PermissionCheck<never> =>
+    suggestions === undefined ? { _tag: "Ask", message } : { _tag: "Ask", message, suggestions },
+  passthrough: (suggestions?: ReadonlyArray<string>): PermissionCheck<never> =>
+    suggestions === undefined ? { _tag: "Passthrough" } : { _tag: "Passthrough", suggestions }
+} as const
+
+// ---------------------------------------------------------------------------------------------------------------
+// decisions
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * Where a rule came from.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RuleSource = "userSettings" | "projectSettings" | "localSettings" | "flagSettings" | "cliArg" | "session"
+
+/**
+ * Why a call was allowed or denied. Every decision carries one, so a denial can always be explained to the model
+ * and to the person reading the audit log.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type DecisionReason = Data.TaggedEnum<{
+  /** A permission rule matched. */
+  Rule: { readonly rule: string; readonly behavior: "allow" | "deny" | "ask"; readonly source: RuleSource; readonly path?: string }
+  /** The permission mode decided (e.g. plan mode refuses writes). */
+  Mode: { readonly mode: string; readonly message: string }
+  /** A PreToolUse hook decided. */
+  Hook: { readonly hook: string; readonly message: string }
+  /** The tool's own checkPermissions decided. */
+  Tool: { readonly message: string }
+  /** A person (through the Approver) decided. */
+  User: { readonly scope: "once" | "session" | "always"; readonly message?: string }
+  /** A safety check that no mode or rule can switch off (writes to `.git/`, settings, shell profiles...). */
+  SafetyCheck: { readonly message: string }
+  /** The call is read-only and stays inside the workspace. */
+  ReadOnly: {}
+  /** Nothing else applied. */
+  Default: { readonly message: string }
+}>
+
+/**
+ * Constructors and matchers for {@link DecisionReason}.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const DecisionReason = Data.taggedEnum<DecisionReason>()
+
+/**
+ * One sentence describing a reason, for the model and for people.
+ *
+ * @since 0.1.0
+ * @category utilities
+ */
+export const describeReason = DecisionReason.$match({
+  Rule: ({ behavior, path, rule, source }) => `${behavior} rule \`${rule}\` from ${source}${path === undefined ? "" : ` (${path})`}`,
+  Mode: ({ message, mode }) => `permission mode ${mode}: ${message}`,
+  Hook: ({ hook, message }) => `hook ${hook}: ${message}`,
+  Tool: ({ message }) => message,
+  User: ({ message, scope }) =>
+    message === undefined ? `the user (${scope === "once" ? "this call" : `allowed for ${scope === "session" ? "the session" : "always"}`})` : `the user: ${message}`,
+  SafetyCheck: ({ message }) => `safety check: ${message}`,
+  ReadOnly: () => "read-only call inside the workspace",
+  Default: ({ message }) => message
+})
+
+/**
+ * The final word on one call.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Decision = Data.TaggedEnum<{
+  Allow: { readonly reason: DecisionReason }
+  Deny: { readonly reason: DecisionReason; readonly message: string }
+}>
+
+/**
+ * Constructors and matchers for {@link Decision}.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const Decision = Data.taggedEnum<Decision>()

@@ -1,0 +1,496 @@
+/**
+ * What a tool is: a **definition** (pure data, the model's contract) plus a **service** (the behaviour, one Effect
+ * service per tool, provided by a Layer). A tool value is itself the service's `Context.Tag`, so any tool can be
+ * swapped for a test double with `Layer.succeed(MyTool, MyTool.of({ ... }))`.
+ *
+ * ```ts
+ * const Echo = Tool.make("Echo", {
+ *   description: "Repeats the text back.",
+ *   input: Schema.Struct({ text: Schema.String }),
+ *   touchesEnvironment: false
+ * })
+ * const EchoLive = Echo.implement({ call: ({ text }) => Effect.succeed(text) })
+ * ```
+ *
+ * A tool that touches the environment (files, processes, network, other servers) is the default, and such a tool
+ * must define `checkPermissions`: leaving it out is a compile-time error.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import type { PermissionCheck } from "./Permission.js"
+import { UiBlock } from "./Presentation.js"
+import type { ToolResultContent } from "./Wire.js"
+
+// ---------------------------------------------------------------------------------------------------------------
+// type id
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * @since 0.1.0
+ * @category type ids
+ */
+export const TypeId: unique symbol = Symbol.for("effect-tool-runtime/Tool")
+/**
+ * @since 0.1.0
+ * @category type ids
+ */
+export type TypeId = typeof TypeId
+
+// ---------------------------------------------------------------------------------------------------------------
+// models
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * How the registry shows a tool to the model: `eager` and `always` with their full schema, `deferred` by name
+ * only until a tool search finds it (`always` is never deferred, whatever the runtime's settings).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Loading = "eager" | "deferred" | "always"
+
+/**
+ * Input-dependent properties of a call. The defaults are the conservative answers.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Traits {
+  /** Changes nothing anywhere. Default false. */
+  readonly readOnly: boolean
+  /** May run alongside other calls. Default false. */
+  readonly concurrencySafe: boolean
+  /** May destroy data that cannot be recovered. Default false. */
+  readonly destructive: boolean
+  /** Reaches outside the local machine (network, other services). Default false. */
+  readonly openWorld: boolean
+}
+
+/**
+ * A resource one call touches. Resources are hierarchical paths (`file:/abs/dir` covers `file:/abs/dir/x.ts`);
+ * two claims conflict when their resources overlap and at least one writes. The resource `*` is the whole world.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Claim {
+  readonly resource: string
+  readonly access: "read" | "write"
+}
+
+/**
+ * Constructors for {@link Claim}.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const Claim = {
+  read: (resource: string): Claim => ({ resource, access: "read" }),
+  write: (resource: string): Claim => ({ resource, access: "write" }),
+  /** Claims everything, exclusively: the call runs alone. */
+  world: { resource: "*", access: "write" } as Claim
+} as const
+
+/**
+ * A progress report from a running call, shown to the user (never to the model).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Progress {
+  readonly message?: string
+  /** The latest lines of output, for long-running commands. */
+  readonly lines?: ReadonlyArray<string>
+  /** Completion between 0 and 1, when known. */
+  readonly fraction?: number
+}
+
+/**
+ * What every stage of a call receives besides its input.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CallContext {
+  readonly toolUseId: string
+  /** The tool's canonical name. */
+  readonly toolName: string
+  /** Reports progress to the events stream. */
+  readonly progress: (update: Progress) => Effect.Effect<void>
+}
+
+/**
+ * A semantic validation failure; its message is written for the model.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InputRejected extends Schema.TaggedError<InputRejected>("effect-tool-runtime/Tool/InputRejected")("InputRejected", {
+  message: Schema.String
+}) {}
+
+/**
+ * The default typed failure of a tool: a message for the model.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ToolError extends Schema.TaggedError<ToolError>("effect-tool-runtime/Tool/ToolError")("ToolError", {
+  message: Schema.String
+}) {}
+
+/**
+ * The model's contract: pure data, no behaviour.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Definition<
+  Name extends string,
+  Input extends Schema.Schema.AnyNoContext,
+  Output extends Schema.Schema.AnyNoContext,
+  Failure extends Schema.Schema.AnyNoContext,
+  TouchesEnvironment extends boolean
+> {
+  readonly name: Name
+  /** Other names the model may use (old names, common misspellings). */
+  readonly aliases: ReadonlyArray<string>
+  /** What the model reads to decide when and how to use the tool. */
+  readonly description: string
+  readonly input: Input
+  readonly output: Output
+  readonly failure: Failure
+  readonly loading: Loading
+  /** Extra words a tool search should match (for deferred tools). */
+  readonly searchHint: string | undefined
+  /** Longest tool_result text kept in context; longer ones go to the result store. `Infinity` opts out. */
+  readonly maxResultChars: number
+  /** Default time limit of one call; a call may override it. */
+  readonly timeout: Duration.Duration
+  /** Whether a call touches files, processes, the network or other servers. */
+  readonly touchesEnvironment: TouchesEnvironment
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export declare namespace Definition {
+  /**
+   * A definition of any tool.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  export type Any = Definition<
+    string,
+    Schema.Schema.AnyNoContext,
+    Schema.Schema.AnyNoContext,
+    Schema.Schema.AnyNoContext,
+    boolean
+  >
+}
+
+/**
+ * The behaviour of one tool, every stage a typed Effect. This is the value a tool's Layer provides.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service<Input, Output, Failure> {
+  /** Semantic checks a schema cannot express; may normalise the input. */
+  readonly validate: (input: Input, context: CallContext) => Effect.Effect<Input, InputRejected>
+  /** The tool's own view of the risk of this call. */
+  readonly checkPermissions: (input: Input, context: CallContext) => Effect.Effect<PermissionCheck<Input>>
+  /** Input-dependent traits. */
+  readonly traits: (input: Input) => Traits
+  /** The resources this call touches. */
+  readonly claims: (input: Input) => ReadonlyArray<Claim>
+  /** The action. Resources it opens belong to the Scope, closed on completion, interruption or timeout. */
+  readonly call: (input: Input, context: CallContext) => Effect.Effect<Output, Failure, Scope.Scope>
+  /** What the user sees when the call is requested. */
+  readonly renderUse: (input: Input) => ReadonlyArray<UiBlock>
+  /** What the user sees of a result. */
+  readonly renderResult: (output: Output, input: Input) => ReadonlyArray<UiBlock>
+  /** What the model gets back. */
+  readonly toModel: (output: Output, input: Input) => ToolResultContent
+  /** The model-facing text of a typed failure. */
+  readonly renderFailure: (failure: Failure, input: Input) => string
+  /**
+   * Whether the content of a permission rule naming this tool (`Tool(content)`) matches this input. Tools without
+   * it are matched by whole-tool rules only.
+   */
+  readonly matchesRule?: (content: string, input: Input, context: RuleContext) => boolean
+}
+
+/**
+ * What a tool needs to interpret a rule's content: where relative patterns are anchored.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RuleContext {
+  readonly cwd: string
+  readonly home: string
+  /** The directory of the settings file the rule came from, when it came from one. */
+  readonly ruleDirectory: string | undefined
+}
+
+/**
+ * What a tool author writes: `call` plus whichever stages differ from the safe defaults. A tool that touches the
+ * environment must also write `checkPermissions`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Implementation<Input, Output, Failure, TouchesEnvironment extends boolean> =
+  & {
+    readonly call: (input: Input, context: CallContext) => Effect.Effect<Output, Failure, Scope.Scope>
+    readonly validate?: (input: Input, context: CallContext) => Effect.Effect<Input, InputRejected>
+    readonly traits?: (input: Input) => Partial<Traits>
+    readonly claims?: (input: Input) => ReadonlyArray<Claim>
+    readonly renderUse?: (input: Input) => ReadonlyArray<UiBlock>
+    readonly renderResult?: (output: Output, input: Input) => ReadonlyArray<UiBlock>
+    readonly toModel?: (output: Output, input: Input) => ToolResultContent
+    readonly renderFailure?: (failure: Failure, input: Input) => string
+    readonly matchesRule?: (content: string, input: Input, context: RuleContext) => boolean
+  }
+  & ([TouchesEnvironment] extends [false]
+    ? { readonly checkPermissions?: (input: Input, context: CallContext) => Effect.Effect<PermissionCheck<Input>> }
+    : { readonly checkPermissions: (input: Input, context: CallContext) => Effect.Effect<PermissionCheck<Input>> })
+
+/**
+ * The identifier of a tool's service in the Context.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Identifier<Name extends string> {
+  readonly [TypeId]: Name
+}
+
+/**
+ * A tool: its definition, the Tag of its service, and ways to implement it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Tool<
+  Name extends string,
+  Input extends Schema.Schema.AnyNoContext,
+  Output extends Schema.Schema.AnyNoContext,
+  Failure extends Schema.Schema.AnyNoContext,
+  TouchesEnvironment extends boolean
+> extends Context.Tag<Identifier<Name>, Service<Input["Type"], Output["Type"], Failure["Type"]>> {
+  readonly [TypeId]: TypeId
+  readonly definition: Definition<Name, Input, Output, Failure, TouchesEnvironment>
+  /** Fills the safe defaults around an implementation. */
+  readonly of: (
+    implementation: Implementation<Input["Type"], Output["Type"], Failure["Type"], TouchesEnvironment>
+  ) => Service<Input["Type"], Output["Type"], Failure["Type"]>
+  /** A Layer providing this tool from an implementation. */
+  readonly implement: (
+    implementation: Implementation<Input["Type"], Output["Type"], Failure["Type"], TouchesEnvironment>
+  ) => Layer.Layer<Identifier<Name>>
+  /** A Layer providing this tool from an effect that builds the implementation (to use other services). */
+  readonly implementEffect: <E, R>(
+    build: Effect.Effect<Implementation<Input["Type"], Output["Type"], Failure["Type"], TouchesEnvironment>, E, R>
+  ) => Layer.Layer<Identifier<Name>, E, Exclude<R, Scope.Scope>>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export declare namespace Tool {
+  /**
+   * Any tool, whatever its types.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  export interface Any {
+    readonly [TypeId]: TypeId
+    readonly key: string
+    readonly definition: Definition.Any
+  }
+
+  /**
+   * The Context identifier of a tool (or of a union of tools).
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  export type IdentifierOf<T> = T extends { readonly definition: { readonly name: infer Name extends string } } ? Identifier<Name>
+    : never
+
+  /**
+   * The decoded input type of a tool.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  export type InputOf<T> = T extends { readonly definition: { readonly input: Schema.Schema<infer A, infer _I> } } ? A : never
+}
+
+/**
+ * A service with its types erased, as the registry holds it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type AnyService = Service<unknown, unknown, unknown>
+
+// ---------------------------------------------------------------------------------------------------------------
+// constructors
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * The options of {@link make}; everything but `description` and `input` has a default.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface MakeOptions<
+  Input extends Schema.Schema.AnyNoContext,
+  Output extends Schema.Schema.AnyNoContext,
+  Failure extends Schema.Schema.AnyNoContext,
+  TouchesEnvironment extends boolean
+> {
+  readonly description: string
+  readonly input: Input
+  /** Default `Schema.Unknown`. */
+  readonly output?: Output
+  /** Default {@link ToolError}. */
+  readonly failure?: Failure
+  /** Default `[]`. */
+  readonly aliases?: ReadonlyArray<string>
+  /** Default `"eager"`. */
+  readonly loading?: Loading
+  readonly searchHint?: string
+  /** Default 50,000 (the runtime's cap applies too); `Infinity` for tools that bound their own output. */
+  readonly maxResultChars?: number
+  /** Default ten minutes. */
+  readonly timeout?: Duration.DurationInput
+  /** Default `true`: only a tool that says otherwise may skip `checkPermissions`. */
+  readonly touchesEnvironment?: TouchesEnvironment
+}
+
+/**
+ * The conservative traits: not read-only, not concurrency-safe, not destructive, not open-world.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const conservativeTraits: Traits = {
+  readOnly: false,
+  concurrencySafe: false,
+  destructive: false,
+  openWorld: false
+}
+
+const defaultToModel = (output: unknown): ToolResultContent => {
+  if (typeof output === "string") return output
+  if (output === undefined || output === null) return ""
+  return JSON.stringify(output, null, 2) ?? String(output)
+}
+
+const defaultRenderFailure = (failure: unknown): string => {
+  if (typeof failure === "string") return failure
+  if (typeof failure === "object" && failure !== null && "message" in failure && typeof failure.message === "string") {
+    return failure.message
+  }
+  return JSON.stringify(failure) ?? String(failure)
+}
+
+const fillDefaults = <Input, Output, Failure>(
+  name: string,
+  implementation: Implementation<Input, Output, Failure, boolean>
+): Service<Input, Output, Failure> => {
+  const traits = (input: Input): Traits => ({ ...conservativeTraits, ...implementation.traits?.(input) })
+  const toModel = implementation.toModel ?? defaultToModel
+  const service: Service<Input, Output, Failure> = {
+    call: implementation.call,
+    validate: implementation.validate ?? Effect.succeed,
+    checkPermissions: implementation.checkPermissions ?? (() => Effect.succeed({ _tag: "Passthrough" })),
+    traits,
+    // A call that may not run alongside others claims the whole world; anything else claims nothing unless it says.
+    claims: (input) => implementation.claims?.(input) ?? (traits(input).concurrencySafe ? [] : [Claim.world]),
+    renderUse: implementation.renderUse ?? ((input) => [UiBlock.Title({ text: `${name}(${JSON.stringify(input)})` })]),
+    renderResult: implementation.renderResult ?? ((output, input) => {
+      const content = toModel(output, input)
+      return [UiBlock.Text({ text: typeof content === "string" ? content : content.map((b) => (b.type === "text" ? b.text : "[image]")).join("\n") })]
+    }),
+    toModel,
+    renderFailure: implementation.renderFailure ?? defaultRenderFailure
+  }
+  return implementation.matchesRule === undefined ? service : { ...service, matchesRule: implementation.matchesRule }
+}
+
+/**
+ * Defines a tool. The result is the Tag of the tool's service, carrying the definition.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = <
+  const Name extends string,
+  Input extends Schema.Schema.AnyNoContext,
+  Output extends Schema.Schema.AnyNoContext = typeof Schema.Unknown,
+  Failure extends Schema.Schema.AnyNoContext = typeof ToolError,
+  TouchesEnvironment extends boolean = true
+>(
+  name: Name,
+  options: MakeOptions<Input, Output, Failure, TouchesEnvironment>
+): Tool<Name, Input, Output, Failure, TouchesEnvironment> => {
+  if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name)) {
+    throw new TypeError(`Tool name must match ^[a-zA-Z0-9_-]{1,64}$ (Anthropic's rule), got ${JSON.stringify(name)}`)
+  }
+  const definition: Definition<Name, Input, Output, Failure, TouchesEnvironment> = {
+    name,
+    aliases: options.aliases ?? [],
+    description: options.description,
+    input: options.input,
+    output: options.output ?? (Schema.Unknown as unknown as Output),
+    failure: options.failure ?? (ToolError as unknown as Failure),
+    loading: options.loading ?? "eager",
+    searchHint: options.searchHint,
+    maxResultChars: options.maxResultChars ?? 50_000,
+    timeout: Duration.decode(options.timeout ?? Duration.minutes(10)),
+    touchesEnvironment: options.touchesEnvironment ?? (true as TouchesEnvironment)
+  }
+  type S = Service<Input["Type"], Output["Type"], Failure["Type"]>
+  type I = Implementation<Input["Type"], Output["Type"], Failure["Type"], TouchesEnvironment>
+  const tag = Context.GenericTag<Identifier<Name>, S>(`effect-tool-runtime/Tool/${name}`)
+  const of = (implementation: I): S =>
+    fillDefaults(name, implementation as Implementation<Input["Type"], Output["Type"], Failure["Type"], boolean>)
+  return Object.assign(tag, {
+    [TypeId]: TypeId as TypeId,
+    definition,
+    of,
+    implement: (implementation: I) => Layer.succeed(tag, of(implementation)),
+    implementEffect: <E, R>(build: Effect.Effect<I, E, R>) => Layer.scoped(tag, Effect.map(build, of))
+  })
+}
+
+/**
+ * Whether a value is a tool.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isTool = (u: unknown): u is Tool.Any => typeof u === "object" && u !== null && TypeId in u
+
+/**
+ * A semantic validation failure with a message for the model.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const reject = (message: string): Effect.Effect<never, InputRejected> => Effect.fail(new InputRejected({ message }))
