@@ -110,11 +110,14 @@ const collect = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>
       return
     case "Composite": {
       // A union that no member accepted: one line naming the accepted types, not one per member.
+      const issues = Array.isArray(issue.issues) ? issue.issues : [issue.issues as ParseResult.ParseIssue]
       if (issue.ast._tag === "Union") {
+        // An optional parameter is a union with undefined: a value that was given answers to the other member.
+        const given = issues.filter((child) => !(child._tag === "Type" && child.ast._tag === "UndefinedKeyword"))
+        if (given.length === 1) return collect(given[0]!, path, out)
         out.push(mismatch(issue.ast, issue.actual, formatPath(path)))
         return
       }
-      const issues = Array.isArray(issue.issues) ? issue.issues : [issue.issues as ParseResult.ParseIssue]
       for (const child of issues) collect(child, path, out)
       return
     }

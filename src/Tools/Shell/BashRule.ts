@@ -5,8 +5,8 @@
  * - `*` or empty: every command;
  * - `cmd:*` (legacy prefix): the command's words start with `cmd` at a word boundary (`git log:*` matches
  *   `git log` and `git log --oneline`, never `git logout`);
- * - a pattern with `*` wildcards anywhere (`git * main`); a trailing ` *` also matches the bare command
- *   (`ls *` matches `ls`); `\*` is a literal star;
+ * - a pattern with `*` wildcards anywhere (`git * main`, `git commit -m "*"`); a trailing ` *` also matches
+ *   the bare command (`ls *` matches `ls`); `\*` is a literal star;
  * - otherwise the exact command.
  *
  * Commands and rules are compared as normalised words (after quote removal) joined by single spaces, one
@@ -91,6 +91,9 @@ export const BashRuleVerdict = Data.taggedEnum<BashRuleVerdict>()
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
+/** A star stays a wildcard inside quotes (`git commit -m "*"`): only `\*` is a literal star. */
+const quotedPattern = (value: string): string => value.split("*").map(escapeRegExp).join(".*")
+
 /** Regex source for a word of the rule: unquoted `*` globs are wildcards, everything else is literal. */
 const wordPattern = (word: UWord): string | undefined => {
   const parts = word.parts
@@ -102,13 +105,16 @@ const wordPattern = (word: UWord): string | undefined => {
         source += part.kind === "star" ? ".*" : escapeRegExp(part.text)
         break
       case "Literal":
+        // Backslash-escaped characters (`\*`) are literal.
+        source += escapeRegExp(part.value)
+        break
       case "SingleQuoted":
       case "AnsiCQuoted":
-        source += escapeRegExp(part.value)
+        source += quotedPattern(part.value)
         break
       case "DoubleQuoted":
         if (!part.parts.every((child) => child.type === "Literal")) return undefined
-        source += escapeRegExp(part.parts.map((child) => child.type === "Literal" ? child.value : "").join(""))
+        source += quotedPattern(part.parts.map((child) => child.type === "Literal" ? child.value : "").join(""))
         break
       default:
         // Expansions and other constructs in a rule are compared as written.
@@ -427,11 +433,11 @@ export const decideBashRules = (command: string, rules: BashRules): BashRuleVerd
   if (asked !== undefined) return BashRuleVerdict.Ask(asked)
   if (analysis._tag === "Unanalyzable") return BashRuleVerdict.NoMatch({ unmatched: [command] })
 
-  const everything = rules.allow.filter((rule) => compileRule(rule.content)(`\u0000`) && isMatchAll(rule.content))
+  const everything = rules.allow.find((rule) => isMatchAll(rule.content))
   const used: Array<RuleRef> = []
   const unmatched: Array<string> = []
-  if (everything.length > 0) {
-    used.push(everything[0]!)
+  if (everything !== undefined) {
+    used.push(everything)
   } else {
     unmatched.push(...structuralProblems(analysis))
     for (const simple of analysis.commands) {
@@ -446,7 +452,7 @@ export const decideBashRules = (command: string, rules: BashRules): BashRuleVerd
       else if (!used.includes(rule)) used.push(rule)
     }
   }
-  return unmatched.length === 0 && (used.length > 0 || analysis.commands.length === 0)
+  return unmatched.length === 0 && used.length > 0
     ? BashRuleVerdict.Allow({ rules: used })
     : BashRuleVerdict.NoMatch({ unmatched })
 }
@@ -474,7 +480,7 @@ const runSubcommands: ReadonlySet<string> = new Set(["run", "exec", "x", "test",
 const unsafePrefixes: ReadonlySet<string> = new Set([
   "eval", "exec", "source", ".", "sh", "bash", "zsh", "dash", "fish", "python", "python3", "node", "perl", "ruby",
   "php", "awk", "gawk", "xargs", "env", "command", "builtin", "sudo", "doas", "su", "timeout", "nice", "nohup",
-  "time", "stdbuf", "find", "sed", "git", "npx", "bunx"
+  "time", "stdbuf", "find", "sed"
 ])
 
 const isPlainWord = (word: string): boolean => /^[A-Za-z0-9][A-Za-z0-9_.:@/-]*$/.test(word)
@@ -499,24 +505,19 @@ export const suggestRule = (command: string): Option.Option<string> => {
   if (!isPlainWord(name) || name.includes(":")) return Option.none()
   const exact = words.join(" ")
   // Keep the command, its subcommand, and the script name after `run`-like subcommands.
+  if (unsafePrefixes.has(name)) return Option.some(exact)
   const kept = [name]
   const second = words[1]
-  if (subcommandTools.has(name) && second !== undefined && /^[a-z][a-z0-9-]*$/.test(second)) {
+  if (subcommandTools.has(name) && second !== undefined) {
+    // `git -c x=y log`: a global option before the subcommand makes any prefix too broad.
+    if (!/^[a-z][a-z0-9-]*$/.test(second)) return Option.some(exact)
     kept.push(second)
     const third = words[2]
     if (runSubcommands.has(second) && third !== undefined && isPlainWord(third) && !third.startsWith("-")) {
       kept.push(third)
     }
   }
-  if (unsafePrefixes.has(name) && !(name === "git" && kept.length > 1 && safeGitPrefix.has(kept[1]!))) {
-    return Option.some(exact)
-  }
   if (kept.length === words.length) return Option.some(exact.includes(":") ? exact : `${exact}:*`)
   const prefix = kept.join(" ")
   return Option.some(prefix.includes(":") ? exact : `${prefix}:*`)
 }
-
-/** git subcommands whose prefix rule does not grant arbitrary execution through their arguments. */
-const safeGitPrefix: ReadonlySet<string> = new Set([
-  "status", "add", "commit", "checkout", "switch", "fetch", "pull", "push", "stash", "restore", "merge", "rebase"
-])

@@ -36,7 +36,7 @@
  * - Any arguments: `ls`, `cat`, `head`, `tail`, `wc`, `pwd`, `echo`, `grep`, `egrep`, `fgrep`, `cut`, `tr`,
  *   `diff`, `cmp`, `stat`, `du`, `df`, `which`, `type`, `basename`, `dirname`, `realpath`, `readlink`,
  *   `whoami`, `id`, `uname`, `printenv`, `true`, `false`, `test`, `[`, `nl`, `od`, `tac`, `rev`, `seq`,
- *   `paste`, `comm`, `fold`, `nproc`, `base64`, `md5sum`, `sha1sum`, `sha224sum`, `sha256sum`, `sha384sum`,
+ *   `paste`, `comm`, `fold`, `nproc`, `md5sum`, `sha1sum`, `sha224sum`, `sha256sum`, `sha384sum`,
  *   `sha512sum`, `b2sum`, `cksum`, `jq` (jq reads files but cannot write them).
  * - `printf`: no `-v` (assigns a variable).
  * - `rg`: no `--pre`, `--pre-glob`, `--hostname-bin`, `-z`/`--search-zip` (they run other programs).
@@ -48,6 +48,7 @@
  *   `w`, `W`, `e`, `r`, `R`, no labels or branches). Anything else, including what this grammar does not
  *   understand, is not read-only.
  * - `sort`: no `-o`/`--output`, no `--compress-program`.
+ * - `base64`: no `-o`/`--output` (BSD base64 writes its output file).
  * - `uniq`: at most one file operand (a second operand is an output file).
  * - `tree`: no `-o` (output file), no `-R` (writes `00Tree.html` files).
  * - `file`: no `-C`/`--compile` (writes a compiled magic file).
@@ -529,7 +530,7 @@ const anyArgumentCommands = [
   "ls", "cat", "head", "tail", "wc", "pwd", "echo", "grep", "egrep", "fgrep", "cut", "tr", "diff", "cmp", "stat",
   "du", "df", "which", "type", "basename", "dirname", "realpath", "readlink", "whoami", "id", "uname",
   "printenv", "true", "false", "test", "[", "nl", "od", "tac", "rev", "seq", "paste", "comm", "fold", "nproc",
-  "base64", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "jq"
+  "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "jq"
 ] as const
 
 const allowlist: ReadonlyMap<string, ArgumentRule> = new Map<string, ArgumentRule>([
@@ -554,6 +555,7 @@ const allowlist: ReadonlyMap<string, ArgumentRule> = new Map<string, ArgumentRul
   ["sed", sedRule],
   ["sort", forbid({ short: "o", long: ["--output", "--compress-program"], why: "writes files or runs a program" })],
   ["uniq", uniqRule],
+  ["base64", forbid({ short: "o", long: ["--output"], why: "writes an output file (BSD base64)" })],
   ["tree", forbid({ short: "oR", why: "writes output files" })],
   ["file", forbid({ short: "C", long: ["--compile"], why: "writes a compiled magic file" })],
   ["xxd", xxdRule],

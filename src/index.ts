@@ -1,0 +1,43 @@
+/**
+ * effect-tool-runtime: a governed tool runtime for AI agents on Effect.
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as Tool from "./Tool/Tool.js"
+/** @since 0.1.0 */
+export * as ToolErrors from "./Tool/Errors.js"
+/** @since 0.1.0 */
+export * as Permission from "./Tool/Permission.js"
+/** @since 0.1.0 */
+export * as Presentation from "./Tool/Presentation.js"
+/** @since 0.1.0 */
+export * as Wire from "./Tool/Wire.js"
+/** @since 0.1.0 */
+export type { Outcome, Status, Timings } from "./Tool/Outcome.js"
+
+/** @since 0.1.0 */
+export { ApprovalAnswer, Approver } from "./Runtime/Approver.js"
+/** @since 0.1.0 */
+export type { ApprovalRequest } from "./Runtime/Approver.js"
+/** @since 0.1.0 */
+export { ToolEvent } from "./Runtime/Events.js"
+/** @since 0.1.0 */
+export { PermissionPolicy, PolicyVerdict } from "./Runtime/PermissionPolicy.js"
+/** @since 0.1.0 */
+export type { HookOpinion, PolicyRequest } from "./Runtime/PermissionPolicy.js"
+/** @since 0.1.0 */
+export { ResultStore, ResultStoreError } from "./Runtime/ResultStore.js"
+/** @since 0.1.0 */
+export { RuntimeConfig } from "./Runtime/RuntimeConfig.js"
+/** @since 0.1.0 */
+export type { RuntimeSettings } from "./Runtime/RuntimeConfig.js"
+/** @since 0.1.0 */
+export { ToolHooks } from "./Runtime/ToolHooks.js"
+/** @since 0.1.0 */
+export { ToolRegistry } from "./Runtime/ToolRegistry.js"
+/** @since 0.1.0 */
+export { ToolRuntime } from "./Runtime/ToolRuntime.js"
+/** @since 0.1.0 */
+export type { RunHandle, RunOptions, SchedulingMode } from "./Runtime/ToolRuntime.js"
