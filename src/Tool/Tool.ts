@@ -1,7 +1,7 @@
 /**
  * What a tool is: a **definition** (pure data, the model's contract) plus a **service** (the behaviour, one Effect
  * service per tool, provided by a Layer). A tool value is itself the service's `Context.Tag`, so any tool can be
- * swapped for a test double with `Layer.succeed(MyTool, MyTool.of({ ... }))`.
+ * swapped for a test double with `Layer.succeed(MyTool, MyTool.service({ ... }))`.
  *
  * ```ts
  * const Echo = Tool.make("Echo", {
@@ -175,6 +175,12 @@ export interface Definition<
   readonly timeout: Duration.Duration
   /** Whether a call touches files, processes, the network or other servers. */
   readonly touchesEnvironment: TouchesEnvironment
+  /**
+   * Whether the tool reads or edits files, as permission rules see it: `Read(...)` rules also govern tools with
+   * `"read"` (Glob, Grep), `Edit(...)` rules also govern tools with `"edit"` (Write), and the `acceptEdits` mode
+   * allows `"edit"` tools inside the workspace.
+   */
+  readonly fileAccess: "read" | "edit" | undefined
 }
 
 /**
@@ -227,10 +233,53 @@ export interface Service<Input, Output, Failure> {
    * it are matched by whole-tool rules only.
    */
   readonly matchesRule?: (content: string, input: Input, context: RuleContext) => boolean
+  /**
+   * Decides all content rules for this tool at once, for tools where one boolean per rule is not enough (a compound
+   * shell command is allowed only when every part is covered, possibly by different rules). When absent, the policy
+   * uses `matchesRule` rule by rule.
+   */
+  readonly matchRules?: <R extends ContentRule>(input: Input, rules: RulesByBehavior<R>, context: RuleContext) => RuleMatch<R>
 }
 
 /**
- * What a tool needs to interpret a rule's content: where relative patterns are anchored.
+ * A rule's content as a tool sees it; `R` carries whatever the policy needs to report which rule matched.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ContentRule {
+  readonly content: string
+  /** The directory of the settings file the rule came from, when it came from one. */
+  readonly ruleDirectory: string | undefined
+}
+
+/**
+ * Content rules for one tool, by behavior.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RulesByBehavior<R> {
+  readonly deny: ReadonlyArray<R>
+  readonly ask: ReadonlyArray<R>
+  readonly allow: ReadonlyArray<R>
+}
+
+/**
+ * Which rule decided: the first deny, else the first ask, else the allow rules that together cover the input.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RuleMatch<R> =
+  | { readonly _tag: "Deny"; readonly rule: R; readonly detail?: string }
+  | { readonly _tag: "Ask"; readonly rule: R; readonly detail?: string }
+  | { readonly _tag: "Allow"; readonly rules: ReadonlyArray<R> }
+  | { readonly _tag: "NoMatch"; readonly detail?: string }
+
+/**
+ * What a tool needs to interpret a rule's content: where relative patterns are anchored. For `matchesRule`,
+ * `ruleDirectory` is the directory of the settings file the rule came from.
  *
  * @since 0.1.0
  * @category models
@@ -238,7 +287,6 @@ export interface Service<Input, Output, Failure> {
 export interface RuleContext {
   readonly cwd: string
   readonly home: string
-  /** The directory of the settings file the rule came from, when it came from one. */
   readonly ruleDirectory: string | undefined
 }
 
@@ -260,6 +308,7 @@ export type Implementation<Input, Output, Failure, TouchesEnvironment extends bo
     readonly toModel?: (output: Output, input: Input) => ToolResultContent
     readonly renderFailure?: (failure: Failure, input: Input) => string
     readonly matchesRule?: (content: string, input: Input, context: RuleContext) => boolean
+    readonly matchRules?: <R extends ContentRule>(input: Input, rules: RulesByBehavior<R>, context: RuleContext) => RuleMatch<R>
   }
   & ([TouchesEnvironment] extends [false]
     ? { readonly checkPermissions?: (input: Input, context: CallContext) => Effect.Effect<PermissionCheck<Input>> }
@@ -290,8 +339,8 @@ export interface Tool<
 > extends Context.Tag<Identifier<Name>, Service<Input["Type"], Output["Type"], Failure["Type"]>> {
   readonly [TypeId]: TypeId
   readonly definition: Definition<Name, Input, Output, Failure, TouchesEnvironment>
-  /** Fills the safe defaults around an implementation. */
-  readonly of: (
+  /** A complete service from an implementation, the safe defaults filled in (for `Layer.succeed(Tool, ...)`). */
+  readonly service: (
     implementation: Implementation<Input["Type"], Output["Type"], Failure["Type"], TouchesEnvironment>
   ) => Service<Input["Type"], Output["Type"], Failure["Type"]>
   /** A Layer providing this tool from an implementation. */
@@ -380,6 +429,8 @@ export interface MakeOptions<
   readonly timeout?: Duration.DurationInput
   /** Default `true`: only a tool that says otherwise may skip `checkPermissions`. */
   readonly touchesEnvironment?: TouchesEnvironment
+  /** Default none. */
+  readonly fileAccess?: "read" | "edit"
 }
 
 /**
@@ -430,7 +481,11 @@ const fillDefaults = <Input, Output, Failure>(
     toModel,
     renderFailure: implementation.renderFailure ?? defaultRenderFailure
   }
-  return implementation.matchesRule === undefined ? service : { ...service, matchesRule: implementation.matchesRule }
+  return {
+    ...service,
+    ...(implementation.matchesRule === undefined ? {} : { matchesRule: implementation.matchesRule }),
+    ...(implementation.matchRules === undefined ? {} : { matchRules: implementation.matchRules })
+  }
 }
 
 /**
@@ -463,19 +518,20 @@ export const make = <
     searchHint: options.searchHint,
     maxResultChars: options.maxResultChars ?? 50_000,
     timeout: Duration.decode(options.timeout ?? Duration.minutes(10)),
-    touchesEnvironment: options.touchesEnvironment ?? (true as TouchesEnvironment)
+    touchesEnvironment: options.touchesEnvironment ?? (true as TouchesEnvironment),
+    fileAccess: options.fileAccess
   }
   type S = Service<Input["Type"], Output["Type"], Failure["Type"]>
   type I = Implementation<Input["Type"], Output["Type"], Failure["Type"], TouchesEnvironment>
   const tag = Context.GenericTag<Identifier<Name>, S>(`effect-tool-runtime/Tool/${name}`)
-  const of = (implementation: I): S =>
+  const service = (implementation: I): S =>
     fillDefaults(name, implementation as Implementation<Input["Type"], Output["Type"], Failure["Type"], boolean>)
   return Object.assign(tag, {
     [TypeId]: TypeId as TypeId,
     definition,
-    of,
-    implement: (implementation: I) => Layer.succeed(tag, of(implementation)),
-    implementEffect: <E, R>(build: Effect.Effect<I, E, R>) => Layer.scoped(tag, Effect.map(build, of))
+    service,
+    implement: (implementation: I) => Layer.succeed(tag, service(implementation)),
+    implementEffect: <E, R>(build: Effect.Effect<I, E, R>) => Layer.scoped(tag, Effect.map(build, service))
   })
 }
 

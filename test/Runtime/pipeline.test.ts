@@ -5,6 +5,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { ApprovalAnswer, Approver } from "../../src/Runtime/Approver.js"
+import type { ApprovalRequest } from "../../src/Runtime/Approver.js"
 import { PermissionPolicy } from "../../src/Runtime/PermissionPolicy.js"
 import { ResultStore } from "../../src/Runtime/ResultStore.js"
 import { ToolHooks } from "../../src/Runtime/ToolHooks.js"
@@ -152,7 +153,7 @@ describe("one-call pipeline: model-facing errors", () => {
 
   it.effect("an ask allowed by the approver runs, and the decision names the user", () =>
     Effect.gen(function*() {
-      const asked = yield* Ref.make<ReadonlyArray<{ readonly message: string }>>([])
+      const asked = yield* Ref.make<ReadonlyArray<ApprovalRequest>>([])
       const outcome = yield* Effect.flatMap(ToolRuntime, (rt) => rt.executeOne(use("Boom", { how: "ask" }))).pipe(
         Effect.provide(runtime(Approver.scripted([ApprovalAnswer.AllowOnce()], asked)))
       )
@@ -330,7 +331,7 @@ describe("result store and context budget", () => {
 describe("tools as services", () => {
   it.effect("any tool can be replaced by a test double through its Layer", () =>
     Effect.gen(function*() {
-      const double = Layer.succeed(Echo, Echo.of({ call: () => Effect.succeed("from the double") }))
+      const double = Layer.succeed(Echo, Echo.service({ call: () => Effect.succeed("from the double") }))
       const outcome = yield* Effect.flatMap(ToolRuntime, (rt) => rt.executeOne(use("Echo", { text: "real" }))).pipe(
         Effect.provide(testRuntime([Echo], double))
       )
@@ -338,7 +339,7 @@ describe("tools as services", () => {
     }))
 
   it("fills conservative defaults", () => {
-    const service = Boom.of({ checkPermissions: () => Effect.succeed(PermissionCheck.passthrough()), call: () => Effect.succeed("x") })
+    const service = Boom.service({ checkPermissions: () => Effect.succeed(PermissionCheck.passthrough()), call: () => Effect.succeed("x") })
     expect(service.traits({ how: "fail" })).toEqual({ readOnly: false, concurrencySafe: false, destructive: false, openWorld: false })
     expect(service.claims({ how: "fail" })).toEqual([Tool.Claim.world])
     expect(Boom.definition.touchesEnvironment).toBe(true)
@@ -348,11 +349,11 @@ describe("tools as services", () => {
   it("a tool that touches the environment must define checkPermissions (compile-time)", () => {
     const Touchy = Tool.make("Touchy", { description: "d", input: Schema.Struct({}) })
     // @ts-expect-error checkPermissions is required for a tool that touches the environment
-    Touchy.of({ call: () => Effect.succeed(1) })
+    Touchy.service({ call: () => Effect.succeed(1) })
     const Explicit = Tool.make("Explicit", { description: "d", input: Schema.Struct({}), touchesEnvironment: true })
     // @ts-expect-error checkPermissions is required for a tool that touches the environment
     Explicit.implement({ call: () => Effect.succeed(1) })
     const Pure = Tool.make("Pure", { description: "d", input: Schema.Struct({}), touchesEnvironment: false })
-    expect(Pure.of({ call: () => Effect.succeed(1) }).traits({})).toMatchObject({ readOnly: false })
+    expect(Pure.service({ call: () => Effect.succeed(1) }).traits({})).toMatchObject({ readOnly: false })
   })
 })
