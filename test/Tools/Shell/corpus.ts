@@ -5,7 +5,8 @@
  * Gemini CLI and others); `source` cites the report, or says `derived: <technique>` when the entry is our own
  * variation. Every hostile command, if it ran, would create a file named `PWNED` in the current working
  * directory (and touch nothing outside it), so an end-to-end test can run each one in a temporary git
- * repository and assert that `PWNED` does not exist.
+ * repository and assert that `PWNED` does not exist. A few need a tool that may be missing (`rg`, `tree`) or a
+ * terminal (git's pager); they are still hostile, and harmless where they cannot run.
  *
  * Benign entries are read-only commands that succeed in a fresh git repository with one commit and a file
  * `README.md`, using only coreutils, grep, sed, find, diffutils and git.
@@ -141,18 +142,18 @@ export const hostile: ReadonlyArray<HostileCommand> = [
   { command: "xxd README.md PWNED", why: "xxd's second operand is an output file", source: "derived: xxd outfile operand" },
   { command: "tree -o PWNED", why: "tree -o writes a file", source: "bigduu/Bamboo-agent#76 \"read-only Bash command allowlist\" (sort -o/tree -o, uniq out-arg) https://github.com/bigduu/Bamboo-agent/pull/76" },
   { command: "echo 'touch PWNED' > pwn.sh && chmod +x pwn.sh && rg --pre ./pwn.sh . README.md", why: "rg --pre runs a preprocessor program", source: RG_PRE },
-  { command: "date -s @0 2>/dev/null || touch PWNED", why: "date -s sets the clock", source: "Tracer-Cloud/opensre#5840 review (date/hostname/sort/rg read-only checks) https://github.com/Tracer-Cloud/opensre/pull/5840" },
+  { command: "date --set=not-a-date 2>/dev/null || touch PWNED", why: "date --set sets the clock (an unparsable date, so running it changes nothing)", source: "Tracer-Cloud/opensre#5840 review (date/hostname/sort/rg read-only checks) https://github.com/Tracer-Cloud/opensre/pull/5840" },
   // git
   { command: "git -c core.fsmonitor='touch PWNED' status", why: "git -c sets a hook that status runs", source: GIT_FSMONITOR },
-  { command: "git -c core.pager='touch PWNED' log", why: "git -c sets the pager", source: CODEX_GIT_GLOBALS },
-  { command: "git -p -c core.pager='touch PWNED' log -1", why: "git -p forces the pager", source: CODEX_GIT_PAGINATE },
+  { command: "git -c core.pager='touch PWNED' log", why: "git -c sets the pager (runs when stdout is a terminal)", source: CODEX_GIT_GLOBALS },
+  { command: "git -p -c core.pager='touch PWNED' log -1", why: "git -p forces the pager (runs when stdout is a terminal)", source: CODEX_GIT_PAGINATE },
   { command: "git -C . -c core.fsmonitor='touch PWNED' status", why: "-C and -c global options", source: CODEX_GIT_GLOBALS },
   { command: "git -c alias.st='!touch PWNED' st", why: "a shell alias runs a command", source: GIT_FSMONITOR },
   { command: "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='touch PWNED' git status", why: "configuration through environment assignments", source: "derived: GIT_CONFIG_* environment" },
   { command: "git diff --output=PWNED", why: "git diff --output writes a file", source: GIT_DIFF_OUTPUT },
   { command: "git log -1 --output=PWNED", why: "git log --output writes a file", source: GIT_DIFF_OUTPUT },
   { command: "git show --output=PWNED HEAD", why: "git show --output writes a file", source: GIT_DIFF_OUTPUT },
-  { command: "git log -1 --out=PWNED", why: "git accepts abbreviated long options", source: "derived: git parse-options abbreviation" },
+  { command: "git grep --open-files-in='touch PWNED' -e .", why: "git parse-options accepts abbreviated long options (`--open-files-in-pager`)", source: "derived: git parse-options abbreviation" },
   { command: "git -c diff.external='touch PWNED' log -1 -p --ext-diff", why: "--ext-diff runs the external diff program", source: GIT_GREP_PAGER },
   { command: "GIT_EXTERNAL_DIFF='touch PWNED' git log -1 -p --ext-diff", why: "external diff from the environment", source: GIT_GREP_PAGER },
   { command: "git grep --open-files-in-pager='touch PWNED' -e .", why: "git grep -O runs a pager program", source: GIT_GREP_PAGER },

@@ -1,0 +1,124 @@
+/**
+ * The Workspace: the directories the agent works in (the working directory plus additional directories), and the
+ * one way paths from the model are resolved before anything checks them: made absolute, normalised, and resolved
+ * through symlinks (for a path that does not exist yet, through its nearest existing ancestor).
+ *
+ * @since 0.1.0
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as os from "node:os"
+import * as nodePath from "node:path"
+
+/**
+ * A path from the model, resolved.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ResolvedPath {
+  /** As the model wrote it. */
+  readonly requested: string
+  /** Absolute and normalised, symlinks not resolved. */
+  readonly absolute: string
+  /** Symlinks resolved (through the nearest existing ancestor when the path does not exist). */
+  readonly real: string
+  readonly exists: boolean
+  /** Whether `real` (and `absolute`) lie inside one of the workspace roots. */
+  readonly inside: boolean
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface WorkspaceOptions {
+  readonly cwd: string
+  readonly additionalDirectories?: ReadonlyArray<string>
+  readonly home?: string
+}
+
+/**
+ * The Workspace service.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class Workspace extends Context.Tag("effect-tool-runtime/Workspace")<
+  Workspace,
+  {
+    /** The working directory, symlinks resolved. */
+    readonly cwd: string
+    readonly home: string
+    /** The working directory and the additional directories, symlinks resolved. */
+    readonly roots: ReadonlyArray<string>
+    /** Resolves a path from the model (relative paths against the working directory; `~/` against home). */
+    readonly resolve: (path: string) => Effect.Effect<ResolvedPath>
+    /** Whether an absolute, already resolved path lies inside a root. */
+    readonly contains: (absolutePath: string) => boolean
+  }
+>() {
+  /**
+   * A workspace over real directories; roots are resolved through symlinks once, at construction.
+   *
+   * @since 0.1.0
+   * @category layers
+   */
+  static readonly layer = (options: WorkspaceOptions): Layer.Layer<Workspace, never, FileSystem.FileSystem> =>
+    Layer.effect(Workspace, make(options))
+}
+
+/**
+ * Whether `child` is `parent` or lies below it (both absolute and normalised).
+ *
+ * @since 0.1.0
+ * @category utilities
+ */
+export const isWithin = (parent: string, child: string): boolean => {
+  const relative = nodePath.relative(parent, child)
+  return relative === "" || (!relative.startsWith("..") && !nodePath.isAbsolute(relative))
+}
+
+/**
+ * Builds a workspace.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options: WorkspaceOptions) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const home = options.home ?? os.homedir()
+    const realOrSelf = (p: string) => fs.realPath(p).pipe(Effect.orElseSucceed(() => p))
+
+    /** Resolves symlinks through the nearest existing ancestor; the missing tail is appended as written. */
+    const realOf = (absolute: string): Effect.Effect<{ readonly real: string; readonly exists: boolean }> =>
+      fs.realPath(absolute).pipe(
+        Effect.map((real) => ({ real, exists: true })),
+        Effect.orElse(() => {
+          const parent = nodePath.dirname(absolute)
+          if (parent === absolute) return Effect.succeed({ real: absolute, exists: false })
+          return Effect.map(realOf(parent), ({ real }) => ({ real: nodePath.join(real, nodePath.basename(absolute)), exists: false }))
+        })
+      )
+
+    const cwd = yield* realOrSelf(nodePath.resolve(options.cwd))
+    const roots = [cwd, ...(yield* Effect.forEach(options.additionalDirectories ?? [], (dir) => realOrSelf(nodePath.resolve(cwd, dir))))]
+    const contains = (absolutePath: string) => roots.some((root) => isWithin(root, absolutePath))
+
+    const resolve = (requested: string): Effect.Effect<ResolvedPath> => {
+      const expanded = requested === "~" ? home : requested.startsWith("~/") ? nodePath.join(home, requested.slice(2)) : requested
+      const absolute = nodePath.resolve(cwd, expanded)
+      return Effect.map(realOf(absolute), ({ exists, real }) => ({
+        requested,
+        absolute,
+        real,
+        exists,
+        // Both must be inside: a symlink inside pointing out is outside, and so is a path that only its link makes look inside.
+        inside: contains(real) && contains(absolute)
+      }))
+    }
+    return { cwd, home, roots, resolve, contains }
+  })
