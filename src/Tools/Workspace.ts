@@ -104,21 +104,24 @@ export const make = (options: WorkspaceOptions) =>
         })
       )
 
-    const cwd = yield* realOrSelf(nodePath.resolve(options.cwd))
-    const roots = [cwd, ...(yield* Effect.forEach(options.additionalDirectories ?? [], (dir) => realOrSelf(nodePath.resolve(cwd, dir))))]
+    const given = [nodePath.resolve(options.cwd), ...(options.additionalDirectories ?? []).map((dir) => nodePath.resolve(options.cwd, dir))]
+    const [cwd, ...additional] = yield* Effect.forEach(given, realOrSelf)
+    const roots = [cwd!, ...additional]
     const contains = (absolutePath: string) => roots.some((root) => isWithin(root, absolutePath))
+    // The roots as written too, so `/tmp/w/x` counts as inside when `/tmp` is a link and the root is `/private/tmp/w`.
+    const containsAsWritten = (absolutePath: string) => contains(absolutePath) || given.some((root) => isWithin(root, absolutePath))
 
     const resolve = (requested: string): Effect.Effect<ResolvedPath> => {
       const expanded = requested === "~" ? home : requested.startsWith("~/") ? nodePath.join(home, requested.slice(2)) : requested
-      const absolute = nodePath.resolve(cwd, expanded)
+      const absolute = nodePath.resolve(cwd!, expanded)
       return Effect.map(realOf(absolute), ({ exists, real }) => ({
         requested,
         absolute,
         real,
         exists,
         // Both must be inside: a symlink inside pointing out is outside, and so is a path that only its link makes look inside.
-        inside: contains(real) && contains(absolute)
+        inside: contains(real) && containsAsWritten(absolute)
       }))
     }
-    return { cwd, home, roots, resolve, contains }
+    return { cwd: cwd!, home, roots, resolve, contains }
   })
