@@ -68,6 +68,9 @@ export interface Execution {
   readonly label: string
   readonly startedAt: number
   readonly endedAt: number | undefined
+  /** Position of the start among all starts and ends (a logical clock: ties in time are still ordered). */
+  readonly startSeq: number
+  readonly endSeq: number | undefined
   readonly runningAtStart: number
 }
 
@@ -81,19 +84,24 @@ export const scriptedLayer = (log: Ref.Ref<ReadonlyArray<Execution>>): Layer.Lay
   Scripted.implementEffect(
     Effect.gen(function*() {
       const running = yield* Ref.make(0)
+      const seq = yield* Ref.make(0)
+      const tick = Ref.getAndUpdate(seq, (n) => n + 1)
       return {
         traits: (input) => ({ concurrencySafe: input.concurrencySafe, readOnly: input.readOnly }),
         claims: (input) => input.claims,
         call: (input) =>
           Effect.gen(function*() {
             const now = yield* Clock.currentTimeMillis
+            const startSeq = yield* tick
             const runningAtStart = yield* Ref.updateAndGet(running, (n) => n + 1)
-            const index = yield* Ref.modify(log, (all) => [all.length, [...all, { label: input.label, startedAt: now, endedAt: undefined, runningAtStart }]])
-            const finish = Effect.flatMap(Clock.currentTimeMillis, (endedAt) =>
-              Effect.zipRight(
-                Ref.update(running, (n) => n - 1),
-                Ref.update(log, (all) => all.map((entry, i) => (i === index ? { ...entry, endedAt } : entry)))
-              ))
+            const entry: Execution = { label: input.label, startedAt: now, endedAt: undefined, startSeq, endSeq: undefined, runningAtStart }
+            const index = yield* Ref.modify(log, (all) => [all.length, [...all, entry]])
+            const finish = Effect.gen(function*() {
+              const endedAt = yield* Clock.currentTimeMillis
+              const endSeq = yield* tick
+              yield* Ref.update(running, (n) => n - 1)
+              yield* Ref.update(log, (all) => all.map((e, i) => (i === index ? { ...e, endedAt, endSeq } : e)))
+            })
             yield* Effect.addFinalizer(() => finish)
             yield* Effect.sleep(input.durationMs)
             if (input.result === "fail") return yield* new Tool.ToolError({ message: `${input.label} failed as scripted` })

@@ -33,7 +33,7 @@ import { Data, Option } from "effect"
 import { parse } from "unbash"
 import type { Word as UWord } from "unbash"
 import { analyze } from "./Analysis.js"
-import type { ShellAnalysis, SimpleCommand } from "./Analysis.js"
+import type { ParsedShell, SimpleCommand } from "./Analysis.js"
 import { redirectionProblem, sensitiveVariable } from "./ReadOnly.js"
 
 // -----------------------------------------------------------------------------
@@ -382,7 +382,7 @@ const allowSubject = (command: SimpleCommand): { readonly subject: string } | { 
   return { subject: command.words.map((word) => word.value).join(" ") }
 }
 
-const structuralProblems = (analysis: Extract<ShellAnalysis, { _tag: "Parsed" }>): ReadonlyArray<string> => {
+const structuralProblems = (analysis: ParsedShell): ReadonlyArray<string> => {
   const features = analysis.features
   const problems: Array<string> = []
   for (const name of features.functionDefinitions) problems.push(`function definition ${name}()`)

@@ -1,0 +1,67 @@
+/**
+ * Atomic replacement of a file: write a temp file next to the target (exclusive create, so two writers never share
+ * one), fsync it, then rename it over the target. A reader, or a crash at any point, sees the old content or the new
+ * content, never a mix. The temp file is removed on every failure and on interruption (a SIGKILL can still leave
+ * one behind: it is a dot-file named after the target, ending in `.tmp`).
+ *
+ * Plain promises, so the same function serves the tools (wrapped in Effect) and the crash test's child process.
+ *
+ * @since 0.1.0
+ * @internal
+ */
+import * as crypto from "node:crypto"
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+
+/** Options of {@link writeFileAtomic}. */
+export interface AtomicWriteOptions {
+  /** Runs after the temp file is complete and synced, right before the rename; throwing aborts the write. */
+  readonly beforeRename?: () => Promise<void>
+  /** Called with the temp file's path once it exists (tests use it to know when a write is under way). */
+  readonly onTempCreated?: (tempPath: string) => void
+  /** Once aborted, the write stops before the rename and removes its temp file (the target is left untouched). */
+  readonly signal?: AbortSignal
+}
+
+/** The temp file's name for a target: hidden, unique, recognisable. */
+export const tempPathFor = (target: string): string =>
+  nodePath.join(nodePath.dirname(target), `.${nodePath.basename(target)}.${crypto.randomBytes(6).toString("hex")}.tmp`)
+
+/**
+ * Replaces (or creates) `target` with `content` atomically. An existing file's permission bits are kept; missing
+ * parent directories are created. `target` should be a real path: a symlink at `target` is replaced, not followed.
+ */
+export const writeFileAtomic = async (target: string, content: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> => {
+  const directory = nodePath.dirname(target)
+  await fs.promises.mkdir(directory, { recursive: true })
+  const existingMode = await fs.promises.stat(target).then((s) => (s.isFile() ? s.mode & 0o7777 : undefined), () => undefined)
+  const temp = tempPathFor(target)
+  const handle = await fs.promises.open(temp, "wx", existingMode ?? 0o666)
+  let renamed = false
+  try {
+    options.onTempCreated?.(temp)
+    // `open`'s mode is filtered by the umask; an existing file's mode is restored exactly.
+    if (existingMode !== undefined) await handle.chmod(existingMode)
+    await handle.writeFile(content)
+    await handle.sync()
+    await handle.close()
+    await options.beforeRename?.()
+    options.signal?.throwIfAborted()
+    await fs.promises.rename(temp, target)
+    renamed = true
+    await syncDirectory(directory)
+  } finally {
+    if (!renamed) {
+      await handle.close().catch(() => undefined)
+      await fs.promises.rm(temp, { force: true }).catch(() => undefined)
+    }
+  }
+}
+
+/** Makes the rename itself durable; best effort (not every platform lets a directory be opened). */
+const syncDirectory = async (directory: string): Promise<void> => {
+  const handle = await fs.promises.open(directory, "r").catch(() => undefined)
+  if (handle === undefined) return
+  await handle.sync().catch(() => undefined)
+  await handle.close().catch(() => undefined)
+}

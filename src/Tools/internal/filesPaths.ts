@@ -1,0 +1,113 @@
+/**
+ * Path handling shared by the file tools: the synchronous resolution that `claims` and `matchesRule` need (both
+ * are synchronous by contract), the refusal of device and special files, and the permission check every file
+ * tool answers the same way.
+ *
+ * @since 0.1.0
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import { compilePathPattern } from "../../Runtime/Permission/PathPattern.js"
+import { PermissionCheck } from "../../Tool/Permission.js"
+import type { RuleContext } from "../../Tool/Tool.js"
+import type { ResolvedPath, Workspace } from "../Workspace.js"
+
+/** `~` and `~/x` against home; everything else as written. */
+export const expandHome = (path: string, home: string): string =>
+  path === "~" ? home : path.startsWith("~/") ? nodePath.join(home, path.slice(2)) : path
+
+/**
+ * Symlinks resolved through the nearest existing ancestor, synchronously: the same answer as
+ * `Workspace.resolve(...).real`, for the synchronous stages.
+ */
+export const realPathSync = (absolute: string): string => {
+  try {
+    return fs.realpathSync.native(absolute)
+  } catch {
+    const parent = nodePath.dirname(absolute)
+    if (parent === absolute) return absolute
+    return nodePath.join(realPathSync(parent), nodePath.basename(absolute))
+  }
+}
+
+/** The absolute and the real path of a path from the model, synchronously. */
+export const resolveSync = (path: string, cwd: string, home: string): { readonly absolute: string; readonly real: string } => {
+  const absolute = nodePath.resolve(cwd, expandHome(path, home))
+  return { absolute, real: realPathSync(absolute) }
+}
+
+/** The claim resource of a file or directory: `file:` and its real path. */
+export const fileResource = (path: string, cwd: string, home: string): string => `file:${resolveSync(path, cwd, home).real}`
+
+/**
+ * Whether a rule's content (`Read(content)`, `Edit(content)`) covers a path, checked on the path as given (made
+ * absolute) and on its real target, so neither a relative spelling nor a symlink slips past a rule.
+ */
+export const ruleCovers = (content: string, path: string, context: RuleContext, directory = false): boolean => {
+  const matcher = compilePathPattern(content, { cwd: context.cwd, home: context.home, ruleDir: context.ruleDirectory })
+  const { absolute, real } = resolveSync(path, context.cwd, context.home)
+  const candidates = directory ? [absolute, real, `${absolute}/`, `${real}/`] : [absolute, real]
+  return candidates.some(matcher)
+}
+
+const devicePath = /^\/(dev|proc\/[^/]+\/fd)(\/|$)/
+
+/** What kind of special file a stat describes, when it is not a regular file or a directory. */
+const specialKind = (stat: fs.Stats): string | undefined =>
+  stat.isFIFO()
+    ? "a FIFO (named pipe)"
+    : stat.isSocket()
+    ? "a socket"
+    : stat.isCharacterDevice()
+    ? "a character device"
+    : stat.isBlockDevice()
+    ? "a block device"
+    : stat.isFile() || stat.isDirectory() || stat.isSymbolicLink()
+    ? undefined
+    : "a special file"
+
+/**
+ * Why a path must never be opened, or undefined. Checked with `stat` before any `open` (opening a FIFO blocks until
+ * a writer appears), on the real path, and on the path as written for `/dev/*` and `/proc/<pid>/fd/*`.
+ */
+export const specialFileReason = (resolved: ResolvedPath, stat: fs.Stats | undefined): string | undefined => {
+  const kind = stat === undefined ? undefined : specialKind(stat)
+  if (kind !== undefined) return `${resolved.requested} is ${kind}, not a regular file; it cannot be read or written by this tool.`
+  if (devicePath.test(resolved.absolute) || devicePath.test(resolved.real)) {
+    return `${resolved.requested} is a device or process file (under /dev or /proc/*/fd); it cannot be read or written by this tool.`
+  }
+  return undefined
+}
+
+/** `stat` that answers undefined for a path that does not exist (or cannot be inspected). */
+export const statOrUndefined = (path: string): Effect.Effect<fs.Stats | undefined> =>
+  Effect.promise(() => fs.promises.stat(path).catch(() => undefined))
+
+/** A rule suggestion for the directory around a path: `Read(//abs/dir/**)`. */
+const suggestion = (ruleTool: "Read" | "Edit", real: string, directory: boolean): string =>
+  `${ruleTool}(/${directory ? real : nodePath.dirname(real)}/**)`
+
+/**
+ * The file tools' own view of a call: inside the workspace no opinion (the policy auto-allows reads and applies the
+ * mode to edits), outside the workspace ask. Never an outright allow.
+ */
+export const checkPath = (
+  workspace: Workspace["Type"],
+  path: string,
+  ruleTool: "Read" | "Edit",
+  directory = false
+): Effect.Effect<PermissionCheck<never>> =>
+  Effect.map(workspace.resolve(path), (resolved) => {
+    const suggestions = [suggestion(ruleTool, resolved.real, directory)]
+    if (resolved.inside) return PermissionCheck.passthrough(suggestions)
+    const target = resolved.real === resolved.absolute ? resolved.absolute : `${resolved.absolute} (resolves to ${resolved.real})`
+    return PermissionCheck.ask(`${target} is outside the workspace`, suggestions)
+  })
+
+/** A path for people and the model: relative to the working directory when inside it, else absolute. */
+export const displayPath = (absolute: string, cwd: string): string => {
+  const relative = nodePath.relative(cwd, absolute)
+  return relative === "" ? "." : relative.startsWith("..") || nodePath.isAbsolute(relative) ? absolute : relative
+}
