@@ -15,7 +15,7 @@ import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
@@ -26,12 +26,11 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as Errors from "../Tool/Errors.js"
 import type { Outcome } from "../Tool/Outcome.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
 import { Approver } from "./Approver.js"
 import { ToolEvent } from "./Events.js"
-import { failed, prepare, run } from "./internal/pipeline.js"
+import { interrupted, prepare, run, traceOf } from "./internal/pipeline.js"
 import type { PipelineEnv } from "./internal/pipeline.js"
 import { DependencyGraph, isExclusive } from "./internal/scheduler.js"
 import type { Node, SchedulingMode } from "./internal/scheduler.js"
@@ -55,7 +54,7 @@ export interface RunOptions {
   /** How many calls may run at once; default from {@link RuntimeConfig} (10). */
   readonly maxConcurrency?: number
   /** A per-call timeout overriding the tool's default. */
-  readonly timeoutFor?: (toolUse: ToolUseBlock) => Duration.Duration | undefined
+  readonly timeoutFor?: (toolUse: ToolUseBlock) => Duration.DurationInput | undefined
   /** Cancel the rest of the run when an outcome satisfies this. Default: never (siblings are independent). */
   readonly cancelSiblingsWhen?: (outcome: Outcome) => boolean
 }
@@ -132,6 +131,11 @@ export class ToolRuntime extends Context.Tag("effect-tool-runtime/ToolRuntime")<
   ): Effect.Effect<RunHandle<E>, never, ToolRuntime | Scope.Scope> => Effect.flatMap(ToolRuntime, (runtime) => runtime.start(toolUses, options))
 }
 
+const timeoutOf = (options: RunOptions, toolUse: ToolUseBlock): Duration.Duration | undefined => {
+  const timeout = options.timeoutFor?.(toolUse)
+  return timeout === undefined ? undefined : Duration.decode(timeout)
+}
+
 const make = Effect.gen(function*() {
   const registry = yield* ToolRegistry
   const policy = yield* PermissionPolicy
@@ -150,15 +154,21 @@ const make = Effect.gen(function*() {
       const mode = options.mode ?? "conflict-aware"
       const cap = Math.max(1, options.maxConcurrency ?? settings.maxConcurrency)
       const permits = yield* Effect.makeSemaphore(cap)
-      const cancelled = yield* Deferred.make<void>()
       const events = yield* Effect.acquireRelease(Queue.unbounded<Exit.Exit<ToolEvent, Option.Option<never>>>(), Queue.shutdown)
       const ordered = yield* Effect.acquireRelease(Queue.unbounded<Exit.Exit<Outcome, Option.Option<E>>>(), Queue.shutdown)
-      // Each tool_use's Outcome slot, in model order; `undefined` marks the end of the input.
-      const slots = yield* Effect.acquireRelease(Queue.unbounded<Deferred.Deferred<Outcome> | undefined>(), Queue.shutdown)
-      const fibers = yield* FiberSet.make<unknown, never>()
+      // Each tool_use's pending Outcome, in model order; `undefined` marks the end of the input.
+      const slots = yield* Effect.acquireRelease(Queue.unbounded<Effect.Effect<Outcome> | undefined>(), Queue.shutdown)
+      // Every call's fiber; cancelling interrupts them (closing their scopes), and so does closing the run's Scope.
+      const fibers = yield* FiberSet.make<Outcome, never>()
       const graph = new DependencyGraph()
       const all = yield* Deferred.make<ReadonlyArray<Outcome>, E>()
-      const cancel = Deferred.succeed(cancelled, undefined).pipe(Effect.asVoid)
+      let cancelled = false
+
+      /** Interrupts every call but the caller's own fiber (a person's "deny and stop" must still report its call). */
+      const cancelOthers = Effect.withFiberRuntime<void>((self) => {
+        cancelled = true
+        return Effect.forEach(fibers, (fiber) => (fiber.id() === self.id() ? Effect.void : Fiber.interrupt(fiber)), { discard: true })
+      })
 
       const env: PipelineEnv = {
         registry,
@@ -169,43 +179,33 @@ const make = Effect.gen(function*() {
         settings,
         emit: (event) => Queue.offer(events, Exit.succeed(event)),
         withApprovalLock: approvalLock.withPermits(1),
-        cancelled,
-        cancelRun: cancel
+        cancelRun: cancelOthers
       }
 
       const schedule = (toolUse: ToolUseBlock, index: number) =>
         Effect.gen(function*() {
           const receivedAt = yield* Clock.currentTimeMillis
-          const slot = yield* Deferred.make<Outcome>()
-          yield* Queue.offer(slots, slot)
           yield* env.emit(ToolEvent.Queued({ toolUseId: toolUse.id, name: toolUse.name, at: receivedAt }))
-          const prepared = yield* prepare(env, toolUse, receivedAt, options.timeoutFor?.(toolUse))
-          const settle = (outcome: Outcome) =>
-            Effect.zipRight(
-              Deferred.succeed(slot, outcome),
-              options.cancelSiblingsWhen?.(outcome) === true ? cancel : Effect.void
-            )
-          if (Either.isLeft(prepared)) return yield* settle(prepared.left)
+          const prepared = yield* prepare(env, toolUse, receivedAt, timeoutOf(options, toolUse))
+          if (Either.isLeft(prepared)) return yield* Queue.offer(slots, Effect.succeed(prepared.left))
           const call = prepared.right
+          const trace = traceOf(call)
+          if (cancelled) return yield* Queue.offer(slots, interrupted(env, call, trace))
           const exclusive = isExclusive(mode, call.claims, call.traits.concurrencySafe)
           const node: Node = { index, done: yield* Deferred.make<void>(), exclusive }
           const waits = graph.add(node, mode === "batched" ? [] : call.claims)
-          const neverRan = failed(
-            env,
-            { toolUse, toolName: call.tool.definition.name, receivedAt, ui: call.tool.service.renderUse(call.input) },
-            new Errors.Interrupted({ tool: call.tool.definition.name, started: false })
-          )
-          const ready = Effect.raceFirst(
-            Effect.as(Effect.forEach(waits, (other) => Deferred.await(other.done), { discard: true }), true),
-            Effect.as(Deferred.await(cancelled), false)
-          )
-          yield* FiberSet.run(
+          const fiber = yield* FiberSet.run(
             fibers,
-            ready.pipe(
-              Effect.flatMap((go) => (go ? permits.withPermits(exclusive ? cap : 1)(run(env, call)) : neverRan)),
-              Effect.flatMap(settle),
+            Effect.forEach(waits, (other) => Deferred.await(other.done), { discard: true }).pipe(
+              Effect.zipRight(permits.withPermits(exclusive ? cap : 1)(run(env, call, trace))),
+              Effect.tap((outcome) => (options.cancelSiblingsWhen?.(outcome) === true ? cancelOthers : Effect.void)),
               Effect.ensuring(Deferred.succeed(node.done, undefined))
             )
+          )
+          // An interrupted call (cancelled run) is reported from its trace: started or never ran.
+          yield* Queue.offer(
+            slots,
+            Effect.flatMap(Fiber.await(fiber), (exit) => (Exit.isSuccess(exit) ? Effect.succeed(exit.value) : interrupted(env, call, trace)))
           )
         })
 
@@ -224,7 +224,7 @@ const make = Effect.gen(function*() {
         Effect.gen(function*() {
           const outcomes: Array<Outcome> = []
           for (let slot = yield* Queue.take(slots); slot !== undefined; slot = yield* Queue.take(slots)) {
-            const outcome = yield* Deferred.await(slot)
+            const outcome = yield* slot
             outcomes.push(outcome)
             yield* Queue.offer(ordered, Exit.succeed(outcome))
           }
@@ -240,7 +240,7 @@ const make = Effect.gen(function*() {
       return {
         outcomes: Stream.fromQueue(ordered).pipe(Stream.flattenExitOption),
         events: Stream.fromQueue(events).pipe(Stream.flattenExitOption),
-        cancel,
+        cancel: cancelOthers,
         await: Deferred.await(all)
       } satisfies RunHandle<E>
     })
@@ -248,10 +248,24 @@ const make = Effect.gen(function*() {
   const execute = <E>(toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock, E>, options?: RunOptions) =>
     Effect.scoped(Effect.flatMap(start(toolUses, options), (handle) => handle.await))
 
-  return {
-    start,
-    execute,
-    executeOne: (toolUse: ToolUseBlock, options?: RunOptions) =>
-      Effect.map(execute<never>([toolUse], options), (outcomes) => outcomes[0]!)
-  }
+  // One call needs no scheduler: straight through the pipeline, with no event consumer.
+  const executeOne = (toolUse: ToolUseBlock, options: RunOptions = {}) =>
+    Effect.gen(function*() {
+      const settings = yield* RuntimeConfig
+      const env: PipelineEnv = {
+        registry,
+        policy,
+        approver,
+        hooks,
+        store,
+        settings,
+        emit: () => Effect.void,
+        withApprovalLock: approvalLock.withPermits(1),
+        cancelRun: Effect.void
+      }
+      const prepared = yield* prepare(env, toolUse, yield* Clock.currentTimeMillis, timeoutOf(options, toolUse))
+      return Either.isLeft(prepared) ? prepared.left : yield* run(env, prepared.right)
+    })
+
+  return { start, execute, executeOne }
 })

@@ -171,7 +171,7 @@ export interface Definition<
   readonly searchHint: string | undefined
   /** Longest tool_result text kept in context; longer ones go to the result store. `Infinity` opts out. */
   readonly maxResultChars: number
-  /** Default time limit of one call; a call may override it. */
+  /** Default time limit of one call (`Duration.infinity`: none); a call may override it. */
   readonly timeout: Duration.Duration
   /** Whether a call touches files, processes, the network or other servers. */
   readonly touchesEnvironment: TouchesEnvironment
@@ -425,7 +425,10 @@ export interface MakeOptions<
   readonly searchHint?: string
   /** Default 50,000 (the runtime's cap applies too); `Infinity` for tools that bound their own output. */
   readonly maxResultChars?: number
-  /** Default ten minutes. */
+  /**
+   * Default none: a timer costs a fiber per call, and most tools bound themselves (Bash) or are bounded by their
+   * client (MCP). The runtime's settings or a call's options can still impose one.
+   */
   readonly timeout?: Duration.DurationInput
   /** Default `true`: only a tool that says otherwise may skip `checkPermissions`. */
   readonly touchesEnvironment?: TouchesEnvironment
@@ -517,7 +520,7 @@ export const make = <
     loading: options.loading ?? "eager",
     searchHint: options.searchHint,
     maxResultChars: options.maxResultChars ?? 50_000,
-    timeout: Duration.decode(options.timeout ?? Duration.minutes(10)),
+    timeout: Duration.decode(options.timeout ?? Duration.infinity),
     touchesEnvironment: options.touchesEnvironment ?? (true as TouchesEnvironment),
     fileAccess: options.fileAccess
   }

@@ -10,14 +10,14 @@
  */
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
-import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
-import * as Schema from "effect/Schema"
+import type * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
 import * as Errors from "../../Tool/Errors.js"
 import { inputIssues } from "../../Tool/internal/inputIssues.js"
 import type { Outcome, Status } from "../../Tool/Outcome.js"
@@ -47,9 +47,7 @@ export interface PipelineEnv {
   readonly emit: (event: ToolEvent) => Effect.Effect<void>
   /** Serialises approval requests: a person is asked one thing at a time. */
   readonly withApprovalLock: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
-  /** Completes when the run is cancelled. */
-  readonly cancelled: Deferred.Deferred<void>
-  /** Cancels the rest of the run (a person's "deny and stop"). */
+  /** Cancels the rest of the run (a person's "deny and stop"); the calling fiber is spared. */
   readonly cancelRun: Effect.Effect<void>
 }
 
@@ -242,15 +240,44 @@ const authorise = (stage: Stage, input: unknown, hook: Parameters<PermissionPoli
     }
   })
 
-/** Races an effect against the run's cancellation; None when cancelled first (the effect is interrupted). */
-const unlessCancelled = <A, E>(env: PipelineEnv, effect: Effect.Effect<A, E>): Effect.Effect<Option.Option<A>, E> =>
-  Effect.raceFirst(Effect.map(effect, Option.some), Effect.as(Deferred.await(env.cancelled), Option.none<A>()))
+/**
+ * How far a call got, written as it goes, so whoever interrupts it (a cancelled run) can still report it faithfully:
+ * a call that started is never reported as one that never ran.
+ */
+export interface Trace {
+  ui: ReadonlyArray<UiBlock>
+  executedInput?: unknown
+  decision?: Decision
+  startedAt?: number
+}
+
+/** A fresh trace for a prepared call. */
+export const traceOf = (prepared: Prepared): Trace => ({
+  ui: safeUi(() => prepared.tool.service.renderUse(prepared.input), prepared.tool.definition.name)
+})
+
+/** The Outcome of a call whose fiber was interrupted, from what its trace says. */
+export const interrupted = (env: PipelineEnv, prepared: Prepared, trace: Trace): Effect.Effect<Outcome> =>
+  failed(
+    env,
+    {
+      toolUse: prepared.toolUse,
+      toolName: prepared.tool.definition.name,
+      receivedAt: prepared.receivedAt,
+      ...trace
+    },
+    new Errors.Interrupted({ tool: prepared.tool.definition.name, started: trace.startedAt !== undefined })
+  )
+
+/** Runs a call in a scope of its own, closed with the call's exit (so interruption and timeouts release resources). */
+const scopedCall = <A, E>(call: Effect.Effect<A, E, Scope.Scope>): Effect.Effect<A, E> =>
+  Effect.acquireUseRelease(Scope.make(), (scope) => Scope.extend(call, scope), (scope, exit) => Scope.close(scope, exit))
 
 /**
- * Everything after scheduling. Never fails; interruption of the caller's fiber interrupts the call (closing its
- * scope) and produces no Outcome.
+ * Everything after scheduling. Never fails. Interruption (a cancelled run, or the caller's fiber) interrupts the call
+ * and closes its scope; the interrupter reports it from the {@link Trace}.
  */
-export const run = (env: PipelineEnv, prepared: Prepared): Effect.Effect<Outcome> => {
+export const run = (env: PipelineEnv, prepared: Prepared, trace: Trace = traceOf(prepared)): Effect.Effect<Outcome> => {
   const { toolUse, tool } = prepared
   const name = tool.definition.name
   const context: CallContext = {
@@ -259,47 +286,42 @@ export const run = (env: PipelineEnv, prepared: Prepared): Effect.Effect<Outcome
     progress: (progress) => Effect.flatMap(Clock.currentTimeMillis, (at) => env.emit(ToolEvent.Progress({ toolUseId: toolUse.id, progress, at })))
   }
   const stage: Stage = { env, prepared, context }
-  const base: Finish = { toolUse, toolName: name, receivedAt: prepared.receivedAt, ui: safeUi(() => tool.service.renderUse(prepared.input), name) }
-
-  const beforeCall = Effect.gen(function*() {
-    const validated = yield* Effect.mapError(tool.service.validate(prepared.input, context), (e) => rejected(name, e))
-    const pre = yield* env.hooks.preToolUse({ toolUseId: toolUse.id, toolName: name, input: validated })
-    const hooked = pre.updatedInput === undefined ? validated : yield* redecode(stage, pre.updatedInput)
-    const authorised = yield* authorise(stage, hooked, pre.opinion)
-    yield* env.emit(ToolEvent.Decided({ toolUseId: toolUse.id, decision: authorised.decision, at: yield* Clock.currentTimeMillis }))
-    return { ...authorised, additionalContext: pre.additionalContext }
-  })
+  const base = (): Finish => ({ toolUse, toolName: name, receivedAt: prepared.receivedAt, ...trace })
 
   return Effect.gen(function*() {
-    if (yield* Deferred.isDone(env.cancelled)) return yield* failed(env, base, new Errors.Interrupted({ tool: name, started: false }))
-    const gate = yield* Effect.either(unlessCancelled(env, beforeCall))
-    if (Either.isLeft(gate)) return yield* failed(env, base, gate.left)
-    if (Option.isNone(gate.right)) return yield* failed(env, base, new Errors.Interrupted({ tool: name, started: false }))
-    const { additionalContext, decision, input } = gate.right.value
-    const ui = input === prepared.input ? base.ui : safeUi(() => tool.service.renderUse(input), name)
-    const decided: Finish = { ...base, ui, executedInput: input, decision, additionalContext }
+    const gate = yield* Effect.either(Effect.gen(function*() {
+      const validated = yield* Effect.mapError(tool.service.validate(prepared.input, context), (e) => rejected(name, e))
+      const pre = yield* env.hooks.preToolUse({ toolUseId: toolUse.id, toolName: name, input: validated })
+      const hooked = pre.updatedInput === undefined ? validated : yield* redecode(stage, pre.updatedInput)
+      const authorised = yield* authorise(stage, hooked, pre.opinion)
+      yield* env.emit(ToolEvent.Decided({ toolUseId: toolUse.id, decision: authorised.decision, at: yield* Clock.currentTimeMillis }))
+      return { ...authorised, additionalContext: pre.additionalContext }
+    }))
+    if (Either.isLeft(gate)) return yield* failed(env, base(), gate.left)
+    const { additionalContext, decision, input } = gate.right
+    if (input !== prepared.input) trace.ui = safeUi(() => tool.service.renderUse(input), name)
+    trace.executedInput = input
+    trace.decision = decision
     if (decision._tag === "Deny") {
-      return yield* failed(env, decided, new Errors.PermissionDenied({ tool: name, reason: deniedText(decision) }))
+      return yield* failed(env, { ...base(), additionalContext }, new Errors.PermissionDenied({ tool: name, reason: deniedText(decision) }))
     }
 
     const startedAt = yield* Clock.currentTimeMillis
-    yield* env.emit(ToolEvent.Started({ toolUseId: toolUse.id, toolName: name, ui, at: startedAt }))
-    const started: Finish = { ...decided, startedAt }
+    trace.startedAt = startedAt
+    yield* env.emit(ToolEvent.Started({ toolUseId: toolUse.id, toolName: name, ui: trace.ui, at: startedAt }))
     const timeout = prepared.timeout ?? env.settings.timeout ?? tool.definition.timeout
-    const ran = yield* unlessCancelled(
-      env,
-      tool.service.call(input, context).pipe(Effect.scoped, Effect.exit, Effect.timeoutOption(timeout))
-    )
-    if (Option.isNone(ran)) return yield* failed(env, started, new Errors.Interrupted({ tool: name, started: true }))
-    if (Option.isNone(ran.value)) return yield* failed(env, started, new Errors.TimedOut({ tool: name, timeout }))
-    const exit = ran.value.value
+    const call = Effect.exit(scopedCall(tool.service.call(input, context)))
+    // A timer costs a fiber; tools without a finite timeout (the default) do not pay for one.
+    const ran = Duration.isFinite(timeout) ? yield* Effect.timeoutOption(call, timeout) : Option.some(yield* call)
+    if (Option.isNone(ran)) return yield* failed(env, { ...base(), additionalContext }, new Errors.TimedOut({ tool: name, timeout }))
+    const exit = ran.value
 
     if (Exit.isFailure(exit)) {
       const error = yield* callError(env, toolUse.id, name, exit.cause, (failure) => tool.service.renderFailure(failure, input))
       const post = yield* env.hooks.postToolUse({ toolUseId: toolUse.id, toolName: name, input, response: Errors.modelText(error), failed: true })
-      return yield* failed(env, { ...started, additionalContext: [...additionalContext, ...post.additionalContext] }, error)
+      return yield* failed(env, { ...base(), additionalContext: [...additionalContext, ...post.additionalContext] }, error)
     }
-    return yield* succeeded(env, started, prepared, input, exit.value, additionalContext)
+    return yield* succeeded(env, base(), prepared, input, exit.value, additionalContext)
   }).pipe(
     // A defect anywhere in our own stages (a tool's validate or renderer that throws) still yields an Outcome.
     Effect.catchAllCause((cause) =>
@@ -307,7 +329,7 @@ export const run = (env: PipelineEnv, prepared: Prepared): Effect.Effect<Outcome
         ? Effect.failCause(cause)
         : Effect.zipRight(
           logDefect(env, toolUse.id, cause),
-          failed(env, base, new Errors.Defect({ tool: name, cause }))
+          failed(env, base(), new Errors.Defect({ tool: name, cause }))
         )
     )
   ) as Effect.Effect<Outcome>

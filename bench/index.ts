@@ -1,0 +1,14 @@
+/**
+ * `npm run bench`: every benchmark in turn, printing numbers. Benchmarks never assert: numbers go in the notes.
+ * `npm run bench -- pipeline scheduler` runs only the named ones.
+ */
+const all = ["pipeline", "scheduler", "permissions", "files", "bash"] as const
+
+const wanted = process.argv.slice(2)
+for (const name of all) {
+  if (wanted.length > 0 && !wanted.includes(name)) continue
+  const started = performance.now()
+  const module = (await import(`./${name}.ts`)) as { readonly run: () => Promise<void> }
+  await module.run()
+  console.log(`  (${name}: ${((performance.now() - started) / 1000).toFixed(1)} s)`)
+}

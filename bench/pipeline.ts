@@ -1,0 +1,67 @@
+/**
+ * Per-call cost of the whole one-call pipeline for a trivial tool, side by side in one process with @effect/ai's
+ * Toolkit `handle` and a bare decode + handler loop. Median per call over batches, after warm-up.
+ */
+import * as AiTool from "@effect/ai/Tool"
+import * as Toolkit from "@effect/ai/Toolkit"
+import { Effect, Layer, ParseResult, Schema } from "effect"
+import { Approver } from "../src/Runtime/Approver.js"
+import { PermissionPolicy } from "../src/Runtime/PermissionPolicy.js"
+import { ResultStore } from "../src/Runtime/ResultStore.js"
+import { ToolHooks } from "../src/Runtime/ToolHooks.js"
+import { ToolRegistry } from "../src/Runtime/ToolRegistry.js"
+import { ToolRuntime } from "../src/Runtime/ToolRuntime.js"
+import * as Tool from "../src/Tool/Tool.js"
+import { median, report } from "./stats.js"
+
+const CALLS = 120_000
+const BATCH = 1_000
+const WARMUP = 20_000
+
+const input = Schema.Struct({ text: Schema.String })
+const Echo = Tool.make("Echo", { description: "Echo", input, output: Schema.String, touchesEnvironment: false })
+const EchoLive = Echo.implement({ call: ({ text }) => Effect.succeed(text) })
+
+const AiEcho = AiTool.make("Echo", { parameters: { text: Schema.String }, success: Schema.String })
+const AiToolkit = Toolkit.make(AiEcho)
+const AiToolkitLayer = AiToolkit.toLayer({ Echo: ({ text }) => Effect.succeed(text) })
+
+/** Median microseconds per call of `call`, measured over batches. */
+const measure = <E, R>(call: Effect.Effect<unknown, E, R>): Effect.Effect<number, E, R> =>
+  Effect.gen(function*() {
+    for (let i = 0; i < WARMUP; i++) yield* call
+    const samples: Array<number> = []
+    for (let b = 0; b < CALLS / BATCH; b++) {
+      const start = performance.now()
+      for (let i = 0; i < BATCH; i++) yield* call
+      samples.push(((performance.now() - start) * 1000) / BATCH)
+    }
+    return median(samples)
+  })
+
+export const run = async (): Promise<void> => {
+  const runtimeLayer = ToolRuntime.layer.pipe(
+    Layer.provide(Layer.provide(ToolRegistry.layer([Echo]), EchoLive)),
+    Layer.provide([PermissionPolicy.toolOnly, Approver.denyAll, ToolHooks.none, ResultStore.layerMemory()])
+  )
+  const ours = await Effect.runPromise(
+    Effect.flatMap(ToolRuntime, (rt) => measure(rt.executeOne({ type: "tool_use", id: "toolu_1", name: "Echo", input: { text: "hi" } }))).pipe(
+      Effect.provide(runtimeLayer)
+    )
+  )
+  const ai = await Effect.runPromise(
+    Effect.flatMap(AiToolkit, (toolkit) => measure(toolkit.handle("Echo", { text: "hi" }))).pipe(Effect.provide(AiToolkitLayer))
+  )
+  const decode = ParseResult.decodeUnknownEither(input)
+  const handler = ({ text }: { readonly text: string }) => Effect.succeed(text)
+  const raw: unknown = { text: "hi" }
+  const bare = await Effect.runPromise(measure(Effect.suspend(() => {
+    const decoded = decode(raw)
+    return decoded._tag === "Right" ? handler(decoded.right) : Effect.fail(decoded.left)
+  })))
+  report("pipeline: per-call cost, trivial tool (median of batches of 1,000, 120k calls)", [
+    ["effect-tool-runtime executeOne", `${ours.toFixed(2)} us`, "target <= 10 us"],
+    ["@effect/ai Toolkit.handle", `${ai.toFixed(2)} us`, `ours is ${(ai / ours).toFixed(1)}x faster (target >= 5x)`],
+    ["bare decode + handler", `${bare.toFixed(2)} us`, ""]
+  ])
+}

@@ -1,0 +1,354 @@
+/**
+ * The machinery behind `Runtime/Permissions`: an index of rules by tool, content matching through the tool's own
+ * matchers, and the decision function itself. Pure and synchronous, so one decision costs microseconds.
+ *
+ * @internal
+ */
+import * as Path from "node:path"
+import { DecisionReason, describeReason } from "../../../Tool/Permission.js"
+import type { AnyService, Claim, ContentRule, Definition, RuleContext, RulesByBehavior } from "../../../Tool/Tool.js"
+import type { PolicyRequest } from "../../PermissionPolicy.js"
+import { PolicyVerdict } from "../../PermissionPolicy.js"
+import { compilePathPattern, settingsRootDir } from "../PathPattern.js"
+import type { PathMatcher } from "../PathPattern.js"
+import type { PermissionRule, RuleBehavior } from "../Rule.js"
+import { printRule, ruleTargetsTool } from "../Rule.js"
+import { protectedWriteReason } from "../SafetyCheck.js"
+import type { PermissionMode, RuleSourceKind } from "../Settings.js"
+
+const posix = Path.posix
+
+// -----------------------------------------------------------------------------
+// rules
+// -----------------------------------------------------------------------------
+
+/** @internal */
+export interface IndexedRule {
+  readonly behavior: RuleBehavior
+  readonly rule: PermissionRule
+  /** Canonical text (`printRule`). */
+  readonly text: string
+  readonly source: RuleSourceKind
+  readonly path: string | undefined
+  /** Base of `/...` patterns: the root of the settings file the rule came from. */
+  readonly ruleDirectory: string | undefined
+  readonly reason: DecisionReason
+}
+
+/** @internal */
+export interface IndexedContentRule extends IndexedRule, ContentRule {
+  readonly content: string
+}
+
+/** @internal */
+export const indexRule = (
+  behavior: RuleBehavior,
+  rule: PermissionRule,
+  source: RuleSourceKind,
+  path: string | undefined
+): IndexedRule => {
+  const text = printRule(rule)
+  const base = { behavior, rule, text, source, path, ruleDirectory: path === undefined ? undefined : settingsRootDir(path) }
+  const reason = DecisionReason.Rule(path === undefined ? { rule: text, behavior, source } : { rule: text, behavior, source, path })
+  if (rule.content === undefined) return { ...base, reason }
+  const withContent: IndexedContentRule = { ...base, reason, content: rule.content }
+  return withContent
+}
+
+const hasContent = (rule: IndexedRule): rule is IndexedContentRule => rule.rule.content !== undefined
+
+/** The rules that govern one tool, found once per tool and rule set. */
+interface ToolRules {
+  readonly wholeDeny: IndexedRule | undefined
+  readonly wholeAsk: IndexedRule | undefined
+  readonly wholeAllow: IndexedRule | undefined
+  readonly content: RulesByBehavior<IndexedContentRule>
+  readonly contentCount: number
+}
+
+/**
+ * An immutable set of rules with a memo of the rules per tool. A new rule set (a remembered rule) is a new index.
+ *
+ * @internal
+ */
+export interface RuleIndex {
+  readonly rules: ReadonlyArray<IndexedRule>
+  readonly byTool: Map<string, ToolRules>
+  readonly pathMatchers: WeakMap<IndexedContentRule, PathMatcher>
+}
+
+/** @internal */
+export const makeIndex = (rules: ReadonlyArray<IndexedRule>): RuleIndex => ({ rules, byTool: new Map(), pathMatchers: new WeakMap() })
+
+/**
+ * Whether a rule's tool part names this tool: its name or an alias, `Read` for tools that read files, `Edit` for
+ * tools that edit files, or an MCP server-wide rule for a tool of that server.
+ *
+ * @internal
+ */
+export const ruleTargets = (rule: PermissionRule, definition: Definition.Any): boolean =>
+  rule.toolName === definition.name ||
+  definition.aliases.includes(rule.toolName) ||
+  (rule.toolName === "Read" && definition.fileAccess === "read") ||
+  (rule.toolName === "Edit" && definition.fileAccess === "edit") ||
+  ruleTargetsTool(rule, definition.name)
+
+const rulesFor = (index: RuleIndex, definition: Definition.Any): ToolRules => {
+  const key = `${definition.name}\u0000${definition.fileAccess ?? ""}`
+  const cached = index.byTool.get(key)
+  if (cached !== undefined) return cached
+  let wholeDeny: IndexedRule | undefined
+  let wholeAsk: IndexedRule | undefined
+  let wholeAllow: IndexedRule | undefined
+  const deny: Array<IndexedContentRule> = []
+  const ask: Array<IndexedContentRule> = []
+  const allow: Array<IndexedContentRule> = []
+  for (const rule of index.rules) {
+    if (!ruleTargets(rule.rule, definition)) continue
+    if (hasContent(rule)) {
+      ;(rule.behavior === "deny" ? deny : rule.behavior === "ask" ? ask : allow).push(rule)
+    } else if (rule.behavior === "deny") wholeDeny ??= rule
+    else if (rule.behavior === "ask") wholeAsk ??= rule
+    else wholeAllow ??= rule
+  }
+  const rules: ToolRules = { wholeDeny, wholeAsk, wholeAllow, content: { deny, ask, allow }, contentCount: deny.length + ask.length + allow.length }
+  index.byTool.set(key, rules)
+  return rules
+}
+
+// -----------------------------------------------------------------------------
+// content matching
+// -----------------------------------------------------------------------------
+
+interface ContentMatch {
+  readonly deny: IndexedContentRule | undefined
+  readonly ask: IndexedContentRule | undefined
+  readonly allow: IndexedContentRule | undefined
+}
+
+const noContentMatch: ContentMatch = { deny: undefined, ask: undefined, allow: undefined }
+
+/** What the decision needs to know about where it runs. */
+export interface PolicyEnvironment {
+  readonly cwd: string
+  readonly home: string
+  readonly contains: (absolutePath: string) => boolean
+  readonly settingsFiles: ReadonlySet<string>
+  readonly mode: PermissionMode
+  readonly readOnlyAutoAllow: boolean
+}
+
+const FILE = "file:"
+
+const isPathRule = (rule: IndexedContentRule, definition: Definition.Any): boolean =>
+  definition.fileAccess !== undefined || rule.rule.toolName === "Read" || rule.rule.toolName === "Edit"
+
+const pathMatcher = (index: RuleIndex, rule: IndexedContentRule, env: PolicyEnvironment): PathMatcher => {
+  let matcher = index.pathMatchers.get(rule)
+  if (matcher === undefined) {
+    matcher = compilePathPattern(rule.content, { cwd: env.cwd, home: env.home, ruleDir: rule.ruleDirectory })
+    index.pathMatchers.set(rule, matcher)
+  }
+  return matcher
+}
+
+/**
+ * Content rules for a tool with no matcher of its own. Path rules (`Read(...)`, `Edit(...)`, or any rule for a tool
+ * with `fileAccess`) are matched against the call's `file:` claims. Any other content rule cannot be read: a deny or
+ * ask rule then covers the whole tool (never silently ignored), an allow rule never matches.
+ */
+const fallbackMatches = (
+  index: RuleIndex,
+  rule: IndexedContentRule,
+  definition: Definition.Any,
+  claims: ReadonlyArray<Claim>,
+  env: PolicyEnvironment
+): boolean => {
+  const restrictive = rule.behavior !== "allow"
+  if (!isPathRule(rule, definition)) return restrictive
+  const matcher = pathMatcher(index, rule, env)
+  let files = 0
+  for (const claim of claims) {
+    if (claim.resource === "*") return restrictive
+    if (!claim.resource.startsWith(FILE)) continue
+    files++
+    const hit = matcher(claim.resource.slice(FILE.length))
+    if (restrictive && hit) return true
+    if (!restrictive && !hit) return false
+  }
+  return restrictive ? false : files > 0
+}
+
+const matchContent = (
+  index: RuleIndex,
+  rules: ToolRules,
+  request: PolicyRequest,
+  claims: () => ReadonlyArray<Claim>,
+  env: PolicyEnvironment
+): ContentMatch => {
+  if (rules.contentCount === 0) return noContentMatch
+  const service: AnyService = request.service
+  const { definition, input } = request
+  if (service.matchRules !== undefined) {
+    const result = service.matchRules(input, rules.content, { cwd: env.cwd, home: env.home, ruleDirectory: undefined })
+    switch (result._tag) {
+      case "Deny":
+        return { ...noContentMatch, deny: result.rule }
+      case "Ask":
+        return { ...noContentMatch, ask: result.rule }
+      case "Allow":
+        return { ...noContentMatch, allow: result.rules[0] }
+      case "NoMatch":
+        return noContentMatch
+    }
+  }
+  const matches = service.matchesRule === undefined
+    ? (rule: IndexedContentRule) => fallbackMatches(index, rule, definition, claims(), env)
+    : (rule: IndexedContentRule) => {
+      const context: RuleContext = { cwd: env.cwd, home: env.home, ruleDirectory: rule.ruleDirectory }
+      return service.matchesRule!(rule.content, input, context)
+    }
+  const deny = rules.content.deny.find(matches)
+  if (deny !== undefined) return { ...noContentMatch, deny }
+  const ask = rules.content.ask.find(matches)
+  if (ask !== undefined) return { ...noContentMatch, ask }
+  return { ...noContentMatch, allow: rules.content.allow.find(matches) }
+}
+
+// -----------------------------------------------------------------------------
+// claims
+// -----------------------------------------------------------------------------
+
+/** The first protected write among the claims, if any. */
+const safetyCheck = (claims: ReadonlyArray<Claim>, env: PolicyEnvironment): string | undefined => {
+  for (const claim of claims) {
+    if (claim.access !== "write" || !claim.resource.startsWith(FILE)) continue
+    const reason = protectedWriteReason(claim.resource.slice(FILE.length), env.settingsFiles)
+    if (reason !== undefined) return reason
+  }
+  return undefined
+}
+
+/** Every claim is a `file:` claim inside the workspace (and, when `needWrite`, at least one writes). */
+const staysInside = (claims: ReadonlyArray<Claim>, env: PolicyEnvironment, needWrite: boolean): boolean => {
+  let writes = 0
+  for (const claim of claims) {
+    if (!claim.resource.startsWith(FILE)) {
+      // Non-file resources (`net:`, `proc:`...) are not the workspace's; the world is certainly not inside it.
+      if (claim.resource === "*" || needWrite) return false
+      continue
+    }
+    if (!env.contains(claim.resource.slice(FILE.length))) return false
+    if (claim.access === "write") writes++
+  }
+  return !needWrite || writes > 0
+}
+
+const defaultSuggestions = (request: PolicyRequest, claims: ReadonlyArray<Claim>): ReadonlyArray<string> => {
+  const { definition, service } = request
+  if (definition.fileAccess !== undefined) {
+    const ruleName = definition.fileAccess === "edit" ? "Edit" : "Read"
+    if (claims.some((claim) => claim.resource === "*")) return []
+    const directories = new Set<string>()
+    for (const claim of claims) {
+      if (claim.resource.startsWith(FILE)) directories.add(posix.dirname(claim.resource.slice(FILE.length)))
+    }
+    return [...directories].map((directory) => printRule({ toolName: ruleName, content: `/${directory === "/" ? "" : directory}/**` }))
+  }
+  return service.matchesRule === undefined && service.matchRules === undefined ? [definition.name] : []
+}
+
+// -----------------------------------------------------------------------------
+// the decision
+// -----------------------------------------------------------------------------
+
+const denyByRule = (name: string, rule: IndexedRule): PolicyVerdict =>
+  PolicyVerdict.Deny({ reason: rule.reason, message: `Permission to use ${name} has been denied by the ${describeReason(rule.reason)}.` })
+
+const askByRule = (name: string, rule: IndexedRule): PolicyVerdict =>
+  PolicyVerdict.Ask({ reason: rule.reason, message: `${name} needs approval: ${describeReason(rule.reason)}.`, suggestions: [] })
+
+const allowWith = (request: PolicyRequest, reason: DecisionReason): PolicyVerdict => {
+  const { toolCheck } = request
+  return toolCheck._tag === "Allow" && toolCheck.updatedInput !== undefined
+    ? PolicyVerdict.Allow({ reason, updatedInput: toolCheck.updatedInput })
+    : PolicyVerdict.Allow({ reason })
+}
+
+const decideBeforeDontAsk = (index: RuleIndex, env: PolicyEnvironment, request: PolicyRequest): PolicyVerdict => {
+  const { definition, hook, service, toolCheck, traits } = request
+  const name = definition.name
+  const rules = rulesFor(index, definition)
+  let claimsMemo: ReadonlyArray<Claim> | undefined
+  const claims = () => (claimsMemo ??= service.claims(request.input))
+
+  // 1. The deny tier: deny rules, a hook's deny, the tool's deny, plan mode's refusal.
+  if (rules.wholeDeny !== undefined) return denyByRule(name, rules.wholeDeny)
+  const content = matchContent(index, rules, request, claims, env)
+  if (content.deny !== undefined) return denyByRule(name, content.deny)
+  if (hook?.behavior === "deny") return PolicyVerdict.Deny({ reason: DecisionReason.Hook({ hook: hook.hook, message: hook.message }), message: hook.message })
+  if (toolCheck._tag === "Deny") return PolicyVerdict.Deny({ reason: DecisionReason.Tool({ message: toolCheck.message }), message: toolCheck.message })
+  const readOnly = traits.readOnly || !definition.touchesEnvironment
+  if (env.mode === "plan" && !readOnly) {
+    const message = `${name} may change things, and plan mode only runs read-only calls.`
+    return PolicyVerdict.Deny({ reason: DecisionReason.Mode({ mode: "plan", message }), message })
+  }
+
+  // 2. The ask tier: ask rules, a hook's ask, the tool's ask, safety checks.
+  if (rules.wholeAsk !== undefined) return askByRule(name, rules.wholeAsk)
+  if (content.ask !== undefined) return askByRule(name, content.ask)
+  if (hook?.behavior === "ask") {
+    return PolicyVerdict.Ask({ reason: DecisionReason.Hook({ hook: hook.hook, message: hook.message }), message: hook.message, suggestions: [] })
+  }
+  if (toolCheck._tag === "Ask") {
+    return PolicyVerdict.Ask({ reason: DecisionReason.Tool({ message: toolCheck.message }), message: toolCheck.message, suggestions: toolCheck.suggestions ?? [] })
+  }
+  const unsafe = safetyCheck(claims(), env)
+  if (unsafe !== undefined) {
+    return PolicyVerdict.Ask({ reason: DecisionReason.SafetyCheck({ message: unsafe }), message: `${name} needs approval: ${unsafe}.`, suggestions: [] })
+  }
+
+  // 3. The mode.
+  if (env.mode === "bypassPermissions") {
+    return allowWith(request, DecisionReason.Mode({ mode: "bypassPermissions", message: "every call not denied or asked for by a rule, hook, tool or safety check runs" }))
+  }
+  if (env.mode === "acceptEdits" && definition.fileAccess === "edit" && staysInside(claims(), env, true)) {
+    return allowWith(request, DecisionReason.Mode({ mode: "acceptEdits", message: "edits inside the workspace are accepted" }))
+  }
+
+  // 4. Allow rules, and a hook's allow (which counts as one).
+  if (rules.wholeAllow !== undefined) return allowWith(request, rules.wholeAllow.reason)
+  if (content.allow !== undefined) return allowWith(request, content.allow.reason)
+  if (hook?.behavior === "allow") return allowWith(request, DecisionReason.Hook({ hook: hook.hook, message: hook.message }))
+
+  // 5. Read-only calls that stay inside the workspace.
+  if (env.readOnlyAutoAllow && traits.readOnly && !traits.openWorld && staysInside(claims(), env, false)) {
+    return allowWith(request, DecisionReason.ReadOnly())
+  }
+
+  // 6. The tool vouches for the call, or the call cannot touch anything.
+  if (toolCheck._tag === "Allow") {
+    return allowWith(request, DecisionReason.Tool({ message: toolCheck.reason ?? `${name} allowed this call` }))
+  }
+  if (!definition.touchesEnvironment) {
+    return PolicyVerdict.Allow({ reason: DecisionReason.Default({ message: `${name} does not touch the environment` }) })
+  }
+
+  // 7. Nothing allowed it: a person decides.
+  const message = `${name} needs approval: no rule allows this call.`
+  const suggestions = toolCheck.suggestions ?? defaultSuggestions(request, claims())
+  return PolicyVerdict.Ask({ reason: DecisionReason.Default({ message }), message, suggestions })
+}
+
+/**
+ * The verdict for one request under a rule set and an environment (the full order is documented in
+ * `Runtime/Permissions`).
+ *
+ * @internal
+ */
+export const decide = (index: RuleIndex, env: PolicyEnvironment, request: PolicyRequest): PolicyVerdict => {
+  const verdict = decideBeforeDontAsk(index, env, request)
+  if (verdict._tag !== "Ask" || env.mode !== "dontAsk") return verdict
+  const message = `${verdict.message} dontAsk mode denies every call that would need approval.`
+  return PolicyVerdict.Deny({ reason: DecisionReason.Mode({ mode: "dontAsk", message }), message })
+}

@@ -1,0 +1,253 @@
+/**
+ * The full {@link PermissionPolicy}: permission rules from settings files, the command line and the session; the
+ * permission mode; safety checks; read-only auto-allow; and the opinions of the tool and of PreToolUse hooks.
+ *
+ * ## Decision order
+ *
+ * The first step that decides, decides. Deny beats ask beats allow: every way to deny is looked at before any way
+ * to ask, and every way to ask before any way to allow.
+ *
+ * 1. **Deny rules** (any source) → Deny.
+ *    Then a PreToolUse **hook's deny**, the **tool's own Deny**, and **plan mode** (a call that is not read-only,
+ *    from a tool that touches the environment) → Deny.
+ * 2. **Ask rules** (any source) → Ask. Then a **hook's ask**, the **tool's own Ask** → Ask.
+ * 3. **Safety checks**: a write claim (`file:` resource) on `.git/`, `.claude/` (settings, hooks, commands), the
+ *    settings files in use, shell profiles (`.bashrc`, `.zshrc`, `.profile`, `.bash_profile`, `.zprofile`, ...),
+ *    `.gitconfig`, `.ssh/` and similar (see `Permission/SafetyCheck`) → Ask, in every mode, `bypassPermissions`
+ *    and `acceptEdits` included, and whatever the allow rules say.
+ * 4. **Mode**: `bypassPermissions` → Allow. `acceptEdits`: a tool with `fileAccess: "edit"` whose claims are all
+ *    `file:` claims inside the workspace, at least one a write → Allow.
+ * 5. **Allow rules** (any source) → Allow. A **hook's allow** counts as an allow rule, here and nowhere earlier: it
+ *    never overrides a deny or ask rule, the tool's deny or ask, a safety check or plan mode.
+ * 6. **Read-only auto-allow** (on by default): the call's traits are read-only and not open-world (a network read
+ *    can carry data out), and every claim is a `file:` claim inside the workspace (a `*` claim is not) → Allow.
+ * 7. **The tool's Allow** → Allow (with its `updatedInput`, which also accompanies any other Allow). A tool that
+ *    does not touch the environment → Allow.
+ * 8. Otherwise → Ask, with suggested rules (the tool's, else `Edit(//dir/**)`/`Read(//dir/**)` for file tools,
+ *    else the bare tool name for tools that cannot match rule content).
+ *
+ * In `dontAsk` mode every Ask becomes a Deny whose reason names the mode. Every verdict carries a `DecisionReason`:
+ * the rule (its text, behaviour, source and settings file), the mode, the hook, the tool, the safety check,
+ * read-only, or the default.
+ *
+ * ## Which rules govern a tool
+ *
+ * A rule targets a tool when its tool part is the tool's name or one of its aliases, `Read` for tools with
+ * `fileAccess: "read"`, `Edit` for tools with `fileAccess: "edit"`, or an MCP server-wide rule (`mcp__srv`,
+ * `mcp__srv__*`) for a tool of that server. A rule without content covers every call. A content rule is decided by
+ * the tool: `matchRules` when it has it (all content rules at once, for compound commands), else `matchesRule`
+ * rule by rule, with the rule's `RuleContext` (`/...` patterns anchored at the root of the rule's settings file).
+ * A tool with neither:
+ * - path rules (`Read(...)`, `Edit(...)`, or any rule for a tool with `fileAccess`) are matched against the
+ *   call's `file:` claims with the gitignore patterns of `Permission/PathPattern`: a deny or ask rule matches when
+ *   any claimed file matches (or the call claims `*`), an allow rule when every claimed file does;
+ * - any other content rule cannot be interpreted, so a deny or ask rule covers **every** call of the tool (a
+ *   `WebFetch(domain:x)` deny is never silently ignored) and an allow rule covers **none**.
+ *
+ * When several rules of one behaviour match, the first reported is from the earliest source: settings files in
+ * the order given, then command-line rules, then session rules.
+ *
+ * @since 0.1.0
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Path from "node:path"
+import { Workspace } from "../Tools/Workspace.js"
+import { decide, indexRule, makeIndex } from "./Permission/internal/policy.js"
+import type { IndexedRule, PolicyEnvironment } from "./Permission/internal/policy.js"
+import { parseRule, RuleParseError } from "./Permission/Rule.js"
+import type { PermissionRule, RuleBehavior } from "./Permission/Rule.js"
+import type { LoadedSettings, PermissionMode } from "./Permission/Settings.js"
+import { addRuleToSettingsFile, claudeSettingsPaths, loadClaudeSettings, loadSettingsFile, SettingsError } from "./Permission/Settings.js"
+import { PermissionPolicy, PolicyUpdateError } from "./PermissionPolicy.js"
+
+// -----------------------------------------------------------------------------
+// models
+// -----------------------------------------------------------------------------
+
+/**
+ * Rules given as text, by behaviour (command-line `--allow/--deny/--ask`, or initial session rules).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RuleLists {
+  readonly allow?: ReadonlyArray<string>
+  readonly deny?: ReadonlyArray<string>
+  readonly ask?: ReadonlyArray<string>
+}
+
+/**
+ * The options of {@link layer}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PermissionsOptions {
+  /** Loaded settings files, lowest precedence first (e.g. from {@link loadSettings}). */
+  readonly settings?: ReadonlyArray<LoadedSettings>
+  /** Rules from the command line (source `cliArg`). */
+  readonly cliRules?: RuleLists
+  /** Rules for this session only (source `session`). */
+  readonly sessionRules?: RuleLists
+  /**
+   * The mode. Default: `permissions.defaultMode` of the highest-precedence settings file that sets one, else
+   * `default`. A project settings file (shared, checked into a repository someone may just have cloned) cannot turn
+   * on `bypassPermissions`: that value is ignored there.
+   */
+  readonly mode?: PermissionMode
+  /** Allow read-only calls that stay inside the workspace without asking. Default true. */
+  readonly readOnlyAutoAllow?: boolean
+  /** Where "allow always" rules are written. Default `<cwd>/.claude/settings.local.json`. */
+  readonly localSettingsPath?: string
+}
+
+// -----------------------------------------------------------------------------
+// loading
+// -----------------------------------------------------------------------------
+
+/**
+ * Loads settings files: Claude Code's standard locations (user, project, local) when `claudeSettings` is set, then
+ * each of `files` (source `flagSettings`). A file named in `files` must exist; a standard location may be absent. A
+ * malformed file fails with a `SettingsError` naming the file and the field.
+ *
+ * @since 0.1.0
+ * @category loading
+ */
+export const loadSettings = (options: {
+  readonly claudeSettings?: boolean
+  readonly files?: ReadonlyArray<string>
+  readonly cwd: string
+  readonly home: string
+}): Effect.Effect<ReadonlyArray<LoadedSettings>, SettingsError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const standard = options.claudeSettings === true ? yield* loadClaudeSettings(options) : []
+    const given = yield* Effect.forEach(options.files ?? [], (file) => {
+      const path = Path.resolve(options.cwd, file)
+      return loadSettingsFile(path, "flagSettings").pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.fail(new SettingsError({ file: path, reason: "Unreadable", detail: "the file does not exist" })),
+          onSome: Effect.succeed
+        }))
+      )
+    })
+    return [...standard, ...given]
+  })
+
+/**
+ * The mode a set of settings files asks for: the last `permissions.defaultMode`, skipping `bypassPermissions` from
+ * project settings.
+ *
+ * @since 0.1.0
+ * @category loading
+ */
+export const modeFromSettings = (settings: ReadonlyArray<LoadedSettings>): PermissionMode => {
+  let mode: PermissionMode = "default"
+  for (const loaded of settings) {
+    const wanted = loaded.settings.permissions?.defaultMode
+    if (wanted === undefined) continue
+    if (wanted === "bypassPermissions" && loaded.source.kind === "projectSettings") continue
+    mode = wanted
+  }
+  return mode
+}
+
+// -----------------------------------------------------------------------------
+// constructors
+// -----------------------------------------------------------------------------
+
+const BEHAVIORS: ReadonlyArray<RuleBehavior> = ["deny", "ask", "allow"]
+
+const parseLists = (lists: RuleLists | undefined, source: "cliArg" | "session"): Either.Either<Array<IndexedRule>, RuleParseError> => {
+  const out: Array<IndexedRule> = []
+  for (const behavior of BEHAVIORS) {
+    for (const text of lists?.[behavior] ?? []) {
+      const parsed = parseRule(text)
+      if (Either.isLeft(parsed)) return Either.left(parsed.left)
+      out.push(indexRule(behavior, parsed.right, source, undefined))
+    }
+  }
+  return Either.right(out)
+}
+
+/**
+ * Builds the policy service over a workspace (its working directory anchors relative rules, its roots bound
+ * acceptEdits and read-only auto-allow).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  options: PermissionsOptions = {}
+): Effect.Effect<PermissionPolicy["Type"], RuleParseError, Workspace | FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const workspace = yield* Workspace
+    const fs = yield* FileSystem.FileSystem
+    const settings = options.settings ?? []
+    const localSettingsPath = Path.resolve(
+      workspace.cwd,
+      options.localSettingsPath ?? claudeSettingsPaths({ home: workspace.home, cwd: workspace.cwd })[2]!.path
+    )
+    const fromFiles = settings.flatMap((loaded) =>
+      loaded.rules.map((sourced) => indexRule(sourced.behavior, sourced.rule, sourced.source.kind, sourced.source.path))
+    )
+    const cli = yield* parseLists(options.cliRules, "cliArg")
+    const session = yield* parseLists(options.sessionRules, "session")
+    const index = yield* Ref.make(makeIndex([...fromFiles, ...cli, ...session]))
+    const env: PolicyEnvironment = {
+      cwd: workspace.cwd,
+      home: workspace.home,
+      contains: workspace.contains,
+      settingsFiles: new Set([localSettingsPath, ...settings.map((loaded) => Path.resolve(loaded.source.path))]),
+      mode: options.mode ?? modeFromSettings(settings),
+      readOnlyAutoAllow: options.readOnlyAutoAllow ?? true
+    }
+    // "allow always" edits one file: one writer at a time.
+    const writeLock = yield* Effect.makeSemaphore(1)
+
+    const addRules = (rules: ReadonlyArray<IndexedRule>) => Ref.update(index, (current) => makeIndex([...current.rules, ...rules]))
+
+    const remember = (texts: ReadonlyArray<string>, scope: "session" | "always"): Effect.Effect<void, PolicyUpdateError> =>
+      Effect.gen(function*() {
+        const parsed: Array<PermissionRule> = []
+        for (const text of texts) {
+          const rule = parseRule(text)
+          if (Either.isLeft(rule)) return yield* new PolicyUpdateError({ message: rule.left.message })
+          parsed.push(rule.right)
+        }
+        if (scope === "session") return yield* addRules(parsed.map((rule) => indexRule("allow", rule, "session", undefined)))
+        // The session honours the rules even if writing them fails; the failure is still reported.
+        yield* addRules(parsed.map((rule) => indexRule("allow", rule, "localSettings", localSettingsPath)))
+        yield* writeLock.withPermits(1)(
+          Effect.forEach(parsed, (rule) => addRuleToSettingsFile(localSettingsPath, "allow", rule), { discard: true })
+        ).pipe(
+          Effect.provideService(FileSystem.FileSystem, fs),
+          Effect.mapError((error) => new PolicyUpdateError({ message: error.message }))
+        )
+      }).pipe(Effect.withSpan("Permissions.remember", { attributes: { scope } }))
+
+    return {
+      evaluate: (request) => Effect.map(Ref.get(index), (current) => decide(current, env, request)),
+      remember,
+      readOnlyOnly: Effect.succeed(env.mode === "plan")
+    }
+  })
+
+// -----------------------------------------------------------------------------
+// layers
+// -----------------------------------------------------------------------------
+
+/**
+ * The full permission policy. Fails when a command-line or session rule does not parse.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  options: PermissionsOptions = {}
+): Layer.Layer<PermissionPolicy, RuleParseError, Workspace | FileSystem.FileSystem> => Layer.effect(PermissionPolicy, make(options))
+

@@ -1,0 +1,605 @@
+/**
+ * The `Bash` tool: runs a shell command in the workspace, as Claude Code's tool of the same name does
+ * (parameters `command`, `timeout` in milliseconds, `description`).
+ *
+ * - **Risk** comes from the static analysis in `Shell/`: a command is read-only only when every simple command
+ *   in it is on the read-only allowlist (`Shell/ReadOnly`), and then it runs alongside reads and is auto-allowed
+ *   inside the workspace by the policy; anything else claims the whole world and needs a rule or a person.
+ *   `Bash(...)` rules are decided by `Shell/BashRule` (a compound command is allowed only if every part is).
+ *   The tool never allows on its own: it asks for commands it cannot analyse, and otherwise has no opinion.
+ * - **Execution** is `Shell/Process`: own process group, explicit environment, stdout and stderr interleaved,
+ *   timeout (default 2 minutes, at most 10), and no process outliving the call (background jobs included).
+ *   Optionally inside the bubblewrap sandbox (`Shell/Sandbox`).
+ * - **Output** streams to the ResultStore once it outgrows the model's budget; memory keeps a head and a tail
+ *   (1 MiB each by default). The model gets head and tail with the path of the full output. Exit code 1 of
+ *   `grep`, `egrep`, `fgrep`, `rg`, `diff`, `cmp`, `test` and `[` as the last command is an answer, not an
+ *   error; any other non-zero exit code is a failure whose message holds the output and the code.
+ *
+ * ```ts
+ * const tools = Bash.layer({ sandbox: "off" }) // needs Workspace, ResultStore, CommandExecutor
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import type * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import { printRule } from "../Runtime/Permission/Rule.js"
+import { ResultStore } from "../Runtime/ResultStore.js"
+import type { ResultSink } from "../Runtime/ResultStore.js"
+import { PermissionCheck } from "../Tool/Permission.js"
+import { UiBlock } from "../Tool/Presentation.js"
+import * as Tool from "../Tool/Tool.js"
+import { analyze } from "./Shell/Analysis.js"
+import type { ShellAnalysis } from "./Shell/Analysis.js"
+import { BashRuleVerdict, decideBashRules, suggestRule } from "./Shell/BashRule.js"
+import type { RuleRef } from "./Shell/BashRule.js"
+import { realSleep } from "./Shell/internal/realTime.js"
+import { OutputBuffer } from "./Shell/OutputBuffer.js"
+import * as Process from "./Shell/Process.js"
+import { classifyReadOnly } from "./Shell/ReadOnly.js"
+import * as Sandbox from "./Shell/Sandbox.js"
+import { Workspace } from "./Workspace.js"
+
+// ---------------------------------------------------------------------------------------------------------------
+// limits
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * The default timeout of a command, in milliseconds (2 minutes).
+ *
+ * @since 0.1.0
+ * @category limits
+ */
+export const DEFAULT_TIMEOUT_MS = 120_000
+
+/**
+ * The longest timeout a call may ask for, in milliseconds (10 minutes).
+ *
+ * @since 0.1.0
+ * @category limits
+ */
+export const MAX_TIMEOUT_MS = 600_000
+
+/**
+ * The tool's `maxResultChars`; its own model text stays under it, so the runtime never stores it a second time.
+ *
+ * @since 0.1.0
+ * @category limits
+ */
+export const MAX_RESULT_CHARS = 30_000
+
+/** Output up to this many bytes reaches the model whole (a character is at least one byte). */
+const BODY_LIMIT = 28_000
+/** Characters of head and of tail the model gets from a larger output. */
+const PREVIEW_CHARS = 12_000
+
+// ---------------------------------------------------------------------------------------------------------------
+// models
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * The tool's input, as in Claude Code.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const BashInput = Schema.Struct({
+  command: Schema.String.annotations({ description: "The command to execute" }),
+  timeout: Schema.optional(
+    Schema.Number.pipe(Schema.int(), Schema.between(1, MAX_TIMEOUT_MS)).annotations({
+      description: `Optional timeout in milliseconds (max ${MAX_TIMEOUT_MS})`
+    })
+  ),
+  description: Schema.optional(
+    Schema.String.annotations({ description: "Clear, concise description of what this command does in 5-10 words" })
+  )
+})
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type BashInput = typeof BashInput.Type
+
+/**
+ * What a finished command produced.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const BashOutput = Schema.Struct({
+  /** The whole output (stdout and stderr interleaved) when memory kept it all, else its head. */
+  output: Schema.String,
+  /** The tail of the output when bytes between head and tail were dropped from memory, else empty. */
+  outputTail: Schema.String,
+  /** Bytes between `output` and `outputTail` that only the stored file has. */
+  omittedBytes: Schema.Number,
+  totalBytes: Schema.Number,
+  /** The full output in the ResultStore, when it outgrew the model's budget. */
+  fullOutputPath: Schema.optional(Schema.String),
+  exitCode: Schema.Number,
+  /** What a non-zero exit code that is not an error means (`no matches`). */
+  interpretation: Schema.optional(Schema.String),
+  durationMs: Schema.Number,
+  /** Background processes still running when the command ended; they were stopped. */
+  stoppedBackgroundProcesses: Schema.Number,
+  /** The output ended early: a process outside the call's reach held it open. */
+  outputIncomplete: Schema.Boolean
+})
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type BashOutput = typeof BashOutput.Type
+
+/**
+ * Why a command failed; `message` is the model's text (exit code and bounded output).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class BashFailure extends Schema.TaggedError<BashFailure>("effect-tool-runtime/Tools/Bash/BashFailure")("BashFailure", {
+  reason: Schema.Literal("exit", "signal", "timeout", "start"),
+  message: Schema.String,
+  exitCode: Schema.optional(Schema.Number),
+  fullOutputPath: Schema.optional(Schema.String)
+}) {}
+
+/**
+ * Options of {@link layer}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface BashOptions {
+  /** Default `"off"`. `"bubblewrap"` fails the layer when bwrap is missing or cannot sandbox here. */
+  readonly sandbox?: Sandbox.SandboxMode
+  /** Time between SIGTERM and SIGKILL. Default 2 seconds. */
+  readonly killGrace?: Duration.DurationInput
+  /** Bytes of head, and of tail, kept in memory. Default 1 MiB each. */
+  readonly memoryBytes?: number
+  /** The environment commands start from, before dangerous variables are removed. Default `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>
+  /** Interval of progress reports with the latest lines. Default 1 second. */
+  readonly progressInterval?: Duration.DurationInput
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// the tool
+// ---------------------------------------------------------------------------------------------------------------
+
+const description = `Executes a bash command in the workspace directory and returns its output (stdout and stderr interleaved) and exit code.
+
+- Each call runs in a fresh shell: \`cd\`, variables and background jobs do not carry over to the next call, and every process the command started is stopped when it ends.
+- Standard input is empty; interactive commands will not wait for input.
+- Timeout: ${DEFAULT_TIMEOUT_MS} ms by default, at most ${MAX_TIMEOUT_MS} ms (parameter \`timeout\`).
+- Long output is cut: you get the beginning and the end, and the path of a file with the full output.
+- Exit code 1 from grep, rg, diff, cmp, test and [ is reported as a result (no matches, files differ, condition false), not an error.
+- Prefer the dedicated tools (Read, Grep, Glob, Edit) for reading, searching and editing files.
+- Give a short \`description\` of what the command does.`
+
+const definition = Tool.make("Bash", {
+  description,
+  input: BashInput,
+  output: BashOutput,
+  failure: BashFailure,
+  maxResultChars: MAX_RESULT_CHARS,
+  // Above the largest per-call timeout plus the kill grace, so the tool's own timeout (with its partial output)
+  // always fires before the runtime's.
+  timeout: Duration.seconds(MAX_TIMEOUT_MS / 1000 + 10),
+  touchesEnvironment: true
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// classification
+// ---------------------------------------------------------------------------------------------------------------
+
+/** The last few analyses: traits, claims and checkPermissions of one call each need the same one. */
+const analyses = new Map<string, ShellAnalysis>()
+const analysisOf = (command: string): ShellAnalysis => {
+  const cached = analyses.get(command)
+  if (cached !== undefined) return cached
+  let analysis: ShellAnalysis
+  try {
+    analysis = analyze(command)
+  } catch (error) {
+    analysis = { _tag: "Unanalyzable", source: command, reason: `the analysis failed: ${String(error)}` }
+  }
+  if (analyses.size >= 64) analyses.delete(analyses.keys().next().value!)
+  analyses.set(command, analysis)
+  return analysis
+}
+
+const isReadOnly = (command: string): boolean => {
+  try {
+    return classifyReadOnly(analysisOf(command)).readOnly
+  } catch {
+    return false
+  }
+}
+
+const destructiveNames: ReadonlySet<string> = new Set(["rm", "rmdir", "shred", "dd", "mkfs", "truncate", "wipefs", "fdisk"])
+const networkNames: ReadonlySet<string> = new Set(["curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ncat", "telnet", "ftp"])
+
+/**
+ * The traits of a command: read-only (and so concurrency-safe) per `Shell/ReadOnly`; destructive and open-world by
+ * a rough look at the command names (a hint for UIs, never a permission input).
+ *
+ * @since 0.1.0
+ * @category classification
+ */
+export const traitsOf = (command: string): Tool.Traits => {
+  const readOnly = isReadOnly(command)
+  const analysis = analysisOf(command)
+  if (analysis._tag === "Unanalyzable") return { readOnly, concurrencySafe: readOnly, destructive: false, openWorld: true }
+  const words = analysis.commands.map((simple) => simple.words.map((word) => word.value))
+  const destructive = words.some(([name, ...args]) =>
+    (name !== undefined && destructiveNames.has(name)) ||
+    (name === "git" && (args.includes("--force") || args.includes("--hard") || (args[0] === "clean" && args.some((a) => /^-[a-z]*f/.test(a)))))
+  )
+  const openWorld = words.some(([name, sub]) =>
+    (name !== undefined && networkNames.has(name)) || (name === "git" && ["push", "pull", "fetch", "clone", "ls-remote"].includes(sub ?? ""))
+  )
+  return { readOnly, concurrencySafe: readOnly, destructive, openWorld }
+}
+
+/**
+ * The claims of a command: a read of every file for a read-only command (it runs alongside other reads, never
+ * alongside a write), the whole world otherwise.
+ *
+ * @since 0.1.0
+ * @category classification
+ */
+export const claimsOf = (command: string): ReadonlyArray<Tool.Claim> => (isReadOnly(command) ? [Tool.Claim.read("file:/")] : [Tool.Claim.world])
+
+/**
+ * The tool's own permission view: ask, with the reason, for a command the analysis cannot vouch for; otherwise no
+ * opinion (the policy's rules, modes and read-only auto-allow decide), with a suggested rule for the prompt.
+ *
+ * @since 0.1.0
+ * @category classification
+ */
+export const permissionCheckOf = (command: string): PermissionCheck<never> => {
+  const analysis = analysisOf(command)
+  if (analysis._tag === "Unanalyzable") return PermissionCheck.ask(`This command cannot be analysed (${analysis.reason}); approve it only if you have read it.`)
+  let suggestion: Option.Option<string>
+  try {
+    suggestion = suggestRule(command)
+  } catch {
+    suggestion = Option.none()
+  }
+  return Option.match(suggestion, {
+    onNone: () => PermissionCheck.passthrough(),
+    onSome: (content) => PermissionCheck.passthrough([printRule({ toolName: "Bash", content })])
+  })
+}
+
+/**
+ * Decides `Bash(...)` rules for a command with `Shell/BashRule`, reporting the policy's own rule values back.
+ *
+ * @since 0.1.0
+ * @category classification
+ */
+export const matchRules = <R extends Tool.ContentRule>(command: string, rules: Tool.RulesByBehavior<R>): Tool.RuleMatch<R> => {
+  const original = new Map<RuleRef, R>()
+  const refs = (list: ReadonlyArray<R>): ReadonlyArray<RuleRef> =>
+    list.map((rule) => {
+      const ref: RuleRef = { content: rule.content }
+      original.set(ref, rule)
+      return ref
+    })
+  const verdict = decideBashRules(command, { deny: refs(rules.deny), ask: refs(rules.ask), allow: refs(rules.allow) })
+  return BashRuleVerdict.$match(verdict, {
+    Deny: ({ rule, subcommand }): Tool.RuleMatch<R> => ({ _tag: "Deny", rule: original.get(rule)!, detail: `it matches \`${subcommand}\`` }),
+    Ask: ({ rule, subcommand }): Tool.RuleMatch<R> => ({ _tag: "Ask", rule: original.get(rule)!, detail: `it matches \`${subcommand}\`` }),
+    Allow: ({ rules: used }): Tool.RuleMatch<R> => ({ _tag: "Allow", rules: used.map((rule) => original.get(rule)!) }),
+    NoMatch: ({ unmatched }): Tool.RuleMatch<R> =>
+      unmatched.length === 0 ? { _tag: "NoMatch" } : { _tag: "NoMatch", detail: `no allow rule covers: ${unmatched.join("; ")}` }
+  })
+}
+
+/** Exit code 1 of these, as the last command, is an answer. */
+const exitOneMeanings: ReadonlyMap<string, string> = new Map([
+  ["grep", "no matches"],
+  ["egrep", "no matches"],
+  ["fgrep", "no matches"],
+  ["rg", "no matches"],
+  ["diff", "the inputs differ"],
+  ["cmp", "the files differ"],
+  ["test", "the condition is false"],
+  ["[", "the condition is false"]
+])
+
+/**
+ * What exit code 1 means when it is not an error: the last simple command at the top level (not in a
+ * substitution or function body), whose status is the shell's when it runs last, is one of `grep`, `egrep`,
+ * `fgrep`, `rg`, `diff`, `cmp`, `test`, `[`. `test -f x && cat x` ending with 1 is therefore an error (its last
+ * command is `cat`), and so is `set -o pipefail` with a grep early in a pipeline: when in doubt, an error.
+ *
+ * @since 0.1.0
+ * @category classification
+ */
+export const exitOneMeaning = (command: string): string | undefined => {
+  const analysis = analysisOf(command)
+  if (analysis._tag === "Unanalyzable") return undefined
+  const top = analysis.commands.filter((simple) => !simple.inSubstitution && !simple.inFunction)
+  const name = top.at(-1)?.words[0]
+  return name?.literal === true ? exitOneMeanings.get(name.value) : undefined
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// presentation
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * A byte count in human units.
+ *
+ * @since 0.1.0
+ * @category presentation
+ */
+export const formatBytes = (bytes: number): string =>
+  bytes < 1024
+    ? `${bytes} B`
+    : bytes < 1024 * 1024
+    ? `${(bytes / 1024).toFixed(1)} KB`
+    : bytes < 1024 ** 3
+    ? `${(bytes / 1024 / 1024).toFixed(1)} MB`
+    : `${(bytes / 1024 ** 3).toFixed(2)} GB`
+
+const formatDuration = (ms: number): string => (ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`)
+
+/** The first `max` characters, cut after a line break when one falls in the second half. */
+const headOf = (text: string, max: number): string => {
+  if (text.length <= max) return text
+  const cut = text.lastIndexOf("\n", max)
+  return text.slice(0, cut >= max / 2 ? cut + 1 : max)
+}
+
+/** The last `max` characters, cut after a line break when one falls in the first half. */
+const tailOf = (text: string, max: number): string => {
+  if (text.length <= max) return text
+  const start = text.length - max
+  const cut = text.indexOf("\n", start)
+  return text.slice(cut !== -1 && cut < start + max / 2 ? cut + 1 : start)
+}
+
+interface OutputView {
+  readonly output: string
+  readonly outputTail: string
+  readonly omittedBytes: number
+  readonly totalBytes: number
+  readonly fullOutputPath?: string | undefined
+}
+
+/**
+ * The output as the model and the UI see it: whole when it fits the budget, else head and tail with the size of
+ * what is left out and the path of the full output. Never longer than about 25,000 characters.
+ *
+ * @since 0.1.0
+ * @category presentation
+ */
+export const outputText = (view: OutputView): string => {
+  const whole = view.omittedBytes === 0 && view.outputTail === ""
+  if (whole && view.output.length <= BODY_LIMIT) return view.output
+  const head = headOf(view.output, PREVIEW_CHARS)
+  const tail = tailOf(whole ? view.output : view.outputTail, PREVIEW_CHARS)
+  const where = view.fullOutputPath === undefined
+    ? "the full output could not be saved"
+    : `full output (${formatBytes(view.totalBytes)}) saved to: ${view.fullOutputPath}`
+  const separator = head.endsWith("\n") ? "" : "\n"
+  return `${head}${separator}\n... [output too long: the middle was left out; ${where}] ...\n\n${tail}`
+}
+
+const modelText = (output: BashOutput): string => {
+  const notes: Array<string> = []
+  if (output.interpretation !== undefined) notes.push(`(exit code ${output.exitCode}: ${output.interpretation})`)
+  if (output.stoppedBackgroundProcesses > 0) {
+    notes.push(`(${output.stoppedBackgroundProcesses} background process(es) were still running when the command ended and were stopped: nothing outlives a call)`)
+  }
+  if (output.outputIncomplete) notes.push("(the output may be incomplete: a detached process kept it open)")
+  const body = outputText(output).replace(/\n$/, "")
+  return [body, ...notes].filter((part) => part !== "").join("\n")
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// execution
+// ---------------------------------------------------------------------------------------------------------------
+
+interface Services {
+  readonly workspace: Workspace["Type"]
+  readonly store: ResultStore["Type"]
+  readonly executor: CommandExecutor.CommandExecutor
+  readonly env: Readonly<Record<string, string>>
+  readonly wrap: ((argv: Process.Argv) => Process.Argv) | undefined
+  readonly killGrace: Duration.DurationInput
+  readonly memoryBytes: number
+  readonly progressEvery: number
+}
+
+const runCommand = (services: Services, input: BashInput, context: Tool.CallContext): Effect.Effect<BashOutput, BashFailure, Scope.Scope> =>
+  Effect.gen(function*() {
+    const scope = yield* Effect.scope
+    const buffer = new OutputBuffer(services.memoryBytes, services.memoryBytes)
+    let sink: ResultSink | undefined
+    let sinkBroken = false
+    const startedAt = performance.now()
+
+    const keepSinkOrDrop = (write: Effect.Effect<void, unknown>) =>
+      Effect.catchAll(write, (error) =>
+        Effect.sync(() => {
+          sinkBroken = true
+        }).pipe(Effect.zipRight(Effect.logWarning("Bash: the full output could not be stored", error))))
+
+    const onOutput = (chunk: Uint8Array): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        buffer.append(chunk)
+        if (sink !== undefined) return keepSinkOrDrop(sink.write(chunk))
+        if (sinkBroken || buffer.totalBytes <= BODY_LIMIT) return Effect.void
+        // Past the model's budget: from now on the full output goes to the store. All of it is still in the head.
+        return keepSinkOrDrop(
+          services.store.open(context.toolUseId).pipe(
+            Scope.extend(scope),
+            Effect.tap((opened) => {
+              sink = opened
+              return opened.write(buffer.headSoFar())
+            })
+          )
+        )
+      })
+
+    const view = (): OutputView => {
+      const snapshot = buffer.snapshot()
+      return {
+        output: snapshot.head,
+        outputTail: snapshot.tail,
+        omittedBytes: snapshot.omittedBytes,
+        totalBytes: snapshot.totalBytes,
+        fullOutputPath: sinkBroken ? undefined : sink?.path
+      }
+    }
+
+    const progress = yield* Effect.forkScoped(
+      Effect.forever(
+        realSleep(services.progressEvery).pipe(
+          Effect.zipRight(Effect.suspend(() =>
+            context.progress({
+              message: `Running for ${formatDuration(performance.now() - startedAt)}, ${formatBytes(buffer.totalBytes)} of output`,
+              lines: buffer.latestLines(5)
+            })
+          ))
+        )
+      )
+    )
+
+    const timeoutMs = Math.min(input.timeout ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS)
+    const result = yield* Process.run({
+      command: input.command,
+      cwd: services.workspace.cwd,
+      env: services.env,
+      timeout: Duration.millis(timeoutMs),
+      killGrace: services.killGrace,
+      onOutput,
+      ...(services.wrap === undefined ? {} : { wrap: services.wrap })
+    }).pipe(
+      Effect.provideService(CommandExecutor.CommandExecutor, services.executor),
+      Effect.mapError((error) => new BashFailure({ reason: "start", message: error.message })),
+      Effect.onInterrupt(() =>
+        Effect.suspend(() => {
+          const partial = view()
+          return context.progress({
+            message: `Interrupted after ${formatDuration(performance.now() - startedAt)}; ${formatBytes(partial.totalBytes)} of output so far${
+              partial.fullOutputPath === undefined ? "" : ` (saved to ${partial.fullOutputPath})`
+            }`,
+            lines: buffer.latestLines(20)
+          })
+        })
+      )
+    )
+    yield* Fiber.interrupt(progress)
+
+    const durationMs = Math.round(performance.now() - startedAt)
+    const seen = view()
+    const output: BashOutput = {
+      output: seen.output,
+      outputTail: seen.outputTail,
+      omittedBytes: seen.omittedBytes,
+      totalBytes: seen.totalBytes,
+      ...(seen.fullOutputPath === undefined ? {} : { fullOutputPath: seen.fullOutputPath }),
+      exitCode: result.exit._tag === "TimedOut" ? 124 : result.exit.code,
+      durationMs,
+      stoppedBackgroundProcesses: result.leftovers,
+      outputIncomplete: result.outputIncomplete
+    }
+    const failure = (reason: BashFailure["reason"], headline: string, exitCode?: number) =>
+      new BashFailure({
+        reason,
+        message: [headline, modelText(output)].filter((part) => part !== "").join("\n"),
+        ...(exitCode === undefined ? {} : { exitCode }),
+        ...(output.fullOutputPath === undefined ? {} : { fullOutputPath: output.fullOutputPath })
+      })
+    switch (result.exit._tag) {
+      case "TimedOut":
+        return yield* failure("timeout", `Command timed out after ${formatDuration(timeoutMs)} and was stopped. Output so far:`)
+      case "Signaled":
+        return yield* failure("signal", `Command was killed by ${result.exit.signal} (exit code ${result.exit.code}). Output:`, result.exit.code)
+      case "Exited": {
+        const code = result.exit.code
+        if (code === 0) return output
+        const meaning = code === 1 ? exitOneMeaning(input.command) : undefined
+        if (meaning !== undefined) return { ...output, interpretation: meaning }
+        return yield* failure("exit", `Command failed with exit code ${code}. Output:`, code)
+      }
+    }
+  })
+
+/**
+ * The Bash tool over the Workspace (commands run in its working directory), the ResultStore (full outputs) and a
+ * CommandExecutor (e.g. `NodeContext.layer`). With `sandbox: "bubblewrap"` the layer fails with
+ * {@link Sandbox.SandboxUnavailable} when bwrap is missing or cannot sandbox on this machine.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  options: BashOptions = {}
+): Layer.Layer<Tool.Identifier<"Bash">, Sandbox.SandboxUnavailable, Workspace | ResultStore | CommandExecutor.CommandExecutor> =>
+  definition.implementEffect(
+    Effect.gen(function*() {
+      const workspace = yield* Workspace
+      const store = yield* ResultStore
+      const executor = yield* CommandExecutor.CommandExecutor
+      let wrap: ((argv: Process.Argv) => Process.Argv) | undefined
+      if (options.sandbox === "bubblewrap") {
+        const sandbox = { writable: workspace.roots, cwd: workspace.cwd }
+        yield* Sandbox.probe(sandbox).pipe(Effect.provideService(CommandExecutor.CommandExecutor, executor))
+        wrap = Sandbox.wrap(sandbox)
+      }
+      const services: Services = {
+        workspace,
+        store,
+        executor,
+        env: Process.shellEnvironment(options.env),
+        wrap,
+        killGrace: options.killGrace ?? Duration.seconds(2),
+        memoryBytes: Math.max(BODY_LIMIT, options.memoryBytes ?? 1024 * 1024),
+        progressEvery: Duration.toMillis(Duration.decode(options.progressInterval ?? Duration.seconds(1)))
+      }
+      return {
+        validate: (input) => (input.command.trim() === "" ? Tool.reject("The command is empty.") : Effect.succeed(input)),
+        checkPermissions: (input) => Effect.succeed(permissionCheckOf(input.command)),
+        traits: (input) => traitsOf(input.command),
+        claims: (input) => claimsOf(input.command),
+        matchRules: (input, rules) => matchRules(input.command, rules),
+        call: (input, context) => runCommand(services, input, context),
+        renderUse: (input) => [
+          UiBlock.Title({ text: input.description === undefined || input.description.trim() === "" ? "Bash" : `Bash: ${input.description}` }),
+          UiBlock.Code({ text: input.command, language: "bash" })
+        ],
+        renderResult: (output) => [
+          UiBlock.Code({ text: outputText(output) }),
+          UiBlock.Fields({
+            fields: [
+              ["exit code", output.interpretation === undefined ? String(output.exitCode) : `${output.exitCode} (${output.interpretation})`],
+              ["duration", formatDuration(output.durationMs)],
+              ["output", formatBytes(output.totalBytes)],
+              ...(output.fullOutputPath === undefined ? [] : [["full output", output.fullOutputPath] as const])
+            ]
+          })
+        ],
+        toModel: modelText
+      }
+    })
+  )
+
+/**
+ * The Bash tool: its definition, the Tag of its service, and {@link layer}.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const BashTool = Object.assign(definition, { layer })

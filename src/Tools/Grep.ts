@@ -1,0 +1,263 @@
+/**
+ * The `Grep` tool (Claude Code's parameters: `pattern`, `path`, `glob`, `type`, `output_mode`, `-i`, `-n`, `-A`,
+ * `-B`, `-C`, `multiline`, `head_limit`): ripgrep from `@vscode/ripgrep`, spawned with an argv array (never a
+ * shell), the pattern after `-e` so a pattern starting with `-` is not an option.
+ *
+ * - Exit code 1 is "no matches", not an error; exit code 2 is an error with rg's stderr (unless rg still found
+ *   matches, e.g. past an unreadable file: then the matches come back with a note).
+ * - Output is read as it streams and rg is killed once `head_limit` entries (or 4 MB) have arrived; interrupting
+ *   the call (timeout, cancellation) kills rg too.
+ * - rg runs in the working directory with a relative target when the target is inside it, so paths come back
+ *   short. `--no-config` keeps a user's RIPGREP_CONFIG_PATH out; hidden files are searched, `.git` is not; `.gitignore`
+ *   is respected (rg's default).
+ *
+ * @since 0.1.0
+ */
+import { rgPath } from "@vscode/ripgrep"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as childProcess from "node:child_process"
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import * as Tool from "../Tool/Tool.js"
+import { UiBlock } from "../Tool/Presentation.js"
+import { checkPath, displayPath, fileResource, ruleCovers, specialFileReason } from "./internal/filesPaths.js"
+import { isWithin, Workspace } from "./Workspace.js"
+
+// ---------------------------------------------------------------------------------------------------------------
+// definition
+// ---------------------------------------------------------------------------------------------------------------
+
+const Count = Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))
+
+/**
+ * Grep's input, as Claude Code names it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const GrepInput = Schema.Struct({
+  pattern: Schema.String.annotations({ description: "The regular expression pattern to search for in file contents (ripgrep syntax)" }),
+  path: Schema.optional(Schema.String).annotations({ description: "File or directory to search in. Defaults to the current working directory." }),
+  glob: Schema.optional(Schema.String).annotations({ description: "Glob pattern to filter files (e.g. \"*.js\", \"*.{ts,tsx}\")" }),
+  type: Schema.optional(Schema.String).annotations({ description: "File type to search (rg --type), e.g. js, py, rust" }),
+  output_mode: Schema.optional(Schema.Literal("content", "files_with_matches", "count")).annotations({
+    description: "\"content\" shows matching lines, \"files_with_matches\" shows file paths (default), \"count\" shows match counts"
+  }),
+  "-i": Schema.optional(Schema.Boolean).annotations({ description: "Case insensitive search" }),
+  "-n": Schema.optional(Schema.Boolean).annotations({ description: "Show line numbers in output (content mode; default true)" }),
+  "-A": Schema.optional(Count).annotations({ description: "Lines to show after each match (content mode)" }),
+  "-B": Schema.optional(Count).annotations({ description: "Lines to show before each match (content mode)" }),
+  "-C": Schema.optional(Count).annotations({ description: "Lines to show before and after each match (content mode)" }),
+  multiline: Schema.optional(Schema.Boolean).annotations({ description: "Let patterns span lines and `.` match newlines (rg -U --multiline-dotall)" }),
+  head_limit: Schema.optional(Count).annotations({ description: "Only the first N lines or entries of the output" })
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type GrepInput = typeof GrepInput.Type
+
+/**
+ * What Grep found: rg's output lines, in its order.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const GrepOutput = Schema.Struct({
+  mode: Schema.Literal("content", "files_with_matches", "count"),
+  lines: Schema.Array(Schema.String),
+  /** Whether output was cut at `head_limit` or the size cap. */
+  truncated: Schema.Boolean,
+  /** rg's complaints when it still found matches (exit code 2 with output). */
+  warning: Schema.optional(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type GrepOutput = typeof GrepOutput.Type
+
+/**
+ * The Grep tool.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const Grep = Tool.make("Grep", {
+  description: [
+    "A search tool built on ripgrep.",
+    "- Supports full regex syntax (e.g. \"log.*Error\", \"function\\s+\\w+\"); escape literal braces (\"interface\\{\\}\").",
+    "- Filter files with glob (e.g. \"*.js\", \"**/*.tsx\") or type (e.g. \"js\", \"py\").",
+    "- output_mode: \"content\" shows matching lines, \"files_with_matches\" only file paths (default), \"count\" match counts.",
+    "- Use multiline: true for patterns that span lines."
+  ].join("\n"),
+  input: GrepInput,
+  output: GrepOutput,
+  maxResultChars: 20_000,
+  fileAccess: "read"
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// implementation
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Output kept in memory at most; the result store takes over from the runtime's cap anyway. */
+const maxOutputBytes = 4 * 1024 * 1024
+
+/**
+ * rg's arguments for an input; `target` is the file or directory to search, as rg should print it.
+ *
+ * @since 0.1.0
+ * @category utilities
+ */
+export const ripgrepArgs = (input: GrepInput, target: string): ReadonlyArray<string> => {
+  const mode = input.output_mode ?? "files_with_matches"
+  const args = ["--no-config", "--color=never", "--hidden", "--glob", "!.git", "--max-columns", "500", "--max-columns-preview"]
+  if (mode === "files_with_matches") args.push("--files-with-matches")
+  else if (mode === "count") args.push("--count", "--with-filename")
+  else {
+    args.push("--no-heading", "--with-filename")
+    if (input["-n"] !== false) args.push("--line-number")
+    if (input["-C"] !== undefined) args.push("--context", String(input["-C"]))
+    if (input["-A"] !== undefined) args.push("--after-context", String(input["-A"]))
+    if (input["-B"] !== undefined) args.push("--before-context", String(input["-B"]))
+  }
+  if (input["-i"] === true) args.push("--ignore-case")
+  if (input.multiline === true) args.push("--multiline", "--multiline-dotall")
+  if (input.type !== undefined) args.push("--type", input.type)
+  // Several globs separated by whitespace; a brace group ("*.{ts,tsx}") stays one glob.
+  for (const glob of input.glob?.split(/\s+/).filter((g) => g !== "") ?? []) args.push("--glob", glob)
+  args.push("-e", input.pattern, "--", target)
+  return args
+}
+
+interface RgResult {
+  readonly lines: ReadonlyArray<string>
+  readonly truncated: boolean
+  readonly code: number | null
+  readonly stderr: string
+}
+
+/** Runs rg, keeping at most `maxLines` lines; rg is killed when enough arrived or when the fiber is interrupted. */
+const runRipgrep = (args: ReadonlyArray<string>, cwd: string, maxLines: number) =>
+  Effect.async<RgResult, Tool.ToolError>((resume) => {
+    const child = childProcess.spawn(rgPath, args, { cwd, stdio: ["ignore", "pipe", "pipe"] })
+    const lines: Array<string> = []
+    let partial = ""
+    let bytes = 0
+    let truncated = false
+    let stderr = ""
+    const take = (text: string) => {
+      const parts = (partial + text).split("\n")
+      partial = parts.pop()!
+      for (const line of parts) {
+        if (lines.length >= maxLines || bytes >= maxOutputBytes) {
+          truncated = true
+          break
+        }
+        lines.push(line)
+        bytes += line.length + 1
+      }
+      if (truncated) {
+        child.stdout.removeAllListeners("data")
+        child.kill("SIGKILL")
+      }
+    }
+    child.stdout.setEncoding("utf8").on("data", take)
+    child.stderr.setEncoding("utf8").on("data", (text: string) => {
+      if (stderr.length < 64 * 1024) stderr += text
+    })
+    child.on("error", (error) => resume(Effect.fail(new Tool.ToolError({ message: `Could not run ripgrep: ${error.message}` }))))
+    child.on("close", (code) => {
+      if (!truncated && partial !== "" && lines.length < maxLines) lines.push(partial)
+      resume(Effect.succeed({ lines, truncated, code: truncated ? 0 : code, stderr }))
+    })
+    return Effect.sync(() => {
+      child.kill("SIGKILL")
+    })
+  })
+
+/**
+ * Grep's behaviour; requires the session's {@link Workspace}.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = Grep.implementEffect(
+  Effect.gen(function*() {
+    const workspace = yield* Workspace
+    const searchPath = (input: GrepInput) => input.path ?? workspace.cwd
+
+    return {
+      validate: (input) =>
+        Effect.gen(function*() {
+          const resolved = yield* workspace.resolve(searchPath(input))
+          const stat = yield* Effect.promise(() => fs.promises.stat(resolved.real).catch(() => undefined))
+          const refusal = specialFileReason(resolved, stat)
+          if (refusal !== undefined) return yield* Tool.reject(refusal)
+          if (stat === undefined) return yield* Tool.reject(`Path does not exist: ${resolved.absolute}.`)
+          if (input.pattern === "") return yield* Tool.reject("The pattern is empty; give a regular expression to search for.")
+          return { ...input, path: resolved.absolute }
+        }),
+
+      checkPermissions: (input) => checkPath(workspace, searchPath(input), "Read", true),
+      traits: () => ({ readOnly: true, concurrencySafe: true }),
+      claims: (input) => [Tool.Claim.read(fileResource(searchPath(input), workspace.cwd, workspace.home))],
+      matchesRule: (content, input, context) => ruleCovers(content, searchPath(input), context, true),
+
+      call: (input) =>
+        Effect.gen(function*() {
+          const resolved = yield* workspace.resolve(searchPath(input))
+          // Searched through its real path (no symlink swap after the check); printed relative to the cwd when inside.
+          const target = isWithin(workspace.cwd, resolved.real) ? nodePath.relative(workspace.cwd, resolved.real) || "." : resolved.real
+          const mode = input.output_mode ?? "files_with_matches"
+          const result = yield* runRipgrep(ripgrepArgs(input, target), workspace.cwd, input.head_limit ?? Number.MAX_SAFE_INTEGER)
+          const stderr = result.stderr.trim()
+          if (result.code === 2 && result.lines.length === 0) {
+            return yield* new Tool.ToolError({ message: `ripgrep failed: ${stderr === "" ? "exit code 2" : stderr}` })
+          }
+          if (result.code !== 0 && result.code !== 1 && result.code !== 2) {
+            return yield* new Tool.ToolError({ message: `ripgrep exited with code ${result.code}${stderr === "" ? "" : `: ${stderr}`}` })
+          }
+          return {
+            mode,
+            lines: result.lines,
+            truncated: result.truncated,
+            ...(result.code === 2 && stderr !== "" ? { warning: stderr } : {})
+          }
+        }),
+
+      renderUse: (input) =>
+        [UiBlock.Title({ text: `Grep(${JSON.stringify(input.pattern)}${input.path === undefined ? "" : ` in ${displayPath(input.path, workspace.cwd)}`})` })],
+      renderResult: (output) => [UiBlock.Text({ text: summary(output) })],
+      toModel: (output) => {
+        const note = [
+          output.truncated ? "(Output truncated at head_limit or the size cap: narrow the search or raise head_limit.)" : undefined,
+          output.warning === undefined ? undefined : `(ripgrep reported: ${output.warning})`
+        ].filter((n) => n !== undefined)
+        const body = output.lines.length === 0
+          ? output.mode === "content" ? "No matches found" : "No files found"
+          : output.mode === "content"
+          ? output.lines.join("\n")
+          : `${summary(output)}\n${output.lines.join("\n")}`
+        return [body, ...note].join("\n")
+      }
+    }
+  })
+)
+
+const summary = (output: GrepOutput): string => {
+  switch (output.mode) {
+    case "files_with_matches":
+      return `Found ${output.lines.length} file${output.lines.length === 1 ? "" : "s"}`
+    case "count": {
+      const total = output.lines.reduce((sum, line) => sum + (Number(line.slice(line.lastIndexOf(":") + 1)) || 0), 0)
+      return `Found ${total} total occurrence${total === 1 ? "" : "s"} across ${output.lines.length} file${output.lines.length === 1 ? "" : "s"}`
+    }
+    case "content":
+      return `Found ${output.lines.length} line${output.lines.length === 1 ? "" : "s"}`
+  }
+}

@@ -1,0 +1,261 @@
+/**
+ * The `Read` tool (Claude Code's name and parameters: `file_path`, `offset`, `limit`): a text file with `cat -n`
+ * line numbers, an image as an image block, anything else refused with what it is.
+ *
+ * - Bounded by itself (`maxResultChars: Infinity`): 2,000 lines by default, lines over 2,000 characters cut with a
+ *   marker, a whole-file read of more than 256 KB refused with a message saying how to read a range.
+ * - Ranges are streamed: reading 100 lines in the middle of a 50 MB file holds a 64 KB chunk and the 100 lines.
+ * - Device and special files (`/dev/*`, FIFOs, sockets, `/proc/<pid>/fd/*`) are refused from a `stat`, before
+ *   anything opens them; directories are refused with a pointer to Glob.
+ * - Records what the model saw in {@link FileState} (partial when a range or a cut line hid part of the file).
+ *
+ * Rule matching (`Read(content)` rules): `validate` rewrites `file_path` to an absolute path, and `matchesRule`
+ * resolves symlinks synchronously, matching the rule against both the absolute path and the real target.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as fs from "node:fs"
+import * as Tool from "../Tool/Tool.js"
+import { UiBlock } from "../Tool/Presentation.js"
+import { FileState, hashContent } from "./FileState.js"
+import { numberLines, readHead, readLines, sniff } from "./internal/filesContent.js"
+import { inspect } from "./internal/filesGuard.js"
+import { checkPath, displayPath, fileResource, ruleCovers } from "./internal/filesPaths.js"
+import { Workspace } from "./Workspace.js"
+
+// ---------------------------------------------------------------------------------------------------------------
+// limits
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * The bounds Read applies to itself.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const limits = {
+  /** Lines returned when `limit` is not given. */
+  defaultLines: 2_000,
+  /** Longer lines are cut, with a marker. */
+  maxLineChars: 2_000,
+  /** Largest file read whole (without `offset`/`limit`). */
+  maxWholeFileBytes: 256 * 1024,
+  /** Largest image returned as an image block. */
+  maxImageBytes: 3.75 * 1024 * 1024
+} as const
+
+// ---------------------------------------------------------------------------------------------------------------
+// definition
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * Read's input, as Claude Code names it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ReadInput = Schema.Struct({
+  file_path: Schema.String.annotations({ description: "The absolute path to the file to read" }),
+  offset: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))).annotations({
+    description: "The line number to start reading from (1-based). Only provide if the file is too large to read at once"
+  }),
+  limit: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))).annotations({
+    description: "The number of lines to read. Only provide if the file is too large to read at once."
+  })
+})
+
+/**
+ * What Read found.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ReadOutput = Schema.Union(
+  Schema.TaggedStruct("Text", {
+    path: Schema.String,
+    /** The lines, numbered `cat -n` style. */
+    content: Schema.String,
+    startLine: Schema.Number,
+    lineCount: Schema.Number,
+    /** Whether lines follow the window. */
+    more: Schema.Boolean
+  }),
+  Schema.TaggedStruct("Image", {
+    path: Schema.String,
+    mediaType: Schema.Literal("image/png", "image/jpeg", "image/gif", "image/webp"),
+    base64: Schema.String,
+    bytes: Schema.Number
+  }),
+  Schema.TaggedStruct("Empty", { path: Schema.String }),
+  Schema.TaggedStruct("PastEnd", { path: Schema.String, offset: Schema.Number, totalLines: Schema.Number })
+)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ReadOutput = typeof ReadOutput.Type
+
+/**
+ * The Read tool.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const Read = Tool.make("Read", {
+  description: [
+    "Reads a file from the local filesystem.",
+    "- file_path should be an absolute path; relative paths are resolved against the working directory.",
+    `- By default it reads up to ${limits.defaultLines} lines from the start of the file; use offset and limit for long files.`,
+    `- Lines longer than ${limits.maxLineChars} characters are truncated.`,
+    "- Results are returned like `cat -n`, with line numbers starting at 1.",
+    "- Images (PNG, JPEG, GIF, WebP) are returned as images. Other binary files cannot be read.",
+    "- It reads files, not directories: use Glob or ls for directories."
+  ].join("\n"),
+  input: ReadInput,
+  output: ReadOutput,
+  maxResultChars: Infinity,
+  fileAccess: "read"
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// implementation
+// ---------------------------------------------------------------------------------------------------------------
+
+const fail = (message: string) => Effect.fail(new Tool.ToolError({ message }))
+
+const kib = (bytes: number) => `${Math.round(bytes / 1024)} KB`
+
+/**
+ * Read's behaviour; requires the session's {@link Workspace} and {@link FileState}.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = Read.implementEffect(
+  Effect.gen(function*() {
+    const workspace = yield* Workspace
+    const fileState = yield* FileState
+    const shown = (absolute: string) => displayPath(absolute, workspace.cwd)
+
+    return {
+      validate: (input) =>
+        Effect.gen(function*() {
+          const { refusal, resolved, stat } = yield* inspect(workspace, input.file_path)
+          if (refusal !== undefined) return yield* Tool.reject(refusal)
+          if (stat === undefined) return yield* Tool.reject(`File does not exist: ${resolved.absolute}. Check the path, or use Glob to find the file.`)
+          if (stat.isDirectory()) {
+            return yield* Tool.reject(`${resolved.absolute} is a directory, not a file. Use Glob (or ls through Bash) to list it.`)
+          }
+          if (input.offset === undefined && input.limit === undefined && stat.size > limits.maxWholeFileBytes) {
+            return yield* Tool.reject(
+              `File content (${kib(stat.size)}) exceeds the maximum size for reading a whole file (${kib(limits.maxWholeFileBytes)}). ` +
+                "Use the offset and limit parameters to read a range of lines (e.g. offset: 1, limit: 500), or use Grep to search for specific content."
+            )
+          }
+          return { ...input, file_path: resolved.absolute }
+        }),
+
+      checkPermissions: (input) => checkPath(workspace, input.file_path, "Read"),
+      traits: () => ({ readOnly: true, concurrencySafe: true }),
+      claims: (input) => [Tool.Claim.read(fileResource(input.file_path, workspace.cwd, workspace.home))],
+      matchesRule: (content, input, context) => ruleCovers(content, input.file_path, context),
+
+      call: (input) =>
+        Effect.gen(function*() {
+          // Inspect again: what is at the path now is what gets opened.
+          const { refusal, resolved, stat } = yield* inspect(workspace, input.file_path)
+          if (refusal !== undefined) return yield* fail(refusal)
+          if (stat === undefined || !stat.isFile()) return yield* fail(`${resolved.absolute} is no longer a regular file.`)
+          const path = shown(resolved.absolute)
+          const real = resolved.real
+
+          if (stat.size === 0) {
+            yield* fileState.record(real, { contentHash: emptyHash, mtimeMs: stat.mtimeMs, size: 0, partial: false })
+            return { _tag: "Empty" as const, path }
+          }
+
+          const kind = sniff(yield* Effect.tryPromise({ try: () => readHead(real), catch: ioError(path) }))
+          if (kind._tag === "Binary") {
+            return yield* fail(`Cannot read ${path}: it is a binary file (${kind.description}). Only text files and PNG/JPEG/GIF/WebP images can be read.`)
+          }
+          if (kind._tag === "Image") {
+            if (stat.size > limits.maxImageBytes) {
+              return yield* fail(
+                `The image ${path} is ${(stat.size / 1024 / 1024).toFixed(1)} MB, more than the ${limits.maxImageBytes / 1024 / 1024} MB limit for images. Resize or compress it first.`
+              )
+            }
+            const bytes = yield* Effect.tryPromise({ try: () => fs.promises.readFile(real), catch: ioError(path) })
+            yield* fileState.record(real, { contentHash: hashContent(bytes), mtimeMs: stat.mtimeMs, size: stat.size, partial: false })
+            return { _tag: "Image" as const, path, mediaType: kind.mediaType, base64: bytes.toString("base64"), bytes: bytes.length }
+          }
+
+          const ranged = input.offset !== undefined || input.limit !== undefined
+          if (!ranged && stat.size > limits.maxWholeFileBytes) {
+            return yield* fail(`${path} grew past ${kib(limits.maxWholeFileBytes)}; read it with offset and limit.`)
+          }
+          const offset = Math.max(1, input.offset ?? 1)
+          const window = yield* Effect.tryPromise({
+            try: (signal) => readLines(real, { offset, limit: input.limit ?? limits.defaultLines, maxLineChars: limits.maxLineChars, signal }),
+            catch: ioError(path)
+          })
+          if (window.lines.length === 0 && window.totalLines !== undefined) {
+            return { _tag: "PastEnd" as const, path, offset, totalLines: window.totalLines }
+          }
+          yield* fileState.record(real, {
+            contentHash: window.contentHash,
+            mtimeMs: stat.mtimeMs,
+            size: stat.size,
+            partial: offset > 1 || !window.reachedEnd || window.cut
+          })
+          return {
+            _tag: "Text" as const,
+            path,
+            content: numberLines(window.lines, offset),
+            startLine: offset,
+            lineCount: window.lines.length,
+            more: !window.reachedEnd
+          }
+        }),
+
+      renderUse: (input) => [UiBlock.Title({ text: `Read(${shown(input.file_path)}${rangeLabel(input)})` })],
+      renderResult: (output) => {
+        switch (output._tag) {
+          case "Text":
+            return [UiBlock.Text({ text: `Read ${output.lineCount} lines (${output.startLine}-${output.startLine + output.lineCount - 1}) of ${output.path}` })]
+          case "Image":
+            return [UiBlock.Image({ mediaType: output.mediaType, description: `${output.path} (${kib(output.bytes)})` })]
+          case "Empty":
+            return [UiBlock.Notice({ level: "info", text: `${output.path} is empty` })]
+          case "PastEnd":
+            return [UiBlock.Notice({ level: "warning", text: `${output.path} has ${output.totalLines} lines; offset ${output.offset} is past the end` })]
+        }
+      },
+      toModel: (output) => {
+        switch (output._tag) {
+          case "Text": {
+            if (!output.more) return output.content
+            const next = output.startLine + output.lineCount
+            return `${output.content}\n\n(Showing lines ${output.startLine}-${next - 1}; the file continues. Use offset: ${next} to read on.)`
+          }
+          case "Image":
+            return [{ type: "image", source: { type: "base64", media_type: output.mediaType, data: output.base64 } }]
+          case "Empty":
+            return `The file ${output.path} exists but is empty.`
+          case "PastEnd":
+            return `The file ${output.path} is shorter than the requested offset (${output.offset}): it has ${output.totalLines} lines.`
+        }
+      }
+    }
+  })
+)
+
+const emptyHash = hashContent(new Uint8Array(0))
+
+const ioError = (path: string) => (cause: unknown) =>
+  new Tool.ToolError({ message: `Could not read ${path}: ${cause instanceof Error ? cause.message : String(cause)}` })
+
+const rangeLabel = (input: typeof ReadInput.Type): string =>
+  input.offset === undefined && input.limit === undefined ? "" : `, lines ${input.offset ?? 1}-${input.limit === undefined ? "" : (input.offset ?? 1) + input.limit - 1}`

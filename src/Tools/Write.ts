@@ -1,0 +1,165 @@
+/**
+ * The `Write` tool (`file_path`, `content`): creates a file, or replaces one the model has read whole in its current
+ * version (content hash unchanged since the read; see {@link FileState}), else the model is told to Read it first.
+ *
+ * The write is atomic: a temp file in the same directory (exclusive create), fsync, rename over the target. The
+ * existing file's mode is kept, missing parent directories are created, and the temp file is removed on any failure
+ * or interruption. Right before the rename the target's mtime and size are checked again, so a change that lands
+ * while the new content is being written is not clobbered.
+ *
+ * Traits: replacing an existing file is `destructive` (its old content survives only in the transcript); creating
+ * one is not. Claims: the file's real path, for writing, so writes of different files run in parallel.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as fs from "node:fs"
+import * as Tool from "../Tool/Tool.js"
+import { UiBlock } from "../Tool/Presentation.js"
+import { FileState, hashContent } from "./FileState.js"
+import { writeFileAtomic } from "./internal/filesAtomic.js"
+import { unifiedDiff } from "./internal/filesEdit.js"
+import { inspect, readCurrent, StaleError, staleMessage, staleness, unchangedSince } from "./internal/filesGuard.js"
+import { checkPath, displayPath, fileResource, resolveSync, ruleCovers } from "./internal/filesPaths.js"
+import { Workspace } from "./Workspace.js"
+
+// ---------------------------------------------------------------------------------------------------------------
+// definition
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * Write's input, as Claude Code names it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const WriteInput = Schema.Struct({
+  file_path: Schema.String.annotations({ description: "The absolute path to the file to write (must be absolute, not relative)" }),
+  content: Schema.String.annotations({ description: "The content to write to the file" })
+})
+
+/**
+ * What Write did.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const WriteOutput = Schema.Struct({
+  kind: Schema.Literal("create", "update"),
+  /** Relative to the working directory when inside it. */
+  path: Schema.String,
+  lines: Schema.Number,
+  bytes: Schema.Number,
+  /** A unified diff against the old content (updates of files up to 1 MB). */
+  patch: Schema.optional(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type WriteOutput = typeof WriteOutput.Type
+
+/**
+ * The Write tool.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const Write = Tool.make("Write", {
+  description: [
+    "Writes a file to the local filesystem, creating it (and missing parent directories) or overwriting it.",
+    "- Overwriting an existing file requires having read the whole file with Read first, in its current version.",
+    "- Prefer Edit for changes to existing files: it sends only the change.",
+    "- file_path should be absolute; relative paths are resolved against the working directory."
+  ].join("\n"),
+  input: WriteInput,
+  output: WriteOutput,
+  fileAccess: "edit"
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// implementation
+// ---------------------------------------------------------------------------------------------------------------
+
+const maxDiffBytes = 1024 * 1024
+
+const countLines = (content: string): number => (content === "" ? 0 : content.split("\n").length - (content.endsWith("\n") ? 1 : 0))
+
+/**
+ * Write's behaviour; requires the session's {@link Workspace} and {@link FileState}.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = Write.implementEffect(
+  Effect.gen(function*() {
+    const workspace = yield* Workspace
+    const fileState = yield* FileState
+    const shown = (absolute: string) => displayPath(absolute, workspace.cwd)
+    const fail = (message: string) => new Tool.ToolError({ message })
+
+    return {
+      validate: (input) =>
+        Effect.gen(function*() {
+          const { refusal, resolved, stat } = yield* inspect(workspace, input.file_path)
+          if (refusal !== undefined) return yield* Tool.reject(refusal)
+          if (stat?.isDirectory() === true) return yield* Tool.reject(`${resolved.absolute} is a directory; give the path of a file.`)
+          if (stat !== undefined) {
+            const read = yield* Effect.either(Effect.tryPromise(() => readCurrent(resolved.real)))
+            if (read._tag === "Left") return yield* Tool.reject(`Could not read ${resolved.absolute}: ${read.left.message}`)
+            const problem = staleness(resolved.absolute, yield* fileState.get(resolved.real), read.right.current, true)
+            if (problem !== undefined) return yield* Tool.reject(problem)
+          }
+          return { ...input, file_path: resolved.absolute }
+        }),
+
+      checkPermissions: (input) => checkPath(workspace, input.file_path, "Edit"),
+      traits: (input) => ({ destructive: fs.existsSync(resolveSync(input.file_path, workspace.cwd, workspace.home).real) }),
+      claims: (input) => [Tool.Claim.write(fileResource(input.file_path, workspace.cwd, workspace.home))],
+      matchesRule: (content, input, context) => ruleCovers(content, input.file_path, context),
+
+      call: (input) =>
+        Effect.gen(function*() {
+          const { refusal, resolved, stat } = yield* inspect(workspace, input.file_path)
+          if (refusal !== undefined) return yield* Effect.fail(fail(refusal))
+          const path = shown(resolved.absolute)
+          // Staleness again: time passed since validation (an approval, other calls).
+          const before = stat === undefined ? undefined : yield* Effect.tryPromise({ try: () => readCurrent(resolved.real), catch: (e) => fail(String(e)) })
+          if (before !== undefined) {
+            const problem = staleness(resolved.absolute, yield* fileState.get(resolved.real), before.current, true)
+            if (problem !== undefined) return yield* Effect.fail(fail(problem))
+          }
+          const bytes = Buffer.from(input.content, "utf8")
+          yield* Effect.tryPromise({
+            try: (signal) =>
+              writeFileAtomic(resolved.real, bytes, { signal, beforeRename: unchangedSince(resolved.real, before?.current, staleMessage(resolved.absolute)) }),
+            catch: (e) => fail(e instanceof StaleError ? e.message : `Could not write ${path}: ${e instanceof Error ? e.message : String(e)}`)
+          })
+          const after = yield* Effect.promise(() => fs.promises.stat(resolved.real))
+          yield* fileState.record(resolved.real, { contentHash: hashContent(bytes), mtimeMs: after.mtimeMs, size: after.size, partial: false })
+          const patch = before !== undefined && before.bytes.length <= maxDiffBytes && bytes.length <= maxDiffBytes
+            ? unifiedDiff(path, before.bytes.toString("utf8"), input.content)
+            : undefined
+          return {
+            kind: before === undefined ? "create" as const : "update" as const,
+            path,
+            lines: countLines(input.content),
+            bytes: bytes.length,
+            ...(patch === undefined ? {} : { patch })
+          }
+        }),
+
+      renderUse: (input) => [UiBlock.Title({ text: `Write(${shown(input.file_path)})` })],
+      renderResult: (output) =>
+        output.patch !== undefined
+          ? [UiBlock.Diff({ path: output.path, patch: output.patch })]
+          : [UiBlock.Text({ text: `${output.kind === "create" ? "Created" : "Updated"} ${output.path} (${output.lines} lines, ${output.bytes} bytes)` })],
+      toModel: (output) =>
+        output.kind === "create"
+          ? `File created successfully at: ${output.path} (${output.lines} lines)`
+          : `The file ${output.path} has been overwritten (${output.lines} lines).`
+    }
+  })
+)

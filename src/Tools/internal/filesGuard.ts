@@ -1,0 +1,90 @@
+/**
+ * The checks Write and Edit share: what is at a path (and whether it may be touched at all), and whether the model's
+ * last read of a file is still current.
+ *
+ * @since 0.1.0
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as crypto from "node:crypto"
+import * as fs from "node:fs"
+import type { FileRecord } from "../FileState.js"
+import type { ResolvedPath, Workspace } from "../Workspace.js"
+import { specialFileReason, statOrUndefined } from "./filesPaths.js"
+
+/** A path from the model, resolved and inspected (never opened). */
+export interface Target {
+  readonly resolved: ResolvedPath
+  /** Of the real path; undefined when nothing is there. */
+  readonly stat: fs.Stats | undefined
+  /** Why the path must not be touched (a device, FIFO, socket...), if so. */
+  readonly refusal: string | undefined
+}
+
+/** Resolves a path through the workspace and stats its real target (stat only: opening a FIFO would block). */
+export const inspect = (workspace: Workspace["Type"], path: string): Effect.Effect<Target> =>
+  Effect.flatMap(workspace.resolve(path), (resolved) =>
+    Effect.map(statOrUndefined(resolved.real), (stat) => ({ resolved, stat, refusal: specialFileReason(resolved, stat) })))
+
+/** sha256 of a file's bytes, streamed. */
+export const hashFile = (path: string): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const hash = crypto.createHash("sha256")
+    fs.createReadStream(path)
+      .on("data", (chunk) => hash.update(chunk))
+      .on("error", reject)
+      .on("end", () => resolve(hash.digest("hex")))
+  })
+
+/** The model-facing message for a file that was never read. */
+export const notReadMessage = (path: string): string =>
+  `File has not been read yet: ${path}. Read it first before writing to it.`
+
+/** The model-facing message for a file that changed after it was read. */
+export const staleMessage = (path: string): string =>
+  `File has been modified since it was last read, either by the user or by a linter: ${path}. Read it again before attempting to write it.`
+
+/** What a file is now. */
+export interface Current {
+  readonly mtimeMs: number
+  readonly size: number
+  readonly contentHash: string
+}
+
+/**
+ * Whether the model's read is still current, as a model-facing problem or undefined. With a known hash the content
+ * decides (a file touched but unchanged is still current); after a ranged read that stopped early (no hash), mtime
+ * and size must both be unchanged. `requireFull` (Write over an existing file) refuses partial reads.
+ */
+export const staleness = (path: string, record: Option.Option<FileRecord>, current: Current, requireFull: boolean): string | undefined => {
+  if (Option.isNone(record)) return notReadMessage(path)
+  const seen = record.value
+  if (requireFull && seen.partial) {
+    return `File has only been partially read: ${path}. Read the whole file (without offset/limit) before overwriting it with Write, or change it with Edit.`
+  }
+  const fresh = seen.contentHash !== undefined
+    ? seen.contentHash === current.contentHash
+    : seen.mtimeMs === current.mtimeMs && seen.size === current.size
+  return fresh ? undefined : staleMessage(path)
+}
+
+/** Reads a regular file and describes it, for the staleness check. */
+export const readCurrent = async (path: string): Promise<{ readonly bytes: Buffer; readonly current: Current }> => {
+  const stat = await fs.promises.stat(path)
+  const bytes = await fs.promises.readFile(path)
+  return { bytes, current: { mtimeMs: stat.mtimeMs, size: stat.size, contentHash: crypto.createHash("sha256").update(bytes).digest("hex") } }
+}
+
+/**
+ * A `beforeRename` guard for the atomic write: fails when the target's mtime or size moved since it was read, so a
+ * change made while the new content was being written is not clobbered.
+ */
+export const unchangedSince = (path: string, current: Current | undefined, message: string) => async (): Promise<void> => {
+  const now = await fs.promises.stat(path).catch(() => undefined)
+  const same = current === undefined ? now === undefined : now !== undefined && now.mtimeMs === current.mtimeMs && now.size === current.size
+  if (!same) throw new StaleError(message)
+}
+
+/** The file changed under us; its message is for the model. */
+export class StaleError extends Error {}

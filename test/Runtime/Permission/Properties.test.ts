@@ -1,0 +1,106 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, FastCheck as fc } from "effect"
+import * as path from "node:path"
+import type { HookOpinion, PolicyVerdict } from "../../../src/Runtime/PermissionPolicy.js"
+import * as Permissions from "../../../src/Runtime/Permissions.js"
+import type { PermissionsOptions, RuleLists } from "../../../src/Runtime/Permissions.js"
+import type { PermissionMode } from "../../../src/Runtime/Permission/Settings.js"
+import type * as Tool from "../../../src/Tool/Tool.js"
+import { Bash, Echo, Edit, Grep, McpTool, makeSandbox, Read, request, settingsFrom, WebFetch, workspaceLayer, Write } from "./fixtures.js"
+
+const box = makeSandbox()
+const { home, outside, root } = box
+
+const rulePool = [
+  "Bash", "Bash(rm:*)", "Bash(git log:*)", "Bash(npm test:*)", "Bash(ls)", "Bash(*)",
+  "Edit", "Edit(./src/**)", "Edit(./secrets/**)", "Edit(/src/**)", "Edit(~/**)", "Edit(//**)",
+  "Read", "Read(./secrets/**)", "Read(*.txt)", "Write", "Write(./src/**)", "Grep",
+  "WebFetch", "WebFetch(domain:example.com)", "mcp__srv", "mcp__srv__lookup", "mcp__other", "Echo", "Say"
+] as const
+
+const check = fc.constantFrom(undefined, "allow", "deny", "ask", "passthrough")
+const filePath = fc.constantFrom("src/a.ts", "secrets/key.txt", path.join(root, ".git/config"), path.join(outside, "x.txt"), path.join(home, ".bashrc"), "notes.txt")
+
+const call: fc.Arbitrary<readonly [Tool.Tool.Any, unknown]> = fc.oneof(
+  fc.record({ command: fc.constantFrom("ls", "rm -rf x", "git log --oneline", "git logout", "npm test && rm x", "echo hi | sh"), check }).map((input) => [Bash, input] as const),
+  fc.record({ path: filePath, check }).chain((input) => fc.constantFrom(Read, Edit, Write, Grep).map((tool) => [tool, input] as const)),
+  fc.record({ url: fc.constantFrom("https://example.com/a", "https://evil.test/"), check }).map((input) => [WebFetch, input] as const),
+  fc.record({ q: fc.string(), check }).map((input) => [McpTool, input] as const),
+  fc.record({ text: fc.string() }).map((input) => [Echo, input] as const)
+)
+
+const ruleLists: fc.Arbitrary<RuleLists> = fc.record({
+  allow: fc.subarray([...rulePool], { maxLength: 4 }),
+  deny: fc.subarray([...rulePool], { maxLength: 3 }),
+  ask: fc.subarray([...rulePool], { maxLength: 3 })
+})
+
+const mode = fc.constantFrom<PermissionMode>("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk")
+const hookOpinion = fc.option(
+  fc.record({ behavior: fc.constantFrom<HookOpinion["behavior"]>("allow", "deny", "ask"), hook: fc.constant("h"), message: fc.string() }),
+  { nil: undefined }
+)
+
+const scenario = fc.record({ project: ruleLists, cli: ruleLists, mode, call, hook: hookOpinion })
+type Scenario = typeof scenario extends fc.Arbitrary<infer A> ? A : never
+
+const optionsOf = (s: Scenario, extra?: { readonly behavior: "allow" | "deny" | "ask"; readonly rule: string }): PermissionsOptions => ({
+  settings: [settingsFrom({ permissions: s.project }, path.join(root, ".claude/settings.json"))],
+  cliRules: extra === undefined ? s.cli : { ...s.cli, [extra.behavior]: [...(s.cli[extra.behavior] ?? []), extra.rule] },
+  mode: s.mode
+})
+
+const verdict = (options: PermissionsOptions, s: Scenario, hook: HookOpinion | undefined): PolicyVerdict =>
+  Effect.runSync(Effect.flatMap(Permissions.make(options), (policy) => policy.evaluate(request(s.call[0], s.call[1], hook))).pipe(Effect.provide(workspaceLayer(box))))
+
+const byRule = (v: PolicyVerdict, behavior: "deny" | "ask") => v.reason._tag === "Rule" && v.reason.behavior === behavior
+
+describe("Permissions: properties", () => {
+  it.prop("adding a deny rule never turns a call that was not allowed into an allowed one", [scenario, fc.constantFrom(...rulePool)], ([s, rule]) => {
+    const before = verdict(optionsOf(s), s, s.hook)
+    const after = verdict(optionsOf(s, { behavior: "deny", rule }), s, s.hook)
+    if (before._tag !== "Allow") expect(after._tag).not.toBe("Allow")
+  }, { fastCheck: { numRuns: 300 } })
+
+  it.prop("adding an ask rule never turns a call that was not allowed into an allowed one", [scenario, fc.constantFrom(...rulePool)], ([s, rule]) => {
+    const before = verdict(optionsOf(s), s, s.hook)
+    const after = verdict(optionsOf(s, { behavior: "ask", rule }), s, s.hook)
+    if (before._tag !== "Allow") expect(after._tag).not.toBe("Allow")
+  }, { fastCheck: { numRuns: 300 } })
+
+  it.prop("adding an allow rule never overrides a deny or ask rule", [scenario, fc.constantFrom(...rulePool)], ([s, rule]) => {
+    const before = verdict(optionsOf(s), s, s.hook)
+    if (!byRule(before, "deny") && !byRule(before, "ask")) return
+    const after = verdict(optionsOf(s, { behavior: "allow", rule }), s, s.hook)
+    expect(after._tag).toBe(before._tag)
+    expect(after.reason).toEqual(before.reason)
+  }, { fastCheck: { numRuns: 300 } })
+
+  it.prop("no hook output allows what a deny rule denies", [scenario, hookOpinion], ([s, hook]) => {
+    const without = verdict(optionsOf(s), s, undefined)
+    if (!byRule(without, "deny")) return
+    const withHook = verdict(optionsOf(s), s, hook)
+    expect(withHook._tag).toBe("Deny")
+    expect(withHook.reason).toEqual(without.reason)
+  }, { fastCheck: { numRuns: 300 } })
+
+  it.prop("a hook's allow never bypasses an ask rule, the tool's deny or ask, or a safety check", [scenario], ([s]) => {
+    const without = verdict(optionsOf(s), s, undefined)
+    const kind = without.reason._tag
+    if (without._tag === "Allow" || kind === "Default" || (kind === "Mode" && without.reason.mode === "dontAsk")) return
+    const withAllow = verdict(optionsOf(s), s, { behavior: "allow", hook: "h", message: "ok" })
+    expect(withAllow._tag).toBe(without._tag)
+    expect(withAllow.reason).toEqual(without.reason)
+  }, { fastCheck: { numRuns: 300 } })
+
+  it.prop("dontAsk never asks", [scenario], ([s]) => {
+    expect(verdict(optionsOf({ ...s, mode: "dontAsk" }), s, s.hook)._tag).not.toBe("Ask")
+  })
+
+  it.prop("plan mode never allows a call that is not read-only", [scenario], ([s]) => {
+    const v = verdict(optionsOf({ ...s, mode: "plan" }), s, s.hook)
+    const [tool, input] = s.call
+    const readOnly = !tool.definition.touchesEnvironment || request(tool, input).traits.readOnly
+    if (!readOnly) expect(v._tag).toBe("Deny")
+  })
+})
