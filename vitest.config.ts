@@ -1,10 +1,18 @@
+import * as path from "node:path"
 import { defineConfig } from "vitest/config"
 
 export default defineConfig({
+  resolve: {
+    alias: {
+      "effect-tool-runtime/tools": path.resolve(__dirname, "src/Tools/index.ts"),
+      "effect-tool-runtime/testing": path.resolve(__dirname, "src/testing/index.ts"),
+      "effect-tool-runtime": path.resolve(__dirname, "src/index.ts")
+    }
+  },
   test: {
     include: ["test/**/*.test.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     pool: "forks"
   }
 })

@@ -51,7 +51,7 @@ export const toText = (blocks: ReadonlyArray<UiBlock>): string =>
         Title: ({ text }) => text,
         Text: ({ text }) => text,
         Code: ({ text }) => text,
-        Diff: ({ patch, path }) => `--- ${path}\n${patch}`,
+        Diff: ({ patch, path }) => (patch.startsWith("--- ") ? patch : `--- ${path}\n${patch}`),
         Fields: ({ fields }) => fields.map(([label, value]) => `${label}: ${value}`).join("\n"),
         Image: ({ description, mediaType }) => `[image ${mediaType}: ${description}]`,
         Notice: ({ level, text }) => `${level === "info" ? "" : `${level}: `}${text}`

@@ -1,0 +1,106 @@
+/**
+ * `npm start`: a scripted model turn through the runtime — no network, no API key. It makes a small project in a
+ * temporary directory, then plays two assistant turns of tool_use blocks against the built-in tools under the
+ * default permission mode, with a scripted person answering permission questions. For each call it prints what a
+ * person would see, and then what the model gets back.
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { Effect, Layer, Stream } from "effect"
+import { execFileSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { renderEvent } from "../src/cli/render.js"
+import { ApprovalAnswer, Approver } from "../src/Runtime/Approver.js"
+import * as Permissions from "../src/Runtime/Permissions.js"
+import { ResultStore } from "../src/Runtime/ResultStore.js"
+import { ToolHooks } from "../src/Runtime/ToolHooks.js"
+import { ToolRegistry } from "../src/Runtime/ToolRegistry.js"
+import { ToolRuntime } from "../src/Runtime/ToolRuntime.js"
+import { contentText } from "../src/Tool/Wire.js"
+import type { ToolUseBlock } from "../src/Tool/Wire.js"
+import { builtinLayer, builtinTools } from "../src/Tools/index.js"
+import { Workspace } from "../src/Tools/Workspace.js"
+
+const project = fs.mkdtempSync(path.join(os.tmpdir(), "etr-demo-"))
+fs.mkdirSync(path.join(project, "src"))
+fs.writeFileSync(path.join(project, "README.md"), "# greeter\n\nSays hello. TODO: say goodbye too.\n")
+fs.writeFileSync(
+  path.join(project, "src", "greet.ts"),
+  'export const greet = (name: string): string => {\n  return "Hello, " + name\n}\n'
+)
+execFileSync("git", ["init", "-q"], { cwd: project })
+execFileSync("git", ["-c", "user.name=demo", "-c", "user.email=demo@example.com", "add", "."], { cwd: project })
+execFileSync("git", ["-c", "user.name=demo", "-c", "user.email=demo@example.com", "commit", "-qm", "initial"], { cwd: project })
+
+const use = (id: string, name: string, input: Record<string, unknown>): ToolUseBlock => ({ type: "tool_use", id, name, input })
+
+/** What the scripted model asks for, turn by turn (Claude Code's tool names and parameters). */
+const turns: ReadonlyArray<{ readonly say: string; readonly toolUses: ReadonlyArray<ToolUseBlock> }> = [
+  {
+    say: "Let me look around the project.",
+    toolUses: [
+      use("toolu_01", "Read", { file_path: "src/greet.ts" }),
+      use("toolu_02", "Grep", { pattern: "TODO", output_mode: "content", "-n": true }),
+      use("toolu_03", "Bash", { command: "git status --short && git log --oneline -n 1", description: "Show repository state" }),
+      use("toolu_04", "Read", { file_path: "/etc/hostname" }),
+      use("toolu_05", "Reed", { file_path: "README.md" })
+    ]
+  },
+  {
+    say: "Now I'll make the greeting friendlier and try the tests.",
+    toolUses: [
+      use("toolu_06", "Edit", { file_path: "src/greet.ts", old_string: '"Hello, " + name', new_string: "`Hello, ${name}!`" }),
+      use("toolu_07", "Bash", { command: "npm test", description: "Run the tests" }),
+      use("toolu_08", "Edit", { file_path: "src/greet.ts", old_string: "greet", new_string: "welcome" })
+    ]
+  }
+]
+
+/** The person at the keyboard: allows edits inside the project, refuses everything else. */
+const person = Approver.scripted((request) =>
+  Effect.sync(() => {
+    const allow = request.toolName === "Edit" || request.toolName === "Write"
+    console.log(`  [person] ${allow ? "allows" : "refuses"} ${request.toolName}: ${request.message}`)
+    return allow ? ApprovalAnswer.AllowOnce() : ApprovalAnswer.Deny({ message: "Not now, please.", cancelRun: false })
+  })
+)
+
+const runtime = ToolRuntime.layer.pipe(
+  Layer.provide(Layer.mergeAll(
+    ToolRegistry.layer(builtinTools).pipe(Layer.provide(builtinLayer())),
+    Permissions.layer({ mode: "default" }),
+    person,
+    ToolHooks.none
+  )),
+  Layer.provide(ResultStore.layer(path.join(project, ".session"))),
+  Layer.provide(Workspace.layer({ cwd: project })),
+  Layer.provide(NodeContext.layer)
+)
+
+const clip = (text: string, max = 600) => (text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters)`)
+
+const program = Effect.gen(function*() {
+  const rt = yield* ToolRuntime
+  console.log(`effect-tool-runtime demo — workspace ${project}\n`)
+  for (const [n, turn] of turns.entries()) {
+    console.log(`━━ assistant turn ${n + 1}: "${turn.say}" (${turn.toolUses.length} tool_use blocks)\n`)
+    const outcomes = yield* Effect.scoped(
+      Effect.gen(function*() {
+        const handle = yield* rt.start(turn.toolUses)
+        yield* Effect.forkScoped(Stream.runForEach(handle.events, (event) => Effect.sync(() => {
+          const text = renderEvent(event)
+          if (text !== undefined) console.log(text)
+        })))
+        return yield* handle.await
+      })
+    )
+    console.log(`\n── what the model gets back (tool_result blocks, in tool_use order)\n`)
+    for (const outcome of outcomes) {
+      console.log(`[${outcome.toolUseId}] ${outcome.result.is_error === true ? "is_error " : ""}${clip(contentText(outcome.result.content))}\n`)
+    }
+  }
+  console.log(`Final src/greet.ts:\n${fs.readFileSync(path.join(project, "src", "greet.ts"), "utf8")}`)
+})
+
+Effect.runPromise(program.pipe(Effect.provide(runtime))).finally(() => fs.rmSync(project, { recursive: true, force: true }))

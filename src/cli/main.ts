@@ -1,0 +1,165 @@
+#!/usr/bin/env node
+/**
+ * The command line: `effect-tool-runtime exec` reads tool_use blocks (or an assistant message) as JSON on standard
+ * input, runs them through the runtime with the built-in tools, and prints the tool_result blocks and a summary of
+ * each outcome as one JSON object on standard output.
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Runtime from "effect/Runtime"
+import * as Stream from "effect/Stream"
+import { parseArgs } from "node:util"
+import { describeReason } from "../Tool/Permission.js"
+import type { Outcome } from "../Tool/Outcome.js"
+import { ToolRuntime } from "../Runtime/ToolRuntime.js"
+import { renderEvent } from "./render.js"
+import { decodeStdin, UsageError } from "./input.js"
+import { execLayer, type ExecOptions } from "./layer.js"
+
+const USAGE = `Usage: effect-tool-runtime exec [options] < tool_uses.json
+
+Reads a JSON array of tool_use blocks, or an assistant message {"role":"assistant","content":[...]}, on standard
+input; prints {"results":[tool_result...],"outcomes":[...]} on standard output.
+
+Options:
+  --cwd DIR              working directory (default: the current directory)
+  --add-dir DIR          an additional workspace directory (repeatable)
+  --settings FILE        a settings file in Claude Code's format (repeatable)
+  --claude-settings      also load ~/.claude/settings.json, .claude/settings.json, .claude/settings.local.json
+  --mode MODE            default | acceptEdits | plan | bypassPermissions | dontAsk
+  --allow RULE           an allow rule, e.g. 'Bash(npm test:*)' (repeatable)
+  --deny RULE            a deny rule (repeatable)
+  --ask RULE             an ask rule (repeatable)
+  --approve allow|deny   answer every permission question this way (default: ask on the terminal; deny without one)
+  --scheduling MODE      conflict-aware (default) | batched
+  --session-dir DIR      where large results are stored (default: a new temporary directory)
+  --verbose              write what a person would see to standard error
+  --help                 this text`
+
+const MODES = ["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"] as const
+
+/** Parses the command line; a UsageError for anything unusable. */
+const parseCommandLine = (argv: ReadonlyArray<string>): ExecOptions | "help" => {
+  const [command, ...rest] = argv
+  if (command === "--help" || command === "-h" || command === "help") return "help"
+  if (command !== "exec") throw new UsageError(command === undefined ? "missing command (exec)" : `unknown command: ${command}`)
+  const { values } = parseArgs({
+    args: rest,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      cwd: { type: "string" },
+      "add-dir": { type: "string", multiple: true },
+      settings: { type: "string", multiple: true },
+      "claude-settings": { type: "boolean" },
+      mode: { type: "string" },
+      allow: { type: "string", multiple: true },
+      deny: { type: "string", multiple: true },
+      ask: { type: "string", multiple: true },
+      approve: { type: "string" },
+      scheduling: { type: "string" },
+      "session-dir": { type: "string" },
+      verbose: { type: "boolean" },
+      help: { type: "boolean" }
+    }
+  })
+  if (values.help === true) return "help"
+  const mode = values.mode
+  if (mode !== undefined && !(MODES as ReadonlyArray<string>).includes(mode)) {
+    throw new UsageError(`--mode must be one of ${MODES.join(", ")}, got ${mode}`)
+  }
+  if (values.approve !== undefined && values.approve !== "allow" && values.approve !== "deny") {
+    throw new UsageError(`--approve must be allow or deny, got ${values.approve}`)
+  }
+  if (values.scheduling !== undefined && values.scheduling !== "conflict-aware" && values.scheduling !== "batched") {
+    throw new UsageError(`--scheduling must be conflict-aware or batched, got ${values.scheduling}`)
+  }
+  return {
+    cwd: values.cwd ?? process.cwd(),
+    additionalDirectories: values["add-dir"] ?? [],
+    settingsFiles: values.settings ?? [],
+    claudeSettings: values["claude-settings"] === true,
+    mode: mode as ExecOptions["mode"],
+    rules: { allow: values.allow ?? [], deny: values.deny ?? [], ask: values.ask ?? [] },
+    approve: values.approve as ExecOptions["approve"],
+    scheduling: (values.scheduling ?? "conflict-aware") as ExecOptions["scheduling"],
+    sessionDir: values["session-dir"],
+    verbose: values.verbose === true
+  }
+}
+
+const readStdin = async (): Promise<string> => {
+  const chunks: Array<Buffer> = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString("utf8")
+}
+
+/** The summary of one outcome in the CLI's output. */
+const summary = (outcome: Outcome) => ({
+  tool_use_id: outcome.toolUseId,
+  name: outcome.toolName ?? outcome.requestedName,
+  status: outcome.status,
+  decision: outcome.decision === undefined
+    ? null
+    : { behavior: outcome.decision._tag === "Allow" ? "allow" : "deny", reason: describeReason(outcome.decision.reason), kind: outcome.decision.reason._tag },
+  duration_ms: outcome.timings.durationMs,
+  persisted_path: outcome.persistedPath ?? null
+})
+
+const fail = (message: string): never => {
+  process.stderr.write(`effect-tool-runtime: ${message.split("\n")[0]}\n`)
+  process.exit(2)
+}
+
+const main = async (): Promise<void> => {
+  let options: ExecOptions | "help"
+  try {
+    options = parseCommandLine(process.argv.slice(2))
+  } catch (error) {
+    return fail(`${error instanceof Error ? error.message : String(error)} (see --help)`)
+  }
+  if (options === "help") {
+    process.stdout.write(`${USAGE}\n`)
+    return
+  }
+  const raw = await readStdin()
+  let toolUses
+  try {
+    toolUses = decodeStdin(raw)
+  } catch (error) {
+    return fail(error instanceof Error ? error.message : String(error))
+  }
+  const exec = options
+  const program = Effect.gen(function*() {
+    const runtime = yield* Effect.runtime<ToolRuntime>()
+    const toolRuntime = yield* ToolRuntime
+    const handle = yield* toolRuntime.start(toolUses, { mode: exec.scheduling })
+    // SIGINT/SIGTERM cancel the run; every tool_use still gets its outcome, printed below.
+    const cancel = () => Runtime.runFork(runtime)(handle.cancel)
+    process.on("SIGINT", cancel)
+    process.on("SIGTERM", cancel)
+    if (exec.verbose) {
+      yield* Effect.forkScoped(
+        Stream.runForEach(handle.events, (event) =>
+          Effect.sync(() => {
+            const text = renderEvent(event)
+            if (text !== undefined) process.stderr.write(`${text}\n`)
+          }))
+      )
+    }
+    const outcomes = yield* handle.await
+    return { results: outcomes.map((o) => o.result), outcomes: outcomes.map(summary) }
+  }).pipe(Effect.scoped, Effect.provide(execLayer(exec)), Effect.provide(NodeContext.layer))
+
+  const exit = await Effect.runPromiseExit(program)
+  if (Exit.isSuccess(exit)) {
+    process.stdout.write(`${JSON.stringify(exit.value)}\n`)
+    process.exit(0)
+  }
+  const failure = exit.cause
+  const error = failure._tag === "Fail" ? failure.error : undefined
+  return fail(error !== undefined && typeof error === "object" && "message" in error ? String(error.message) : `internal error: ${String(failure)}`)
+}
+
+main().catch((error: unknown) => fail(`internal error: ${error instanceof Error ? error.stack ?? error.message : String(error)}`))
