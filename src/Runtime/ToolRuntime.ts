@@ -12,7 +12,6 @@
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -177,6 +176,7 @@ const make = Effect.gen(function*() {
         hooks,
         store,
         settings,
+        clock: yield* Effect.clock,
         emit: (event) => Queue.offer(events, Exit.succeed(event)),
         withApprovalLock: approvalLock.withPermits(1),
         cancelRun: cancelOthers
@@ -184,7 +184,7 @@ const make = Effect.gen(function*() {
 
       const schedule = (toolUse: ToolUseBlock, index: number) =>
         Effect.gen(function*() {
-          const receivedAt = yield* Clock.currentTimeMillis
+          const receivedAt = env.clock.unsafeCurrentTimeMillis()
           yield* env.emit(ToolEvent.Queued({ toolUseId: toolUse.id, name: toolUse.name, at: receivedAt }))
           const prepared = yield* prepare(env, toolUse, receivedAt, timeoutOf(options, toolUse))
           if (Either.isLeft(prepared)) return yield* Queue.offer(slots, Effect.succeed(prepared.left))
@@ -259,11 +259,12 @@ const make = Effect.gen(function*() {
         hooks,
         store,
         settings,
+        clock: yield* Effect.clock,
         emit: () => Effect.void,
         withApprovalLock: approvalLock.withPermits(1),
         cancelRun: Effect.void
       }
-      const prepared = yield* prepare(env, toolUse, yield* Clock.currentTimeMillis, timeoutOf(options, toolUse))
+      const prepared = yield* prepare(env, toolUse, env.clock.unsafeCurrentTimeMillis(), timeoutOf(options, toolUse))
       return Either.isLeft(prepared) ? prepared.left : yield* run(env, prepared.right)
     })
 

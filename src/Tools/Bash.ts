@@ -29,6 +29,8 @@ import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import { printRule } from "../Runtime/Permission/Rule.js"
 import { ResultStore } from "../Runtime/ResultStore.js"
 import type { ResultSink } from "../Runtime/ResultStore.js"
@@ -36,7 +38,7 @@ import { PermissionCheck } from "../Tool/Permission.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import * as Tool from "../Tool/Tool.js"
 import { analyze } from "./Shell/Analysis.js"
-import type { ShellAnalysis } from "./Shell/Analysis.js"
+import type { ShellAnalysis, ShellWord } from "./Shell/Analysis.js"
 import { BashRuleVerdict, decideBashRules, suggestRule } from "./Shell/BashRule.js"
 import type { RuleRef } from "./Shell/BashRule.js"
 import { realSleep } from "./Shell/internal/realTime.js"
@@ -44,7 +46,7 @@ import { OutputBuffer } from "./Shell/OutputBuffer.js"
 import * as Process from "./Shell/Process.js"
 import { classifyReadOnly } from "./Shell/ReadOnly.js"
 import * as Sandbox from "./Shell/Sandbox.js"
-import { Workspace } from "./Workspace.js"
+import { isWithin, Workspace } from "./Workspace.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // limits
@@ -76,6 +78,8 @@ export const MAX_RESULT_CHARS = 30_000
 
 /** Output up to this many bytes reaches the model whole (a character is at least one byte). */
 const BODY_LIMIT = 28_000
+/** Bytes per write to the ResultStore. */
+const WRITE_BATCH = 1024 * 1024
 /** Characters of head and of tail the model gets from a larger output. */
 const PREVIEW_CHARS = 12_000
 
@@ -249,13 +253,102 @@ export const traitsOf = (command: string): Tool.Traits => {
 }
 
 /**
- * The claims of a command: a read of every file for a read-only command (it runs alongside other reads, never
- * alongside a write), the whole world otherwise.
+ * Where a command runs, for {@link claimsOf}: the working directory and the workspace roots (symlinks resolved).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CommandPlace {
+  readonly cwd: string
+  readonly home: string
+  readonly roots: ReadonlyArray<string>
+}
+
+const realOrLexical = (absolute: string): string => {
+  try {
+    return fs.realpathSync.native(absolute)
+  } catch {
+    return absolute
+  }
+}
+
+/** Read-only commands that read no file named by an argument: their arguments are not checked. */
+const pathlessCommands: ReadonlySet<string> = new Set([
+  "echo", "printf", "basename", "dirname", "true", "false", "pwd", "whoami", "id", "uname", "hostname", "date",
+  "which", "type", "seq", "nproc"
+])
+
+/**
+ * Whether every file a read-only command names lies inside the workspace. Every literal word and redirection
+ * target counts as a possible path (and an option's value after `=`), resolved against the working directory and
+ * through symlinks when it exists; a glob counts by its literal prefix; `$PWD` is the working directory, and a
+ * `for` variable is inside when every word of its list is. Any other expansion (`$HOME/x`, `$(...)`) could be
+ * anywhere: outside.
+ */
+const staysInside = (analysis: ShellAnalysis, place: CommandPlace): boolean => {
+  if (analysis._tag === "Unanalyzable") return false
+  const inside = (candidate: string): boolean => {
+    if (candidate === "") return true
+    const expanded = candidate === "~" ? place.home : candidate.startsWith("~/") ? path.join(place.home, candidate.slice(2)) : candidate
+    const absolute = path.resolve(place.cwd, expanded)
+    const real = realOrLexical(absolute)
+    return place.roots.some((root) => isWithin(root, absolute) && isWithin(root, real))
+  }
+  const loopInside = new Map<string, boolean>()
+  const wordInside = (word: ShellWord): boolean => {
+    let value = word.value
+    if (word.expansion) {
+      const loop = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(value)?.[1]
+      if (loop !== undefined && loopInside.has(loop)) return loopInside.get(loop)!
+      value = value.replace(/^\$\{?PWD\}?(?=\/|$)/, place.cwd)
+      if (/[$`]/.test(value)) return false
+    }
+    if (word.glob || word.brace) {
+      const special = value.search(/[*?[{]/)
+      if (special !== -1) value = value.slice(0, special)
+    }
+    const option = /^-[^=]*=(.*)$/s.exec(value)
+    if (option !== null) return inside(option[1]!)
+    // `-f/etc/x`: an attached option value that looks like a path.
+    if (value.startsWith("-")) return !value.includes("/") && !value.includes("~")
+    return inside(value)
+  }
+  for (const { variable, words } of analysis.features.loopLists) {
+    const ok = words !== undefined && words.every(wordInside)
+    loopInside.set(variable, (loopInside.get(variable) ?? true) && ok)
+  }
+  return analysis.commands.every((simple) =>
+    (pathlessCommands.has(simple.words[0]?.value ?? "") || simple.words.slice(1).every(wordInside)) &&
+    simple.redirections.every((redirection) =>
+      redirection.target === undefined ||
+      redirection.hereDoc !== undefined ||
+      redirection.operator === "<<<" ||
+      /^(?:\d+|-)$/.test(redirection.target.value) ||
+      /^\/dev\/(?:null|stdout|stderr)$/.test(redirection.target.value) ||
+      wordInside(redirection.target)
+    )
+  )
+}
+
+/**
+ * The claims of a command. Read-only and naming only files inside the workspace: a read of the workspace roots (it
+ * runs alongside other reads, and the policy may auto-allow it). Read-only but reaching outside (`cat /etc/x`,
+ * `ls ..`, `cat $HOME/.ssh/id_rsa`): a read of every file, `file:/`, which no workspace contains, so a person or a
+ * rule decides. Anything else: the whole world.
  *
  * @since 0.1.0
  * @category classification
  */
-export const claimsOf = (command: string): ReadonlyArray<Tool.Claim> => (isReadOnly(command) ? [Tool.Claim.read("file:/")] : [Tool.Claim.world])
+export const claimsOf = (command: string, place: CommandPlace): ReadonlyArray<Tool.Claim> => {
+  if (!isReadOnly(command)) return [Tool.Claim.world]
+  let within: boolean
+  try {
+    within = staysInside(analysisOf(command), place)
+  } catch {
+    within = false
+  }
+  return within ? place.roots.map((root) => Tool.Claim.read(`file:${root}`)) : [Tool.Claim.read("file:/")]
+}
 
 /**
  * The tool's own permission view: ask, with the reason, for a command the analysis cannot vouch for; otherwise no
@@ -435,10 +528,32 @@ const runCommand = (services: Services, input: BashInput, context: Tool.CallCont
           sinkBroken = true
         }).pipe(Effect.zipRight(Effect.logWarning("Bash: the full output could not be stored", error))))
 
+    // Writes to the store go in batches of WRITE_BATCH bytes through one reused buffer: one write per pipe chunk
+    // costs several times the throughput, and fresh buffers would grow the heap.
+    let batch: Uint8Array | undefined
+    let batched = 0
+    const flush = Effect.suspend(() => {
+      if (sink === undefined || batch === undefined || batched === 0) return Effect.void
+      const data = batch.subarray(0, batched)
+      batched = 0
+      return keepSinkOrDrop(sink.write(data))
+    })
+    const toSink = (chunk: Uint8Array): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        if (sink === undefined || sinkBroken) return Effect.void
+        batch ??= new Uint8Array(WRITE_BATCH)
+        if (batched + chunk.length <= batch.length) {
+          batch.set(chunk, batched)
+          batched += chunk.length
+          return batched === batch.length ? flush : Effect.void
+        }
+        return Effect.zipRight(flush, chunk.length >= WRITE_BATCH ? keepSinkOrDrop(sink.write(chunk)) : toSink(chunk))
+      })
+
     const onOutput = (chunk: Uint8Array): Effect.Effect<void> =>
       Effect.suspend(() => {
         buffer.append(chunk)
-        if (sink !== undefined) return keepSinkOrDrop(sink.write(chunk))
+        if (sink !== undefined) return toSink(chunk)
         if (sinkBroken || buffer.totalBytes <= BODY_LIMIT) return Effect.void
         // Past the model's budget: from now on the full output goes to the store. All of it is still in the head.
         return keepSinkOrDrop(
@@ -489,7 +604,8 @@ const runCommand = (services: Services, input: BashInput, context: Tool.CallCont
       Effect.provideService(CommandExecutor.CommandExecutor, services.executor),
       Effect.mapError((error) => new BashFailure({ reason: "start", message: error.message })),
       Effect.onInterrupt(() =>
-        Effect.suspend(() => {
+        // Stop reporting "running" (the tree is killed after this), keep what the reader got, say where it is.
+        Fiber.interrupt(progress).pipe(Effect.zipRight(flush), Effect.zipRight(Effect.suspend(() => {
           const partial = view()
           return context.progress({
             message: `Interrupted after ${formatDuration(performance.now() - startedAt)}; ${formatBytes(partial.totalBytes)} of output so far${
@@ -497,10 +613,11 @@ const runCommand = (services: Services, input: BashInput, context: Tool.CallCont
             }`,
             lines: buffer.latestLines(20)
           })
-        })
+        })))
       )
     )
     yield* Fiber.interrupt(progress)
+    yield* flush
 
     const durationMs = Math.round(performance.now() - startedAt)
     const seen = view()
@@ -573,7 +690,7 @@ export const layer = (
         validate: (input) => (input.command.trim() === "" ? Tool.reject("The command is empty.") : Effect.succeed(input)),
         checkPermissions: (input) => Effect.succeed(permissionCheckOf(input.command)),
         traits: (input) => traitsOf(input.command),
-        claims: (input) => claimsOf(input.command),
+        claims: (input) => claimsOf(input.command, workspace),
         matchRules: (input, rules) => matchRules(input.command, rules),
         call: (input, context) => runCommand(services, input, context),
         renderUse: (input) => [

@@ -9,7 +9,7 @@
  *   the call (timeout, cancellation) kills rg too.
  * - rg runs in the working directory with a relative target when the target is inside it, so paths come back
  *   short. `--no-config` keeps a user's RIPGREP_CONFIG_PATH out; hidden files are searched, `.git` is not; `.gitignore`
- *   is respected (rg's default).
+ *   is respected, in a git repository or not (`--no-require-git`, as Glob does).
  *
  * @since 0.1.0
  */
@@ -115,7 +115,7 @@ const maxOutputBytes = 4 * 1024 * 1024
  */
 export const ripgrepArgs = (input: GrepInput, target: string): ReadonlyArray<string> => {
   const mode = input.output_mode ?? "files_with_matches"
-  const args = ["--no-config", "--color=never", "--hidden", "--glob", "!.git", "--max-columns", "500", "--max-columns-preview"]
+  const args = ["--no-config", "--color=never", "--no-require-git", "--hidden", "--glob", "!.git", "--max-columns", "500", "--max-columns-preview"]
   if (mode === "files_with_matches") args.push("--files-with-matches")
   else if (mode === "count") args.push("--count", "--with-filename")
   else {
@@ -224,7 +224,8 @@ export const layer = Grep.implementEffect(
           }
           return {
             mode,
-            lines: result.lines,
+            // rg prints paths under a "." target as "./x": drop that prefix, the paths are relative to the cwd anyway.
+            lines: target === "." ? result.lines.map((line) => (line.startsWith("./") ? line.slice(2) : line)) : result.lines,
             truncated: result.truncated,
             ...(result.code === 2 && stderr !== "" ? { warning: stderr } : {})
           }

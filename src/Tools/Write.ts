@@ -20,7 +20,7 @@ import { UiBlock } from "../Tool/Presentation.js"
 import { FileState, hashContent } from "./FileState.js"
 import { writeFileAtomic } from "./internal/filesAtomic.js"
 import { unifiedDiff } from "./internal/filesEdit.js"
-import { inspect, readCurrent, StaleError, staleMessage, staleness, unchangedSince } from "./internal/filesGuard.js"
+import { describeCurrent, inspect, StaleError, staleMessage, staleness, unchangedSince } from "./internal/filesGuard.js"
 import { checkPath, displayPath, fileResource, resolveSync, ruleCovers } from "./internal/filesPaths.js"
 import { Workspace } from "./Workspace.js"
 
@@ -107,7 +107,7 @@ export const layer = Write.implementEffect(
           if (refusal !== undefined) return yield* Tool.reject(refusal)
           if (stat?.isDirectory() === true) return yield* Tool.reject(`${resolved.absolute} is a directory; give the path of a file.`)
           if (stat !== undefined) {
-            const read = yield* Effect.either(Effect.tryPromise(() => readCurrent(resolved.real)))
+            const read = yield* Effect.either(Effect.tryPromise(() => describeCurrent(resolved.real, 0)))
             if (read._tag === "Left") return yield* Tool.reject(`Could not read ${resolved.absolute}: ${read.left.message}`)
             const problem = staleness(resolved.absolute, yield* fileState.get(resolved.real), read.right.current, true)
             if (problem !== undefined) return yield* Tool.reject(problem)
@@ -126,7 +126,9 @@ export const layer = Write.implementEffect(
           if (refusal !== undefined) return yield* Effect.fail(fail(refusal))
           const path = shown(resolved.absolute)
           // Staleness again: time passed since validation (an approval, other calls).
-          const before = stat === undefined ? undefined : yield* Effect.tryPromise({ try: () => readCurrent(resolved.real), catch: (e) => fail(String(e)) })
+          const before = stat === undefined
+            ? undefined
+            : yield* Effect.tryPromise({ try: () => describeCurrent(resolved.real, maxDiffBytes), catch: (e) => fail(String(e)) })
           if (before !== undefined) {
             const problem = staleness(resolved.absolute, yield* fileState.get(resolved.real), before.current, true)
             if (problem !== undefined) return yield* Effect.fail(fail(problem))
@@ -139,7 +141,7 @@ export const layer = Write.implementEffect(
           })
           const after = yield* Effect.promise(() => fs.promises.stat(resolved.real))
           yield* fileState.record(resolved.real, { contentHash: hashContent(bytes), mtimeMs: after.mtimeMs, size: after.size, partial: false })
-          const patch = before !== undefined && before.bytes.length <= maxDiffBytes && bytes.length <= maxDiffBytes
+          const patch = before?.bytes !== undefined && bytes.length <= maxDiffBytes
             ? unifiedDiff(path, before.bytes.toString("utf8"), input.content)
             : undefined
           return {
@@ -156,10 +158,12 @@ export const layer = Write.implementEffect(
         output.patch !== undefined
           ? [UiBlock.Diff({ path: output.path, patch: output.patch })]
           : [UiBlock.Text({ text: `${output.kind === "create" ? "Created" : "Updated"} ${output.path} (${output.lines} lines, ${output.bytes} bytes)` })],
-      toModel: (output) =>
-        output.kind === "create"
-          ? `File created successfully at: ${output.path} (${output.lines} lines)`
-          : `The file ${output.path} has been overwritten (${output.lines} lines).`
+      toModel: (output) => {
+        const lines = `${output.lines} line${output.lines === 1 ? "" : "s"}`
+        return output.kind === "create"
+          ? `File created successfully at: ${output.path} (${lines})`
+          : `The file ${output.path} has been overwritten (${lines}).`
+      }
     }
   })
 )

@@ -172,6 +172,11 @@ export interface ShellFeatures {
   /** Variables assigned by `for`/`select` loops. */
   readonly loopVariables: ReadonlyArray<string>
   /**
+   * The word lists of `for` loops (`for f in *.md`), by variable; `undefined` words for `for f; do` (the
+   * positional parameters).
+   */
+  readonly loopLists: ReadonlyArray<{ readonly variable: string; readonly words: ReadonlyArray<ShellWord> | undefined }>
+  /**
    * An expansion assigns a variable: `${X=v}`, `${X:=v}`, `$((X=1))`, `$((X++))`, or a subscript that does
    * (`${a[i++]}`).
    */
@@ -303,6 +308,7 @@ interface Walker {
   readonly functionDefinitions: Array<string>
   readonly compoundRedirections: Array<ShellRedirection>
   readonly loopVariables: Array<string>
+  readonly loopLists: Array<{ readonly variable: string; readonly words: ReadonlyArray<ShellWord> | undefined }>
   assigningExpansions: boolean
   background: boolean
   commandSubstitution: boolean
@@ -446,6 +452,7 @@ const visit = (walker: Walker, node: SyntaxNode, at: Position): void => {
     case "For":
       walker.loops = true
       walker.loopVariables.push(node.name.value)
+      walker.loopLists.push({ variable: node.name.value, words: node.wordlist?.map(toWord) })
       break
     case "While":
       walker.loops = true
@@ -533,6 +540,7 @@ export const analyze = (command: string): ShellAnalysis => {
     functionDefinitions: [],
     compoundRedirections: [],
     loopVariables: [],
+    loopLists: [],
     assigningExpansions: false,
     background: false,
     commandSubstitution: false,
@@ -574,6 +582,7 @@ export const analyze = (command: string): ShellAnalysis => {
       selects: walker.selects,
       pipelinePrefixes: walker.pipelinePrefixes,
       loopVariables: walker.loopVariables,
+      loopLists: walker.loopLists,
       assigningExpansions: walker.assigningExpansions,
       compoundRedirections: walker.compoundRedirections
     }

@@ -34,7 +34,8 @@ const concat = (chunks: ReadonlyArray<Uint8Array>, length: number): Uint8Array =
 }
 
 /**
- * A head buffer plus a tail ring. Not thread-safe by design: one reader appends, in order.
+ * A head buffer plus a tail ring. One reader appends, in order, buffers it will not write to again (they are kept
+ * by reference, not copied).
  *
  * @since 0.1.0
  * @category models
@@ -59,18 +60,18 @@ export class OutputBuffer {
     let rest = chunk
     if (this.headLength < this.headBytes) {
       const take = Math.min(rest.length, this.headBytes - this.headLength)
-      // Copies: the reader may reuse its buffers.
-      this.headChunks.push(rest.slice(0, take))
+      this.headChunks.push(rest.subarray(0, take))
       this.headLength += take
       rest = rest.subarray(take)
     }
     if (rest.length === 0 || this.tailBytes === 0) return
     if (rest.length >= this.tailBytes) {
-      this.tailChunks = [rest.slice(rest.length - this.tailBytes)]
+      this.tailChunks = [rest.subarray(rest.length - this.tailBytes)]
       this.tailLength = this.tailBytes
       return
     }
-    this.tailChunks.push(rest.slice())
+    // Kept by reference: the reader hands over fresh buffers and never writes to them again.
+    this.tailChunks.push(rest)
     this.tailLength += rest.length
     while (this.tailLength - this.tailChunks[0]!.length >= this.tailBytes) {
       this.tailLength -= this.tailChunks.shift()!.length

@@ -1,7 +1,7 @@
 /**
  * Running one shell command as a child process whose whole lifecycle belongs to the caller's Scope.
  *
- * - **Spawn**: `bash -c` through `@effect/platform`'s `Command`, in the given directory, with an explicit
+ * - **Spawn**: `bash --norc --noprofile -c` through `@effect/platform`'s `Command`, in the given directory, with an explicit
  *   environment (never the parent's implicitly: `extendEnv` is off). The platform spawns detached, so the shell
  *   leads a process group of its own.
  * - **Output**: stdout and stderr are one stream, interleaved exactly as written. The shell itself points
@@ -17,6 +17,7 @@
  */
 import * as Command from "@effect/platform/Command"
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import type { PlatformError } from "@effect/platform/Error"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -173,22 +174,30 @@ export const run = (options: ShellOptions): Effect.Effect<ShellResult, ShellProc
   Effect.gen(function*() {
     const grace = options.killGrace ?? DEFAULT_GRACE
     const marker = randomUUID()
-    const argv: Argv = ["bash", "-c", shellScript(options.command)]
+    // `--norc`: libuv's stdio pipes are socketpairs, and bash reads ~/.bashrc when its stdin is a socket ("run by
+    // rshd") unless SHLVL says it is nested; a user's rc file must not change what an analysed command does.
+    const argv: Argv = ["bash", "--norc", "--noprofile", "-c", shellScript(options.command)]
     const [program, ...args] = options.wrap?.(argv) ?? argv
     const command = Command.make(program, ...args).pipe(
       Command.workingDirectory(options.cwd),
       Command.env({ ...options.env, [ProcessTree.markerVariable]: marker }, { extendEnv: false })
     )
+    const startTicks = ProcessTree.startTicksFloor()
     const started = yield* Command.start(command).pipe(
       Effect.mapError((cause) => new ShellProcessError({ message: `cannot start bash in ${options.cwd}: ${cause.message}`, cause }))
     )
-    const tree: ProcessTree.ProcessTree = { pgid: started.pid, marker }
+    const tree: ProcessTree.ProcessTree = { pgid: started.pid, marker, startTicks }
+    let cleanedUp = false
     // Runs before the platform's own release (finalizers run in reverse), which would wait without limit.
-    yield* Effect.addFinalizer(() => ProcessTree.terminate(tree, grace))
+    yield* Effect.addFinalizer(() => (cleanedUp ? Effect.void : ProcessTree.terminate(tree, grace)))
 
-    // stderr carries nothing once the shell has redirected it, except what a wrapper (bwrap) prints itself.
-    const reader = yield* Stream.merge(started.stdout, started.stderr).pipe(
-      Stream.runForEach(options.onOutput),
+    // stderr carries nothing once the shell has redirected it, except what comes before (a syntax error in the
+    // command's first line) or from a wrapper (bwrap's own errors). Two readers share one lock, so chunks reach
+    // `onOutput` one at a time; `Stream.merge` would do the same at twice the cost per chunk.
+    const lock = yield* Effect.makeSemaphore(1)
+    const readAll = (stream: Stream.Stream<Uint8Array, PlatformError>) =>
+      Stream.runForEachChunk(stream, (chunk) => lock.withPermits(1)(Effect.forEach(chunk, options.onOutput, { discard: true })))
+    const reader = yield* Effect.all([readAll(started.stdout), readAll(started.stderr)], { concurrency: 2, discard: true }).pipe(
       Effect.mapError((cause) => new ShellProcessError({ message: `cannot read the command's output: ${cause.message}`, cause })),
       Effect.forkScoped
     )
@@ -203,6 +212,8 @@ export const run = (options: ShellOptions): Effect.Effect<ShellResult, ShellProc
     const timeout = Duration.decode(options.timeout)
     const exit = yield* Effect.raceFirst(exitCode, Effect.as(realSleep(Duration.toMillis(timeout)), ShellExit.TimedOut({ after: timeout })))
     const termination = yield* ProcessTree.terminate(tree, grace)
+    // Nothing of the call runs any more, so nothing can start anything: the finalizer has nothing left to do.
+    cleanedUp = termination.survivors.length === 0
 
     // Every writer is gone, so the pipe reaches its end; unless a process we could not find holds it open.
     const drained = yield* Fiber.join(reader).pipe(

@@ -91,6 +91,8 @@ export interface LineRequest {
   /** Longer lines are cut to this many characters, marked. */
   readonly maxLineChars: number
   readonly signal?: AbortSignal
+  /** Read chunk size; default 64 KB (tests make it tiny to cross chunk boundaries everywhere). */
+  readonly chunkBytes?: number
 }
 
 /** A window of lines. */
@@ -116,7 +118,7 @@ export const cutMarker = (omitted: number): string => `… [line truncated: ${om
 export const readLines = async (path: string, request: LineRequest): Promise<LineWindow> => {
   const { limit, maxLineChars, offset } = request
   const last = offset + limit - 1
-  const stream = fs.createReadStream(path, { highWaterMark: 64 * 1024 })
+  const stream = fs.createReadStream(path, { highWaterMark: request.chunkBytes ?? 64 * 1024 })
   const hash = crypto.createHash("sha256")
   const decoder = new StringDecoder("utf8")
   const lines: Array<string> = []
@@ -154,8 +156,26 @@ export const readLines = async (path: string, request: LineRequest): Promise<Lin
   try {
     outer: for await (const chunk of stream) {
       request.signal?.throwIfAborted()
-      hash.update(chunk as Buffer)
-      const text = decoder.write(chunk as Buffer)
+      let bytes = chunk as Buffer
+      hash.update(bytes)
+      // Lines before the window are counted on the bytes: nothing is decoded or allocated for them.
+      if (lineNo < offset) {
+        let at = 0
+        while (lineNo < offset) {
+          const newline = bytes.indexOf(0x0a, at)
+          if (newline === -1) break
+          lineNo++
+          currentLength = 0
+          at = newline + 1
+        }
+        if (lineNo < offset) {
+          currentLength += bytes.length - at
+          continue
+        }
+        keeping = lineNo <= last
+        bytes = bytes.subarray(at)
+      }
+      const text = decoder.write(bytes)
       let start = 0
       while (start < text.length) {
         if (lineNo > last) {

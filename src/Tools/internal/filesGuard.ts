@@ -76,6 +76,13 @@ export const readCurrent = async (path: string): Promise<{ readonly bytes: Buffe
   return { bytes, current: { mtimeMs: stat.mtimeMs, size: stat.size, contentHash: crypto.createHash("sha256").update(bytes).digest("hex") } }
 }
 
+/** Describes a file for the staleness check, keeping its bytes only when it is at most `keepBytes` long (else streamed). */
+export const describeCurrent = async (path: string, keepBytes: number): Promise<{ readonly bytes: Buffer | undefined; readonly current: Current }> => {
+  const stat = await fs.promises.stat(path)
+  if (stat.size <= keepBytes) return readCurrent(path)
+  return { bytes: undefined, current: { mtimeMs: stat.mtimeMs, size: stat.size, contentHash: await hashFile(path) } }
+}
+
 /**
  * A `beforeRename` guard for the atomic write: fails when the target's mtime or size moved since it was read, so a
  * change made while the new content was being written is not clobbered.

@@ -146,7 +146,7 @@ describe("Edit", () => {
       expect(fs.readFileSync(file, "utf8")).toBe("abcde\n")
     }))
 
-  it.effect("edits of different files in one turn run concurrently", () =>
+  it.live("edits of different files in one turn run concurrently", () =>
     Effect.gen(function*() {
       const dir = tempDir()
       writeTree(dir, { "a.txt": "a\n", "b.txt": "b\n" })

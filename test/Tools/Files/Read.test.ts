@@ -1,9 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Effect, FastCheck as fc, Option } from "effect"
 import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { FileState } from "../../../src/Tools/FileState.js"
+import { FileState, hashContent } from "../../../src/Tools/FileState.js"
+import { cutMarker, readLines } from "../../../src/Tools/internal/filesContent.js"
 import { executeOne, runtimeLayer, tempDir, text, use, writeTree } from "./helpers.js"
 
 // A 1x1 PNG.
@@ -124,4 +125,39 @@ describe("Read", () => {
       const outcome = yield* executeOne(use("Read", { file_path: path.join(dir, "nope.txt") }))
       expect(text(outcome)).toBe(`<tool_use_error>File does not exist: ${path.join(dir, "nope.txt")}. Check the path, or use Glob to find the file.</tool_use_error>`)
     }).pipe(Effect.provide(layer)))
+})
+
+describe("readLines (streaming)", () => {
+  const dir = tempDir("lines-")
+  let n = 0
+  it.effect.prop(
+    "returns exactly the lines a whole-file split gives, whatever the chunk boundaries",
+    [
+      fc.string({ unit: fc.constantFrom("a", "b", "\n", "\r\n", "é", "😀", " "), maxLength: 80 }),
+      fc.integer({ min: 1, max: 30 }),
+      fc.integer({ min: 1, max: 30 }),
+      fc.integer({ min: 1, max: 9 }),
+      fc.integer({ min: 1, max: 12 })
+    ],
+    ([content, offset, limit, chunkBytes, maxLineChars]) =>
+      Effect.promise(async () => {
+        const file = path.join(dir, `f${n++}.txt`)
+        fs.writeFileSync(file, content)
+        const window = await readLines(file, { offset, limit, maxLineChars, chunkBytes })
+        const all = content === "" ? [] : content.replace(/\n$/, "").split("\n").map((l) => l.replace(/\r$/, ""))
+        const expected = all.slice(offset - 1, offset - 1 + limit).map((l) =>
+          [...l].length === l.length && l.length > maxLineChars ? l.slice(0, maxLineChars) + cutMarker(l.length - maxLineChars) : l
+        )
+        // Lines with astral characters are compared by prefix only (cut positions count UTF-16 units).
+        expect(window.lines.length).toBe(expected.length)
+        window.lines.forEach((line, i) => {
+          if ([...all[offset - 1 + i]!].length === all[offset - 1 + i]!.length) expect(line).toBe(expected[i])
+        })
+        expect(window.reachedEnd).toBe(offset - 1 + limit >= all.length)
+        if (window.reachedEnd) {
+          expect(window.totalLines).toBe(all.length)
+          expect(window.contentHash).toBe(hashContent(Buffer.from(content)))
+        }
+      })
+  )
 })

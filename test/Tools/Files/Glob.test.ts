@@ -1,0 +1,74 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { executeOne, runtimeLayer, tempDir, text, use, writeTree } from "./helpers.js"
+
+const touch = (file: string, secondsAgo: number) => {
+  const when = new Date(Date.now() - secondsAgo * 1000)
+  fs.utimesSync(file, when, when)
+}
+
+describe("Glob", () => {
+  const dir = tempDir("glob-")
+  writeTree(dir, {
+    ".gitignore": "node_modules\ndist/\n*.log\n",
+    "src/old.ts": "",
+    "src/new.ts": "",
+    "src/mid.ts": "",
+    "src/nested/.gitignore": "generated.ts\n",
+    "src/nested/generated.ts": "",
+    "src/nested/kept.ts": "",
+    "node_modules/pkg/index.ts": "",
+    "dist/out.ts": "",
+    "debug.log": "",
+    ".hidden/h.ts": ""
+  })
+  touch(path.join(dir, "src/old.ts"), 300)
+  touch(path.join(dir, "src/mid.ts"), 200)
+  touch(path.join(dir, "src/new.ts"), 10)
+  touch(path.join(dir, "src/nested/kept.ts"), 250)
+  touch(path.join(dir, ".hidden/h.ts"), 400)
+  const layer = runtimeLayer(dir)
+
+  it.effect("lists matches newest first, relative to the working directory, leaving out .gitignored files", () =>
+    Effect.gen(function*() {
+      const outcome = yield* executeOne(use("Glob", { pattern: "**/*.ts" }))
+      expect(text(outcome).split("\n")).toEqual(["src/new.ts", "src/mid.ts", "src/nested/kept.ts", "src/old.ts", ".hidden/h.ts"])
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("searches under path, still honouring the root .gitignore; an absolute pattern works too", () =>
+    Effect.gen(function*() {
+      expect(text(yield* executeOne(use("Glob", { pattern: "*.ts", path: "src/nested" })))).toBe("src/nested/kept.ts")
+      expect(text(yield* executeOne(use("Glob", { pattern: `${dir}/src/*.ts` }))).split("\n")).toEqual(["src/new.ts", "src/mid.ts", "src/old.ts"])
+      expect(text(yield* executeOne(use("Glob", { pattern: "**/*.log" })))).toBe("No files found")
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("does not follow a symlinked directory out of the workspace", () =>
+    Effect.gen(function*() {
+      const work = tempDir("glob-link-")
+      const outside = tempDir("glob-outside-")
+      writeTree(outside, { "secret.ts": "" })
+      writeTree(work, { "mine.ts": "" })
+      fs.symlinkSync(outside, path.join(work, "out"))
+      const outcome = yield* executeOne(use("Glob", { pattern: "**/*.ts" })).pipe(Effect.provide(runtimeLayer(work)))
+      expect(text(outcome)).toBe("mine.ts")
+    }))
+
+  it.effect("refuses a pattern that climbs out with ..", () =>
+    Effect.gen(function*() {
+      const outcome = yield* executeOne(use("Glob", { pattern: "../**/*" }))
+      expect(outcome.status).toBe("error")
+      expect(text(outcome)).toContain("may not contain `..`")
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("returns at most 100 files, with a note saying so", () =>
+    Effect.gen(function*() {
+      const many = tempDir("glob-many-")
+      writeTree(many, Object.fromEntries(Array.from({ length: 130 }, (_, i) => [`f${i}.txt`, ""])))
+      const outcome = yield* executeOne(use("Glob", { pattern: "*.txt" })).pipe(Effect.provide(runtimeLayer(many)))
+      const lines = text(outcome).split("\n")
+      expect(lines).toHaveLength(101)
+      expect(lines[100]).toBe("(Results are truncated: showing the 100 most recently modified of 130 files. Use a more specific path or pattern.)")
+    }))
+})
