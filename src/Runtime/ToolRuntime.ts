@@ -249,24 +249,24 @@ const make = Effect.gen(function*() {
     Effect.scoped(Effect.flatMap(start(toolUses, options), (handle) => handle.await))
 
   // One call needs no scheduler: straight through the pipeline, with no event consumer.
-  const executeOne = (toolUse: ToolUseBlock, options: RunOptions = {}) =>
-    Effect.gen(function*() {
-      const settings = yield* RuntimeConfig
-      const env: PipelineEnv = {
-        registry,
-        policy,
-        approver,
-        hooks,
-        store,
-        settings,
-        clock: yield* Effect.clock,
-        emit: () => Effect.void,
-        withApprovalLock: approvalLock.withPermits(1),
-        cancelRun: Effect.void
-      }
-      const prepared = yield* prepare(env, toolUse, env.clock.unsafeCurrentTimeMillis(), timeoutOf(options, toolUse))
-      return Either.isLeft(prepared) ? prepared.left : yield* run(env, prepared.right)
-    })
+  const executeOne = (toolUse: ToolUseBlock, options: RunOptions = {}): Effect.Effect<Outcome> =>
+    Effect.flatMap(RuntimeConfig, (settings) =>
+      Effect.clockWith((clock) => {
+        const env: PipelineEnv = {
+          registry,
+          policy,
+          approver,
+          hooks,
+          store,
+          settings,
+          clock,
+          emit: () => Effect.void,
+          withApprovalLock: approvalLock.withPermits(1),
+          cancelRun: Effect.void
+        }
+        return Effect.flatMap(prepare(env, toolUse, clock.unsafeCurrentTimeMillis(), timeoutOf(options, toolUse)), (prepared) =>
+          Either.isLeft(prepared) ? Effect.succeed(prepared.left) : run(env, prepared.right))
+      }))
 
   return { start, execute, executeOne }
 })

@@ -9,7 +9,7 @@
  * Neither ever fails: every failure becomes an Outcome.
  */
 import * as Cause from "effect/Cause"
-import * as Clock from "effect/Clock"
+import type * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -31,7 +31,7 @@ import type { ToolResultContent, ToolUseBlock } from "../../Tool/Wire.js"
 import type { Approver } from "../Approver.js"
 import { ApprovalAnswer } from "../Approver.js"
 import { ToolEvent } from "../Events.js"
-import type { PermissionPolicy } from "../PermissionPolicy.js"
+import type { HookOpinion, PermissionPolicy } from "../PermissionPolicy.js"
 import type { ResultStore } from "../ResultStore.js"
 import type { RuntimeSettings } from "../RuntimeConfig.js"
 import type { ToolHooks } from "../ToolHooks.js"
@@ -66,6 +66,21 @@ export interface Prepared {
   /** A per-call timeout overriding the tool's default. */
   readonly timeout: Duration.Duration | undefined
 }
+
+/**
+ * Continues with `f` once `effect` has an Exit. An effect that is already an Exit (what `Effect.succeed` and
+ * `Effect.fail` build) is continued synchronously, without the runtime: a trivial call's stages are all like that,
+ * and skipping the run loop for them is most of the pipeline's speed.
+ */
+const andThen = <A, E, B, E2>(effect: Effect.Effect<A, E>, f: (value: A) => Effect.Effect<B, E2>): Effect.Effect<B, E | E2> => {
+  if (!Exit.isExit(effect)) return Effect.flatMap(effect, f)
+  const exit = effect as Exit.Exit<A, E>
+  return Exit.isSuccess(exit) ? f(exit.value) : (exit as Exit.Exit<never, E>)
+}
+
+/** Like {@link andThen}, handing over the whole Exit. */
+const onExit = <A, E, B, E2>(effect: Effect.Effect<A, E>, f: (exit: Exit.Exit<A, E>) => Effect.Effect<B, E2>): Effect.Effect<B, E2> =>
+  Exit.isExit(effect) ? f(effect as Exit.Exit<A, E>) : Effect.flatMap(Effect.exit(effect), f)
 
 const decodeOptions = { errors: "all", onExcessProperty: "error" } as const
 
@@ -110,11 +125,11 @@ const timings = (receivedAt: number, startedAt: number | undefined, endedAt: num
     : { receivedAt, startedAt, endedAt, durationMs: endedAt - startedAt }
 
 const complete = (env: PipelineEnv, outcome: Outcome): Effect.Effect<Outcome> =>
-  Effect.as(env.emit(ToolEvent.Completed({ outcome, at: outcome.timings.endedAt })), outcome)
+  andThen(env.emit(ToolEvent.Completed({ outcome, at: outcome.timings.endedAt })), () => Exit.succeed(outcome))
 
 /** The Outcome of a call that failed at any stage. */
 export const failed = (env: PipelineEnv, finish: Finish, error: Errors.ToolCallError): Effect.Effect<Outcome> =>
-  Effect.suspend(() => {
+{
     const endedAt = env.clock.unsafeCurrentTimeMillis()
     const additional = finish.additionalContext ?? []
     const text = Errors.modelText(error)
@@ -135,7 +150,7 @@ export const failed = (env: PipelineEnv, finish: Finish, error: Errors.ToolCallE
       timings: timings(finish.receivedAt, finish.startedAt, endedAt)
     }
     return complete(env, outcome)
-  })
+  }
 
 /**
  * Lookup and decode. Returns the prepared call, or the Outcome of a call that cannot run (unknown tool, invalid
@@ -187,62 +202,66 @@ const redecode = ({ context, prepared }: Stage, raw: unknown): Effect.Effect<unk
     onRight: (input) => Effect.mapError(prepared.tool.service.validate(input, context), (e) => rejected(prepared.tool.definition.name, e))
   })
 
-/** The permission stage: the policy's verdict, and the approver when it asks. */
-const authorise = (stage: Stage, input: unknown, hook: Parameters<PermissionPolicy["Type"]["evaluate"]>[0]["hook"]) =>
-  Effect.gen(function*() {
-    const { context, env, prepared } = stage
-    const { definition, service } = prepared.tool
-    const toolCheck = yield* service.checkPermissions(input, context)
-    const verdict = yield* env.policy.evaluate({ definition, service, input, traits: service.traits(input), toolCheck, hook, context })
-    switch (verdict._tag) {
-      case "Allow":
-        return { decision: Decision.Allow({ reason: verdict.reason }), input: verdict.updatedInput ?? input }
-      case "Deny":
-        return { decision: Decision.Deny({ reason: verdict.reason, message: verdict.message }), input }
-      case "Ask": {
-        const request = {
-          toolUseId: prepared.toolUse.id,
-          toolName: definition.name,
-          input,
-          ui: service.renderUse(input),
-          message: verdict.message,
-          suggestions: verdict.suggestions
-        }
-        const answer = yield* env.withApprovalLock(
-          Effect.gen(function*() {
-            yield* env.emit(ToolEvent.PermissionRequested({ toolUseId: request.toolUseId, request, at: env.clock.unsafeCurrentTimeMillis() }))
-            const answer = yield* env.approver.ask(request)
-            yield* env.emit(ToolEvent.PermissionAnswered({ toolUseId: request.toolUseId, answer, at: env.clock.unsafeCurrentTimeMillis() }))
-            return answer
-          })
-        )
-        return yield* ApprovalAnswer.$match(answer, {
-          AllowOnce: () => Effect.succeed({ decision: Decision.Allow({ reason: DecisionReason.User({ scope: "once" }) }), input }),
-          AllowSession: ({ rules }) =>
-            Effect.as(env.policy.remember(rules, "session").pipe(Effect.ignoreLogged), {
-              decision: Decision.Allow({ reason: DecisionReason.User({ scope: "session" }) }),
-              input
-            }),
-          AllowAlways: ({ rules }) =>
-            Effect.as(env.policy.remember(rules, "always").pipe(Effect.ignoreLogged), {
-              decision: Decision.Allow({ reason: DecisionReason.User({ scope: "always" }) }),
-              input
-            }),
-          Deny: ({ cancelRun, message }) => {
-            const text = message ?? "The user doesn't want to proceed with this tool use."
-            return Effect.as(cancelRun ? env.cancelRun : Effect.void, {
-              decision: Decision.Deny({ reason: DecisionReason.User({ scope: "once", message: text }), message: text }),
-              input
-            })
-          },
-          Edit: (edit) =>
-            Effect.map(redecode(stage, edit.input), (edited) => ({
-              decision: Decision.Allow({ reason: DecisionReason.User({ scope: "once", message: "edited the input" }) }),
-              input: edited
-            }))
-        })
+/** What the permission stage settles on: the decision and the input to run. */
+interface Authorised {
+  readonly decision: Decision
+  readonly input: unknown
+}
+
+/** The permission stage: the tool's own check, then the policy's verdict, then the approver when it asks. */
+const authorise = (stage: Stage, input: unknown, hook: HookOpinion | undefined): Effect.Effect<Authorised, Errors.InvalidInput | Errors.ValidationFailed> => {
+  const { context, env, prepared } = stage
+  const { definition, service } = prepared.tool
+  return andThen(service.checkPermissions(input, context), (toolCheck) =>
+    andThen(env.policy.evaluate({ definition, service, input, traits: service.traits(input), toolCheck, hook, context }), (verdict) => {
+      switch (verdict._tag) {
+        case "Allow":
+          return Exit.succeed({ decision: Decision.Allow({ reason: verdict.reason }), input: verdict.updatedInput ?? input })
+        case "Deny":
+          return Exit.succeed({ decision: Decision.Deny({ reason: verdict.reason, message: verdict.message }), input })
+        case "Ask":
+          return askPerson(stage, input, verdict.message, verdict.suggestions)
       }
-    }
+    }))
+}
+
+/** Puts an Ask to the approver (one question at a time) and turns the answer into a decision. */
+const askPerson = (stage: Stage, input: unknown, message: string, suggestions: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const { env, prepared } = stage
+    const { definition, service } = prepared.tool
+    const request = { toolUseId: prepared.toolUse.id, toolName: definition.name, input, ui: service.renderUse(input), message, suggestions }
+    const answer = yield* env.withApprovalLock(
+      Effect.gen(function*() {
+        yield* env.emit(ToolEvent.PermissionRequested({ toolUseId: request.toolUseId, request, at: env.clock.unsafeCurrentTimeMillis() }))
+        const answer = yield* env.approver.ask(request)
+        yield* env.emit(ToolEvent.PermissionAnswered({ toolUseId: request.toolUseId, answer, at: env.clock.unsafeCurrentTimeMillis() }))
+        return answer
+      })
+    )
+    return yield* ApprovalAnswer.$match(answer, {
+      AllowOnce: () => Effect.succeed<Authorised>({ decision: Decision.Allow({ reason: DecisionReason.User({ scope: "once" }) }), input }),
+      AllowSession: ({ rules }) =>
+        Effect.as(env.policy.remember(rules, "session").pipe(Effect.ignoreLogged), {
+          decision: Decision.Allow({ reason: DecisionReason.User({ scope: "session" }) }),
+          input
+        }),
+      AllowAlways: ({ rules }) =>
+        Effect.as(env.policy.remember(rules, "always").pipe(Effect.ignoreLogged), {
+          decision: Decision.Allow({ reason: DecisionReason.User({ scope: "always" }) }),
+          input
+        }),
+      Deny: ({ cancelRun, message: text = "The user doesn't want to proceed with this tool use." }) =>
+        Effect.as(cancelRun ? env.cancelRun : Effect.void, {
+          decision: Decision.Deny({ reason: DecisionReason.User({ scope: "once", message: text }), message: text }),
+          input
+        }),
+      Edit: (edit) =>
+        Effect.map(redecode(stage, edit.input), (edited) => ({
+          decision: Decision.Allow({ reason: DecisionReason.User({ scope: "once", message: "edited the input" }) }),
+          input: edited
+        }))
+    })
   })
 
 /**
@@ -294,6 +313,7 @@ const scopedCall = <A, E>(call: Effect.Effect<A, E, Scope.Scope>): Effect.Effect
  */
 export const run = (env: PipelineEnv, prepared: Prepared, trace: Trace = traceOf(prepared)): Effect.Effect<Outcome> => {
   const { toolUse, tool } = prepared
+  const { service } = tool
   const name = tool.definition.name
   const context: CallContext = {
     toolUseId: toolUse.id,
@@ -301,53 +321,79 @@ export const run = (env: PipelineEnv, prepared: Prepared, trace: Trace = traceOf
     progress: (progress) => Effect.suspend(() => env.emit(ToolEvent.Progress({ toolUseId: toolUse.id, progress, at: env.clock.unsafeCurrentTimeMillis() })))
   }
   const stage: Stage = { env, prepared, context }
-  const base = (): Finish => ({ toolUse, toolName: name, receivedAt: prepared.receivedAt, ...trace })
+  const base = (additionalContext: ReadonlyArray<string> = []): Finish => ({
+    toolUse,
+    toolName: name,
+    receivedAt: prepared.receivedAt,
+    ...trace,
+    additionalContext
+  })
+  const defect = (cause: Cause.Cause<unknown>): Effect.Effect<Outcome> =>
+    Effect.zipRight(logDefect(env, toolUse.id, cause), failed(env, base(), new Errors.Defect({ tool: name, cause })))
 
-  return Effect.gen(function*() {
-    const gate = yield* Effect.either(Effect.gen(function*() {
-      const validated = yield* Effect.mapError(tool.service.validate(prepared.input, context), (e) => rejected(name, e))
-      const pre = yield* env.hooks.preToolUse({ toolUseId: toolUse.id, toolName: name, input: validated })
-      const hooked = pre.updatedInput === undefined ? validated : yield* redecode(stage, pre.updatedInput)
-      const authorised = yield* authorise(stage, hooked, pre.opinion)
-      yield* env.emit(ToolEvent.Decided({ toolUseId: toolUse.id, decision: authorised.decision, at: env.clock.unsafeCurrentTimeMillis() }))
-      return { ...authorised, additionalContext: pre.additionalContext }
-    }))
-    if (Either.isLeft(gate)) return yield* failed(env, base(), gate.left)
-    const { additionalContext, decision, input } = gate.right
-    if (input !== prepared.input) trace.ui = safeUi(() => tool.service.renderUse(input), name)
+  /** validate -> PreToolUse hooks (and re-decoding their rewrite) -> permission. */
+  const validation = onExit(service.validate(prepared.input, context), (exit): Effect.Effect<unknown, Errors.ValidationFailed> => {
+    if (Exit.isSuccess(exit)) return Exit.succeed(exit.value)
+    return exit.cause._tag === "Fail" ? Exit.fail(rejected(name, exit.cause.error)) : Exit.failCause(exit.cause as Cause.Cause<never>)
+  })
+  const gate = andThen(
+    validation,
+    (validated) =>
+      andThen(env.hooks.preToolUse({ toolUseId: toolUse.id, toolName: name, input: validated }), (pre) =>
+        andThen(pre.updatedInput === undefined ? Exit.succeed(validated) : redecode(stage, pre.updatedInput), (hooked) =>
+          andThen(authorise(stage, hooked, pre.opinion), (authorised) => Exit.succeed({ ...authorised, additionalContext: pre.additionalContext }))))
+  )
+
+  const afterGate = (passed: Authorised & { readonly additionalContext: ReadonlyArray<string> }): Effect.Effect<Outcome> => {
+    const { additionalContext, decision, input } = passed
+    if (input !== prepared.input) trace.ui = safeUi(() => service.renderUse(input), name)
     trace.executedInput = input
     trace.decision = decision
-    if (decision._tag === "Deny") {
-      return yield* failed(env, { ...base(), additionalContext }, new Errors.PermissionDenied({ tool: name, reason: deniedText(decision) }))
-    }
+    return andThen(env.emit(ToolEvent.Decided({ toolUseId: toolUse.id, decision, at: env.clock.unsafeCurrentTimeMillis() })), () => {
+      if (decision._tag === "Deny") {
+        return failed(env, base(additionalContext), new Errors.PermissionDenied({ tool: name, reason: deniedText(decision) }))
+      }
+      trace.startedAt = env.clock.unsafeCurrentTimeMillis()
+      return andThen(env.emit(ToolEvent.Started({ toolUseId: toolUse.id, toolName: name, ui: trace.ui, at: trace.startedAt })), () =>
+        onExit(execute(input), (ran) => {
+          if (Exit.isFailure(ran)) return failed(env, base(additionalContext), ran.cause._tag === "Fail" ? ran.cause.error : new Errors.Defect({ tool: name, cause: ran.cause }))
+          const exit = ran.value
+          if (Exit.isSuccess(exit)) return succeeded(env, base(), prepared, input, exit.value, additionalContext)
+          return andThen(callError(env, toolUse.id, name, exit.cause, (failure) => service.renderFailure(failure, input)), (error) =>
+            andThen(env.hooks.postToolUse({ toolUseId: toolUse.id, toolName: name, input, response: Errors.modelText(error), failed: true }), (post) =>
+              failed(env, base([...additionalContext, ...post.additionalContext]), error)))
+        }))
+    })
+  }
 
-    const startedAt = env.clock.unsafeCurrentTimeMillis()
-    trace.startedAt = startedAt
-    yield* env.emit(ToolEvent.Started({ toolUseId: toolUse.id, toolName: name, ui: trace.ui, at: startedAt }))
+  /** The call itself: its Exit, or TimedOut. A call that is already an Exit ran synchronously and needs no scope or timer. */
+  const execute = (input: unknown): Effect.Effect<Exit.Exit<unknown, unknown>, Errors.TimedOut> => {
+    const call = service.call(input, context)
+    if (Exit.isExit(call)) return Exit.succeed(call)
     const timeout = prepared.timeout ?? env.settings.timeout ?? tool.definition.timeout
-    const call = Effect.exit(scopedCall(tool.service.call(input, context)))
+    const scoped = Effect.exit(scopedCall(call))
     // A timer costs a fiber; tools without a finite timeout (the default) do not pay for one.
-    const ran = Duration.isFinite(timeout) ? yield* Effect.timeoutOption(call, timeout) : Option.some(yield* call)
-    if (Option.isNone(ran)) return yield* failed(env, { ...base(), additionalContext }, new Errors.TimedOut({ tool: name, timeout }))
-    const exit = ran.value
+    if (!Duration.isFinite(timeout)) return scoped
+    return Effect.flatMap(Effect.timeoutOption(scoped, timeout), (ran) =>
+      Option.isSome(ran) ? Exit.succeed(ran.value) : Exit.fail(new Errors.TimedOut({ tool: name, timeout })))
+  }
 
-    if (Exit.isFailure(exit)) {
-      const error = yield* callError(env, toolUse.id, name, exit.cause, (failure) => tool.service.renderFailure(failure, input))
-      const post = yield* env.hooks.postToolUse({ toolUseId: toolUse.id, toolName: name, input, response: Errors.modelText(error), failed: true })
-      return yield* failed(env, { ...base(), additionalContext: [...additionalContext, ...post.additionalContext] }, error)
-    }
-    return yield* succeeded(env, base(), prepared, input, exit.value, additionalContext)
-  }).pipe(
-    // A defect anywhere in our own stages (a tool's validate or renderer that throws) still yields an Outcome.
-    Effect.catchAllCause((cause) =>
-      Cause.isInterruptedOnly(cause)
-        ? Effect.failCause(cause)
-        : Effect.zipRight(
-          logDefect(env, toolUse.id, cause),
-          failed(env, base(), new Errors.Defect({ tool: name, cause }))
-        )
-    )
-  ) as Effect.Effect<Outcome>
+  let flow: Effect.Effect<Outcome>
+  try {
+    flow = onExit(gate, (passed) => {
+      if (Exit.isSuccess(passed)) return afterGate(passed.value)
+      const cause = passed.cause
+      if (cause._tag === "Fail") return failed(env, base(), cause.error as Errors.ToolCallError)
+      return Cause.isInterruptedOnly(cause) ? Exit.failCause(cause as Cause.Cause<never>) : defect(cause)
+    })
+  } catch (thrown) {
+    // A stage that throws instead of failing (a tool's validate, renderer or checkPermissions) is a defect, not a crash.
+    return defect(Cause.die(thrown))
+  }
+  // A defect anywhere in the stages that do run through the runtime still yields an Outcome.
+  return Exit.isExit(flow)
+    ? flow
+    : Effect.catchAllCause(flow, (cause) => (Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : defect(cause)))
 }
 
 const deniedText = (decision: Extract<Decision, { _tag: "Deny" }>): string => {
@@ -394,36 +440,32 @@ const succeeded = (
   input: unknown,
   output: unknown,
   additionalContext: ReadonlyArray<string>
-) =>
-  Effect.gen(function*() {
-    const { definition, service } = prepared.tool
-    const limit = definition.maxResultChars === Infinity ? Infinity : Math.min(definition.maxResultChars, env.settings.maxResultChars)
-    const budgeted = yield* applyBudget(env.store, prepared.toolUse.id, service.toModel(output, input), limit, env.settings.previewChars)
-    const post = yield* env.hooks.postToolUse({
-      toolUseId: prepared.toolUse.id,
-      toolName: definition.name,
-      input,
-      response: budgeted.content,
-      failed: false
-    })
-    const context = [...additionalContext, ...post.additionalContext]
-    const ui = [...finish.ui, ...service.renderResult(output, input)]
-    const endedAt = env.clock.unsafeCurrentTimeMillis()
-    const outcome: Outcome = {
-      toolUseId: prepared.toolUse.id,
-      requestedName: prepared.toolUse.name,
-      toolName: definition.name,
-      status: "success",
-      result: toolResult(prepared.toolUse.id, withContext(budgeted.content, context), false),
-      ui,
-      audit: toText(ui),
-      output,
-      originalInput: prepared.toolUse.input,
-      executedInput: input,
-      ...(finish.decision === undefined ? {} : { decision: finish.decision }),
-      additionalContext: context,
-      ...(budgeted.persistedPath === undefined ? {} : { persistedPath: budgeted.persistedPath }),
-      timings: timings(finish.receivedAt, finish.startedAt, endedAt)
-    }
-    return yield* complete(env, outcome)
-  })
+): Effect.Effect<Outcome> => {
+  const { definition, service } = prepared.tool
+  const limit = definition.maxResultChars === Infinity ? Infinity : Math.min(definition.maxResultChars, env.settings.maxResultChars)
+  return andThen(applyBudget(env.store, prepared.toolUse.id, service.toModel(output, input), limit, env.settings.previewChars), (budgeted) =>
+    andThen(
+      env.hooks.postToolUse({ toolUseId: prepared.toolUse.id, toolName: definition.name, input, response: budgeted.content, failed: false }),
+      (post) => {
+        const context = [...additionalContext, ...post.additionalContext]
+        const ui = [...finish.ui, ...service.renderResult(output, input)]
+        const outcome: Outcome = {
+          toolUseId: prepared.toolUse.id,
+          requestedName: prepared.toolUse.name,
+          toolName: definition.name,
+          status: "success",
+          result: toolResult(prepared.toolUse.id, withContext(budgeted.content, context), false),
+          ui,
+          audit: toText(ui),
+          output,
+          originalInput: prepared.toolUse.input,
+          executedInput: input,
+          ...(finish.decision === undefined ? {} : { decision: finish.decision }),
+          additionalContext: context,
+          ...(budgeted.persistedPath === undefined ? {} : { persistedPath: budgeted.persistedPath }),
+          timings: timings(finish.receivedAt, finish.startedAt, env.clock.unsafeCurrentTimeMillis())
+        }
+        return complete(env, outcome)
+      }
+    ))
+}
