@@ -379,8 +379,8 @@ const commandHook = (
         if (result.code !== 0) return preAnswer(name, { notices: [`hook ${name} ${describeFailure(result)}`] })
         const parsed = parseStdout(result.stdout)
         if (Either.isLeft(parsed)) return denied(name, `PreToolUse hook ${name} ${parsed.left}; the call is denied.`)
-        if (Option.isNone(parsed.value)) return preAnswer(name, { notices: plainText(name, result.stdout) })
-        const output = parsed.value.value
+        if (Option.isNone(parsed.right)) return preAnswer(name, { notices: plainText(name, result.stdout) })
+        const output = parsed.right.value
         const notices = output.systemMessage === undefined ? [] : [output.systemMessage]
         if (output.continue === false) return { ...denied(name, output.stopReason ?? `Hook ${name} stopped processing.`), notices }
         const specific = output.hookSpecificOutput
@@ -412,8 +412,8 @@ const commandHook = (
           if (result.code !== 0) return noPost(name, [describeFailure(result)])
           const parsed = parseStdout(result.stdout)
           if (Either.isLeft(parsed)) return noPost(name, [parsed.left])
-          if (Option.isNone(parsed.value)) return { additionalContext: [], notices: plainText(name, result.stdout) }
-          const output = parsed.value.value
+          if (Option.isNone(parsed.right)) return { additionalContext: [], notices: plainText(name, result.stdout) }
+          const output = parsed.right.value
           const notices = output.systemMessage === undefined ? [] : [output.systemMessage]
           const specific = output.hookSpecificOutput
           if (specific !== undefined && specific.hookEventName !== event) return noPost(name, [...notices, `printed output for ${specific.hookEventName}`])

@@ -177,7 +177,7 @@ const make = Effect.gen(function*() {
         store,
         settings,
         clock: yield* Effect.clock,
-        emit: (event) => Queue.offer(events, Exit.succeed(event)),
+        emit: (event) => Queue.offer(events, Exit.succeed(event())),
         withApprovalLock: approvalLock.withPermits(1),
         cancelRun: cancelOthers
       }
@@ -185,7 +185,7 @@ const make = Effect.gen(function*() {
       const schedule = (toolUse: ToolUseBlock, index: number) =>
         Effect.gen(function*() {
           const receivedAt = env.clock.unsafeCurrentTimeMillis()
-          yield* env.emit(ToolEvent.Queued({ toolUseId: toolUse.id, name: toolUse.name, at: receivedAt }))
+          yield* env.emit(() => ToolEvent.Queued({ toolUseId: toolUse.id, name: toolUse.name, at: receivedAt }))
           const prepared = yield* prepare(env, toolUse, receivedAt, timeoutOf(options, toolUse))
           if (Either.isLeft(prepared)) return yield* Queue.offer(slots, Effect.succeed(prepared.left))
           const call = prepared.right

@@ -118,16 +118,60 @@ const literalLeadingSpecials = (pattern: string): string => pattern.replace(/^([
  */
 export const compilePathPattern = (content: string, context: PathPatternContext): PathMatcher => {
   const { base, pattern } = anchor(content, context)
-  const matcher = ignore({ ignorecase: context.ignoreCase ?? false }).add(literalLeadingSpecials(pattern))
+  const ignoreCase = context.ignoreCase ?? false
+  const escaped = literalLeadingSpecials(pattern)
+  const matcher = ignore({ ignorecase: ignoreCase }).add(escaped)
+  const prefix = literalPrefix(escaped, ignoreCase)
+  const baseSlash = base === "/" ? "/" : `${base}/`
   return (absolutePath) => {
     if (!posix.isAbsolute(absolutePath)) return false
     const isDirectory = absolutePath.length > 1 && absolutePath.endsWith("/")
-    const relative = posix.relative(base, posix.resolve(absolutePath))
-    if (relative === "" || relative === ".." || relative.startsWith("../") || posix.isAbsolute(relative)) {
-      return false
-    }
-    return matcher.ignores(isDirectory ? `${relative}/` : relative)
+    const relative = relativeInside(base, baseSlash, absolutePath)
+    if (relative === undefined) return false
+    const candidate = isDirectory ? `${relative}/` : relative
+    // Cheap rejection: an anchored pattern only matches paths that start with its literal part.
+    if (prefix !== "" && !(ignoreCase ? candidate.toLowerCase() : candidate).startsWith(prefix)) return false
+    return matcher.ignores(candidate)
   }
+}
+
+/**
+ * A string every absolute, normalised path matched by the pattern starts with: the anchor's base directory plus the
+ * pattern's literal start. A cheap pre-filter for checking many patterns against one path.
+ *
+ * @since 0.1.0
+ * @category compiling
+ */
+export const pathPatternPrefix = (content: string, context: PathPatternContext): string => {
+  const { base, pattern } = anchor(content, context)
+  const prefix = `${base === "/" ? "" : base}/${literalPrefix(literalLeadingSpecials(pattern), false)}`
+  return context.ignoreCase === true ? "" : prefix
+}
+
+/** A path with no `//`, `.` or `..` segments (trailing slash allowed): relative paths can be sliced off it. */
+const NOT_NORMALIZED = /\/\/|\/\.\.?(?:\/|$)/
+
+/** The path relative to `base`, or `undefined` when it is `base` itself or outside it. */
+const relativeInside = (base: string, baseSlash: string, absolutePath: string): string | undefined => {
+  if (!NOT_NORMALIZED.test(absolutePath)) {
+    const path = absolutePath.length > 1 && absolutePath.endsWith("/") ? absolutePath.slice(0, -1) : absolutePath
+    return path.startsWith(baseSlash) && path.length > baseSlash.length ? path.slice(baseSlash.length) : undefined
+  }
+  const relative = posix.relative(base, posix.resolve(absolutePath))
+  return relative === "" || relative === ".." || relative.startsWith("../") || posix.isAbsolute(relative) ? undefined : relative
+}
+
+/**
+ * The literal start every match of an anchored gitignore pattern shares (`/src/gen-*.ts` -> `src/gen-`), or `""`
+ * when the pattern may match at any depth or starts with a wildcard.
+ */
+const literalPrefix = (pattern: string, ignoreCase: boolean): string => {
+  const anchored = pattern.startsWith("/") || pattern.slice(0, -1).includes("/")
+  if (!anchored) return ""
+  const body = pattern.replace(/^\//, "")
+  const wildcard = body.search(/[*?[\\]/)
+  const literal = wildcard === -1 ? body : body.slice(0, wildcard)
+  return ignoreCase ? literal.toLowerCase() : literal
 }
 
 /**

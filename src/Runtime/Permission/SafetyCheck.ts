@@ -81,6 +81,8 @@ const protectedSuffixes: ReadonlyArray<readonly [string, string]> = [
 export const protectedWriteReason = (absolutePath: string, settingsFiles: ReadonlySet<string>): string | undefined => {
   const normalized = posix.normalize(absolutePath)
   if (settingsFiles.has(normalized)) return `${normalized} is a settings file holding permission rules`
+  // Every protected name starts with a dot: most paths are done here.
+  if (!normalized.includes("/.")) return undefined
   const lower = normalized.toLowerCase()
   const segments = lower.split("/")
   for (const segment of segments) {

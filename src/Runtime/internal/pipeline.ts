@@ -48,7 +48,8 @@ export interface PipelineEnv {
   readonly settings: RuntimeSettings
   /** Read synchronously (`unsafeCurrentTimeMillis`): looking the Clock up on every timestamp is measurable. */
   readonly clock: Clock.Clock
-  readonly emit: (event: ToolEvent) => Effect.Effect<void>
+  /** Publishes an event; built lazily, so a run nobody listens to does not pay for its events. */
+  readonly emit: (event: () => ToolEvent) => Effect.Effect<void>
   /** Serialises approval requests: a person is asked one thing at a time. */
   readonly withApprovalLock: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /** Cancels the rest of the run (a person's "deny and stop"); the calling fiber is spared. */
@@ -125,7 +126,7 @@ const timings = (receivedAt: number, startedAt: number | undefined, endedAt: num
     : { receivedAt, startedAt, endedAt, durationMs: endedAt - startedAt }
 
 const complete = (env: PipelineEnv, outcome: Outcome): Effect.Effect<Outcome> =>
-  andThen(env.emit(ToolEvent.Completed({ outcome, at: outcome.timings.endedAt })), () => Exit.succeed(outcome))
+  andThen(env.emit(() => ToolEvent.Completed({ outcome, at: outcome.timings.endedAt })), () => Exit.succeed(outcome))
 
 /** The Outcome of a call that failed at any stage. */
 export const failed = (env: PipelineEnv, finish: Finish, error: Errors.ToolCallError): Effect.Effect<Outcome> =>
@@ -233,9 +234,9 @@ const askPerson = (stage: Stage, input: unknown, message: string, suggestions: R
     const request = { toolUseId: prepared.toolUse.id, toolName: definition.name, input, ui: service.renderUse(input), message, suggestions }
     const answer = yield* env.withApprovalLock(
       Effect.gen(function*() {
-        yield* env.emit(ToolEvent.PermissionRequested({ toolUseId: request.toolUseId, request, at: env.clock.unsafeCurrentTimeMillis() }))
+        yield* env.emit(() => ToolEvent.PermissionRequested({ toolUseId: request.toolUseId, request, at: env.clock.unsafeCurrentTimeMillis() }))
         const answer = yield* env.approver.ask(request)
-        yield* env.emit(ToolEvent.PermissionAnswered({ toolUseId: request.toolUseId, answer, at: env.clock.unsafeCurrentTimeMillis() }))
+        yield* env.emit(() => ToolEvent.PermissionAnswered({ toolUseId: request.toolUseId, answer, at: env.clock.unsafeCurrentTimeMillis() }))
         return answer
       })
     )
@@ -318,7 +319,7 @@ export const run = (env: PipelineEnv, prepared: Prepared, trace: Trace = traceOf
   const context: CallContext = {
     toolUseId: toolUse.id,
     toolName: name,
-    progress: (progress) => Effect.suspend(() => env.emit(ToolEvent.Progress({ toolUseId: toolUse.id, progress, at: env.clock.unsafeCurrentTimeMillis() })))
+    progress: (progress) => Effect.suspend(() => env.emit(() => ToolEvent.Progress({ toolUseId: toolUse.id, progress, at: env.clock.unsafeCurrentTimeMillis() })))
   }
   const stage: Stage = { env, prepared, context }
   const base = (additionalContext: ReadonlyArray<string> = []): Finish => ({
@@ -349,12 +350,13 @@ export const run = (env: PipelineEnv, prepared: Prepared, trace: Trace = traceOf
     if (input !== prepared.input) trace.ui = safeUi(() => service.renderUse(input), name)
     trace.executedInput = input
     trace.decision = decision
-    return andThen(env.emit(ToolEvent.Decided({ toolUseId: toolUse.id, decision, at: env.clock.unsafeCurrentTimeMillis() })), () => {
+    return andThen(env.emit(() => ToolEvent.Decided({ toolUseId: toolUse.id, decision, at: env.clock.unsafeCurrentTimeMillis() })), () => {
       if (decision._tag === "Deny") {
         return failed(env, base(additionalContext), new Errors.PermissionDenied({ tool: name, reason: deniedText(decision) }))
       }
-      trace.startedAt = env.clock.unsafeCurrentTimeMillis()
-      return andThen(env.emit(ToolEvent.Started({ toolUseId: toolUse.id, toolName: name, ui: trace.ui, at: trace.startedAt })), () =>
+      const startedAt = env.clock.unsafeCurrentTimeMillis()
+      trace.startedAt = startedAt
+      return andThen(env.emit(() => ToolEvent.Started({ toolUseId: toolUse.id, toolName: name, ui: trace.ui, at: startedAt })), () =>
         onExit(execute(input), (ran) => {
           if (Exit.isFailure(ran)) return failed(env, base(additionalContext), ran.cause._tag === "Fail" ? ran.cause.error : new Errors.Defect({ tool: name, cause: ran.cause }))
           const exit = ran.value
@@ -413,7 +415,7 @@ const safeUi = (render: () => ReadonlyArray<UiBlock>, name: string): ReadonlyArr
 
 const logDefect = (env: PipelineEnv, toolUseId: string, cause: Cause.Cause<unknown>) =>
   Effect.zipRight(
-    Effect.suspend(() => env.emit(ToolEvent.DefectLogged({ toolUseId, cause, at: env.clock.unsafeCurrentTimeMillis() }))),
+    Effect.suspend(() => env.emit(() => ToolEvent.DefectLogged({ toolUseId, cause, at: env.clock.unsafeCurrentTimeMillis() }))),
     Effect.logError(`tool_use ${toolUseId} died`, cause)
   )
 

@@ -10,7 +10,7 @@
  *
  * Waiting on the *last* conflicting node is enough: that node itself waited for the ones before it.
  */
-import * as Deferred from "effect/Deferred"
+import type * as Deferred from "effect/Deferred"
 import type { Claim } from "../../Tool/Tool.js"
 
 /** One scheduled call. `done` completes when its Outcome exists, whatever the status. */

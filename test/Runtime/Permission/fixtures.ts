@@ -18,7 +18,7 @@ import { decideBashRules } from "../../../src/Tools/Shell/BashRule.js"
 import { isWithin, Workspace } from "../../../src/Tools/Workspace.js"
 
 export const Check = Schema.optional(Schema.Literal("allow", "deny", "ask", "passthrough"))
-type CheckValue = typeof Check.Type
+type CheckValue = "allow" | "deny" | "ask" | "passthrough" | undefined
 
 const toolCheck = (check: CheckValue, updated?: unknown): PermissionCheck<never> => {
   switch (check) {

@@ -9,7 +9,7 @@ import { DecisionReason, describeReason } from "../../../Tool/Permission.js"
 import type { AnyService, Claim, ContentRule, Definition, RuleContext, RulesByBehavior } from "../../../Tool/Tool.js"
 import type { PolicyRequest } from "../../PermissionPolicy.js"
 import { PolicyVerdict } from "../../PermissionPolicy.js"
-import { compilePathPattern, settingsRootDir } from "../PathPattern.js"
+import { compilePathPattern, pathPatternPrefix, settingsRootDir } from "../PathPattern.js"
 import type { PathMatcher } from "../PathPattern.js"
 import type { PermissionRule, RuleBehavior } from "../Rule.js"
 import { printRule, ruleTargetsTool } from "../Rule.js"
@@ -73,12 +73,19 @@ interface ToolRules {
  */
 export interface RuleIndex {
   readonly rules: ReadonlyArray<IndexedRule>
-  readonly byTool: Map<string, ToolRules>
-  readonly pathMatchers: WeakMap<IndexedContentRule, PathMatcher>
+  readonly byTool: WeakMap<Definition.Any, ToolRules>
+  readonly pathMatchers: WeakMap<IndexedContentRule, CompiledPath>
+  readonly contexts: WeakMap<IndexedContentRule, RuleContext>
+}
+
+interface CompiledPath {
+  /** Every normalised path the pattern matches starts with it. */
+  readonly prefix: string
+  readonly matches: PathMatcher
 }
 
 /** @internal */
-export const makeIndex = (rules: ReadonlyArray<IndexedRule>): RuleIndex => ({ rules, byTool: new Map(), pathMatchers: new WeakMap() })
+export const makeIndex = (rules: ReadonlyArray<IndexedRule>): RuleIndex => ({ rules, byTool: new WeakMap(), pathMatchers: new WeakMap(), contexts: new WeakMap() })
 
 /**
  * Whether a rule's tool part names this tool: its name or an alias, `Read` for tools that read files, `Edit` for
@@ -94,8 +101,7 @@ export const ruleTargets = (rule: PermissionRule, definition: Definition.Any): b
   ruleTargetsTool(rule, definition.name)
 
 const rulesFor = (index: RuleIndex, definition: Definition.Any): ToolRules => {
-  const key = `${definition.name}\u0000${definition.fileAccess ?? ""}`
-  const cached = index.byTool.get(key)
+  const cached = index.byTool.get(definition)
   if (cached !== undefined) return cached
   let wholeDeny: IndexedRule | undefined
   let wholeAsk: IndexedRule | undefined
@@ -112,7 +118,7 @@ const rulesFor = (index: RuleIndex, definition: Definition.Any): ToolRules => {
     else wholeAllow ??= rule
   }
   const rules: ToolRules = { wholeDeny, wholeAsk, wholeAllow, content: { deny, ask, allow }, contentCount: deny.length + ask.length + allow.length }
-  index.byTool.set(key, rules)
+  index.byTool.set(definition, rules)
   return rules
 }
 
@@ -143,13 +149,41 @@ const FILE = "file:"
 const isPathRule = (rule: IndexedContentRule, definition: Definition.Any): boolean =>
   definition.fileAccess !== undefined || rule.rule.toolName === "Read" || rule.rule.toolName === "Edit"
 
-const pathMatcher = (index: RuleIndex, rule: IndexedContentRule, env: PolicyEnvironment): PathMatcher => {
-  let matcher = index.pathMatchers.get(rule)
-  if (matcher === undefined) {
-    matcher = compilePathPattern(rule.content, { cwd: env.cwd, home: env.home, ruleDir: rule.ruleDirectory })
-    index.pathMatchers.set(rule, matcher)
+const pathMatcher = (index: RuleIndex, rule: IndexedContentRule, env: PolicyEnvironment): CompiledPath => {
+  let compiled = index.pathMatchers.get(rule)
+  if (compiled === undefined) {
+    const context = { cwd: env.cwd, home: env.home, ruleDir: rule.ruleDirectory }
+    compiled = { prefix: pathPatternPrefix(rule.content, context), matches: compilePathPattern(rule.content, context) }
+    index.pathMatchers.set(rule, compiled)
   }
-  return matcher
+  return compiled
+}
+
+const ruleContext = (index: RuleIndex, rule: IndexedContentRule, env: PolicyEnvironment): RuleContext => {
+  let context = index.contexts.get(rule)
+  if (context === undefined) {
+    context = { cwd: env.cwd, home: env.home, ruleDirectory: rule.ruleDirectory }
+    index.contexts.set(rule, context)
+  }
+  return context
+}
+
+/** What path rules are matched against when the tool has no matcher: its `file:` claims. */
+interface ClaimedFiles {
+  readonly world: boolean
+  readonly paths: ReadonlyArray<string>
+  /** Whether every path is normalised, so prefixes can rule patterns out. */
+  readonly normalized: boolean
+}
+
+const claimedFiles = (claims: ReadonlyArray<Claim>): ClaimedFiles => {
+  const paths: Array<string> = []
+  let world = false
+  for (const claim of claims) {
+    if (claim.resource === "*") world = true
+    else if (claim.resource.startsWith(FILE)) paths.push(claim.resource.slice(FILE.length))
+  }
+  return { world, paths, normalized: paths.every((p) => !/\/\/|\/\.\.?(?:\/|$)/.test(p)) }
 }
 
 /**
@@ -161,22 +195,16 @@ const fallbackMatches = (
   index: RuleIndex,
   rule: IndexedContentRule,
   definition: Definition.Any,
-  claims: ReadonlyArray<Claim>,
+  files: ClaimedFiles,
   env: PolicyEnvironment
 ): boolean => {
   const restrictive = rule.behavior !== "allow"
   if (!isPathRule(rule, definition)) return restrictive
-  const matcher = pathMatcher(index, rule, env)
-  let files = 0
-  for (const claim of claims) {
-    if (claim.resource === "*") return restrictive
-    if (!claim.resource.startsWith(FILE)) continue
-    files++
-    const hit = matcher(claim.resource.slice(FILE.length))
-    if (restrictive && hit) return true
-    if (!restrictive && !hit) return false
-  }
-  return restrictive ? false : files > 0
+  if (files.world) return restrictive
+  if (files.paths.length === 0) return false
+  const { matches, prefix } = pathMatcher(index, rule, env)
+  const hits = (path: string) => (files.normalized && prefix !== "" && !path.startsWith(prefix) ? false : matches(path))
+  return restrictive ? files.paths.some(hits) : files.paths.every(hits)
 }
 
 const matchContent = (
@@ -187,10 +215,11 @@ const matchContent = (
   env: PolicyEnvironment
 ): ContentMatch => {
   if (rules.contentCount === 0) return noContentMatch
+  let filesMemo: ClaimedFiles | undefined
+  const files = () => (filesMemo ??= claimedFiles(claims()))
   const service: AnyService = request.service
-  const { definition, input } = request
   if (service.matchRules !== undefined) {
-    const result = service.matchRules(input, rules.content, { cwd: env.cwd, home: env.home, ruleDirectory: undefined })
+    const result = service.matchRules(request.input, rules.content, { cwd: env.cwd, home: env.home, ruleDirectory: undefined })
     switch (result._tag) {
       case "Deny":
         return { ...noContentMatch, deny: result.rule }
@@ -202,17 +231,29 @@ const matchContent = (
         return noContentMatch
     }
   }
-  const matches = service.matchesRule === undefined
-    ? (rule: IndexedContentRule) => fallbackMatches(index, rule, definition, claims(), env)
-    : (rule: IndexedContentRule) => {
-      const context: RuleContext = { cwd: env.cwd, home: env.home, ruleDirectory: rule.ruleDirectory }
-      return service.matchesRule!(rule.content, input, context)
-    }
-  const deny = rules.content.deny.find(matches)
+  const deny = firstMatch(index, rules.content.deny, request, files, env)
   if (deny !== undefined) return { ...noContentMatch, deny }
-  const ask = rules.content.ask.find(matches)
+  const ask = firstMatch(index, rules.content.ask, request, files, env)
   if (ask !== undefined) return { ...noContentMatch, ask }
-  return { ...noContentMatch, allow: rules.content.allow.find(matches) }
+  const allow = firstMatch(index, rules.content.allow, request, files, env)
+  return allow === undefined ? noContentMatch : { ...noContentMatch, allow }
+}
+
+const firstMatch = (
+  index: RuleIndex,
+  rules: ReadonlyArray<IndexedContentRule>,
+  request: PolicyRequest,
+  files: () => ClaimedFiles,
+  env: PolicyEnvironment
+): IndexedContentRule | undefined => {
+  const matchesRule = request.service.matchesRule
+  for (const rule of rules) {
+    const hit = matchesRule === undefined
+      ? fallbackMatches(index, rule, request.definition, files(), env)
+      : matchesRule(rule.content, request.input, ruleContext(index, rule, env))
+    if (hit) return rule
+  }
+  return undefined
 }
 
 // -----------------------------------------------------------------------------

@@ -1,0 +1,92 @@
+/**
+ * The Bash tool: classification cost per command over a realistic mix, peak RSS growth while a 1 GB output
+ * streams through the tool, and the tool's spawn overhead for `true` against a raw `child_process.spawn`.
+ *
+ * `npx tsx -e 'import("./bench/bash.ts").then(m => m.run())'`
+ */
+import { NodeContext } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import * as childProcess from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { ResultStore } from "../src/Runtime/ResultStore.js"
+import type { CallContext } from "../src/Tool/Tool.js"
+import { BashTool } from "../src/Tools/Bash.js"
+import { classifyReadOnly } from "../src/Tools/Shell/ReadOnly.js"
+import { Workspace } from "../src/Tools/Workspace.js"
+import { benign, hostile } from "../test/Tools/Shell/corpus.js"
+import { median, report } from "./stats.js"
+
+/** What agents typically run, next to the corpus' reads and attacks. */
+const everyday = [
+  "npm test", "npm run build", "npx vitest run test/Tools/Bash", "git status && git diff --stat", "git add -A && git commit -m 'wip'",
+  "ls -la src | head -20", "cat package.json | jq .scripts", "grep -rn \"TODO\" src --include=*.ts | wc -l", "cd packages/core && npm test",
+  "find . -name '*.ts' -not -path './node_modules/*' | xargs wc -l | tail -1", "python3 -m pytest -q tests/", "cargo build --release 2>&1 | tail -5",
+  "docker compose up -d && docker compose ps", "for f in src/*.ts; do echo \"$f\"; head -3 \"$f\"; done", "rm -rf dist && tsc -p tsconfig.build.json"
+]
+
+const classification = (): ReadonlyArray<readonly [string, string, string]> => {
+  const mix = [...benign.map((e) => e.command), ...hostile.map((e) => e.command), ...everyday]
+  const REPEAT = 200
+  for (const command of mix) for (let i = 0; i < 50; i++) classifyReadOnly(command)
+  const perCommand = mix.map((command) => {
+    const start = performance.now()
+    for (let i = 0; i < REPEAT; i++) classifyReadOnly(command)
+    return ((performance.now() - start) / REPEAT) * 1000
+  })
+  return [
+    ["median per command", `${median(perCommand).toFixed(1)} us`, `analyze + classifyReadOnly, ${mix.length} commands (target <= 30 us)`],
+    ["p90 per command", `${[...perCommand].sort((a, b) => a - b)[Math.floor(perCommand.length * 0.9)]!.toFixed(1)} us`, ""]
+  ]
+}
+
+const context: CallContext = { toolUseId: "bench", toolName: "Bash", progress: () => Effect.void }
+
+const toolRuns = (cwd: string, store: string) =>
+  Effect.gen(function*() {
+    const bash = yield* BashTool
+    const call = (command: string) => Effect.scoped(bash.call({ command, timeout: 600_000 }, context))
+
+    // Spawn overhead: medians of single calls, the tool against raw child_process, interleaved.
+    const raw = () => new Promise<void>((resolve) => childProcess.spawn("bash", ["-c", "true"], { stdio: "ignore" }).on("exit", () => resolve()))
+    const toolMs: Array<number> = []
+    const rawMs: Array<number> = []
+    for (let i = 0; i < 60; i++) {
+      let start = performance.now()
+      yield* call("true")
+      if (i >= 10) toolMs.push(performance.now() - start)
+      start = performance.now()
+      yield* Effect.promise(raw)
+      if (i >= 10) rawMs.push(performance.now() - start)
+    }
+
+    // 1 GB through the tool, sampling RSS every 10 ms; the baseline is taken after the warm-up calls above.
+    const baseline = process.memoryUsage().rss
+    let peak = baseline
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10)
+    const start = performance.now()
+    const out = yield* call("head -c 1G /dev/zero | tr '\\0' 'a'")
+    const seconds = (performance.now() - start) / 1000
+    clearInterval(sampler)
+    const stored = fs.statSync(out.fullOutputPath!).size
+    fs.rmSync(store, { recursive: true, force: true })
+    return [
+      ["tool call `true`", `${median(toolMs).toFixed(1)} ms`, "median, spawn to result, tree cleanup included"],
+      ["raw spawn bash -c true", `${median(rawMs).toFixed(1)} ms`, "median, child_process.spawn to exit"],
+      ["1 GB output: peak RSS growth", `${((peak - baseline) / 1024 / 1024).toFixed(1)} MB`, "target <= 64 MB"],
+      ["1 GB output: time", `${seconds.toFixed(1)} s`, `${(1024 / seconds).toFixed(0)} MB/s; stored ${stored} bytes (${stored === 1024 ** 3 ? "complete" : "INCOMPLETE"})`]
+    ] as const
+  }).pipe(
+    Effect.provide(
+      BashTool.layer().pipe(Layer.provide(Layer.mergeAll(Workspace.layer({ cwd }), ResultStore.layer(store))), Layer.provide(NodeContext.layer))
+    )
+  )
+
+/** Runs the Bash benchmarks and prints the numbers. */
+export const run = async (): Promise<void> => {
+  report("Bash: classification", classification())
+  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "bench-bash-"))
+  const store = fs.mkdtempSync(path.join(os.tmpdir(), "bench-bash-store-"))
+  report("Bash: process", await Effect.runPromise(toolRuns(cwd, store)))
+}

@@ -1,0 +1,237 @@
+/**
+ * An {@link Approver} that asks a person at a terminal. It shows the call as the UI renders it and why approval is
+ * needed, then offers:
+ *
+ * ```
+ *   1) Allow once
+ *   2) Allow for this session   (adds the suggested rules to the session)
+ *   3) Always allow             (writes the suggested rules to the local settings file)
+ *   4) Deny                     (then an optional message for the model)
+ *   5) Deny and stop the run
+ *   e) Edit the input           (new input as JSON on one line; decoded and validated again)
+ * ```
+ *
+ * {@link layer} reads and writes the given streams, by default the controlling terminal (`/dev/tty`), so it works
+ * even when stdin and stdout carry data. {@link layerAuto} asks on the controlling terminal when there is one and
+ * otherwise denies at once: a headless run never hangs waiting for an answer.
+ *
+ * When the input ends (the terminal closed), every request is denied.
+ *
+ * @since 0.1.0
+ */
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as fs from "node:fs"
+import * as readline from "node:readline"
+import * as tty from "node:tty"
+import { toText } from "../Tool/Presentation.js"
+import { ApprovalAnswer, Approver } from "./Approver.js"
+import type { ApprovalRequest } from "./Approver.js"
+
+// -----------------------------------------------------------------------------
+// models
+// -----------------------------------------------------------------------------
+
+/**
+ * Where to ask. Both default to the controlling terminal (`/dev/tty`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TerminalOptions {
+  readonly input?: NodeJS.ReadableStream
+  readonly output?: NodeJS.WritableStream
+}
+
+/**
+ * There is no terminal to ask on.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class TerminalUnavailable extends Data.TaggedError("effect-tool-runtime/TerminalUnavailable")<{ readonly detail: string }> {
+  override get message(): string {
+    return `No terminal to ask for approval: ${this.detail}`
+  }
+}
+
+// -----------------------------------------------------------------------------
+// rendering
+// -----------------------------------------------------------------------------
+
+const rules = (suggestions: ReadonlyArray<string>) => (suggestions.length === 0 ? "" : `  [${suggestions.join(", ")}]`)
+
+/**
+ * The text shown for a request, up to the choice prompt.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const renderRequest = (request: ApprovalRequest): string =>
+  [
+    "",
+    `── Permission needed: ${request.toolName} ──`,
+    toText(request.ui),
+    "",
+    request.message,
+    "",
+    "  1) Allow once",
+    `  2) Allow for this session${rules(request.suggestions)}`,
+    `  3) Always allow (saved to local settings)${rules(request.suggestions)}`,
+    "  4) Deny",
+    "  5) Deny and stop the run",
+    "  e) Edit the input",
+    ""
+  ].join("\n")
+
+// -----------------------------------------------------------------------------
+// constructors
+// -----------------------------------------------------------------------------
+
+const CHOICE = "Choice [1-5, e]: "
+
+/**
+ * An approver over a pair of streams. The streams belong to the caller (they are not closed); the line reader on
+ * them is closed with the scope.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (input: NodeJS.ReadableStream, output: NodeJS.WritableStream) =>
+  Effect.gen(function*() {
+    const lines = yield* Queue.unbounded<Option.Option<string>>()
+    const reader = yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const rl = readline.createInterface({ input, terminal: false })
+        rl.on("line", (line) => Queue.unsafeOffer(lines, Option.some(line)))
+        rl.on("close", () => Queue.unsafeOffer(lines, Option.none()))
+        rl.pause()
+        return rl
+      }),
+      (rl) => Effect.sync(() => rl.close())
+    )
+    let ended = false
+
+    const write = (text: string) => Effect.sync(() => void output.write(text))
+    /** Prompts and reads one line; None once the input has ended. */
+    const readLine = (prompt: string): Effect.Effect<Option.Option<string>> =>
+      ended ? Effect.succeed(Option.none()) : write(prompt).pipe(
+        Effect.zipRight(Effect.sync(() => reader.resume())),
+        Effect.zipRight(Queue.take(lines)),
+        Effect.tap((line) => Effect.sync(() => {
+          reader.pause()
+          if (Option.isNone(line)) ended = true
+        }))
+      )
+
+    const closed = ApprovalAnswer.Deny({ message: "The terminal closed before anyone answered; the call was denied.", cancelRun: false })
+
+    const ask = (request: ApprovalRequest): Effect.Effect<ApprovalAnswer> =>
+      Effect.gen(function*() {
+        yield* write(renderRequest(request))
+        for (;;) {
+          const line = yield* readLine(CHOICE)
+          if (Option.isNone(line)) return closed
+          const choice = line.value.trim().toLowerCase()
+          switch (choice) {
+            case "1":
+              return ApprovalAnswer.AllowOnce()
+            case "2":
+            case "3":
+              if (request.suggestions.length === 0) {
+                yield* write("There is no rule to suggest for this call; choose 1 to allow it once.\n")
+                continue
+              }
+              return choice === "2"
+                ? ApprovalAnswer.AllowSession({ rules: request.suggestions })
+                : ApprovalAnswer.AllowAlways({ rules: request.suggestions })
+            case "4": {
+              const message = yield* readLine("Message for the model (Enter for none): ")
+              const text = Option.getOrElse(message, () => "").trim()
+              return ApprovalAnswer.Deny(text === "" ? { cancelRun: false } : { message: text, cancelRun: false })
+            }
+            case "5":
+              return ApprovalAnswer.Deny({ message: "The user denied this call and stopped the run.", cancelRun: true })
+            case "e": {
+              yield* write(`Current input: ${JSON.stringify(request.input)}\n`)
+              const edited = yield* readLine("New input (JSON on one line): ")
+              if (Option.isNone(edited)) return closed
+              try {
+                const value: unknown = JSON.parse(edited.value)
+                if (typeof value === "object" && value !== null && !Array.isArray(value)) return ApprovalAnswer.Edit({ input: value })
+                yield* write("The input must be a JSON object.\n")
+              } catch (error) {
+                yield* write(`That is not JSON (${error instanceof Error ? error.message : String(error)}).\n`)
+              }
+              continue
+            }
+            default:
+              yield* write("Please answer 1, 2, 3, 4, 5 or e.\n")
+          }
+        }
+      }).pipe(Effect.ensuring(write("\n")))
+
+    return Approver.of({ ask })
+  })
+
+/** Opens the controlling terminal for reading and writing; fails when the process has none. */
+const openTerminal = Effect.acquireRelease(
+  Effect.try({
+    try: () => {
+      const inFd = fs.openSync("/dev/tty", "r")
+      if (!tty.isatty(inFd)) {
+        fs.closeSync(inFd)
+        throw new Error("/dev/tty is not a terminal")
+      }
+      const outFd = fs.openSync("/dev/tty", "w")
+      return { input: new tty.ReadStream(inFd), output: new tty.WriteStream(outFd) }
+    },
+    catch: (error) => new TerminalUnavailable({ detail: error instanceof Error ? error.message : String(error) })
+  }),
+  ({ input, output }) => Effect.sync(() => {
+    input.destroy()
+    output.destroy()
+  })
+)
+
+// -----------------------------------------------------------------------------
+// layers
+// -----------------------------------------------------------------------------
+
+/**
+ * Asks on the given streams, by default on the controlling terminal (failing with {@link TerminalUnavailable} when
+ * there is none).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: TerminalOptions = {}): Layer.Layer<Approver, TerminalUnavailable> =>
+  Layer.scoped(
+    Approver,
+    Effect.gen(function*() {
+      if (options.input !== undefined && options.output !== undefined) return yield* make(options.input, options.output)
+      const terminal = yield* openTerminal
+      return yield* make(options.input ?? terminal.input, options.output ?? terminal.output)
+    })
+  )
+
+/**
+ * Asks on the controlling terminal when the process has one; otherwise denies every request at once, saying why.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerAuto = (): Layer.Layer<Approver> => layer().pipe(
+  Layer.catchAll((error) =>
+    Layer.succeed(Approver, {
+      ask: (request) =>
+        Effect.succeed(ApprovalAnswer.Deny({
+          message: `${request.toolName} needs approval and there is no terminal to ask on (${error.detail}); it was denied.`,
+          cancelRun: false
+        }))
+    })
+  )
+)
