@@ -15,7 +15,9 @@ export default tseslint.config(
       "@typescript-eslint/no-explicit-any": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/no-namespace": "off",
-      "@typescript-eslint/consistent-type-imports": "error"
+      "@typescript-eslint/consistent-type-imports": "error",
+      // Data.TaggedEnum spells a case without fields as `{}`.
+      "@typescript-eslint/no-empty-object-type": ["error", { allowObjectTypes: "always" }]
     }
   }
 )
