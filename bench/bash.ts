@@ -41,7 +41,7 @@ const classification = (): ReadonlyArray<readonly [string, string, string]> => {
   ]
 }
 
-const context: CallContext = { toolUseId: "bench", toolName: "Bash", progress: () => Effect.void }
+const context: CallContext = { toolUseId: "bench", toolName: "Bash", progress: () => Effect.void, isReadDenied: () => false }
 
 const toolRuns = (cwd: string, store: string) =>
   Effect.gen(function*() {

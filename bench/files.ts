@@ -81,7 +81,7 @@ export const run = async (): Promise<void> => {
     const execute = (input: Record<string, unknown>) =>
       runtime.runPromise(Effect.flatMap(ToolRuntime, (rt) => rt.executeOne({ type: "tool_use", id: "toolu_bench", name: "Grep", input })))
     const tool = ManagedRuntime.make(tools)
-    const context = { toolUseId: "toolu_bench", toolName: "Grep", progress: () => Effect.void }
+    const context = { toolUseId: "toolu_bench", toolName: "Grep", progress: () => Effect.void, isReadDenied: () => false }
     const callTool = (input: GrepInput) => tool.runPromise(Effect.flatMap(Grep, (grep) => Effect.scoped(grep.call(input, context))))
 
     for (const input of [{ pattern: "needle" }, { pattern: "value\\d+", output_mode: "content" as const }]) {

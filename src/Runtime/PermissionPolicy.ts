@@ -79,6 +79,8 @@ export class PermissionPolicy extends Context.Tag("effect-tool-runtime/Permissio
     readonly remember: (rules: ReadonlyArray<string>, scope: "session" | "always") => Effect.Effect<void, PolicyUpdateError>
     /** Whether the policy refuses every call that is not read-only (plan mode). */
     readonly readOnlyOnly: Effect.Effect<boolean>
+    /** Whether deny rules forbid reading this absolute path (e.g. `Read(./.env)`), for tools that read many files. */
+    readonly deniesRead: (absolutePath: string) => boolean
   }
 >() {
   /**
@@ -91,7 +93,8 @@ export class PermissionPolicy extends Context.Tag("effect-tool-runtime/Permissio
   static readonly toolOnly: Layer.Layer<PermissionPolicy> = Layer.succeed(PermissionPolicy, {
     evaluate: (request) => Effect.succeed(toolOnlyVerdict(request)),
     remember: () => Effect.void,
-    readOnlyOnly: Effect.succeed(false)
+    readOnlyOnly: Effect.succeed(false),
+    deniesRead: () => false
   })
 }
 

@@ -233,7 +233,8 @@ export const make = (
     return {
       evaluate: (request) => Effect.map(Ref.get(index), (current) => decide(current, env, request)),
       remember,
-      readOnlyOnly: Effect.succeed(env.mode === "plan")
+      readOnlyOnly: Effect.succeed(env.mode === "plan"),
+      deniesRead: () => false
     }
   })
 

@@ -123,6 +123,11 @@ export interface CallContext {
   readonly toolName: string
   /** Reports progress to the events stream. */
   readonly progress: (update: Progress) => Effect.Effect<void>
+  /**
+   * Whether permission rules deny reading this absolute path. Tools that read many files at once (Grep, Glob) use it
+   * to leave denied files out of their results: a rule `Read(./.env)` must hold inside a search of `.` too.
+   */
+  readonly isReadDenied: (absolutePath: string) => boolean
 }
 
 /**

@@ -108,7 +108,8 @@ const summary = (outcome: Outcome) => ({
 })
 
 const fail = (message: string): never => {
-  process.stderr.write(`effect-tool-runtime: ${message.split("\n")[0]}\n`)
+  // One line, whatever the message holds (JSON.parse quotes the input, newlines included).
+  process.stderr.write(`effect-tool-runtime: ${message.replace(/\s*\n\s*/g, " ")}\n`)
   process.exit(2)
 }
 

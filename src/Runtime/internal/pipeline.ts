@@ -319,7 +319,8 @@ export const run = (env: PipelineEnv, prepared: Prepared, trace: Trace = traceOf
   const context: CallContext = {
     toolUseId: toolUse.id,
     toolName: name,
-    progress: (progress) => Effect.suspend(() => env.emit(() => ToolEvent.Progress({ toolUseId: toolUse.id, progress, at: env.clock.unsafeCurrentTimeMillis() })))
+    progress: (progress) => Effect.suspend(() => env.emit(() => ToolEvent.Progress({ toolUseId: toolUse.id, progress, at: env.clock.unsafeCurrentTimeMillis() }))),
+    isReadDenied: env.policy.deniesRead
   }
   const stage: Stage = { env, prepared, context }
   const base = (additionalContext: ReadonlyArray<string> = []): Finish => ({

@@ -173,7 +173,7 @@ export const request = (
   hook?: PolicyRequest["hook"]
 ): PolicyRequest => {
   const service = services[tool.definition.name]!
-  const context: Tool.CallContext = { toolUseId: "toolu_1", toolName: tool.definition.name, progress: () => Effect.void }
+  const context: Tool.CallContext = { toolUseId: "toolu_1", toolName: tool.definition.name, progress: () => Effect.void, isReadDenied: () => false }
   return {
     definition: tool.definition,
     service,

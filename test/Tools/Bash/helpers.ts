@@ -46,7 +46,8 @@ export const recordingContext = (toolUseId = "toolu_test"): CallContext & { read
     toolUseId,
     toolName: "Bash",
     reports,
-    progress: (update) => Effect.sync(() => void reports.push(update))
+    progress: (update) => Effect.sync(() => void reports.push(update)),
+    isReadDenied: () => false
   }
 }
 

@@ -62,4 +62,4 @@ export const text = (outcome: Outcome): string => {
 }
 
 /** A call context for invoking a tool's stages directly. */
-export const context: CallContext = { toolUseId: "toolu_direct", toolName: "direct", progress: () => Effect.void }
+export const context: CallContext = { toolUseId: "toolu_direct", toolName: "direct", progress: () => Effect.void, isReadDenied: () => false }
