@@ -47,6 +47,12 @@
  * When several rules of one behaviour match, the first reported is from the earliest source: settings files in
  * the order given, then command-line rules, then session rules.
  *
+ * ## Reading many files
+ *
+ * `deniesRead(path)` answers whether the deny rules that govern reading (`Read`, `Read(...)`) forbid a file, on the
+ * path as given and on its real path; Grep and Glob leave such files out of their results. The matchers are compiled
+ * once per rule set.
+ *
  * @since 0.1.0
  */
 import * as FileSystem from "@effect/platform/FileSystem"
@@ -54,10 +60,10 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
 import * as Path from "node:path"
+import { realPathSync } from "../Tools/internal/filesPaths.js"
 import { Workspace } from "../Tools/Workspace.js"
-import { decide, indexRule, makeIndex } from "./Permission/internal/policy.js"
+import { decide, deniesRead, indexRule, makeIndex } from "./Permission/internal/policy.js"
 import type { IndexedRule, PolicyEnvironment } from "./Permission/internal/policy.js"
 import { parseRule } from "./Permission/Rule.js"
 import type { PermissionRule, RuleBehavior, RuleParseError } from "./Permission/Rule.js"
@@ -197,7 +203,9 @@ export const make = (
     )
     const cli = yield* parseLists(options.cliRules, "cliArg")
     const session = yield* parseLists(options.sessionRules, "session")
-    const index = yield* Ref.make(makeIndex([...fromFiles, ...cli, ...session]))
+    // The current rule set. A plain variable rather than a Ref: `deniesRead` is synchronous (once per search result),
+    // and every update below is one synchronous step, so readers never see a half-made index.
+    let index = makeIndex([...fromFiles, ...cli, ...session])
     const env: PolicyEnvironment = {
       cwd: workspace.cwd,
       home: workspace.home,
@@ -209,7 +217,10 @@ export const make = (
     // "allow always" edits one file: one writer at a time.
     const writeLock = yield* Effect.makeSemaphore(1)
 
-    const addRules = (rules: ReadonlyArray<IndexedRule>) => Ref.update(index, (current) => makeIndex([...current.rules, ...rules]))
+    const addRules = (rules: ReadonlyArray<IndexedRule>) =>
+      Effect.sync(() => {
+        index = makeIndex([...index.rules, ...rules])
+      })
 
     const remember = (texts: ReadonlyArray<string>, scope: "session" | "always"): Effect.Effect<void, PolicyUpdateError> =>
       Effect.gen(function*() {
@@ -231,10 +242,10 @@ export const make = (
       }).pipe(Effect.withSpan("Permissions.remember", { attributes: { scope } }))
 
     return {
-      evaluate: (request) => Effect.map(Ref.get(index), (current) => decide(current, env, request)),
+      evaluate: (request) => Effect.sync(() => decide(index, env, request)),
       remember,
       readOnlyOnly: Effect.succeed(env.mode === "plan"),
-      deniesRead: () => false
+      deniesRead: (absolutePath) => deniesRead(index, env, absolutePath, realPathSync)
     }
   })
 

@@ -19,7 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as FiberSet from "effect/FiberSet"
+import type * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
@@ -30,8 +30,8 @@ import type { ToolUseBlock } from "../Tool/Wire.js"
 import { Approver } from "./Approver.js"
 import { ToolEvent } from "./Events.js"
 import { interrupted, prepare, run, traceOf } from "./internal/pipeline.js"
-import type { PipelineEnv } from "./internal/pipeline.js"
-import { DependencyGraph, isExclusive } from "./internal/scheduler.js"
+import type { PipelineEnv, Prepared, Trace } from "./internal/pipeline.js"
+import { DependencyGraph, isExclusive, makeNode } from "./internal/scheduler.js"
 import type { Node, SchedulingMode } from "./internal/scheduler.js"
 import { PermissionPolicy } from "./PermissionPolicy.js"
 import { ResultStore } from "./ResultStore.js"
@@ -130,6 +130,13 @@ export class ToolRuntime extends Context.Tag("effect-tool-runtime/ToolRuntime")<
   ): Effect.Effect<RunHandle<E>, never, ToolRuntime | Scope.Scope> => Effect.flatMap(ToolRuntime, (runtime) => runtime.start(toolUses, options))
 }
 
+/** A call the scheduler holds: its place in the dependency graph, the prepared call, and how far it got. */
+interface Task {
+  readonly node: Node
+  readonly call: Prepared
+  readonly trace: Trace
+}
+
 const timeoutOf = (options: RunOptions, toolUse: ToolUseBlock): Duration.Duration | undefined => {
   const timeout = options.timeoutFor?.(toolUse)
   return timeout === undefined ? undefined : Duration.decode(timeout)
@@ -144,30 +151,35 @@ const make = Effect.gen(function*() {
   // One person, one question at a time: shared by every run of this runtime.
   const approvalLock = yield* Effect.makeSemaphore(1)
 
-  const start = <E>(
+  /** Starts a run; `withEvents: false` when nobody can listen (execute), so events are never built. */
+  const startRun = <E>(
     toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock, E>,
-    options: RunOptions = {}
+    options: RunOptions,
+    withEvents: boolean
   ): Effect.Effect<RunHandle<E>, never, Scope.Scope> =>
     Effect.gen(function*() {
       const settings = yield* RuntimeConfig
       const mode = options.mode ?? "conflict-aware"
       const cap = Math.max(1, options.maxConcurrency ?? settings.maxConcurrency)
-      const permits = yield* Effect.makeSemaphore(cap)
       const events = yield* Effect.acquireRelease(Queue.unbounded<Exit.Exit<ToolEvent, Option.Option<never>>>(), Queue.shutdown)
       const ordered = yield* Effect.acquireRelease(Queue.unbounded<Exit.Exit<Outcome, Option.Option<E>>>(), Queue.shutdown)
-      // Each tool_use's pending Outcome, in model order; `undefined` marks the end of the input.
-      const slots = yield* Effect.acquireRelease(Queue.unbounded<Effect.Effect<Outcome> | undefined>(), Queue.shutdown)
-      // Every call's fiber; cancelling interrupts them (closing their scopes), and so does closing the run's Scope.
-      const fibers = yield* FiberSet.make<Outcome, never>()
-      const graph = new DependencyGraph()
+      // Calls whose conflicts have all finished, for the workers to take; `undefined` tells a worker to stop.
+      const ready = yield* Effect.acquireRelease(Queue.unbounded<Task | undefined>(), Queue.shutdown)
       const all = yield* Deferred.make<ReadonlyArray<Outcome>, E>()
+      const graph = new DependencyGraph()
+      const tasks: Array<Task> = []
+      const outcomes: Array<Outcome | undefined> = []
+      let delivered = 0
+      let settled = 0
+      let inputEnd: Exit.Exit<void, E> | undefined = undefined
       let cancelled = false
-
-      /** Interrupts every call but the caller's own fiber (a person's "deny and stop" must still report its call). */
-      const cancelOthers = Effect.withFiberRuntime<void>((self) => {
-        cancelled = true
-        return Effect.forEach(fibers, (fiber) => (fiber.id() === self.id() ? Effect.void : Fiber.interrupt(fiber)), { discard: true })
-      })
+      /**
+       * The workers: fibers taking ready calls, started as needed up to `cap`, so at most `cap` calls run and none
+       * waits while a worker could be started for it.
+       */
+      const workers: Array<Fiber.RuntimeFiber<void>> = []
+      let idle = 0
+      const runScope = yield* Effect.scope
 
       const env: PipelineEnv = {
         registry,
@@ -177,65 +189,111 @@ const make = Effect.gen(function*() {
         store,
         settings,
         clock: yield* Effect.clock,
-        emit: (event) => Queue.offer(events, Exit.succeed(event())),
+        emit: withEvents ? (event) => Queue.offer(events, Exit.succeed(event())) : () => Effect.void,
         withApprovalLock: approvalLock.withPermits(1),
-        cancelRun: cancelOthers
+        cancelRun: Effect.suspend(() => cancelOthers)
       }
 
-      const schedule = (toolUse: ToolUseBlock, index: number) =>
+      /** Records an outcome, releases the calls that waited for it, and delivers outcomes in model order. */
+      const settle = (index: number, outcome: Outcome): Effect.Effect<void> => {
+        if (outcomes[index] !== undefined) return Effect.void
+        outcomes[index] = outcome
+        settled++
+        const task = tasks[index]
+        const released = task === undefined ? [] : graph.finish(task.node).map((node) => tasks[node.index]!)
+        const inOrder: Array<Exit.Exit<Outcome, Option.Option<E>>> = []
+        while (outcomes[delivered] !== undefined) inOrder.push(Exit.succeed(outcomes[delivered++]!))
+        return Effect.zipRight(
+          Effect.zipRight(cancelled || released.length === 0 ? Effect.void : enqueue(released), Queue.offerAll(ordered, inOrder)),
+          Effect.suspend(() => (options.cancelSiblingsWhen?.(outcome) === true ? cancelOthers : maybeFinish))
+        )
+      }
+
+      /** Once the input has ended and every call has its outcome: end the streams, stop the workers. */
+      const maybeFinish = Effect.suspend(() => {
+        if (inputEnd === undefined || settled < outcomes.length) return Effect.void
+        const end = inputEnd
+        inputEnd = undefined
+        return Effect.all([
+          Queue.offer(ordered, Exit.isSuccess(end) ? Exit.fail(Option.none()) : Exit.failCause(Cause.map(end.cause, Option.some))),
+          Queue.offer(events, Exit.fail(Option.none())),
+          Queue.offerAll(ready, workers.map(() => undefined)),
+          Deferred.done(all, Exit.as(end, outcomes as ReadonlyArray<Outcome>))
+        ], { discard: true })
+      })
+
+      /**
+       * Interrupts every call but the caller's own (a person's "deny and stop" must still report its call), and
+       * gives every call without an outcome one from its trace: started, or never ran.
+       */
+      const cancelOthers: Effect.Effect<void> = Effect.withFiberRuntime<void>((self) => {
+        cancelled = true
+        const others = workers.filter((worker) => worker.id() !== self.id())
+        const own = workers.find((worker) => worker.id() === self.id()) === undefined ? undefined : running.get(self.id())
+        return Effect.zipRight(
+          Effect.forEach(others, Fiber.interrupt, { discard: true }),
+          Effect.forEach(tasks, (task) =>
+            task === own || outcomes[task.node.index] !== undefined
+              ? Effect.void
+              : Effect.flatMap(interrupted(env, task.call, task.trace), (outcome) => settle(task.node.index, outcome)), { discard: true })
+        )
+      })
+
+      const running = new Map<FiberId.FiberId, Task>()
+      const worker = Effect.withFiberRuntime<void>((self) =>
         Effect.gen(function*() {
-          const receivedAt = env.clock.unsafeCurrentTimeMillis()
-          yield* env.emit(() => ToolEvent.Queued({ toolUseId: toolUse.id, name: toolUse.name, at: receivedAt }))
-          const prepared = yield* prepare(env, toolUse, receivedAt, timeoutOf(options, toolUse))
-          if (Either.isLeft(prepared)) return yield* Queue.offer(slots, Effect.succeed(prepared.left))
-          const call = prepared.right
-          const trace = traceOf(call)
-          if (cancelled) return yield* Queue.offer(slots, interrupted(env, call, trace))
-          const exclusive = isExclusive(mode, call.claims, call.traits.concurrencySafe)
-          const node: Node = { index, done: yield* Deferred.make<void>(), exclusive }
-          const waits = graph.add(node, mode === "batched" ? [] : call.claims)
-          const fiber = yield* FiberSet.run(
-            fibers,
-            Effect.forEach(waits, (other) => Deferred.await(other.done), { discard: true }).pipe(
-              Effect.zipRight(permits.withPermits(exclusive ? cap : 1)(run(env, call, trace))),
-              Effect.tap((outcome) => (options.cancelSiblingsWhen?.(outcome) === true ? cancelOthers : Effect.void)),
-              Effect.ensuring(Deferred.succeed(node.done, undefined))
-            )
-          )
-          // An interrupted call (cancelled run) is reported from its trace: started or never ran.
-          yield* Queue.offer(
-            slots,
-            Effect.flatMap(Fiber.await(fiber), (exit) => (Exit.isSuccess(exit) ? Effect.succeed(exit.value) : interrupted(env, call, trace)))
-          )
+          while (!cancelled) {
+            idle++
+            const task = yield* Effect.ensuring(Queue.take(ready), Effect.sync(() => idle--))
+            if (task === undefined || cancelled) return
+            running.set(self.id(), task)
+            const outcome = yield* run(env, task.call, task.trace)
+            running.delete(self.id())
+            yield* settle(task.node.index, outcome)
+          }
         })
+      )
+
+      /** Hands ready calls to the workers, starting more (up to the cap) when too few are idle. */
+      const enqueue = (ready_: ReadonlyArray<Task>): Effect.Effect<void> => {
+        const missing = Math.min(ready_.length - idle, cap - workers.length)
+        const start = missing <= 0 ? Effect.void : Effect.forEach(Array.from({ length: missing }), () =>
+          Effect.map(Effect.forkIn(worker, runScope), (fiber) => void workers.push(fiber)), { discard: true })
+        return Effect.zipRight(start, Queue.offerAll(ready, ready_))
+      }
+
+      const schedule = (toolUse: ToolUseBlock, index: number): Effect.Effect<void> => {
+        const receivedAt = env.clock.unsafeCurrentTimeMillis()
+        outcomes.push(undefined)
+        return Effect.zipRight(
+          env.emit(() => ToolEvent.Queued({ toolUseId: toolUse.id, name: toolUse.name, at: receivedAt })),
+          Effect.flatMap(prepare(env, toolUse, receivedAt, timeoutOf(options, toolUse)), (prepared) => {
+            if (Either.isLeft(prepared)) return settle(index, prepared.left)
+            const call = prepared.right
+            const trace = traceOf(call)
+            if (cancelled) return Effect.flatMap(interrupted(env, call, trace), (outcome) => settle(index, outcome))
+            const node = makeNode(index, isExclusive(mode, call.claims, call.traits.concurrencySafe))
+            const task: Task = { node, call, trace }
+            tasks[index] = task
+            return graph.add(node, mode === "batched" ? [] : call.claims) ? enqueue([task]) : Effect.void
+          })
+        )
+      }
 
       const input = Symbol.iterator in toolUses
         ? Stream.fromIterable(toolUses as Iterable<ToolUseBlock>)
         : (toolUses as Stream.Stream<ToolUseBlock, E>)
-      const intake = input.pipe(
-        Stream.zipWithIndex,
-        Stream.runForEach(([toolUse, index]) => schedule(toolUse, index)),
-        Effect.exit,
-        Effect.tap(() => Queue.offer(slots, undefined))
+      yield* Effect.forkScoped(
+        input.pipe(
+          Stream.zipWithIndex,
+          Stream.runForEach(([toolUse, index]) => schedule(toolUse, index)),
+          Effect.exit,
+          Effect.flatMap((end) => {
+            inputEnd = end
+            return maybeFinish
+          })
+        )
       )
-
-      // Delivers outcomes in model order, each as soon as it and all before it exist.
-      const deliver = (inputEnd: Effect.Effect<Exit.Exit<void, E>>) =>
-        Effect.gen(function*() {
-          const outcomes: Array<Outcome> = []
-          for (let slot = yield* Queue.take(slots); slot !== undefined; slot = yield* Queue.take(slots)) {
-            const outcome = yield* slot
-            outcomes.push(outcome)
-            yield* Queue.offer(ordered, Exit.succeed(outcome))
-          }
-          const end = yield* inputEnd
-          yield* Queue.offer(ordered, Exit.isSuccess(end) ? Exit.fail(Option.none()) : Exit.failCause(end.cause.pipe(Cause.map(Option.some))))
-          yield* Queue.offer(events, Exit.fail(Option.none()))
-          yield* Deferred.done(all, Exit.as(end, outcomes))
-        })
-
-      const intakeFiber = yield* Effect.forkScoped(intake)
-      yield* Effect.forkScoped(deliver(Fiber.join(intakeFiber)))
 
       return {
         outcomes: Stream.fromQueue(ordered).pipe(Stream.flattenExitOption),
@@ -245,8 +303,11 @@ const make = Effect.gen(function*() {
       } satisfies RunHandle<E>
     })
 
-  const execute = <E>(toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock, E>, options?: RunOptions) =>
-    Effect.scoped(Effect.flatMap(start(toolUses, options), (handle) => handle.await))
+  const start = <E>(toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock, E>, options: RunOptions = {}) =>
+    startRun(toolUses, options, true)
+
+  const execute = <E>(toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock, E>, options: RunOptions = {}) =>
+    Effect.scoped(Effect.flatMap(startRun(toolUses, options, false), (handle) => handle.await))
 
   // One call needs no scheduler: straight through the pipeline, with no event consumer.
   const executeOne = (toolUse: ToolUseBlock, options: RunOptions = {}): Effect.Effect<Outcome> =>

@@ -4,7 +4,8 @@
  * between it and each match; `.git` is never listed. Paths are relative to the working directory when inside it.
  *
  * A pattern may not climb out of its base directory (`..`); an absolute pattern is split into a base directory
- * and a relative pattern. Symlinked directories are not followed.
+ * and a relative pattern. Symlinked directories are not followed. Files that permission rules forbid reading
+ * (`Read(./.env)`) are left out, and the model is told how many, not which.
  *
  * @since 0.1.0
  */
@@ -17,6 +18,7 @@ import * as Tool from "../Tool/Tool.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import { gitignoreFilter, rootIgnoreGlobs } from "./internal/filesIgnore.js"
 import { checkPath, displayPath, fileResource, ruleCovers, specialFileReason } from "./internal/filesPaths.js"
+import { withheldNote, withholding } from "./internal/filesWithheld.js"
 import { isWithin, Workspace } from "./Workspace.js"
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -47,7 +49,9 @@ export const GlobOutput = Schema.Struct({
   files: Schema.Array(Schema.String),
   /** How many files matched in all. */
   total: Schema.Number,
-  truncated: Schema.Boolean
+  truncated: Schema.Boolean,
+  /** How many matching files were left out because permission rules deny reading them. */
+  withheld: Schema.optional(Schema.Number)
 })
 
 /**
@@ -135,10 +139,11 @@ export const layer = Glob.implementEffect(
       claims: (input) => [Tool.Claim.read(fileResource(searchPath(input), workspace.cwd, workspace.home))],
       matchesRule: (content, input, context) => ruleCovers(content, searchPath(input), context, true),
 
-      call: (input) =>
+      call: (input, context) =>
         Effect.gen(function*() {
           const resolved = yield* workspace.resolve(searchPath(input))
           const base = resolved.real
+          const withheld = withholding(context, resolved)
           // .gitignore files apply from the workspace root that holds the search, else from the search directory.
           const top = workspace.roots.find((root) => isWithin(root, base)) ?? base
           const found = yield* Effect.tryPromise({
@@ -152,7 +157,8 @@ export const layer = Glob.implementEffect(
                 expandDirectories: false,
                 ignore: ["**/.git/**", ...(await rootIgnoreGlobs(top, base))]
               })
-              const kept = await gitignoreFilter(top, files.map((file) => nodePath.normalize(file)).filter((file) => isWithin(base, file)))
+              const inside = files.map((file) => nodePath.normalize(file)).filter((file) => isWithin(base, file))
+              const kept = (await gitignoreFilter(top, inside)).filter((file) => withheld.allows(file))
               const stamped = await Promise.all(
                 kept.map(async (file) => ({ file, mtimeMs: await fs.promises.lstat(file).then((s) => s.mtimeMs, () => 0) }))
               )
@@ -166,7 +172,8 @@ export const layer = Glob.implementEffect(
           return {
             files: found.slice(0, maxResults).map(({ file }) => show(file)),
             total: found.length,
-            truncated: found.length > maxResults
+            truncated: found.length > maxResults,
+            ...(withheld.count() > 0 ? { withheld: withheld.count() } : {})
           }
         }),
 
@@ -174,11 +181,13 @@ export const layer = Glob.implementEffect(
         [UiBlock.Title({ text: `Glob(${input.pattern}${input.path === undefined ? "" : ` in ${displayPath(input.path, workspace.cwd)}`})` })],
       renderResult: (output) => [UiBlock.Text({ text: `Found ${output.total} file${output.total === 1 ? "" : "s"}${output.truncated ? ` (showing ${maxResults})` : ""}` })],
       toModel: (output) => {
-        if (output.total === 0) return "No files found"
-        const list = output.files.join("\n")
-        return output.truncated
-          ? `${list}\n(Results are truncated: showing the ${maxResults} most recently modified of ${output.total} files. Use a more specific path or pattern.)`
-          : list
+        const body = output.total === 0
+          ? "No files found"
+          : output.truncated
+          ? `${output.files.join("\n")}\n(Results are truncated: showing the ${maxResults} most recently modified of ${output.total} files. Use a more specific path or pattern.)`
+          : output.files.join("\n")
+        const note = withheldNote(output.withheld)
+        return note === undefined ? body : `${body}\n${note}`
       }
     }
   })

@@ -10,6 +10,10 @@
  * - rg runs in the working directory with a relative target when the target is inside it, so paths come back
  *   short. `--no-config` keeps a user's RIPGREP_CONFIG_PATH out; hidden files are searched, `.git` is not; `.gitignore`
  *   is respected, in a git repository or not (`--no-require-git`, as Glob does).
+ * - Files that permission rules forbid reading (`Read(./.env)`, `Read(./secrets/**)`) are left out of every output
+ *   mode, and out of rg's complaints; the model is told how many files were withheld, never which. rg prints each
+ *   path NUL-terminated (`--null`, see `internal/filesRipgrep`), so every line is tied to its file whatever the
+ *   file's name contains.
  *
  * @since 0.1.0
  */
@@ -22,6 +26,9 @@ import * as nodePath from "node:path"
 import * as Tool from "../Tool/Tool.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import { checkPath, displayPath, fileResource, ruleCovers, specialFileReason } from "./internal/filesPaths.js"
+import { complaintPaths, contextSeparatorArg, recordReader } from "./internal/filesRipgrep.js"
+import type { RgRecord } from "./internal/filesRipgrep.js"
+import { withheldNote, withholding } from "./internal/filesWithheld.js"
 import { isWithin, Workspace } from "./Workspace.js"
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -71,7 +78,9 @@ export const GrepOutput = Schema.Struct({
   /** Whether output was cut at `head_limit` or the size cap. */
   truncated: Schema.Boolean,
   /** rg's complaints when it still found matches (exit code 2 with output). */
-  warning: Schema.optional(Schema.String)
+  warning: Schema.optional(Schema.String),
+  /** How many files with matches were left out because permission rules deny reading them. */
+  withheld: Schema.optional(Count)
 })
 
 /**
@@ -115,12 +124,24 @@ const maxOutputBytes = 4 * 1024 * 1024
  */
 export const ripgrepArgs = (input: GrepInput, target: string): ReadonlyArray<string> => {
   const mode = input.output_mode ?? "files_with_matches"
-  const args = ["--no-config", "--color=never", "--no-require-git", "--hidden", "--glob", "!.git", "--max-columns", "500", "--max-columns-preview"]
+  const args = [
+    "--no-config",
+    "--color=never",
+    "--no-require-git",
+    "--hidden",
+    "--glob",
+    "!.git",
+    "--max-columns",
+    "500",
+    "--max-columns-preview",
+    "--null"
+  ]
   if (mode === "files_with_matches") args.push("--files-with-matches")
   else if (mode === "count") args.push("--count", "--with-filename")
   else {
-    args.push("--no-heading", "--with-filename")
-    if (input["-n"] !== false) args.push("--line-number")
+    // Line numbers always: their `:` or `-` tells a match from context (with `--null` the path's own separator is
+    // gone); `-n: false` drops them again when the lines are put together.
+    args.push("--no-heading", "--with-filename", "--line-number", "--context-separator", contextSeparatorArg)
     if (input["-C"] !== undefined) args.push("--context", String(input["-C"]))
     if (input["-A"] !== undefined) args.push("--after-context", String(input["-A"]))
     if (input["-B"] !== undefined) args.push("--before-context", String(input["-B"]))
@@ -141,25 +162,46 @@ interface RgResult {
   readonly stderr: string
 }
 
-/** Runs rg, keeping at most `maxLines` lines; rg is killed when enough arrived or when the fiber is interrupted. */
-const runRipgrep = (args: ReadonlyArray<string>, cwd: string, maxLines: number) =>
+/**
+ * Runs rg, turning each record into an output line with `toLine` (undefined leaves it out) and keeping at most
+ * `maxLines` lines; rg is killed when enough arrived or when the fiber is interrupted. A context separator is kept
+ * only between two kept lines.
+ */
+const runRipgrep = (
+  args: ReadonlyArray<string>,
+  cwd: string,
+  mode: GrepOutput["mode"],
+  maxLines: number,
+  toLine: (record: Exclude<RgRecord, { readonly _tag: "Separator" }>) => string | undefined
+) =>
   Effect.async<RgResult, Tool.ToolError>((resume) => {
     const child = childProcess.spawn(rgPath, args, { cwd, stdio: ["ignore", "pipe", "pipe"] })
+    const read = recordReader(mode)
     const lines: Array<string> = []
-    let partial = ""
+    let separated = false
     let bytes = 0
     let truncated = false
     let stderr = ""
+    const keep = (line: string): boolean => {
+      if (lines.length >= maxLines || bytes >= maxOutputBytes) {
+        truncated = true
+        return false
+      }
+      lines.push(line)
+      bytes += line.length + 1
+      return true
+    }
     const take = (text: string) => {
-      const parts = (partial + text).split("\n")
-      partial = parts.pop()!
-      for (const line of parts) {
-        if (lines.length >= maxLines || bytes >= maxOutputBytes) {
-          truncated = true
-          break
+      for (const record of read(text)) {
+        if (record._tag === "Separator") {
+          separated = lines.length > 0
+          continue
         }
-        lines.push(line)
-        bytes += line.length + 1
+        const line = toLine(record)
+        if (line === undefined) continue
+        if (separated && !keep("--")) break
+        separated = false
+        if (!keep(line)) break
       }
       if (truncated) {
         child.stdout.removeAllListeners("data")
@@ -172,13 +214,15 @@ const runRipgrep = (args: ReadonlyArray<string>, cwd: string, maxLines: number) 
     })
     child.on("error", (error) => resume(Effect.fail(new Tool.ToolError({ message: `Could not run ripgrep: ${error.message}` }))))
     child.on("close", (code) => {
-      if (!truncated && partial !== "" && lines.length < maxLines) lines.push(partial)
       resume(Effect.succeed({ lines, truncated, code: truncated ? 0 : code, stderr }))
     })
     return Effect.sync(() => {
       child.kill("SIGKILL")
     })
   })
+
+/** `12:text` (a match) or `12-text` (context): the separator after the line number, and where the text starts. */
+const LINE_NUMBER = /^\d+([:-])/
 
 /**
  * Grep's behaviour; requires the session's {@link Workspace}.
@@ -208,15 +252,32 @@ export const layer = Grep.implementEffect(
       claims: (input) => [Tool.Claim.read(fileResource(searchPath(input), workspace.cwd, workspace.home))],
       matchesRule: (content, input, context) => ruleCovers(content, searchPath(input), context, true),
 
-      call: (input) =>
+      call: (input, context) =>
         Effect.gen(function*() {
           const resolved = yield* workspace.resolve(searchPath(input))
           // Searched through its real path (no symlink swap after the check); printed relative to the cwd when inside.
           const target = isWithin(workspace.cwd, resolved.real) ? nodePath.relative(workspace.cwd, resolved.real) || "." : resolved.real
           const mode = input.output_mode ?? "files_with_matches"
-          const result = yield* runRipgrep(ripgrepArgs(input, target), workspace.cwd, input.head_limit ?? Number.MAX_SAFE_INTEGER)
-          const stderr = result.stderr.trim()
-          if (result.code === 2 && result.lines.length === 0) {
+          const withheld = withholding(context, resolved)
+          const allows = (path: string) => withheld.allows(nodePath.resolve(workspace.cwd, path))
+          // rg prints paths under a "." target as "./x": drop that prefix, the paths are relative to the cwd anyway.
+          const shown = (path: string) => (target === "." && path.startsWith("./") ? path.slice(2) : path)
+          const lineNumbers = input["-n"] !== false
+          const toLine = (record: Exclude<RgRecord, { readonly _tag: "Separator" }>): string | undefined => {
+            if (!allows(record.path)) return undefined
+            if (record._tag === "BinaryNotice") return shown(record.text)
+            if (mode === "files_with_matches") return shown(record.path)
+            if (mode === "count") return `${shown(record.path)}:${record.rest}`
+            const number = LINE_NUMBER.exec(record.rest)
+            if (number === null) return `${shown(record.path)}:${record.rest}`
+            return `${shown(record.path)}${number[1]}${lineNumbers ? record.rest : record.rest.slice(number[0].length)}`
+          }
+          const result = yield* runRipgrep(ripgrepArgs(input, target), workspace.cwd, mode, input.head_limit ?? Number.MAX_SAFE_INTEGER, toLine)
+          // rg's complaints about withheld files (unreadable, too large...) would name them: leave those out too.
+          const complaints = result.stderr.trim().split("\n").filter((line) => line !== "" && complaintPaths(line).every(allows))
+          const stderr = complaints.join("\n")
+          const onlyAboutWithheld = stderr === "" && result.stderr.trim() !== ""
+          if (result.code === 2 && result.lines.length === 0 && !onlyAboutWithheld) {
             return yield* new Tool.ToolError({ message: `ripgrep failed: ${stderr === "" ? "exit code 2" : stderr}` })
           }
           if (result.code !== 0 && result.code !== 1 && result.code !== 2) {
@@ -224,10 +285,10 @@ export const layer = Grep.implementEffect(
           }
           return {
             mode,
-            // rg prints paths under a "." target as "./x": drop that prefix, the paths are relative to the cwd anyway.
-            lines: target === "." ? result.lines.map((line) => (line.startsWith("./") ? line.slice(2) : line)) : result.lines,
+            lines: result.lines,
             truncated: result.truncated,
-            ...(result.code === 2 && stderr !== "" ? { warning: stderr } : {})
+            ...(result.code === 2 && stderr !== "" ? { warning: stderr } : {}),
+            ...(withheld.count() > 0 ? { withheld: withheld.count() } : {})
           }
         }),
 
@@ -237,7 +298,8 @@ export const layer = Grep.implementEffect(
       toModel: (output) => {
         const note = [
           output.truncated ? "(Output truncated at head_limit or the size cap: narrow the search or raise head_limit.)" : undefined,
-          output.warning === undefined ? undefined : `(ripgrep reported: ${output.warning})`
+          output.warning === undefined ? undefined : `(ripgrep reported: ${output.warning})`,
+          withheldNote(output.withheld)
         ].filter((n) => n !== undefined)
         const body = output.lines.length === 0
           ? output.mode === "content" ? "No matches found" : "No files found"

@@ -10,15 +10,21 @@
  *
  * Waiting on the *last* conflicting node is enough: that node itself waited for the ones before it.
  */
-import type * as Deferred from "effect/Deferred"
 import type { Claim } from "../../Tool/Tool.js"
 
-/** One scheduled call. `done` completes when its Outcome exists, whatever the status. */
+/** One scheduled call, and the bookkeeping that says when it may start. */
 export interface Node {
   readonly index: number
-  readonly done: Deferred.Deferred<void>
   readonly exclusive: boolean
+  /** How many unfinished calls it still waits for. */
+  pending: number
+  /** Calls waiting for this one. */
+  readonly dependents: Array<Node>
+  finished: boolean
 }
+
+/** A fresh node. */
+export const makeNode = (index: number, exclusive: boolean): Node => ({ index, exclusive, pending: 0, dependents: [], finished: false })
 
 interface ResourceEntry {
   lastWriter: Node | undefined
@@ -38,10 +44,30 @@ export class DependencyGraph {
   private sinceWorld: Array<Node> = []
 
   /**
-   * Registers a node (in model order) and returns the nodes it must wait for. In batched mode claims are ignored:
-   * a concurrency-safe call claims nothing, any other call claims the world.
+   * Registers a node (in model order) and links it to the unfinished nodes it must wait for; true when it may start
+   * at once. In batched mode the caller passes no claims: a concurrency-safe call claims nothing, any other call is
+   * exclusive.
    */
-  add(node: Node, claims: ReadonlyArray<Claim>): ReadonlyArray<Node> {
+  add(node: Node, claims: ReadonlyArray<Claim>): boolean {
+    for (const other of this.waitsFor(node, claims)) {
+      if (other.finished) continue
+      other.dependents.push(node)
+      node.pending++
+    }
+    return node.pending === 0
+  }
+
+  /** Marks a node finished; returns the nodes that may start now. */
+  finish(node: Node): ReadonlyArray<Node> {
+    node.finished = true
+    const ready: Array<Node> = []
+    for (const dependent of node.dependents) {
+      if (--dependent.pending === 0) ready.push(dependent)
+    }
+    return ready
+  }
+
+  private waitsFor(node: Node, claims: ReadonlyArray<Claim>): ReadonlyArray<Node> {
     const waits = new Set<Node>()
     if (node.exclusive) {
       if (this.lastWorld !== undefined) waits.add(this.lastWorld)
@@ -66,7 +92,7 @@ export class DependencyGraph {
         this.resources.set(claim.resource, { lastWriter: node, readers: [] })
       } else if (entry === undefined) {
         this.resources.set(claim.resource, { lastWriter: undefined, readers: [node] })
-      } else if (!entry.readers.includes(node)) {
+      } else if (entry.readers[entry.readers.length - 1] !== node) {
         entry.readers.push(node)
       }
     }

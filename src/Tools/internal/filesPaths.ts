@@ -42,13 +42,23 @@ export const resolveSync = (path: string, cwd: string, home: string): { readonly
 export const fileResource = (path: string, cwd: string, home: string): string => `file:${resolveSync(path, cwd, home).real}`
 
 /**
+ * A stand-in for "any file" inside a directory: only a pattern that covers every name there (`dir/**`, `dir/*`,
+ * `dir/`) matches it; no name pattern does (`*.ts`, `?`), since no real name is made of NUL bytes.
+ */
+const anyChild = "\0".repeat(8)
+
+/**
  * Whether a rule's content (`Read(content)`, `Edit(content)`) covers a path, checked on the path as given (made
- * absolute) and on its real target, so neither a relative spelling nor a symlink slips past a rule.
+ * absolute) and on its real target, so neither a relative spelling nor a symlink slips past a rule. A `directory`
+ * (a search root) is also covered when the rule covers everything inside it: `Read(./secrets/**)` covers a Grep of
+ * `secrets`.
  */
 export const ruleCovers = (content: string, path: string, context: RuleContext, directory = false): boolean => {
   const matcher = compilePathPattern(content, { cwd: context.cwd, home: context.home, ruleDir: context.ruleDirectory })
   const { absolute, real } = resolveSync(path, context.cwd, context.home)
-  const candidates = directory ? [absolute, real, `${absolute}/`, `${real}/`] : [absolute, real]
+  const candidates = directory
+    ? [absolute, real, `${absolute}/`, `${real}/`, `${absolute}/${anyChild}`, `${real}/${anyChild}`]
+    : [absolute, real]
   return candidates.some(matcher)
 }
 

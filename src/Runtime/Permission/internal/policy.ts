@@ -257,6 +257,56 @@ const firstMatch = (
 }
 
 // -----------------------------------------------------------------------------
+// reading many files
+// -----------------------------------------------------------------------------
+
+/** The deny rules that govern reading (`Read`, `Read(...)`), compiled once per index. */
+interface ReadDenial {
+  /** A whole-tool `Read` deny: nothing may be read. */
+  readonly everything: boolean
+  readonly matchers: ReadonlyArray<PathMatcher>
+}
+
+const readDenials = new WeakMap<RuleIndex, ReadDenial>()
+
+const readDenial = (index: RuleIndex, env: PolicyEnvironment): ReadDenial => {
+  let denial = readDenials.get(index)
+  if (denial === undefined) {
+    let everything = false
+    const matchers: Array<PathMatcher> = []
+    for (const rule of index.rules) {
+      if (rule.behavior !== "deny" || rule.rule.toolName !== "Read") continue
+      if (hasContent(rule)) matchers.push(pathMatcher(index, rule, env).matches)
+      else everything = true
+    }
+    denial = { everything, matchers }
+    readDenials.set(index, denial)
+  }
+  return denial
+}
+
+/**
+ * Whether the deny rules that govern reading (`Read` rules, the family of every tool with `fileAccess: "read"`)
+ * forbid reading an absolute path: a whole-tool `Read` deny, or a `Read(...)` deny matching the path as given or
+ * its real path. `realPath` is only consulted when some path rule exists and the path as given matched none.
+ *
+ * @internal
+ */
+export const deniesRead = (
+  index: RuleIndex,
+  env: PolicyEnvironment,
+  absolutePath: string,
+  realPath: (absolutePath: string) => string
+): boolean => {
+  const { everything, matchers } = readDenial(index, env)
+  if (everything) return true
+  if (matchers.length === 0) return false
+  if (matchers.some((matches) => matches(absolutePath))) return true
+  const real = realPath(absolutePath)
+  return real !== absolutePath && matchers.some((matches) => matches(real))
+}
+
+// -----------------------------------------------------------------------------
 // claims
 // -----------------------------------------------------------------------------
 

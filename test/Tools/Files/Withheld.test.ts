@@ -1,0 +1,153 @@
+/**
+ * Read deny rules hold inside searches: Grep and Glob over a directory, through the ToolRuntime with the full
+ * permission policy, never show a denied file, its lines or its name; they only say how many files they withheld.
+ */
+import { NodeContext } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Approver } from "../../../src/Runtime/Approver.js"
+import * as Permissions from "../../../src/Runtime/Permissions.js"
+import { ResultStore } from "../../../src/Runtime/ResultStore.js"
+import { ToolHooks } from "../../../src/Runtime/ToolHooks.js"
+import { ToolRegistry } from "../../../src/Runtime/ToolRegistry.js"
+import { ToolRuntime } from "../../../src/Runtime/ToolRuntime.js"
+import * as FileTools from "../../../src/Tools/FileTools.js"
+import { executeOne, runtimeLayer, tempDir, text, toolsLayer, use, writeTree } from "./helpers.js"
+
+const workspace = () => {
+  const dir = tempDir("withheld-")
+  writeTree(dir, {
+    ".env": "SECRET=hunter2\n",
+    "secrets/key.txt": "hunter2\n",
+    "secrets/a:1:b.txt": "hunter2\n",
+    "src/app.ts": "const before = 0\nconst password = \"hunter2\"\nconst after = 1\n"
+  })
+  fs.symlinkSync("../secrets/key.txt", path.join(dir, "src", "link.txt"))
+  return dir
+}
+
+/** The file tools under the full policy with `deny` rules; nothing is ever approved by a person. */
+const guardedRuntime = (cwd: string, deny: ReadonlyArray<string>) => {
+  const tools = toolsLayer(cwd)
+  const policy = Permissions.layer({ cliRules: { deny } }).pipe(Layer.provide(Layer.merge(tools, NodeContext.layer)))
+  return ToolRuntime.layer.pipe(
+    Layer.provide(Layer.provide(ToolRegistry.layer(FileTools.tools), tools)),
+    Layer.provide([policy, Approver.denyAll, ToolHooks.none, ResultStore.layerMemory()])
+  )
+}
+
+const rules = ["Read(./.env)", "Read(./secrets/**)"]
+const grep = (input: Record<string, unknown>) => executeOne(use("Grep", input)).pipe(Effect.map((outcome) => ({ status: outcome.status, text: text(outcome) })))
+const glob = (input: Record<string, unknown>) => executeOne(use("Glob", input)).pipe(Effect.map((outcome) => ({ status: outcome.status, text: text(outcome) })))
+
+const leaksNothing = (output: string) => {
+  expect(output).not.toContain(".env")
+  expect(output).not.toContain("SECRET")
+  expect(output).not.toContain("secrets")
+  expect(output).not.toContain("key.txt")
+  expect(output).not.toContain("link.txt")
+}
+
+describe("searches honour Read deny rules", () => {
+  const dir = workspace()
+  const layer = guardedRuntime(dir, rules)
+
+  it.effect("Grep over `.` in files_with_matches mode lists only the allowed file and says how many were hidden", () =>
+    Effect.gen(function*() {
+      const result = yield* grep({ pattern: "hunter2", path: "." })
+      expect(result.status).toBe("success")
+      expect(result.text.split("\n")).toEqual(["Found 1 file", "src/app.ts", "(3 files hidden by permission rules)"])
+      leaksNothing(result.text)
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("Grep in content mode shows only the allowed file's lines, with or without line numbers and context", () =>
+    Effect.gen(function*() {
+      const plain = yield* grep({ pattern: "hunter2", path: ".", output_mode: "content" })
+      expect(plain.text.split("\n")).toEqual(["src/app.ts:2:const password = \"hunter2\"", "(3 files hidden by permission rules)"])
+      const context = yield* grep({ pattern: "hunter2", output_mode: "content", "-C": 1, "-n": false })
+      expect(context.text.split("\n")).toEqual([
+        "src/app.ts-const before = 0",
+        "src/app.ts:const password = \"hunter2\"",
+        "src/app.ts-const after = 1",
+        "(3 files hidden by permission rules)"
+      ])
+      leaksNothing(plain.text)
+      leaksNothing(context.text)
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("Grep in count mode counts only the allowed file", () =>
+    Effect.gen(function*() {
+      const result = yield* grep({ pattern: "hunter2", output_mode: "count" })
+      expect(result.text.split("\n")).toEqual(["Found 1 total occurrence across 1 file", "src/app.ts:1", "(3 files hidden by permission rules)"])
+      leaksNothing(result.text)
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("withheld files do not use up head_limit", () =>
+    Effect.gen(function*() {
+      const result = yield* grep({ pattern: "hunter2", head_limit: 1 })
+      expect(result.text.split("\n").slice(0, 2)).toEqual(["Found 1 file", "src/app.ts"])
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("Glob `**/*` lists neither `.env`, nor anything in `secrets/`, nor the link into it", () =>
+    Effect.gen(function*() {
+      const result = yield* glob({ pattern: "**/*" })
+      expect(result.status).toBe("success")
+      expect(result.text.split("\n")).toEqual(["src/app.ts", "(3 files hidden by permission rules)"])
+      leaksNothing(result.text)
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("a search rooted in a denied directory, or at a link into it, is denied outright", () =>
+    Effect.gen(function*() {
+      for (const input of [{ pattern: "hunter2", path: "secrets" }, { pattern: "hunter2", path: "src/link.txt" }, { pattern: "x", path: ".env" }]) {
+        const result = yield* grep(input)
+        expect(result.status).toBe("denied")
+        expect(result.text).not.toContain("hunter2\n")
+      }
+      expect((yield* glob({ pattern: "*", path: "secrets" })).status).toBe("denied")
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("with nothing denied nothing is hidden, and no note is added", () =>
+    Effect.gen(function*() {
+      const result = yield* grep({ pattern: "SECRET", path: "." })
+      expect(result.text).toBe("Found 1 file\n.env")
+    }).pipe(Effect.provide(guardedRuntime(dir, ["Read(./secrets/**)", "Edit(./.env)"]))))
+
+  it.effect("the tool-only policy hides nothing", () =>
+    Effect.gen(function*() {
+      const found = yield* grep({ pattern: "hunter2" })
+      expect(found.text.split("\n").slice(1).sort()).toEqual([".env", "secrets/a:1:b.txt", "secrets/key.txt", "src/app.ts"])
+      expect(found.text).not.toContain("hidden")
+      const listed = yield* glob({ pattern: "**/*" })
+      expect(listed.text.split("\n").sort()).toEqual([".env", "secrets/a:1:b.txt", "secrets/key.txt", "src/app.ts"])
+    }).pipe(Effect.provide(runtimeLayer(dir))))
+})
+
+describe("Grep ties every line to its file, whatever the file is called", () => {
+  const dir = tempDir("withheld-names-")
+  writeTree(dir, {
+    "a:1:b.ts": "x\nneedle\n",
+    "c-2-d.ts": "needle\n",
+    "deny:me.txt": "needle\n",
+    "deny-me-too.txt": "y\nneedle\nz\n"
+  })
+  const layer = guardedRuntime(dir, ["Read(deny*)"])
+
+  it.effect("paths with `:` and `-` come back whole, in every mode, and denied ones stay out", () =>
+    Effect.gen(function*() {
+      const content = yield* grep({ pattern: "needle", output_mode: "content", "-B": 1 })
+      const lines = content.text.split("\n")
+      expect(lines.at(-1)).toBe("(2 files hidden by permission rules)")
+      expect(lines.slice(0, -1).filter((line) => line !== "--").sort()).toEqual(["a:1:b.ts-1-x", "a:1:b.ts:2:needle", "c-2-d.ts:1:needle"])
+      // A separator only ever stands between two groups that are shown.
+      expect(lines[0]).not.toBe("--")
+      expect(lines.at(-2)).not.toBe("--")
+      expect(lines.some((line, i) => line === "--" && lines[i + 1] === "--")).toBe(false)
+      const count = yield* grep({ pattern: "needle", output_mode: "count" })
+      expect(count.text.split("\n").slice(1, -1).sort()).toEqual(["a:1:b.ts:1", "c-2-d.ts:1"])
+      const files = yield* grep({ pattern: "needle" })
+      expect(files.text.split("\n").slice(1, -1).sort()).toEqual(["a:1:b.ts", "c-2-d.ts"])
+      for (const output of [content.text, count.text, files.text]) expect(output).not.toContain("deny")
+    }).pipe(Effect.provide(layer)))
+})
