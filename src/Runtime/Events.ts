@@ -31,6 +31,8 @@ export type ToolEvent = Data.TaggedEnum<{
   PermissionAnswered: { readonly toolUseId: string; readonly answer: ApprovalAnswer; readonly at: number }
   /** The permission decision was taken. */
   Decided: { readonly toolUseId: string; readonly decision: Decision; readonly at: number }
+  /** Something for the user from a hook (a non-blocking hook error, a `systemMessage`). */
+  Notice: { readonly toolUseId: string; readonly message: string; readonly at: number }
   /** A tool died; the full cause, for logs (the model only gets a generic message). */
   DefectLogged: { readonly toolUseId: string; readonly cause: Cause.Cause<unknown>; readonly at: number }
   /** The tool_use has its Outcome. */

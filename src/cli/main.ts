@@ -7,6 +7,7 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Runtime from "effect/Runtime"
 import * as Stream from "effect/Stream"
 import { parseArgs } from "node:util"
@@ -140,16 +141,18 @@ const main = async (): Promise<void> => {
     const cancel = () => Runtime.runFork(runtime)(handle.cancel)
     process.on("SIGINT", cancel)
     process.on("SIGTERM", cancel)
-    if (exec.verbose) {
-      yield* Effect.forkScoped(
-        Stream.runForEach(handle.events, (event) =>
+    const printer = yield* Effect.forkScoped(
+      exec.verbose
+        ? Stream.runForEach(handle.events, (event) =>
           Effect.sync(() => {
             const text = renderEvent(event)
             if (text !== undefined) process.stderr.write(`${text}\n`)
           }))
-      )
-    }
+        : Effect.void
+    )
     const outcomes = yield* handle.await
+    // The events stream ends with the run: wait for the last lines to be printed.
+    yield* Fiber.join(printer)
     return { results: outcomes.map((o) => o.result), outcomes: outcomes.map(summary) }
   }).pipe(Effect.scoped, Effect.provide(execLayer(exec)), Effect.provide(NodeContext.layer))
 

@@ -36,6 +36,8 @@ export const renderEvent = (event: ToolEvent): string | undefined => {
       return `  answer: ${event.answer._tag}`
     case "Completed":
       return renderOutcome(event.outcome)
+    case "Notice":
+      return `  note: ${event.message}`
     case "DefectLogged":
       return `! ${event.toolUseId} died unexpectedly (details in the log)`
     default:

@@ -125,6 +125,12 @@ const timings = (receivedAt: number, startedAt: number | undefined, endedAt: num
     ? { receivedAt, endedAt, durationMs: 0 }
     : { receivedAt, startedAt, endedAt, durationMs: endedAt - startedAt }
 
+/** Hook messages for the user, as events. */
+const notify = (env: PipelineEnv, toolUseId: string, notices: ReadonlyArray<string>): Effect.Effect<void> =>
+  notices.length === 0
+    ? Effect.void
+    : Effect.forEach(notices, (message) => env.emit(() => ToolEvent.Notice({ toolUseId, message, at: env.clock.unsafeCurrentTimeMillis() })), { discard: true })
+
 const complete = (env: PipelineEnv, outcome: Outcome): Effect.Effect<Outcome> =>
   andThen(env.emit(() => ToolEvent.Completed({ outcome, at: outcome.timings.endedAt })), () => Exit.succeed(outcome))
 
@@ -342,8 +348,9 @@ export const run = (env: PipelineEnv, prepared: Prepared, trace: Trace = traceOf
     validation,
     (validated) =>
       andThen(env.hooks.preToolUse({ toolUseId: toolUse.id, toolName: name, input: validated }), (pre) =>
-        andThen(pre.updatedInput === undefined ? Exit.succeed(validated) : redecode(stage, pre.updatedInput), (hooked) =>
-          andThen(authorise(stage, hooked, pre.opinion), (authorised) => Exit.succeed({ ...authorised, additionalContext: pre.additionalContext }))))
+        andThen(notify(env, toolUse.id, pre.notices), () =>
+          andThen(pre.updatedInput === undefined ? Exit.succeed(validated) : redecode(stage, pre.updatedInput), (hooked) =>
+            andThen(authorise(stage, hooked, pre.opinion), (authorised) => Exit.succeed({ ...authorised, additionalContext: pre.additionalContext })))))
   )
 
   const afterGate = (passed: Authorised & { readonly additionalContext: ReadonlyArray<string> }): Effect.Effect<Outcome> => {
@@ -364,7 +371,7 @@ export const run = (env: PipelineEnv, prepared: Prepared, trace: Trace = traceOf
           if (Exit.isSuccess(exit)) return succeeded(env, base(), prepared, input, exit.value, additionalContext)
           return andThen(callError(env, toolUse.id, name, exit.cause, (failure) => service.renderFailure(failure, input)), (error) =>
             andThen(env.hooks.postToolUse({ toolUseId: toolUse.id, toolName: name, input, response: Errors.modelText(error), failed: true }), (post) =>
-              failed(env, base([...additionalContext, ...post.additionalContext]), error)))
+              andThen(notify(env, toolUse.id, post.notices), () => failed(env, base([...additionalContext, ...post.additionalContext]), error))))
         }))
     })
   }
@@ -449,7 +456,7 @@ const succeeded = (
   return andThen(applyBudget(env.store, prepared.toolUse.id, service.toModel(output, input), limit, env.settings.previewChars), (budgeted) =>
     andThen(
       env.hooks.postToolUse({ toolUseId: prepared.toolUse.id, toolName: definition.name, input, response: budgeted.content, failed: false }),
-      (post) => {
+      (post) => andThen(notify(env, prepared.toolUse.id, post.notices), () => {
         const context = [...additionalContext, ...post.additionalContext]
         const ui = [...finish.ui, ...service.renderResult(output, input)]
         const outcome: Outcome = {
@@ -469,6 +476,6 @@ const succeeded = (
           timings: timings(finish.receivedAt, finish.startedAt, env.clock.unsafeCurrentTimeMillis())
         }
         return complete(env, outcome)
-      }
+      })
     ))
 }
