@@ -178,7 +178,7 @@ const make = Effect.gen(function*() {
        * waits while a worker could be started for it.
        */
       const workers: Array<Fiber.RuntimeFiber<void>> = []
-      let idle = 0
+      let busy = 0
       const runScope = yield* Effect.scope
 
       const env: PipelineEnv = {
@@ -243,12 +243,13 @@ const make = Effect.gen(function*() {
       const worker = Effect.withFiberRuntime<void>((self) =>
         Effect.gen(function*() {
           while (!cancelled) {
-            idle++
-            const task = yield* Effect.ensuring(Queue.take(ready), Effect.sync(() => idle--))
+            const task = yield* Queue.take(ready)
             if (task === undefined || cancelled) return
+            busy++
             running.set(self.id(), task)
             const outcome = yield* run(env, task.call, task.trace)
             running.delete(self.id())
+            busy--
             yield* settle(task.node.index, outcome)
           }
         })
@@ -256,7 +257,7 @@ const make = Effect.gen(function*() {
 
       /** Hands ready calls to the workers, starting more (up to the cap) when too few are idle. */
       const enqueue = (ready_: ReadonlyArray<Task>): Effect.Effect<void> => {
-        const missing = Math.min(ready_.length - idle, cap - workers.length)
+        const missing = Math.min(ready_.length - (workers.length - busy), cap - workers.length)
         const start = missing <= 0 ? Effect.void : Effect.forEach(Array.from({ length: missing }), () =>
           Effect.map(Effect.forkIn(worker, runScope), (fiber) => void workers.push(fiber)), { discard: true })
         return Effect.zipRight(start, Queue.offerAll(ready, ready_))
@@ -280,19 +281,15 @@ const make = Effect.gen(function*() {
         )
       }
 
-      const input = Symbol.iterator in toolUses
-        ? Stream.fromIterable(toolUses as Iterable<ToolUseBlock>)
-        : (toolUses as Stream.Stream<ToolUseBlock, E>)
+      // An array needs no stream machinery: most turns arrive whole.
+      const intake: Effect.Effect<void, E> = Symbol.iterator in toolUses
+        ? Effect.forEach(toolUses as Iterable<ToolUseBlock>, schedule, { discard: true })
+        : Stream.runForEach(Stream.zipWithIndex(toolUses as Stream.Stream<ToolUseBlock, E>), ([toolUse, index]) => schedule(toolUse, index))
       yield* Effect.forkScoped(
-        input.pipe(
-          Stream.zipWithIndex,
-          Stream.runForEach(([toolUse, index]) => schedule(toolUse, index)),
-          Effect.exit,
-          Effect.flatMap((end) => {
-            inputEnd = end
-            return maybeFinish
-          })
-        )
+        Effect.flatMap(Effect.exit(intake), (end) => {
+          inputEnd = end
+          return maybeFinish
+        })
       )
 
       return {
