@@ -179,6 +179,8 @@ const make = Effect.gen(function*() {
        */
       const workers: Array<Fiber.RuntimeFiber<void>> = []
       let busy = 0
+      /** Calls handed to the queue and not yet taken by a worker. */
+      let waiting = 0
       const runScope = yield* Effect.scope
 
       const env: PipelineEnv = {
@@ -245,6 +247,7 @@ const make = Effect.gen(function*() {
           while (!cancelled) {
             const task = yield* Queue.take(ready)
             if (task === undefined || cancelled) return
+            waiting--
             busy++
             running.set(self.id(), task)
             const outcome = yield* run(env, task.call, task.trace)
@@ -257,7 +260,9 @@ const make = Effect.gen(function*() {
 
       /** Hands ready calls to the workers, starting more (up to the cap) when too few are idle. */
       const enqueue = (ready_: ReadonlyArray<Task>): Effect.Effect<void> => {
-        const missing = Math.min(ready_.length - (workers.length - busy), cap - workers.length)
+        waiting += ready_.length
+        // Every worker not running a call will take one waiting call: start enough for the rest.
+        const missing = Math.min(waiting - (workers.length - busy), cap - workers.length)
         const start = missing <= 0 ? Effect.void : Effect.forEach(Array.from({ length: missing }), () =>
           Effect.map(Effect.forkIn(worker, runScope), (fiber) => void workers.push(fiber)), { discard: true })
         return Effect.zipRight(start, Queue.offerAll(ready, ready_))
