@@ -12,6 +12,7 @@
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
+import type * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -36,6 +37,7 @@ import type { Node, SchedulingMode } from "./internal/scheduler.js"
 import { PermissionPolicy } from "./PermissionPolicy.js"
 import { ResultStore } from "./ResultStore.js"
 import { RuntimeConfig } from "./RuntimeConfig.js"
+import type { RuntimeSettings } from "./RuntimeConfig.js"
 import { ToolHooks } from "./ToolHooks.js"
 import { ToolRegistry } from "./ToolRegistry.js"
 
@@ -151,6 +153,25 @@ const make = Effect.gen(function*() {
   // One person, one question at a time: shared by every run of this runtime.
   const approvalLock = yield* Effect.makeSemaphore(1)
 
+  /** What the pipeline runs with: the runtime's services, this run's settings, clock, events and cancellation. */
+  const makeEnv = (
+    settings: RuntimeSettings,
+    clock: Clock.Clock,
+    emit: PipelineEnv["emit"],
+    cancelRun: Effect.Effect<void>
+  ): PipelineEnv => ({
+    registry,
+    policy,
+    approver,
+    hooks,
+    store,
+    settings,
+    clock,
+    emit,
+    withApprovalLock: approvalLock.withPermits(1),
+    cancelRun
+  })
+
   /** Starts a run; `withEvents: false` when nobody can listen (execute), so events are never built. */
   const startRun = <E>(
     toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock, E>,
@@ -183,18 +204,7 @@ const make = Effect.gen(function*() {
       let waiting = 0
       const runScope = yield* Effect.scope
 
-      const env: PipelineEnv = {
-        registry,
-        policy,
-        approver,
-        hooks,
-        store,
-        settings,
-        clock: yield* Effect.clock,
-        emit: withEvents ? (event) => Queue.offer(events, Exit.succeed(event())) : () => Effect.void,
-        withApprovalLock: approvalLock.withPermits(1),
-        cancelRun: Effect.suspend(() => cancelOthers)
-      }
+      const env = makeEnv(settings, yield* Effect.clock, withEvents ? (event) => Queue.offer(events, Exit.succeed(event())) : () => Effect.void, Effect.suspend(() => cancelOthers))
 
       /** Records an outcome, releases the calls that waited for it, and delivers outcomes in model order. */
       const settle = (index: number, outcome: Outcome): Effect.Effect<void> => {
@@ -315,18 +325,7 @@ const make = Effect.gen(function*() {
   const executeOne = (toolUse: ToolUseBlock, options: RunOptions = {}): Effect.Effect<Outcome> =>
     Effect.flatMap(RuntimeConfig, (settings) =>
       Effect.clockWith((clock) => {
-        const env: PipelineEnv = {
-          registry,
-          policy,
-          approver,
-          hooks,
-          store,
-          settings,
-          clock,
-          emit: () => Effect.void,
-          withApprovalLock: approvalLock.withPermits(1),
-          cancelRun: Effect.void
-        }
+        const env = makeEnv(settings, clock, () => Effect.void, Effect.void)
         return Effect.flatMap(prepare(env, toolUse, clock.unsafeCurrentTimeMillis(), timeoutOf(options, toolUse)), (prepared) =>
           Either.isLeft(prepared) ? Effect.succeed(prepared.left) : run(env, prepared.right))
       }))

@@ -17,7 +17,7 @@ import { glob, isDynamicPattern } from "tinyglobby"
 import * as Tool from "../Tool/Tool.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import { gitignoreFilter, rootIgnoreGlobs } from "./internal/filesIgnore.js"
-import { checkPath, displayPath, fileResource, ruleCovers, specialFileReason } from "./internal/filesPaths.js"
+import { directorySearchStages, displayPath, specialFileReason } from "./internal/filesPaths.js"
 import { withheldNote, withholding } from "./internal/filesWithheld.js"
 import { isWithin, Workspace } from "./Workspace.js"
 
@@ -134,10 +134,7 @@ export const layer = Glob.implementEffect(
           return { pattern, path: resolved.absolute }
         }),
 
-      checkPermissions: (input) => checkPath(workspace, searchPath(input), "Read", true),
-      traits: () => ({ readOnly: true, concurrencySafe: true }),
-      claims: (input) => [Tool.Claim.read(fileResource(searchPath(input), workspace.cwd, workspace.home))],
-      matchesRule: (content, input, context) => ruleCovers(content, searchPath(input), context, true),
+      ...directorySearchStages(workspace, searchPath),
 
       call: (input, context) =>
         Effect.gen(function*() {

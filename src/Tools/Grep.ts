@@ -25,7 +25,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as Tool from "../Tool/Tool.js"
 import { UiBlock } from "../Tool/Presentation.js"
-import { checkPath, displayPath, fileResource, ruleCovers, specialFileReason } from "./internal/filesPaths.js"
+import { directorySearchStages, displayPath, specialFileReason } from "./internal/filesPaths.js"
 import { complaintPaths, contextSeparatorArg, recordReader } from "./internal/filesRipgrep.js"
 import type { RgRecord } from "./internal/filesRipgrep.js"
 import { withheldNote, withholding } from "./internal/filesWithheld.js"
@@ -247,10 +247,7 @@ export const layer = Grep.implementEffect(
           return { ...input, path: resolved.absolute }
         }),
 
-      checkPermissions: (input) => checkPath(workspace, searchPath(input), "Read", true),
-      traits: () => ({ readOnly: true, concurrencySafe: true }),
-      claims: (input) => [Tool.Claim.read(fileResource(searchPath(input), workspace.cwd, workspace.home))],
-      matchesRule: (content, input, context) => ruleCovers(content, searchPath(input), context, true),
+      ...directorySearchStages(workspace, searchPath),
 
       call: (input, context) =>
         Effect.gen(function*() {

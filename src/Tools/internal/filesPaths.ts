@@ -11,6 +11,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { compilePathPattern } from "../../Runtime/Permission/PathPattern.js"
 import { PermissionCheck } from "../../Tool/Permission.js"
+import { Claim } from "../../Tool/Tool.js"
 import type { RuleContext } from "../../Tool/Tool.js"
 import type { ResolvedPath, Workspace } from "../Workspace.js"
 
@@ -115,6 +116,17 @@ export const checkPath = (
     const target = resolved.real === resolved.absolute ? resolved.absolute : `${resolved.absolute} (resolves to ${resolved.real})`
     return PermissionCheck.ask(`${target} is outside the workspace`, suggestions)
   })
+
+/**
+ * The permission-facing stages shared by the directory searches (Glob, Grep): read-only and concurrency-safe, claim
+ * the searched directory for reading, and answer `Read(...)` rules and the workspace check on it.
+ */
+export const directorySearchStages = <Input>(workspace: Workspace["Type"], searchPath: (input: Input) => string) => ({
+  checkPermissions: (input: Input) => checkPath(workspace, searchPath(input), "Read", true),
+  traits: () => ({ readOnly: true, concurrencySafe: true }),
+  claims: (input: Input) => [Claim.read(fileResource(searchPath(input), workspace.cwd, workspace.home))],
+  matchesRule: (content: string, input: Input, context: RuleContext) => ruleCovers(content, searchPath(input), context, true)
+})
 
 /** A path for people and the model: relative to the working directory when inside it, else absolute. */
 export const displayPath = (absolute: string, cwd: string): string => {
