@@ -27,20 +27,23 @@ const AiToolkit = Toolkit.make(AiEcho)
 const AiToolkitLayer = AiToolkit.toLayer({ Echo: ({ text }) => Effect.succeed(text) })
 
 /**
- * Median microseconds of CPU time per call of `call`, measured over batches. CPU time (user + system of this
- * process) rather than wall time, so that other load on the machine does not skew the comparison.
+ * Median microseconds of CPU time per call, for each contender, measured over batches. CPU time (user + system of
+ * this process) rather than wall time, and batches of the contenders interleaved, so that other load on the
+ * machine skews them alike.
  */
-const measure = <E, R>(call: Effect.Effect<unknown, E, R>): Effect.Effect<number, E, R> =>
+const measureAll = (contenders: ReadonlyArray<Effect.Effect<unknown>>): Effect.Effect<ReadonlyArray<number>> =>
   Effect.gen(function*() {
-    for (let i = 0; i < WARMUP; i++) yield* call
-    const samples: Array<number> = []
+    for (const call of contenders) for (let i = 0; i < WARMUP; i++) yield* call
+    const samples = contenders.map((): Array<number> => [])
     for (let b = 0; b < CALLS / BATCH; b++) {
-      const start = process.cpuUsage()
-      for (let i = 0; i < BATCH; i++) yield* call
-      const used = process.cpuUsage(start)
-      samples.push((used.user + used.system) / BATCH)
+      for (const [c, call] of contenders.entries()) {
+        const start = process.cpuUsage()
+        for (let i = 0; i < BATCH; i++) yield* call
+        const used = process.cpuUsage(start)
+        samples[c]!.push((used.user + used.system) / BATCH)
+      }
     }
-    return median(samples)
+    return samples.map(median)
   })
 
 export const run = async (): Promise<void> => {
@@ -48,24 +51,27 @@ export const run = async (): Promise<void> => {
     Layer.provide(Layer.provide(ToolRegistry.layer([Echo]), EchoLive)),
     Layer.provide([PermissionPolicy.toolOnly, Approver.denyAll, ToolHooks.none, ResultStore.layerMemory()])
   )
-  const ours = await Effect.runPromise(
-    Effect.flatMap(ToolRuntime, (rt) => measure(rt.executeOne({ type: "tool_use", id: "toolu_1", name: "Echo", input: { text: "hi" } }))).pipe(
-      Effect.provide(runtimeLayer)
-    )
-  )
-  const ai = await Effect.runPromise(
-    Effect.flatMap(AiToolkit, (toolkit) => measure(toolkit.handle("Echo", { text: "hi" }))).pipe(Effect.provide(AiToolkitLayer))
-  )
   const decode = ParseResult.decodeUnknownEither(input)
   const handler = ({ text }: { readonly text: string }) => Effect.succeed(text)
   const raw: unknown = { text: "hi" }
-  const bare = await Effect.runPromise(measure(Effect.suspend(() => {
+  const bare = Effect.suspend(() => {
     const decoded = decode(raw)
     return decoded._tag === "Right" ? handler(decoded.right) : Effect.fail(decoded.left)
-  })))
-  report("pipeline: per-call CPU time, trivial tool (median of batches of 1,000, 120k calls after 20k warm-up)", [
+  })
+  const [ours, ai, bareCost] = await Effect.runPromise(
+    Effect.gen(function*() {
+      const rt = yield* ToolRuntime
+      const toolkit = yield* AiToolkit
+      return yield* measureAll([
+        rt.executeOne({ type: "tool_use", id: "toolu_1", name: "Echo", input: { text: "hi" } }),
+        Effect.orDie(toolkit.handle("Echo", { text: "hi" })),
+        Effect.orDie(bare)
+      ])
+    }).pipe(Effect.provide(Layer.merge(runtimeLayer, AiToolkitLayer)))
+  ) as [number, number, number]
+  report("pipeline: per-call CPU time, trivial tool (median of interleaved batches of 1,000; 120k calls each after 20k warm-up)", [
     ["effect-tool-runtime executeOne", `${ours.toFixed(2)} us`, "target <= 10 us"],
     ["@effect/ai Toolkit.handle", `${ai.toFixed(2)} us`, `ours is ${(ai / ours).toFixed(1)}x faster (target >= 5x)`],
-    ["bare decode + handler", `${bare.toFixed(2)} us`, ""]
+    ["bare decode + handler", `${bareCost.toFixed(2)} us`, ""]
   ])
 }

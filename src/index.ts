@@ -41,3 +41,13 @@ export { ToolRegistry } from "./Runtime/ToolRegistry.js"
 export { ToolRuntime } from "./Runtime/ToolRuntime.js"
 /** @since 0.1.0 */
 export type { RunHandle, RunOptions, SchedulingMode } from "./Runtime/ToolRuntime.js"
+/** @since 0.1.0 */
+export * as Permissions from "./Runtime/Permissions.js"
+/** @since 0.1.0 */
+export * as PermissionRule from "./Runtime/Permission/Rule.js"
+/** @since 0.1.0 */
+export * as Settings from "./Runtime/Permission/Settings.js"
+/** @since 0.1.0 */
+export * as Hooks from "./Runtime/Hooks.js"
+/** @since 0.1.0 */
+export * as TerminalApprover from "./Runtime/TerminalApprover.js"
