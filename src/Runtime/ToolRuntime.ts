@@ -188,7 +188,7 @@ const make = Effect.gen(function*() {
       const ready = yield* Effect.acquireRelease(Queue.unbounded<Task | undefined>(), Queue.shutdown)
       const all = yield* Deferred.make<ReadonlyArray<Outcome>, E>()
       const graph = new DependencyGraph()
-      const tasks: Array<Task> = []
+      const tasks: Array<Task | undefined> = []
       const outcomes: Array<Outcome | undefined> = []
       let delivered = 0
       let settled = 0
@@ -242,10 +242,12 @@ const make = Effect.gen(function*() {
         cancelled = true
         const others = workers.filter((worker) => worker.id() !== self.id())
         const own = workers.find((worker) => worker.id() === self.id()) === undefined ? undefined : running.get(self.id())
+        // All at once: one by one, a call released by a finishing one could start before its own turn came.
         return Effect.zipRight(
-          Effect.forEach(others, Fiber.interrupt, { discard: true }),
+          Fiber.interruptAll(others),
           Effect.forEach(tasks, (task) =>
-            task === own || outcomes[task.node.index] !== undefined
+            // `tasks` has holes where a call had its outcome at once (unknown tool, invalid input).
+            task === undefined || task === own || outcomes[task.node.index] !== undefined
               ? Effect.void
               : Effect.flatMap(interrupted(env, task.call, task.trace), (outcome) => settle(task.node.index, outcome)), { discard: true })
         )

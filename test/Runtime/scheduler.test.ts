@@ -194,6 +194,25 @@ describe("ToolRuntime", () => {
       })
     ))
 
+  it.effect("cancelling a run that mixes calls that never resolved (unknown tool, invalid input) with running ones", () =>
+    withLog(() =>
+      Effect.gen(function*() {
+        const rt = yield* ToolRuntime
+        const handle = yield* rt.start([
+          { type: "tool_use", id: "nope", name: "Nope", input: {} },
+          call("a", { durationMs: 50 }),
+          { type: "tool_use", id: "bad", name: "Scripted", input: { label: 1 } },
+          call("b", { durationMs: 50, claims: [{ resource: "*", access: "write" }] })
+        ])
+        yield* TestClock.adjust(10)
+        yield* handle.cancel
+        const outcomes = yield* handle.await
+        expect(outcomes.map((o) => [o.toolUseId, o.status])).toEqual([["nope", "error"], ["a", "interrupted"], ["bad", "error"], ["b", "interrupted"]])
+        expect(outcomes[1]!.result.content).toContain("while running")
+        expect(outcomes[3]!.result.content).toContain("never ran")
+      }).pipe(Effect.scoped)
+    ))
+
   it.effect("a per-call timeout overrides the tool's default", () =>
     withLog(() =>
       Effect.gen(function*() {
