@@ -29,7 +29,7 @@
  *   allow rule (never over a deny or ask rule, the tool's own deny or ask, or a safety check).
  * - **Fail closed**: a PreToolUse hook that crashes, times out, prints invalid JSON (or JSON that is not hook output
  *   for this event), or, for an Effect hook, fails or dies, denies the call with the reason. `continue: false`
- *   denies too (with `stopReason`).
+ *   denies too (with `stopReason`) and stops the rest of the run, as Claude Code stops the turn.
  * - `updatedInput` is honoured together with the hook's own `allow` or `ask`, or alone as a pure rewrite (the
  *   policy then decides on the rewritten input as usual); it is ignored with a `deny`. When more than one hook
  *   rewrites the input, nobody can tell which rewrite is meant: the call is denied.
@@ -56,7 +56,7 @@ import * as Stream from "effect/Stream"
 import { randomUUID } from "node:crypto"
 import type { HooksSettings } from "./Permission/Settings.js"
 import type { HookOpinion } from "./PermissionPolicy.js"
-import { ToolHooks } from "./ToolHooks.js"
+import { noPreToolUse, ToolHooks } from "./ToolHooks.js"
 import type { PostToolUseEvent, PostToolUseResult, PreToolUseEvent, PreToolUseResult } from "./ToolHooks.js"
 
 // -----------------------------------------------------------------------------
@@ -197,6 +197,8 @@ interface PreAnswer {
   readonly updatedInput: unknown
   readonly additionalContext: ReadonlyArray<string>
   readonly notices: ReadonlyArray<string>
+  /** `continue: false`: stop the rest of the run too. */
+  readonly stopRun: boolean
 }
 
 const preAnswer = (hook: string, fields: Partial<Omit<PreAnswer, "hook">> = {}): PreAnswer => ({
@@ -204,7 +206,8 @@ const preAnswer = (hook: string, fields: Partial<Omit<PreAnswer, "hook">> = {}):
   opinion: fields.opinion,
   updatedInput: fields.updatedInput,
   additionalContext: fields.additionalContext ?? [],
-  notices: fields.notices ?? []
+  notices: fields.notices ?? [],
+  stopRun: fields.stopRun ?? false
 })
 
 const denied = (hook: string, message: string): PreAnswer => preAnswer(hook, { opinion: { behavior: "deny", message } })
@@ -382,7 +385,8 @@ const commandHook = (
         if (Option.isNone(parsed.right)) return preAnswer(name, { notices: plainText(name, result.stdout) })
         const output = parsed.right.value
         const notices = output.systemMessage === undefined ? [] : [output.systemMessage]
-        if (output.continue === false) return { ...denied(name, output.stopReason ?? `Hook ${name} stopped processing.`), notices }
+        // Claude Code stops the whole turn on `continue: false`: the call is denied and the rest of the run stops.
+        if (output.continue === false) return { ...denied(name, output.stopReason ?? `Hook ${name} stopped processing.`), notices, stopRun: true }
         const specific = output.hookSpecificOutput
         if (specific !== undefined && specific.hookEventName !== "PreToolUse") {
           return denied(name, `PreToolUse hook ${name} printed output for ${specific.hookEventName}; the call is denied.`)
@@ -471,20 +475,21 @@ const functionHook = (hook: FunctionHook, matches: (toolName: string) => boolean
 const combinePre = (answers: ReadonlyArray<PreAnswer>): PreToolUseResult => {
   const additionalContext = answers.flatMap((answer) => answer.additionalContext)
   const notices = answers.flatMap((answer) => answer.notices)
+  const stopRun = answers.some((answer) => answer.stopRun)
   const strongest = (["deny", "ask", "allow"] as const)
     .map((behavior) => answers.find((answer) => answer.opinion?.behavior === behavior))
     .find((answer) => answer !== undefined)
   const opinion: HookOpinion | undefined = strongest?.opinion === undefined
     ? undefined
     : { behavior: strongest.opinion.behavior, hook: strongest.hook, message: strongest.opinion.message }
-  if (opinion?.behavior === "deny") return { opinion, updatedInput: undefined, additionalContext, notices }
+  if (opinion?.behavior === "deny") return { opinion, updatedInput: undefined, additionalContext, notices, stopRun }
   const rewrites = answers.filter((answer) => answer.updatedInput !== undefined)
   if (rewrites.length > 1) {
     const names = rewrites.map((answer) => answer.hook).join(", ")
     const message = `Hooks ${names} each rewrote the input; the call is denied rather than guessing which rewrite to run.`
-    return { opinion: { behavior: "deny", hook: names, message }, updatedInput: undefined, additionalContext, notices }
+    return { opinion: { behavior: "deny", hook: names, message }, updatedInput: undefined, additionalContext, notices, stopRun }
   }
-  return { opinion, updatedInput: rewrites[0]?.updatedInput, additionalContext, notices }
+  return { opinion, updatedInput: rewrites[0]?.updatedInput, additionalContext, notices, stopRun }
 }
 
 // -----------------------------------------------------------------------------
@@ -523,7 +528,7 @@ export const make = (options: HooksOptions): Effect.Effect<ToolHooks["Type"], Ho
     return {
       preToolUse: (event) => {
         const selected = select("PreToolUse", event.toolName)
-        if (selected.length === 0) return Effect.succeed({ opinion: undefined, updatedInput: undefined, additionalContext: [], notices: [] })
+        if (selected.length === 0) return Effect.succeed(noPreToolUse)
         return Effect.map(Effect.forEach(selected, (hook) => hook.pre(event), { concurrency: "unbounded" }), combinePre).pipe(
           Effect.withSpan("Hooks.preToolUse", { attributes: { tool: event.toolName, hooks: selected.length } })
         )

@@ -36,6 +36,8 @@ export interface PreToolUseResult {
   readonly additionalContext: ReadonlyArray<string>
   /** Messages for the user (non-blocking hook errors, system messages). */
   readonly notices: ReadonlyArray<string>
+  /** A hook asked to stop (`continue: false`): the rest of the run is cancelled. */
+  readonly stopRun?: boolean
 }
 
 /**

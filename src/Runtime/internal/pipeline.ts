@@ -348,7 +348,7 @@ export const run = (env: PipelineEnv, prepared: Prepared, trace: Trace = traceOf
     validation,
     (validated) =>
       andThen(env.hooks.preToolUse({ toolUseId: toolUse.id, toolName: name, input: validated }), (pre) =>
-        andThen(notify(env, toolUse.id, pre.notices), () =>
+        andThen(pre.stopRun === true ? Effect.zipRight(notify(env, toolUse.id, pre.notices), env.cancelRun) : notify(env, toolUse.id, pre.notices), () =>
           andThen(pre.updatedInput === undefined ? Exit.succeed(validated) : redecode(stage, pre.updatedInput), (hooked) =>
             andThen(authorise(stage, hooked, pre.opinion), (authorised) => Exit.succeed({ ...authorised, additionalContext: pre.additionalContext })))))
   )

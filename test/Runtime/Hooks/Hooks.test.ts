@@ -330,6 +330,21 @@ describe("hooks and the permission policy, through the runtime", () => {
       return { outcome, asked: yield* Ref.get(asked) }
     })
 
+  it.live("continue: false denies the call and stops the rest of the run", () =>
+    Effect.gen(function*() {
+      const asked = yield* Ref.make<ReadonlyArray<ApprovalRequest>>([])
+      const stopper = script(`if grep -q STOPHERE; then printf '%s' '${JSON.stringify({ continue: false, stopReason: "enough for today" })}'; fi`)
+      const outcomes = yield* Effect.flatMap(ToolRuntime, (rt) =>
+        rt.execute([
+          { type: "tool_use", id: "toolu_stop", name: "Bash", input: { command: "echo STOPHERE" } },
+          { type: "tool_use", id: "toolu_next", name: "Bash", input: { command: "make" } }
+        ])).pipe(Effect.provide(runtime({}, { settingsHooks: [pre(stopper, "Bash")] }, asked)))
+      expect(outcomes.map((o) => o.status)).toEqual(["denied", "interrupted"])
+      expect(outcomes[0]!.result.content).toContain("enough for today")
+      expect(outcomes[1]!.result.content).toContain("never ran")
+      expect(yield* Ref.get(asked)).toEqual([])
+    }))
+
   it.live("a hook's ask never skips a deny rule: denied without asking", () =>
     Effect.gen(function*() {
       const { asked, outcome } = yield* run(project({ deny: ["Bash(rm:*)"] }), hookSays("ask"), { command: "rm -rf build" })
