@@ -220,7 +220,7 @@ const authorise = (stage: Stage, input: unknown, hook: HookOpinion | undefined):
   const { context, env, prepared } = stage
   const { definition, service } = prepared.tool
   return andThen(service.checkPermissions(input, context), (toolCheck) =>
-    andThen(env.policy.evaluate({ definition, service, input, traits: service.traits(input), toolCheck, hook, context }), (verdict) => {
+    andThen(env.policy.evaluate({ definition, service, input, traits: input === prepared.input ? prepared.traits : service.traits(input), toolCheck, hook, context }), (verdict) => {
       switch (verdict._tag) {
         case "Allow":
           return Exit.succeed({ decision: Decision.Allow({ reason: verdict.reason }), input: verdict.updatedInput ?? input })
