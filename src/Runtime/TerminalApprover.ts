@@ -225,11 +225,11 @@ export const layer = (options: TerminalOptions = {}): Layer.Layer<Approver, Term
  * @category layers
  */
 export const layerAuto = (): Layer.Layer<Approver> => layer().pipe(
-  Layer.catchAll((error) =>
+  Layer.catchAll(() =>
     Layer.succeed(Approver, {
       ask: (request) =>
         Effect.succeed(ApprovalAnswer.Deny({
-          message: `${request.toolName} needs approval and there is no terminal to ask on (${error.detail}); it was denied.`,
+          message: `${request.toolName} needs approval and there is no one to ask (no terminal); it was denied.`,
           cancelRun: false
         }))
     })

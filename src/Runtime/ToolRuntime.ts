@@ -217,7 +217,10 @@ const make = Effect.gen(function*() {
         while (outcomes[delivered] !== undefined) inOrder.push(Exit.succeed(outcomes[delivered++]!))
         return Effect.zipRight(
           Effect.zipRight(cancelled || released.length === 0 ? Effect.void : enqueue(released), Queue.offerAll(ordered, inOrder)),
-          Effect.suspend(() => (options.cancelSiblingsWhen?.(outcome) === true ? cancelOthers : maybeFinish))
+          Effect.suspend(() =>
+            // Outcomes that cancelling produced do not cancel again; the run still ends when the last one settles.
+            !cancelled && options.cancelSiblingsWhen?.(outcome) === true ? Effect.zipRight(cancelOthers, maybeFinish) : maybeFinish
+          )
         )
       }
 

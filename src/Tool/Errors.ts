@@ -161,9 +161,13 @@ export class Interrupted extends Data.TaggedError("effect-tool-runtime/Interrupt
 export class Defect extends Data.TaggedError("effect-tool-runtime/Defect")<{
   readonly tool: string
   readonly cause: Cause.Cause<unknown>
+  /** Whether the tool's action had already run (its effects happened; only its result was lost). */
+  readonly ran: boolean
 }> {
   override get message(): string {
-    return `${this.tool} failed with an internal error. The details were logged for the user; try a different approach or ask the user.`
+    return this.ran
+      ? `${this.tool} ran, but failed with an internal error before its result could be reported. Its effects may have happened; check before retrying.`
+      : `${this.tool} failed with an internal error. The details were logged for the user; try a different approach or ask the user.`
   }
 }
 

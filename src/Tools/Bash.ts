@@ -289,6 +289,10 @@ const staysInside = (analysis: ShellAnalysis, place: CommandPlace): boolean => {
   if (analysis._tag === "Unanalyzable") return false
   const inside = (candidate: string): boolean => {
     if (candidate === "") return true
+    // `~user`, `~+`, `~-`: bash expands them to other directories.
+    if (candidate.startsWith("~") && candidate !== "~" && !candidate.startsWith("~/")) return false
+    // The kernel follows a symlink before `..`, path.resolve removes `..` first: a `..` segment is not checked, it asks.
+    if (candidate.split("/").includes("..")) return false
     const expanded = candidate === "~" ? place.home : candidate.startsWith("~/") ? path.join(place.home, candidate.slice(2)) : candidate
     const absolute = path.resolve(place.cwd, expanded)
     const real = realOrLexical(absolute)
@@ -303,8 +307,12 @@ const staysInside = (analysis: ShellAnalysis, place: CommandPlace): boolean => {
       value = value.replace(/^\$\{?PWD\}?(?=\/|$)/, place.cwd)
       if (/[$`]/.test(value)) return false
     }
-    if (word.glob || word.brace) {
-      const special = value.search(/[*?[{]/)
+    // A brace expansion can build any path (`{.,x}{.,y}/secret` is `../secret`): outside. A glob cannot produce `..`,
+    // so it counts by its literal prefix, once any literal `..` segment is ruled out.
+    if (word.brace) return false
+    if (word.glob) {
+      if (value.split("/").includes("..")) return false
+      const special = value.search(/[*?[]/)
       if (special !== -1) value = value.slice(0, special)
     }
     const option = /^-[^=]*=(.*)$/s.exec(value)

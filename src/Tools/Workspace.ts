@@ -78,7 +78,8 @@ export class Workspace extends Context.Tag("effect-tool-runtime/Workspace")<
  */
 export const isWithin = (parent: string, child: string): boolean => {
   const relative = nodePath.relative(parent, child)
-  return relative === "" || (!relative.startsWith("..") && !nodePath.isAbsolute(relative))
+  // `..cache` is a name inside; only `..` itself or `../...` leaves.
+  return relative === "" || (relative !== ".." && !relative.startsWith(`..${nodePath.sep}`) && !nodePath.isAbsolute(relative))
 }
 
 /**

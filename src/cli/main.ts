@@ -10,6 +10,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Runtime from "effect/Runtime"
 import * as Stream from "effect/Stream"
+import * as fs from "node:fs"
 import { parseArgs } from "node:util"
 import { describeReason } from "../Tool/Permission.js"
 import type { Outcome } from "../Tool/Outcome.js"
@@ -125,6 +126,7 @@ const main = async (): Promise<void> => {
     process.stdout.write(`${USAGE}\n`)
     return
   }
+  if (!fs.existsSync(options.cwd) || !fs.statSync(options.cwd).isDirectory()) return fail(`--cwd is not a directory: ${options.cwd}`)
   const raw = await readStdin()
   let toolUses
   try {
@@ -137,8 +139,14 @@ const main = async (): Promise<void> => {
     const runtime = yield* Effect.runtime<ToolRuntime>()
     const toolRuntime = yield* ToolRuntime
     const handle = yield* toolRuntime.start(toolUses, { mode: exec.scheduling })
-    // SIGINT/SIGTERM cancel the run; every tool_use still gets its outcome, printed below.
-    const cancel = () => Runtime.runFork(runtime)(handle.cancel)
+    // SIGINT/SIGTERM cancel the run; every tool_use still gets its outcome, printed below. A second signal does not
+    // wait: it exits at once (130), as a person pressing Ctrl-C twice expects.
+    let signalled = false
+    const cancel = () => {
+      if (signalled) process.exit(130)
+      signalled = true
+      Runtime.runFork(runtime)(handle.cancel)
+    }
     process.on("SIGINT", cancel)
     process.on("SIGTERM", cancel)
     const printer = yield* Effect.forkScoped(
@@ -158,8 +166,9 @@ const main = async (): Promise<void> => {
 
   const exit = await Effect.runPromiseExit(program)
   if (Exit.isSuccess(exit)) {
-    process.stdout.write(`${JSON.stringify(exit.value)}\n`)
-    process.exit(0)
+    // Exit only once the output is written: a pipe takes large output asynchronously.
+    process.stdout.write(`${JSON.stringify(exit.value)}\n`, () => process.exit(0))
+    return
   }
   const failure = exit.cause
   const error = failure._tag === "Fail" ? failure.error : undefined

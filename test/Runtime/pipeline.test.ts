@@ -192,12 +192,51 @@ describe("one-call pipeline: model-facing errors", () => {
         const outcome = yield* rt.executeOne(use("Boom", { how }))
         expect(outcome.status).toBe("error")
         expect(text(outcome)).toBe(
-          "<tool_use_error>Boom failed with an internal error. The details were logged for the user; try a different approach or ask the user.</tool_use_error>"
+          "<tool_use_error>Boom ran, but failed with an internal error before its result could be reported. Its effects may have happened; check before retrying.</tool_use_error>"
         )
         expect(text(outcome)).not.toContain("secret")
         expect(outcome.error?._tag).toBe("effect-tool-runtime/Defect")
       }
     }).pipe(Effect.provide(runtime())))
+
+  it.effect("a tool that throws in any stage, or interrupts itself, still gets exactly one Outcome (execute and executeOne)", () =>
+    Effect.gen(function*() {
+      const stages = ["validate", "checkPermissions", "traits", "claims", "toModel", "renderResult", "schema", "interrupt"] as const
+      const Fragile = Tool.make("Fragile", {
+        description: "Breaks where told.",
+        input: Schema.Struct({
+          where: Schema.Literal(...stages).pipe(Schema.filter((where) => {
+            if (where === "schema") throw new Error("a filter that throws")
+            return true
+          }))
+        }),
+        touchesEnvironment: false
+      })
+      const boom = (stage: string, where: string) => {
+        if (stage === where) throw new Error(`thrown in ${stage}`)
+      }
+      const FragileLive = Fragile.implement({
+        validate: (input) => (input.where === "interrupt" ? Effect.interrupt : (boom("validate", input.where), Effect.succeed(input))),
+        checkPermissions: (input) => (boom("checkPermissions", input.where), Effect.succeed(PermissionCheck.allow())),
+        traits: (input) => (boom("traits", input.where), { concurrencySafe: true }),
+        claims: (input) => (boom("claims", input.where), []),
+        toModel: (_, input) => (boom("toModel", input.where), "ok"),
+        renderResult: (_, input) => (boom("renderResult", input.where), []),
+        call: () => Effect.succeed("done")
+      })
+      const turn = stages.map((where, i) => use("Fragile", { where }, `toolu_${i}`))
+      const outcomes = yield* Effect.flatMap(ToolRuntime, (rt) => rt.execute([...turn, use("Echo", { text: "sibling" }, "toolu_sibling")])).pipe(
+        Effect.provide(testRuntime([Fragile, Echo], Layer.mergeAll(FragileLive, EchoLive)))
+      )
+      expect(outcomes.map((o) => o.toolUseId)).toEqual([...turn.map((u) => u.id), "toolu_sibling"])
+      expect(outcomes.slice(0, -1).map((o) => o.status)).toEqual(["error", "error", "error", "error", "error", "error", "error", "interrupted"])
+      expect(outcomes.at(-1)!.status).toBe("success")
+      for (const outcome of outcomes) expect(JSON.stringify(outcome.result)).not.toContain("thrown in")
+      for (const [i] of stages.entries()) {
+        const one = yield* Effect.flatMap(ToolRuntime, (rt) => rt.executeOne(turn[i]!)).pipe(Effect.provide(testRuntime([Fragile], FragileLive)))
+        expect(one.status).toBe(outcomes[i]!.status)
+      }
+    }))
 
   it.effect("a call past its timeout is stopped and reported as timed out", () =>
     Effect.gen(function*() {

@@ -191,6 +191,10 @@ describe("ToolRuntime", () => {
           })
         expect(yield* run({})).toEqual(["error", "success", "success"])
         expect(yield* run({ cancelSiblingsWhen: (o) => o.status === "error" })).toEqual(["error", "interrupted", "interrupted"])
+        // The run ends even when the outcome that cancels is the last one, or matches the outcomes cancelling makes.
+        const fiber = yield* Effect.fork(rt.execute([call("only", { durationMs: 1, result: "fail" })], { cancelSiblingsWhen: (o) => o.status !== "success" }))
+        yield* TestClock.adjust(5)
+        expect((yield* Fiber.join(fiber)).map((o) => o.status)).toEqual(["error"])
       })
     ))
 

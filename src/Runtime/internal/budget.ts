@@ -56,7 +56,7 @@ export const applyBudget = (
     Effect.map((path) => ({
       content: replaceText(
         content,
-        fit(`<persisted-output>\nOutput too large (${size}). Full output saved to: ${path}\n\nPreview (first ${formatSize(previewChars)}):\n`, "\n...\n</persisted-output>")
+        fit(`<persisted-output>\nOutput too large (${size}). Full output saved to: ${path}\n\nPreview (the beginning):\n`, "\n...\n</persisted-output>")
       ),
       persistedPath: path
     })),

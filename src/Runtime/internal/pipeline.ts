@@ -178,17 +178,19 @@ export const prepare = (
     )
   }
   const named = { ...finish, toolName: tool.value.definition.name }
-  const decoded = decodeInput(tool.value, toolUse.input)
-  if (Either.isLeft(decoded)) return Effect.map(failed(env, named, decoded.left), Either.left)
   try {
+    // Inside the try: a schema's own filter or transform may throw, and so may a tool's traits or claims.
+    const decoded = decodeInput(tool.value, toolUse.input)
+    if (Either.isLeft(decoded)) return Effect.map(failed(env, named, decoded.left), Either.left)
     const input = decoded.right
     const traits = tool.value.service.traits(input)
     const claims = tool.value.service.claims(input)
     return Effect.succeed(Either.right({ toolUse, tool: tool.value, input, traits, claims, receivedAt, timeout }))
-  } catch (defect) {
-    return Effect.map(
-      failed(env, named, new Errors.Defect({ tool: tool.value.definition.name, cause: Cause.die(defect) })),
-      Either.left
+  } catch (thrown) {
+    const cause = Cause.die(thrown)
+    return Effect.zipRight(
+      logDefect(env, toolUse.id, cause),
+      Effect.map(failed(env, named, new Errors.Defect({ tool: tool.value.definition.name, cause, ran: false })), Either.left)
     )
   }
 }
@@ -337,21 +339,10 @@ export const run = (env: PipelineEnv, prepared: Prepared, trace: Trace = traceOf
     additionalContext
   })
   const defect = (cause: Cause.Cause<unknown>): Effect.Effect<Outcome> =>
-    Effect.zipRight(logDefect(env, toolUse.id, cause), failed(env, base(), new Errors.Defect({ tool: name, cause })))
-
-  /** validate -> PreToolUse hooks (and re-decoding their rewrite) -> permission. */
-  const validation = onExit(service.validate(prepared.input, context), (exit): Effect.Effect<unknown, Errors.ValidationFailed> => {
-    if (Exit.isSuccess(exit)) return Exit.succeed(exit.value)
-    return exit.cause._tag === "Fail" ? Exit.fail(rejected(name, exit.cause.error)) : Exit.failCause(exit.cause as Cause.Cause<never>)
-  })
-  const gate = andThen(
-    validation,
-    (validated) =>
-      andThen(env.hooks.preToolUse({ toolUseId: toolUse.id, toolName: name, input: validated }), (pre) =>
-        andThen(pre.stopRun === true ? Effect.zipRight(notify(env, toolUse.id, pre.notices), env.cancelRun) : notify(env, toolUse.id, pre.notices), () =>
-          andThen(pre.updatedInput === undefined ? Exit.succeed(validated) : redecode(stage, pre.updatedInput), (hooked) =>
-            andThen(authorise(stage, hooked, pre.opinion), (authorised) => Exit.succeed({ ...authorised, additionalContext: pre.additionalContext })))))
-  )
+    Effect.zipRight(logDefect(env, toolUse.id, cause), failed(env, base(), new Errors.Defect({ tool: name, cause, ran: trace.startedAt !== undefined })))
+  /** A stage that interrupted itself (not the run: that never reaches here) still gets its Outcome. */
+  const selfInterrupted = (): Effect.Effect<Outcome> =>
+    failed(env, base(), new Errors.Interrupted({ tool: name, started: trace.startedAt !== undefined }))
 
   const afterGate = (passed: Authorised & { readonly additionalContext: ReadonlyArray<string> }): Effect.Effect<Outcome> => {
     const { additionalContext, decision, input } = passed
@@ -366,7 +357,7 @@ export const run = (env: PipelineEnv, prepared: Prepared, trace: Trace = traceOf
       trace.startedAt = startedAt
       return andThen(env.emit(() => ToolEvent.Started({ toolUseId: toolUse.id, toolName: name, ui: trace.ui, at: startedAt })), () =>
         onExit(execute(input), (ran) => {
-          if (Exit.isFailure(ran)) return failed(env, base(additionalContext), ran.cause._tag === "Fail" ? ran.cause.error : new Errors.Defect({ tool: name, cause: ran.cause }))
+          if (Exit.isFailure(ran)) return ran.cause._tag === "Fail" ? failed(env, base(additionalContext), ran.cause.error) : defect(ran.cause)
           const exit = ran.value
           if (Exit.isSuccess(exit)) return succeeded(env, base(), prepared, input, exit.value, additionalContext)
           return andThen(callError(env, toolUse.id, name, exit.cause, (failure) => service.renderFailure(failure, input)), (error) =>
@@ -388,13 +379,29 @@ export const run = (env: PipelineEnv, prepared: Prepared, trace: Trace = traceOf
       Option.isSome(ran) ? Exit.succeed(ran.value) : Exit.fail(new Errors.TimedOut({ tool: name, timeout })))
   }
 
+  /** validate -> PreToolUse hooks (and re-decoding their rewrite) -> permission. Built inside the try below. */
+  const gate = () => {
+  const validation = onExit(service.validate(prepared.input, context), (exit): Effect.Effect<unknown, Errors.ValidationFailed> => {
+    if (Exit.isSuccess(exit)) return Exit.succeed(exit.value)
+    return exit.cause._tag === "Fail" ? Exit.fail(rejected(name, exit.cause.error)) : Exit.failCause(exit.cause as Cause.Cause<never>)
+  })
+  return andThen(
+    validation,
+    (validated) =>
+      andThen(env.hooks.preToolUse({ toolUseId: toolUse.id, toolName: name, input: validated }), (pre) =>
+        andThen(pre.stopRun === true ? Effect.zipRight(notify(env, toolUse.id, pre.notices), env.cancelRun) : notify(env, toolUse.id, pre.notices), () =>
+          andThen(pre.updatedInput === undefined ? Exit.succeed(validated) : redecode(stage, pre.updatedInput), (hooked) =>
+            andThen(authorise(stage, hooked, pre.opinion), (authorised) => Exit.succeed({ ...authorised, additionalContext: pre.additionalContext })))))
+  )
+  }
+
   let flow: Effect.Effect<Outcome>
   try {
-    flow = onExit(gate, (passed) => {
+    flow = onExit(gate(), (passed) => {
       if (Exit.isSuccess(passed)) return afterGate(passed.value)
       const cause = passed.cause
       if (cause._tag === "Fail") return failed(env, base(), cause.error as Errors.ToolCallError)
-      return Cause.isInterruptedOnly(cause) ? Exit.failCause(cause as Cause.Cause<never>) : defect(cause)
+      return Cause.isInterruptedOnly(cause) ? selfInterrupted() : defect(cause)
     })
   } catch (thrown) {
     // A stage that throws instead of failing (a tool's validate, renderer or checkPermissions) is a defect, not a crash.
@@ -403,7 +410,7 @@ export const run = (env: PipelineEnv, prepared: Prepared, trace: Trace = traceOf
   // A defect anywhere in the stages that do run through the runtime still yields an Outcome.
   return Exit.isExit(flow)
     ? flow
-    : Effect.catchAllCause(flow, (cause) => (Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : defect(cause)))
+    : Effect.catchAllCause(flow, (cause) => (Cause.isInterruptedOnly(cause) ? selfInterrupted() : defect(cause)))
 }
 
 const deniedText = (decision: Extract<Decision, { _tag: "Deny" }>): string => {
@@ -440,7 +447,7 @@ const callError = (
       Cause.isInterruptedOnly(cause)
         // The tool interrupted itself (not the run): it started, and stopped.
         ? Effect.succeed(new Errors.Interrupted({ tool, started: true }))
-        : Effect.as(logDefect(env, toolUseId, cause), new Errors.Defect({ tool, cause }))
+        : Effect.as(logDefect(env, toolUseId, cause), new Errors.Defect({ tool, cause, ran: true }))
   })
 
 const succeeded = (

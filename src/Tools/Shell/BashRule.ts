@@ -301,6 +301,29 @@ const baseName = (word: string): string => word.slice(word.lastIndexOf("/") + 1)
 const withBaseName = (words: ReadonlyArray<string>): ReadonlyArray<string> =>
   words.length > 0 && words[0]!.includes("/") ? [baseName(words[0]!), ...words.slice(1)] : words
 
+/** git's global options, with whether each takes a separate value: `git -C dir commit` is `git commit` to a rule. */
+const gitGlobalOptions: ReadonlyMap<string, boolean> = new Map([
+  ["-C", true], ["-c", true], ["--config-env", true], ["--git-dir", true], ["--work-tree", true], ["--namespace", true],
+  ["--exec-path", false], ["-p", false], ["--paginate", false], ["-P", false], ["--no-pager", false], ["--bare", false],
+  ["--no-replace-objects", false], ["--literal-pathspecs", false], ["--glob-pathspecs", false],
+  ["--noglob-pathspecs", false], ["--icase-pathspecs", false], ["--no-optional-locks", false], ["--no-lazy-fetch", false],
+  ["--no-advice", false]
+])
+
+/** `git [global options] rest` as `git rest`; other commands unchanged. */
+const withoutGitGlobals = (words: ReadonlyArray<string>): ReadonlyArray<string> => {
+  if (words[0] !== "git") return words
+  let i = 1
+  while (i < words.length) {
+    const word = words[i]!
+    const [flag] = word.split("=", 1)
+    const takesValue = gitGlobalOptions.get(flag!)
+    if (takesValue === undefined) break
+    i += takesValue && !word.includes("=") ? 2 : 1
+  }
+  return ["git", ...words.slice(i)]
+}
+
 /** The word lists a deny/ask rule is tried against for one simple command (nested scripts included). */
 const denyCandidates = (words: ReadonlyArray<string>, depth: number): ReadonlyArray<string> => {
   const candidates = new Set<string>()
@@ -313,6 +336,7 @@ const denyCandidates = (words: ReadonlyArray<string>, depth: number): ReadonlyAr
   const named = withBaseName(stripped)
   add(named)
   add(stripWrappers(named))
+  add(withoutGitGlobals(stripWrappers(named)))
   const name = named[0]
   if (depth < 3 && name !== undefined) {
     // The script of `eval ...` or `sh -c ...`, analysed in turn.

@@ -479,14 +479,23 @@ const gitSubcommands: Readonly<Record<string, ArgumentRule>> = {
     return `\`git remote ${args[0]!.text}\` is not a listing form`
   },
   config: (args) => {
-    const writes = ["--add", "--replace-all", "--unset", "--unset-all", "--rename-section", "--remove-section",
-      "-e", "--edit", "set", "unset", "rename-section", "remove-section", "edit"]
-    const write = args.find((word) => writes.includes(word.value))
-    if (write !== undefined) return `\`git config ${write.text}\` changes configuration`
-    const reads = ["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l", "get", "list"]
-    return args.some((word) => reads.includes(word.value))
-      ? undefined
-      : "`git config` without `--get`/`--list` may change configuration"
+    // Read-only only in an explicit read form with the right number of operands: `git config NAME VALUE list` SETS
+    // NAME (the last word is a value pattern), so a read word anywhere is not enough.
+    const scopes = new Set(["--global", "--system", "--local", "--worktree", "--show-origin", "--show-scope", "--null", "-z",
+      "--name-only", "--includes", "--no-includes"])
+    const reads: Record<string, number> = { "--get": 2, "--get-all": 2, "--get-regexp": 2, "--get-urlmatch": 2, "--list": 0, "-l": 0 }
+    const subcommands: Record<string, number> = { get: 1, list: 0 }
+    const options = args.filter((word) => word.value.startsWith("-"))
+    const operands = args.filter((word) => !word.value.startsWith("-"))
+    const action = options.filter((word) => word.value in reads)
+    const unknown = options.find((word) => !(word.value in reads) && !scopes.has(word.value))
+    if (unknown !== undefined) return `\`git config ${unknown.text}\` is not a known read-only option`
+    if (action.length === 1) {
+      return operands.length <= reads[action[0]!.value]! ? undefined : "`git config` with more operands than its read form takes may change configuration"
+    }
+    const sub = operands[0]?.value
+    if (action.length === 0 && sub !== undefined && sub in subcommands && operands.length - 1 <= subcommands[sub]!) return undefined
+    return "`git config` without exactly one `--get`/`--list` form may change configuration"
   },
   reflog: (args) => {
     const first = args[0]

@@ -184,6 +184,6 @@ describe("TerminalApprover over streams", () => {
       const approver = yield* Effect.provide(Approver, TerminalApprover.layerAuto())
       const result = yield* approver.ask(request)
       expect(result._tag).toBe("Deny")
-      expect(result._tag === "Deny" && result.message).toContain("no terminal to ask on")
+      expect(result._tag === "Deny" && result.message).toContain("no one to ask (no terminal)")
     }))
 })

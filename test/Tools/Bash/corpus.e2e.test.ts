@@ -22,18 +22,30 @@ import { Workspace } from "../../../src/Tools/Workspace.js"
 import { benign, hostile } from "../Shell/corpus.js"
 import { gitRepo, tempDir } from "./helpers.js"
 
-const runtimeIn = (cwd: string, approver: Layer.Layer<Approver>) => {
+const runtimeIn = (cwd: string, approver: Layer.Layer<Approver>, policy: Permissions.PermissionsOptions = { mode: "default" }) => {
   const workspace = Workspace.layer({ cwd })
   const tools = BashTool.layer({ killGrace: "500 millis" }).pipe(Layer.provide(Layer.mergeAll(workspace, ResultStore.layer(tempDir("bash-e2e-store")))))
   return ToolRuntime.layer.pipe(
     Layer.provide(Layer.provide(ToolRegistry.layer([BashTool]), tools)),
-    Layer.provide([Permissions.layer({ mode: "default" }).pipe(Layer.provide(workspace)), approver, ToolHooks.none, ResultStore.layer(tempDir("bash-e2e-results"))]),
+    Layer.provide([Permissions.layer(policy).pipe(Layer.provide(workspace)), approver, ToolHooks.none, ResultStore.layer(tempDir("bash-e2e-results"))]),
     Layer.provide(NodeContext.layer)
   )
 }
 
 const uses = (commands: ReadonlyArray<string>): ReadonlyArray<ToolUseBlock> =>
   commands.map((command, i) => ({ type: "tool_use", id: `toolu_${i}`, name: "Bash", input: { command, timeout: 20_000 } }))
+
+describe("Read deny rules and Bash", () => {
+  it.live("while a Read deny rule exists, read-only commands ask instead of running: `cat .env` cannot leak it", () => {
+    const repo = gitRepo()
+    fs.writeFileSync(path.join(repo, ".env"), "SECRET=hunter2\n")
+    return Effect.gen(function*() {
+      const outcomes = yield* ToolRuntime.execute(uses(["cat .env", "grep -r SECRET .", "git status --short"]))
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(["denied", "denied", "denied"])
+      for (const outcome of outcomes) expect(JSON.stringify(outcome.result)).not.toContain("hunter2")
+    }).pipe(Effect.provide(runtimeIn(repo, Approver.denyAll, { mode: "default", cliRules: { deny: ["Read(./.env)"] } })))
+  })
+})
 
 describe("the shell corpus, end to end", () => {
   it.live(`no hostile command (${hostile.length}) runs in default mode with a denying approver`, () => {

@@ -90,6 +90,10 @@ describe("Bash classification", () => {
     for (const outside of ["cat /etc/passwd", "ls ..", "cat $HOME/.ssh/id_rsa", "grep -r x ~/", "grep --file=/etc/shadow x", "tr a b < /etc/hosts", "for f in /etc/*; do cat \"$f\"; done"]) {
       expect(claimsOf(outside, place), outside).toEqual([{ resource: "file:/", access: "read" }])
     }
+    // Found in review: tildes bash expands elsewhere, brace expansions, `..` behind a glob or a symlink.
+    for (const outside of ["cat ~root/../tmp/x", "cat ~+/../x", "cat ~-/x", "cat < ~root/x", "cat .gi[t]/../../x", "cat {..,.}/x", "cat {.,x}{.,y}/x", "cat sub/../notes.txt"]) {
+      expect(claimsOf(outside, place), outside).toEqual([{ resource: "file:/", access: "read" }])
+    }
     expect(claimsOf("touch notes.txt", place)).toEqual([{ resource: "*", access: "write" }])
     fs.symlinkSync("/etc/hostname", path.join(cwd, "link"))
     expect(claimsOf("cat link", place)).toEqual([{ resource: "file:/", access: "read" }])

@@ -412,8 +412,14 @@ const decideBeforeDontAsk = (index: RuleIndex, env: PolicyEnvironment, request: 
   if (content.allow !== undefined) return allowWith(request, content.allow.reason)
   if (hook?.behavior === "allow") return allowWith(request, DecisionReason.Hook({ hook: hook.hook, message: hook.message }))
 
-  // 5. Read-only calls that stay inside the workspace.
+  // 5. Read-only calls that stay inside the workspace. A tool that reads files without answering `Read(...)` rules
+  // (Bash: `cat .env`, `grep -r x .`) cannot show it keeps out of a file those rules protect: while any exists, it asks.
   if (env.readOnlyAutoAllow && traits.readOnly && !traits.openWorld && staysInside(claims(), env, false)) {
+    const readDenials = readDenial(index, env)
+    if (definition.touchesEnvironment && definition.fileAccess === undefined && (readDenials.everything || readDenials.matchers.length > 0)) {
+      const message = `${name} needs approval: it is read-only, but Read deny rules protect files it could read.`
+      return PolicyVerdict.Ask({ reason: DecisionReason.Default({ message }), message, suggestions: [] })
+    }
     return allowWith(request, DecisionReason.ReadOnly())
   }
 

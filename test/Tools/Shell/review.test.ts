@@ -1,0 +1,33 @@
+/**
+ * Bypasses found in review, pinned: each was allowed (read-only, or past a deny rule) before it was fixed.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { decideBashRules } from "../../../src/Tools/Shell/BashRule.js"
+import { classifyReadOnly } from "../../../src/Tools/Shell/ReadOnly.js"
+
+describe("review findings", () => {
+  it("git config is read-only only in an explicit read form with the right operands", () => {
+    for (const command of ["git config --get core.bare", "git config --list", "git config -l", "git config get user.name", "git config list", "git config --global --get-regexp alias"]) {
+      expect(classifyReadOnly(command), command).toEqual({ readOnly: true })
+    }
+    for (const command of [
+      "git config core.fsmonitor 'touch PWNED' list",
+      "git config --global core.fsmonitor x get",
+      "git config --get core.fsmonitor x y",
+      "git config --list core.pager x",
+      "git config --repl core.x y",
+      "git config get a b c",
+      "git -P config alias.y list"
+    ]) {
+      expect(classifyReadOnly(command).readOnly, command).toBe(false)
+    }
+  })
+
+  it("deny rules see through git's global options", () => {
+    const rules = { allow: [], ask: [], deny: [{ content: "git commit:*" }, { content: "git config:*" }] }
+    for (const command of ["git --no-pager commit -m x", "git -C . commit -m x", "git -c a=b commit", "git --git-dir=.git commit", "git -P config alias.y list"]) {
+      expect(decideBashRules(command, rules)._tag, command).toBe("Deny")
+    }
+    expect(decideBashRules("git log", rules)._tag).toBe("NoMatch")
+  })
+})
