@@ -11,7 +11,8 @@
  *    Then a PreToolUse **hook's deny**, the **tool's own Deny**, and **plan mode** (a call that is not read-only,
  *    from a tool that touches the environment) → Deny.
  * 2. **Ask rules** (any source) → Ask. Then a **hook's ask**, the **tool's own Ask** → Ask.
- * 3. **Safety checks**: a write claim (`file:` resource) on `.git/`, `.claude/` (settings, hooks, commands), the
+ * 3. **Safety checks** (on what a tool declares it writes; a `*` claim declares nothing, and only
+ *    `bypassPermissions` lets such a call run without asking): a write claim (`file:` resource) on `.git/`, `.claude/` (settings, hooks, commands), the
  *    settings files in use, shell profiles (`.bashrc`, `.zshrc`, `.profile`, `.bash_profile`, `.zprofile`, ...),
  *    `.gitconfig`, `.ssh/` and similar (see `Permission/SafetyCheck`) → Ask, in every mode, `bypassPermissions`
  *    and `acceptEdits` included, and whatever the allow rules say.
@@ -21,6 +22,8 @@
  *    never overrides a deny or ask rule, the tool's deny or ask, a safety check or plan mode.
  * 6. **Read-only auto-allow** (on by default): the call's traits are read-only and not open-world (a network read
  *    can carry data out), and every claim is a `file:` claim inside the workspace (a `*` claim is not) → Allow.
+ *    Except while a `Read` deny rule exists, for a tool that touches the environment without `fileAccess` (Bash):
+ *    it cannot show it keeps out of the protected files, so it asks.
  * 7. **The tool's Allow** → Allow (with its `updatedInput`, which also accompanies any other Allow). A tool that
  *    does not touch the environment → Allow.
  * 8. Otherwise → Ask, with suggested rules (the tool's, else `Edit(//dir/**)`/`Read(//dir/**)` for file tools,

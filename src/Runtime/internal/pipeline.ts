@@ -85,9 +85,19 @@ const onExit = <A, E, B, E2>(effect: Effect.Effect<A, E>, f: (exit: Exit.Exit<A,
 
 const decodeOptions = { errors: "all", onExcessProperty: "error" } as const
 
+type Decoder = (raw: unknown) => Either.Either<unknown, ParseResult.ParseIssue>
+
+/** One decoder per input schema, built on first use: building it is a measurable share of a trivial call. */
+const decoders = new WeakMap<object, Decoder>()
+
 const decodeInput = (tool: RegisteredTool, raw: unknown): Either.Either<unknown, Errors.InvalidInput> => {
-  const decoded = ParseResult.decodeUnknownEither(tool.definition.input as Schema.Schema<unknown, unknown>, decodeOptions)(raw)
-  return Either.mapLeft(decoded, (issue) => new Errors.InvalidInput({ tool: tool.definition.name, issues: inputIssues(raw, issue) }))
+  const schema = tool.definition.input as Schema.Schema<unknown, unknown>
+  let decode = decoders.get(schema)
+  if (decode === undefined) {
+    decode = ParseResult.decodeUnknownEither(schema, decodeOptions)
+    decoders.set(schema, decode)
+  }
+  return Either.mapLeft(decode(raw), (issue) => new Errors.InvalidInput({ tool: tool.definition.name, issues: inputIssues(raw, issue) }))
 }
 
 const statusOf = (error: Errors.ToolCallError): Status => {
