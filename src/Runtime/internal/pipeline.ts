@@ -391,18 +391,18 @@ export const run = (env: PipelineEnv, prepared: Prepared, trace: Trace = traceOf
 
   /** validate -> PreToolUse hooks (and re-decoding their rewrite) -> permission. Built inside the try below. */
   const gate = () => {
-  const validation = onExit(service.validate(prepared.input, context), (exit): Effect.Effect<unknown, Errors.ValidationFailed> => {
-    if (Exit.isSuccess(exit)) return Exit.succeed(exit.value)
-    return exit.cause._tag === "Fail" ? Exit.fail(rejected(name, exit.cause.error)) : Exit.failCause(exit.cause as Cause.Cause<never>)
-  })
-  return andThen(
-    validation,
-    (validated) =>
-      andThen(env.hooks.preToolUse({ toolUseId: toolUse.id, toolName: name, input: validated }), (pre) =>
-        andThen(pre.stopRun === true ? Effect.zipRight(notify(env, toolUse.id, pre.notices), env.cancelRun) : notify(env, toolUse.id, pre.notices), () =>
-          andThen(pre.updatedInput === undefined ? Exit.succeed(validated) : redecode(stage, pre.updatedInput), (hooked) =>
-            andThen(authorise(stage, hooked, pre.opinion), (authorised) => Exit.succeed({ ...authorised, additionalContext: pre.additionalContext })))))
-  )
+    const validation = onExit(service.validate(prepared.input, context), (exit): Effect.Effect<unknown, Errors.ValidationFailed> => {
+      if (Exit.isSuccess(exit)) return Exit.succeed(exit.value)
+      return exit.cause._tag === "Fail" ? Exit.fail(rejected(name, exit.cause.error)) : Exit.failCause(exit.cause as Cause.Cause<never>)
+    })
+    return andThen(
+      validation,
+      (validated) =>
+        andThen(env.hooks.preToolUse({ toolUseId: toolUse.id, toolName: name, input: validated }), (pre) =>
+          andThen(pre.stopRun === true ? Effect.zipRight(notify(env, toolUse.id, pre.notices), env.cancelRun) : notify(env, toolUse.id, pre.notices), () =>
+            andThen(pre.updatedInput === undefined ? Exit.succeed(validated) : redecode(stage, pre.updatedInput), (hooked) =>
+              andThen(authorise(stage, hooked, pre.opinion), (authorised) => Exit.succeed({ ...authorised, additionalContext: pre.additionalContext })))))
+    )
   }
 
   let flow: Effect.Effect<Outcome>
