@@ -30,7 +30,7 @@ import type { Outcome } from "../Tool/Outcome.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
 import { Approver } from "./Approver.js"
 import { ToolEvent } from "./Events.js"
-import { interrupted, prepare, run, traceOf } from "./internal/pipeline.js"
+import { andThen, interrupted, prepare, run, traceOf } from "./internal/pipeline.js"
 import type { PipelineEnv, Prepared, Trace } from "./internal/pipeline.js"
 import { DependencyGraph, isExclusive, makeNode } from "./internal/scheduler.js"
 import type { Node, SchedulingMode } from "./internal/scheduler.js"
@@ -215,13 +215,11 @@ const make = Effect.gen(function*() {
         const released = task === undefined ? [] : graph.finish(task.node).map((node) => tasks[node.index]!)
         const inOrder: Array<Exit.Exit<Outcome, Option.Option<E>>> = []
         while (outcomes[delivered] !== undefined) inOrder.push(Exit.succeed(outcomes[delivered++]!))
-        return Effect.zipRight(
-          Effect.zipRight(cancelled || released.length === 0 ? Effect.void : enqueue(released), Queue.offerAll(ordered, inOrder)),
-          Effect.suspend(() =>
-            // Outcomes that cancelling produced do not cancel again; the run still ends when the last one settles.
-            !cancelled && options.cancelSiblingsWhen?.(outcome) === true ? Effect.zipRight(cancelOthers, maybeFinish) : maybeFinish
-          )
-        )
+        // Outcomes that cancelling produced do not cancel again; the run still ends when the last one settles.
+        let next = !cancelled && options.cancelSiblingsWhen?.(outcome) === true ? Effect.zipRight(cancelOthers, maybeFinish) : maybeFinish
+        if (inOrder.length > 0) next = Effect.zipRight(Queue.offerAll(ordered, inOrder), next)
+        if (!cancelled && released.length > 0) next = Effect.zipRight(enqueue(released), next)
+        return next
       }
 
       /** Once the input has ended and every call has its outcome: end the streams, stop the workers. */
@@ -286,9 +284,9 @@ const make = Effect.gen(function*() {
       const schedule = (toolUse: ToolUseBlock, index: number): Effect.Effect<void> => {
         const receivedAt = env.clock.unsafeCurrentTimeMillis()
         outcomes.push(undefined)
-        return Effect.zipRight(
+        return andThen(
           env.emit(() => ToolEvent.Queued({ toolUseId: toolUse.id, name: toolUse.name, at: receivedAt })),
-          Effect.flatMap(prepare(env, toolUse, receivedAt, timeoutOf(options, toolUse)), (prepared) => {
+          () => andThen(prepare(env, toolUse, receivedAt, timeoutOf(options, toolUse)), (prepared) => {
             if (Either.isLeft(prepared)) return settle(index, prepared.left)
             const call = prepared.right
             const trace = traceOf(call)

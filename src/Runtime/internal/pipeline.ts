@@ -73,7 +73,7 @@ export interface Prepared {
  * `Effect.fail` build) is continued synchronously, without the runtime: a trivial call's stages are all like that,
  * and skipping the run loop for them is most of the pipeline's speed.
  */
-const andThen = <A, E, B, E2>(effect: Effect.Effect<A, E>, f: (value: A) => Effect.Effect<B, E2>): Effect.Effect<B, E | E2> => {
+export const andThen = <A, E, B, E2>(effect: Effect.Effect<A, E>, f: (value: A) => Effect.Effect<B, E2>): Effect.Effect<B, E | E2> => {
   if (!Exit.isExit(effect)) return Effect.flatMap(effect, f)
   const exit = effect as Exit.Exit<A, E>
   return Exit.isSuccess(exit) ? f(exit.value) : (exit as Exit.Exit<never, E>)
