@@ -31,6 +31,7 @@ import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { globSync } from "tinyglobby"
 import { printRule } from "../Runtime/Permission/Rule.js"
 import { ResultStore } from "../Runtime/ResultStore.js"
 import type { ResultSink } from "../Runtime/ResultStore.js"
@@ -272,9 +273,31 @@ const realOrLexical = (absolute: string): string => {
   }
 }
 
+/** The paths a glob word matches (absolute patterns too), or undefined when there are too many to check. */
+const expandGlob = (pattern: string, cwd: string): ReadonlyArray<string> | undefined => {
+  try {
+    const absolute = path.isAbsolute(pattern)
+    // bash has no globstar by default: `**` is `*`, which also keeps the walk as shallow as the pattern. Symlinks
+    // must be listed (as themselves: `inside` resolves them), so they are followed.
+    const bashPattern = pattern.replace(/\*{2,}/g, "*")
+    const matches = globSync(absolute ? bashPattern.slice(1) : bashPattern, {
+      cwd: absolute ? "/" : cwd,
+      absolute: true,
+      dot: true,
+      onlyFiles: false,
+      followSymbolicLinks: true,
+      expandDirectories: false
+    })
+    // No match: bash passes the word as it is, which names no existing file.
+    return matches.length > 1000 ? undefined : matches.length === 0 ? [pattern] : matches
+  } catch {
+    return undefined
+  }
+}
+
 /** Read-only commands that read no file named by an argument: their arguments are not checked. */
 const pathlessCommands: ReadonlySet<string> = new Set([
-  "echo", "printf", "basename", "dirname", "true", "false", "pwd", "whoami", "id", "uname", "hostname", "date",
+  "echo", "printf", "basename", "dirname", "true", "false", "pwd", "whoami", "id", "uname", "hostname",
   "which", "type", "seq", "nproc"
 ])
 
@@ -312,8 +335,10 @@ const staysInside = (analysis: ShellAnalysis, place: CommandPlace): boolean => {
     if (word.brace) return false
     if (word.glob) {
       if (value.split("/").includes("..")) return false
-      const special = value.search(/[*?[]/)
-      if (special !== -1) value = value.slice(0, special)
+      // What the glob matches now, each through its symlinks (`li*/x` may cross `linkout -> /elsewhere`). More
+      // matches than we care to check, or a pattern we cannot expand, asks.
+      const matches = expandGlob(value, place.cwd)
+      return matches !== undefined && matches.every(inside)
     }
     const option = /^-[^=]*=(.*)$/s.exec(value)
     if (option !== null) return inside(option[1]!)

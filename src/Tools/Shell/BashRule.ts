@@ -456,6 +456,8 @@ export const decideBashRules = (command: string, rules: BashRules): BashRuleVerd
   const asked = firstMatch(rules.ask, candidates)
   if (asked !== undefined) return BashRuleVerdict.Ask(asked)
   if (analysis._tag === "Unanalyzable") return BashRuleVerdict.NoMatch({ unmatched: [command] })
+  const unknowable = undecidedRule(analysis.commands, [...rules.deny, ...rules.ask])
+  if (unknowable !== undefined) return BashRuleVerdict.Ask(unknowable)
 
   const everything = rules.allow.find((rule) => isMatchAll(rule.content))
   const used: Array<RuleRef> = []
@@ -479,6 +481,32 @@ export const decideBashRules = (command: string, rules: BashRules): BashRuleVerd
   return unmatched.length === 0 && used.length > 0
     ? BashRuleVerdict.Allow({ rules: used })
     : BashRuleVerdict.NoMatch({ unmatched })
+}
+
+/**
+ * Deny and ask rules fail closed. A simple command whose words are only known when it runs (`$g push`, `git $x`,
+ * `git \`echo push\``, a glob) — or a git command that defines an alias on its own command line
+ * (`git -c alias.p=push p`) — might be one a rule names. When a deny or ask rule starts with the words that are
+ * known, the command is asked about rather than let through on a text that does not match.
+ */
+const undecidedRule = (commands: ReadonlyArray<SimpleCommand>, rules: ReadonlyArray<RuleRef>): { readonly rule: RuleRef; readonly subcommand: string } | undefined => {
+  if (rules.length === 0) return undefined
+  for (const simple of commands) {
+    const values = simple.words.map((word) => word.value)
+    const definesAlias = values[0] === "git" && values.some((value, i) =>
+      (values[i - 1] === "-c" || values[i - 1] === "--config-env") && value.startsWith("alias.") || /^--config-env=alias\./.test(value))
+    const opaque = simple.words.findIndex((word) => !word.literal)
+    if (opaque === -1 && !definesAlias) continue
+    const known = definesAlias ? ["git"] : values.slice(0, opaque)
+    const stripped = withoutGitGlobals(stripWrappers(withBaseName(known))).join(" ")
+    const rule = rules.find((candidate) => {
+      const content = candidate.content.trim().replace(/:\*$/, "")
+      const literalPart = content.split("*")[0]!.trim()
+      return stripped === "" || literalPart.startsWith(stripped) || stripped.startsWith(literalPart)
+    })
+    if (rule !== undefined) return { rule, subcommand: simple.source }
+  }
+  return undefined
 }
 
 const isMatchAll = (content: string): boolean => {

@@ -536,8 +536,8 @@ const gitRule: ArgumentRule = (args) => {
 // -----------------------------------------------------------------------------
 
 const anyArgumentCommands = [
-  "ls", "cat", "head", "tail", "wc", "pwd", "echo", "grep", "egrep", "fgrep", "cut", "tr", "diff", "cmp", "stat",
-  "du", "df", "which", "type", "basename", "dirname", "realpath", "readlink", "whoami", "id", "uname",
+  "ls", "cat", "head", "tail", "pwd", "echo", "grep", "egrep", "fgrep", "cut", "tr", "diff", "cmp", "stat",
+  "df", "which", "type", "basename", "dirname", "realpath", "readlink", "whoami", "id", "uname",
   "printenv", "true", "false", "test", "[", "nl", "od", "tac", "rev", "seq", "paste", "comm", "fold", "nproc",
   "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "jq"
 ] as const
@@ -562,7 +562,13 @@ const allowlist: ReadonlyMap<string, ArgumentRule> = new Map<string, ArgumentRul
     })
   ],
   ["sed", sedRule],
-  ["sort", forbid({ short: "o", long: ["--output", "--compress-program"], why: "writes files or runs a program" })],
+  [
+    "sort",
+    forbid({ short: "o", long: ["--output", "--compress-program", "--files0-from"], why: "writes files, runs a program, or reads a list of files no argument names" })
+  ],
+  // `--files0-from=-` reads the names of the files to read from standard input: no argument shows where it reaches.
+  ["wc", forbid({ long: ["--files0-from"], why: "reads a list of files no argument names" })],
+  ["du", forbid({ long: ["--files0-from"], why: "reads a list of files no argument names" })],
   ["uniq", uniqRule],
   ["base64", forbid({ short: "o", long: ["--output"], why: "writes an output file (BSD base64)" })],
   ["tree", forbid({ short: "oR", why: "writes output files" })],

@@ -85,7 +85,7 @@ describe("Bash classification", () => {
 
   it("read-only commands inside the workspace claim a read of it; reaching outside claims every file; others the world", () => {
     expect(claimsOf("cat notes.txt", place)).toEqual([{ resource: `file:${cwd}`, access: "read" }])
-    expect(claimsOf("for f in *.txt; do wc -l \"$f\"; done", place)).toEqual([{ resource: `file:${cwd}`, access: "read" }])
+    expect(claimsOf("for f in *.txt; do head -n 1 \"$f\"; done", place)).toEqual([{ resource: `file:${cwd}`, access: "read" }])
     expect(claimsOf("basename \"$PWD\"", place)).toEqual([{ resource: `file:${cwd}`, access: "read" }])
     for (const outside of ["cat /etc/passwd", "ls ..", "cat $HOME/.ssh/id_rsa", "grep -r x ~/", "grep --file=/etc/shadow x", "tr a b < /etc/hosts", "for f in /etc/*; do cat \"$f\"; done"]) {
       expect(claimsOf(outside, place), outside).toEqual([{ resource: "file:/", access: "read" }])
@@ -97,6 +97,16 @@ describe("Bash classification", () => {
     expect(claimsOf("touch notes.txt", place)).toEqual([{ resource: "*", access: "write" }])
     fs.symlinkSync("/etc/hostname", path.join(cwd, "link"))
     expect(claimsOf("cat link", place)).toEqual([{ resource: "file:/", access: "read" }])
+    // A glob is checked by what it matches, through symlinks: `li*` and `lin[k]` reach /etc/hostname.
+    for (const outside of ["cat li*", "cat lin[k]", "cat *", "head -n 1 *"]) {
+      expect(claimsOf(outside, place), outside).toEqual([{ resource: "file:/", access: "read" }])
+    }
+    expect(claimsOf("cat *.txt", place)).toEqual([{ resource: `file:${cwd}`, access: "read" }])
+    // Options that read files no argument names, or name them in a value: not read-only, or checked as paths.
+    expect(claimsOf("printf '/etc/shadow\\0' | sort --files0-from=-", place)).toEqual([{ resource: "*", access: "write" }])
+    expect(claimsOf("wc --files0-from -", place)).toEqual([{ resource: "*", access: "write" }])
+    expect(claimsOf("date -f /etc/hostname", place)).toEqual([{ resource: "file:/", access: "read" }])
+    expect(claimsOf("date --file=/etc/hostname", place)).toEqual([{ resource: "file:/", access: "read" }])
   })
 
   it("traits: read-only commands are concurrency-safe; rough destructive and open-world hints", () => {

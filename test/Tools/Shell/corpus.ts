@@ -271,7 +271,7 @@ export const benign: ReadonlyArray<BenignCommand> = [
   { command: "printf '%s\\n' hi", note: "printf" },
   { command: "ls 2>/dev/null", note: "stderr to /dev/null" },
   { command: "cat README.md 2>&1 | head -n 1", note: "descriptor duplication" },
-  { command: "for f in *.md; do wc -l \"$f\"; done", note: "loop over a glob" },
+  { command: "for f in *.md; do head -n 1 \"$f\"; done", note: "loop over a glob (not wc: a name from the glob could be --files0-from=x.md)" },
   { command: "if [ -f README.md ]; then echo yes; fi", note: "conditional" },
   { command: "echo $(git rev-parse --short HEAD)", note: "read-only substitution" },
   { command: "diff <(cat README.md) README.md", note: "read-only process substitution" },

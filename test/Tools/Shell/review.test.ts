@@ -30,4 +30,15 @@ describe("review findings", () => {
     }
     expect(decideBashRules("git log", rules)._tag).toBe("NoMatch")
   })
+
+  it("deny rules fail closed on commands only known at run time, and on git aliases defined on the command line", () => {
+    const rules = { allow: [], ask: [], deny: [{ content: "git push:*" }] }
+    for (const command of ["g=git; $g push", "x=push; git $x", "git `echo push`", "git -c alias.p=push p origin", "git -c alias.p='!git push' p", "$(echo git) push"]) {
+      expect(decideBashRules(command, rules)._tag, command).not.toBe("NoMatch")
+      expect(decideBashRules(command, rules)._tag, command).not.toBe("Allow")
+    }
+    // Unrelated commands with expansions are not caught by an unrelated rule.
+    expect(decideBashRules("ls $HOME", rules)._tag).toBe("NoMatch")
+    expect(decideBashRules("echo \"$(date)\"", rules)._tag).toBe("NoMatch")
+  })
 })
