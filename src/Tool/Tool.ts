@@ -303,21 +303,11 @@ export interface RuleContext {
  * @category models
  */
 export type Implementation<Input, Output, Failure, TouchesEnvironment extends boolean> =
-  & {
-    readonly call: (input: Input, context: CallContext) => Effect.Effect<Output, Failure, Scope.Scope>
-    readonly validate?: (input: Input, context: CallContext) => Effect.Effect<Input, InputRejected>
-    readonly traits?: (input: Input) => Partial<Traits>
-    readonly claims?: (input: Input) => ReadonlyArray<Claim>
-    readonly renderUse?: (input: Input) => ReadonlyArray<UiBlock>
-    readonly renderResult?: (output: Output, input: Input) => ReadonlyArray<UiBlock>
-    readonly toModel?: (output: Output, input: Input) => ToolResultContent
-    readonly renderFailure?: (failure: Failure, input: Input) => string
-    readonly matchesRule?: (content: string, input: Input, context: RuleContext) => boolean
-    readonly matchRules?: <R extends ContentRule>(input: Input, rules: RulesByBehavior<R>, context: RuleContext) => RuleMatch<R>
-  }
-  & ([TouchesEnvironment] extends [false]
-    ? { readonly checkPermissions?: (input: Input, context: CallContext) => Effect.Effect<PermissionCheck<Input>> }
-    : { readonly checkPermissions: (input: Input, context: CallContext) => Effect.Effect<PermissionCheck<Input>> })
+  & Pick<Service<Input, Output, Failure>, "call">
+  & Partial<Omit<Service<Input, Output, Failure>, "call" | "traits" | "checkPermissions">>
+  & { readonly traits?: (input: Input) => Partial<Traits> }
+  & ([TouchesEnvironment] extends [false] ? Partial<Pick<Service<Input, Output, Failure>, "checkPermissions">>
+    : Pick<Service<Input, Output, Failure>, "checkPermissions">)
 
 /**
  * The identifier of a tool's service in the Context.

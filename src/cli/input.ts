@@ -4,13 +4,12 @@
  */
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { ToolUseBlock } from "../Tool/Wire.js"
+import { AssistantMessage, ToolUseBlock } from "../Tool/Wire.js"
 
 /** Input the CLI cannot use; the message is one line. */
 export class UsageError extends Error {}
 
 const ToolUses = Schema.Array(ToolUseBlock)
-const Message = Schema.Struct({ role: Schema.Literal("assistant"), content: Schema.Array(Schema.Unknown) })
 
 const firstIssue = (error: ParseResult.ParseError): string => {
   const [issue] = ParseResult.ArrayFormatter.formatErrorSync(error)
@@ -32,7 +31,7 @@ export const decodeStdin = (raw: string): ReadonlyArray<ToolUseBlock> => {
   if (Array.isArray(json)) {
     blocks = json
   } else {
-    const message = Schema.decodeUnknownEither(Message)(json)
+    const message = Schema.decodeUnknownEither(AssistantMessage)(json)
     if (message._tag === "Left") throw new UsageError(`standard input must be an array of tool_use blocks or an assistant message (${firstIssue(message.left)})`)
     blocks = message.right.content.filter(isToolUse)
   }
