@@ -14,7 +14,7 @@ import { ResultStore } from "../dist/Runtime/ResultStore.js"
 import type { CallContext } from "../dist/Tool/Tool.js"
 import { BashTool } from "../dist/Tools/Bash.js"
 import { classifyReadOnly } from "../dist/Tools/Shell/ReadOnly.js"
-import { Workspace } from "../dist/Tools/Workspace.js"
+import { Workspace } from "../dist/Runtime/Workspace.js"
 import { benign, hostile } from "../test/Tools/Shell/corpus.js"
 import { median, report } from "./stats.js"
 

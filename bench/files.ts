@@ -25,7 +25,7 @@ import * as FileTools from "../dist/Tools/FileTools.js"
 import { FileState } from "../dist/Tools/FileState.js"
 import { Grep, ripgrepArgs } from "../dist/Tools/Grep.js"
 import type { GrepInput } from "../dist/Tools/Grep.js"
-import { Workspace } from "../dist/Tools/Workspace.js"
+import { Workspace } from "../dist/Runtime/Workspace.js"
 
 const median = (values: ReadonlyArray<number>): number => {
   const sorted = [...values].sort((a, b) => a - b)

@@ -16,7 +16,7 @@ import * as Permissions from "../dist/Runtime/Permissions.js"
 import { decodeSettingsJson } from "../dist/Runtime/Permission/Settings.js"
 import { PermissionCheck } from "../dist/Tool/Permission.js"
 import * as Tool from "../dist/Tool/Tool.js"
-import { isWithin, Workspace } from "../dist/Tools/Workspace.js"
+import { isWithin, Workspace } from "../dist/Runtime/Workspace.js"
 
 const cwd = "/work/bench-project"
 const home = "/home/bench"

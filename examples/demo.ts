@@ -20,7 +20,7 @@ import { ToolRuntime } from "../src/Runtime/ToolRuntime.js"
 import { contentText } from "../src/Tool/Wire.js"
 import type { ToolUseBlock } from "../src/Tool/Wire.js"
 import { builtinLayer, builtinTools } from "../src/Tools/index.js"
-import { Workspace } from "../src/Tools/Workspace.js"
+import { Workspace } from "../src/Runtime/Workspace.js"
 
 const project = fs.mkdtempSync(path.join(os.tmpdir(), "etr-demo-"))
 fs.mkdirSync(path.join(project, "src"))

@@ -28,7 +28,7 @@ import type { Applied } from "./internal/filesEdit.js"
 import { inspect, readCurrent, StaleError, staleMessage, staleness, unchangedSince } from "./internal/filesGuard.js"
 import type { Current } from "./internal/filesGuard.js"
 import { checkPath, displayPath, fileResource, ruleCovers } from "./internal/filesPaths.js"
-import { Workspace } from "./Workspace.js"
+import { Workspace } from "../Runtime/Workspace.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // definition

@@ -21,7 +21,7 @@ import type { FileState } from "./FileState.js"
 import { Glob, layer as GlobLayer } from "./Glob.js"
 import { Grep, layer as GrepLayer } from "./Grep.js"
 import { layer as ReadLayer, Read } from "./Read.js"
-import type { Workspace } from "./Workspace.js"
+import type { Workspace } from "../Runtime/Workspace.js"
 import { layer as WriteLayer, Write } from "./Write.js"
 
 export {

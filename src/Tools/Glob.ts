@@ -19,7 +19,7 @@ import { UiBlock } from "../Tool/Presentation.js"
 import { gitignoreFilter, rootIgnoreGlobs } from "./internal/filesIgnore.js"
 import { directorySearchStages, displayPath, specialFileReason } from "./internal/filesPaths.js"
 import { withheldNote, withholding } from "./internal/filesWithheld.js"
-import { isWithin, Workspace } from "./Workspace.js"
+import { isWithin, Workspace } from "../Runtime/Workspace.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // definition

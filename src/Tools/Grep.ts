@@ -29,7 +29,7 @@ import { directorySearchStages, displayPath, specialFileReason } from "./interna
 import { complaintPaths, contextSeparatorArg, recordReader } from "./internal/filesRipgrep.js"
 import type { RgRecord } from "./internal/filesRipgrep.js"
 import { withheldNote, withholding } from "./internal/filesWithheld.js"
-import { isWithin, Workspace } from "./Workspace.js"
+import { isWithin, Workspace } from "../Runtime/Workspace.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // definition

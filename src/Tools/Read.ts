@@ -23,7 +23,7 @@ import { FileState, hashContent } from "./FileState.js"
 import { numberLines, readHead, readLines, sniff } from "./internal/filesContent.js"
 import { inspect } from "./internal/filesGuard.js"
 import { checkPath, displayPath, fileResource, ruleCovers } from "./internal/filesPaths.js"
-import { Workspace } from "./Workspace.js"
+import { Workspace } from "../Runtime/Workspace.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // limits

@@ -22,7 +22,7 @@ import { writeFileAtomic } from "./internal/filesAtomic.js"
 import { unifiedDiff } from "./internal/filesEdit.js"
 import { describeCurrent, inspect, StaleError, staleMessage, staleness, unchangedSince } from "./internal/filesGuard.js"
 import { checkPath, displayPath, fileResource, resolveSync, ruleCovers } from "./internal/filesPaths.js"
-import { Workspace } from "./Workspace.js"
+import { Workspace } from "../Runtime/Workspace.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // definition

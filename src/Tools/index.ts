@@ -14,7 +14,7 @@ import * as FileTools from "./FileTools.js"
 import { FileState } from "./FileState.js"
 import type { FileStateOptions } from "./FileState.js"
 import type { SandboxUnavailable } from "./Shell/Sandbox.js"
-import type { Workspace } from "./Workspace.js"
+import type { Workspace } from "../Runtime/Workspace.js"
 
 /** @since 0.1.0 */
 export { BashTool } from "./Bash.js"
@@ -25,9 +25,9 @@ export { Edit, Glob, Grep, Read, Write } from "./FileTools.js"
 /** @since 0.1.0 */
 export { FileState } from "./FileState.js"
 /** @since 0.1.0 */
-export { Workspace } from "./Workspace.js"
+export { Workspace } from "../Runtime/Workspace.js"
 /** @since 0.1.0 */
-export type { ResolvedPath, WorkspaceOptions } from "./Workspace.js"
+export type { ResolvedPath, WorkspaceOptions } from "../Runtime/Workspace.js"
 /** @since 0.1.0 */
 export { analyze } from "./Shell/Analysis.js"
 /** @since 0.1.0 */

@@ -18,7 +18,7 @@ import * as TerminalApprover from "../Runtime/TerminalApprover.js"
 import { ToolRegistry } from "../Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
 import { builtinLayer, builtinTools } from "../Tools/index.js"
-import { Workspace } from "../Tools/Workspace.js"
+import { Workspace } from "../Runtime/Workspace.js"
 
 /** Everything `exec` was told on its command line. */
 export interface ExecOptions {

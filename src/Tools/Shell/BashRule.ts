@@ -33,7 +33,7 @@ import { Data, Option } from "effect"
 import { parse } from "unbash"
 import type { Word as UWord } from "unbash"
 import { analyze } from "./Analysis.js"
-import type { ParsedShell, SimpleCommand } from "./Analysis.js"
+import type { ParsedShell, ShellAnalysis, SimpleCommand } from "./Analysis.js"
 import { redirectionProblem, sensitiveVariable } from "./ReadOnly.js"
 
 // -----------------------------------------------------------------------------
@@ -443,8 +443,9 @@ const firstMatch = (
  * @since 0.1.0
  * @category decision
  */
-export const decideBashRules = (command: string, rules: BashRules): BashRuleVerdict => {
-  const analysis = analyze(command)
+export const decideBashRules = (input: ShellAnalysis | string, rules: BashRules): BashRuleVerdict => {
+  const analysis = typeof input === "string" ? analyze(input) : input
+  const command = analysis.source
   const candidates: ReadonlyArray<string> = analysis._tag === "Parsed"
     ? analysis.commands.flatMap((simple) => denyCandidates(simple.words.map((word) => word.value), 0))
     : [
@@ -544,8 +545,8 @@ const isPlainWord = (word: string): boolean => /^[A-Za-z0-9][A-Za-z0-9_.:@/-]*$/
  * @since 0.1.0
  * @category suggestions
  */
-export const suggestRule = (command: string): Option.Option<string> => {
-  const analysis = analyze(command)
+export const suggestRule = (input: ShellAnalysis | string): Option.Option<string> => {
+  const analysis = typeof input === "string" ? analyze(input) : input
   if (analysis._tag === "Unanalyzable" || analysis.commands.length !== 1) return Option.none()
   if (structuralProblems(analysis).length > 0 || analysis.features.background) return Option.none()
   const simple = analysis.commands[0]!

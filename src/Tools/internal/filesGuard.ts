@@ -10,7 +10,7 @@ import * as Option from "effect/Option"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import type { FileRecord } from "../FileState.js"
-import type { ResolvedPath, Workspace } from "../Workspace.js"
+import type { ResolvedPath, Workspace } from "../../Runtime/Workspace.js"
 import { specialFileReason, statOrUndefined } from "./filesPaths.js"
 
 /** A path from the model, resolved and inspected (never opened). */

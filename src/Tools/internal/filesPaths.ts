@@ -13,25 +13,14 @@ import { compilePathPattern } from "../../Runtime/Permission/PathPattern.js"
 import { PermissionCheck } from "../../Tool/Permission.js"
 import { Claim } from "../../Tool/Tool.js"
 import type { RuleContext } from "../../Tool/Tool.js"
-import type { ResolvedPath, Workspace } from "../Workspace.js"
+import { realPathSync } from "../../Runtime/Workspace.js"
+import type { ResolvedPath, Workspace } from "../../Runtime/Workspace.js"
+
+export { realPathSync }
 
 /** `~` and `~/x` against home; everything else as written. */
 export const expandHome = (path: string, home: string): string =>
   path === "~" ? home : path.startsWith("~/") ? nodePath.join(home, path.slice(2)) : path
-
-/**
- * Symlinks resolved through the nearest existing ancestor, synchronously: the same answer as
- * `Workspace.resolve(...).real`, for the synchronous stages.
- */
-export const realPathSync = (absolute: string): string => {
-  try {
-    return fs.realpathSync.native(absolute)
-  } catch {
-    const parent = nodePath.dirname(absolute)
-    if (parent === absolute) return absolute
-    return nodePath.join(realPathSync(parent), nodePath.basename(absolute))
-  }
-}
 
 /** The absolute and the real path of a path from the model, synchronously. */
 export const resolveSync = (path: string, cwd: string, home: string): { readonly absolute: string; readonly real: string } => {

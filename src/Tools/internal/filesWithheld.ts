@@ -7,7 +7,7 @@
  */
 import * as nodePath from "node:path"
 import type { CallContext } from "../../Tool/Tool.js"
-import type { ResolvedPath } from "../Workspace.js"
+import type { ResolvedPath } from "../../Runtime/Workspace.js"
 
 /**
  * The denied-file filter of one search.

@@ -15,7 +15,7 @@ import type { LoadedSettings, SettingsFileKind } from "../../../src/Runtime/Perm
 import { PermissionCheck } from "../../../src/Tool/Permission.js"
 import * as Tool from "../../../src/Tool/Tool.js"
 import { decideBashRules } from "../../../src/Tools/Shell/BashRule.js"
-import { isWithin, Workspace } from "../../../src/Tools/Workspace.js"
+import { isWithin, Workspace } from "../../../src/Runtime/Workspace.js"
 
 export const Check = Schema.optional(Schema.Literal("allow", "deny", "ask", "passthrough"))
 type CheckValue = "allow" | "deny" | "ask" | "passthrough" | undefined

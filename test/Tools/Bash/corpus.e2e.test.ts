@@ -18,7 +18,7 @@ import { ToolRegistry } from "../../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../../src/Runtime/ToolRuntime.js"
 import type { ToolUseBlock } from "../../../src/Tool/Wire.js"
 import { BashTool } from "../../../src/Tools/Bash.js"
-import { Workspace } from "../../../src/Tools/Workspace.js"
+import { Workspace } from "../../../src/Runtime/Workspace.js"
 import { benign, hostile } from "../Shell/corpus.js"
 import { gitRepo, tempDir } from "./helpers.js"
 

@@ -12,7 +12,7 @@ import { ResultStore } from "../../../src/Runtime/ResultStore.js"
 import type { CallContext, Progress } from "../../../src/Tool/Tool.js"
 import { BashTool } from "../../../src/Tools/Bash.js"
 import type { BashOptions } from "../../../src/Tools/Bash.js"
-import { Workspace } from "../../../src/Tools/Workspace.js"
+import { Workspace } from "../../../src/Runtime/Workspace.js"
 
 /** A fresh empty directory under the system's temporary directory. */
 export const tempDir = (prefix: string): string => fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`))

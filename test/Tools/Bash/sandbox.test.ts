@@ -8,7 +8,7 @@ import * as path from "node:path"
 import { ResultStore } from "../../../src/Runtime/ResultStore.js"
 import { BashTool } from "../../../src/Tools/Bash.js"
 import { bwrapArgs } from "../../../src/Tools/Shell/Sandbox.js"
-import { Workspace } from "../../../src/Tools/Workspace.js"
+import { Workspace } from "../../../src/Runtime/Workspace.js"
 import { bashLayer, isAlive, recordingContext, tempDir } from "./helpers.js"
 
 const workspace = tempDir("bash-sandbox")

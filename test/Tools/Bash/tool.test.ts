@@ -4,7 +4,8 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { toText } from "../../../src/Tool/Presentation.js"
 import type { ContentRule } from "../../../src/Tool/Tool.js"
-import { BashTool, claimsOf, exitOneMeaning, matchRules, outputText, permissionCheckOf, traitsOf } from "../../../src/Tools/Bash.js"
+import { BashTool, outputText } from "../../../src/Tools/Bash.js"
+import { claimsOf, exitOneMeaning, matchRules, permissionCheckOf, traitsOf } from "../../../src/Tools/Shell/CommandPlan.js"
 import { bashLayer, recordingContext, tempDir } from "./helpers.js"
 
 const cwd = tempDir("bash-tool")

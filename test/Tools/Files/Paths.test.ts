@@ -7,7 +7,7 @@ import { Edit } from "../../../src/Tools/Edit.js"
 import { Glob } from "../../../src/Tools/Glob.js"
 import { Grep } from "../../../src/Tools/Grep.js"
 import { Read } from "../../../src/Tools/Read.js"
-import { Workspace } from "../../../src/Tools/Workspace.js"
+import { Workspace } from "../../../src/Runtime/Workspace.js"
 import { Write } from "../../../src/Tools/Write.js"
 import { context, executeOne, runtimeLayer, tempDir, text, toolsLayer, use, writeTree } from "./helpers.js"
 

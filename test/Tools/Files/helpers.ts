@@ -15,7 +15,7 @@ import type { CallContext } from "../../../src/Tool/Tool.js"
 import type { ToolUseBlock } from "../../../src/Tool/Wire.js"
 import * as FileTools from "../../../src/Tools/FileTools.js"
 import { FileState } from "../../../src/Tools/FileState.js"
-import { Workspace } from "../../../src/Tools/Workspace.js"
+import { Workspace } from "../../../src/Runtime/Workspace.js"
 
 /** A fresh real directory (symlinks resolved, so paths compare as the tools print them). */
 export const tempDir = (prefix = "files-"): string => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))

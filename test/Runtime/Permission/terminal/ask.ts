@@ -16,7 +16,7 @@ import { ToolHooks } from "../../../../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../../../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../../../src/Runtime/ToolRuntime.js"
 import { describeReason } from "../../../../src/Tool/Permission.js"
-import { Workspace } from "../../../../src/Tools/Workspace.js"
+import { Workspace } from "../../../../src/Runtime/Workspace.js"
 import { Edit, EditLive } from "../fixtures.js"
 
 const [resultFile] = process.argv.slice(2)

@@ -9,6 +9,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 
@@ -126,3 +127,20 @@ export const make = (options: WorkspaceOptions) =>
     }
     return { cwd: cwd!, home, roots, resolve, contains }
   })
+
+/**
+ * Symlinks resolved through the nearest existing ancestor, synchronously: the same answer as
+ * `Workspace.resolve(...).real`, for the synchronous stages.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const realPathSync = (absolute: string): string => {
+  try {
+    return fs.realpathSync.native(absolute)
+  } catch {
+    const parent = nodePath.dirname(absolute)
+    if (parent === absolute) return absolute
+    return nodePath.join(realPathSync(parent), nodePath.basename(absolute))
+  }
+}
