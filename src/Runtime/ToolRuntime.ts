@@ -30,9 +30,10 @@ import type { Outcome } from "../Tool/Outcome.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
 import { Approver } from "./Approver.js"
 import { ToolEvent } from "./Events.js"
-import { andThen, interrupted, prepare, run, traceOf } from "./internal/pipeline.js"
-import type { PipelineEnv, Prepared, Trace } from "./internal/pipeline.js"
-import { DependencyGraph, isExclusive, makeNode } from "./internal/scheduler.js"
+import { continueWith as andThen } from "./internal/continuation.js"
+import { interrupted, isParked, prepare, run, runScheduled, traceOf } from "./internal/pipeline.js"
+import type { Admission, AnyInvocation, Parked, PipelineEnv, Prepared, Trace } from "./internal/pipeline.js"
+import { DependencyGraph, isExclusive, makeNode, widens } from "./internal/scheduler.js"
 import type { Node, SchedulingMode } from "./internal/scheduler.js"
 import { PermissionPolicy } from "./PermissionPolicy.js"
 import { ResultStore } from "./ResultStore.js"
@@ -137,6 +138,18 @@ interface Task {
   readonly node: Node
   readonly call: Prepared
   readonly trace: Trace
+  /** How the pipeline asks to execute, with the input that will run. */
+  readonly admission: Admission
+  /**
+   * Where the call is: `waiting` for its dependencies, `queued` for a worker, `gate` (a worker runs its stages up to
+   * admission), `parking` (admission said wait; its worker has not let go yet), `parked` (waits, holding no worker),
+   * `executing`. Only a `waiting` or `parked` call is handed to the workers when its last dependency finishes.
+   */
+  state: "waiting" | "queued" | "gate" | "parking" | "parked" | "executing"
+  /** Released while `parking`: its worker resumes it at once. */
+  releasedWhileParking: boolean
+  /** The rest of a parked call's run, once it is released again. */
+  resume: Effect.Effect<Outcome | Parked> | undefined
 }
 
 const timeoutOf = (options: RunOptions, toolUse: ToolUseBlock): Duration.Duration | undefined => {
@@ -212,7 +225,16 @@ const make = Effect.gen(function*() {
         outcomes[index] = outcome
         settled++
         const task = tasks[index]
-        const released = task === undefined ? [] : graph.finish(task.node).map((node) => tasks[node.index]!)
+        const released: Array<Task> = []
+        if (task !== undefined) {
+          for (const node of graph.finish(task.node)) {
+            const next = tasks[node.index]!
+            // A call being parked right now resumes in its own worker as soon as it has parked; a call that is queued
+            // or in its gate is already on its way (its admission looks at its dependencies again).
+            if (next.state === "parking") next.releasedWhileParking = true
+            else if (next.state === "waiting" || next.state === "parked") released.push(next)
+          }
+        }
         const inOrder: Array<Exit.Exit<Outcome, Option.Option<E>>> = []
         while (outcomes[delivered] !== undefined) inOrder.push(Exit.succeed(outcomes[delivered++]!))
         // Outcomes that cancelling produced do not cancel again; the run still ends when the last one settles.
@@ -263,22 +285,58 @@ const make = Effect.gen(function*() {
             waiting--
             busy++
             running.set(self.id(), task)
-            const outcome = yield* run(env, task.call, task.trace)
+            const resume = task.resume
+            task.resume = undefined
+            task.state = "gate"
+            let result: Outcome | Parked = yield* (resume ?? runScheduled(env, task.call, task.trace, task.admission))
+            while (isParked(result) && task.releasedWhileParking) {
+              task.releasedWhileParking = false
+              task.state = "gate"
+              result = yield* result.resume
+            }
             running.delete(self.id())
             busy--
-            yield* settle(task.node.index, outcome)
+            if (isParked(result)) {
+              // Waits, holding no worker, until the calls it now waits for have finished.
+              task.resume = result.resume
+              task.state = "parked"
+              continue
+            }
+            yield* settle(task.node.index, result)
           }
         })
       )
 
       /** Hands ready calls to the workers, starting more (up to the cap) when too few are idle. */
       const enqueue = (ready_: ReadonlyArray<Task>): Effect.Effect<void> => {
+        for (const task of ready_) task.state = "queued"
         waiting += ready_.length
         // Every worker not running a call will take one waiting call: start enough for the rest.
         const missing = Math.min(waiting - (workers.length - busy), cap - workers.length)
         const start = missing <= 0 ? Effect.void : Effect.forEach(Array.from({ length: missing }), () =>
           Effect.map(Effect.forkIn(worker, runScope), (fiber) => void workers.push(fiber)), { discard: true })
         return Effect.zipRight(start, Queue.offerAll(ready, ready_))
+      }
+
+      /**
+       * Right before a call executes, with the input that will run: an input that now claims more (or must run
+       * alone) is registered again; a call that must wait (for those claims, or because an earlier call's rewrite put
+       * it behind that call) is parked; otherwise it starts.
+       */
+      const admit = (task: Task, invocation: AnyInvocation): boolean => {
+        const node = task.node
+        if (invocation !== task.call.invocation) {
+          const exclusive = isExclusive(mode, invocation.claims, invocation.traits.concurrencySafe)
+          const claims = mode === "batched" ? [] : invocation.claims
+          if (!node.exclusive && (exclusive || widens(node.claims, claims))) graph.replan(node, claims, exclusive)
+        }
+        if (node.pending > 0) {
+          task.state = "parking"
+          return true
+        }
+        task.state = "executing"
+        node.started = true
+        return false
       }
 
       const schedule = (toolUse: ToolUseBlock, index: number): Effect.Effect<void> => {
@@ -291,10 +349,19 @@ const make = Effect.gen(function*() {
             const call = prepared.right
             const trace = traceOf(call)
             if (cancelled) return Effect.flatMap(interrupted(env, call, trace), (outcome) => settle(index, outcome))
-            const node = makeNode(index, isExclusive(mode, call.claims, call.traits.concurrencySafe))
-            const task: Task = { node, call, trace }
+            const { claims, traits } = call.invocation
+            const node = makeNode(index, isExclusive(mode, claims, traits.concurrencySafe), mode === "batched" ? [] : claims)
+            const task: Task = {
+              node,
+              call,
+              trace,
+              admission: { admit: (invocation) => admit(task, invocation) },
+              state: "waiting",
+              releasedWhileParking: false,
+              resume: undefined
+            }
             tasks[index] = task
-            return graph.add(node, mode === "batched" ? [] : call.claims) ? enqueue([task]) : Effect.void
+            return graph.add(node) ? enqueue([task]) : Effect.void
           })
         )
       }

@@ -215,6 +215,11 @@ export declare namespace Definition {
  * @category models
  */
 export interface Service<Input, Output, Failure> {
+  /**
+   * Binds an input into an {@link Invocation}. Built from the other stages unless the tool defines its own `plan`;
+   * the runtime only ever calls this one.
+   */
+  readonly plan: (input: Input) => Invocation<Input, Output, Failure>
   /** Semantic checks a schema cannot express; may normalise the input. */
   readonly validate: (input: Input, context: CallContext) => Effect.Effect<Input, InputRejected>
   /** The tool's own view of the risk of this call. */
@@ -296,6 +301,41 @@ export interface RuleContext {
 }
 
 /**
+ * A call's input bound once: everything the stages after decoding need, computed from one input. The runtime plans
+ * a call when it is decoded and again whenever its input changes (a validate that normalises, a hook's or a person's
+ * rewrite, a policy's `updatedInput`); every later stage reads the invocation instead of recomputing from the raw
+ * input, so a tool's private analysis (Bash's parse of the command and its resolved paths) happens once per input.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Invocation<Input, Output, Failure> {
+  readonly input: Input
+  readonly traits: Traits
+  readonly claims: ReadonlyArray<Claim>
+  /** The tool's own view of the risk of this call. */
+  readonly checkPermissions: (context: CallContext) => Effect.Effect<PermissionCheck<Input>>
+  /** Decides this tool's content rules for this input (see {@link Service.matchRules}); undefined when per-rule. */
+  readonly matchRules: (<R extends ContentRule>(rules: RulesByBehavior<R>, context: RuleContext) => RuleMatch<R>) | undefined
+  /** Whether one rule's content matches this input (see {@link Service.matchesRule}). */
+  readonly matchesRule: ((content: string, context: RuleContext) => boolean) | undefined
+  /** What the user sees when the call is requested. */
+  readonly renderUse: () => ReadonlyArray<UiBlock>
+  /** The action. */
+  readonly call: (context: CallContext) => Effect.Effect<Output, Failure, Scope.Scope>
+}
+
+/**
+ * What a tool's own `plan` binds: any of an invocation's parts; the rest come from the tool's stage functions.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Binding<Input, Output, Failure> = Partial<Omit<Invocation<Input, Output, Failure>, "input" | "traits">> & {
+  readonly traits?: Partial<Traits>
+}
+
+/**
  * What a tool author writes: `call` plus whichever stages differ from the safe defaults. A tool that touches the
  * environment must also write `checkPermissions`.
  *
@@ -304,8 +344,15 @@ export interface RuleContext {
  */
 export type Implementation<Input, Output, Failure, TouchesEnvironment extends boolean> =
   & Pick<Service<Input, Output, Failure>, "call">
-  & Partial<Omit<Service<Input, Output, Failure>, "call" | "traits" | "checkPermissions">>
-  & { readonly traits?: (input: Input) => Partial<Traits> }
+  & Partial<Omit<Service<Input, Output, Failure>, "call" | "traits" | "checkPermissions" | "plan">>
+  & {
+    readonly traits?: (input: Input) => Partial<Traits>
+    /**
+     * Binds an input once (Gemini CLI's `build -> ToolInvocation`): whatever it returns is used instead of the
+     * matching stage function, computed from one shared analysis of the input.
+     */
+    readonly plan?: (input: Input) => Binding<Input, Output, Failure>
+  }
   & ([TouchesEnvironment] extends [false] ? Partial<Pick<Service<Input, Output, Failure>, "checkPermissions">>
     : Pick<Service<Input, Output, Failure>, "checkPermissions">)
 
@@ -464,7 +511,7 @@ const fillDefaults = <Input, Output, Failure>(
 ): Service<Input, Output, Failure> => {
   const traits = (input: Input): Traits => ({ ...conservativeTraits, ...implementation.traits?.(input) })
   const toModel = implementation.toModel ?? defaultToModel
-  const service: Service<Input, Output, Failure> = {
+  const service: Omit<Service<Input, Output, Failure>, "plan"> = {
     call: implementation.call,
     validate: implementation.validate ?? Effect.succeed,
     checkPermissions: implementation.checkPermissions ?? (() => Effect.succeed({ _tag: "Passthrough" })),
@@ -479,10 +526,28 @@ const fillDefaults = <Input, Output, Failure>(
     toModel,
     renderFailure: implementation.renderFailure ?? defaultRenderFailure
   }
+  const { matchRules, matchesRule } = implementation
+  const bind = implementation.plan
+  const plan = (input: Input): Invocation<Input, Output, Failure> => {
+    const bound = bind?.(input)
+    const callTraits = bound?.traits === undefined ? traits(input) : { ...conservativeTraits, ...bound.traits }
+    return {
+      input,
+      traits: callTraits,
+      // The default claims follow the call's own traits: a plan that says "concurrency-safe" claims nothing.
+      claims: bound?.claims ?? implementation.claims?.(input) ?? (callTraits.concurrencySafe ? [] : [Claim.world]),
+      checkPermissions: bound?.checkPermissions ?? ((context) => service.checkPermissions(input, context)),
+      matchRules: bound?.matchRules ?? (matchRules === undefined ? undefined : (rules, context) => matchRules(input, rules, context)),
+      matchesRule: bound?.matchesRule ?? (matchesRule === undefined ? undefined : (content, context) => matchesRule(content, input, context)),
+      renderUse: bound?.renderUse ?? (() => service.renderUse(input)),
+      call: bound?.call ?? ((context) => service.call(input, context))
+    }
+  }
   return {
     ...service,
-    ...(implementation.matchesRule === undefined ? {} : { matchesRule: implementation.matchesRule }),
-    ...(implementation.matchRules === undefined ? {} : { matchRules: implementation.matchRules })
+    plan,
+    ...(matchesRule === undefined ? {} : { matchesRule }),
+    ...(matchRules === undefined ? {} : { matchRules })
   }
 }
 

@@ -279,7 +279,12 @@ interface Services {
   readonly progressEvery: number
 }
 
-const runCommand = (services: Services, input: BashInput, context: Tool.CallContext): Effect.Effect<BashOutput, BashFailure, Scope.Scope> =>
+const runCommand = (
+  services: Services,
+  input: BashInput,
+  context: Tool.CallContext,
+  plan: CommandPlan.CommandPlan
+): Effect.Effect<BashOutput, BashFailure, Scope.Scope> =>
   Effect.gen(function*() {
     const scope = yield* Effect.scope
     const buffer = new OutputBuffer(services.memoryBytes, services.memoryBytes)
@@ -412,7 +417,7 @@ const runCommand = (services: Services, input: BashInput, context: Tool.CallCont
       case "Exited": {
         const code = result.exit.code
         if (code === 0) return output
-        const meaning = code === 1 ? CommandPlan.exitOneMeaning(input.command) : undefined
+        const meaning = code === 1 ? plan.exitOneMeaning : undefined
         if (meaning !== undefined) return { ...output, interpretation: meaning }
         return yield* failure("exit", `Command failed with exit code ${code}. Output:`, code)
       }
@@ -453,11 +458,23 @@ export const layer = (
       }
       return {
         validate: (input) => (input.command.trim() === "" ? Tool.reject("The command is empty.") : Effect.succeed(input)),
-        checkPermissions: (input) => Effect.succeed(CommandPlan.permissionCheckOf(input.command)),
-        traits: (input) => CommandPlan.traitsOf(input.command),
-        claims: (input) => CommandPlan.claimsOf(input.command, workspace),
-        matchRules: (input, rules) => CommandPlan.matchRules(input.command, rules),
-        call: (input, context) => runCommand(services, input, context),
+        // The command is analysed once per input, here; every stage of the call reads this plan.
+        plan: (input) => {
+          const plan = CommandPlan.planCommand(input.command, workspace)
+          return {
+            traits: plan.traits,
+            claims: plan.claims,
+            checkPermissions: () => Effect.succeed(plan.permissionCheck),
+            matchRules: plan.matchRules,
+            call: (context) => runCommand(services, input, context, plan)
+          }
+        },
+        // The stages one by one, for whoever asks them outside a call (each analyses the command afresh).
+        checkPermissions: (input) => Effect.succeed(CommandPlan.planCommand(input.command, workspace).permissionCheck),
+        traits: (input) => CommandPlan.planCommand(input.command, workspace).traits,
+        claims: (input) => CommandPlan.planCommand(input.command, workspace).claims,
+        matchRules: (input, rules) => CommandPlan.planCommand(input.command, workspace).matchRules(rules),
+        call: (input, context) => runCommand(services, input, context, CommandPlan.planCommand(input.command, workspace)),
         renderUse: (input) => [
           UiBlock.Title({ text: input.description === undefined || input.description.trim() === "" ? "Bash" : `Bash: ${input.description}` }),
           UiBlock.Code({ text: input.command, language: "bash" })

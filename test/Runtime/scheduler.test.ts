@@ -1,10 +1,21 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Deferred, Effect, Fiber, FastCheck as fc, Ref, Stream, TestClock } from "effect"
 import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
-import { conflicts } from "../../src/Runtime/internal/scheduler.js"
 import type { Execution, ScriptedInput } from "../../src/testing/index.js"
 import { arbitraryTurn, Scripted, scriptedLayer, testRuntime } from "../../src/testing/index.js"
 import type { ToolUseBlock } from "../../src/Tool/Wire.js"
+
+// -- the reference model, in plain words (never the implementation's overlap logic) --------------------------------
+
+type PlainClaim = { readonly resource: string; readonly access: "read" | "write" }
+
+/** `a` is `b` itself, or lies inside it: `file:/w/a/x` is inside `file:/w/a` and inside `file:/w/`. */
+const isInside = (a: string, b: string) => a === b || a.startsWith(b.endsWith("/") ? b : `${b}/`)
+
+/** Two calls conflict when either takes the whole world, or they touch one place (one inside the other) and one writes. */
+const conflicts = (a: ReadonlyArray<PlainClaim>, b: ReadonlyArray<PlainClaim>) =>
+  a.some((x) => x.resource === "*") || b.some((y) => y.resource === "*") ||
+  a.some((x) => b.some((y) => (x.access === "write" || y.access === "write") && (isInside(x.resource, y.resource) || isInside(y.resource, x.resource))))
 
 const inputOf = (use: ToolUseBlock) => use.input as ScriptedInput
 const claimsOf = (use: ToolUseBlock) => inputOf(use).claims

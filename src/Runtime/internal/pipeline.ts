@@ -1,12 +1,19 @@
 /**
- * One call, from tool_use to Outcome. Split in two so the scheduler can sit between them:
+ * One call, from tool_use to Outcome, in named stages read top to bottom:
  *
- * - {@link prepare}: lookup (name or alias) and decode. Pure and fast; gives the traits and claims the scheduler
- *   needs, or an Outcome straight away when the call cannot run.
- * - {@link run}: validate -> PreToolUse hooks -> permission (policy, tool, hooks, approver) -> call (scoped, with
- *   timeout, cancellable) -> PostToolUse hooks -> present -> Outcome.
+ * 1. {@link prepare} — lookup (name or alias), decode, **plan** (the tool binds the input into an Invocation:
+ *    traits, claims, its permission view, its rendering, its private analysis). Gives the scheduler what it needs,
+ *    or an Outcome straight away when the call cannot run.
+ * 2. {@link run}, once the scheduler admits the call:
+ *    - *gate*: validate -> PreToolUse hooks -> permission (the tool's view, the policy, the approver). Whenever the
+ *      input changes on the way (a normalising validate, a hook's or a person's rewrite, a policy's updatedInput)
+ *      the call is planned again: what is checked is what runs.
+ *    - *readmission*: if the executed input claims more than the call was admitted with, the scheduler is asked
+ *      again and the call is parked until every conflicting call before it has finished ({@link Parked}).
+ *    - *execute*: call (scoped, with timeout, cancellable) -> PostToolUse hooks -> budget -> present -> Outcome.
  *
- * Neither ever fails: every failure becomes an Outcome.
+ * Nothing here ever fails: every failure becomes an Outcome. The stages use `continueWith` (see
+ * `continuation.ts`), which is `Effect.flatMap` continued synchronously for stages that are already an Exit.
  */
 import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
@@ -25,7 +32,7 @@ import { inputIssues } from "../../Tool/internal/inputIssues.js"
 import type { Outcome, Status } from "../../Tool/Outcome.js"
 import { Decision, DecisionReason, describeReason } from "../../Tool/Permission.js"
 import { UiBlock, toText } from "../../Tool/Presentation.js"
-import type { CallContext, Claim, Traits } from "../../Tool/Tool.js"
+import type { AnyService, CallContext, Invocation } from "../../Tool/Tool.js"
 import { toolResult } from "../../Tool/Wire.js"
 import type { ToolResultContent, ToolUseBlock } from "../../Tool/Wire.js"
 import type { Approver } from "../Approver.js"
@@ -37,6 +44,7 @@ import type { RuntimeSettings } from "../RuntimeConfig.js"
 import type { ToolHooks } from "../ToolHooks.js"
 import type { RegisteredTool, ToolRegistry } from "../ToolRegistry.js"
 import { applyBudget } from "./budget.js"
+import { continueWith as andThen, continueWithExit as onExit } from "./continuation.js"
 
 /** The services and shared state one turn's calls run with. */
 export interface PipelineEnv {
@@ -56,32 +64,19 @@ export interface PipelineEnv {
   readonly cancelRun: Effect.Effect<void>
 }
 
-/** A call that resolved to a tool and decoded: ready to be scheduled. */
+/** A call's input as the tool bound it. */
+export type AnyInvocation = Invocation<unknown, unknown, unknown>
+
+/** A call that resolved to a tool, decoded and was planned: ready to be scheduled. */
 export interface Prepared {
   readonly toolUse: ToolUseBlock
   readonly tool: RegisteredTool
-  readonly input: unknown
-  readonly traits: Traits
-  readonly claims: ReadonlyArray<Claim>
+  /** The plan of the decoded input; the scheduler admits the call on its traits and claims. */
+  readonly invocation: AnyInvocation
   readonly receivedAt: number
   /** A per-call timeout overriding the tool's default. */
   readonly timeout: Duration.Duration | undefined
 }
-
-/**
- * Continues with `f` once `effect` has an Exit. An effect that is already an Exit (what `Effect.succeed` and
- * `Effect.fail` build) is continued synchronously, without the runtime: a trivial call's stages are all like that,
- * and skipping the run loop for them is most of the pipeline's speed.
- */
-export const andThen = <A, E, B, E2>(effect: Effect.Effect<A, E>, f: (value: A) => Effect.Effect<B, E2>): Effect.Effect<B, E | E2> => {
-  if (!Exit.isExit(effect)) return Effect.flatMap(effect, f)
-  const exit = effect as Exit.Exit<A, E>
-  return Exit.isSuccess(exit) ? f(exit.value) : (exit as Exit.Exit<never, E>)
-}
-
-/** Like {@link andThen}, handing over the whole Exit. */
-const onExit = <A, E, B, E2>(effect: Effect.Effect<A, E>, f: (exit: Exit.Exit<A, E>) => Effect.Effect<B, E2>): Effect.Effect<B, E2> =>
-  Exit.isExit(effect) ? f(effect as Exit.Exit<A, E>) : Effect.flatMap(Effect.exit(effect), f)
 
 const decodeOptions = { errors: "all", onExcessProperty: "error" } as const
 
@@ -170,8 +165,8 @@ export const failed = (env: PipelineEnv, finish: Finish, error: Errors.ToolCallE
   }
 
 /**
- * Lookup and decode. Returns the prepared call, or the Outcome of a call that cannot run (unknown tool, invalid
- * input, or a defect in the tool's traits or claims).
+ * Lookup, decode and plan. Returns the prepared call, or the Outcome of a call that cannot run (unknown tool,
+ * invalid input, or a defect in the tool's plan).
  */
 export const prepare = (
   env: PipelineEnv,
@@ -192,10 +187,8 @@ export const prepare = (
     // Inside the try: a schema's own filter or transform may throw, and so may a tool's traits or claims.
     const decoded = decodeInput(tool.value, toolUse.input)
     if (Either.isLeft(decoded)) return Effect.map(failed(env, named, decoded.left), Either.left)
-    const input = decoded.right
-    const traits = tool.value.service.traits(input)
-    const claims = tool.value.service.claims(input)
-    return Effect.succeed(Either.right({ toolUse, tool: tool.value, input, traits, claims, receivedAt, timeout }))
+    const invocation = tool.value.service.plan(decoded.right)
+    return Effect.succeed(Either.right({ toolUse, tool: tool.value, invocation, receivedAt, timeout }))
   } catch (thrown) {
     const cause = Cause.die(thrown)
     return Effect.zipRight(
@@ -214,71 +207,100 @@ interface Stage {
 
 const rejected = (tool: string, error: { readonly message: string }) => new Errors.ValidationFailed({ tool, message: error.message })
 
-/** Decode a rewritten input (from a hook or a person) and validate it again. */
-const redecode = ({ context, prepared }: Stage, raw: unknown): Effect.Effect<unknown, Errors.InvalidInput | Errors.ValidationFailed> =>
+/** Plans an input the call has not been planned for yet (the same input keeps its invocation). */
+const replan = (prepared: Prepared, invocation: AnyInvocation, input: unknown): AnyInvocation =>
+  input === invocation.input ? invocation : prepared.tool.service.plan(input)
+
+/** Decode a rewritten input (from a hook or a person), validate it again, and plan it. */
+const redecode = ({ context, prepared }: Stage, raw: unknown): Effect.Effect<AnyInvocation, Errors.InvalidInput | Errors.ValidationFailed> =>
   Either.match(decodeInput(prepared.tool, raw), {
     onLeft: (error) => Effect.fail(error),
-    onRight: (input) => Effect.mapError(prepared.tool.service.validate(input, context), (e) => rejected(prepared.tool.definition.name, e))
+    onRight: (input) =>
+      Effect.map(
+        Effect.mapError(prepared.tool.service.validate(input, context), (e) => rejected(prepared.tool.definition.name, e)),
+        (validated) => prepared.tool.service.plan(validated)
+      )
   })
 
-/** What the permission stage settles on: the decision and the input to run. */
+/**
+ * The tool as the policy sees one invocation: its rule matching and claims are the invocation's (computed once),
+ * not recomputed from the input.
+ */
+const policyView = (service: AnyService, invocation: AnyInvocation): AnyService => {
+  const { matchRules, matchesRule } = invocation
+  return {
+    ...service,
+    claims: () => invocation.claims,
+    ...(matchRules === undefined ? {} : { matchRules: (_input, rules, context) => matchRules(rules, context) }),
+    ...(matchesRule === undefined ? {} : { matchesRule: (content, _input, context) => matchesRule(content, context) })
+  }
+}
+
+/** What the permission stage settles on: the decision and the invocation to run. */
 interface Authorised {
   readonly decision: Decision
-  readonly input: unknown
+  readonly invocation: AnyInvocation
 }
 
 /** The permission stage: the tool's own check, then the policy's verdict, then the approver when it asks. */
-const authorise = (stage: Stage, input: unknown, hook: HookOpinion | undefined): Effect.Effect<Authorised, Errors.InvalidInput | Errors.ValidationFailed> => {
+const authorise = (stage: Stage, invocation: AnyInvocation, hook: HookOpinion | undefined): Effect.Effect<Authorised, Errors.InvalidInput | Errors.ValidationFailed> => {
   const { context, env, prepared } = stage
   const { definition, service } = prepared.tool
-  return andThen(service.checkPermissions(input, context), (toolCheck) =>
-    andThen(env.policy.evaluate({ definition, service, input, traits: input === prepared.input ? prepared.traits : service.traits(input), toolCheck, hook, context }), (verdict) => {
+  const input = invocation.input
+  return andThen(invocation.checkPermissions(context), (toolCheck) =>
+    andThen(env.policy.evaluate({ definition, service: policyView(service, invocation), input, traits: invocation.traits, toolCheck, hook, context }), (verdict) => {
       switch (verdict._tag) {
         case "Allow":
-          return Exit.succeed({ decision: Decision.Allow({ reason: verdict.reason }), input: verdict.updatedInput ?? input })
+          return Exit.succeed({
+            decision: Decision.Allow({ reason: verdict.reason }),
+            invocation: verdict.updatedInput === undefined ? invocation : replan(prepared, invocation, verdict.updatedInput)
+          })
         case "Deny":
-          return Exit.succeed({ decision: Decision.Deny({ reason: verdict.reason, message: verdict.message }), input })
+          return Exit.succeed({ decision: Decision.Deny({ reason: verdict.reason, message: verdict.message }), invocation })
         case "Ask":
-          return askPerson(stage, input, verdict.message, verdict.suggestions)
+          return askPerson(stage, invocation, verdict.message, verdict.suggestions)
       }
     }))
 }
 
 /** Puts an Ask to the approver (one question at a time) and turns the answer into a decision. */
-const askPerson = (stage: Stage, input: unknown, message: string, suggestions: ReadonlyArray<string>) =>
+const askPerson = (stage: Stage, invocation: AnyInvocation, message: string, suggestions: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const { env, prepared } = stage
-    const { definition, service } = prepared.tool
-    const request = { toolUseId: prepared.toolUse.id, toolName: definition.name, input, ui: service.renderUse(input), message, suggestions }
+    const { definition } = prepared.tool
+    const input = invocation.input
+    const request = { toolUseId: prepared.toolUse.id, toolName: definition.name, input, ui: invocation.renderUse(), message, suggestions }
     const answer = yield* env.withApprovalLock(
       Effect.gen(function*() {
         yield* env.emit(() => ToolEvent.PermissionRequested({ toolUseId: request.toolUseId, request, at: env.clock.unsafeCurrentTimeMillis() }))
-        const answer = yield* env.approver.ask(request)
+        const answer = yield* env.approver.ask(request).pipe(
+          Effect.withSpan("Approver.ask", { attributes: { "tool.name": definition.name, "tool_use.id": request.toolUseId } })
+        )
         yield* env.emit(() => ToolEvent.PermissionAnswered({ toolUseId: request.toolUseId, answer, at: env.clock.unsafeCurrentTimeMillis() }))
         return answer
       })
     )
     return yield* ApprovalAnswer.$match(answer, {
-      AllowOnce: () => Effect.succeed<Authorised>({ decision: Decision.Allow({ reason: DecisionReason.User({ scope: "once" }) }), input }),
+      AllowOnce: () => Effect.succeed<Authorised>({ decision: Decision.Allow({ reason: DecisionReason.User({ scope: "once" }) }), invocation }),
       AllowSession: ({ rules }) =>
         Effect.as(env.policy.remember(rules, "session").pipe(Effect.ignoreLogged), {
           decision: Decision.Allow({ reason: DecisionReason.User({ scope: "session" }) }),
-          input
+          invocation
         }),
       AllowAlways: ({ rules }) =>
         Effect.as(env.policy.remember(rules, "always").pipe(Effect.ignoreLogged), {
           decision: Decision.Allow({ reason: DecisionReason.User({ scope: "always" }) }),
-          input
+          invocation
         }),
       Deny: ({ cancelRun, message: text = "The user doesn't want to proceed with this tool use." }) =>
         Effect.as(cancelRun ? env.cancelRun : Effect.void, {
           decision: Decision.Deny({ reason: DecisionReason.User({ scope: "once", message: text }), message: text }),
-          input
+          invocation
         }),
       Edit: (edit) =>
         Effect.map(redecode(stage, edit.input), (edited) => ({
           decision: Decision.Allow({ reason: DecisionReason.User({ scope: "once", message: "edited the input" }) }),
-          input: edited
+          invocation: edited
         }))
     })
   })
@@ -296,7 +318,7 @@ export interface Trace {
 
 /** A fresh trace for a prepared call. */
 export const traceOf = (prepared: Prepared): Trace => ({
-  ui: safeUi(() => prepared.tool.service.renderUse(prepared.input), prepared.tool.definition.name)
+  ui: safeUi(() => prepared.invocation.renderUse(), prepared.tool.definition.name)
 })
 
 /** The Outcome of a call whose fiber was interrupted, from what its trace says. */
@@ -327,10 +349,41 @@ const scopedCall = <A, E>(call: Effect.Effect<A, E, Scope.Scope>): Effect.Effect
       )))
 
 /**
+ * How the scheduler admits a call to execution, once its gate has settled the input that will run.
+ *
+ * `admit` is asked right before the call executes, with the invocation that will run: when that input claims more
+ * than the call was admitted with (a hook or a person rewrote it), the scheduler registers the wider claims; and when
+ * the call must now wait (for a call it conflicts with, or because an earlier call's rewrite put it behind that
+ * call), it answers true, {@link runScheduled} returns {@link Parked}, and the scheduler resumes the call once it may
+ * go on. False means: execute now.
+ */
+export interface Admission {
+  readonly admit: (invocation: AnyInvocation) => boolean
+}
+
+/** A call that passed its gate and waits to be admitted to execution, with the rest of its run. */
+export interface Parked {
+  readonly _tag: "Parked"
+  readonly resume: Effect.Effect<Outcome | Parked>
+}
+
+/** Whether a run ended parked rather than with an Outcome. */
+export const isParked = (result: Outcome | Parked): result is Parked => "_tag" in result && result._tag === "Parked"
+
+/** A call that runs alone (`executeOne`) is never held back. */
+const alone: Admission = { admit: () => false }
+
+/**
+ * Everything after scheduling, for a call that runs alone. Never fails.
+ */
+export const run = (env: PipelineEnv, prepared: Prepared, trace: Trace = traceOf(prepared)): Effect.Effect<Outcome> =>
+  runScheduled(env, prepared, trace, alone) as Effect.Effect<Outcome>
+
+/**
  * Everything after scheduling. Never fails. Interruption (a cancelled run, or the caller's fiber) interrupts the call
  * and closes its scope; the interrupter reports it from the {@link Trace}.
  */
-export const run = (env: PipelineEnv, prepared: Prepared, trace: Trace = traceOf(prepared)): Effect.Effect<Outcome> => {
+export const runScheduled = (env: PipelineEnv, prepared: Prepared, trace: Trace, admission: Admission): Effect.Effect<Outcome | Parked> => {
   const { toolUse, tool } = prepared
   const { service } = tool
   const name = tool.definition.name
@@ -353,33 +406,73 @@ export const run = (env: PipelineEnv, prepared: Prepared, trace: Trace = traceOf
   /** A stage that interrupted itself (not the run: that never reaches here) still gets its Outcome. */
   const selfInterrupted = (): Effect.Effect<Outcome> =>
     failed(env, base(), new Errors.Interrupted({ tool: name, started: trace.startedAt !== undefined }))
+  // -- gate: validate -> PreToolUse hooks -> permission, planning again whenever the input changes ---------------
+  const gate = () => {
+    const validation = onExit(service.validate(prepared.invocation.input, context), (exit): Effect.Effect<AnyInvocation, Errors.ValidationFailed> => {
+      if (Exit.isSuccess(exit)) return Exit.succeed(replan(prepared, prepared.invocation, exit.value))
+      return exit.cause._tag === "Fail" ? Exit.fail(rejected(name, exit.cause.error)) : Exit.failCause(exit.cause as Cause.Cause<never>)
+    })
+    return andThen(
+      validation,
+      (validated) =>
+        andThen(env.hooks.preToolUse({ toolUseId: toolUse.id, toolName: name, input: validated.input }), (pre) =>
+          andThen(pre.stopRun === true ? Effect.zipRight(notify(env, toolUse.id, pre.notices), env.cancelRun) : notify(env, toolUse.id, pre.notices), () =>
+            andThen(pre.updatedInput === undefined ? Exit.succeed(validated) : redecode(stage, pre.updatedInput), (hooked) =>
+              andThen(authorise(stage, hooked, pre.opinion), (authorised) => Exit.succeed({ ...authorised, additionalContext: pre.additionalContext })))))
+    )
+  }
 
-  const afterGate = (passed: Authorised & { readonly additionalContext: ReadonlyArray<string> }): Effect.Effect<Outcome> => {
-    const { additionalContext, decision, input } = passed
-    if (input !== prepared.input) trace.ui = safeUi(() => service.renderUse(input), name)
-    trace.executedInput = input
+  // -- after the gate: the decision, readmission when the executed input claims more, then execution ------------
+  const afterGate = (passed: Authorised & { readonly additionalContext: ReadonlyArray<string> }): Effect.Effect<Outcome | Parked> => {
+    const { additionalContext, decision, invocation } = passed
+    if (invocation !== prepared.invocation) trace.ui = safeUi(() => invocation.renderUse(), name)
+    trace.executedInput = invocation.input
     trace.decision = decision
-    return andThen(env.emit(() => ToolEvent.Decided({ toolUseId: toolUse.id, decision, at: env.clock.unsafeCurrentTimeMillis() })), () => {
+    return andThen(env.emit(() => ToolEvent.Decided({ toolUseId: toolUse.id, decision, at: env.clock.unsafeCurrentTimeMillis() })), (): Effect.Effect<Outcome | Parked> => {
       if (decision._tag === "Deny") {
         return failed(env, base(additionalContext), new Errors.PermissionDenied({ tool: name, reason: deniedText(decision) }))
       }
-      const startedAt = env.clock.unsafeCurrentTimeMillis()
-      trace.startedAt = startedAt
-      return andThen(env.emit(() => ToolEvent.Started({ toolUseId: toolUse.id, toolName: name, ui: trace.ui, at: startedAt })), () =>
-        onExit(execute(input), (ran) => {
-          if (Exit.isFailure(ran)) return ran.cause._tag === "Fail" ? failed(env, base(additionalContext), ran.cause.error) : defect(ran.cause)
-          const exit = ran.value
-          if (Exit.isSuccess(exit)) return succeeded(env, base(), prepared, input, exit.value, additionalContext)
-          return andThen(callError(env, toolUse.id, name, exit.cause, (failure) => service.renderFailure(failure, input)), (error) =>
-            andThen(env.hooks.postToolUse({ toolUseId: toolUse.id, toolName: name, input, response: Errors.modelText(error), failed: true }), (post) =>
-              andThen(notify(env, toolUse.id, post.notices), () => failed(env, base([...additionalContext, ...post.additionalContext]), error))))
-        }))
+      return proceed(invocation, additionalContext)
     })
   }
 
+  // -- admission: execute now, or park until the scheduler lets the call go on ----------------------------------
+  const proceed = (invocation: AnyInvocation, additionalContext: ReadonlyArray<string>): Effect.Effect<Outcome | Parked> => {
+    if (!admission.admit(invocation)) return execute(invocation, additionalContext)
+    const parked: Parked = { _tag: "Parked", resume: Effect.suspend(() => guardedProceed(invocation, additionalContext)) }
+    return Exit.succeed(parked)
+  }
+  const guardedProceed = (invocation: AnyInvocation, additionalContext: ReadonlyArray<string>): Effect.Effect<Outcome | Parked> => {
+    let effect: Effect.Effect<Outcome | Parked>
+    try {
+      effect = proceed(invocation, additionalContext)
+    } catch (thrown) {
+      return defect(Cause.die(thrown))
+    }
+    return Exit.isExit(effect)
+      ? effect
+      : Effect.catchAllCause(effect, (cause) => (Cause.isInterruptedOnly(cause) ? selfInterrupted() : defect(cause)))
+  }
+
+  // -- execute: call -> PostToolUse hooks -> budget -> present --------------------------------------------------
+  const execute = (invocation: AnyInvocation, additionalContext: ReadonlyArray<string>): Effect.Effect<Outcome> => {
+    const input = invocation.input
+    const startedAt = env.clock.unsafeCurrentTimeMillis()
+    trace.startedAt = startedAt
+    return andThen(env.emit(() => ToolEvent.Started({ toolUseId: toolUse.id, toolName: name, ui: trace.ui, at: startedAt })), () =>
+      onExit(callWithTimeout(invocation), (ran) => {
+        if (Exit.isFailure(ran)) return ran.cause._tag === "Fail" ? failed(env, base(additionalContext), ran.cause.error) : defect(ran.cause)
+        const exit = ran.value
+        if (Exit.isSuccess(exit)) return succeeded(env, base(), prepared, input, exit.value, additionalContext)
+        return andThen(callError(env, toolUse.id, name, exit.cause, (failure) => service.renderFailure(failure, input)), (error) =>
+          andThen(env.hooks.postToolUse({ toolUseId: toolUse.id, toolName: name, input, response: Errors.modelText(error), failed: true }), (post) =>
+            andThen(notify(env, toolUse.id, post.notices), () => failed(env, base([...additionalContext, ...post.additionalContext]), error))))
+      }))
+  }
+
   /** The call itself: its Exit, or TimedOut. A call that is already an Exit ran synchronously and needs no scope or timer. */
-  const execute = (input: unknown): Effect.Effect<Exit.Exit<unknown, unknown>, Errors.TimedOut> => {
-    const call = service.call(input, context)
+  const callWithTimeout = (invocation: AnyInvocation): Effect.Effect<Exit.Exit<unknown, unknown>, Errors.TimedOut> => {
+    const call = invocation.call(context)
     if (Exit.isExit(call)) return Exit.succeed(call)
     const timeout = prepared.timeout ?? env.settings.timeout ?? tool.definition.timeout
     const scoped = Effect.exit(scopedCall(call))
@@ -389,23 +482,7 @@ export const run = (env: PipelineEnv, prepared: Prepared, trace: Trace = traceOf
       Option.isSome(ran) ? Exit.succeed(ran.value) : Exit.fail(new Errors.TimedOut({ tool: name, timeout })))
   }
 
-  /** validate -> PreToolUse hooks (and re-decoding their rewrite) -> permission. Built inside the try below. */
-  const gate = () => {
-    const validation = onExit(service.validate(prepared.input, context), (exit): Effect.Effect<unknown, Errors.ValidationFailed> => {
-      if (Exit.isSuccess(exit)) return Exit.succeed(exit.value)
-      return exit.cause._tag === "Fail" ? Exit.fail(rejected(name, exit.cause.error)) : Exit.failCause(exit.cause as Cause.Cause<never>)
-    })
-    return andThen(
-      validation,
-      (validated) =>
-        andThen(env.hooks.preToolUse({ toolUseId: toolUse.id, toolName: name, input: validated }), (pre) =>
-          andThen(pre.stopRun === true ? Effect.zipRight(notify(env, toolUse.id, pre.notices), env.cancelRun) : notify(env, toolUse.id, pre.notices), () =>
-            andThen(pre.updatedInput === undefined ? Exit.succeed(validated) : redecode(stage, pre.updatedInput), (hooked) =>
-              andThen(authorise(stage, hooked, pre.opinion), (authorised) => Exit.succeed({ ...authorised, additionalContext: pre.additionalContext })))))
-    )
-  }
-
-  let flow: Effect.Effect<Outcome>
+  let flow: Effect.Effect<Outcome | Parked>
   try {
     flow = onExit(gate(), (passed) => {
       if (Exit.isSuccess(passed)) return afterGate(passed.value)
