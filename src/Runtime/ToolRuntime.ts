@@ -12,7 +12,7 @@
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
-import type * as Clock from "effect/Clock"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -31,7 +31,7 @@ import type { ToolUseBlock } from "../Tool/Wire.js"
 import { Approver } from "./Approver.js"
 import { ToolEvent } from "./Events.js"
 import { continueWith as andThen } from "./internal/continuation.js"
-import { interrupted, isParked, prepare, run, runScheduled, traceOf } from "./internal/pipeline.js"
+import { interrupted, isParked, isTracing, prepare, run, runScheduled, traceOf, tracesCalls } from "./internal/pipeline.js"
 import type { Admission, AnyInvocation, Parked, PipelineEnv, Prepared, Trace } from "./internal/pipeline.js"
 import { DependencyGraph, isExclusive, makeNode, widens } from "./internal/scheduler.js"
 import type { Node, SchedulingMode } from "./internal/scheduler.js"
@@ -171,7 +171,8 @@ const make = Effect.gen(function*() {
     settings: RuntimeSettings,
     clock: Clock.Clock,
     emit: PipelineEnv["emit"],
-    cancelRun: Effect.Effect<void>
+    cancelRun: Effect.Effect<void>,
+    traced: boolean
   ): PipelineEnv => ({
     registry,
     policy,
@@ -182,7 +183,8 @@ const make = Effect.gen(function*() {
     clock,
     emit,
     withApprovalLock: approvalLock.withPermits(1),
-    cancelRun
+    cancelRun,
+    traced
   })
 
   /** Starts a run; `withEvents: false` when nobody can listen (execute), so events are never built. */
@@ -217,7 +219,13 @@ const make = Effect.gen(function*() {
       let waiting = 0
       const runScope = yield* Effect.scope
 
-      const env = makeEnv(settings, yield* Effect.clock, withEvents ? (event) => Queue.offer(events, Exit.succeed(event())) : () => Effect.void, Effect.suspend(() => cancelOthers))
+      const env = makeEnv(
+        settings,
+        yield* Effect.clock,
+        withEvents ? (event) => Queue.offer(events, Exit.succeed(event())) : () => Effect.void,
+        Effect.suspend(() => cancelOthers),
+        yield* isTracing
+      )
 
       /** Records an outcome, releases the calls that waited for it, and delivers outcomes in model order. */
       const settle = (index: number, outcome: Outcome): Effect.Effect<void> => {
@@ -386,19 +394,23 @@ const make = Effect.gen(function*() {
     })
 
   const start = <E>(toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock, E>, options: RunOptions = {}) =>
-    startRun(toolUses, options, true)
+    startRun(toolUses, options, true).pipe(Effect.withSpan("ToolRuntime.start", { attributes: { "run.mode": options.mode ?? "conflict-aware" } }))
 
   const execute = <E>(toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock, E>, options: RunOptions = {}) =>
-    Effect.scoped(Effect.flatMap(startRun(toolUses, options, false), (handle) => handle.await))
+    Effect.scoped(Effect.flatMap(startRun(toolUses, options, false), (handle) => handle.await)).pipe(
+      Effect.withSpan("ToolRuntime.execute", { attributes: { "run.mode": options.mode ?? "conflict-aware" } })
+    )
 
   // One call needs no scheduler: straight through the pipeline, with no event consumer.
   const executeOne = (toolUse: ToolUseBlock, options: RunOptions = {}): Effect.Effect<Outcome> =>
-    Effect.flatMap(RuntimeConfig, (settings) =>
-      Effect.clockWith((clock) => {
-        const env = makeEnv(settings, clock, () => Effect.void, Effect.void)
-        return Effect.flatMap(prepare(env, toolUse, clock.unsafeCurrentTimeMillis(), timeoutOf(options, toolUse)), (prepared) =>
-          Either.isLeft(prepared) ? Effect.succeed(prepared.left) : run(env, prepared.right))
-      }))
+    // Settings, clock and tracer read off the fiber at once: one step instead of three on the hot path.
+    Effect.withFiberRuntime((fiber) => {
+      const settings = Context.get(fiber.currentContext as Context.Context<RuntimeConfig>, RuntimeConfig)
+      const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
+      const env = makeEnv(settings, clock, () => Effect.void, Effect.void, tracesCalls(fiber.currentTracer))
+      return Effect.flatMap(prepare(env, toolUse, clock.unsafeCurrentTimeMillis(), timeoutOf(options, toolUse)), (prepared) =>
+        Either.isLeft(prepared) ? Effect.succeed(prepared.left) : run(env, prepared.right))
+    })
 
   return { start, execute, executeOne }
 })
