@@ -446,6 +446,30 @@ export declare namespace Tool {
 }
 
 /**
+ * Any tool, whatever its types (`Tool.Any`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Any = Tool.Any
+
+/**
+ * The Context identifier of a tool (or of a union of tools).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type IdentifierOf<T> = Tool.IdentifierOf<T>
+
+/**
+ * The decoded input type of a tool.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type InputOf<T> = Tool.InputOf<T>
+
+/**
  * A service with its types erased, as the registry holds it.
  *
  * @since 0.1.0

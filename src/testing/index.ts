@@ -176,9 +176,9 @@ export const arbitraryTurn = (options: TurnOptions = {}): FastCheck.Arbitrary<Re
  * @since 0.1.0
  * @category layers
  */
-export const testRuntime = <const Tools extends ReadonlyArray<Tool.Tool.Any>, E, R>(
+export const testRuntime = <const Tools extends ReadonlyArray<Tool.Any>, E, R>(
   tools: Tools,
-  toolLayers: Layer.Layer<Tool.Tool.IdentifierOf<Tools[number]>, E, R>,
+  toolLayers: Layer.Layer<Tool.IdentifierOf<Tools[number]>, E, R>,
   approver: Layer.Layer<Approver> = Approver.allowAll
 ): Layer.Layer<ToolRuntime, E, R> =>
   ToolRuntime.layer.pipe(

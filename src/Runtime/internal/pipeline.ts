@@ -112,11 +112,11 @@ const decodeInput = (tool: RegisteredTool, raw: unknown): Either.Either<unknown,
 
 const statusOf = (error: Errors.ToolCallError): Status => {
   switch (error._tag) {
-    case "effect-tool-runtime/PermissionDenied":
+    case "PermissionDenied":
       return "denied"
-    case "effect-tool-runtime/Interrupted":
+    case "Interrupted":
       return "interrupted"
-    case "effect-tool-runtime/TimedOut":
+    case "TimedOut":
       return "timed_out"
     default:
       return "error"
@@ -160,7 +160,7 @@ export const failed = (env: PipelineEnv, finish: Finish, error: Errors.ToolCallE
     const endedAt = env.clock.unsafeCurrentTimeMillis()
     const additional = finish.additionalContext ?? []
     const text = Errors.modelText(error)
-    const ui = [...finish.ui, UiBlock.Notice({ level: error._tag === "effect-tool-runtime/Interrupted" ? "warning" : "error", text: error.message })]
+    const ui = [...finish.ui, UiBlock.Notice({ level: error._tag === "Interrupted" ? "warning" : "error", text: error.message })]
     const outcome: Outcome = {
       toolUseId: finish.toolUse.id,
       requestedName: finish.toolUse.name,

@@ -21,7 +21,7 @@ const rulePool = [
 const check = fc.constantFrom(undefined, "allow", "deny", "ask", "passthrough")
 const filePath = fc.constantFrom("src/a.ts", "secrets/key.txt", path.join(root, ".git/config"), path.join(outside, "x.txt"), path.join(home, ".bashrc"), "notes.txt")
 
-const call: fc.Arbitrary<readonly [Tool.Tool.Any, unknown]> = fc.oneof(
+const call: fc.Arbitrary<readonly [Tool.Any, unknown]> = fc.oneof(
   fc.record({ command: fc.constantFrom("ls", "rm -rf x", "git log --oneline", "git logout", "npm test && rm x", "echo hi | sh"), check }).map((input) => [Bash, input] as const),
   fc.record({ path: filePath, check }).chain((input) => fc.constantFrom(Read, Edit, Write, Grep).map((tool) => [tool, input] as const)),
   fc.record({ url: fc.constantFrom("https://example.com/a", "https://evil.test/"), check }).map((input) => [WebFetch, input] as const),
