@@ -29,6 +29,7 @@ import * as Stream from "effect/Stream"
 import type { Outcome } from "../Tool/Outcome.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
 import { Approver } from "./Approver.js"
+import { AuditLog } from "./AuditLog.js"
 import { ToolEvent } from "./Events.js"
 import { continueWith as andThen } from "./internal/continuation.js"
 import { interrupted, isParked, isTracing, prepare, run, runScheduled, traceOf, tracesCalls } from "./internal/pipeline.js"
@@ -152,6 +153,19 @@ interface Task {
   resume: Effect.Effect<Outcome | Parked> | undefined
 }
 
+/**
+ * How a run publishes its events: to its listeners (when it has any) and to the audit log (when there is one).
+ * Events are built lazily, so a run that nobody listens to and nothing audits does not build them.
+ */
+const emitter = (audit: AuditLog["Type"], publish: ((event: ToolEvent) => Effect.Effect<unknown>) | undefined): PipelineEnv["emit"] => {
+  if (!audit.enabled) return publish === undefined ? () => Effect.void : (event) => Effect.asVoid(publish(event()))
+  if (publish === undefined) return (event) => audit.record(event())
+  return (event) => {
+    const built = event()
+    return Effect.zipRight(audit.record(built), Effect.asVoid(publish(built)))
+  }
+}
+
 const timeoutOf = (options: RunOptions, toolUse: ToolUseBlock): Duration.Duration | undefined => {
   const timeout = options.timeoutFor?.(toolUse)
   return timeout === undefined ? undefined : Duration.decode(timeout)
@@ -219,10 +233,11 @@ const make = Effect.gen(function*() {
       let waiting = 0
       const runScope = yield* Effect.scope
 
+      const audit = yield* AuditLog
       const env = makeEnv(
         settings,
         yield* Effect.clock,
-        withEvents ? (event) => Queue.offer(events, Exit.succeed(event())) : () => Effect.void,
+        emitter(audit, withEvents ? (event) => Queue.offer(events, Exit.succeed(event)) : undefined),
         Effect.suspend(() => cancelOthers),
         yield* isTracing
       )
@@ -407,7 +422,8 @@ const make = Effect.gen(function*() {
     Effect.withFiberRuntime((fiber) => {
       const settings = Context.get(fiber.currentContext as Context.Context<RuntimeConfig>, RuntimeConfig)
       const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
-      const env = makeEnv(settings, clock, () => Effect.void, Effect.void, tracesCalls(fiber.currentTracer))
+      const audit = Context.get(fiber.currentContext as Context.Context<AuditLog>, AuditLog)
+      const env = makeEnv(settings, clock, emitter(audit, undefined), Effect.void, tracesCalls(fiber.currentTracer))
       return Effect.flatMap(prepare(env, toolUse, clock.unsafeCurrentTimeMillis(), timeoutOf(options, toolUse)), (prepared) =>
         Either.isLeft(prepared) ? Effect.succeed(prepared.left) : run(env, prepared.right))
     })
