@@ -1,0 +1,113 @@
+/**
+ * The @effect/ai adapter: a `Toolkit.WithHandler` built from the registry whose `handle` runs every call through the
+ * governed runtime (decode, validate, hooks, permissions, scheduling, budget), so `LanguageModel.generateText({
+ * toolkit })` gets governed tool calls.
+ *
+ * ```ts
+ * const toolkit = yield* EffectAi.toolkit()                  // needs ToolRuntime, ToolRegistry, Scope
+ * const response = yield* LanguageModel.generateText({ prompt, toolkit, concurrency: "unbounded" })
+ * ```
+ *
+ * What @effect/ai 0.37 forces, and how the adapter copes:
+ * - It decodes a response's tool calls against `toolkit.tools` before anything runs, so every registered tool is in
+ *   `tools` (deferred ones too). Each tool's parameters Schema accepts any object and carries the tool's JSON Schema as
+ *   an annotation: the model sees the real schema, and a bad input reaches our decoder, which answers with the
+ *   model-readable InvalidInput lines instead of an AiError.
+ * - `handle(name, params)` gets no tool call id and one call at a time: the adapter feeds every call into one
+ *   long-lived run (the toolkit's Scope), so the scheduler still orders conflicting calls and lets reads run together.
+ *   Calls run in parallel only when `generateText` is given `concurrency` (its default resolves them one by one).
+ * - Results go back as text (`encodedResult` is the tool_result text; @effect/ai-anthropic JSON-stringifies it), so
+ *   image blocks become a `[image]` placeholder and a ToolSearch's `tool_reference` blocks cannot be sent through it;
+ *   use the Messages API loop for those.
+ *
+ * @since 0.2.0
+ */
+import * as AiTool from "@effect/ai/Tool"
+import type * as Toolkit from "@effect/ai/Toolkit"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as JSONSchema from "effect/JSONSchema"
+import * as Queue from "effect/Queue"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import type { Outcome } from "../Tool/Outcome.js"
+import type { ToolUseBlock } from "../Tool/Wire.js"
+import type { RegisteredTool } from "../Runtime/ToolRegistry.js"
+import { ToolRegistry } from "../Runtime/ToolRegistry.js"
+import type { RunOptions } from "../Runtime/ToolRuntime.js"
+import { ToolRuntime } from "../Runtime/ToolRuntime.js"
+
+/** Accepts any object: our decoder is the authority (and writes the model-readable errors). */
+const anyObject = Schema.Struct({}, Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+
+/**
+ * The JSON Schema a model is shown for a tool's input. Effect's own, without `$schema`.
+ *
+ * @since 0.2.0
+ * @category definitions
+ */
+export const inputJsonSchema = (tool: RegisteredTool): object => {
+  const { $schema: _, ...schema } = JSONSchema.make(tool.definition.input) as { readonly $schema?: string }
+  return schema
+}
+
+const aiToolOf = (tool: RegisteredTool) =>
+  AiTool.make(tool.definition.name, {
+    description: tool.definition.description,
+    success: Schema.String,
+    failure: Schema.String,
+    failureMode: "return"
+  }).setParameters(anyObject.annotations({ jsonSchema: inputJsonSchema(tool) }))
+
+/**
+ * The tools of the @effect/ai toolkit this adapter builds.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type AdaptedTool = ReturnType<typeof aiToolOf>
+
+/** The text of a tool_result, as @effect/ai carries results. */
+const resultText = (outcome: Outcome): string => {
+  const content = outcome.result.content
+  return typeof content === "string" ? content : content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join("\n")
+}
+
+/**
+ * A toolkit over every registered tool, each call governed by the runtime. The calls of all requests go into one
+ * run that lasts as long as the Scope; closing it interrupts whatever still runs (each call still gets its Outcome).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const toolkit = (
+  options: { readonly run?: RunOptions; readonly idPrefix?: string } = {}
+): Effect.Effect<Toolkit.WithHandler<Record<string, AdaptedTool>>, never, ToolRuntime | ToolRegistry | Scope.Scope> =>
+  Effect.gen(function*() {
+    const registry = yield* ToolRegistry
+    const runtime = yield* ToolRuntime
+    const intake = yield* Queue.unbounded<ToolUseBlock>()
+    const waiting = new Map<string, Deferred.Deferred<Outcome>>()
+    const run = yield* runtime.start(Stream.fromQueue(intake), options.run)
+    yield* Effect.forkScoped(
+      Stream.runForEach(run.outcomes, (outcome) => {
+        const deferred = waiting.get(outcome.toolUseId)
+        waiting.delete(outcome.toolUseId)
+        return deferred === undefined ? Effect.void : Deferred.succeed(deferred, outcome)
+      })
+    )
+    const tools: Record<string, AdaptedTool> = Object.fromEntries(registry.tools.map((tool) => [tool.definition.name, aiToolOf(tool)]))
+    let next = 0
+    const handle = (name: string, params: unknown) =>
+      Effect.gen(function*() {
+        const id = `${options.idPrefix ?? "effect_ai_"}${next++}`
+        const deferred = yield* Deferred.make<Outcome>()
+        waiting.set(id, deferred)
+        yield* Queue.offer(intake, { type: "tool_use", id, name, input: params })
+        const outcome = yield* Deferred.await(deferred)
+        const text = resultText(outcome)
+        return { isFailure: outcome.status !== "success", result: text, encodedResult: text }
+      })
+    return { tools, handle } as unknown as Toolkit.WithHandler<Record<string, AdaptedTool>>
+  })
