@@ -76,8 +76,7 @@ export const maxResults = 100
  */
 export const Glob = Tool.make("Glob", {
   description: [
-    "Finds files by name with a glob pattern, in a codebase of any size. Use it when you know (part of) a file's name or",
-    "extension; to find files by what they contain, use Grep.",
+    "Finds files by name with a glob pattern, in a codebase of any size. Use it when you know (part of) a file's name or extension; to find files by what they contain, use Grep.",
     "- pattern: a glob such as \"**/*.ts\", \"src/**/*.test.ts\" or \"*.{json,yaml}\".",
     "- path: the directory to search (default: the working directory).",
     `- Returns matching paths, most recently modified first, at most ${maxResults}; narrow the pattern if you hit the limit.`,
