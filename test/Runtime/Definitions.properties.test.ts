@@ -4,7 +4,7 @@
  * schema; a strict model's nulls, restored, decode again).
  */
 import { describe, expect, it } from "@effect/vitest"
-import Ajv2020 from "ajv/dist/2020.js"
+import { Ajv2020 } from "ajv/dist/2020.js"
 import { Arbitrary, FastCheck as fc, Schema } from "effect"
 import * as Definitions from "../../src/Runtime/Definitions.js"
 import * as Tool from "../../src/Tool/Tool.js"
