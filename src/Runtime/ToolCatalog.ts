@@ -242,20 +242,45 @@ export const notLoadedMessage = (name: string, searchTool = "ToolSearch"): strin
   `Load it first by calling ${searchTool} with query "select:${name}", then call ${name} again.`
 
 /**
- * The text announcing deferred tools by name, for a system reminder.
+ * The text announcing deferred tools by name, for a system reminder. An MCP server's tools are listed once under
+ * the server's prefix (`mcp__github__: create_issue, list_repositories`), which keeps a catalogue of thousands of
+ * names compact; other names are listed in full.
  *
  * @since 0.2.0
  * @category messages
  */
-export const announcement = (names: ReadonlyArray<string>, searchTool = "ToolSearch"): string =>
-  [
+export const announcement = (names: ReadonlyArray<string>, searchTool = "ToolSearch"): string => {
+  const lines: Array<string> = []
+  const byServer = new Map<string, Array<string>>()
+  for (const name of names) {
+    const end = name.startsWith("mcp__") ? name.indexOf("__", 5) : -1
+    if (end === -1 || end + 2 >= name.length) {
+      lines.push(name)
+      continue
+    }
+    const prefix = name.slice(0, end + 2)
+    const group = byServer.get(prefix)
+    if (group === undefined) {
+      byServer.set(prefix, [name.slice(end + 2)])
+      lines.push(prefix)
+    } else group.push(name.slice(end + 2))
+  }
+  const listed = lines.map((line) => {
+    const group = byServer.get(line)
+    if (group === undefined) return line
+    return group.length === 1 ? `${line}${group[0]}` : `${line}: ${group.join(", ")}`
+  })
+  const grouped = [...byServer.values()].some((group) => group.length > 1)
+  return [
     "<system-reminder>",
     `The following deferred tools are available but not loaded yet: their definitions are not in your tool list. ` +
     `Before calling one, load it with ${searchTool}: query "select:<name>" loads tools by name (comma-separated), ` +
-    `"mcp__<server>" lists a server's tools, and keywords search names and descriptions.`,
-    ...names,
+    `"mcp__<server>" lists a server's tools, and keywords search names and descriptions.` +
+    (grouped ? ` A line "mcp__<server>__: a, b" lists the tools mcp__<server>__a and mcp__<server>__b.` : ""),
+    ...listed,
     "</system-reminder>"
   ].join("\n")
+}
 
 const makeCatalog = (all: ReadonlyArray<Definition.Any>, discovered: DiscoveredTools["Type"], options: CatalogOptions): ToolCatalog["Type"] => {
   const mode = options.mode ?? "on"

@@ -99,9 +99,8 @@ describe("ToolCatalog: what the model sees", () => {
         expect(request.deferred).toEqual(["mcp__weather__get_forecast", "mcp__weather__list_alerts", "mcp__ops__deploy"])
         expect(request.announcement).toBe([
           "<system-reminder>",
-          "The following deferred tools are available but not loaded yet: their definitions are not in your tool list. Before calling one, load it with ToolSearch: query \"select:<name>\" loads tools by name (comma-separated), \"mcp__<server>\" lists a server's tools, and keywords search names and descriptions.",
-          "mcp__weather__get_forecast",
-          "mcp__weather__list_alerts",
+          "The following deferred tools are available but not loaded yet: their definitions are not in your tool list. Before calling one, load it with ToolSearch: query \"select:<name>\" loads tools by name (comma-separated), \"mcp__<server>\" lists a server's tools, and keywords search names and descriptions. A line \"mcp__<server>__: a, b\" lists the tools mcp__<server>__a and mcp__<server>__b.",
+          "mcp__weather__: get_forecast, list_alerts",
           "mcp__ops__deploy",
           "</system-reminder>"
         ].join("\n"))
@@ -271,6 +270,17 @@ describe("deny rules and permissions", () => {
 })
 
 describe("announcement", () => {
+  it("lists plain names in full and an MCP server's tools once under its prefix, in first-seen order", () => {
+    expect(announcement(["Alpha", "mcp__a_b__x", "mcp__c__y", "mcp__a_b__z-1", "mcp__odd__"]).split("\n").slice(2, -1)).toEqual([
+      "Alpha",
+      "mcp__a_b__: x, z-1",
+      "mcp__c__y",
+      "mcp__odd__"
+    ])
+    // Without a group of two, the explanation of the grouped form is left out.
+    expect(announcement(["Alpha", "mcp__c__y"])).not.toContain("A line")
+  })
+
   it("names the search tool it was given", () => {
     expect(announcement(["a"], "FindTools")).toContain("load it with FindTools")
     expect(notLoadedMessage("a", "FindTools")).toBe(
