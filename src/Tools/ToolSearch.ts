@@ -8,9 +8,11 @@
  * - an exact tool name: that tool;
  * - `mcp__server` (optionally followed by words): that server's tools (ranked by the words);
  * - `+term`: a term every result must match;
- * - other words: ranked with MiniSearch (BM25) over the name's parts (split on `__`, `_`, `-` and camelCase, and
+ * - other words: ranked with MiniSearch (BM25, prefix and fuzzy matching) over the name's parts (split on `__`, `_`, `-` and camelCase, and
  *   query words split the same way), the `searchHint`, the description, and the parameters' names and
- *   descriptions.
+ *   descriptions. Words are lightly stemmed ("files" meets "file"), and a small list of synonyms common in tool
+ *   names ("remove" / "delete", "folder" / "directory") also searches the other words, weighted below the word the
+ *   model wrote.
  *
  * Nothing found gives a plain text with the closest names. A tool removed by a deny rule is never found (the
  * catalogue leaves it out). Finding a tool grants nothing: its calls go through the whole pipeline.
@@ -69,6 +71,62 @@ const stem = (word: string): string => {
 }
 
 const processTerm = (term: string): string | null => (stopWords.has(term) ? null : stem(term))
+
+/**
+ * Words a model uses for the same thing in tool land. A query word also searches its group's other words, at a
+ * lower weight ({@link synonymWeight}), so "remove a folder" meets `delete_directory`.
+ */
+const synonymGroups: ReadonlyArray<ReadonlyArray<string>> = [
+  ["delete", "remove", "erase", "drop", "destroy", "forget", "rm"],
+  ["create", "make", "new", "add", "mkdir"],
+  ["get", "fetch", "retrieve", "obtain", "lookup"],
+  ["list", "show", "enumerate", "ls"],
+  ["search", "find", "look", "query", "grep", "locate"],
+  ["update", "modify", "change", "edit", "patch", "set"],
+  ["read", "view", "open", "cat", "load", "inspect"],
+  ["write", "save", "store", "overwrite"],
+  ["move", "rename", "relocate", "mv"],
+  ["directory", "folder", "dir", "mkdir"],
+  ["run", "execute", "exec", "launch", "invoke", "shell", "command", "terminal"],
+  ["message", "msg", "chat"],
+  ["image", "picture", "photo", "screenshot", "png"],
+  ["issue", "bug", "ticket"],
+  ["compress", "zip", "gzip"],
+  ["sum", "total", "plus", "calculate"],
+  ["environment", "env"],
+  ["send", "post"],
+  ["memory", "remember", "recall", "knowledge"],
+  ["event", "meeting", "appointment"],
+  ["refund", "chargeback"],
+  ["repository", "repo"],
+  ["metadata", "info", "stat", "size"]
+].map((group) => group.map(stem))
+
+const synonymsOf: ReadonlyMap<string, ReadonlyArray<string>> = (() => {
+  const map = new Map<string, Array<string>>()
+  for (const group of synonymGroups) {
+    for (const word of group) {
+      const others = map.get(word) ?? []
+      for (const other of group) if (other !== word && !others.includes(other)) others.push(other)
+      map.set(word, others)
+    }
+  }
+  return map
+})()
+
+/** The weight of a synonym against the word the model wrote. */
+const synonymWeight = 0.4
+
+/** The query's words, processed as the index processes them, and their synonyms (those not in the query). */
+const expand = (text: string): { readonly terms: ReadonlyArray<string>; readonly synonyms: ReadonlySet<string> } => {
+  const terms = splitWords(text).flatMap((word) => {
+    const term = processTerm(word)
+    return term === null ? [] : [term]
+  })
+  const synonyms = new Set<string>()
+  for (const term of terms) for (const synonym of synonymsOf.get(term) ?? []) if (!terms.includes(synonym)) synonyms.add(synonym)
+  return { terms, synonyms }
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // the index
@@ -197,10 +255,19 @@ export const search = (index: SearchIndex, query: string, maxResults = 5): Searc
   const requiredIds = required.map((term) => new Set(index.miniSearch.search(term, { prefix: true, fuzzy: false }).map((hit) => hit.id as number)))
   const matchesAll = (id: number) => requiredIds.every((ids) => ids.has(id))
 
-  const ranked = optional.length + required.length === 0
+  const { synonyms, terms } = expand([...optional, ...required].join(" "))
+  const ranked = terms.length === 0
     ? index.definitions.map((_, id) => id)
     : index.miniSearch
-      .search([...optional, ...required].join(" "), { filter: (hit) => inServer(index.definitions[hit.id as number]!) })
+      .search([...terms, ...synonyms].join(" "), {
+        filter: (hit) => inServer(index.definitions[hit.id as number]!),
+        // The terms arrive processed already.
+        processTerm: (term) => term,
+        boostTerm: (term) => (synonyms.has(term) ? synonymWeight : 1),
+        // Synonyms match as they are: expanding them too would cost more than they bring.
+        prefix: (term) => term.length >= 3 && !synonyms.has(term),
+        fuzzy: (term) => (term.length >= 5 && !synonyms.has(term) ? 0.2 : false)
+      })
       .map((hit) => hit.id as number)
   const names = ranked
     .filter((id) => inServer(index.definitions[id]!) && matchesAll(id))

@@ -27,6 +27,9 @@ const catalogue = [
   tool("mcp__slack__list_channels", "List the channels of the workspace."),
   tool("mcp__codex__ask_codex", "Ask another coding agent for a second opinion."),
   tool("mcp__jira__createTicket", "Open a ticket in Jira.", { searchHint: "bug report task" }),
+  tool("mcp__fs__delete_directory", "Deletes a directory and everything in it."),
+  tool("mcp__cart__remove_item", "Takes an item out of the shopping cart."),
+  tool("mcp__cart__delete_item", "Deletes an item from the catalog."),
   tool("mcp__db__run_query", "Execute SQL against the analytics warehouse.", {
     input: Schema.Struct({ sql: Schema.String.annotations({ description: "A PostgreSQL statement" }) })
   })
@@ -78,6 +81,12 @@ describe("ToolSearch queries", () => {
     expect(found("run a shell command")[0]).toBe("Bash")
     expect(found("find files by name with a glob pattern")[0]).toBe("Glob")
     expect(found("list pull requests", 2)).toHaveLength(2)
+  })
+
+  it("a query word also finds its synonyms, weighted below the word itself", () => {
+    expect(found("remove a folder")[0]).toBe("mcp__fs__delete_directory")
+    expect(found("remove item").slice(0, 2)).toEqual(["mcp__cart__remove_item", "mcp__cart__delete_item"])
+    expect(found("delete item").slice(0, 2)).toEqual(["mcp__cart__delete_item", "mcp__cart__remove_item"])
   })
 
   it("nothing found: a plain text with the closest names", () => {
