@@ -8,8 +8,8 @@
  * - an exact tool name: that tool;
  * - `mcp__server` (optionally followed by words): that server's tools (ranked by the words);
  * - `+term`: a term every result must match;
- * - other words: ranked with MiniSearch (BM25, prefix and fuzzy matching) over the name's parts (split on `__`, `_`, `-` and camelCase, and
- *   query words split the same way), the `searchHint`, the description, and the parameters' names and
+ * - other words: ranked with MiniSearch (BM25, prefix and fuzzy matching) over the name's parts (split on `__`,
+ *   `_`, `-` and camelCase, and query words split the same way), the `searchHint`, the description, and the parameters' names and
  *   descriptions. Words are lightly stemmed ("files" meets "file"), and a small list of synonyms common in tool
  *   names ("remove" / "delete", "folder" / "directory") also searches the other words, weighted below the word the
  *   model wrote.
