@@ -33,6 +33,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import { UiBlock } from "../Tool/Presentation.js"
 import { conservativeTraits, InputRejected } from "../Tool/Tool.js"
 import type { AnyService, Definition } from "../Tool/Tool.js"
 import * as Definitions from "./Definitions.js"
@@ -343,7 +344,8 @@ const notLoaded = (tool: RegisteredTool, searchTool: string): RegisteredTool => 
     traits: () => ({ ...conservativeTraits, readOnly: true, concurrencySafe: true }),
     claims: () => [],
     call: () => Effect.dieMessage(`${tool.definition.name} ran without being loaded`),
-    renderUse: tool.service.renderUse,
+    // Not the tool's own renderer: the input was never decoded.
+    renderUse: () => [UiBlock.Title({ text: tool.definition.name })],
     renderResult: () => [],
     toModel: () => "",
     renderFailure: () => message
