@@ -26,7 +26,8 @@ Options:
   --format FORMAT        anthropic (default) | openai-chat | openai-responses | gemini
   --strict               OpenAI strict mode (default: the API's own: off for Chat Completions, on for Responses)
   --no-strict            OpenAI non-strict definitions
-  --tool-search MODE     on (default) | off | auto | auto:N (defer when deferred tools exceed N% of the context window)
+  --tool-search MODE     on (default, or $ENABLE_TOOL_SEARCH) | off | auto | auto:N (defer when deferred tools
+                         exceed N% of the context window)
   --context-window N     tokens, for auto (default 200000)
   --with-announcement    print {"tools": [...], "announcement": "...", "estimated_tokens": N} instead
   --cwd DIR              working directory (default: the current directory)
@@ -73,7 +74,8 @@ export const parseToolsArgs = (argv: ReadonlyArray<string>): ToolsOptions | "hel
   if (!(Definitions.providers as ReadonlyArray<string>).includes(format)) {
     throw new UsageError(`--format must be one of ${Definitions.providers.join(", ")}, got ${format}`)
   }
-  const mode = parseSearchMode(values["tool-search"] ?? "on")
+  // Claude Code's variable, when the flag is absent.
+  const mode = parseSearchMode(values["tool-search"] ?? process.env["ENABLE_TOOL_SEARCH"] ?? "on")
   if (Either.isLeft(mode)) throw new UsageError(`--tool-search: ${mode.left}`)
   const contextWindow = Number(values["context-window"] ?? 200_000)
   if (!Number.isInteger(contextWindow) || contextWindow <= 0) throw new UsageError(`--context-window must be a positive integer, got ${values["context-window"]}`)
