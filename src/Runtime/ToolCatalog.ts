@@ -35,6 +35,7 @@ import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import { UiBlock } from "../Tool/Presentation.js"
 import { conservativeTraits, InputRejected } from "../Tool/Tool.js"
+import type { ToolUseBlock } from "../Tool/Wire.js"
 import type { AnyService, Definition } from "../Tool/Tool.js"
 import * as Definitions from "./Definitions.js"
 import { ruleTargets } from "./Permission/internal/policy.js"
@@ -189,6 +190,11 @@ export class ToolCatalog extends Context.Tag("effect-tool-runtime/ToolCatalog")<
     readonly discovered: DiscoveredTools["Type"]
     /** The name of the search tool. */
     readonly searchTool: string
+    /**
+     * A tool_use from a model that was sent strict OpenAI definitions, with the `null`s it sent for optional
+     * parameters turned back into absent ones (`Definitions.restoreOmitted`); other tool_uses are returned as they are.
+     */
+    readonly restoreOmitted: (toolUse: ToolUseBlock) => ToolUseBlock
   }
 >() {
   /**
@@ -321,7 +327,17 @@ const makeCatalog = (all: ReadonlyArray<Definition.Any>, discovered: DiscoveredT
       }
     }).pipe(Effect.withSpan("ToolCatalog.request", { attributes: { provider } }))
 
+  const byName = new Map<string, Definition.Any>()
+  for (const definition of tools) for (const name of [definition.name, ...definition.aliases]) byName.set(name, definition)
+  const restoreOmitted = (toolUse: ToolUseBlock): ToolUseBlock => {
+    const definition = byName.get(toolUse.name)
+    if (definition === undefined) return toolUse
+    const input = Definitions.restoreOmitted(definition, toolUse.input)
+    return input === toolUse.input ? toolUse : { ...toolUse, input }
+  }
+
   return {
+    restoreOmitted,
     tools,
     searchable: tools.filter((definition) => definition.name !== searchTool),
     mode,

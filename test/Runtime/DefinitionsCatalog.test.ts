@@ -16,6 +16,7 @@ import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
 import * as Tool from "../../src/Tool/Tool.js"
 import { ToolResultContent } from "../../src/Tool/Wire.js"
 import type { ToolUseBlock } from "../../src/Tool/Wire.js"
+import { Edit } from "../../src/Tools/FileTools.js"
 import { catalogLayer } from "../../src/Tools/ToolSearch.js"
 import { Workspace } from "../../src/Tools/Workspace.js"
 
@@ -267,6 +268,18 @@ describe("deny rules and permissions", () => {
         expect(yield* Ref.get(ran)).toEqual([])
       }).pipe(Effect.provide(session(ran, discovered, { denies }, policy, Approver.denyAll)))
     }))
+})
+
+describe("strict OpenAI inputs", () => {
+  it.effect("restoreOmitted turns a strict model's nulls for optional parameters back into absent ones", () =>
+    Effect.gen(function*() {
+      const catalog = yield* ToolCatalog
+      const strict = (yield* catalog.request("openai-responses")).tools as ReadonlyArray<Definitions.OpenAiResponsesTool>
+      expect(strict[0]!.parameters["required"]).toEqual(["file_path", "old_string", "new_string", "replace_all"])
+      const toolUse = use("Edit", { file_path: "/a", old_string: "x", new_string: "y", replace_all: null })
+      expect(catalog.restoreOmitted(toolUse)).toEqual(use("Edit", { file_path: "/a", old_string: "x", new_string: "y" }))
+      expect(catalog.restoreOmitted(use("Nope", { a: null }))).toEqual(use("Nope", { a: null }))
+    }).pipe(Effect.provide(ToolCatalog.layer([Edit]).pipe(Layer.provide(DiscoveredTools.layer())))))
 })
 
 describe("announcement", () => {
