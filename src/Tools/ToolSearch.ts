@@ -57,7 +57,9 @@ const stopWords: ReadonlySet<string> = new Set([
   "a", "an", "the", "and", "or", "of", "to", "in", "on", "for", "with", "by", "from", "at", "as", "is", "are", "be",
   "it", "its", "this", "that", "these", "those", "my", "me", "i", "we", "our", "you", "your", "can", "could", "would",
   "should", "will", "do", "does", "want", "need", "please", "some", "any", "all", "into", "about", "which", "what",
-  "tool", "tools", "use", "using", "via", "there", "here", "so", "if", "then", "than", "not", "no", "up"
+  "tool", "tools", "use", "using", "via", "there", "here", "so", "if", "then", "than", "not", "no", "up",
+  // Every MCP tool's name starts with it: it tells nothing apart, and matching it costs a pass over them all.
+  "mcp"
 ])
 
 /** A light stem: plural and common verb endings, so "files", "reading" and "created" meet "file", "read", "create". */
@@ -216,7 +218,8 @@ const lookupName = (index: SearchIndex, name: string): Definition.Any | undefine
 const closest = (index: SearchIndex, query: string): ReadonlyArray<string> => {
   const names = index.definitions.map((definition) => definition.name)
   const byEdit = closestNames(query, names)
-  const byWords = index.miniSearch.search(query, { fuzzy: 0.4, prefix: true }).slice(0, 3).map((hit) => index.definitions[hit.id as number]!.name)
+  // Closest *names*: the name field alone, with generous fuzziness (a misspelt name is the usual case).
+  const byWords = index.miniSearch.search(query, { fields: ["name"], fuzzy: 0.4, prefix: true }).slice(0, 3).map((hit) => index.definitions[hit.id as number]!.name)
   return [...new Set([...byEdit, ...byWords])].slice(0, 3)
 }
 
