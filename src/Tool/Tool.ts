@@ -591,6 +591,16 @@ const fillDefaults = <Input, Output, Failure>(
 }
 
 /**
+ * A complete service from an implementation of a tool whose types are erased (a stand-in, an adapted MCP tool): the
+ * safe defaults filled in, `plan` built from the stages. Typed tools use their own `service` instead.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const serviceFrom = (name: string, implementation: Implementation<unknown, unknown, unknown, boolean>): AnyService =>
+  fillDefaults(name, implementation)
+
+/**
  * Defines a tool. The result is the Tag of the tool's service, carrying the definition.
  *
  * @since 0.1.0

@@ -18,6 +18,7 @@ import { ToolRuntime } from "../Runtime/ToolRuntime.js"
 import { renderEvent } from "./render.js"
 import { decodeStdin, UsageError } from "./input.js"
 import { execLayer, type ExecOptions } from "./layer.js"
+import { parseToolsArgs, render as renderTools, TOOLS_USAGE, toolsRequest } from "./tools.js"
 
 const USAGE = `Usage: effect-tool-runtime exec [options] < tool_uses.json
 
@@ -37,7 +38,9 @@ Options:
   --scheduling MODE      conflict-aware (default) | batched
   --session-dir DIR      where large results are stored (default: a new temporary directory)
   --verbose              write what a person would see to standard error
-  --help                 this text`
+  --help                 this text
+
+Also: effect-tool-runtime tools --format anthropic|openai-chat|openai-responses|gemini (see tools --help)`
 
 const MODES = ["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"] as const
 
@@ -115,7 +118,25 @@ const fail = (message: string): never => {
   process.exit(2)
 }
 
+/** `tools`: prints the definitions the settings would send. */
+const mainTools = async (argv: ReadonlyArray<string>): Promise<void> => {
+  let options
+  try {
+    options = parseToolsArgs(argv)
+  } catch (error) {
+    return fail(`${error instanceof Error ? error.message : String(error)} (see tools --help)`)
+  }
+  if (options === "help") return void process.stdout.write(`${TOOLS_USAGE}\n`)
+  const exit = await Effect.runPromiseExit(toolsRequest(options))
+  if (Exit.isFailure(exit)) {
+    const error = exit.cause._tag === "Fail" ? exit.cause.error : undefined
+    return fail(error !== undefined && typeof error === "object" && "message" in error ? String(error.message) : `internal error: ${String(exit.cause)}`)
+  }
+  process.stdout.write(`${renderTools(options, exit.value)}\n`, () => process.exit(0))
+}
+
 const main = async (): Promise<void> => {
+  if (process.argv[2] === "tools") return mainTools(process.argv.slice(3))
   let options: ExecOptions | "help"
   try {
     options = parseCommandLine(process.argv.slice(2))
