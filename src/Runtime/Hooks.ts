@@ -516,7 +516,7 @@ export const make = (options: HooksOptions): Effect.Effect<ToolHooks["Type"], Ho
       for (const event of ["PreToolUse", "PostToolUse", "PostToolUseFailure"] as const) {
         for (const group of fromFile?.[event] ?? []) {
           const matches = yield* compileMatcher(group.matcher)
-          for (const hook of group.hooks) hooks.push(commandHook(event, matches, hook, settings))
+          for (const hook of group.hooks) if (hook.type === "command") hooks.push(commandHook(event, matches, hook, settings))
         }
       }
     }

@@ -70,8 +70,16 @@ import { decide, deniesRead, indexRule, makeIndex } from "./Permission/internal/
 import type { IndexedRule, PolicyEnvironment } from "./Permission/internal/policy.js"
 import { parseRule } from "./Permission/Rule.js"
 import type { PermissionRule, RuleBehavior, RuleParseError } from "./Permission/Rule.js"
-import type { LoadedSettings, PermissionMode } from "./Permission/Settings.js"
-import { addRuleToSettingsFile, claudeSettingsPaths, loadClaudeSettings, loadSettingsFile, SettingsError } from "./Permission/Settings.js"
+import type { LoadedSettings, PermissionMode, PermissionModeSetting, ToolNameOptions } from "./Permission/Settings.js"
+import {
+  addRuleToSettingsFile,
+  claudeSettingsPaths,
+  loadClaudeSettings,
+  loadSettingsFile,
+  readFileRule,
+  resolveMode,
+  SettingsError
+} from "./Permission/Settings.js"
 import { PermissionPolicy, PolicyUpdateError } from "./PermissionPolicy.js"
 
 // -----------------------------------------------------------------------------
@@ -105,10 +113,10 @@ export interface PermissionsOptions {
   readonly sessionRules?: RuleLists
   /**
    * The mode. Default: `permissions.defaultMode` of the highest-precedence settings file that sets one, else
-   * `default`. A project settings file (shared, checked into a repository someone may just have cloned) cannot turn
-   * on `bypassPermissions`: that value is ignored there.
+   * `default` (see `Settings.resolveMode`: `manual` and `auto` run as `default`; no repository file turns on
+   * `bypassPermissions`; `disableBypassPermissionsMode` refuses it).
    */
-  readonly mode?: PermissionMode
+  readonly mode?: PermissionModeSetting
   /** Allow read-only calls that stay inside the workspace without asking. Default true. */
   readonly readOnlyAutoAllow?: boolean
   /** Where "allow always" rules are written. Default `<cwd>/.claude/settings.local.json`. */
@@ -121,8 +129,10 @@ export interface PermissionsOptions {
 
 /**
  * Loads settings files: Claude Code's standard locations (user, project, local) when `claudeSettings` is set, then
- * each of `files` (source `flagSettings`). A file named in `files` must exist; a standard location may be absent. A
- * malformed file fails with a `SettingsError` naming the file and the field.
+ * each of `files` (source `flagSettings`, trusted: the person named them). A file named in `files` must exist; a
+ * standard location may be absent. The repository's files are judged for trust (`trustProject`, or `trustedProjects`
+ * in the user's settings). A malformed file fails with a `SettingsError` naming the file and the field; everything
+ * milder is in each file's `warnings`.
  *
  * @since 0.1.0
  * @category loading
@@ -132,12 +142,18 @@ export const loadSettings = (options: {
   readonly files?: ReadonlyArray<string>
   readonly cwd: string
   readonly home: string
-}): Effect.Effect<ReadonlyArray<LoadedSettings>, SettingsError, FileSystem.FileSystem> =>
+  readonly trustProject?: boolean
+} & ToolNameOptions): Effect.Effect<ReadonlyArray<LoadedSettings>, SettingsError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const standard = options.claudeSettings === true ? yield* loadClaudeSettings(options) : []
+    const decodeOptions = {
+      home: options.home,
+      ...(options.knownTools === undefined ? {} : { knownTools: options.knownTools }),
+      ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers })
+    }
     const given = yield* Effect.forEach(options.files ?? [], (file) => {
       const path = Path.resolve(options.cwd, file)
-      return loadSettingsFile(path, "flagSettings").pipe(
+      return loadSettingsFile(path, "flagSettings", decodeOptions).pipe(
         Effect.flatMap(Option.match({
           onNone: () => Effect.fail(new SettingsError({ file: path, reason: "Unreadable", detail: "the file does not exist" })),
           onSome: Effect.succeed
@@ -148,22 +164,12 @@ export const loadSettings = (options: {
   })
 
 /**
- * The mode a set of settings files asks for: the last `permissions.defaultMode`, skipping `bypassPermissions` from
- * project settings.
+ * The mode a set of settings files asks for (see `Settings.resolveMode`, which also says why when it differs).
  *
  * @since 0.1.0
  * @category loading
  */
-export const modeFromSettings = (settings: ReadonlyArray<LoadedSettings>): PermissionMode => {
-  let mode: PermissionMode = "default"
-  for (const loaded of settings) {
-    const wanted = loaded.settings.permissions?.defaultMode
-    if (wanted === undefined) continue
-    if (wanted === "bypassPermissions" && loaded.source.kind === "projectSettings") continue
-    mode = wanted
-  }
-  return mode
-}
+export const modeFromSettings = (settings: ReadonlyArray<LoadedSettings>): PermissionMode => resolveMode(settings).mode
 
 // -----------------------------------------------------------------------------
 // constructors
@@ -177,7 +183,8 @@ const parseLists = (lists: RuleLists | undefined, source: "cliArg" | "session"):
     for (const text of lists?.[behavior] ?? []) {
       const parsed = parseRule(text)
       if (Either.isLeft(parsed)) return Either.left(parsed.left)
-      out.push(indexRule(behavior, parsed.right, source, undefined))
+      const read = readFileRule(behavior, parsed.right).rule
+      if (read !== undefined) out.push(indexRule(behavior, read, source, undefined))
     }
   }
   return Either.right(out)
@@ -214,7 +221,7 @@ export const make = (
       home: workspace.home,
       contains: workspace.contains,
       settingsFiles: new Set([localSettingsPath, ...settings.map((loaded) => Path.resolve(loaded.source.path))]),
-      mode: options.mode ?? modeFromSettings(settings),
+      mode: resolveMode(settings, options.mode === undefined ? {} : { requested: options.mode }).mode,
       readOnlyAutoAllow: options.readOnlyAutoAllow ?? true
     }
     // "allow always" edits one file: one writer at a time.

@@ -392,7 +392,7 @@ export const claimsOf = (command: string, place: CommandPlace): ReadonlyArray<To
  */
 export const permissionCheckOf = (command: string): PermissionCheck<never> => {
   const analysis = analysisOf(command)
-  if (analysis._tag === "Unanalyzable") return PermissionCheck.ask(`This command cannot be analysed (${analysis.reason}); approve it only if you have read it.`)
+  if (analysis._tag === "Unanalyzable") return PermissionCheck.ask(`This command cannot be analysed (${analysis.reason}); approve it only if you have read it.`, undefined, { overridable: false })
   let suggestion: Option.Option<string>
   try {
     suggestion = suggestRule(command)

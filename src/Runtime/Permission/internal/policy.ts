@@ -391,9 +391,10 @@ const decideBeforeDontAsk = (index: RuleIndex, env: PolicyEnvironment, request: 
   if (hook?.behavior === "ask") {
     return PolicyVerdict.Ask({ reason: DecisionReason.Hook({ hook: hook.hook, message: hook.message }), message: hook.message, suggestions: [] })
   }
-  if (toolCheck._tag === "Ask") {
-    return PolicyVerdict.Ask({ reason: DecisionReason.Tool({ message: toolCheck.message }), message: toolCheck.message, suggestions: toolCheck.suggestions ?? [] })
-  }
+  const toolAsk = toolCheck._tag === "Ask"
+    ? PolicyVerdict.Ask({ reason: DecisionReason.Tool({ message: toolCheck.message }), message: toolCheck.message, suggestions: toolCheck.suggestions ?? [] })
+    : undefined
+  if (toolAsk !== undefined && toolCheck._tag === "Ask" && toolCheck.overridable === false) return toolAsk
   const unsafe = safetyCheck(claims(), env)
   if (unsafe !== undefined) {
     return PolicyVerdict.Ask({ reason: DecisionReason.SafetyCheck({ message: unsafe }), message: `${name} needs approval: ${unsafe}.`, suggestions: [] })
@@ -401,7 +402,15 @@ const decideBeforeDontAsk = (index: RuleIndex, env: PolicyEnvironment, request: 
 
   // 3. The mode.
   if (env.mode === "bypassPermissions") {
-    return allowWith(request, DecisionReason.Mode({ mode: "bypassPermissions", message: "every call not denied or asked for by a rule, hook, tool or safety check runs" }))
+    return allowWith(request, DecisionReason.Mode({ mode: "bypassPermissions", message: "every call not denied or asked for by a rule, hook, unanalysable command or safety check runs" }))
+  }
+  // The tool's own overridable ask (outside the workspace, a custom tool's check) is answered by the allow rules
+  // (settings, command line, session) and a hook's allow before it reaches the person: no mode answers it.
+  if (toolAsk !== undefined) {
+    if (rules.wholeAllow !== undefined) return allowWith(request, rules.wholeAllow.reason)
+    if (content.allow !== undefined) return allowWith(request, content.allow.reason)
+    if (hook?.behavior === "allow") return allowWith(request, DecisionReason.Hook({ hook: hook.hook, message: hook.message }))
+    return toolAsk
   }
   if (env.mode === "acceptEdits" && definition.fileAccess === "edit" && staysInside(claims(), env, true)) {
     return allowWith(request, DecisionReason.Mode({ mode: "acceptEdits", message: "edits inside the workspace are accepted" }))
