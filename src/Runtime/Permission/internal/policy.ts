@@ -207,10 +207,13 @@ const fallbackMatches = (
   return restrictive ? files.paths.some(hits) : files.paths.every(hits)
 }
 
+/** What content matching looks at: the tool and the call's input. */
+type Call = Pick<PolicyRequest, "definition" | "service" | "input">
+
 const matchContent = (
   index: RuleIndex,
   rules: ToolRules,
-  request: PolicyRequest,
+  request: Call,
   claims: () => ReadonlyArray<Claim>,
   env: PolicyEnvironment
 ): ContentMatch => {
@@ -242,7 +245,7 @@ const matchContent = (
 const firstMatch = (
   index: RuleIndex,
   rules: ReadonlyArray<IndexedContentRule>,
-  request: PolicyRequest,
+  request: Call,
   files: () => ClaimedFiles,
   env: PolicyEnvironment
 ): IndexedContentRule | undefined => {
@@ -254,6 +257,26 @@ const firstMatch = (
     if (hit) return rule
   }
   return undefined
+}
+
+/**
+ * Whether a rule covers a call, read as a deny rule would be: its tool part names the tool, and its content (if
+ * any) matches some part of the call, a call the tool cannot analyse included. Used for hooks' `if` conditions, so a
+ * guarding hook runs whenever the call might be what it guards against.
+ *
+ * @internal
+ */
+export const ruleCoversCall = (
+  rule: PermissionRule,
+  call: Call,
+  env: Pick<PolicyEnvironment, "cwd" | "home" | "contains">
+): boolean => {
+  const index = makeIndex([indexRule("deny", rule, "session", undefined)])
+  const rules = rulesFor(index, call.definition)
+  if (rules.wholeDeny !== undefined) return true
+  const full: PolicyEnvironment = { ...env, settingsFiles: new Set(), mode: "default", readOnlyAutoAllow: false }
+  let claimsMemo: ReadonlyArray<Claim> | undefined
+  return matchContent(index, rules, call, () => (claimsMemo ??= call.service.claims(call.input)), full).deny !== undefined
 }
 
 // -----------------------------------------------------------------------------
