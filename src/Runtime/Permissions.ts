@@ -10,23 +10,29 @@
  * 1. **Deny rules** (any source) → Deny.
  *    Then a PreToolUse **hook's deny**, the **tool's own Deny**, and **plan mode** (a call that is not read-only,
  *    from a tool that touches the environment) → Deny.
- * 2. **Ask rules** (any source) → Ask. Then a **hook's ask**, the **tool's own Ask** → Ask.
+ * 2. **Ask rules** (any source) → Ask. Then a **hook's ask** and the **tool's own non-overridable Ask**
+ *    (`overridable: false`: a shell command that cannot be analysed) → Ask.
  * 3. **Safety checks** (on what a tool declares it writes; a `*` claim declares nothing, and only
  *    `bypassPermissions` lets such a call run without asking): a write claim (`file:` resource) on `.git/`, `.claude/` (settings, hooks, commands), the
  *    settings files in use, shell profiles (`.bashrc`, `.zshrc`, `.profile`, `.bash_profile`, `.zprofile`, ...),
  *    `.gitconfig`, `.ssh/` and similar (see `Permission/SafetyCheck`) → Ask, in every mode, `bypassPermissions`
  *    and `acceptEdits` included, and whatever the allow rules say.
- * 4. **Mode**: `bypassPermissions` → Allow. `acceptEdits`: a tool with `fileAccess: "edit"` whose claims are all
- *    `file:` claims inside the workspace, at least one a write → Allow.
- * 5. **Allow rules** (any source) → Allow. A **hook's allow** counts as an allow rule, here and nowhere earlier: it
- *    never overrides a deny or ask rule, the tool's deny or ask, a safety check or plan mode.
- * 6. **Read-only auto-allow** (on by default): the call's traits are read-only and not open-world (a network read
+ * 4. **bypassPermissions** → Allow.
+ * 5. **The tool's own overridable Ask** (a file outside the workspace, a custom tool's check): answered by the allow
+ *    rules (settings files, command line, the session's "allow for the session/always") and a hook's allow → Allow;
+ *    otherwise → Ask, with the tool's suggestions. No other mode answers it (acceptEdits covers the workspace only).
+ *    The rule a prompt suggests is therefore the rule that allows the same call next time.
+ * 6. **acceptEdits**: a tool with `fileAccess: "edit"` whose claims are all `file:` claims inside the workspace, at
+ *    least one a write → Allow.
+ * 7. **Allow rules** (any source) → Allow. A **hook's allow** counts as an allow rule, here and in step 5 only: it
+ *    never overrides a deny or ask rule, the tool's deny or non-overridable ask, a safety check or plan mode.
+ * 8. **Read-only auto-allow** (on by default): the call's traits are read-only and not open-world (a network read
  *    can carry data out), and every claim is a `file:` claim inside the workspace (a `*` claim is not) → Allow.
  *    Except while a `Read` deny rule exists, for a tool that touches the environment without `fileAccess` (Bash):
  *    it cannot show it keeps out of the protected files, so it asks.
- * 7. **The tool's Allow** → Allow (with its `updatedInput`, which also accompanies any other Allow). A tool that
+ * 9. **The tool's Allow** → Allow (with its `updatedInput`, which also accompanies any other Allow). A tool that
  *    does not touch the environment → Allow.
- * 8. Otherwise → Ask, with suggested rules (the tool's, else `Edit(//dir/**)`/`Read(//dir/**)` for file tools,
+ * 10. Otherwise → Ask, with suggested rules (the tool's, else `Edit(//dir/**)`/`Read(//dir/**)` for file tools,
  *    else the bare tool name for tools that cannot match rule content).
  *
  * In `dontAsk` mode every Ask becomes a Deny whose reason names the mode. Every verdict carries a `DecisionReason`:
@@ -37,7 +43,9 @@
  *
  * A rule targets a tool when its tool part is the tool's name or one of its aliases, `Read` for tools with
  * `fileAccess: "read"`, `Edit` for tools with `fileAccess: "edit"`, or an MCP server-wide rule (`mcp__srv`,
- * `mcp__srv__*`) for a tool of that server. A rule without content covers every call. A content rule is decided by
+ * `mcp__srv__*`) for a tool of that server. Path rules under another file tool's name are read as Claude Code reads
+ * them (see `Settings.readFileRule`): `Write(x)` deny/ask as `Edit(x)`, `Glob(x)` as `Read(x)`; their allow rules do
+ * nothing. A rule without content covers every call. A content rule is decided by
  * the tool: `matchRules` when it has it (all content rules at once, for compound commands), else `matchesRule`
  * rule by rule, with the rule's `RuleContext` (`/...` patterns anchored at the root of the rule's settings file).
  * A tool with neither:
