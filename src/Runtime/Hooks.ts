@@ -87,7 +87,7 @@ import { ruleCoversCall } from "./Permission/internal/policy.js"
 import { parseRule } from "./Permission/Rule.js"
 import type { PermissionRule } from "./Permission/Rule.js"
 import { HOOK_EVENTS } from "./Permission/Settings.js"
-import type { HookDefinition, HooksSettings } from "./Permission/Settings.js"
+import type { HookDefinition, HooksSettings, LoadedSettings } from "./Permission/Settings.js"
 import type { HookOpinion } from "./PermissionPolicy.js"
 import { ToolRegistry } from "./ToolRegistry.js"
 import { noPreToolUse, ToolHooks } from "./ToolHooks.js"
@@ -194,7 +194,20 @@ export interface HooksOptions {
   readonly home?: string
   /** Where HTTP hooks' `allowedEnvVars` are read. Default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>
+  /**
+   * URL patterns (`*` matches any run of characters) HTTP hooks may POST to (settings `allowedHttpHookUrls`, from
+   * every file). Given, an HTTP hook whose URL matches none cannot run: a PreToolUse one denies what it matches.
+   */
+  readonly allowedHttpHookUrls?: ReadonlyArray<string>
+  /** The only environment variables any HTTP hook may put in headers (settings `httpHookAllowedEnvVars`). */
+  readonly httpHookAllowedEnvVars?: ReadonlyArray<string>
 }
+
+/** Whether a URL matches one of Claude Code's `allowedHttpHookUrls` patterns. */
+const urlAllowed = (url: string, patterns: ReadonlyArray<string> | undefined): boolean =>
+  patterns === undefined || patterns.some((pattern) =>
+    new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`).test(url)
+  )
 
 /** The events this runtime raises. */
 const RAISED: ReadonlyArray<string> = ["PreToolUse", "PostToolUse", "PostToolUseFailure"]
@@ -355,6 +368,8 @@ interface RunSettings {
   readonly maxOutput: number
   readonly languageModel: LanguageModel.Service | undefined
   readonly env: Readonly<Record<string, string | undefined>>
+  readonly allowedHttpHookUrls: ReadonlyArray<string> | undefined
+  readonly httpHookAllowedEnvVars: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -420,8 +435,13 @@ const runHttp = (
   timeout: Duration.Duration,
   settings: RunSettings
 ): Effect.Effect<HookRun> => {
+  if (!urlAllowed(hook.url, settings.allowedHttpHookUrls)) {
+    return Effect.succeed({ _tag: "Crashed", message: "cannot run: its URL matches none of allowedHttpHookUrls" })
+  }
+  const globalVars = settings.httpHookAllowedEnvVars
+  const allowed = (hook.allowedEnvVars ?? []).filter((name) => globalVars === undefined || globalVars.includes(name))
   const headers: Record<string, string> = { "content-type": "application/json" }
-  for (const [name, value] of Object.entries(hook.headers ?? {})) headers[name] = interpolate(value, hook.allowedEnvVars ?? [], settings.env)
+  for (const [name, value] of Object.entries(hook.headers ?? {})) headers[name] = interpolate(value, allowed, settings.env)
   return Effect.tryPromise({
     try: async (signal): Promise<HookRun> => {
       const response = await fetch(hook.url, { method: "POST", headers, body, signal, redirect: "error" })
@@ -664,6 +684,29 @@ const settingsFilesOf = (options: Pick<HooksOptions, "settingsHooks" | "settings
 ]
 
 /**
+ * The hooks options that come from loaded settings files: each file's hooks with its path, and the HTTP limits
+ * (`allowedHttpHookUrls`, `httpHookAllowedEnvVars`: every file's lists together, set when any file sets one).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const optionsFromSettings = (
+  settings: ReadonlyArray<LoadedSettings>
+): Pick<HooksOptions, "settingsFiles" | "allowedHttpHookUrls" | "httpHookAllowedEnvVars"> => {
+  const union = (pick: (loaded: LoadedSettings) => ReadonlyArray<string> | undefined) => {
+    const lists = settings.map(pick).filter((list) => list !== undefined)
+    return lists.length === 0 ? undefined : [...new Set(lists.flat())]
+  }
+  const urls = union((loaded) => loaded.settings.allowedHttpHookUrls)
+  const vars = union((loaded) => loaded.settings.httpHookAllowedEnvVars)
+  return {
+    settingsFiles: settings.map((loaded) => ({ path: loaded.source.path, hooks: loaded.settings.hooks })),
+    ...(urls === undefined ? {} : { allowedHttpHookUrls: urls }),
+    ...(vars === undefined ? {} : { httpHookAllowedEnvVars: vars })
+  }
+}
+
+/**
  * What to tell the person once, at load, about the hooks of settings files: hooks for events this runtime never
  * raises, and prompt or agent hooks that cannot run without a language model. One line each, naming the file and
  * the field.
@@ -671,7 +714,9 @@ const settingsFilesOf = (options: Pick<HooksOptions, "settingsHooks" | "settings
  * @since 0.2.0
  * @category warnings
  */
-export const hookWarnings = (options: Pick<HooksOptions, "settingsHooks" | "settingsFiles" | "languageModel">): ReadonlyArray<string> => {
+export const hookWarnings = (
+  options: Pick<HooksOptions, "settingsHooks" | "settingsFiles" | "languageModel" | "allowedHttpHookUrls">
+): ReadonlyArray<string> => {
   const warnings: Array<string> = []
   for (const file of settingsFilesOf(options)) {
     for (const event of HOOK_EVENTS) {
@@ -682,12 +727,16 @@ export const hookWarnings = (options: Pick<HooksOptions, "settingsHooks" | "sett
         warnings.push(`${file.path}: hooks.${event}: ${count} hook${count === 1 ? "" : "s"} for ${event}, an event this runtime does not raise; unused`)
         continue
       }
-      if (options.languageModel !== undefined) continue
+      const effect = event === "PreToolUse" ? "it denies every call it matches" : "it is reported as failed after every call it matches"
       groups.forEach((group, i) =>
         group.hooks.forEach((hook, j) => {
-          if (hook.type !== "prompt" && hook.type !== "agent") return
-          const effect = event === "PreToolUse" ? "it denies every call it matches" : "it is reported as failed after every call it matches"
-          warnings.push(`${file.path}: ${formatPath(["hooks", event, i, "hooks", j])}: ${hook.type} hook needs a language model and none is configured; ${effect}`)
+          const field = formatPath(["hooks", event, i, "hooks", j])
+          if ((hook.type === "prompt" || hook.type === "agent") && options.languageModel === undefined) {
+            warnings.push(`${file.path}: ${field}: ${hook.type} hook needs a language model and none is configured; ${effect}`)
+          }
+          if (hook.type === "http" && !urlAllowed(hook.url, options.allowedHttpHookUrls)) {
+            warnings.push(`${file.path}: ${field}: http hook URL ${hook.url} matches none of allowedHttpHookUrls; ${effect}`)
+          }
         })
       )
     }
@@ -742,7 +791,9 @@ export const make = (options: HooksOptions): Effect.Effect<ToolHooks["Type"], Ho
       grace: Duration.decode(options.killGrace ?? Duration.seconds(2)),
       maxOutput: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT,
       languageModel: options.languageModel,
-      env: options.env ?? process.env
+      env: options.env ?? process.env,
+      allowedHttpHookUrls: options.allowedHttpHookUrls,
+      httpHookAllowedEnvVars: options.httpHookAllowedEnvVars
     }
     const registry = Option.getOrUndefined(yield* Effect.serviceOption(ToolRegistry))
     const hooks: Array<CompiledHook> = []

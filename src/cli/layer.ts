@@ -54,9 +54,9 @@ export const execLayer = (options: ExecOptions) =>
         trustProject: options.trustProject,
         knownTools
       })
-      const settingsHooks = settings.map((loaded) => ({ path: loaded.source.path, hooks: loaded.settings.hooks }))
+      const hookOptions = Hooks.optionsFromSettings(settings)
       const { mode, warnings: modeWarnings } = resolveMode(settings, options.mode === undefined ? {} : { requested: options.mode })
-      for (const line of [...settings.flatMap((loaded) => loaded.warnings.map(formatSettingsWarning)), ...modeWarnings, ...Hooks.hookWarnings({ settingsFiles: settingsHooks })]) {
+      for (const line of [...settings.flatMap((loaded) => loaded.warnings.map(formatSettingsWarning)), ...modeWarnings, ...Hooks.hookWarnings(hookOptions)]) {
         options.warn(line)
       }
       const additionalDirectories = [
@@ -69,7 +69,7 @@ export const execLayer = (options: ExecOptions) =>
       const policy = Permissions.layer({ settings, cliRules: options.rules, mode })
       const registry = ToolRegistry.layer(builtinTools).pipe(Layer.provide(builtinLayer()))
       // The registry lets hooks' `if` conditions ask the tools how their rules match.
-      const hooks = Hooks.layer({ settingsFiles: settingsHooks, cwd, home }).pipe(Layer.provide(registry))
+      const hooks = Hooks.layer({ ...hookOptions, cwd, home }).pipe(Layer.provide(registry))
       return ToolRuntime.layer.pipe(
         Layer.provide(Layer.mergeAll(registry, policy, hooks, approver)),
         Layer.provideMerge(store),

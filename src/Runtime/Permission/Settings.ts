@@ -243,7 +243,8 @@ export const PermissionsSettings = Schema.Struct({
 
 /**
  * The part of a Claude Code settings file this runtime reads, plus `trustedProjects` (read from the user's file
- * only): the projects whose repository settings the person trusts. Decoding drops unknown keys (the loader warns
+ * only): the projects whose repository settings the person trusts. `allowedHttpHookUrls` and
+ * `httpHookAllowedEnvVars` restrict, so they apply from every file, trusted or not. Decoding drops unknown keys (the loader warns
  * about them first).
  *
  * @since 0.1.0
@@ -252,6 +253,10 @@ export const PermissionsSettings = Schema.Struct({
 export const Settings = Schema.Struct({
   permissions: optional(PermissionsSettings),
   hooks: optional(HooksSettings),
+  /** URL patterns (`*` matches anything) HTTP hooks may POST to; when any file sets it, other URLs are refused. */
+  allowedHttpHookUrls: optional(Schema.Array(Schema.String)),
+  /** Environment variables HTTP hooks may put in headers; when any file sets it, others are never sent. */
+  httpHookAllowedEnvVars: optional(Schema.Array(Schema.String)),
   trustedProjects: optional(Schema.Array(Schema.String))
 })
 
@@ -769,8 +774,9 @@ export const applyTrust = (loaded: LoadedSettings, trusted: boolean): LoadedSett
     directories = undefined
   }
   const { additionalDirectories: _dirs, defaultMode: _mode, ...restrictive } = permissions ?? {}
+  const { hooks: _hooks, permissions: _permissions, ...rest } = loaded.settings
   const settings: Settings = {
-    ...(loaded.settings.trustedProjects === undefined ? {} : { trustedProjects: loaded.settings.trustedProjects }),
+    ...rest,
     ...(hooks === undefined ? {} : { hooks }),
     ...(permissions === undefined ? {} : {
       permissions: {

@@ -204,8 +204,8 @@ export const runCase = (test: Case, places: Places): Promise<CaseResult> => {
     if (Either.isLeft(loaded)) return { _tag: "LoadFailed", message: loaded.left.message } as const
     const settings = loaded.right
     const resolved = resolveMode(settings, test.mode === undefined ? {} : { requested: test.mode as PermissionModeSetting })
-    const settingsFiles = settings.map((file) => ({ path: file.source.path, hooks: file.settings.hooks }))
-    const warnings = [...settings.flatMap((file) => file.warnings.map(formatSettingsWarning)), ...resolved.warnings, ...Hooks.hookWarnings({ settingsFiles })]
+    const hookOptions = Hooks.optionsFromSettings(settings)
+    const warnings = [...settings.flatMap((file) => file.warnings.map(formatSettingsWarning)), ...resolved.warnings, ...Hooks.hookWarnings(hookOptions)]
 
     const asked: Array<ApprovalRequest> = []
     const approver = Layer.succeed(Approver, {
@@ -226,7 +226,7 @@ export const runCase = (test: Case, places: Places): Promise<CaseResult> => {
       Layer.provide(Layer.mergeAll(
         registry,
         Permissions.layer({ settings, mode: resolved.mode }),
-        Hooks.layer({ settingsFiles, cwd: places.project, home: places.home }).pipe(Layer.provide(registry)),
+        Hooks.layer({ ...hookOptions, cwd: places.project, home: places.home }).pipe(Layer.provide(registry)),
         approver
       )),
       Layer.provideMerge(ResultStore.layerMemory()),
