@@ -191,7 +191,7 @@ describe("http hooks", () => {
       const s = yield* server((_, __, response) => response.end())
       const headers = { headers: { authorization: "Bearer $TOKEN" }, allowedEnvVars: ["TOKEN"] }
       yield* preToolUse({ ...httpHook(s.url, headers), env: { TOKEN: "t0k" }, httpHookAllowedEnvVars: ["OTHER"], allowedHttpHookUrls: ["http://127.0.0.1:*"] }, "Bash", { command: "ls" })
-      expect(s.requests[0]!.headers.authorization).toBe("Bearer ")
+      expect(s.requests[0]!.headers.authorization).toBe("Bearer")
       const refused = yield* preToolUse({ ...httpHook(s.url), allowedHttpHookUrls: ["https://hooks.example.com/*"] }, "Bash", { command: "ls" })
       expect(refused.opinion?.message).toContain("its URL matches none of allowedHttpHookUrls; the call is denied")
       expect(s.requests).toHaveLength(1)
