@@ -19,7 +19,9 @@ import * as Data from "effect/Data"
  * - `Ask`: a person must approve; `suggestions` are rules that would allow similar calls. An ask is `overridable`
  *   (the default): an allow rule (settings, command line, the session's "allow always"), a hook's allow or
  *   `bypassPermissions` answers it before the person is asked, so the rule a prompt suggests, once saved, allows the
- *   same call next time. `overridable: false` is for asks no rule may answer (a command that cannot be analysed).
+ *   same call next time, provided the suggestions are rules the tool can match (a whole-tool rule, or content its
+ *   `matchesRule`/`matchRules` reads). `overridable: false` is for asks no rule may answer (a command that cannot be
+ *   analysed).
  * - `Passthrough`: no opinion; the policy decides.
  *
  * @since 0.1.0
