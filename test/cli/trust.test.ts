@@ -82,3 +82,34 @@ describe("exec and the trust model", () => {
     expect((await run(repo, home, [], "make")).outcome.status).toBe("denied")
   }, 60_000)
 })
+
+describe("exec and configuration errors", () => {
+  const failing = async (settings: unknown) => {
+    const { base, home, repo } = makeRepo()
+    const file = path.join(base, "team.json")
+    fs.writeFileSync(file, JSON.stringify(settings))
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = execFile(process.execPath, [main, "exec", "--settings", file, "--approve", "deny"], { cwd: repo, env: { ...process.env, HOME: home } }, (error, _stdout, stderr) =>
+        resolve({ code: error === null ? 0 : (error as { code?: number }).code ?? null, stderr }))
+      child.stdin!.end("[]")
+    })
+    return { ...result, file }
+  }
+
+  it("an invalid hook matcher is one line naming the file and the field, with no stack", async () => {
+    const { code, file, stderr } = await failing({ hooks: { PreToolUse: [{ matcher: "Bash(", hooks: [{ type: "command", command: "true" }] }] } })
+    expect(code).toBe(2)
+    expect(stderr.trim().split("\n")).toHaveLength(1)
+    expect(stderr).toMatch(new RegExp(`^effect-tool-runtime: Invalid settings in ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: hooks\\.PreToolUse\\[0\\]\\.matcher: invalid regular expression "Bash\\(": `))
+    expect(stderr).not.toContain("internal error")
+  }, 30_000)
+
+  it("a malformed deny rule stops the run; a malformed allow rule is a warning", async () => {
+    const denied = await failing({ permissions: { deny: ["Bash(rm -rf"] } })
+    expect(denied.code).toBe(2)
+    expect(denied.stderr).toContain(`${denied.file}: permissions.deny[0]: Invalid permission rule`)
+    const allowed = await failing({ permissions: { allow: ["Bash(rm -rf"] } })
+    expect(allowed.code).toBe(0)
+    expect(allowed.stderr).toContain(`warning: ${allowed.file}: permissions.allow[0]: Invalid permission rule "Bash(rm -rf"`)
+  }, 30_000)
+})
