@@ -414,10 +414,11 @@ const decideBeforeDontAsk = (index: RuleIndex, env: PolicyEnvironment, request: 
   if (hook?.behavior === "ask") {
     return PolicyVerdict.Ask({ reason: DecisionReason.Hook({ hook: hook.hook, message: hook.message }), message: hook.message, suggestions: [] })
   }
+  // The tool's own ask: a non-overridable one asks here; an overridable one waits for the allow rules (below).
   const toolAsk = toolCheck._tag === "Ask"
     ? PolicyVerdict.Ask({ reason: DecisionReason.Tool({ message: toolCheck.message }), message: toolCheck.message, suggestions: toolCheck.suggestions ?? [] })
     : undefined
-  if (toolAsk !== undefined && toolCheck._tag === "Ask" && toolCheck.overridable === false) return toolAsk
+  if (toolCheck._tag === "Ask" && toolCheck.overridable === false) return toolAsk!
   const unsafe = safetyCheck(claims(), env)
   if (unsafe !== undefined) {
     return PolicyVerdict.Ask({ reason: DecisionReason.SafetyCheck({ message: unsafe }), message: `${name} needs approval: ${unsafe}.`, suggestions: [] })
@@ -428,7 +429,7 @@ const decideBeforeDontAsk = (index: RuleIndex, env: PolicyEnvironment, request: 
     return allowWith(request, DecisionReason.Mode({ mode: "bypassPermissions", message: "every call not denied or asked for by a rule, hook, unanalysable command or safety check runs" }))
   }
   // The tool's own overridable ask (outside the workspace, a custom tool's check) is answered by the allow rules
-  // (settings, command line, session) and a hook's allow before it reaches the person: no mode answers it.
+  // (settings, command line, session) and a hook's allow before it reaches the person; no mode but bypass answers it.
   if (toolAsk !== undefined) {
     if (rules.wholeAllow !== undefined) return allowWith(request, rules.wholeAllow.reason)
     if (content.allow !== undefined) return allowWith(request, content.allow.reason)
