@@ -684,8 +684,9 @@ const settingsFilesOf = (options: Pick<HooksOptions, "settingsHooks" | "settings
 ]
 
 /**
- * The hooks options that come from loaded settings files: each file's hooks with its path, and the HTTP limits
- * (`allowedHttpHookUrls`, `httpHookAllowedEnvVars`: every file's lists together, set when any file sets one).
+ * The hooks options that come from loaded (trust-judged) settings files: each file's hooks with its path (none at
+ * all when a file sets `disableAllHooks`), and the HTTP limits (`allowedHttpHookUrls`, `httpHookAllowedEnvVars`:
+ * every file's lists together, set when any file sets one).
  *
  * @since 0.2.0
  * @category constructors
@@ -699,8 +700,9 @@ export const optionsFromSettings = (
   }
   const urls = union((loaded) => loaded.settings.allowedHttpHookUrls)
   const vars = union((loaded) => loaded.settings.httpHookAllowedEnvVars)
+  const disabled = settings.some((loaded) => loaded.settings.disableAllHooks === true)
   return {
-    settingsFiles: settings.map((loaded) => ({ path: loaded.source.path, hooks: loaded.settings.hooks })),
+    settingsFiles: disabled ? [] : settings.map((loaded) => ({ path: loaded.source.path, hooks: loaded.settings.hooks })),
     ...(urls === undefined ? {} : { allowedHttpHookUrls: urls }),
     ...(vars === undefined ? {} : { httpHookAllowedEnvVars: vars })
   }

@@ -253,6 +253,8 @@ export const PermissionsSettings = Schema.Struct({
 export const Settings = Schema.Struct({
   permissions: optional(PermissionsSettings),
   hooks: optional(HooksSettings),
+  /** Turns off the hooks of every settings file (a repository's file only once trusted: it would switch off guards). */
+  disableAllHooks: optional(Schema.Boolean),
   /** URL patterns (`*` matches anything) HTTP hooks may POST to; when any file sets it, other URLs are refused. */
   allowedHttpHookUrls: optional(Schema.Array(Schema.String)),
   /** Environment variables HTTP hooks may put in headers; when any file sets it, others are never sent. */
@@ -774,10 +776,12 @@ export const applyTrust = (loaded: LoadedSettings, trusted: boolean): LoadedSett
     directories = undefined
   }
   const { additionalDirectories: _dirs, defaultMode: _mode, ...restrictive } = permissions ?? {}
-  const { hooks: _hooks, permissions: _permissions, ...rest } = loaded.settings
+  const { disableAllHooks, hooks: _hooks, permissions: _permissions, ...rest } = loaded.settings
+  if (!trusted && disableAllHooks === true) untrusted("disableAllHooks", "disableAllHooks")
   const settings: Settings = {
     ...rest,
     ...(hooks === undefined ? {} : { hooks }),
+    ...(disableAllHooks === undefined || (!trusted && disableAllHooks) ? {} : { disableAllHooks }),
     ...(permissions === undefined ? {} : {
       permissions: {
         ...restrictive,
