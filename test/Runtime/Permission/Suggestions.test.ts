@@ -179,6 +179,26 @@ describe("suggested rules", () => {
     else expect({ verdict: verdict._tag, suggestions }).toEqual({ verdict: "Allow", suggestions })
   }), { fastCheck: { numRuns: 300 } })
 
+  it.effect("a suggestion saved with \"allow always\" allows the same call in the next run, once the project is trusted", () =>
+    inRuntime(Effect.gen(function*() {
+      const read = call("Read", { file_path: path.join(outside, "notes.txt") })
+      const first = yield* Effect.flatMap(Permissions.make({}), (policy) => evaluate(policy, read))
+      expect(first._tag).toBe("Ask")
+      if (first._tag !== "Ask") return
+      yield* Effect.flatMap(Permissions.make({}), (policy) => policy.remember(first.suggestions, "always"))
+      const saved = JSON.parse(fs.readFileSync(path.join(project, ".claude/settings.local.json"), "utf8"))
+      expect(saved.permissions.allow).toEqual(first.suggestions)
+      const nextRun = (trustProject: boolean) =>
+        Effect.gen(function*() {
+          const settings = yield* Permissions.loadSettings({ claudeSettings: true, cwd: project, home, trustProject })
+          return (yield* Effect.flatMap(Permissions.make({ settings }), (policy) => evaluate(policy, read)))._tag
+        })
+      expect(yield* nextRun(true)).toBe("Allow")
+      // The local settings file belongs to the repository: untrusted, its allow rules wait.
+      expect(yield* nextRun(false)).toBe("Ask")
+      fs.rmSync(path.join(project, ".claude"), { recursive: true })
+    })))
+
   it("the generator reaches a call that asks with a suggestion in at least 80% of runs", () => {
     expect(runs).toBeGreaterThan(0)
     const share = reached / runs
