@@ -175,7 +175,7 @@ export interface SettingsHooks {
 export interface HooksOptions {
   /** The `hooks` objects of the settings files in use, in precedence order (their hooks all run). */
   readonly settingsHooks?: ReadonlyArray<HooksSettings | undefined>
-  /** The same with each file's path (e.g. `loaded.map((l) => ({ path: l.source.path, hooks: l.settings.hooks }))`). */
+  /** The same with each file's path, named in errors and warnings ({@link optionsFromSettings} builds it from loaded settings). */
   readonly settingsFiles?: ReadonlyArray<SettingsHooks>
   readonly functionHooks?: ReadonlyArray<FunctionHook>
   /** Working directory of command hooks, and `cwd` in their input. */
