@@ -10,23 +10,29 @@
  * 1. **Deny rules** (any source) → Deny.
  *    Then a PreToolUse **hook's deny**, the **tool's own Deny**, and **plan mode** (a call that is not read-only,
  *    from a tool that touches the environment) → Deny.
- * 2. **Ask rules** (any source) → Ask. Then a **hook's ask**, the **tool's own Ask** → Ask.
+ * 2. **Ask rules** (any source) → Ask. Then a **hook's ask** and the **tool's own non-overridable Ask**
+ *    (`overridable: false`: a shell command that cannot be analysed) → Ask.
  * 3. **Safety checks** (on what a tool declares it writes; a `*` claim declares nothing, and only
  *    `bypassPermissions` lets such a call run without asking): a write claim (`file:` resource) on `.git/`, `.claude/` (settings, hooks, commands), the
  *    settings files in use, shell profiles (`.bashrc`, `.zshrc`, `.profile`, `.bash_profile`, `.zprofile`, ...),
  *    `.gitconfig`, `.ssh/` and similar (see `Permission/SafetyCheck`) → Ask, in every mode, `bypassPermissions`
  *    and `acceptEdits` included, and whatever the allow rules say.
- * 4. **Mode**: `bypassPermissions` → Allow. `acceptEdits`: a tool with `fileAccess: "edit"` whose claims are all
- *    `file:` claims inside the workspace, at least one a write → Allow.
- * 5. **Allow rules** (any source) → Allow. A **hook's allow** counts as an allow rule, here and nowhere earlier: it
- *    never overrides a deny or ask rule, the tool's deny or ask, a safety check or plan mode.
- * 6. **Read-only auto-allow** (on by default): the call's traits are read-only and not open-world (a network read
+ * 4. **bypassPermissions** → Allow.
+ * 5. **The tool's own overridable Ask** (a file outside the workspace, a custom tool's check): answered by the allow
+ *    rules (settings files, command line, the session's "allow for the session/always") and a hook's allow → Allow;
+ *    otherwise → Ask, with the tool's suggestions. No other mode answers it (acceptEdits covers the workspace only).
+ *    The rule a prompt suggests is therefore the rule that allows the same call next time.
+ * 6. **acceptEdits**: a tool with `fileAccess: "edit"` whose claims are all `file:` claims inside the workspace, at
+ *    least one a write → Allow.
+ * 7. **Allow rules** (any source) → Allow. A **hook's allow** counts as an allow rule, here and in step 5 only: it
+ *    never overrides a deny or ask rule, the tool's deny or non-overridable ask, a safety check or plan mode.
+ * 8. **Read-only auto-allow** (on by default): the call's traits are read-only and not open-world (a network read
  *    can carry data out), and every claim is a `file:` claim inside the workspace (a `*` claim is not) → Allow.
  *    Except while a `Read` deny rule exists, for a tool that touches the environment without `fileAccess` (Bash):
  *    it cannot show it keeps out of the protected files, so it asks.
- * 7. **The tool's Allow** → Allow (with its `updatedInput`, which also accompanies any other Allow). A tool that
+ * 9. **The tool's Allow** → Allow (with its `updatedInput`, which also accompanies any other Allow). A tool that
  *    does not touch the environment → Allow.
- * 8. Otherwise → Ask, with suggested rules (the tool's, else `Edit(//dir/**)`/`Read(//dir/**)` for file tools,
+ * 10. Otherwise → Ask, with suggested rules (the tool's, else `Edit(//dir/**)`/`Read(//dir/**)` for file tools,
  *    else the bare tool name for tools that cannot match rule content).
  *
  * In `dontAsk` mode every Ask becomes a Deny whose reason names the mode. Every verdict carries a `DecisionReason`:
@@ -37,7 +43,9 @@
  *
  * A rule targets a tool when its tool part is the tool's name or one of its aliases, `Read` for tools with
  * `fileAccess: "read"`, `Edit` for tools with `fileAccess: "edit"`, or an MCP server-wide rule (`mcp__srv`,
- * `mcp__srv__*`) for a tool of that server. A rule without content covers every call. A content rule is decided by
+ * `mcp__srv__*`) for a tool of that server. Path rules under another file tool's name are read as Claude Code reads
+ * them (see `Settings.readFileRule`): `Write(x)` deny/ask as `Edit(x)`, `Glob(x)` as `Read(x)`; their allow rules do
+ * nothing. A rule without content covers every call. A content rule is decided by
  * the tool: `matchRules` when it has it (all content rules at once, for compound commands), else `matchesRule`
  * rule by rule, with the rule's `RuleContext` (`/...` patterns anchored at the root of the rule's settings file).
  * A tool with neither:
@@ -69,8 +77,16 @@ import { decide, deniesRead, indexRule, makeIndex } from "./Permission/internal/
 import type { IndexedRule, PolicyEnvironment } from "./Permission/internal/policy.js"
 import { parseRule } from "./Permission/Rule.js"
 import type { PermissionRule, RuleBehavior, RuleParseError } from "./Permission/Rule.js"
-import type { LoadedSettings, PermissionMode } from "./Permission/Settings.js"
-import { addRuleToSettingsFile, claudeSettingsPaths, loadClaudeSettings, loadSettingsFile, SettingsError } from "./Permission/Settings.js"
+import type { LoadedSettings, PermissionMode, PermissionModeSetting, ToolNameOptions } from "./Permission/Settings.js"
+import {
+  addRuleToSettingsFile,
+  claudeSettingsPaths,
+  loadClaudeSettings,
+  loadSettingsFile,
+  readFileRule,
+  resolveMode,
+  SettingsError
+} from "./Permission/Settings.js"
 import { PermissionPolicy, PolicyUpdateError } from "./PermissionPolicy.js"
 
 // -----------------------------------------------------------------------------
@@ -104,10 +120,10 @@ export interface PermissionsOptions {
   readonly sessionRules?: RuleLists
   /**
    * The mode. Default: `permissions.defaultMode` of the highest-precedence settings file that sets one, else
-   * `default`. A project settings file (shared, checked into a repository someone may just have cloned) cannot turn
-   * on `bypassPermissions`: that value is ignored there.
+   * `default` (see `Settings.resolveMode`: `manual` and `auto` run as `default`; no repository file turns on
+   * `bypassPermissions`; `disableBypassPermissionsMode` refuses it).
    */
-  readonly mode?: PermissionMode
+  readonly mode?: PermissionModeSetting
   /** Allow read-only calls that stay inside the workspace without asking. Default true. */
   readonly readOnlyAutoAllow?: boolean
   /** Where "allow always" rules are written. Default `<cwd>/.claude/settings.local.json`. */
@@ -120,8 +136,10 @@ export interface PermissionsOptions {
 
 /**
  * Loads settings files: Claude Code's standard locations (user, project, local) when `claudeSettings` is set, then
- * each of `files` (source `flagSettings`). A file named in `files` must exist; a standard location may be absent. A
- * malformed file fails with a `SettingsError` naming the file and the field.
+ * each of `files` (source `flagSettings`, trusted: the person named them). A file named in `files` must exist; a
+ * standard location may be absent. The repository's files are judged for trust (`trustProject`, or `trustedProjects`
+ * in the user's settings). A malformed file fails with a `SettingsError` naming the file and the field; everything
+ * milder is in each file's `warnings`.
  *
  * @since 0.1.0
  * @category loading
@@ -131,12 +149,18 @@ export const loadSettings = (options: {
   readonly files?: ReadonlyArray<string>
   readonly cwd: string
   readonly home: string
-}): Effect.Effect<ReadonlyArray<LoadedSettings>, SettingsError, FileSystem.FileSystem> =>
+  readonly trustProject?: boolean
+} & ToolNameOptions): Effect.Effect<ReadonlyArray<LoadedSettings>, SettingsError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const standard = options.claudeSettings === true ? yield* loadClaudeSettings(options) : []
+    const decodeOptions = {
+      home: options.home,
+      ...(options.knownTools === undefined ? {} : { knownTools: options.knownTools }),
+      ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers })
+    }
     const given = yield* Effect.forEach(options.files ?? [], (file) => {
       const path = Path.resolve(options.cwd, file)
-      return loadSettingsFile(path, "flagSettings").pipe(
+      return loadSettingsFile(path, "flagSettings", decodeOptions).pipe(
         Effect.flatMap(Option.match({
           onNone: () => Effect.fail(new SettingsError({ file: path, reason: "Unreadable", detail: "the file does not exist" })),
           onSome: Effect.succeed
@@ -147,22 +171,12 @@ export const loadSettings = (options: {
   })
 
 /**
- * The mode a set of settings files asks for: the last `permissions.defaultMode`, skipping `bypassPermissions` from
- * project settings.
+ * The mode a set of settings files asks for (see `Settings.resolveMode`, which also says why when it differs).
  *
  * @since 0.1.0
  * @category loading
  */
-export const modeFromSettings = (settings: ReadonlyArray<LoadedSettings>): PermissionMode => {
-  let mode: PermissionMode = "default"
-  for (const loaded of settings) {
-    const wanted = loaded.settings.permissions?.defaultMode
-    if (wanted === undefined) continue
-    if (wanted === "bypassPermissions" && loaded.source.kind === "projectSettings") continue
-    mode = wanted
-  }
-  return mode
-}
+export const modeFromSettings = (settings: ReadonlyArray<LoadedSettings>): PermissionMode => resolveMode(settings).mode
 
 // -----------------------------------------------------------------------------
 // constructors
@@ -176,7 +190,8 @@ const parseLists = (lists: RuleLists | undefined, source: "cliArg" | "session"):
     for (const text of lists?.[behavior] ?? []) {
       const parsed = parseRule(text)
       if (Either.isLeft(parsed)) return Either.left(parsed.left)
-      out.push(indexRule(behavior, parsed.right, source, undefined))
+      const read = readFileRule(behavior, parsed.right).rule
+      if (read !== undefined) out.push(indexRule(behavior, read, source, undefined))
     }
   }
   return Either.right(out)
@@ -213,7 +228,7 @@ export const make = (
       home: workspace.home,
       contains: workspace.contains,
       settingsFiles: new Set([localSettingsPath, ...settings.map((loaded) => Path.resolve(loaded.source.path))]),
-      mode: options.mode ?? modeFromSettings(settings),
+      mode: resolveMode(settings, options.mode === undefined ? {} : { requested: options.mode }).mode,
       readOnlyAutoAllow: options.readOnlyAutoAllow ?? true
     }
     // "allow always" edits one file: one writer at a time.

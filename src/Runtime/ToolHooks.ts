@@ -77,6 +77,8 @@ export class ToolHooks extends Context.Tag("effect-tool-runtime/ToolHooks")<
   {
     readonly preToolUse: (event: PreToolUseEvent) => Effect.Effect<PreToolUseResult>
     readonly postToolUse: (event: PostToolUseEvent) => Effect.Effect<PostToolUseResult>
+    /** What to tell the person once about the configuration (unused hooks, hooks that cannot run). */
+    readonly warnings?: ReadonlyArray<string>
   }
 >() {
   /**

@@ -16,7 +16,12 @@ import * as Data from "effect/Data"
  *
  * - `Allow`: the tool vouches for the call, optionally with a rewritten input. Rules and modes may still deny or ask.
  * - `Deny`: never run this; `message` is written for the model.
- * - `Ask`: a person must approve; `suggestions` are rules that would allow similar calls.
+ * - `Ask`: a person must approve; `suggestions` are rules that would allow similar calls. An ask is `overridable`
+ *   (the default): an allow rule (settings, command line, the session's "allow always"), a hook's allow or
+ *   `bypassPermissions` answers it before the person is asked, so the rule a prompt suggests, once saved, allows the
+ *   same call next time, provided the suggestions are rules the tool can match (a whole-tool rule, or content its
+ *   `matchesRule`/`matchRules` reads). `overridable: false` is for asks no rule may answer (a command that cannot be
+ *   analysed).
  * - `Passthrough`: no opinion; the policy decides.
  *
  * @since 0.1.0
@@ -25,7 +30,7 @@ import * as Data from "effect/Data"
 export type PermissionCheck<Input> =
   | { readonly _tag: "Allow"; readonly updatedInput?: Input; readonly reason?: string }
   | { readonly _tag: "Deny"; readonly message: string }
-  | { readonly _tag: "Ask"; readonly message: string; readonly suggestions?: ReadonlyArray<string> }
+  | { readonly _tag: "Ask"; readonly message: string; readonly suggestions?: ReadonlyArray<string>; readonly overridable?: boolean }
   | { readonly _tag: "Passthrough"; readonly suggestions?: ReadonlyArray<string> }
 
 /**
@@ -40,8 +45,16 @@ export const PermissionCheck = {
     ...options
   }),
   deny: (message: string): PermissionCheck<never> => ({ _tag: "Deny", message }),
-  ask: (message: string, suggestions?: ReadonlyArray<string>): PermissionCheck<never> =>
-    suggestions === undefined ? { _tag: "Ask", message } : { _tag: "Ask", message, suggestions },
+  ask: (
+    message: string,
+    suggestions?: ReadonlyArray<string>,
+    options?: { readonly overridable?: boolean }
+  ): PermissionCheck<never> => ({
+    _tag: "Ask",
+    message,
+    ...(suggestions === undefined ? {} : { suggestions }),
+    ...(options?.overridable === undefined ? {} : { overridable: options.overridable })
+  }),
   passthrough: (suggestions?: ReadonlyArray<string>): PermissionCheck<never> =>
     suggestions === undefined ? { _tag: "Passthrough" } : { _tag: "Passthrough", suggestions }
 } as const

@@ -12,7 +12,8 @@ import * as nodePath from "node:path"
 import { Approver } from "../Runtime/Approver.js"
 import * as Hooks from "../Runtime/Hooks.js"
 import * as Permissions from "../Runtime/Permissions.js"
-import type { PermissionMode } from "../Runtime/Permission/Settings.js"
+import { formatSettingsWarning, resolveMode } from "../Runtime/Permission/Settings.js"
+import type { PermissionModeSetting } from "../Runtime/Permission/Settings.js"
 import { ResultStore } from "../Runtime/ResultStore.js"
 import * as TerminalApprover from "../Runtime/TerminalApprover.js"
 import { ToolRegistry } from "../Runtime/ToolRegistry.js"
@@ -26,7 +27,11 @@ export interface ExecOptions {
   readonly additionalDirectories: ReadonlyArray<string>
   readonly settingsFiles: ReadonlyArray<string>
   readonly claudeSettings: boolean
-  readonly mode: PermissionMode | undefined
+  readonly mode: PermissionModeSetting | undefined
+  /** The person trusts the project's own settings files (`--trust-project`). */
+  readonly trustProject: boolean
+  /** Where configuration warnings go (one line each). */
+  readonly warn: (line: string) => void
   readonly rules: { readonly allow: ReadonlyArray<string>; readonly deny: ReadonlyArray<string>; readonly ask: ReadonlyArray<string> }
   readonly approve: "allow" | "deny" | undefined
   readonly scheduling: "conflict-aware" | "batched"
@@ -40,7 +45,20 @@ export const execLayer = (options: ExecOptions) =>
     Effect.gen(function*() {
       const cwd = nodePath.resolve(options.cwd)
       const home = os.homedir()
-      const settings = yield* Permissions.loadSettings({ claudeSettings: options.claudeSettings, files: options.settingsFiles, cwd, home })
+      const knownTools = builtinTools.map((tool) => tool.definition.name)
+      const settings = yield* Permissions.loadSettings({
+        claudeSettings: options.claudeSettings,
+        files: options.settingsFiles,
+        cwd,
+        home,
+        trustProject: options.trustProject,
+        knownTools
+      })
+      const hookOptions = Hooks.optionsFromSettings(settings)
+      const { mode, warnings: modeWarnings } = resolveMode(settings, options.mode === undefined ? {} : { requested: options.mode })
+      for (const line of [...settings.flatMap((loaded) => loaded.warnings.map(formatSettingsWarning)), ...modeWarnings, ...Hooks.hookWarnings(hookOptions)]) {
+        options.warn(line)
+      }
       const additionalDirectories = [
         ...settings.flatMap((loaded) => loaded.settings.permissions?.additionalDirectories ?? []),
         ...options.additionalDirectories
@@ -48,9 +66,10 @@ export const execLayer = (options: ExecOptions) =>
       const workspace = Workspace.layer({ cwd, additionalDirectories, home })
       const store = options.sessionDir === undefined ? ResultStore.layerTemp : ResultStore.layer(options.sessionDir)
       const approver = options.approve === "allow" ? Approver.allowAll : options.approve === "deny" ? Approver.denyAll : TerminalApprover.layerAuto()
-      const policy = Permissions.layer({ settings, cliRules: options.rules, ...(options.mode === undefined ? {} : { mode: options.mode }) })
-      const hooks = Hooks.layer({ settingsHooks: settings.map((loaded) => loaded.settings.hooks), cwd })
+      const policy = Permissions.layer({ settings, cliRules: options.rules, mode })
       const registry = ToolRegistry.layer(builtinTools).pipe(Layer.provide(builtinLayer()))
+      // The registry lets hooks' `if` conditions ask the tools how their rules match.
+      const hooks = Hooks.layer({ ...hookOptions, cwd, home }).pipe(Layer.provide(registry))
       return ToolRuntime.layer.pipe(
         Layer.provide(Layer.mergeAll(registry, policy, hooks, approver)),
         Layer.provideMerge(store),

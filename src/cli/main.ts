@@ -30,7 +30,10 @@ Options:
   --add-dir DIR          an additional workspace directory (repeatable)
   --settings FILE        a settings file in Claude Code's format (repeatable)
   --claude-settings      also load ~/.claude/settings.json, .claude/settings.json, .claude/settings.local.json
-  --mode MODE            default | acceptEdits | plan | bypassPermissions | dontAsk
+  --trust-project        trust the project's own .claude/settings*.json: their allow rules, hooks, additional
+                         directories and mode apply (without it only their deny and ask rules do, unless the
+                         project is listed in trustedProjects of ~/.claude/settings.json)
+  --mode MODE            default | manual | acceptEdits | plan | auto | bypassPermissions | dontAsk
   --allow RULE           an allow rule, e.g. 'Bash(npm test:*)' (repeatable)
   --deny RULE            a deny rule (repeatable)
   --ask RULE             an ask rule (repeatable)
@@ -42,7 +45,7 @@ Options:
 
 Also: effect-tool-runtime tools --format anthropic|openai-chat|openai-responses|gemini (see tools --help)`
 
-const MODES = ["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"] as const
+const MODES = ["default", "manual", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk"] as const
 
 /** Parses the command line; a UsageError for anything unusable. */
 const parseCommandLine = (argv: ReadonlyArray<string>): ExecOptions | "help" => {
@@ -58,6 +61,7 @@ const parseCommandLine = (argv: ReadonlyArray<string>): ExecOptions | "help" => 
       "add-dir": { type: "string", multiple: true },
       settings: { type: "string", multiple: true },
       "claude-settings": { type: "boolean" },
+      "trust-project": { type: "boolean" },
       mode: { type: "string" },
       allow: { type: "string", multiple: true },
       deny: { type: "string", multiple: true },
@@ -86,6 +90,9 @@ const parseCommandLine = (argv: ReadonlyArray<string>): ExecOptions | "help" => 
     settingsFiles: values.settings ?? [],
     claudeSettings: values["claude-settings"] === true,
     mode: mode as ExecOptions["mode"],
+    trustProject: values["trust-project"] === true,
+    // Configuration warnings go to standard error, one line each (standard output carries the results).
+    warn: (line) => process.stderr.write(`effect-tool-runtime: warning: ${line.replace(/\s*\n\s*/g, " ")}\n`),
     rules: { allow: values.allow ?? [], deny: values.deny ?? [], ask: values.ask ?? [] },
     approve: values.approve as ExecOptions["approve"],
     scheduling: (values.scheduling ?? "conflict-aware") as ExecOptions["scheduling"],

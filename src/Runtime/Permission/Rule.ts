@@ -1,10 +1,10 @@
 /**
  * Permission rules in the syntax people already write for Claude Code: `Tool` or `Tool(content)`.
  *
- * - Inside the content, `\(` and `\)` are literal parentheses and `\\` is a literal backslash. Any other
- *   backslash is kept as written (`Bash(grep a\|b)` has content `grep a\|b`). Balanced, unescaped parentheses
- *   are accepted too (`Bash(echo $(date))`), so a rule copied from a shell line needs no escaping unless its
- *   parentheses are unbalanced.
+ * - The content is everything between the first unescaped `(` and the last unescaped `)`, which ends the rule
+ *   (Claude Code's reading), so unescaped parentheses inside are fine in any order (`Bash(echo $(date))`,
+ *   `Bash(echo ")(" x)`). Inside the content, `\(` and `\)` are literal parentheses and `\\` is a literal
+ *   backslash; any other backslash is kept as written (`Bash(grep a\|b)` has content `grep a\|b`).
  * - `Tool()` and `Tool(*)` mean the whole tool and parse to a rule without content.
  * - MCP targets: `mcp__server` (every tool of the server), `mcp__server__*` (the same) and
  *   `mcp__server__tool` (one tool).
@@ -86,9 +86,31 @@ export const makeRule = (toolName: string, content?: string): PermissionRule =>
 
 const isToolNameChar = (char: string): boolean => !/[\s()\\]/.test(char)
 
+/** Whether the character at `index` is preceded by an odd number of backslashes. */
+const isEscaped = (text: string, index: number): boolean => {
+  let backslashes = 0
+  for (let i = index - 1; i >= 0 && text[i] === "\\"; i--) backslashes++
+  return backslashes % 2 === 1
+}
+
+const unescapeContent = (raw: string): string => {
+  let content = ""
+  for (let i = 0; i < raw.length; i++) {
+    const char = raw[i]!
+    const next = raw[i + 1]
+    if (char === "\\" && (next === "(" || next === ")" || next === "\\")) {
+      content += next
+      i++
+    } else content += char
+  }
+  return content
+}
+
 /**
- * Parses `Tool` or `Tool(content)`. Surrounding whitespace is ignored; the tool name may not contain
- * whitespace, parentheses or backslashes.
+ * Parses `Tool` or `Tool(content)` the way Claude Code does: the content runs from the first unescaped `(` to the
+ * last unescaped `)`, which must end the rule, so parentheses inside need no escaping even when they are not in
+ * order (`Bash(echo ")(" x)`). Surrounding whitespace is ignored; the tool name may not contain whitespace,
+ * parentheses or backslashes.
  *
  * @since 0.1.0
  * @category parsing
@@ -98,7 +120,13 @@ export const parseRule = (text: string): Either.Either<PermissionRule, RuleParse
   const fail = (reason: string, position?: number) =>
     Either.left(new RuleParseError(position === undefined ? { rule, reason } : { rule, reason, position }))
 
-  const open = rule.indexOf("(")
+  let open = -1
+  for (let i = 0; i < rule.length; i++) {
+    if (rule[i] === "(" && !isEscaped(rule, i)) {
+      open = i
+      break
+    }
+  }
   const toolName = open === -1 ? rule : rule.slice(0, open)
   if (toolName === "") {
     return fail(open === -1 ? "the rule is empty" : "the tool name before \"(\" is empty", 0)
@@ -111,36 +139,18 @@ export const parseRule = (text: string): Either.Either<PermissionRule, RuleParse
   }
   if (open === -1) return Either.right(makeRule(toolName))
 
-  // Scan the content: escapes first, then nesting depth of unescaped parentheses.
-  let content = ""
-  let depth = 1
-  let i = open + 1
-  for (; i < rule.length; i++) {
-    const char = rule[i]!
-    if (char === "\\") {
-      const next = rule[i + 1]
-      if (next === "(" || next === ")" || next === "\\") {
-        content += next
-        i++
-      } else {
-        content += char
-      }
-      continue
+  let close = -1
+  for (let i = rule.length - 1; i > open; i--) {
+    if (rule[i] === ")" && !isEscaped(rule, i)) {
+      close = i
+      break
     }
-    if (char === "(") depth++
-    else if (char === ")") {
-      depth--
-      if (depth === 0) break
-    }
-    content += char
   }
-  if (depth > 0) {
-    return fail(`missing ")" to close the "(" opened here`, open)
+  if (close === -1) return fail(`missing ")" to close the "(" opened here`, open)
+  if (close !== rule.length - 1) {
+    return fail(`unexpected text after the closing ")": ${JSON.stringify(rule.slice(close + 1))}`, close + 1)
   }
-  if (i !== rule.length - 1) {
-    return fail(`unexpected text after the closing ")": ${JSON.stringify(rule.slice(i + 1))}`, i + 1)
-  }
-  return Either.right(makeRule(toolName, content))
+  return Either.right(makeRule(toolName, unescapeContent(rule.slice(open + 1, close))))
 }
 
 // -----------------------------------------------------------------------------

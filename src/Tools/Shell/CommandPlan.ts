@@ -250,7 +250,7 @@ const claimsFrom = (analysis: ShellAnalysis, readOnly: boolean, place: CommandPl
  * opinion (the policy's rules, modes and read-only auto-allow decide), with a suggested rule for the prompt.
  */
 const permissionCheckFrom = (analysis: ShellAnalysis): PermissionCheck<never> => {
-  if (analysis._tag === "Unanalyzable") return PermissionCheck.ask(`This command cannot be analysed (${analysis.reason}); approve it only if you have read it.`)
+  if (analysis._tag === "Unanalyzable") return PermissionCheck.ask(`This command cannot be analysed (${analysis.reason}); approve it only if you have read it.`, undefined, { overridable: false })
   let suggestion: Option.Option<string>
   try {
     suggestion = suggestRule(analysis)

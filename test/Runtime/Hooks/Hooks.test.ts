@@ -64,8 +64,8 @@ describe("hook matchers", () => {
   it("a list matches exact names only", () => {
     expect([matches("Bash|Edit", "Edit"), matches("Bash|Edit", "BashOutput"), matches("Edit", "MultiEdit")]).toEqual([true, false, false])
   })
-  it("a regular expression is anchored", () => {
-    expect([matches("mcp__srv__.*", "mcp__srv__lookup"), matches("mcp__srv__.*", "x_mcp__srv__a"), matches("Notebook.*", "NotebookEdit")]).toEqual([true, false, true])
+  it("a regular expression is unanchored, as in Claude Code", () => {
+    expect([matches("mcp__srv__.*", "mcp__srv__lookup"), matches("mcp__srv__.*", "x_mcp__srv__a"), matches("Notebook.*", "NotebookEdit")]).toEqual([true, true, true])
   })
   it.effect("an invalid matcher fails the layer, naming the matcher", () =>
     Effect.gen(function*() {

@@ -62,7 +62,11 @@ const rows: ReadonlyArray<Row> = [
   { name: "an ask rule asks in bypassPermissions", options: { ...project({ ask: ["Bash(git push:*)"] }), mode: "bypassPermissions" }, tool: Bash, input: { command: "git push origin main" }, expected: "Ask:Rule" },
   { name: "a hook's ask asks despite an allow rule", options: project({ allow: ["Bash"] }), tool: Bash, input: { command: "ls" }, hook: "ask", expected: "Ask:Hook" },
   { name: "a hook's ask never skips a deny rule", options: project({ deny: ["Bash(curl:*)"] }), tool: Bash, input: { command: "curl x" }, hook: "ask", expected: "Deny:Rule" },
-  { name: "the tool's ask asks despite an allow rule", options: project({ allow: ["Edit"] }), tool: Edit, input: { path: "src/a.ts", check: "ask" }, expected: "Ask:Tool" },
+  { name: "the tool's overridable ask is answered by an allow rule", options: project({ allow: ["Edit"] }), tool: Edit, input: { path: "src/a.ts", check: "ask" }, expected: "Allow:Rule" },
+  { name: "the tool's overridable ask is answered by a hook's allow", options: {}, tool: Edit, input: { path: "src/a.ts", check: "ask" }, hook: "allow", expected: "Allow:Hook" },
+  { name: "the tool's overridable ask is not answered by acceptEdits", options: { mode: "acceptEdits" }, tool: Edit, input: { path: "src/a.ts", check: "ask" }, expected: "Ask:Tool" },
+  { name: "the tool's non-overridable ask asks despite an allow rule", options: project({ allow: ["Edit"] }), tool: Edit, input: { path: "src/a.ts", check: "askStrict" }, expected: "Ask:Tool" },
+  { name: "the tool's non-overridable ask asks in bypassPermissions", options: { mode: "bypassPermissions" }, tool: Edit, input: { path: "src/a.ts", check: "askStrict" }, expected: "Ask:Tool" },
 
   // 3. safety checks
   { name: "a write into .git asks despite an allow rule", options: project({ allow: ["Edit"] }), tool: Edit, input: { path: inRoot(".git/config") }, expected: "Ask:SafetyCheck", says: ".git" },
@@ -159,12 +163,13 @@ describe("Permissions: the decision table", () => {
     expect(Effect.runSync(policy({ settings, mode: "plan" }).readOnlyOnly)).toBe(true)
   })
 
-  it("a project settings file cannot turn on bypassPermissions", () => {
+  it("a project or local settings file cannot turn on bypassPermissions", () => {
     const settings = [settingsFrom({ permissions: { defaultMode: "bypassPermissions" } }, projectSettings)]
     expect(Permissions.modeFromSettings(settings)).toBe("default")
     expect(summary(verdictOf({ settings }, Bash, { command: "make" }))).toBe("Ask:Default")
+    // A committed settings.local.json is the repository's too.
     const local = [settingsFrom({ permissions: { defaultMode: "bypassPermissions" } }, inRoot(".claude/settings.local.json"), "localSettings")]
-    expect(Permissions.modeFromSettings(local)).toBe("bypassPermissions")
+    expect(Permissions.modeFromSettings(local)).toBe("default")
   })
 
   it("reports the rule from the earliest source when several match", () => {

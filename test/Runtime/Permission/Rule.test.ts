@@ -59,8 +59,10 @@ describe("parseRule", () => {
     expect(parsed("Bash(grep a\\|b)").content).toBe("grep a\\|b")
   })
 
-  it("accepts balanced unescaped parentheses in content", () => {
+  it("reads the content from the first unescaped ( to the last unescaped ), as Claude Code does", () => {
     expect(parsed("Bash(echo $(date))").content).toBe("echo $(date)")
+    expect(parsed("Bash(echo \")(\" x)").content).toBe("echo \")(\" x")
+    expect(parsed("Bash(a)(b)").content).toBe("a)(b")
   })
 
   it("ignores surrounding whitespace but keeps whitespace inside content", () => {
@@ -81,7 +83,7 @@ describe("parseRule", () => {
 
   it("rejects trailing text after the closing parenthesis", () => {
     expect(failure("Bash(ls) extra")).toContain("unexpected text after the closing \")\": \" extra\"")
-    expect(failure("Bash(a)(b)")).toContain("unexpected text after the closing")
+    expect(failure("Bash(a) (b")).toContain("unexpected text after the closing")
   })
 
   it("rejects whitespace in the tool name", () => {

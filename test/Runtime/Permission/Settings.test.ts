@@ -125,7 +125,7 @@ describe("loadSettingsFile", () => {
       })
       const message = yield* loadError(file)
       expect(message).toContain(
-        "permissions.defaultMode: expected \"default\" | \"acceptEdits\" | \"plan\" | \"bypassPermissions\" | \"dontAsk\", got \"yolo\""
+        "permissions.defaultMode: expected \"default\" | \"manual\" | \"acceptEdits\" | \"plan\" | \"auto\" | \"bypassPermissions\" | \"dontAsk\", got \"yolo\""
       )
       expect(message).toContain("permissions.deny: expected array, got string")
       expect(message).toContain("hooks.PreToolUse[0].hooks[0].command: is required but missing")

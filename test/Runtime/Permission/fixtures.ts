@@ -17,8 +17,8 @@ import * as Tool from "../../../src/Tool/Tool.js"
 import { decideBashRules } from "../../../src/Tools/Shell/BashRule.js"
 import { isWithin, Workspace } from "../../../src/Runtime/Workspace.js"
 
-export const Check = Schema.optional(Schema.Literal("allow", "deny", "ask", "passthrough"))
-type CheckValue = "allow" | "deny" | "ask" | "passthrough" | undefined
+export const Check = Schema.optional(Schema.Literal("allow", "deny", "ask", "askStrict", "passthrough"))
+type CheckValue = "allow" | "deny" | "ask" | "askStrict" | "passthrough" | undefined
 
 const toolCheck = (check: CheckValue, updated?: unknown): PermissionCheck<never> => {
   switch (check) {
@@ -28,6 +28,8 @@ const toolCheck = (check: CheckValue, updated?: unknown): PermissionCheck<never>
       return PermissionCheck.deny("the tool refuses")
     case "ask":
       return PermissionCheck.ask("the tool wants a person", ["Fake(suggested)"])
+    case "askStrict":
+      return PermissionCheck.ask("the tool wants a person, whatever the rules say", [], { overridable: false })
     default:
       return PermissionCheck.passthrough()
   }

@@ -75,6 +75,16 @@ const mismatch = (ast: AST.AST, actual: unknown, path: ReadonlyArray<PropertyKey
   message: `expected ${describe(ast)}, got ${found(ast, actual)}`
 })
 
+const isLiteralSet = (ast: AST.AST): boolean =>
+  ast._tag === "Literal" || (ast._tag === "Union" && ast.types.every((member) => member._tag === "Literal"))
+
+/** A struct member of a union that failed on a literal field: the input is tagged as another member. */
+const missesTag = (issue: ParseResult.ParseIssue): boolean => {
+  if (issue._tag !== "Composite" || issue.ast._tag !== "TypeLiteral") return false
+  const issues = Array.isArray(issue.issues) ? issue.issues : [issue.issues as ParseResult.ParseIssue]
+  return issues.some((sub) => sub._tag === "Pointer" && sub.issue._tag === "Type" && isLiteralSet(sub.issue.ast))
+}
+
 /** @internal */
 export const issueLines = (issue: ParseResult.ParseIssue): ReadonlyArray<IssueLine> => {
   const go = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>): ReadonlyArray<IssueLine> => {
@@ -87,7 +97,9 @@ export const issueLines = (issue: ParseResult.ParseIssue): ReadonlyArray<IssueLi
         if (issue.ast._tag === "Union") {
           const deeper = issues.filter((sub) => sub._tag !== "Type")
           if (deeper.length === 0) return [mismatch(issue.ast, issue.actual, path)]
-          return deeper.flatMap((sub) => go(sub, path))
+          // Members told apart by a literal field (`type: "command"`): report only those whose tag matched.
+          const tagged = deeper.filter((sub) => !missesTag(sub))
+          return (tagged.length > 0 ? tagged : deeper).flatMap((sub) => go(sub, path))
         }
         return issues.flatMap((sub) => go(sub, path))
       }

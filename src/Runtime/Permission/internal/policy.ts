@@ -207,10 +207,13 @@ const fallbackMatches = (
   return restrictive ? files.paths.some(hits) : files.paths.every(hits)
 }
 
+/** What content matching looks at: the tool and the call's input. */
+type Call = Pick<PolicyRequest, "definition" | "service" | "input">
+
 const matchContent = (
   index: RuleIndex,
   rules: ToolRules,
-  request: PolicyRequest,
+  request: Call,
   claims: () => ReadonlyArray<Claim>,
   env: PolicyEnvironment
 ): ContentMatch => {
@@ -242,7 +245,7 @@ const matchContent = (
 const firstMatch = (
   index: RuleIndex,
   rules: ReadonlyArray<IndexedContentRule>,
-  request: PolicyRequest,
+  request: Call,
   files: () => ClaimedFiles,
   env: PolicyEnvironment
 ): IndexedContentRule | undefined => {
@@ -254,6 +257,26 @@ const firstMatch = (
     if (hit) return rule
   }
   return undefined
+}
+
+/**
+ * Whether a rule covers a call, read as a deny rule would be: its tool part names the tool, and its content (if
+ * any) matches some part of the call, a call the tool cannot analyse included. Used for hooks' `if` conditions, so a
+ * guarding hook runs whenever the call might be what it guards against.
+ *
+ * @internal
+ */
+export const ruleCoversCall = (
+  rule: PermissionRule,
+  call: Call,
+  env: Pick<PolicyEnvironment, "cwd" | "home" | "contains">
+): boolean => {
+  const index = makeIndex([indexRule("deny", rule, "session", undefined)])
+  const rules = rulesFor(index, call.definition)
+  if (rules.wholeDeny !== undefined) return true
+  const full: PolicyEnvironment = { ...env, settingsFiles: new Set(), mode: "default", readOnlyAutoAllow: false }
+  let claimsMemo: ReadonlyArray<Claim> | undefined
+  return matchContent(index, rules, call, () => (claimsMemo ??= call.service.claims(call.input)), full).deny !== undefined
 }
 
 // -----------------------------------------------------------------------------
@@ -391,9 +414,11 @@ const decideBeforeDontAsk = (index: RuleIndex, env: PolicyEnvironment, request: 
   if (hook?.behavior === "ask") {
     return PolicyVerdict.Ask({ reason: DecisionReason.Hook({ hook: hook.hook, message: hook.message }), message: hook.message, suggestions: [] })
   }
-  if (toolCheck._tag === "Ask") {
-    return PolicyVerdict.Ask({ reason: DecisionReason.Tool({ message: toolCheck.message }), message: toolCheck.message, suggestions: toolCheck.suggestions ?? [] })
-  }
+  // The tool's own ask: a non-overridable one asks here; an overridable one waits for the allow rules (below).
+  const toolAsk = toolCheck._tag === "Ask"
+    ? PolicyVerdict.Ask({ reason: DecisionReason.Tool({ message: toolCheck.message }), message: toolCheck.message, suggestions: toolCheck.suggestions ?? [] })
+    : undefined
+  if (toolCheck._tag === "Ask" && toolCheck.overridable === false) return toolAsk!
   const unsafe = safetyCheck(claims(), env)
   if (unsafe !== undefined) {
     return PolicyVerdict.Ask({ reason: DecisionReason.SafetyCheck({ message: unsafe }), message: `${name} needs approval: ${unsafe}.`, suggestions: [] })
@@ -401,7 +426,15 @@ const decideBeforeDontAsk = (index: RuleIndex, env: PolicyEnvironment, request: 
 
   // 3. The mode.
   if (env.mode === "bypassPermissions") {
-    return allowWith(request, DecisionReason.Mode({ mode: "bypassPermissions", message: "every call not denied or asked for by a rule, hook, tool or safety check runs" }))
+    return allowWith(request, DecisionReason.Mode({ mode: "bypassPermissions", message: "every call not denied or asked for by a rule, hook, unanalysable command or safety check runs" }))
+  }
+  // The tool's own overridable ask (outside the workspace, a custom tool's check) is answered by the allow rules
+  // (settings, command line, session) and a hook's allow before it reaches the person; no mode but bypass answers it.
+  if (toolAsk !== undefined) {
+    if (rules.wholeAllow !== undefined) return allowWith(request, rules.wholeAllow.reason)
+    if (content.allow !== undefined) return allowWith(request, content.allow.reason)
+    if (hook?.behavior === "allow") return allowWith(request, DecisionReason.Hook({ hook: hook.hook, message: hook.message }))
+    return toolAsk
   }
   if (env.mode === "acceptEdits" && definition.fileAccess === "edit" && staysInside(claims(), env, true)) {
     return allowWith(request, DecisionReason.Mode({ mode: "acceptEdits", message: "edits inside the workspace are accepted" }))

@@ -32,7 +32,8 @@ const program = Effect.gen(function*() {
 })
 
 const main = Effect.gen(function*() {
-  const settings = yield* Permissions.loadSettings({ claudeSettings: true, cwd, home })
+  // The person trusts this project: its local settings (where "always allow" saves rules) apply on the next run.
+  const settings = yield* Permissions.loadSettings({ claudeSettings: true, cwd, home, trustProject: true })
   const workspace = Workspace.layer({ cwd, home })
   const runtime = ToolRuntime.layer.pipe(
     Layer.provide(Layer.provide(ToolRegistry.layer([Edit]), Layer.succeed(Edit, EditLive))),
