@@ -51,3 +51,5 @@ export * as Settings from "./Runtime/Permission/Settings.js"
 export * as Hooks from "./Runtime/Hooks.js"
 /** @since 0.1.0 */
 export * as TerminalApprover from "./Runtime/TerminalApprover.js"
+/** @since 0.2.0 */
+export { ApprovalRecord, Session, SessionError } from "./Runtime/Session.js"

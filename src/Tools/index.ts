@@ -71,3 +71,5 @@ export const builtinLayer = (
   options: BuiltinOptions = {}
 ): Layer.Layer<BuiltinTools, SandboxUnavailable, Workspace | ResultStore | CommandExecutor.CommandExecutor> =>
   Layer.mergeAll(FileTools.layer.pipe(Layer.provide(FileState.layer(options.fileState))), BashTool.layer(options.bash))
+/** @since 0.2.0 */
+export * as SessionFileState from "./SessionFileState.js"
