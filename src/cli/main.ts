@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 /**
  * The command line: `effect-tool-runtime exec` runs one turn of tool_use blocks from standard input and prints the
  * results as one JSON object; `effect-tool-runtime serve` speaks JSON lines for a whole conversation. See `args.ts`

@@ -56,27 +56,27 @@ export const suggestionsRecorder = () => {
 export const eventJson = (event: ToolEvent): Record<string, unknown> => {
   switch (event._tag) {
     case "Queued":
-      return { type: "queued", tool_use_id: event.toolUseId, name: event.name }
+      return { event: "queued", tool_use_id: event.toolUseId, name: event.name }
     case "Started":
-      return { type: "started", tool_use_id: event.toolUseId, name: event.toolName }
+      return { event: "started", tool_use_id: event.toolUseId, name: event.toolName }
     case "Progress":
-      return { type: "progress", tool_use_id: event.toolUseId, message: event.progress.message ?? null, lines: event.progress.lines ?? [] }
+      return { event: "progress", tool_use_id: event.toolUseId, message: event.progress.message ?? null, lines: event.progress.lines ?? [] }
     case "PermissionRequested":
-      return { type: "permission_requested", tool_use_id: event.toolUseId, message: event.request.message, suggestions: event.request.suggestions }
+      return { event: "permission_requested", tool_use_id: event.toolUseId, message: event.request.message, suggestions: event.request.suggestions }
     case "PermissionAnswered":
-      return { type: "permission_answered", tool_use_id: event.toolUseId, answer: event.answer._tag }
+      return { event: "permission_answered", tool_use_id: event.toolUseId, answer: event.answer._tag }
     case "Decided":
       return {
-        type: "decided",
+        event: "decided",
         tool_use_id: event.toolUseId,
         behavior: event.decision._tag === "Allow" ? "allow" : "deny",
         reason: describeReason(event.decision.reason)
       }
     case "Notice":
-      return { type: "notice", tool_use_id: event.toolUseId, message: event.message }
+      return { event: "notice", tool_use_id: event.toolUseId, message: event.message }
     case "DefectLogged":
-      return { type: "defect", tool_use_id: event.toolUseId }
+      return { event: "defect", tool_use_id: event.toolUseId }
     case "Completed":
-      return { type: "completed", tool_use_id: event.outcome.toolUseId, status: event.outcome.status }
+      return { event: "completed", tool_use_id: event.outcome.toolUseId, status: event.outcome.status }
   }
 }

@@ -1,7 +1,8 @@
 /**
- * SIGINT and SIGTERM, from the first moment: `main.ts` imports this module before anything else, and it imports
- * nothing, so the handlers exist before any other module of the bundle is evaluated. A signal that comes before the
- * run exists is remembered and cancels the run as soon as it starts.
+ * SIGINT and SIGTERM, from the first moment: the launcher (`launcher.ts`, the package's `bin`) records signals
+ * while the bundle loads, and `main.ts` imports this module before anything else (it imports nothing), so the
+ * handlers take over before any other module of the bundle is evaluated. A signal that comes before the run
+ * exists is remembered and cancels the run as soon as it starts.
  *
  * - The first signal calls every registered canceller (the run is cancelled: every tool_use still gets its outcome,
  *   "never ran" for those that had not started) and fixes the exit code: 130 for SIGINT, 143 for SIGTERM.
@@ -41,6 +42,15 @@ const exitCodeFor = (signal: Signal): number => (signal === "SIGINT" ? 130 : 143
 
 process.on("SIGINT", onSignal)
 process.on("SIGTERM", onSignal)
+
+// Signals the launcher caught before this module was loaded (see `launcher.ts`) count as if they came now.
+const early = (globalThis as Record<symbol, { readonly received: ReadonlyArray<Signal>; readonly stop: () => void } | undefined>)[
+  Symbol.for("effect-tool-runtime/early-signals")
+]
+if (early !== undefined) {
+  early.stop()
+  for (const signal of early.received) onSignal(signal)
+}
 
 /** The signal received first, if any. */
 export const receivedSignal = (): Signal | undefined => received
