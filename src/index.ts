@@ -53,3 +53,7 @@ export * as Hooks from "./Runtime/Hooks.js"
 export * as TerminalApprover from "./Runtime/TerminalApprover.js"
 /** @since 0.2.0 */
 export { ApprovalRecord, Session, SessionError } from "./Runtime/Session.js"
+/** @since 0.2.0 */
+export { renderEvent, renderOutcome } from "./cli/render.js"
+/** @since 0.2.0 */
+export type { ToolResultBlock, ToolUseBlock } from "./Tool/Wire.js"

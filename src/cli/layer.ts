@@ -18,10 +18,7 @@ import type { ResultStore } from "../Runtime/ResultStore.js"
 import { Session } from "../Runtime/Session.js"
 import { ToolRegistry } from "../Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
-import { BashTool } from "../Tools/Bash.js"
-import * as FileTools from "../Tools/FileTools.js"
-import { builtinTools } from "../Tools/index.js"
-import * as SessionFileState from "../Tools/SessionFileState.js"
+import { builtinSessionLayer, builtinTools } from "../Tools/index.js"
 import { Workspace } from "../Tools/Workspace.js"
 
 /** Everything `exec` and `serve` were told on the command line. */
@@ -65,8 +62,7 @@ export const runtimeLayer = <E, R>(options: RuntimeOptions, approver: Layer.Laye
       const workspace = Workspace.layer({ cwd, additionalDirectories, home })
       const policy = Session.permissions({ settings, cliRules: options.rules, ...(options.mode === undefined ? {} : { mode: options.mode }) })
       const hooks = Hooks.layer({ settingsHooks: settings.map((loaded) => loaded.settings.hooks), cwd })
-      const tools = Layer.mergeAll(FileTools.layer.pipe(Layer.provide(SessionFileState.layer())), BashTool.layer())
-      const registry = ToolRegistry.layer(builtinTools).pipe(Layer.provide(tools))
+      const registry = ToolRegistry.layer(builtinTools).pipe(Layer.provide(builtinSessionLayer()))
       return ToolRuntime.layer.pipe(
         Layer.provide(Layer.mergeAll(registry, policy, hooks, Session.approvals(approver))),
         Layer.provideMerge(Session.resultStore),
