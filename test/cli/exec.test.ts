@@ -88,7 +88,8 @@ interface Running {
 const children = new Set<ChildProcessWithoutNullStreams>()
 
 const start = (cwd: string, args: ReadonlyArray<string>, stdin: string): Running => {
-  const child = spawn(process.execPath, [main, "exec", ...args], { cwd, detached: true, stdio: ["pipe", "pipe", "pipe"] })
+  // A home of its own: Claude Code's user settings are loaded by default, and the developer's must not leak in.
+  const child = spawn(process.execPath, [main, "exec", ...args], { cwd, detached: true, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, HOME: cwd } })
   children.add(child)
   let stdout = ""
   let stderr = ""
