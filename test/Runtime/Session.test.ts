@@ -253,6 +253,16 @@ describe("saved output", () => {
       expect(contentText(outcome!.result.content)).toContain(outcome!.persistedPath!)
     }))
 
+  it.effect("a failing command's streamed output also sets the persisted path", () =>
+    Effect.gen(function*() {
+      const cwd = tempDir("etr-session-ws")
+      const directory = path.join(tempDir("etr-session"), "s")
+      const [outcome] = yield* inProcess(directory, cwd, ToolRuntime.execute([use("t1", "Bash", { command: `${bigCommand}; exit 3` })]), Approver.allowAll)
+      expect(outcome!.status).toBe("error")
+      expect(outcome!.persistedPath).toBeDefined()
+      expect(fs.readFileSync(outcome!.persistedPath!, "utf8")).toBe(full)
+    }))
+
   it.effect("a short output sets no persisted path, and a later call with the same id does not inherit one", () =>
     Effect.gen(function*() {
       const cwd = tempDir("etr-session-ws")

@@ -44,10 +44,9 @@ export const applyBudget = (
   limit: number,
   previewChars: number
 ): Effect.Effect<Budgeted> => {
-  // A tool that streamed its output to the store (Bash) already fits its own budget: the store says what it saved.
-  if (isEmpty(content)) return Effect.map(store.saved(toolUseId), (persistedPath) => ({ content: NO_OUTPUT, persistedPath }))
+  if (isEmpty(content)) return Effect.succeed({ content: NO_OUTPUT, persistedPath: undefined })
   const text = contentText(content)
-  if (text.length <= limit) return Effect.map(store.saved(toolUseId), (persistedPath) => ({ content, persistedPath }))
+  if (text.length <= limit) return Effect.succeed({ content, persistedPath: undefined })
   const size = formatSize(Buffer.byteLength(text, "utf8"))
   const fit = (header: string, footer: string) => {
     const room = Math.max(0, Math.min(previewChars, limit - header.length - footer.length))
@@ -61,7 +60,6 @@ export const applyBudget = (
       ),
       persistedPath: path
     })),
-    Effect.tap(() => store.saved(toolUseId)),
     Effect.catchAll((error) =>
       Effect.succeed({
         content: replaceText(
