@@ -20,7 +20,10 @@
  * ```
  *
  * A piece of state of one's own: {@link Session.ref} restores a Ref from the last checkpoint (or starts it from an
- * initial value) and saves it at every checkpoint, encoded with its Schema.
+ * initial value) and saves it at every checkpoint, encoded with its Schema. This is how a service keeps what belongs
+ * to the session, e.g. the tools a catalogue has discovered:
+ * `Session.ref("discoveredTools", Schema.Array(Schema.String), () => [])`. A piece saved by a newer program that this
+ * one does not track is kept as it was.
  *
  * @since 0.2.0
  */
