@@ -73,10 +73,10 @@ interface Turn {
 const idOf = (json: unknown): string | null =>
   typeof json === "object" && json !== null && typeof (json as { id?: unknown }).id === "string" ? (json as { id: string }).id : null
 
-/** What a request line asks for, or why it is not a request. */
-type BadLine = { readonly id: string | null; readonly error: UsageError }
+/** What a request line asks for, or why it is not a request (the id echoed when the line had one). */
+export type BadLine = { readonly id: string | null; readonly error: UsageError }
 
-const parseRequest = (line: string): Either.Either<Turn | ApprovalReply, BadLine> =>
+export const parseRequest = (line: string): Either.Either<Turn | ApprovalReply, BadLine> =>
   Either.flatMap(Either.mapLeft(parseJson(line, "the line"), (error): BadLine => ({ id: null, error })), (json): Either.Either<Turn | ApprovalReply, BadLine> => {
     const decoded = Schema.decodeUnknownEither(Request)(json, { onExcessProperty: "ignore" })
     if (Either.isLeft(decoded)) {
