@@ -38,6 +38,7 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import { randomBytes } from "node:crypto"
 import * as nodeFs from "node:fs"
 import * as nodePath from "node:path"
@@ -117,13 +118,21 @@ export class Session extends Context.Tag("effect-tool-runtime/Session")<
 >() {
   /**
    * A session kept in `directory` (created 0700 when missing): its state is restored from `session.json` when
-   * there is one, and saved there by {@link checkpoint}.
+   * there is one, and saved there by {@link checkpoint}. One process at a time: the layer holds `session.lock`
+   * while it lives (a lock left by a process that no longer runs is taken over), and fails naming the process that
+   * holds it, so two processes never overwrite each other's state.
    *
    * @since 0.2.0
    * @category layers
    */
   static readonly layer = (options: { readonly directory: string }): Layer.Layer<Session, SessionError> =>
-    Layer.effect(Session, Effect.suspend(() => make(nodePath.resolve(options.directory), true)))
+    Layer.scoped(
+      Session,
+      Effect.suspend(() => {
+        const directory = nodePath.resolve(options.directory)
+        return Effect.zipRight(lock(directory), make(directory, true))
+      })
+    )
 
   /**
    * A session that lasts as long as the layer's scope: a fresh private directory under the temporary directory,
@@ -306,6 +315,43 @@ const writeState = (file: string, state: Readonly<Record<string, unknown>>): Eff
     },
     catch: (cause) => new SessionError({ file, detail: `cannot be written: ${(cause as Error).message}`, cause })
   })
+
+const isRunning = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/** Takes `<directory>/session.lock` (O_EXCL, holding the pid) for the scope; a stale lock is taken over. */
+const lock = (directory: string): Effect.Effect<void, SessionError, Scope.Scope> => {
+  const file = nodePath.join(directory, "session.lock")
+  const take = Effect.try({
+    try: () => {
+      nodeFs.mkdirSync(directory, { recursive: true, mode: 0o700 })
+      for (let attempt = 0; attempt < 3; attempt++) {
+        try {
+          const fd = nodeFs.openSync(file, "wx", 0o600)
+          nodeFs.writeSync(fd, `${process.pid}\n`)
+          nodeFs.closeSync(fd)
+          return
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+        }
+        const holder = Number.parseInt(nodeFs.readFileSync(file, "utf8"), 10)
+        if (Number.isInteger(holder) && holder !== process.pid && isRunning(holder)) {
+          throw new Error(`is in use by process ${holder} (another run of this session); wait for it to end`)
+        }
+        nodeFs.rmSync(file, { force: true })
+      }
+      throw new Error("cannot be locked")
+    },
+    catch: (cause) => new SessionError({ file: directory, detail: (cause as Error).message, cause })
+  })
+  return Effect.acquireRelease(take, () => Effect.sync(() => nodeFs.rmSync(file, { force: true })))
+}
 
 const make = (directory: string, persistent: boolean): Effect.Effect<Session["Type"], SessionError> =>
   Effect.gen(function*() {

@@ -130,6 +130,25 @@ describe("Session", () => {
       expect(state.state.approvals).toMatchObject([{ toolUseId: "t1", toolName: "Bash", answer: "AllowSession", rules: ["Bash(touch:*)"] }])
     }))
 
+  it.effect("one process at a time: a second session on the same directory fails naming the holder; a stale lock is taken over", () =>
+    Effect.gen(function*() {
+      const directory = tempDir("etr-session")
+      const scope = yield* Scope.make()
+      yield* Layer.buildWithScope(Session.layer({ directory }), scope)
+      const lockText = fs.readFileSync(path.join(directory, "session.lock"), "utf8")
+      expect(lockText).toBe(`${process.pid}\n`)
+      // The holder's pid is ours here, so make it someone else's that runs: the parent of this process.
+      fs.writeFileSync(path.join(directory, "session.lock"), `${process.ppid}\n`)
+      const busy = yield* Effect.flip(Effect.scoped(Layer.build(Session.layer({ directory }))))
+      expect(busy.message).toContain(`in use by process ${process.ppid}`)
+      yield* Scope.close(scope, Exit.void)
+      expect(fs.existsSync(path.join(directory, "session.lock"))).toBe(false)
+      // A lock whose process is gone (no process has pid 2^22 + 1 on Linux's default pid_max) is taken over.
+      fs.writeFileSync(path.join(directory, "session.lock"), "4194305\n")
+      yield* Effect.scoped(Layer.build(Session.layer({ directory })))
+      expect(fs.existsSync(path.join(directory, "session.lock"))).toBe(false)
+    }))
+
   it.effect("a damaged state file is an error naming it, and it is left as it was", () =>
     Effect.gen(function*() {
       for (const damaged of ["{not json", JSON.stringify({ version: 1, state: [] }), JSON.stringify({ version: 99, state: {} })]) {

@@ -54,6 +54,20 @@ describe.concurrent("exec --session", () => {
     expect(fs.readFileSync(path.join(session, "session.json"), "utf8")).toBe("{\"version\":1,\"state\":")
   })
 
+  it("a session in use by another process: exit 2 naming it, nothing run", async ({ expect }) => {
+    const where = workspace()
+    const session = path.join(where.dir, "..", "session")
+    const serve = start(where, ["serve", "--session", session])
+    await waitUntil("serve to be ready", () => serve.stdout().includes("\"ready\""))
+    const finished = await run(where, ["exec", "--session", session, "--approve", "allow"], [toolUse("t1", "Bash", { command: "touch EXECUTED" })])
+    expect(finished.code).toBe(2)
+    expect(finished.stderr).toMatch(new RegExp(`^effect-tool-runtime: [^\\n]*in use by process ${serve.child.pid}[^\\n]*\\n$`))
+    expect(fs.existsSync(path.join(where.dir, "EXECUTED"))).toBe(false)
+    serve.child.stdin.end()
+    expect((await serve.finished).code).toBe(0)
+    expect(fs.existsSync(path.join(session, "session.lock"))).toBe(false)
+  })
+
   it("a temporary session's directory is gone when exec ends, large output included", async ({ expect }) => {
     const where = workspace()
     const out = output(await run(where, ["exec"], [toolUse("t1", "Bash", { command: "seq 1 30000" })]))
