@@ -4,7 +4,9 @@
  * cancels the run, and every tool_use still gets its outcome; the session (with `--session`) is saved either way.
  */
 import * as NodeStream from "@effect/platform-node/NodeStream"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as Runtime from "effect/Runtime"
@@ -20,11 +22,26 @@ import { summary, suggestionsRecorder, writeJsonLine } from "./output.js"
 import { renderEvent } from "./render.js"
 import { beforeForcedExit, onFirstSignal } from "./signals.js"
 
-/** All of standard input, as text. */
-export const readStdin: Effect.Effect<string, UsageError> = NodeStream.fromReadable(
-  () => process.stdin,
-  (error) => new UsageError({ message: `cannot read standard input: ${error instanceof Error ? error.message : String(error)}` })
-).pipe(Stream.decodeText(), Stream.mkString)
+/** How long a signal lets standard input go on arriving (what is already in the pipe) before reading stops. */
+const DRAIN_AFTER_SIGNAL = "250 millis"
+
+/**
+ * All of standard input, as text. A signal while it is still open stops the reading shortly after (a writer that
+ * never closes it must not keep a cancelled run waiting); whatever arrived by then is the input.
+ */
+export const readStdin: Effect.Effect<string, UsageError> = Effect.gen(function*() {
+  let text = ""
+  const signalled = yield* Deferred.make<void>()
+  const unregister = onFirstSignal(() => Deferred.unsafeDone(signalled, Exit.void))
+  const reading = NodeStream.fromReadable(
+    () => process.stdin,
+    (error) => new UsageError({ message: `cannot read standard input: ${error instanceof Error ? error.message : String(error)}` })
+  ).pipe(Stream.decodeText(), Stream.runForEach((chunk) => Effect.sync(() => void (text += chunk))))
+  yield* Effect.raceFirst(reading, Effect.zipRight(Deferred.await(signalled), Effect.sleep(DRAIN_AFTER_SIGNAL))).pipe(
+    Effect.ensuring(Effect.sync(unregister))
+  )
+  return text
+})
 
 /** Removes a temporary session's directory on a forced exit too (the scope's finalizer does it otherwise). */
 export const forgetOnForcedExit = Effect.gen(function*() {

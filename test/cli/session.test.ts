@@ -234,6 +234,19 @@ describe("signals", () => {
     expect(sessionsIn(where.tmp)).toEqual([])
   })
 
+  it("a signal while standard input is still open: what arrived is the input, every tool_use answered, exit 130", { timeout: 20_000 }, async ({ expect }) => {
+    const where = workspace()
+    const running = start(where, ["exec", "--approve", "allow"])
+    running.child.stdin.write(JSON.stringify([toolUse("t1", "Bash", { command: "touch NEVER" }), toolUse("t2", "Read", { file_path: "a.txt" })]))
+    await waitUntil("the launcher", () => cmdline(running.child.pid!).startsWith("effect-tool-runtime"), 10_000)
+    await delay(300)
+    running.child.kill("SIGINT")
+    const out = output(await running.finished, 130)
+    expect(out.outcomes.map((o) => [o.tool_use_id, o.status])).toEqual([["t1", "interrupted"], ["t2", "interrupted"]])
+    expect(out.results.every((r) => /never ran/.test(r.content))).toBe(true)
+    expect(fs.existsSync(path.join(where.dir, "NEVER"))).toBe(false)
+  })
+
   it("a second signal SIGKILLs a process tree that ignores SIGTERM, then exits", { timeout: 20_000 }, async ({ expect }) => {
     const where = workspace()
     const seconds = `40.${randomInt(100_000, 1_000_000)}`
