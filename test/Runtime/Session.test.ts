@@ -11,6 +11,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { ApprovalAnswer, Approver } from "../../src/Runtime/Approver.js"
+import type { ApprovalRequest } from "../../src/Runtime/Approver.js"
 import { ensurePrivateDirectory, ResultStore } from "../../src/Runtime/ResultStore.js"
 import { Session, SessionError } from "../../src/Runtime/Session.js"
 import { ToolHooks } from "../../src/Runtime/ToolHooks.js"
@@ -113,14 +114,15 @@ describe("Session", () => {
     Effect.gen(function*() {
       const cwd = tempDir("etr-session-ws")
       const directory = path.join(tempDir("etr-session"), "s")
-      const asked = yield* Ref.make<ReadonlyArray<unknown>>([])
+      const asked = yield* Ref.make<ReadonlyArray<ApprovalRequest>>([])
       const first = yield* inProcess(
         directory,
         cwd,
         ToolRuntime.execute([use("t1", "Bash", { command: "touch one" })]),
-        Approver.scripted([ApprovalAnswer.AllowSession({ rules: ["Bash(touch:*)"] })], asked as never)
+        Approver.scripted([ApprovalAnswer.AllowSession({ rules: ["Bash(touch:*)"] })], asked)
       )
       expect(first[0]!.status).toBe("success")
+      expect((yield* Ref.get(asked)).map((request) => request.toolUseId)).toEqual(["t1"])
       // The next process has nobody to ask: the remembered rule allows it.
       const second = yield* inProcess(directory, cwd, ToolRuntime.execute([use("t2", "Bash", { command: "touch two" })]))
       expect(second[0]!.status).toBe("success")
