@@ -10,8 +10,7 @@ import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { renderEvent } from "../src/cli/render.js"
-import { ApprovalAnswer, Approver } from "../src/Runtime/Approver.js"
+import { ApprovalAnswer, Approver, renderEvent } from "../src/index.js"
 import * as Permissions from "../src/Runtime/Permissions.js"
 import { ResultStore } from "../src/Runtime/ResultStore.js"
 import { ToolHooks } from "../src/Runtime/ToolHooks.js"
@@ -57,13 +56,16 @@ const turns: ReadonlyArray<{ readonly say: string; readonly toolUses: ReadonlyAr
   }
 ]
 
-/** The person at the keyboard: allows edits inside the project, refuses everything else. */
+/**
+ * The person at the keyboard: allows edits inside the project, refuses everything else. The question and the answer
+ * are printed from the run's events (`PermissionRequested`, then `PermissionAnswered`), in the order they happen.
+ */
 const person = Approver.scripted((request) =>
-  Effect.sync(() => {
-    const allow = request.toolName === "Edit" || request.toolName === "Write"
-    console.log(`  [person] ${allow ? "allows" : "refuses"} ${request.toolName}: ${request.message}`)
-    return allow ? ApprovalAnswer.AllowOnce() : ApprovalAnswer.Deny({ message: "Not now, please.", cancelRun: false })
-  })
+  Effect.succeed(
+    request.toolName === "Edit" || request.toolName === "Write"
+      ? ApprovalAnswer.AllowOnce()
+      : ApprovalAnswer.Deny({ message: "Not now, please.", cancelRun: false })
+  )
 )
 
 const runtime = ToolRuntime.layer.pipe(

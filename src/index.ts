@@ -63,3 +63,9 @@ export * as Definitions from "./Runtime/Definitions.js"
 export { announcement, DiscoveredTools, notLoadedMessage, parseSearchMode, ToolCatalog, wholeToolDenial } from "./Runtime/ToolCatalog.js"
 /** @since 0.2.0 */
 export type { CatalogOptions, CatalogRequest, SearchMode } from "./Runtime/ToolCatalog.js"
+/** @since 0.2.0 */
+export { ApprovalRecord, Session, SessionError } from "./Runtime/Session.js"
+/** @since 0.2.0 */
+export { renderEvent, renderOutcome } from "./cli/render.js"
+/** @since 0.2.0 */
+export type { ToolResultBlock, ToolUseBlock } from "./Tool/Wire.js"

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { program } from "../examples/readme.js"
 
@@ -12,12 +13,16 @@ describe("README", () => {
     expect(block).toBe(example)
   })
 
-  it.effect("the example runs and the second call gets the error text the README shows", () =>
+  it.effect("the two-turn session loop runs: Read in the first turn, Edit in the second, with the results the README shows", () =>
     Effect.gen(function*() {
-      const [first, second] = yield* program
-      expect(first).toEqual({ type: "tool_result", tool_use_id: "toolu_1", content: "-3" })
-      expect(second?.is_error).toBe(true)
+      const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "etr-readme-"))
+      fs.writeFileSync(path.join(cwd, "notes.txt"), "a draft\n")
+      const [[read], [edit]] = (yield* program(cwd)) as unknown as [[{ content: string }], [{ content: string; is_error?: true }]]
       const readme = fs.readFileSync(path.join(__dirname, "..", "README.md"), "utf8")
-      expect(readme).toContain(second?.content as string)
+      expect(read.content).toBe("     1\ta draft")
+      expect(edit.is_error).toBeUndefined()
+      expect(readme).toContain(JSON.stringify(edit.content))
+      expect(fs.readFileSync(path.join(cwd, "notes.txt"), "utf8")).toBe("a final\n")
+      fs.rmSync(cwd, { recursive: true, force: true })
     }))
 })

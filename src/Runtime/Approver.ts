@@ -44,7 +44,7 @@ export type ApprovalAnswer = Data.TaggedEnum<{
   /** Run it, and persist these rules to the local settings file. */
   AllowAlways: { readonly rules: ReadonlyArray<string> }
   /** Do not run it; `message` goes to the model; `cancelRun` stops the rest of the turn. */
-  Deny: { readonly message?: string; readonly cancelRun: boolean }
+  Deny: { readonly message?: string | undefined; readonly cancelRun: boolean }
   /** Run it with this input instead (decoded and validated again). */
   Edit: { readonly input: unknown }
 }>

@@ -1,8 +1,15 @@
 /**
  * The ResultStore keeps tool output that is too large for the model's context: the full text goes to
- * `<session dir>/<tool_use_id>.txt` (created exclusively, never overwritten) and the model gets a preview and the
+ * `<store dir>/<tool_use_id>.txt` (created exclusively, never overwritten) and the model gets a preview and the
  * path. Producers of large output (Bash, MCP) can stream into the store while they run ({@link ResultSink}), so
  * memory stays bounded whatever the output size.
+ *
+ * The store is private: its directory is created 0700 and its files 0600, and an existing directory is used only
+ * when it is a real directory (not a symlink) owned by this user that nobody else can enter, so a directory or
+ * symlink planted by someone else never receives a session's output. Files are created with `O_CREAT|O_EXCL`,
+ * which never follows a symlink. The store remembers what it saved for each tool_use ({@link ResultStore.saved}),
+ * however it was written, and whether a path lies in its directory ({@link ResultStore.owns}): the model may read
+ * back what was saved for it.
  *
  * @since 0.1.0
  */
@@ -14,8 +21,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
-import { randomUUID } from "node:crypto"
+import * as nodeFs from "node:fs"
 import * as os from "node:os"
+import * as nodePath from "node:path"
 
 /**
  * The store could not write.
@@ -52,26 +60,41 @@ export class ResultStore extends Context.Tag("effect-tool-runtime/ResultStore")<
     readonly persist: (toolUseId: string, text: string) => Effect.Effect<string, ResultStoreError>
     /** Opens a file to stream a result into; it is closed (and synced) with the Scope. */
     readonly open: (toolUseId: string) => Effect.Effect<ResultSink, ResultStoreError, Scope.Scope>
+    /**
+     * The file most recently saved for a tool_use by this store (whole or streamed), taken: a second call answers
+     * None, so a tool_use id that comes again in a later turn does not inherit the path.
+     */
+    readonly saved: (toolUseId: string) => Effect.Effect<string | undefined>
+    /** Whether an absolute path (symlinks resolved) names a file directly inside the store's directory. */
+    readonly owns: (realPath: string) => boolean
   }
 >() {
   /**
-   * Stores results as files in `directory` (created if missing).
+   * Stores results as files in `directory` (created 0700 when missing, on the first write; refused when it exists
+   * but is a symlink, belongs to someone else or is open to others).
    *
    * @since 0.1.0
    * @category layers
    */
   static readonly layer = (directory: string): Layer.Layer<ResultStore, never, FileSystem.FileSystem | Path.Path> =>
-    Layer.effect(ResultStore, makeFileStore(directory))
+    Layer.effect(ResultStore, makeFileStore(Effect.succeed(nodePath.resolve(directory))))
 
   /**
-   * Stores results in a fresh directory under the system's temporary directory, one per session.
+   * Stores results in a fresh directory of its own (`mkdtemp`) under a per-user directory of the system's temporary
+   * directory (`$TMPDIR/effect-tool-runtime-<uid>`, 0700), removed when the layer's scope closes.
    *
    * @since 0.1.0
    * @category layers
    */
-  static readonly layerTemp: Layer.Layer<ResultStore, never, FileSystem.FileSystem | Path.Path> = Layer.effect(
+  static readonly layerTemp: Layer.Layer<ResultStore, never, FileSystem.FileSystem | Path.Path> = Layer.scoped(
     ResultStore,
-    Effect.suspend(() => makeFileStore(`${os.tmpdir()}/effect-tool-runtime/session-${randomUUID()}`))
+    Effect.gen(function*() {
+      const directory = yield* Effect.acquireRelease(
+        Effect.suspend(() => privateTempDirectory("results-")).pipe(Effect.either),
+        (made) => made._tag === "Right" ? Effect.sync(() => nodeFs.rmSync(made.right, { recursive: true, force: true })) : Effect.void
+      )
+      return yield* makeFileStore(directory)
+    })
   )
 
   /**
@@ -90,14 +113,18 @@ export class ResultStore extends Context.Tag("effect-tool-runtime/ResultStore")<
             const path = freeName(`memory://${safeFileStem(toolUseId)}`, (candidate) => map.has(candidate))
             return [path, new Map(map).set(path, text)]
           })
+        const saved = new Map<string, string>()
+        const record = (toolUseId: string) => (path: string) => Effect.sync(() => void saved.set(toolUseId, path))
         return {
-          persist: put,
+          persist: (toolUseId, text) => Effect.tap(put(toolUseId, text), record(toolUseId)),
           open: (toolUseId) =>
-            Effect.map(put(toolUseId, ""), (path) => ({
+            Effect.map(Effect.tap(put(toolUseId, ""), record(toolUseId)), (path) => ({
               path,
               write: (chunk: Uint8Array) =>
                 Ref.update(files, (map) => new Map(map).set(path, (map.get(path) ?? "") + new TextDecoder().decode(chunk)))
-            }))
+            })),
+          saved: (toolUseId) => takeSaved(saved, toolUseId),
+          owns: (realPath) => realPath.startsWith("memory://")
         }
       })
     )
@@ -121,30 +148,95 @@ const freeName = (base: string, taken: (candidate: string) => boolean): string =
   return candidate
 }
 
-const makeFileStore = (directory: string) =>
+const takeSaved = (saved: Map<string, string>, toolUseId: string) =>
+  Effect.sync(() => {
+    const path = saved.get(toolUseId)
+    saved.delete(toolUseId)
+    return path
+  })
+
+const describe = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause))
+
+/**
+ * Makes `directory` (0700) when missing, or checks that the existing one is private: a real directory (not a
+ * symlink), owned by this user, closed to group and others. Synchronous, so nothing can swap it in between.
+ *
+ * @since 0.2.0
+ * @category utilities
+ */
+export const ensurePrivateDirectory = (directory: string): Effect.Effect<void, ResultStoreError> =>
+  Effect.try({
+    try: () => {
+      nodeFs.mkdirSync(nodePath.dirname(directory), { recursive: true, mode: 0o700 })
+      try {
+        nodeFs.mkdirSync(directory, { mode: 0o700 })
+        return
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+      }
+      const stat = nodeFs.lstatSync(directory)
+      if (stat.isSymbolicLink()) throw new Error(`${directory} is a symlink, not a directory of its own`)
+      if (!stat.isDirectory()) throw new Error(`${directory} is not a directory`)
+      const uid = process.getuid?.()
+      if (uid !== undefined && stat.uid !== uid) throw new Error(`${directory} belongs to another user (uid ${stat.uid})`)
+      if ((stat.mode & 0o077) !== 0) throw new Error(`${directory} is open to other users (mode ${(stat.mode & 0o777).toString(8)}); it must be 0700`)
+    },
+    catch: (cause) => new ResultStoreError({ message: `cannot create the result directory ${directory} (it must be private to this user): ${describe(cause)}`, cause })
+  })
+
+/**
+ * A fresh private directory (`mkdtemp`, 0700) under `$TMPDIR/effect-tool-runtime-<uid>` (0700, checked).
+ *
+ * @since 0.2.0
+ * @category utilities
+ */
+export const privateTempDirectory = (prefix: string): Effect.Effect<string, ResultStoreError> =>
+  Effect.gen(function*() {
+    const parent = nodePath.join(os.tmpdir(), `effect-tool-runtime-${process.getuid?.() ?? "user"}`)
+    yield* ensurePrivateDirectory(parent)
+    return yield* Effect.try({
+      try: () => nodeFs.mkdtempSync(nodePath.join(parent, prefix)),
+      catch: (cause) => new ResultStoreError({ message: `cannot create a directory in ${parent}: ${describe(cause)}`, cause })
+    })
+  })
+
+const makeFileStore = (directoryOrError: Effect.Effect<string, ResultStoreError>) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
-    const root = path.resolve(directory)
-    const ensureRoot = fs.makeDirectory(root, { recursive: true })
+    // A store whose directory could not be made still builds: every write then fails with the reason.
+    const made = yield* Effect.either(directoryOrError)
+    const root = made._tag === "Right" ? made.right : undefined
+    const realRoot = root === undefined ? undefined : realOrSelf(root)
+    let checked = false
+    const ensureRoot: Effect.Effect<string, ResultStoreError> = Effect.suspend(() => {
+      if (made._tag === "Left") return Effect.fail(made.left)
+      if (checked) return Effect.succeed(made.right)
+      return Effect.as(Effect.tap(ensurePrivateDirectory(made.right), () => (checked = true)), made.right)
+    })
     const fail = (what: string) => (cause: unknown) =>
-      new ResultStoreError({ message: `${what}: ${cause instanceof Error ? cause.message : String(cause)}`, cause })
+      new ResultStoreError({ message: `${what}: ${describe(cause)}`, cause })
+    const saved = new Map<string, string>()
 
     /** Opens `<id>.txt` exclusively, taking `<id>-N.txt` when the name exists: a stored result is never overwritten. */
     const openExclusive = (toolUseId: string) =>
       Effect.gen(function*() {
-        yield* ensureRoot.pipe(Effect.mapError(fail(`cannot create the result directory ${root}`)))
-        const stem = path.join(root, safeFileStem(toolUseId))
+        const directory = yield* ensureRoot
+        const stem = path.join(directory, safeFileStem(toolUseId))
         for (let n = 0; n < 1000; n++) {
           const candidate = n === 0 ? `${stem}.txt` : `${stem}-${n}.txt`
-          const opened = yield* fs.open(candidate, { flag: "wx" }).pipe(
+          // "wx" is O_CREAT|O_EXCL: an existing name, a planted symlink included, is never opened.
+          const opened = yield* fs.open(candidate, { flag: "wx", mode: 0o600 }).pipe(
             Effect.map((file) => ({ file, path: candidate })),
             Effect.catchIf((e) => e._tag === "SystemError" && e.reason === "AlreadyExists", () => Effect.succeed(undefined)),
             Effect.mapError(fail(`cannot create ${candidate}`))
           )
-          if (opened !== undefined) return opened
+          if (opened !== undefined) {
+            saved.set(toolUseId, candidate)
+            return opened
+          }
         }
-        return yield* new ResultStoreError({ message: `no free file name for ${toolUseId} in ${root}` })
+        return yield* new ResultStoreError({ message: `no free file name for ${toolUseId} in ${directory}` })
       })
 
     const open = (toolUseId: string) =>
@@ -160,6 +252,22 @@ const makeFileStore = (directory: string) =>
     return {
       open,
       persist: (toolUseId: string, text: string) =>
-        Effect.scoped(Effect.flatMap(open(toolUseId), (sink) => Effect.as(sink.write(new TextEncoder().encode(text)), sink.path)))
+        Effect.scoped(Effect.flatMap(open(toolUseId), (sink) => Effect.as(sink.write(new TextEncoder().encode(text)), sink.path))),
+      saved: (toolUseId: string) => takeSaved(saved, toolUseId),
+      owns: (realPath: string) =>
+        realRoot !== undefined && nodePath.dirname(realPath) === realRoot && realPath.endsWith(".txt")
     }
   })
+
+const realOrSelf = (directory: string): string => {
+  try {
+    return nodeFs.realpathSync.native(directory)
+  } catch {
+    // Not made yet: made later at this path, a real directory (a symlink there is refused).
+    try {
+      return nodePath.join(nodeFs.realpathSync.native(nodePath.dirname(directory)), nodePath.basename(directory))
+    } catch {
+      return directory
+    }
+  }
+}

@@ -44,7 +44,23 @@ import type { ApprovalRequest } from "./Approver.js"
 export interface TerminalOptions {
   readonly input?: NodeJS.ReadableStream
   readonly output?: NodeJS.WritableStream
+  /**
+   * Held from the first line of a question to its answer. Whatever else writes to the same terminal (a progress
+   * printer) takes it for each write, so nothing is printed over a pending question: it waits, and prints after
+   * the answer. See {@link makeTerminalLock}.
+   *
+   * @since 0.2.0
+   */
+  readonly lock?: Effect.Semaphore
 }
+
+/**
+ * A lock for {@link TerminalOptions.lock}: one permit.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const makeTerminalLock = (): Effect.Semaphore => Effect.unsafeMakeSemaphore(1)
 
 /**
  * There is no terminal to ask on.
@@ -100,7 +116,7 @@ const CHOICE = "Choice [1-5, e]: "
  * @since 0.1.0
  * @category constructors
  */
-export const make = (input: NodeJS.ReadableStream, output: NodeJS.WritableStream) =>
+export const make = (input: NodeJS.ReadableStream, output: NodeJS.WritableStream, lock?: Effect.Semaphore) =>
   Effect.gen(function*() {
     const lines = yield* Queue.unbounded<Option.Option<string>>()
     const reader = yield* Effect.acquireRelease(
@@ -174,7 +190,7 @@ export const make = (input: NodeJS.ReadableStream, output: NodeJS.WritableStream
         }
       }).pipe(Effect.ensuring(write("\n")))
 
-    return Approver.of({ ask })
+    return Approver.of({ ask: lock === undefined ? ask : (request) => lock.withPermits(1)(ask(request)) })
   })
 
 /** Opens the controlling terminal for reading and writing; fails when the process has none. */
@@ -212,9 +228,9 @@ export const layer = (options: TerminalOptions = {}): Layer.Layer<Approver, Term
   Layer.scoped(
     Approver,
     Effect.gen(function*() {
-      if (options.input !== undefined && options.output !== undefined) return yield* make(options.input, options.output)
+      if (options.input !== undefined && options.output !== undefined) return yield* make(options.input, options.output, options.lock)
       const terminal = yield* openTerminal
-      return yield* make(options.input ?? terminal.input, options.output ?? terminal.output)
+      return yield* make(options.input ?? terminal.input, options.output ?? terminal.output, options.lock)
     })
   )
 
@@ -224,7 +240,7 @@ export const layer = (options: TerminalOptions = {}): Layer.Layer<Approver, Term
  * @since 0.1.0
  * @category layers
  */
-export const layerAuto = (): Layer.Layer<Approver> => layer().pipe(
+export const layerAuto = (options: Pick<TerminalOptions, "lock"> = {}): Layer.Layer<Approver> => layer(options).pipe(
   Layer.catchAll(() =>
     Layer.succeed(Approver, {
       ask: (request) =>

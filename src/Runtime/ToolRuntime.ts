@@ -53,13 +53,13 @@ export type { SchedulingMode } from "./internal/scheduler.js"
  */
 export interface RunOptions {
   /** Default `"conflict-aware"`. */
-  readonly mode?: SchedulingMode
+  readonly mode?: SchedulingMode | undefined
   /** How many calls may run at once; default from {@link RuntimeConfig} (10). */
-  readonly maxConcurrency?: number
+  readonly maxConcurrency?: number | undefined
   /** A per-call timeout overriding the tool's default. */
-  readonly timeoutFor?: (toolUse: ToolUseBlock) => Duration.DurationInput | undefined
+  readonly timeoutFor?: ((toolUse: ToolUseBlock) => Duration.DurationInput | undefined) | undefined
   /** Cancel the rest of the run when an outcome satisfies this. Default: never (siblings are independent). */
-  readonly cancelSiblingsWhen?: (outcome: Outcome) => boolean
+  readonly cancelSiblingsWhen?: ((outcome: Outcome) => boolean) | undefined
 }
 
 /**

@@ -15,8 +15,10 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
+import { ResultStore } from "../Runtime/ResultStore.js"
 import * as Tool from "../Tool/Tool.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import { FileState, hashContent } from "./FileState.js"
@@ -137,6 +139,8 @@ export const layer = Read.implementEffect(
   Effect.gen(function*() {
     const workspace = yield* Workspace
     const fileState = yield* FileState
+    // Optional, so Read alone needs no store: with one, what it saved for this session may be read back.
+    const store = Option.getOrUndefined(yield* Effect.serviceOption(ResultStore))
     const shown = (absolute: string) => displayPath(absolute, workspace.cwd)
 
     return {
@@ -157,7 +161,7 @@ export const layer = Read.implementEffect(
           return { ...input, file_path: resolved.absolute }
         }),
 
-      checkPermissions: (input) => checkPath(workspace, input.file_path, "Read"),
+      checkPermissions: (input) => checkPath(workspace, input.file_path, "Read", false, store?.owns),
       traits: () => ({ readOnly: true, concurrencySafe: true }),
       claims: (input) => [Tool.Claim.read(fileResource(input.file_path, workspace.cwd, workspace.home))],
       matchesRule: (content, input, context) => ruleCovers(content, input.file_path, context),

@@ -16,6 +16,8 @@ import { FileState } from "./FileState.js"
 import type { FileStateOptions } from "./FileState.js"
 import type { SandboxUnavailable } from "./Shell/Sandbox.js"
 import type { Workspace } from "../Runtime/Workspace.js"
+import type { Session, SessionError } from "../Runtime/Session.js"
+import * as SessionFileState from "./SessionFileState.js"
 
 /** @since 0.1.0 */
 export { BashTool } from "./Bash.js"
@@ -81,3 +83,17 @@ export const builtinLayer = (
   options: BuiltinOptions = {}
 ): Layer.Layer<BuiltinTools, SandboxUnavailable, Workspace | ResultStore | CommandExecutor.CommandExecutor> =>
   Layer.mergeAll(FileTools.layer.pipe(Layer.provide(FileState.layer(options.fileState))), BashTool.layer(options.bash))
+/** @since 0.2.0 */
+export * as SessionFileState from "./SessionFileState.js"
+
+/**
+ * All built-in tools over a {@link Session}: like {@link builtinLayer}, with the FileState restored from the
+ * session and saved with it (`SessionFileState`), so a Read in one turn or process counts for an Edit in the next.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const builtinSessionLayer = (
+  options: BuiltinOptions = {}
+): Layer.Layer<BuiltinTools, SandboxUnavailable | SessionError, Workspace | ResultStore | CommandExecutor.CommandExecutor | Session> =>
+  Layer.mergeAll(FileTools.layer.pipe(Layer.provide(SessionFileState.layer(options.fileState))), BashTool.layer(options.bash))

@@ -1,6 +1,7 @@
 /**
- * The layers behind `exec`: settings, workspace, built-in tools, permission policy, hooks, approver, result store
- * and the runtime, from the command line's options.
+ * The layers behind `exec` and `serve`: the session (kept in `--session DIR`, else a temporary one removed at the
+ * end), settings (Claude Code's locations by default), workspace, built-in tools with the session's FileState,
+ * permission policy with the session's rules, hooks, approver, result store in the session, and the runtime.
  */
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type * as FileSystem from "@effect/platform/FileSystem"
@@ -14,18 +15,19 @@ import * as Hooks from "../Runtime/Hooks.js"
 import * as Permissions from "../Runtime/Permissions.js"
 import { formatSettingsWarning, resolveMode } from "../Runtime/Permission/Settings.js"
 import type { PermissionModeSetting } from "../Runtime/Permission/Settings.js"
-import { ResultStore } from "../Runtime/ResultStore.js"
-import * as TerminalApprover from "../Runtime/TerminalApprover.js"
+import type { ResultStore } from "../Runtime/ResultStore.js"
+import { Session } from "../Runtime/Session.js"
 import { ToolRegistry } from "../Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
-import { builtinLayer, builtinTools } from "../Tools/index.js"
 import { Workspace } from "../Runtime/Workspace.js"
+import { builtinSessionLayer, builtinTools } from "../Tools/index.js"
 
-/** Everything `exec` was told on its command line. */
-export interface ExecOptions {
+/** Everything `exec` and `serve` were told on the command line. */
+export interface RuntimeOptions {
   readonly cwd: string
   readonly additionalDirectories: ReadonlyArray<string>
   readonly settingsFiles: ReadonlyArray<string>
+  /** Load `~/.claude/settings.json`, `.claude/settings.json`, `.claude/settings.local.json` (default on). */
   readonly claudeSettings: boolean
   readonly mode: PermissionModeSetting | undefined
   /** The person trusts the project's own settings files (`--trust-project`). */
@@ -35,12 +37,24 @@ export interface ExecOptions {
   readonly rules: { readonly allow: ReadonlyArray<string>; readonly deny: ReadonlyArray<string>; readonly ask: ReadonlyArray<string> }
   readonly approve: "allow" | "deny" | undefined
   readonly scheduling: "conflict-aware" | "batched"
+  /** `--session DIR`: keep the session there; otherwise a temporary session, removed at the end. */
   readonly sessionDir: string | undefined
   readonly verbose: boolean
 }
 
-/** The runtime as `exec` configures it. Fails (before anything runs) on a bad settings file, rule or hook matcher. */
-export const execLayer = (options: ExecOptions) =>
+/** The Approver the flags ask for, else `fallback` (the terminal for `exec`, the channel for `serve`). */
+export const approverFor = <E, R>(options: RuntimeOptions, fallback: Layer.Layer<Approver, E, R>): Layer.Layer<Approver, E, R> =>
+  options.approve === "allow" ? Approver.allowAll : options.approve === "deny" ? Approver.denyAll : fallback
+
+/** The session the options name. */
+export const sessionLayer = (options: RuntimeOptions) =>
+  options.sessionDir === undefined ? Session.layerTemp : Session.layer({ directory: options.sessionDir })
+
+/**
+ * The runtime as the CLI configures it, over a Session in context. Fails (before anything runs) on a bad settings
+ * file, rule, hook matcher or session state.
+ */
+export const runtimeLayer = <E, R>(options: RuntimeOptions, approver: Layer.Layer<Approver, E, R>) =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
       const cwd = nodePath.resolve(options.cwd)
@@ -64,16 +78,14 @@ export const execLayer = (options: ExecOptions) =>
         ...options.additionalDirectories
       ]
       const workspace = Workspace.layer({ cwd, additionalDirectories, home })
-      const store = options.sessionDir === undefined ? ResultStore.layerTemp : ResultStore.layer(options.sessionDir)
-      const approver = options.approve === "allow" ? Approver.allowAll : options.approve === "deny" ? Approver.denyAll : TerminalApprover.layerAuto()
-      const policy = Permissions.layer({ settings, cliRules: options.rules, mode })
-      const registry = ToolRegistry.layer(builtinTools).pipe(Layer.provide(builtinLayer()))
+      const policy = Session.permissions({ settings, cliRules: options.rules, mode })
+      const registry = ToolRegistry.layer(builtinTools).pipe(Layer.provide(builtinSessionLayer()))
       // The registry lets hooks' `if` conditions ask the tools how their rules match.
       const hooks = Hooks.layer({ ...hookOptions, cwd, home }).pipe(Layer.provide(registry))
       return ToolRuntime.layer.pipe(
-        Layer.provide(Layer.mergeAll(registry, policy, hooks, approver)),
-        Layer.provideMerge(store),
+        Layer.provide(Layer.mergeAll(registry, policy, hooks, Session.approvals(approver))),
+        Layer.provideMerge(Session.resultStore),
         Layer.provide(workspace)
       )
     })
-  ) satisfies Layer.Layer<ToolRuntime, unknown, FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor>
+  ) satisfies Layer.Layer<ToolRuntime | ResultStore, unknown, Session | R | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor>

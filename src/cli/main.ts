@@ -1,206 +1,94 @@
-#!/usr/bin/env node
 /**
- * The command line: `effect-tool-runtime exec` reads tool_use blocks (or an assistant message) as JSON on standard
- * input, runs them through the runtime with the built-in tools, and prints the tool_result blocks and a summary of
- * each outcome as one JSON object on standard output.
+ * The command line: `effect-tool-runtime exec` runs one turn of tool_use blocks from standard input and prints the
+ * results as one JSON object; `effect-tool-runtime serve` speaks JSON lines for a whole conversation. See `args.ts`
+ * for the options and exit codes.
+ *
+ * The signal handlers come first (`./signals.js` is imported before anything else and imports nothing), then the
+ * program runs on `NodeRuntime.runMain`. The work runs in a fiber of its own that an interruption of the main
+ * fiber does not stop: a signal cancels the run instead, so every tool_use still gets its outcome before the
+ * process exits 130 or 143. Logs never reach standard output.
  */
+// The signal handlers must exist before any other module is evaluated: this import stays first.
+import { signalExitCode, setKiller } from "./signals.js"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as Runtime from "effect/Runtime"
-import * as Stream from "effect/Stream"
-import * as fs from "node:fs"
-import { parseArgs } from "node:util"
-import { describeReason } from "../Tool/Permission.js"
-import type { Outcome } from "../Tool/Outcome.js"
-import { ToolRuntime } from "../Runtime/ToolRuntime.js"
-import { renderEvent } from "./render.js"
-import { decodeStdin, UsageError } from "./input.js"
-import { execLayer, type ExecOptions } from "./layer.js"
+import { parseCommandLine, USAGE } from "./args.js"
+import { exec } from "./exec.js"
+import { loggerLayer, oneLine, writeText } from "./output.js"
+import { killKnownTrees } from "./processes.js"
+import { serve } from "./serve.js"
 import { parseToolsArgs, render as renderTools, TOOLS_USAGE, toolsRequest } from "./tools.js"
 
-const USAGE = `Usage: effect-tool-runtime exec [options] < tool_uses.json
+setKiller(killKnownTrees)
 
-Reads a JSON array of tool_use blocks, or an assistant message {"role":"assistant","content":[...]}, on standard
-input; prints {"results":[tool_result...],"outcomes":[...]} on standard output.
+const complain = (message: string) => Effect.sync(() => void process.stderr.write(`effect-tool-runtime: ${oneLine(message)}\n`))
 
-Options:
-  --cwd DIR              working directory (default: the current directory)
-  --add-dir DIR          an additional workspace directory (repeatable)
-  --settings FILE        a settings file in Claude Code's format (repeatable)
-  --claude-settings      also load ~/.claude/settings.json, .claude/settings.json, .claude/settings.local.json
-  --trust-project        trust the project's own .claude/settings*.json: their allow rules, hooks, additional
-                         directories and mode apply (without it only their deny and ask rules do, unless the
-                         project is listed in trustedProjects of ~/.claude/settings.json)
-  --mode MODE            default | manual | acceptEdits | plan | auto | bypassPermissions | dontAsk
-  --allow RULE           an allow rule, e.g. 'Bash(npm test:*)' (repeatable)
-  --deny RULE            a deny rule (repeatable)
-  --ask RULE             an ask rule (repeatable)
-  --approve allow|deny   answer every permission question this way (default: ask on the terminal; deny without one)
-  --scheduling MODE      conflict-aware (default) | batched
-  --session-dir DIR      where large results are stored (default: a new temporary directory)
-  --verbose              write what a person would see to standard error
-  --help                 this text
+const messageOf = (error: unknown): string =>
+  typeof error === "object" && error !== null && "message" in error && typeof error.message === "string" ? error.message : String(error)
 
-Also: effect-tool-runtime tools --format anthropic|openai-chat|openai-responses|gemini (see tools --help)`
-
-const MODES = ["default", "manual", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk"] as const
-
-/** Parses the command line; a UsageError for anything unusable. */
-const parseCommandLine = (argv: ReadonlyArray<string>): ExecOptions | "help" => {
-  const [command, ...rest] = argv
-  if (command === "--help" || command === "-h" || command === "help") return "help"
-  if (command !== "exec") throw new UsageError(command === undefined ? "missing command (exec)" : `unknown command: ${command}`)
-  const { values } = parseArgs({
-    args: rest,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      cwd: { type: "string" },
-      "add-dir": { type: "string", multiple: true },
-      settings: { type: "string", multiple: true },
-      "claude-settings": { type: "boolean" },
-      "trust-project": { type: "boolean" },
-      mode: { type: "string" },
-      allow: { type: "string", multiple: true },
-      deny: { type: "string", multiple: true },
-      ask: { type: "string", multiple: true },
-      approve: { type: "string" },
-      scheduling: { type: "string" },
-      "session-dir": { type: "string" },
-      verbose: { type: "boolean" },
-      help: { type: "boolean" }
+/** `tools`: prints the definitions the settings would send; its value is the exit code. */
+const toolsCommand = (argv: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    let options
+    try {
+      options = parseToolsArgs(argv)
+    } catch (error) {
+      yield* complain(`${messageOf(error)} (see tools --help)`)
+      return 2
     }
+    if (options === "help") {
+      yield* writeText(`${TOOLS_USAGE}\n`)
+      return 0
+    }
+    const definitions = yield* Effect.either(toolsRequest(options).pipe(Effect.provide(NodeContext.layer)))
+    if (Either.isLeft(definitions)) {
+      yield* complain(messageOf(definitions.left))
+      return 2
+    }
+    yield* writeText(`${renderTools(options, definitions.right)}\n`)
+    return 0
   })
-  if (values.help === true) return "help"
-  const mode = values.mode
-  if (mode !== undefined && !(MODES as ReadonlyArray<string>).includes(mode)) {
-    throw new UsageError(`--mode must be one of ${MODES.join(", ")}, got ${mode}`)
-  }
-  if (values.approve !== undefined && values.approve !== "allow" && values.approve !== "deny") {
-    throw new UsageError(`--approve must be allow or deny, got ${values.approve}`)
-  }
-  if (values.scheduling !== undefined && values.scheduling !== "conflict-aware" && values.scheduling !== "batched") {
-    throw new UsageError(`--scheduling must be conflict-aware or batched, got ${values.scheduling}`)
-  }
-  return {
-    cwd: values.cwd ?? process.cwd(),
-    additionalDirectories: values["add-dir"] ?? [],
-    settingsFiles: values.settings ?? [],
-    claudeSettings: values["claude-settings"] === true,
-    mode: mode as ExecOptions["mode"],
-    trustProject: values["trust-project"] === true,
-    // Configuration warnings go to standard error, one line each (standard output carries the results).
-    warn: (line) => process.stderr.write(`effect-tool-runtime: warning: ${line.replace(/\s*\n\s*/g, " ")}\n`),
-    rules: { allow: values.allow ?? [], deny: values.deny ?? [], ask: values.ask ?? [] },
-    approve: values.approve as ExecOptions["approve"],
-    scheduling: (values.scheduling ?? "conflict-aware") as ExecOptions["scheduling"],
-    sessionDir: values["session-dir"],
-    verbose: values.verbose === true
-  }
-}
 
-const readStdin = async (): Promise<string> => {
-  const chunks: Array<Buffer> = []
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString("utf8")
-}
+/** The program; its value is the exit code when no signal came. */
+const program: Effect.Effect<number> = Effect.gen(function*() {
+  if (process.argv[2] === "tools") return yield* toolsCommand(process.argv.slice(3))
+  const command = parseCommandLine(process.argv.slice(2))
+  if (Either.isLeft(command)) {
+    yield* complain(command.left.message)
+    return 2
+  }
+  if (command.right._tag === "Help") {
+    yield* writeText(`${USAGE}\n`)
+    return 0
+  }
+  const { options } = command.right
+  const run = command.right._tag === "Exec" ? exec(options) : serve(options)
+  return yield* run.pipe(
+    Effect.as(0),
+    // Every typed failure is something the person can fix: a flag, a rule, a settings file, the session, stdin.
+    Effect.catchAll((error) => Effect.as(complain(messageOf(error)), 2)),
+    Effect.provide(loggerLayer(options.verbose)),
+    Effect.provide(NodeContext.layer)
+  )
+}).pipe(
+  Effect.catchAllCause((cause) =>
+    Effect.as(complain(`internal error: ${Cause.isDie(cause) ? messageOf(Cause.squash(cause)) : "interrupted"}`), 1)
+  )
+)
 
-/** The summary of one outcome in the CLI's output. */
-const summary = (outcome: Outcome) => ({
-  tool_use_id: outcome.toolUseId,
-  name: outcome.toolName ?? outcome.requestedName,
-  status: outcome.status,
-  decision: outcome.decision === undefined
-    ? null
-    : { behavior: outcome.decision._tag === "Allow" ? "allow" : "deny", reason: describeReason(outcome.decision.reason), kind: outcome.decision.reason._tag },
-  duration_ms: outcome.timings.durationMs,
-  persisted_path: outcome.persistedPath ?? null
+const main = Effect.gen(function*() {
+  const work = yield* Effect.forkDaemon(program)
+  // runMain interrupts this fiber on a signal; the work is cancelled by the signal handlers and ends by itself.
+  return yield* Fiber.join(work).pipe(Effect.onInterrupt(() => Fiber.await(work)))
 })
 
-const fail = (message: string): never => {
-  // One line, whatever the message holds (JSON.parse quotes the input, newlines included).
-  process.stderr.write(`effect-tool-runtime: ${message.replace(/\s*\n\s*/g, " ")}\n`)
-  process.exit(2)
-}
-
-/** `tools`: prints the definitions the settings would send. */
-const mainTools = async (argv: ReadonlyArray<string>): Promise<void> => {
-  let options
-  try {
-    options = parseToolsArgs(argv)
-  } catch (error) {
-    return fail(`${error instanceof Error ? error.message : String(error)} (see tools --help)`)
-  }
-  if (options === "help") return void process.stdout.write(`${TOOLS_USAGE}\n`)
-  const exit = await Effect.runPromiseExit(toolsRequest(options))
-  if (Exit.isFailure(exit)) {
-    const error = exit.cause._tag === "Fail" ? exit.cause.error : undefined
-    return fail(error !== undefined && typeof error === "object" && "message" in error ? String(error.message) : `internal error: ${String(exit.cause)}`)
-  }
-  process.stdout.write(`${renderTools(options, exit.value)}\n`, () => process.exit(0))
-}
-
-const main = async (): Promise<void> => {
-  if (process.argv[2] === "tools") return mainTools(process.argv.slice(3))
-  let options: ExecOptions | "help"
-  try {
-    options = parseCommandLine(process.argv.slice(2))
-  } catch (error) {
-    return fail(`${error instanceof Error ? error.message : String(error)} (see --help)`)
-  }
-  if (options === "help") {
-    process.stdout.write(`${USAGE}\n`)
-    return
-  }
-  if (!fs.existsSync(options.cwd) || !fs.statSync(options.cwd).isDirectory()) return fail(`--cwd is not a directory: ${options.cwd}`)
-  const raw = await readStdin()
-  let toolUses
-  try {
-    toolUses = decodeStdin(raw)
-  } catch (error) {
-    return fail(error instanceof Error ? error.message : String(error))
-  }
-  const exec = options
-  const program = Effect.gen(function*() {
-    const runtime = yield* Effect.runtime<ToolRuntime>()
-    const toolRuntime = yield* ToolRuntime
-    const handle = yield* toolRuntime.start(toolUses, { mode: exec.scheduling })
-    // SIGINT/SIGTERM cancel the run; every tool_use still gets its outcome, printed below. A second signal does not
-    // wait: it exits at once (130), as a person pressing Ctrl-C twice expects.
-    let signalled = false
-    const cancel = () => {
-      if (signalled) process.exit(130)
-      signalled = true
-      Runtime.runFork(runtime)(handle.cancel)
-    }
-    process.on("SIGINT", cancel)
-    process.on("SIGTERM", cancel)
-    const printer = yield* Effect.forkScoped(
-      exec.verbose
-        ? Stream.runForEach(handle.events, (event) =>
-          Effect.sync(() => {
-            const text = renderEvent(event)
-            if (text !== undefined) process.stderr.write(`${text}\n`)
-          }))
-        : Effect.void
-    )
-    const outcomes = yield* handle.await
-    // The events stream ends with the run: wait for the last lines to be printed.
-    yield* Fiber.join(printer)
-    return { results: outcomes.map((o) => o.result), outcomes: outcomes.map(summary) }
-  }).pipe(Effect.scoped, Effect.provide(execLayer(exec)), Effect.provide(NodeContext.layer))
-
-  const exit = await Effect.runPromiseExit(program)
-  if (Exit.isSuccess(exit)) {
-    // Exit only once the output is written: a pipe takes large output asynchronously.
-    process.stdout.write(`${JSON.stringify(exit.value)}\n`, () => process.exit(0))
-    return
-  }
-  const failure = exit.cause
-  const error = failure._tag === "Fail" ? failure.error : undefined
-  return fail(error !== undefined && typeof error === "object" && "message" in error ? String(error.message) : `internal error: ${String(failure)}`)
-}
-
-main().catch((error: unknown) => fail(`internal error: ${error instanceof Error ? error.stack ?? error.message : String(error)}`))
+NodeRuntime.runMain(main, {
+  disableErrorReporting: true,
+  disablePrettyLogger: true,
+  teardown: (exit, onExit) => onExit(signalExitCode() ?? (Exit.isSuccess(exit) && typeof exit.value === "number" ? exit.value : 1))
+})

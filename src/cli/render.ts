@@ -1,5 +1,8 @@
 /**
- * What a person sees of a run: events rendered as terminal text. Used by `exec --verbose` and by the demo.
+ * What a person sees of a run: events rendered as terminal text. Used by `exec --verbose` and by the demo, and
+ * exported from the package (`renderEvent`, `renderOutcome`) for programs that print a run the same way.
+ *
+ * @since 0.2.0
  */
 import type { ToolEvent } from "../Runtime/Events.js"
 import type { Outcome } from "../Tool/Outcome.js"
@@ -21,7 +24,12 @@ const symbol: Record<Outcome["status"], string> = {
   timed_out: "⏱"
 }
 
-/** One event as lines of terminal text, or undefined for events a person does not need to see. */
+/**
+ * One event as lines of terminal text, or undefined for events a person does not need to see.
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
 export const renderEvent = (event: ToolEvent): string | undefined => {
   switch (event._tag) {
     case "Started":
@@ -45,7 +53,12 @@ export const renderEvent = (event: ToolEvent): string | undefined => {
   }
 }
 
-/** A finished call: status, decision and what the screen shows of it. */
+/**
+ * A finished call: status, decision and what the screen shows of it.
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
 export const renderOutcome = (outcome: Outcome): string => {
   const decision = outcome.decision === undefined ? "" : ` — ${outcome.decision._tag.toLowerCase()}: ${describeReason(outcome.decision.reason)}`
   const head = `${symbol[outcome.status]} ${outcome.toolName ?? outcome.requestedName} ${outcome.status}${decision} (${outcome.timings.durationMs} ms)`

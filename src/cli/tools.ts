@@ -72,13 +72,13 @@ export const parseToolsArgs = (argv: ReadonlyArray<string>): ToolsOptions | "hel
   if (values.help === true) return "help"
   const format = values.format ?? "anthropic"
   if (!(Definitions.providers as ReadonlyArray<string>).includes(format)) {
-    throw new UsageError(`--format must be one of ${Definitions.providers.join(", ")}, got ${format}`)
+    throw new UsageError({ message: `--format must be one of ${Definitions.providers.join(", ")}, got ${format}` })
   }
   // Claude Code's variable, when the flag is absent.
   const mode = parseSearchMode(values["tool-search"] ?? process.env["ENABLE_TOOL_SEARCH"] ?? "on")
-  if (Either.isLeft(mode)) throw new UsageError(`--tool-search: ${mode.left}`)
+  if (Either.isLeft(mode)) throw new UsageError({ message: `--tool-search: ${mode.left}` })
   const contextWindow = Number(values["context-window"] ?? 200_000)
-  if (!Number.isInteger(contextWindow) || contextWindow <= 0) throw new UsageError(`--context-window must be a positive integer, got ${values["context-window"]}`)
+  if (!Number.isInteger(contextWindow) || contextWindow <= 0) throw new UsageError({ message: `--context-window must be a positive integer, got ${values["context-window"]}` })
   return {
     format: format as Definitions.Provider,
     strict: values.strict === true ? true : values["no-strict"] === true ? false : undefined,

@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, it } from "vitest"
 const execFileAsync = promisify(execFile)
 
 const root = path.resolve(__dirname, "../..")
-const main = path.join(root, "dist/cli/main.js")
+const main = path.join(root, "dist/bin/effect-tool-runtime.js")
 
 // -----------------------------------------------------------------------------
 // the binary
@@ -36,7 +36,7 @@ const ensureBuilt = async (): Promise<void> => {
   const built = fs.existsSync(main) ? fs.statSync(main).mtimeMs : -1
   if (built >= newestSource(path.join(root, "src"))) return
   try {
-    await execFileAsync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: root })
+    await execFileAsync("npm", ["run", "build"], { cwd: root })
   } catch (error) {
     const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string }
     throw new Error(`building dist/ failed:\n${stdout}${stderr}`)
@@ -60,7 +60,8 @@ const OutcomeSummary = Schema.Struct({
   status: Schema.Literal("success", "error", "denied", "interrupted", "timed_out"),
   decision: Schema.NullOr(Schema.Struct({ behavior: Schema.Literal("allow", "deny"), reason: Schema.String, kind: Schema.String })),
   duration_ms: Schema.NonNegative,
-  persisted_path: Schema.NullOr(Schema.String)
+  persisted_path: Schema.NullOr(Schema.String),
+  suggestions: Schema.Array(Schema.String)
 })
 
 /** Exactly the keys the issue names: excess properties are an error. */
@@ -87,7 +88,8 @@ interface Running {
 const children = new Set<ChildProcessWithoutNullStreams>()
 
 const start = (cwd: string, args: ReadonlyArray<string>, stdin: string): Running => {
-  const child = spawn(process.execPath, [main, "exec", ...args], { cwd, detached: true, stdio: ["pipe", "pipe", "pipe"] })
+  // A home of its own: Claude Code's user settings are loaded by default, and the developer's must not leak in.
+  const child = spawn(process.execPath, [main, "exec", ...args], { cwd, detached: true, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, HOME: cwd } })
   children.add(child)
   let stdout = ""
   let stderr = ""
@@ -108,8 +110,8 @@ const exec = (cwd: string, args: ReadonlyArray<string>, stdin: unknown): Promise
   start(cwd, args, typeof stdin === "string" ? stdin : JSON.stringify(stdin)).finished
 
 /** A completed run: exit 0 and standard output exactly one JSON object of the documented shape. */
-const succeeded = (run: Finished): ExecOutput => {
-  if (run.code !== 0) throw new Error(`exec exited with ${run.code ?? run.signal}; stderr:\n${run.stderr}`)
+const succeeded = (run: Finished, code = 0): ExecOutput => {
+  if (run.code !== code) throw new Error(`exec exited with ${run.code ?? run.signal}; stderr:\n${run.stderr}`)
   const lines = run.stdout.split("\n")
   if (lines.length !== 2 || lines[1] !== "") throw new Error(`standard output is not one line of JSON:\n${run.stdout.slice(0, 2000)}`)
   return Schema.decodeUnknownSync(ExecOutput, { onExcessProperty: "error" })(JSON.parse(lines[0]!))
@@ -264,7 +266,7 @@ describe.concurrent("exec", () => {
 
   describe("a signal mid-run", () => {
     it.for(["SIGINT", "SIGTERM"] as const)(
-      "%s cancels the run: the running call and the queued one are interrupted, the child process is gone, exit 0",
+      "%s cancels the run: the running call and the queued one are interrupted, the child process is gone, exit 130/143",
       { timeout: 20_000 },
       async (signal, { expect }) => {
         const dir = workspace()
@@ -282,7 +284,7 @@ describe.concurrent("exec", () => {
         )
         await waitUntil("the sleep to run", async () => (await processes(`^${sleepPattern}$`)).length > 0 && run.stderr().includes("[toolu_sleep]"))
         run.child.kill(signal)
-        const out = succeeded(await run.finished)
+        const out = succeeded(await run.finished, signal === "SIGINT" ? 130 : 143)
 
         expect(out.results.map((r) => r.tool_use_id)).toEqual(["toolu_sleep", "toolu_queued"])
         expect(out.outcomes.map((o) => o.status)).toEqual(["interrupted", "interrupted"])
@@ -385,17 +387,17 @@ describe.concurrent("exec", () => {
   })
 
   describe("large output", () => {
-    it("stores the full output under --session-dir and points to it", async ({ expect }) => {
+    it("stores the full output in the session's results directory and points to it", async ({ expect }) => {
       const dir = workspace()
       const sessionDir = path.join(dir, ".session")
-      const out = succeeded(await exec(dir, ["--session-dir", sessionDir], [toolUse("toolu_seq", "Bash", { command: "seq 1 20000" })]))
+      const out = succeeded(await exec(dir, ["--session", sessionDir], [toolUse("toolu_seq", "Bash", { command: "seq 1 20000" })]))
       const full = `${Array.from({ length: 20_000 }, (_, i) => i + 1).join("\n")}\n`
       const result = out.results[0]!
       expect(out.outcomes[0]!.status).toBe("success")
       expect(result.content.length).toBeLessThan(full.length)
-      const stored = out.outcomes[0]!.persisted_path ?? /saved to: (\S+?)\]/.exec(result.content)?.[1]
-      expect(stored).toBeDefined()
-      expect(path.dirname(stored!)).toBe(sessionDir)
+      const stored = out.outcomes[0]!.persisted_path
+      expect(stored).not.toBeNull()
+      expect(path.dirname(stored!)).toBe(path.join(sessionDir, "results"))
       expect(result.content).toContain(stored)
       expect(fs.readFileSync(stored!, "utf8")).toBe(full)
     })

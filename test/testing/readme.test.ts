@@ -6,7 +6,8 @@ describe("README: testing your own tools", () => {
   it("shows test/testing/kit.test.ts verbatim, so the snippet it shows is the one the suite runs", () => {
     const readme = fs.readFileSync(path.join(__dirname, "..", "..", "README.md"), "utf8")
     const snippet = fs.readFileSync(path.join(__dirname, "kit.test.ts"), "utf8")
-    expect(readme).toContain("```ts\n" + snippet + "```")
+    // Fenced `ts test`: it is a test file of this repository (run by `npm test`), not a standalone example.
+    expect(readme).toContain("```ts test\n" + snippet + "```")
     expect(snippet.trimEnd().split("\n").length).toBeLessThan(20)
   })
 })

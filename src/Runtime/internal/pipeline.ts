@@ -151,8 +151,16 @@ const notify = (env: PipelineEnv, toolUseId: string, notices: ReadonlyArray<stri
     ? Effect.void
     : Effect.forEach(notices, (message) => env.emit(() => ToolEvent.Notice({ toolUseId, message, at: env.clock.unsafeCurrentTimeMillis() })), { discard: true })
 
+/**
+ * Every Outcome ends here. A tool that streamed its output to the store (Bash) fits its own budget, so only the store
+ * knows it saved something: the Outcome names that file too, whatever the status (taken, so a later call with the
+ * same id does not inherit it).
+ */
 const complete = (env: PipelineEnv, outcome: Outcome): Effect.Effect<Outcome> =>
-  andThen(env.emit(() => ToolEvent.Completed({ outcome, at: outcome.timings.endedAt })), () => Exit.succeed(outcome))
+  andThen(env.store.saved(outcome.toolUseId), (saved) => {
+    const named = saved === undefined || outcome.persistedPath !== undefined ? outcome : { ...outcome, persistedPath: saved }
+    return andThen(env.emit(() => ToolEvent.Completed({ outcome: named, at: named.timings.endedAt })), () => Exit.succeed(named))
+  })
 
 /** The Outcome of a call that failed at any stage. */
 export const failed = (env: PipelineEnv, finish: Finish, error: Errors.ToolCallError): Effect.Effect<Outcome> =>

@@ -91,17 +91,23 @@ const suggestion = (ruleTool: "Read" | "Edit", real: string, directory: boolean)
 
 /**
  * The file tools' own view of a call: inside the workspace no opinion (the policy auto-allows reads and applies the
- * mode to edits), outside the workspace ask. Never an outright allow.
+ * mode to edits), outside the workspace ask. Never an outright allow, except for one explicit case: `savedForSession`
+ * (given by Read) says a file is output the result store saved for this session, which the model may read back
+ * without asking (deny and ask rules still apply first); another session's store is outside and asks.
  */
 export const checkPath = (
   workspace: Workspace["Type"],
   path: string,
   ruleTool: "Read" | "Edit",
-  directory = false
+  directory = false,
+  savedForSession?: (realPath: string) => boolean
 ): Effect.Effect<PermissionCheck<never>> =>
   Effect.map(workspace.resolve(path), (resolved) => {
     const suggestions = [suggestion(ruleTool, resolved.real, directory)]
     if (resolved.inside) return PermissionCheck.passthrough(suggestions)
+    if (savedForSession?.(resolved.real) === true) {
+      return PermissionCheck.allow({ reason: "output saved for this session by the result store" })
+    }
     const target = resolved.real === resolved.absolute ? resolved.absolute : `${resolved.absolute} (resolves to ${resolved.real})`
     return PermissionCheck.ask(`${target} is outside the workspace`, suggestions)
   })

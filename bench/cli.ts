@@ -1,0 +1,45 @@
+/**
+ * Cold start of the CLI: wall time from spawn to exit of `exec` running one trivial Read, for the shipped bin
+ * (launcher + one-file bundle + V8 code cache) and for the unbundled build (`dist/cli/main.js`, hundreds of
+ * modules), side by side with `node -e 0` on the same machine at the same moment (median of 15 runs each, runs
+ * interleaved, after a warm-up). Target: the bin <= 300 ms.
+ *
+ * Run: `npm run bench -- cli` (builds first).
+ *
+ * @since 0.2.0
+ */
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { median, report } from "./stats.js"
+
+const root = path.resolve(import.meta.dirname, "..")
+const RUNS = 15
+
+export const run = async (): Promise<void> => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "etr-bench-cli-"))
+  fs.writeFileSync(path.join(dir, "a.txt"), "hello\n")
+  const stdin = JSON.stringify([{ type: "tool_use", id: "t1", name: "Read", input: { file_path: "a.txt" } }])
+  const subjects: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
+    ["node -e 0", ["-e", "0"]],
+    ["exec, shipped bin (bundle)", [path.join(root, "dist/bin/effect-tool-runtime.js"), "exec", "--no-claude-settings"]],
+    ["exec, unbundled dist/cli/main.js", [path.join(root, "dist/cli/main.js"), "exec", "--no-claude-settings"]]
+  ]
+  const times = subjects.map(() => [] as Array<number>)
+  for (let i = -1; i < RUNS; i++) {
+    for (const [index, [name, args]] of subjects.entries()) {
+      const started = performance.now()
+      const result = spawnSync(process.execPath, args, { cwd: dir, input: stdin, encoding: "utf8" })
+      const elapsed = performance.now() - started
+      if (result.status !== 0) throw new Error(`${name} failed: ${result.stderr}`)
+      if (name !== "node -e 0" && !result.stdout.includes("\"status\":\"success\"")) throw new Error(`${name}: unexpected output ${result.stdout}`)
+      if (i >= 0) times[index]!.push(elapsed)
+    }
+  }
+  fs.rmSync(dir, { recursive: true, force: true })
+  report(`CLI cold start (median of ${RUNS}, wall, spawn to exit; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores)`, subjects.map(([name], index) => {
+    const ms = median(times[index]!)
+    return [name, `${ms.toFixed(0)} ms`, index === 0 ? "the floor" : `${(ms / median(times[0]!)).toFixed(1)}x node -e 0${index === 1 ? "; target <= 300 ms" : ""}`] as const
+  }))
+}

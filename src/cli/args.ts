@@ -1,0 +1,124 @@
+/**
+ * The command line: `exec` and `serve`, their options, and the usage text. Anything unusable is a UsageError with
+ * a one-line reason (the CLI exits 2 with it).
+ */
+import * as Either from "effect/Either"
+import { parseArgs } from "node:util"
+import * as fs from "node:fs"
+import { UsageError } from "./input.js"
+import type { RuntimeOptions } from "./layer.js"
+
+/** The usage text (`--help`). */
+export const USAGE = `Usage: effect-tool-runtime exec  [options] < tool_uses.json
+       effect-tool-runtime serve [options]
+
+exec   reads a JSON array of tool_use blocks, or an assistant message {"role":"assistant","content":[...]}, on
+       standard input; prints {"results":[tool_result...],"outcomes":[...]} on standard output.
+serve  speaks JSON lines on standard input and output: one request per line ({"type":"turn",...} or
+       {"type":"approval",...}); events, approval requests and results as lines; the session stays in memory.
+
+Options:
+  --cwd DIR              working directory (default: the current directory)
+  --add-dir DIR          an additional workspace directory (repeatable)
+  --session DIR          keep the session (files read, session rules, approvals, saved output) in DIR between
+                         runs; default: a temporary session, removed at the end
+  --settings FILE        a settings file in Claude Code's format (repeatable)
+  --no-claude-settings   do not load ~/.claude/settings.json, .claude/settings.json, .claude/settings.local.json
+  --trust-project        trust the project's own .claude/settings*.json: their allow rules, hooks, additional
+                         directories and mode apply (without it only their deny and ask rules do, unless the
+                         project is listed in trustedProjects of ~/.claude/settings.json)
+  --mode MODE            default | manual | acceptEdits | plan | auto | bypassPermissions | dontAsk
+  --allow RULE           an allow rule, e.g. 'Bash(npm test:*)' (repeatable)
+  --deny RULE            a deny rule (repeatable)
+  --ask RULE             an ask rule (repeatable)
+  --approve allow|deny   answer every permission question this way (default: exec asks on the terminal, denying
+                         without one; serve asks over the channel)
+  --scheduling MODE      conflict-aware (default) | batched
+  --verbose              write what a person would see, and logs, to standard error
+  --help                 this text
+
+Also: effect-tool-runtime tools --format anthropic|openai-chat|openai-responses|gemini (see tools --help)
+
+Exit status: 0 when the run completed (whatever the tools did); 2 for an unusable command line, input, rule,
+settings file or session (one line on standard error, nothing run); 130 after SIGINT and 143 after SIGTERM, once
+every outcome is printed (a second signal kills the running processes and exits at once).`
+
+const MODES = ["default", "manual", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk"] as const
+
+/** What the command line asks for. */
+export type Command =
+  | { readonly _tag: "Help" }
+  | { readonly _tag: "Exec"; readonly options: RuntimeOptions }
+  | { readonly _tag: "Serve"; readonly options: RuntimeOptions }
+
+const usage = (message: string) => Either.left(new UsageError({ message: `${message} (see --help)` }))
+
+/** Parses the command line. */
+export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Command, UsageError> => {
+  const [command, ...rest] = argv
+  if (command === "--help" || command === "-h" || command === "help") return Either.right({ _tag: "Help" })
+  if (command !== "exec" && command !== "serve") return usage(command === undefined ? "missing command (exec or serve)" : `unknown command: ${command}`)
+  let values
+  try {
+    values = parseArgs({
+      args: [...rest],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        cwd: { type: "string" },
+        "add-dir": { type: "string", multiple: true },
+        session: { type: "string" },
+        "session-dir": { type: "string" },
+        settings: { type: "string", multiple: true },
+        "claude-settings": { type: "boolean" },
+        "no-claude-settings": { type: "boolean" },
+        "trust-project": { type: "boolean" },
+        mode: { type: "string" },
+        allow: { type: "string", multiple: true },
+        deny: { type: "string", multiple: true },
+        ask: { type: "string", multiple: true },
+        approve: { type: "string" },
+        scheduling: { type: "string" },
+        verbose: { type: "boolean" },
+        help: { type: "boolean" }
+      }
+    }).values
+  } catch (error) {
+    return usage(error instanceof Error ? error.message : String(error))
+  }
+  if (values.help === true) return Either.right({ _tag: "Help" })
+  const mode = values.mode
+  if (mode !== undefined && !(MODES as ReadonlyArray<string>).includes(mode)) return usage(`--mode must be one of ${MODES.join(", ")}, got ${mode}`)
+  if (values.approve !== undefined && values.approve !== "allow" && values.approve !== "deny") return usage(`--approve must be allow or deny, got ${values.approve}`)
+  if (values.scheduling !== undefined && values.scheduling !== "conflict-aware" && values.scheduling !== "batched") {
+    return usage(`--scheduling must be conflict-aware or batched, got ${values.scheduling}`)
+  }
+  if (values["claude-settings"] === true && values["no-claude-settings"] === true) return usage("--claude-settings and --no-claude-settings contradict each other")
+  const cwd = values.cwd ?? process.cwd()
+  if (!isDirectory(cwd)) return Either.left(new UsageError({ message: `--cwd is not a directory: ${cwd}` }))
+  const options: RuntimeOptions = {
+    cwd,
+    additionalDirectories: values["add-dir"] ?? [],
+    settingsFiles: values.settings ?? [],
+    claudeSettings: values["no-claude-settings"] !== true,
+    mode: mode as RuntimeOptions["mode"],
+    trustProject: values["trust-project"] === true,
+    // Configuration warnings go to standard error, one line each (standard output carries the results).
+    warn: (line) => void process.stderr.write(`effect-tool-runtime: warning: ${line.replace(/\s*\n\s*/g, " ")}\n`),
+    rules: { allow: values.allow ?? [], deny: values.deny ?? [], ask: values.ask ?? [] },
+    approve: values.approve as RuntimeOptions["approve"],
+    scheduling: (values.scheduling ?? "conflict-aware") as RuntimeOptions["scheduling"],
+    // `--session-dir` is the 0.1 name.
+    sessionDir: values.session ?? values["session-dir"],
+    verbose: values.verbose === true
+  }
+  return Either.right(command === "exec" ? { _tag: "Exec", options } : { _tag: "Serve", options })
+}
+
+const isDirectory = (path: string): boolean => {
+  try {
+    return fs.statSync(path).isDirectory()
+  } catch {
+    return false
+  }
+}

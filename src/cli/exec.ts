@@ -1,0 +1,88 @@
+/**
+ * `effect-tool-runtime exec`: one turn. Reads the whole of standard input (as a Stream), runs its tool_use blocks
+ * through the runtime, and prints `{"results": [...], "outcomes": [...]}` as one line of JSON. A signal at any moment
+ * cancels the run, and every tool_use still gets its outcome; the session (with `--session`) is saved either way.
+ */
+import * as NodeStream from "@effect/platform-node/NodeStream"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
+import * as Runtime from "effect/Runtime"
+import * as Stream from "effect/Stream"
+import * as nodeFs from "node:fs"
+import { Session } from "../Runtime/Session.js"
+import * as TerminalApprover from "../Runtime/TerminalApprover.js"
+import { ToolRuntime } from "../Runtime/ToolRuntime.js"
+import { decodeStdin, UsageError } from "./input.js"
+import { approverFor, runtimeLayer, sessionLayer } from "./layer.js"
+import type { RuntimeOptions } from "./layer.js"
+import { summary, suggestionsRecorder, writeJsonLine } from "./output.js"
+import { renderEvent } from "./render.js"
+import { beforeForcedExit, onFirstSignal } from "./signals.js"
+
+/** How long a signal lets standard input go on arriving (what is already in the pipe) before reading stops. */
+const DRAIN_AFTER_SIGNAL = "250 millis"
+
+/**
+ * All of standard input, as text. A signal while it is still open stops the reading shortly after (a writer that
+ * never closes it must not keep a cancelled run waiting); whatever arrived by then is the input.
+ */
+export const readStdin: Effect.Effect<string, UsageError> = Effect.gen(function*() {
+  let text = ""
+  const signalled = yield* Deferred.make<void>()
+  const unregister = onFirstSignal(() => Deferred.unsafeDone(signalled, Exit.void))
+  const reading = NodeStream.fromReadable(
+    () => process.stdin,
+    (error) => new UsageError({ message: `cannot read standard input: ${error instanceof Error ? error.message : String(error)}` })
+  ).pipe(Stream.decodeText(), Stream.runForEach((chunk) => Effect.sync(() => void (text += chunk))))
+  yield* Effect.raceFirst(reading, Effect.zipRight(Deferred.await(signalled), Effect.sleep(DRAIN_AFTER_SIGNAL))).pipe(
+    Effect.ensuring(Effect.sync(unregister))
+  )
+  return text
+})
+
+/** Removes a temporary session's directory on a forced exit too (the scope's finalizer does it otherwise). */
+export const forgetOnForcedExit = Effect.gen(function*() {
+  const session = yield* Session
+  if (session.persistent) return
+  const unregister = beforeForcedExit(() => nodeFs.rmSync(session.directory, { recursive: true, force: true }))
+  yield* Effect.addFinalizer(() => Effect.sync(unregister))
+})
+
+/** Runs `exec`. */
+export const exec = (options: RuntimeOptions) =>
+  Effect.gen(function*() {
+    const toolUses = yield* Effect.flatMap(readStdin, (raw) => Either.match(decodeStdin(raw), { onLeft: Effect.fail, onRight: Effect.succeed }))
+    const lock = TerminalApprover.makeTerminalLock()
+    const approver = approverFor(options, TerminalApprover.layerAuto({ lock }))
+    yield* Effect.scoped(
+      Effect.gen(function*() {
+        yield* forgetOnForcedExit
+        const session = yield* Session
+        const toolRuntime = yield* ToolRuntime
+        const runtime = yield* Effect.runtime<never>()
+        const handle = yield* toolRuntime.start(toolUses, { mode: options.scheduling })
+        // A signal that came earlier cancels at once: every call "never ran".
+        const unregister = onFirstSignal(() => Runtime.runFork(runtime)(handle.cancel))
+        yield* Effect.addFinalizer(() => Effect.sync(unregister))
+        const suggestions = suggestionsRecorder()
+        const printer = yield* Effect.forkScoped(Stream.runForEach(handle.events, (event) => {
+          suggestions.record(event)
+          if (!options.verbose) return Effect.void
+          const text = renderEvent(event)
+          // Waits while a question is on the terminal, so nothing is printed over it.
+          return text === undefined ? Effect.void : lock.withPermits(1)(Effect.sync(() => void process.stderr.write(`${text}\n`)))
+        }))
+        const outcomes = yield* handle.await
+        // The events stream ends with the run: wait for the last lines to be printed.
+        yield* Fiber.join(printer)
+        yield* session.checkpoint
+        yield* writeJsonLine({
+          results: outcomes.map((outcome) => outcome.result),
+          outcomes: outcomes.map((outcome) => summary(outcome, suggestions.of(outcome.toolUseId)))
+        })
+      }).pipe(Effect.provide(runtimeLayer(options, approver)), Effect.provide(sessionLayer(options)))
+    )
+  })

@@ -1,0 +1,238 @@
+/**
+ * `effect-tool-runtime serve`: a long-running process speaking JSON lines. The session (files read, session rules,
+ * approvals, saved output) lives in memory for the whole process, and in `--session DIR` between processes (saved
+ * after every turn).
+ *
+ * Requests, one per line on standard input:
+ * - `{"type":"turn","id":"t1","tool_uses":[...]}` or `{"type":"turn","id":"t1","message":{"role":"assistant",...}}`
+ * - `{"type":"approval","id":"a1","answer":"allow_once" | "allow_session" | "allow_always" | "deny" | "deny_and_stop"
+ *   | "edit", "rules"?: [...], "message"?: "...", "input"?: {...}}`, answering an `approval_request`
+ *
+ * Lines on standard output, each one JSON object:
+ * - `{"type":"ready","session":DIR,"persistent":bool}` once, first
+ * - `{"type":"event","turn":"t1","event":"started",...}` as things happen (queued, started, progress, decided, completed, ...)
+ * - `{"type":"approval_request","turn":"t1","id":"a1","tool_use_id","tool_name","message","suggestions","input"}`
+ * - `{"type":"result","turn":"t1","results":[...],"outcomes":[...]}` when a turn ends
+ * - `{"type":"error","id":...,"message":"..."}` for a line that is not a request; the process stays up
+ *
+ * Turns run one at a time, in the order received; approval answers are read while a turn runs. End of input ends
+ * the process once the turns received have finished (a question still open then is denied). A signal cancels the
+ * running turn and those queued (every tool_use still gets its outcome) and exits 130/143.
+ */
+import * as NodeStream from "@effect/platform-node/NodeStream"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as Runtime from "effect/Runtime"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import { ApprovalAnswer, Approver } from "../Runtime/Approver.js"
+import type { ApprovalRequest } from "../Runtime/Approver.js"
+import type { RunHandle } from "../Runtime/ToolRuntime.js"
+import { Session } from "../Runtime/Session.js"
+import { ToolRuntime } from "../Runtime/ToolRuntime.js"
+import type { ToolUseBlock } from "../Tool/Wire.js"
+import { forgetOnForcedExit } from "./exec.js"
+import { decodeTurn, parseJson, UsageError } from "./input.js"
+import { approverFor, runtimeLayer, sessionLayer } from "./layer.js"
+import type { RuntimeOptions } from "./layer.js"
+import { eventJson, summary, suggestionsRecorder, writeJsonLine } from "./output.js"
+import { onFirstSignal } from "./signals.js"
+
+// -----------------------------------------------------------------------------
+// requests
+// -----------------------------------------------------------------------------
+
+const TurnRequest = Schema.Struct({
+  type: Schema.Literal("turn"),
+  id: Schema.String.pipe(Schema.minLength(1)),
+  tool_uses: Schema.optional(Schema.Unknown),
+  message: Schema.optional(Schema.Unknown)
+})
+
+const ApprovalReply = Schema.Struct({
+  type: Schema.Literal("approval"),
+  id: Schema.String,
+  answer: Schema.Literal("allow_once", "allow_session", "allow_always", "deny", "deny_and_stop", "edit"),
+  rules: Schema.optional(Schema.Array(Schema.String)),
+  message: Schema.optional(Schema.String),
+  input: Schema.optional(Schema.Unknown)
+})
+type ApprovalReply = typeof ApprovalReply.Type
+
+const Request = Schema.Union(TurnRequest, ApprovalReply)
+
+interface Turn {
+  readonly id: string
+  readonly toolUses: ReadonlyArray<ToolUseBlock>
+}
+
+const idOf = (json: unknown): string | null =>
+  typeof json === "object" && json !== null && typeof (json as { id?: unknown }).id === "string" ? (json as { id: string }).id : null
+
+/** What a request line asks for, or why it is not a request (the id echoed when the line had one). */
+export type BadLine = { readonly id: string | null; readonly error: UsageError }
+
+export const parseRequest = (line: string): Either.Either<Turn | ApprovalReply, BadLine> =>
+  Either.flatMap(Either.mapLeft(parseJson(line, "the line"), (error): BadLine => ({ id: null, error })), (json): Either.Either<Turn | ApprovalReply, BadLine> => {
+    const decoded = Schema.decodeUnknownEither(Request)(json, { onExcessProperty: "ignore" })
+    if (Either.isLeft(decoded)) {
+      return Either.left({ id: idOf(json), error: new UsageError({ message: `not a request: expected {"type":"turn",...} or {"type":"approval",...}` }) })
+    }
+    const request = decoded.right
+    if (request.type === "approval") return Either.right(request)
+    const body = request.tool_uses ?? request.message
+    if (body === undefined || (request.tool_uses !== undefined && request.message !== undefined)) {
+      return Either.left({ id: request.id, error: new UsageError({ message: "a turn has either tool_uses or message" }) })
+    }
+    return Either.map(
+      Either.mapLeft(decodeTurn(body, request.tool_uses !== undefined ? "tool_uses" : "message"), (error) => ({ id: request.id, error })),
+      (toolUses): Turn => ({ id: request.id, toolUses })
+    )
+  })
+
+const answerOf = (reply: ApprovalReply, request: ApprovalRequest): ApprovalAnswer => {
+  switch (reply.answer) {
+    case "allow_once":
+      return ApprovalAnswer.AllowOnce()
+    case "allow_session":
+      return ApprovalAnswer.AllowSession({ rules: reply.rules ?? request.suggestions })
+    case "allow_always":
+      return ApprovalAnswer.AllowAlways({ rules: reply.rules ?? request.suggestions })
+    case "deny":
+      return ApprovalAnswer.Deny({ message: reply.message, cancelRun: false })
+    case "deny_and_stop":
+      return ApprovalAnswer.Deny({ message: reply.message ?? "The user denied this call and stopped the run.", cancelRun: true })
+    case "edit":
+      return ApprovalAnswer.Edit({ input: reply.input ?? request.input })
+  }
+}
+
+// -----------------------------------------------------------------------------
+// the loop
+// -----------------------------------------------------------------------------
+
+/** Standard input as lines. */
+const stdinLines: Stream.Stream<string, UsageError> = NodeStream.fromReadable(
+  () => process.stdin,
+  (error) => new UsageError({ message: `cannot read standard input: ${error instanceof Error ? error.message : String(error)}` })
+).pipe(Stream.decodeText(), Stream.splitLines)
+
+/** Runs `serve`. */
+export const serve = (options: RuntimeOptions) =>
+  Effect.gen(function*() {
+    const pending = new Map<string, { readonly request: ApprovalRequest; readonly answer: Deferred.Deferred<ApprovalAnswer> }>()
+    let approvals = 0
+    let currentTurn: string | undefined
+    let inputEnded = false
+    const noOneLeft = (request: ApprovalRequest) =>
+      ApprovalAnswer.Deny({ message: `${request.toolName} needs approval and the client closed its input; it was denied.`, cancelRun: false })
+
+    const channel = Layer.succeed(Approver, {
+      ask: (request) =>
+        Effect.gen(function*() {
+          if (inputEnded) return noOneLeft(request)
+          const id = `approval-${++approvals}`
+          const answer = yield* Deferred.make<ApprovalAnswer>()
+          pending.set(id, { request, answer })
+          yield* writeJsonLine({
+            type: "approval_request",
+            turn: currentTurn ?? null,
+            id,
+            tool_use_id: request.toolUseId,
+            tool_name: request.toolName,
+            message: request.message,
+            suggestions: request.suggestions,
+            input: request.input
+          })
+          return yield* Deferred.await(answer).pipe(Effect.ensuring(Effect.sync(() => pending.delete(id))))
+        })
+    })
+
+    yield* Effect.scoped(
+      Effect.gen(function*() {
+        yield* forgetOnForcedExit
+        const session = yield* Session
+        const toolRuntime = yield* ToolRuntime
+        const runtime = yield* Effect.runtime<never>()
+        const turns = yield* Queue.unbounded<Turn | undefined>()
+        const active = new Set<string>()
+        let stopping = false
+        let running: RunHandle | undefined
+
+        const onLine = (line: string): Effect.Effect<void> => {
+          if (line.trim() === "") return Effect.void
+          const parsed = parseRequest(line)
+          if (Either.isLeft(parsed)) return writeJsonLine({ type: "error", id: parsed.left.id, message: parsed.left.error.message })
+          const request = parsed.right
+          if ("toolUses" in request) {
+            if (active.has(request.id)) return writeJsonLine({ type: "error", id: request.id, message: `turn ${request.id} is already running or queued` })
+            active.add(request.id)
+            return Queue.offer(turns, request)
+          }
+          const waiting = pending.get(request.id)
+          if (waiting === undefined) return writeJsonLine({ type: "error", id: request.id, message: `no open approval request ${request.id}` })
+          return Deferred.succeed(waiting.answer, answerOf(request, waiting.request))
+        }
+
+        /** End of input (or a signal): no more turns; open questions are denied, since no one is left to answer. */
+        const endInput = Effect.suspend(() => {
+          inputEnded = true
+          return Effect.zipRight(
+            Effect.forEach([...pending.values()], ({ answer, request }) => Deferred.succeed(answer, noOneLeft(request)), { discard: true }),
+            Queue.offer(turns, undefined)
+          )
+        })
+
+        const reader = yield* Effect.forkScoped(
+          stdinLines.pipe(
+            Stream.runForEach(onLine),
+            Effect.catchAll((error) => writeJsonLine({ type: "error", id: null, message: error.message })),
+            Effect.zipRight(endInput)
+          )
+        )
+        const unregister = onFirstSignal(() => {
+          stopping = true
+          Runtime.runFork(runtime)(Effect.zipRight(Fiber.interrupt(reader), Effect.zipRight(endInput, running?.cancel ?? Effect.void)))
+        })
+        yield* Effect.addFinalizer(() => Effect.sync(unregister))
+
+        yield* writeJsonLine({ type: "ready", session: session.directory, persistent: session.persistent })
+
+        for (;;) {
+          const turn = yield* Queue.take(turns)
+          if (turn === undefined) break
+          currentTurn = turn.id
+          yield* Effect.scoped(
+            Effect.gen(function*() {
+              const handle = yield* toolRuntime.start(turn.toolUses, { mode: options.scheduling })
+              running = handle
+              if (stopping) yield* handle.cancel
+              const suggestions = suggestionsRecorder()
+              const printer = yield* Effect.forkScoped(Stream.runForEach(handle.events, (event) => {
+                suggestions.record(event)
+                return writeJsonLine({ type: "event", turn: turn.id, ...eventJson(event) })
+              }))
+              const outcomes = yield* handle.await
+              yield* Fiber.join(printer)
+              running = undefined
+              yield* session.checkpoint.pipe(
+                Effect.catchAll((error) => writeJsonLine({ type: "error", id: turn.id, message: error.message }))
+              )
+              yield* writeJsonLine({
+                type: "result",
+                turn: turn.id,
+                results: outcomes.map((outcome) => outcome.result),
+                outcomes: outcomes.map((outcome) => summary(outcome, suggestions.of(outcome.toolUseId)))
+              })
+            })
+          )
+          active.delete(turn.id)
+          currentTurn = undefined
+        }
+      }).pipe(Effect.provide(runtimeLayer(options, approverFor(options, channel))), Effect.provide(sessionLayer(options)))
+    )
+  })
