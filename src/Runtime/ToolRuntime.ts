@@ -160,7 +160,8 @@ const make = Effect.gen(function*() {
     emit: PipelineEnv["emit"],
     cancelRun: Effect.Effect<void>
   ): PipelineEnv => ({
-    registry,
+    // One snapshot per run: tools that appear or go (MCP's tools/list_changed) do not change a run under way.
+    registry: registry.snapshot(),
     policy,
     approver,
     hooks,

@@ -325,8 +325,9 @@ const staysInside = (claims: ReadonlyArray<Claim>, env: PolicyEnvironment, needW
   let writes = 0
   for (const claim of claims) {
     if (!claim.resource.startsWith(FILE)) {
-      // Non-file resources (`net:`, `proc:`...) are not the workspace's; the world is certainly not inside it.
-      if (claim.resource === "*" || needWrite) return false
+      // Non-file resources (`net:`, `proc:`...) are not the workspace's; the world is certainly not inside it. An MCP
+      // server is another party: its read-only annotation informs scheduling, never grants the call.
+      if (claim.resource === "*" || needWrite || claim.resource.startsWith("mcp:")) return false
       continue
     }
     if (!env.contains(claim.resource.slice(FILE.length))) return false
