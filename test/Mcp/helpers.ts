@@ -3,14 +3,14 @@
  * over them, and process checks.
  */
 import { NodeContext } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option, Stream } from "effect"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as McpConfig from "../../src/Mcp/Config.js"
 import { McpServers } from "../../src/Mcp/McpServers.js"
-import type { McpServersOptions } from "../../src/Mcp/McpServers.js"
+import type { McpServersOptions, ServerStatus } from "../../src/Mcp/McpServers.js"
 import { Approver } from "../../src/Runtime/Approver.js"
 import * as Permissions from "../../src/Runtime/Permissions.js"
 import { ResultStore } from "../../src/Runtime/ResultStore.js"
@@ -28,14 +28,16 @@ export const EVERYTHING = path.join(packageDir("@modelcontextprotocol/server-eve
 export const FILESYSTEM = path.join(packageDir("@modelcontextprotocol/server-filesystem"), "dist/index.js")
 export const MEMORY = path.join(packageDir("@modelcontextprotocol/server-memory"), "dist/index.js")
 /** A small server of our own for what the reference servers cannot show (tools appearing, huge messages). */
-export const FIXTURE = path.join(import.meta.dirname, "fixtures/server.ts")
-export const TSX = path.join(packageDir("tsx"), "dist/cli.mjs")
+export const FIXTURE = path.join(import.meta.dirname, "fixtures/server.mjs")
 
 /** A fresh empty directory under the system's temporary directory. */
 export const tempDir = (prefix: string): string => fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`))
 
 /** server-everything over stdio, as a `.mcp.json` entry. */
 export const everythingEntry = (env: Record<string, string> = {}) => ({ command: process.execPath, args: [EVERYTHING, "stdio"], env })
+
+/** The fixture server, as a `.mcp.json` entry. */
+export const fixtureEntry = (env: Record<string, string> = {}) => ({ command: process.execPath, args: [FIXTURE], env })
 
 /** A configuration from `.mcp.json`-shaped JSON, trusted. */
 export const config = (mcpServers: Record<string, unknown>, options: Partial<McpConfig.LoadOptions> = {}): McpConfig.LoadedConfig =>
@@ -101,3 +103,27 @@ export const pidOf = (name: string) =>
       const state = all.find((s) => s.name === name)?.state
       return state?._tag === "Connected" ? state.pid : undefined
     }))
+
+/** The first value of the servers' status that satisfies `predicate` (bounded: the test fails after `ms`). */
+export const awaitStatus = <A>(select: (status: ReadonlyArray<ServerStatus>) => A | undefined, ms = 20_000) =>
+  Effect.flatMap(McpServers, (servers) =>
+    servers.changes.pipe(
+      Stream.map(select),
+      Stream.filter((a): a is A => a !== undefined),
+      Stream.runHead,
+      Effect.flatMap(Option.match({ onNone: () => Effect.die("the status stream ended"), onSome: Effect.succeed })),
+      Effect.timeoutFail({ duration: ms, onTimeout: () => new Error(`no such status within ${ms} ms`) }),
+      Effect.orDie
+    ))
+
+/** Polls `read` every 20 ms until it returns a value, for at most `limitMs` (for files another process writes). */
+export const pollFor = <A>(read: () => A | undefined, limitMs: number): Effect.Effect<A, Error> =>
+  Effect.gen(function*() {
+    const deadline = Date.now() + limitMs
+    for (;;) {
+      const value = read()
+      if (value !== undefined) return value
+      if (Date.now() > deadline) return yield* Effect.fail(new Error(`nothing after ${limitMs} ms`))
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+    }
+  })

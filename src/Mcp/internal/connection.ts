@@ -47,6 +47,8 @@ export interface Connection {
   readonly stderrTail: () => ReadonlyArray<string>
 }
 
+const isOverflow = (error: Error): boolean => /ReadBuffer exceeded/.test(error.message)
+
 const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 const makeTransport = (config: ServerConfig, stderr: (chunk: string) => void): Transport => {
@@ -92,7 +94,8 @@ export const connect = (
     })
     const client = new Client(CLIENT_INFO, { capabilities: {} })
     client.onerror = (error) => {
-      lastError = error
+      // After an overflow the SDK drops its buffer and chokes on the rest of the line: the overflow is the news.
+      if (lastError === undefined || !isOverflow(lastError)) lastError = error
     }
     client.onclose = () => {
       Runtime.runFork(runtime)(Deferred.succeed(closed, { reason: lastError === undefined ? "the connection closed" : lastError.message }))
@@ -178,7 +181,7 @@ export const callTool = (
 const callFailure = (connection: Connection, server: string, tool: string, error: unknown): McpCallError => {
   const code = error instanceof McpError ? error.code : undefined
   const last = connection.lastError()
-  if (last !== undefined && /ReadBuffer exceeded/.test(last.message)) {
+  if (last !== undefined && isOverflow(last)) {
     return new McpCallError({
       server,
       reason: "MessageTooLarge",
