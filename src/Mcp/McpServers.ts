@@ -244,7 +244,16 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
         const taken = new Set(servers.filter((other) => other !== s).flatMap((other) => other.tools.map((tool) => tool.definition.name)))
         const { names, renamed } = assignNames(s.prefix, listed.map((tool) => tool.name), taken)
         const caller = callerOf(s)
-        s.tools = listed.map((definition) => adapt(s.config, definition, names.get(definition.name)!, caller))
+        // A name shortened for length answers to its full name too (for rules written with it); a collision does not.
+        const collided = new Set(renamed.filter((r) => r.reason === "collision").map((r) => r.tool))
+        const fullNames = new Map(
+          renamed.filter((r) => r.reason === "too long" && !collided.has(r.tool)).map((r) => [r.tool, `mcp__${s.prefix}__${sanitize(r.tool)}`])
+        )
+        s.tools = listed.map((definition) => {
+          const full = fullNames.get(definition.name)
+          const name = names.get(definition.name)!
+          return adapt(s.config, definition, name, caller, full === undefined || full === name ? [] : [full])
+        })
         s.renamed = renamed
         if (renamed.length > 0) {
           yield* Effect.logWarning(`MCP server "${s.config.name}": ${renamed.map((r) => `${r.tool} is ${r.name} (${r.reason})`).join("; ")}`)

@@ -2,6 +2,7 @@
  * Shared fixtures of the MCP tests: configurations of the real reference servers (installed from npm), a runtime
  * over them, and process checks.
  */
+import type { CommandExecutor } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { Effect, Layer, Option, Stream } from "effect"
 import * as fs from "node:fs"
@@ -50,6 +51,7 @@ export const runtimeLayer = (
     readonly allow?: ReadonlyArray<string>
     readonly deny?: ReadonlyArray<string>
     readonly approver?: Layer.Layer<Approver>
+    readonly hooks?: Layer.Layer<ToolHooks, unknown, CommandExecutor.CommandExecutor>
     readonly store?: string
     readonly servers?: McpServersOptions
   } = {}
@@ -62,7 +64,7 @@ export const runtimeLayer = (
     Layer.orDie
   )
   return ToolRuntime.layer.pipe(
-    Layer.provide(Layer.mergeAll(policy, ToolHooks.none, options.approver ?? Approver.denyAll)),
+    Layer.provide(Layer.mergeAll(policy, Layer.orDie(options.hooks ?? ToolHooks.none), options.approver ?? Approver.denyAll)),
     Layer.provideMerge(registry),
     Layer.provide(ResultStore.layer(options.store ?? tempDir("mcp-store"))),
     Layer.provideMerge(servers),

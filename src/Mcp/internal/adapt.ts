@@ -49,7 +49,13 @@ export const traitsOf = (definition: McpToolDefinition, trusted: boolean): Tool.
 }
 
 /** Builds the registered tool for one of a server's tools. */
-export const adapt = (server: ServerConfig, definition: McpToolDefinition, name: string, caller: Caller): RegisteredTool => {
+export const adapt = (
+  server: ServerConfig,
+  definition: McpToolDefinition,
+  name: string,
+  caller: Caller,
+  aliases: ReadonlyArray<string> = []
+): RegisteredTool => {
   const meta = definition._meta ?? {}
   const searchHint = typeof meta["anthropic/searchHint"] === "string" ? meta["anthropic/searchHint"] : undefined
   const title = definition.annotations?.title ?? definition.title
@@ -58,6 +64,7 @@ export const adapt = (server: ServerConfig, definition: McpToolDefinition, name:
   const tool = Tool.make(name, {
     description: capped(definition.description ?? title ?? `${definition.name} from the MCP server ${server.name}`),
     input: input.schema,
+    aliases,
     failure: Schema.instanceOf(McpError),
     loading: meta["anthropic/alwaysLoad"] === true ? "always" : "deferred",
     ...(searchHint === undefined ? {} : { searchHint }),

@@ -12,12 +12,14 @@ export const sanitize = (text: string): string => text.replace(/[^A-Za-z0-9_-]/g
 
 const hashOf = (text: string): string => createHash("sha1").update(text).digest("hex").slice(0, 8)
 
-/** `name` shortened to `MAX_NAME` with a hash of `key`; the `mcp__server__` prefix is kept when it leaves room. */
-const shorten = (name: string, prefix: string, key: string): string => {
+/**
+ * `name` shortened to `MAX_NAME` with a hash of `key`. The `mcp__server__` prefix survives unless the server's name
+ * is itself very long; rules still find such a tool by its full name, kept as an alias.
+ */
+const shorten = (name: string, key: string): string => {
   const suffix = `_${hashOf(key)}`
   if (name.length <= MAX_NAME) return name
-  const keep = prefix.length + suffix.length + 8 <= MAX_NAME ? prefix.length + Math.max(0, MAX_NAME - prefix.length - suffix.length) : MAX_NAME - suffix.length
-  return `${name.slice(0, keep)}${suffix}`
+  return `${name.slice(0, MAX_NAME - suffix.length)}${suffix}`
 }
 
 /** A name that had to change beyond sanitising, and why (reported to the person). */
@@ -43,7 +45,7 @@ export const assignNames = (
   const renamed: Array<Renamed> = []
   for (const tool of [...tools].sort()) {
     const plain = `${prefix}${sanitize(tool)}`
-    let name = shorten(plain, prefix, `${server}\u0000${tool}`)
+    let name = shorten(plain, `${server}\u0000${tool}`)
     if (name !== plain) renamed.push({ tool, name, reason: "too long" })
     if (used.has(name)) {
       const suffix = `_${hashOf(`${server}\u0000${tool}\u0000collision`)}`
