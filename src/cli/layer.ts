@@ -19,6 +19,8 @@ import { ToolRegistry } from "../Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
 import { builtinLayer, builtinTools } from "../Tools/index.js"
 import { Workspace } from "../Tools/Workspace.js"
+import { McpServers } from "../Mcp/McpServers.js"
+import { loadMcpConfig } from "./mcp.js"
 
 /** Everything `exec` was told on its command line. */
 export interface ExecOptions {
@@ -32,6 +34,12 @@ export interface ExecOptions {
   readonly scheduling: "conflict-aware" | "batched"
   readonly sessionDir: string | undefined
   readonly verbose: boolean
+  /** MCP configuration files the person named (trusted). */
+  readonly mcpConfigFiles: ReadonlyArray<string>
+  /** Whether the working directory is trusted: its `.mcp.json` servers start. */
+  readonly trustProject: boolean
+  /** MCP servers whose annotations inform traits. */
+  readonly mcpTrust: ReadonlyArray<string>
 }
 
 /** The runtime as `exec` configures it. Fails (before anything runs) on a bad settings file, rule or hook matcher. */
@@ -50,7 +58,13 @@ export const execLayer = (options: ExecOptions) =>
       const approver = options.approve === "allow" ? Approver.allowAll : options.approve === "deny" ? Approver.denyAll : TerminalApprover.layerAuto()
       const policy = Permissions.layer({ settings, cliRules: options.rules, ...(options.mode === undefined ? {} : { mode: options.mode }) })
       const hooks = Hooks.layer({ settingsHooks: settings.map((loaded) => loaded.settings.hooks), cwd })
-      const registry = ToolRegistry.layer(builtinTools).pipe(Layer.provide(builtinLayer()))
+      // MCP servers' tools join the built-ins; a bad server entry is reported and the others still start.
+      const mcp = yield* loadMcpConfig({ ...options, cwd })
+      for (const error of mcp.errors) yield* Effect.logWarning(`MCP configuration: ${error.message}`)
+      const registry = McpServers.extendRegistry.pipe(
+        Layer.provide(ToolRegistry.layer(builtinTools).pipe(Layer.provide(builtinLayer()))),
+        Layer.provide(McpServers.layer(mcp))
+      )
       return ToolRuntime.layer.pipe(
         Layer.provide(Layer.mergeAll(registry, policy, hooks, approver)),
         Layer.provideMerge(store),

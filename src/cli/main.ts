@@ -8,9 +8,11 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Logger from "effect/Logger"
 import * as Runtime from "effect/Runtime"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
+import * as path from "node:path"
 import { parseArgs } from "node:util"
 import { describeReason } from "../Tool/Permission.js"
 import type { Outcome } from "../Tool/Outcome.js"
@@ -18,8 +20,11 @@ import { ToolRuntime } from "../Runtime/ToolRuntime.js"
 import { renderEvent } from "./render.js"
 import { decodeStdin, UsageError } from "./input.js"
 import { execLayer, type ExecOptions } from "./layer.js"
+import * as McpCli from "./mcp.js"
+import type { McpCliOptions } from "./mcp.js"
 
 const USAGE = `Usage: effect-tool-runtime exec [options] < tool_uses.json
+       effect-tool-runtime mcp list [--cwd DIR] [--mcp-config FILE] [--trust-project] [--mcp-trust SERVER]
 
 Reads a JSON array of tool_use blocks, or an assistant message {"role":"assistant","content":[...]}, on standard
 input; prints {"results":[tool_result...],"outcomes":[...]} on standard output.
@@ -36,15 +41,19 @@ Options:
   --approve allow|deny   answer every permission question this way (default: ask on the terminal; deny without one)
   --scheduling MODE      conflict-aware (default) | batched
   --session-dir DIR      where large results are stored (default: a new temporary directory)
+  --mcp-config FILE      MCP servers in .mcp.json format (repeatable; the project's .mcp.json needs --trust-project)
+  --trust-project        trust the working directory: start the servers of its .mcp.json
+  --mcp-trust SERVER     let this MCP server's annotations (readOnlyHint...) inform scheduling (repeatable)
   --verbose              write what a person would see to standard error
   --help                 this text`
 
 const MODES = ["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"] as const
 
 /** Parses the command line; a UsageError for anything unusable. */
-const parseCommandLine = (argv: ReadonlyArray<string>): ExecOptions | "help" => {
+const parseCommandLine = (argv: ReadonlyArray<string>): ExecOptions | McpListCommand | "help" => {
   const [command, ...rest] = argv
   if (command === "--help" || command === "-h" || command === "help") return "help"
+  if (command === "mcp") return parseMcpCommand(rest)
   if (command !== "exec") throw new UsageError(command === undefined ? "missing command (exec)" : `unknown command: ${command}`)
   const { values } = parseArgs({
     args: rest,
@@ -62,6 +71,9 @@ const parseCommandLine = (argv: ReadonlyArray<string>): ExecOptions | "help" => 
       approve: { type: "string" },
       scheduling: { type: "string" },
       "session-dir": { type: "string" },
+      "mcp-config": { type: "string", multiple: true },
+      "trust-project": { type: "boolean" },
+      "mcp-trust": { type: "string", multiple: true },
       verbose: { type: "boolean" },
       help: { type: "boolean" }
     }
@@ -87,9 +99,31 @@ const parseCommandLine = (argv: ReadonlyArray<string>): ExecOptions | "help" => 
     approve: values.approve as ExecOptions["approve"],
     scheduling: (values.scheduling ?? "conflict-aware") as ExecOptions["scheduling"],
     sessionDir: values["session-dir"],
-    verbose: values.verbose === true
+    verbose: values.verbose === true,
+    mcpConfigFiles: values["mcp-config"] ?? [],
+    trustProject: values["trust-project"] === true,
+    mcpTrust: values["mcp-trust"] ?? []
   }
 }
+
+interface McpListCommand extends McpCliOptions {
+  readonly _tag: "McpList"
+}
+
+const parseMcpCommand = (argv: ReadonlyArray<string>): McpListCommand => {
+  const [sub, ...rest] = argv
+  if (sub !== "list") throw new UsageError(sub === undefined ? "missing mcp command (list)" : `unknown mcp command: ${sub}`)
+  const { values } = parseArgs({
+    args: rest,
+    strict: true,
+    allowPositionals: false,
+    options: { cwd: { type: "string" }, "mcp-config": { type: "string", multiple: true }, "trust-project": { type: "boolean" }, "mcp-trust": { type: "string", multiple: true } }
+  })
+  return { _tag: "McpList", cwd: values.cwd ?? process.cwd(), mcpConfigFiles: values["mcp-config"] ?? [], trustProject: values["trust-project"] === true, mcpTrust: values["mcp-trust"] ?? [] }
+}
+
+/** Logs (an MCP server reported down, a bad configuration entry) go to stderr: stdout carries the result. */
+const stderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))
 
 const readStdin = async (): Promise<string> => {
   const chunks: Array<Buffer> = []
@@ -116,7 +150,7 @@ const fail = (message: string): never => {
 }
 
 const main = async (): Promise<void> => {
-  let options: ExecOptions | "help"
+  let options: ExecOptions | McpListCommand | "help"
   try {
     options = parseCommandLine(process.argv.slice(2))
   } catch (error) {
@@ -127,6 +161,13 @@ const main = async (): Promise<void> => {
     return
   }
   if (!fs.existsSync(options.cwd) || !fs.statSync(options.cwd).isDirectory()) return fail(`--cwd is not a directory: ${options.cwd}`)
+  const missingConfig = options.mcpConfigFiles.find((file) => !fs.existsSync(path.resolve(options.cwd, file)))
+  if (missingConfig !== undefined) return fail(`--mcp-config file not found: ${missingConfig}`)
+  if ("_tag" in options) {
+    const text = await Effect.runPromise(McpCli.list(options).pipe(Effect.provide(NodeContext.layer), Effect.provide(stderrLogger)))
+    process.stdout.write(`${text}\n`, () => process.exit(0))
+    return
+  }
   const raw = await readStdin()
   let toolUses
   try {
@@ -162,7 +203,7 @@ const main = async (): Promise<void> => {
     // The events stream ends with the run: wait for the last lines to be printed.
     yield* Fiber.join(printer)
     return { results: outcomes.map((o) => o.result), outcomes: outcomes.map(summary) }
-  }).pipe(Effect.scoped, Effect.provide(execLayer(exec)), Effect.provide(NodeContext.layer))
+  }).pipe(Effect.scoped, Effect.provide(execLayer(exec)), Effect.provide(NodeContext.layer), Effect.provide(stderrLogger))
 
   const exit = await Effect.runPromiseExit(program)
   if (Exit.isSuccess(exit)) {
