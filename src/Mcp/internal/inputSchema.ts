@@ -7,7 +7,6 @@
 import type { ErrorObject, ValidateFunction } from "ajv"
 import { Ajv } from "ajv"
 import { Ajv2020 } from "ajv/dist/2020.js"
-import * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
@@ -111,14 +110,15 @@ export const inputSchema = (jsonSchema: JsonSchema, description?: string): {
     {
       decode: () => (input, _, ast) => {
         if (typeof input !== "object" || input === null || Array.isArray(input)) {
-          return Effect.fail(new ParseResult.Type(expectedAst("object"), input))
+          return ParseResult.fail(new ParseResult.Type(expectedAst("object"), input))
         }
         if (validate === null) validate = validatorFor(jsonSchema)
-        if (validate === undefined || validate(input)) return Effect.succeed(input as Readonly<Record<string, unknown>>)
+        // ParseResult's own succeed/fail (Eithers): the pipeline's synchronous decode then needs no fiber.
+        if (validate === undefined || validate(input)) return ParseResult.succeed(input as Readonly<Record<string, unknown>>)
         const issues = withoutBranchErrors(validate.errors ?? []).map((error) => toIssue(ast, input, error))
-        return Effect.fail(issues.length === 1 ? issues[0]! : new ParseResult.Composite(ast, input, issues as [ParseResult.ParseIssue, ...Array<ParseResult.ParseIssue>]))
+        return ParseResult.fail(issues.length === 1 ? issues[0]! : new ParseResult.Composite(ast, input, issues as [ParseResult.ParseIssue, ...Array<ParseResult.ParseIssue>]))
       },
-      encode: () => (input) => Effect.succeed(input as Readonly<Record<string, unknown>>)
+      encode: () => (input) => ParseResult.succeed(input as Readonly<Record<string, unknown>>)
     },
     { jsonSchema: jsonSchema as object, ...(description === undefined ? {} : { description }) }
   )
