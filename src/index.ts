@@ -51,3 +51,9 @@ export * as Settings from "./Runtime/Permission/Settings.js"
 export * as Hooks from "./Runtime/Hooks.js"
 /** @since 0.1.0 */
 export * as TerminalApprover from "./Runtime/TerminalApprover.js"
+/** @since 0.2.0 */
+export * as Definitions from "./Runtime/Definitions.js"
+/** @since 0.2.0 */
+export { announcement, DiscoveredTools, notLoadedMessage, parseSearchMode, ToolCatalog, wholeToolDenial } from "./Runtime/ToolCatalog.js"
+/** @since 0.2.0 */
+export type { CatalogOptions, CatalogRequest, SearchMode } from "./Runtime/ToolCatalog.js"

@@ -10,6 +10,9 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { AnyService, Definition, Tool } from "../Tool/Tool.js"
 
+/** The model APIs' rule for tool names (Anthropic, OpenAI and Gemini agree on it). */
+const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/
+
 /**
  * A tool as the registry holds it: its definition and its (type-erased) service.
  *
@@ -78,7 +81,8 @@ export class ToolRegistry extends Context.Tag("effect-tool-runtime/ToolRegistry"
 }
 
 /**
- * Builds the registry value; throws on duplicate names or aliases.
+ * Builds the registry value; throws on duplicate names or aliases, and on a name the model APIs refuse
+ * (`^[a-zA-Z0-9_-]{1,64}$`).
  *
  * @since 0.1.0
  * @category constructors
@@ -86,6 +90,12 @@ export class ToolRegistry extends Context.Tag("effect-tool-runtime/ToolRegistry"
 export const makeRegistry = (tools: ReadonlyArray<RegisteredTool>): Registry => {
   const byName = new Map<string, RegisteredTool>()
   for (const tool of tools) {
+    // Checked here too: tools built at run time (MCP) do not pass through Tool.make.
+    if (!toolNamePattern.test(tool.definition.name)) {
+      throw new Error(
+        `Tool name ${JSON.stringify(tool.definition.name)} cannot be sent to a model: names must match ^[a-zA-Z0-9_-]{1,64}$ (letters, digits, _ and -; 1 to 64 characters)`
+      )
+    }
     for (const name of [tool.definition.name, ...tool.definition.aliases]) {
       if (byName.has(name)) throw new Error(`Two tools are registered under the name ${name}`)
       byName.set(name, tool)

@@ -47,12 +47,29 @@ export const ImageBlock = Schema.Struct({
 export type ImageBlock = typeof ImageBlock.Type
 
 /**
- * What a tool_result may carry: a plain string, or a list of text and image blocks.
+ * A reference to a tool by name, in the result of a tool search: the API loads that tool's definition (which must
+ * be in the request's `tools`, normally with `defer_loading: true`) where the reference appears.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const ToolReferenceBlock = Schema.Struct({
+  type: Schema.Literal("tool_reference"),
+  tool_name: Schema.String
+})
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type ToolReferenceBlock = typeof ToolReferenceBlock.Type
+
+/**
+ * What a tool_result may carry: a plain string, or a list of text, image and tool_reference blocks.
  *
  * @since 0.1.0
  * @category models
  */
-export const ToolResultContent = Schema.Union(Schema.String, Schema.Array(Schema.Union(TextBlock, ImageBlock)))
+export const ToolResultContent = Schema.Union(Schema.String, Schema.Array(Schema.Union(TextBlock, ImageBlock, ToolReferenceBlock)))
 /**
  * @since 0.1.0
  * @category models

@@ -178,15 +178,15 @@ export interface BashOptions {
 // the tool
 // ---------------------------------------------------------------------------------------------------------------
 
-const description = `Executes a bash command in the workspace directory and returns its output (stdout and stderr interleaved) and exit code.
+const description = `Runs a bash command in the workspace directory and returns its output (stdout and stderr interleaved) and exit code. Use it for builds, tests, git, package managers and other programs; for reading, searching and editing files use Read, Grep, Glob and Edit instead.
 
-- Each call runs in a fresh shell: \`cd\`, variables and background jobs do not carry over to the next call, and every process the command started is stopped when it ends.
-- Standard input is empty; interactive commands will not wait for input.
-- Timeout: ${DEFAULT_TIMEOUT_MS} ms by default, at most ${MAX_TIMEOUT_MS} ms (parameter \`timeout\`).
-- Long output is cut: you get the beginning and the end, and the path of a file with the full output.
-- Exit code 1 from grep, rg, diff, cmp, test and [ is reported as a result (no matches, files differ, condition false), not an error.
-- Prefer the dedicated tools (Read, Grep, Glob, Edit) for reading, searching and editing files.
-- Give a short \`description\` of what the command does.`
+- command: the bash command line. Quote paths that contain spaces; chain dependent steps with \`&&\`.
+- Each call runs in a fresh shell: \`cd\`, variables and background jobs do not carry over, and every process the command started is stopped when it ends. Standard input is empty, so interactive commands cannot wait for input.
+- timeout: in milliseconds, ${DEFAULT_TIMEOUT_MS} by default, at most ${MAX_TIMEOUT_MS}.
+- Long output is cut: you get the beginning and the end, and the path of a file holding all of it.
+- Exit code 1 from grep, rg, diff, cmp, test and [ is reported as a result (no matches, files differ, condition false), not as an error.
+- Commands that change things may need the user's approval, and rules may refuse them.
+- description: what the command does, in 5-10 words, shown to the user.`
 
 const definition = Tool.make("Bash", {
   description,

@@ -81,11 +81,12 @@ export type EditOutput = typeof EditOutput.Type
  */
 export const Edit = Tool.make("Edit", {
   description: [
-    "Performs exact string replacements in a file.",
-    "- You must Read the file first; editing a file that changed since your read fails.",
-    "- old_string must match the file exactly (including indentation, without the line-number prefix Read adds).",
-    "- The edit fails if old_string is not unique: give more surrounding context, or set replace_all to replace every occurrence.",
-    "- An empty old_string creates a new file with new_string as its content."
+    "Changes part of a file by replacing an exact piece of text. Use it for targeted changes to existing files; use Write to create a file or replace all of it.",
+    "- Read the file first: an edit of a file you have not read, or that changed since you read it, is refused.",
+    "- old_string: text copied exactly from the file (same indentation and line breaks, without the line numbers Read shows). It must occur exactly once unless replace_all is true; if it occurs more often, include more surrounding lines to make it unique.",
+    "- new_string: the replacement; it must differ from old_string.",
+    "- replace_all: replace every occurrence (default false), e.g. to rename a variable throughout the file.",
+    "- An empty old_string creates the file with new_string as its content (when it does not exist or is empty)."
   ].join("\n"),
   input: EditInput,
   output: EditOutput,

@@ -76,11 +76,11 @@ export const maxResults = 100
  */
 export const Glob = Tool.make("Glob", {
   description: [
-    "Fast file pattern matching that works with any codebase size.",
-    "- Supports glob patterns like \"**/*.js\" or \"src/**/*.ts\".",
-    `- Returns matching file paths sorted by modification time, newest first (at most ${maxResults}).`,
-    "- Files ignored by .gitignore are left out.",
-    "- Use it to find files by name; use Grep to search their content."
+    "Finds files by name with a glob pattern, in a codebase of any size. Use it when you know (part of) a file's name or extension; to find files by what they contain, use Grep.",
+    "- pattern: a glob such as \"**/*.ts\", \"src/**/*.test.ts\" or \"*.{json,yaml}\".",
+    "- path: the directory to search (default: the working directory).",
+    `- Returns matching paths, most recently modified first, at most ${maxResults}; narrow the pattern if you hit the limit.`,
+    "- Files ignored by .gitignore, and files protected by rules, are left out."
   ].join("\n"),
   input: GlobInput,
   output: GlobOutput,

@@ -97,11 +97,11 @@ export type GrepOutput = typeof GrepOutput.Type
  */
 export const Grep = Tool.make("Grep", {
   description: [
-    "A search tool built on ripgrep.",
-    "- Supports full regex syntax (e.g. \"log.*Error\", \"function\\s+\\w+\"); escape literal braces (\"interface\\{\\}\").",
-    "- Filter files with glob (e.g. \"*.js\", \"**/*.tsx\") or type (e.g. \"js\", \"py\").",
-    "- output_mode: \"content\" shows matching lines, \"files_with_matches\" only file paths (default), \"count\" match counts.",
-    "- Use multiline: true for patterns that span lines."
+    "Searches file contents with a regular expression (ripgrep). Use it to find where something is defined or used; use it instead of grep or rg in Bash.",
+    "- pattern: ripgrep regex syntax (\"log.*Error\", \"function\\s+\\w+\"); escape literal braces (\"interface\\{\\}\").",
+    "- path: a file or directory (default: the working directory). glob (\"*.ts\", \"**/*.{ts,tsx}\") or type (\"js\", \"py\", \"rust\") narrow the files searched.",
+    "- output_mode: \"files_with_matches\" (default) lists paths; \"content\" shows matching lines (with -n line numbers, -A/-B/-C context lines); \"count\" gives counts per file. -i ignores case; multiline lets a pattern span lines.",
+    "- head_limit: keep only the first N entries. Long output is cut; files ignored by .gitignore or protected by rules are skipped."
   ].join("\n"),
   input: GrepInput,
   output: GrepOutput,

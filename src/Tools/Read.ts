@@ -106,13 +106,12 @@ export type ReadOutput = typeof ReadOutput.Type
  */
 export const Read = Tool.make("Read", {
   description: [
-    "Reads a file from the local filesystem.",
-    "- file_path should be an absolute path; relative paths are resolved against the working directory.",
-    `- By default it reads up to ${limits.defaultLines} lines from the start of the file; use offset and limit for long files.`,
-    `- Lines longer than ${limits.maxLineChars} characters are truncated.`,
-    "- Results are returned like `cat -n`, with line numbers starting at 1.",
-    "- Images (PNG, JPEG, GIF, WebP) are returned as images. Other binary files cannot be read.",
-    "- It reads files, not directories: use Glob or ls for directories."
+    "Reads a text file or an image from the local filesystem. Use it to look at a file before you edit it, and whenever you know (or have found with Glob or Grep) the path of a file whose content you need.",
+    "- file_path: an absolute path; a relative one is resolved against the working directory.",
+    `- Reads up to ${limits.defaultLines} lines from the start by default. For long files pass offset (the line to start at, 1-based) and limit (how many lines); a file over ${limits.maxWholeFileBytes / 1024} KiB must be read in ranges.`,
+    `- Lines longer than ${limits.maxLineChars} characters are cut. Output is numbered like \`cat -n\` (line numbers from 1); the numbers are not part of the file, so leave them out of Edit's old_string.`,
+    "- PNG, JPEG, GIF and WebP files come back as images; other binary files cannot be read.",
+    "- Directories cannot be read: use Glob to list files. Files outside the workspace or protected by rules are refused."
   ].join("\n"),
   input: ReadInput,
   output: ReadOutput,

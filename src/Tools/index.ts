@@ -1,6 +1,7 @@
 /**
  * The built-in tools (`effect-tool-runtime/tools`): Read, Write, Edit, Glob, Grep and Bash, with what they share
- * (Workspace, FileState), and {@link builtinLayer}, which provides all of them.
+ * (Workspace, FileState), and {@link builtinLayer}, which provides all of them. ToolSearch needs a session's
+ * catalogue, so it is not among them: `Search.catalogLayer(tools)` adds it.
  *
  * @since 0.1.0
  */
@@ -32,6 +33,15 @@ export type { ResolvedPath, WorkspaceOptions } from "./Workspace.js"
 export { analyze } from "./Shell/Analysis.js"
 /** @since 0.1.0 */
 export { classifyReadOnly } from "./Shell/ReadOnly.js"
+/** @since 0.2.0 */
+export { ToolSearch } from "./ToolSearch.js"
+/**
+ * ToolSearch's index, queries and layers (`Search.catalogLayer(tools)`: a session's registry and catalogue with
+ * deferral and search).
+ *
+ * @since 0.2.0
+ */
+export * as Search from "./ToolSearch.js"
 
 /**
  * Every built-in tool, in the order the model is shown them.

@@ -22,6 +22,7 @@ import { decodeStdin, UsageError } from "./input.js"
 import { execLayer, type ExecOptions } from "./layer.js"
 import * as McpCli from "./mcp.js"
 import type { McpCliOptions } from "./mcp.js"
+import { parseToolsArgs, render as renderTools, TOOLS_USAGE, toolsRequest } from "./tools.js"
 
 const USAGE = `Usage: effect-tool-runtime exec [options] < tool_uses.json
        effect-tool-runtime mcp list [--cwd DIR] [--mcp-config FILE] [--trust-project] [--mcp-trust SERVER]
@@ -45,7 +46,9 @@ Options:
   --trust-project        trust the working directory: start the servers of its .mcp.json
   --mcp-trust SERVER     let this MCP server's annotations (readOnlyHint...) inform scheduling (repeatable)
   --verbose              write what a person would see to standard error
-  --help                 this text`
+  --help                 this text
+
+Also: effect-tool-runtime tools --format anthropic|openai-chat|openai-responses|gemini (see tools --help)`
 
 const MODES = ["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"] as const
 
@@ -149,7 +152,25 @@ const fail = (message: string): never => {
   process.exit(2)
 }
 
+/** `tools`: prints the definitions the settings would send. */
+const mainTools = async (argv: ReadonlyArray<string>): Promise<void> => {
+  let options
+  try {
+    options = parseToolsArgs(argv)
+  } catch (error) {
+    return fail(`${error instanceof Error ? error.message : String(error)} (see tools --help)`)
+  }
+  if (options === "help") return void process.stdout.write(`${TOOLS_USAGE}\n`)
+  const exit = await Effect.runPromiseExit(toolsRequest(options))
+  if (Exit.isFailure(exit)) {
+    const error = exit.cause._tag === "Fail" ? exit.cause.error : undefined
+    return fail(error !== undefined && typeof error === "object" && "message" in error ? String(error.message) : `internal error: ${String(exit.cause)}`)
+  }
+  process.stdout.write(`${renderTools(options, exit.value)}\n`, () => process.exit(0))
+}
+
 const main = async (): Promise<void> => {
+  if (process.argv[2] === "tools") return mainTools(process.argv.slice(3))
   let options: ExecOptions | McpListCommand | "help"
   try {
     options = parseCommandLine(process.argv.slice(2))

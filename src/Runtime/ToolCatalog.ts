@@ -1,0 +1,404 @@
+/**
+ * What the model sees, request by request: the tools with full definitions (`always`, `eager`, and the `deferred`
+ * ones a tool search has found), the names of the deferred tools not loaded yet, and the text that announces them.
+ *
+ * ```ts
+ * const request = yield* ToolCatalog.request("anthropic")
+ * // request.tools: the `tools` of the next request; request.announcement: a system reminder naming deferred tools
+ * ```
+ *
+ * - **Deferred tools** are not sent until found (`loading: "deferred"` in their definition). The search mode decides
+ *   whether deferral happens at all: `"on"` (always), `"off"` (never: every tool is sent), or `{ auto: N }` (only
+ *   when the deferred candidates' definitions would take more than N% of the context window, estimated with
+ *   `Definitions.estimateTokens`).
+ * - **The discovered set** ({@link DiscoveredTools}) belongs to the session: a Ref-backed service the session owns
+ *   (and may persist and restore); every ToolSearch result adds to it. The next request's tools are always + eager +
+ *   discovered; with Anthropic, discovered tools carry `defer_loading: true` (the API expands them where a
+ *   tool_reference names them).
+ * - **A call to a deferred tool never loaded** gets a model-readable error telling the model to load it first
+ *   (`select:<name>`): {@link ToolCatalog.gate} wraps the registry so that such a call stops before its input is
+ *   decoded (the model has not seen the schema) and never runs.
+ * - **Deny rules** that remove a whole tool (`Bash`, `mcp__server`) remove it here too: it is neither sent, nor
+ *   announced, nor searchable ({@link wholeToolDenial}).
+ *
+ * Deferral is not a permission boundary: a found tool goes through the whole pipeline (decode, validate, hooks,
+ * permission rules, the approver) like any other.
+ *
+ * @since 0.2.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import { conservativeTraits, InputRejected } from "../Tool/Tool.js"
+import type { AnyService, Definition } from "../Tool/Tool.js"
+import * as Definitions from "./Definitions.js"
+import { ruleTargets } from "./Permission/internal/policy.js"
+import { parseRule } from "./Permission/Rule.js"
+import type { PermissionsOptions } from "./Permissions.js"
+import { ToolRegistry } from "./ToolRegistry.js"
+import type { RegisteredTool } from "./ToolRegistry.js"
+
+// ---------------------------------------------------------------------------------------------------------------
+// models
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * When deferred tools are held back: always, never, or above N% of the context window.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type SearchMode = "on" | "off" | { readonly auto: number }
+
+/**
+ * Parses a search mode as Claude Code's `ENABLE_TOOL_SEARCH` spells it: `on`/`true`/empty = on, `off`/`false` =
+ * off, `auto` = auto at 10%, `auto:N` = auto at N%.
+ *
+ * @since 0.2.0
+ * @category parsing
+ */
+export const parseSearchMode = (text: string): Either.Either<SearchMode, string> => {
+  const value = text.trim().toLowerCase()
+  if (value === "" || value === "on" || value === "true") return Either.right("on")
+  if (value === "off" || value === "false") return Either.right("off")
+  if (value === "auto") return Either.right({ auto: 10 })
+  const match = /^auto:(\d+(?:\.\d+)?)$/.exec(value)
+  if (match !== null) {
+    const percent = Number(match[1])
+    if (percent >= 0 && percent <= 100) return Either.right({ auto: percent })
+  }
+  return Either.left(`tool search mode must be on, off, auto or auto:N (0-100), got ${JSON.stringify(text)}`)
+}
+
+/**
+ * Options of the catalogue.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface CatalogOptions {
+  /** Default `"on"`. */
+  readonly mode?: SearchMode
+  /** The model's context window in tokens, for `auto`. Default 200,000. */
+  readonly contextWindow?: number
+  /** Whether rules remove a whole tool (see {@link wholeToolDenial}). Default: none does. */
+  readonly denies?: (definition: Definition.Any) => boolean
+  /** The name of the search tool, announced to the model and never deferred. Default `"ToolSearch"`. */
+  readonly searchToolName?: string
+}
+
+/**
+ * What to send with the next request.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface CatalogRequest {
+  /** The `tools` value in the provider's shape. */
+  readonly tools: ReadonlyArray<unknown>
+  /** Names of the tools in `tools`, in order. */
+  readonly included: ReadonlyArray<string>
+  /** Deferred tools not loaded yet (announced by name only). */
+  readonly deferred: ReadonlyArray<string>
+  /** The text announcing the deferred tools (for a system reminder), when there are any. */
+  readonly announcement: string | undefined
+  /** `Definitions.estimateTokens` of `tools` plus the announcement. */
+  readonly estimatedTokens: number
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// discovered tools
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * The deferred tools a session has loaded. Its state is a Ref the session owns: {@link DiscoveredTools.layer} makes
+ * a fresh one (or one restored from saved names), {@link DiscoveredTools.fromRef} wraps a Ref the session keeps.
+ *
+ * @since 0.2.0
+ * @category tags
+ */
+export class DiscoveredTools extends Context.Tag("effect-tool-runtime/DiscoveredTools")<
+  DiscoveredTools,
+  {
+    /** The state itself, for a session to persist. */
+    readonly ref: Ref.Ref<ReadonlySet<string>>
+    readonly get: Effect.Effect<ReadonlySet<string>>
+    readonly add: (names: Iterable<string>) => Effect.Effect<void>
+  }
+>() {
+  /**
+   * A service over an existing Ref.
+   *
+   * @since 0.2.0
+   * @category constructors
+   */
+  static readonly fromRef = (ref: Ref.Ref<ReadonlySet<string>>): DiscoveredTools["Type"] => ({
+    ref,
+    get: Ref.get(ref),
+    add: (names) => Ref.update(ref, (current) => {
+      const next = new Set(current)
+      for (const name of names) next.add(name)
+      return next.size === current.size ? current : next
+    })
+  })
+
+  /**
+   * A fresh discovered set, optionally restored from saved names.
+   *
+   * @since 0.2.0
+   * @category layers
+   */
+  static readonly layer = (initial: Iterable<string> = []): Layer.Layer<DiscoveredTools> =>
+    Layer.effect(DiscoveredTools, Effect.map(Ref.make<ReadonlySet<string>>(new Set(initial)), DiscoveredTools.fromRef))
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// the catalogue
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * The ToolCatalog service: which tools the model sees.
+ *
+ * @since 0.2.0
+ * @category tags
+ */
+export class ToolCatalog extends Context.Tag("effect-tool-runtime/ToolCatalog")<
+  ToolCatalog,
+  {
+    /** Every tool not removed by a deny rule, in registration order. */
+    readonly tools: ReadonlyArray<Definition.Any>
+    /** The tools a search may find: {@link tools} without the search tool itself. */
+    readonly searchable: ReadonlyArray<Definition.Any>
+    readonly mode: SearchMode
+    /** Whether deferred tools are held back under the mode (for `auto`: whether they exceed the threshold). */
+    readonly deferring: boolean
+    /** The estimated tokens of the deferred candidates' definitions (what `auto` compares). */
+    readonly deferredTokens: number
+    /** Whether a tool is held back until discovered (ignoring whether it has been). */
+    readonly isDeferred: (name: string) => boolean
+    /** Whether the rules remove this tool (by name or alias). */
+    readonly isDenied: (name: string) => boolean
+    /** The tools, announcement and estimate for the next request, from the session's discovered set. */
+    readonly request: (provider: Definitions.Provider, options?: { readonly strict?: boolean }) => Effect.Effect<CatalogRequest>
+    /** The discovered set. */
+    readonly discovered: DiscoveredTools["Type"]
+    /** The name of the search tool. */
+    readonly searchTool: string
+  }
+>() {
+  /**
+   * A catalogue of the given tools (the same ones the registry holds); needs the session's {@link DiscoveredTools}.
+   *
+   * @since 0.2.0
+   * @category layers
+   */
+  static readonly layer = (
+    tools: ReadonlyArray<{ readonly definition: Definition.Any }>,
+    options: CatalogOptions = {}
+  ): Layer.Layer<ToolCatalog, never, DiscoveredTools> =>
+    Layer.effect(ToolCatalog, Effect.map(DiscoveredTools, (discovered) => makeCatalog(tools.map((tool) => tool.definition), discovered, options)))
+
+  /**
+   * The registry, gated: a call to a deferred tool that was never discovered fails with {@link notLoadedMessage}
+   * (before its input is decoded: the model has not seen the schema); a call to a tool the rules remove goes on to
+   * the pipeline, whose policy denies it with the rule's reason. Provide the plain registry to it.
+   *
+   * @since 0.2.0
+   * @category layers
+   */
+  static readonly gate: Layer.Layer<ToolRegistry, never, ToolRegistry | ToolCatalog> = Layer.effect(
+    ToolRegistry,
+    Effect.gen(function*() {
+      const registry = yield* ToolRegistry
+      const catalog = yield* ToolCatalog
+      return gateRegistry(registry, catalog)
+    })
+  )
+
+  /**
+   * The next request's tools, with the catalogue in context.
+   *
+   * @since 0.2.0
+   * @category accessors
+   */
+  static readonly request = (
+    provider: Definitions.Provider,
+    options?: { readonly strict?: boolean }
+  ): Effect.Effect<CatalogRequest, never, ToolCatalog> => Effect.flatMap(ToolCatalog, (catalog) => catalog.request(provider, options))
+}
+
+/**
+ * The model-facing text for a call to a deferred tool that was never loaded.
+ *
+ * @since 0.2.0
+ * @category messages
+ */
+export const notLoadedMessage = (name: string, searchTool = "ToolSearch"): string =>
+  `${name} is a deferred tool that has not been loaded: its definition is not in your tool list yet. ` +
+  `Load it first by calling ${searchTool} with query "select:${name}", then call ${name} again.`
+
+/**
+ * The text announcing deferred tools by name, for a system reminder. An MCP server's tools are listed once under
+ * the server's prefix (`mcp__github__: create_issue, list_repositories`), which keeps a catalogue of thousands of
+ * names compact; other names are listed in full.
+ *
+ * @since 0.2.0
+ * @category messages
+ */
+export const announcement = (names: ReadonlyArray<string>, searchTool = "ToolSearch"): string => {
+  const lines: Array<string> = []
+  const byServer = new Map<string, Array<string>>()
+  for (const name of names) {
+    const end = name.startsWith("mcp__") ? name.indexOf("__", 5) : -1
+    if (end === -1 || end + 2 >= name.length) {
+      lines.push(name)
+      continue
+    }
+    const prefix = name.slice(0, end + 2)
+    const group = byServer.get(prefix)
+    if (group === undefined) {
+      byServer.set(prefix, [name.slice(end + 2)])
+      lines.push(prefix)
+    } else group.push(name.slice(end + 2))
+  }
+  const listed = lines.map((line) => {
+    const group = byServer.get(line)
+    if (group === undefined) return line
+    return group.length === 1 ? `${line}${group[0]}` : `${line}: ${group.join(", ")}`
+  })
+  const grouped = [...byServer.values()].some((group) => group.length > 1)
+  return [
+    "<system-reminder>",
+    `The following deferred tools are available but not loaded yet: their definitions are not in your tool list. ` +
+    `Before calling one, load it with ${searchTool}: query "select:<name>" loads tools by name (comma-separated), ` +
+    `"mcp__<server>" lists a server's tools, and keywords search names and descriptions.` +
+    (grouped ? ` A line "mcp__<server>__: a, b" lists the tools mcp__<server>__a and mcp__<server>__b.` : ""),
+    ...listed,
+    "</system-reminder>"
+  ].join("\n")
+}
+
+const makeCatalog = (all: ReadonlyArray<Definition.Any>, discovered: DiscoveredTools["Type"], options: CatalogOptions): ToolCatalog["Type"] => {
+  const mode = options.mode ?? "on"
+  const searchTool = options.searchToolName ?? "ToolSearch"
+  const denies = options.denies ?? (() => false)
+  const deniedNames = new Set<string>()
+  const tools: Array<Definition.Any> = []
+  for (const definition of all) {
+    if (denies(definition)) {
+      deniedNames.add(definition.name)
+      for (const alias of definition.aliases) deniedNames.add(alias)
+    } else tools.push(definition)
+  }
+  const candidates = tools.filter((definition) => definition.loading === "deferred" && definition.name !== searchTool)
+  const deferredTokens = candidates.reduce((sum, definition) => sum + Definitions.estimateTokens(Definitions.anthropic(definition)), 0)
+  const contextWindow = options.contextWindow ?? 200_000
+  const deferring = candidates.length > 0 && (mode === "on" || (mode !== "off" && deferredTokens > (mode.auto / 100) * contextWindow))
+  const deferredNames = new Set(deferring ? candidates.flatMap((definition) => [definition.name, ...definition.aliases]) : [])
+
+  const request = (provider: Definitions.Provider, requestOptions: { readonly strict?: boolean } = {}) =>
+    Effect.map(discovered.get, (found): CatalogRequest => {
+      const sent = tools.filter((definition) => !deferredNames.has(definition.name) || found.has(definition.name))
+      const waiting = tools.filter((definition) => deferredNames.has(definition.name) && !found.has(definition.name)).map((definition) => definition.name)
+      const deferLoading = new Set(sent.filter((definition) => deferredNames.has(definition.name)).map((definition) => definition.name))
+      const providerOptions = {
+        deferLoading,
+        ...(requestOptions.strict === undefined ? {} : { strict: requestOptions.strict })
+      }
+      const definitions = Definitions.forProvider(provider, sent, providerOptions)
+      const text = waiting.length === 0 ? undefined : announcement(waiting, searchTool)
+      return {
+        tools: definitions,
+        included: sent.map((definition) => definition.name),
+        deferred: waiting,
+        announcement: text,
+        estimatedTokens: Definitions.estimateTokens(definitions) + (text === undefined ? 0 : Definitions.estimateTokens(text))
+      }
+    }).pipe(Effect.withSpan("ToolCatalog.request", { attributes: { provider } }))
+
+  return {
+    tools,
+    searchable: tools.filter((definition) => definition.name !== searchTool),
+    mode,
+    deferring,
+    deferredTokens,
+    isDeferred: (name) => deferredNames.has(name),
+    isDenied: (name) => deniedNames.has(name),
+    request,
+    discovered,
+    searchTool
+  }
+}
+
+/** A stand-in for a deferred tool that was never loaded: takes any input, claims nothing, never runs. */
+const notLoaded = (tool: RegisteredTool, searchTool: string): RegisteredTool => {
+  const message = notLoadedMessage(tool.definition.name, searchTool)
+  const service: AnyService = {
+    validate: () => Effect.fail(new InputRejected({ message })),
+    checkPermissions: () => Effect.succeed({ _tag: "Passthrough" }),
+    traits: () => ({ ...conservativeTraits, readOnly: true, concurrencySafe: true }),
+    claims: () => [],
+    call: () => Effect.dieMessage(`${tool.definition.name} ran without being loaded`),
+    renderUse: tool.service.renderUse,
+    renderResult: () => [],
+    toModel: () => "",
+    renderFailure: () => message
+  }
+  return { definition: { ...tool.definition, input: Schema.Unknown }, service }
+}
+
+const gateRegistry = (registry: ToolRegistry["Type"], catalog: ToolCatalog["Type"]): ToolRegistry["Type"] => {
+  const searchTool = catalog.searchTool
+  const standIns = new Map<string, RegisteredTool>()
+  const gated: ToolRegistry["Type"] = {
+    ...registry,
+    // A run works on a snapshot: the snapshot is gated too (a dynamic registry's snapshot is a new registry).
+    snapshot: () => {
+      const inner = registry.snapshot()
+      return inner === registry ? gated : gateRegistry(inner, catalog)
+    },
+    lookup: (name) => {
+      const found = registry.lookup(name)
+      if (Option.isNone(found) || !catalog.isDeferred(found.value.definition.name)) return found
+      // Reading a Ref is synchronous; only deferred tools pay for it.
+      const loaded = Effect.runSync(catalog.discovered.get).has(found.value.definition.name)
+      if (loaded) return found
+      let standIn = standIns.get(found.value.definition.name)
+      if (standIn === undefined) {
+        standIn = notLoaded(found.value, searchTool)
+        standIns.set(found.value.definition.name, standIn)
+      }
+      return Option.some(standIn)
+    }
+  }
+  return gated
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// deny rules
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * Whether the deny rules of these permission options remove a whole tool: a deny rule without content that targets
+ * it, exactly as the policy decides it (`Tool`, an alias, `Read`/`Edit` for file tools, `mcp__server`). Such a tool
+ * is left out of the definitions, the announcement and the search; a call to it is still denied by the policy.
+ * Rules that do not parse are skipped here (the policy's layer reports them).
+ *
+ * @since 0.2.0
+ * @category deny rules
+ */
+export const wholeToolDenial = (
+  options: Pick<PermissionsOptions, "settings" | "cliRules" | "sessionRules">
+): (definition: Definition.Any) => boolean => {
+  const fromFiles = (options.settings ?? []).flatMap((loaded) => loaded.rules.filter((sourced) => sourced.behavior === "deny").map((sourced) => sourced.rule))
+  const fromText = [...(options.cliRules?.deny ?? []), ...(options.sessionRules?.deny ?? [])].flatMap((text) => {
+    const parsed = parseRule(text)
+    return Either.isRight(parsed) ? [parsed.right] : []
+  })
+  const whole = [...fromFiles, ...fromText].filter((rule) => rule.content === undefined)
+  return (definition) => whole.some((rule) => ruleTargets(rule, definition))
+}

@@ -1,0 +1,111 @@
+/**
+ * `effect-tool-runtime tools --format anthropic|openai-chat|openai-responses|gemini`: prints, as JSON on standard
+ * output, the `tools` value the current settings would send with a request. Deny rules that remove a whole tool
+ * (from settings files or `--deny`) remove it here too.
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as os from "node:os"
+import * as nodePath from "node:path"
+import { parseArgs } from "node:util"
+import * as Definitions from "../Runtime/Definitions.js"
+import * as Permissions from "../Runtime/Permissions.js"
+import { DiscoveredTools, parseSearchMode, ToolCatalog, wholeToolDenial } from "../Runtime/ToolCatalog.js"
+import type { CatalogRequest, SearchMode } from "../Runtime/ToolCatalog.js"
+import { builtinTools } from "../Tools/index.js"
+import { UsageError } from "./input.js"
+
+/** The usage text of `tools`. */
+export const TOOLS_USAGE = `Usage: effect-tool-runtime tools [options]
+
+Prints the tool definitions a request would carry, as JSON, in the shape of one provider's API.
+
+Options:
+  --format FORMAT        anthropic (default) | openai-chat | openai-responses | gemini
+  --strict               OpenAI strict mode (default: the API's own: off for Chat Completions, on for Responses)
+  --no-strict            OpenAI non-strict definitions
+  --tool-search MODE     on (default) | off | auto | auto:N (defer when deferred tools exceed N% of the context window)
+  --context-window N     tokens, for auto (default 200000)
+  --with-announcement    print {"tools": [...], "announcement": "...", "estimated_tokens": N} instead
+  --cwd DIR              working directory (default: the current directory)
+  --settings FILE        a settings file in Claude Code's format (repeatable)
+  --claude-settings      also load ~/.claude/settings.json, .claude/settings.json, .claude/settings.local.json
+  --deny RULE            a deny rule (repeatable); a rule for a whole tool removes it
+  --help                 this text`
+
+/** What `tools` was told. */
+export interface ToolsOptions {
+  readonly format: Definitions.Provider
+  readonly strict: boolean | undefined
+  readonly mode: SearchMode
+  readonly contextWindow: number
+  readonly withAnnouncement: boolean
+  readonly cwd: string
+  readonly settingsFiles: ReadonlyArray<string>
+  readonly claudeSettings: boolean
+  readonly deny: ReadonlyArray<string>
+}
+
+/** Parses the arguments after `tools`; a UsageError for anything unusable. */
+export const parseToolsArgs = (argv: ReadonlyArray<string>): ToolsOptions | "help" => {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      format: { type: "string" },
+      strict: { type: "boolean" },
+      "no-strict": { type: "boolean" },
+      "tool-search": { type: "string" },
+      "context-window": { type: "string" },
+      "with-announcement": { type: "boolean" },
+      cwd: { type: "string" },
+      settings: { type: "string", multiple: true },
+      "claude-settings": { type: "boolean" },
+      deny: { type: "string", multiple: true },
+      help: { type: "boolean" }
+    }
+  })
+  if (values.help === true) return "help"
+  const format = values.format ?? "anthropic"
+  if (!(Definitions.providers as ReadonlyArray<string>).includes(format)) {
+    throw new UsageError(`--format must be one of ${Definitions.providers.join(", ")}, got ${format}`)
+  }
+  const mode = parseSearchMode(values["tool-search"] ?? "on")
+  if (Either.isLeft(mode)) throw new UsageError(`--tool-search: ${mode.left}`)
+  const contextWindow = Number(values["context-window"] ?? 200_000)
+  if (!Number.isInteger(contextWindow) || contextWindow <= 0) throw new UsageError(`--context-window must be a positive integer, got ${values["context-window"]}`)
+  return {
+    format: format as Definitions.Provider,
+    strict: values.strict === true ? true : values["no-strict"] === true ? false : undefined,
+    mode: mode.right,
+    contextWindow,
+    withAnnouncement: values["with-announcement"] === true,
+    cwd: values.cwd ?? process.cwd(),
+    settingsFiles: values.settings ?? [],
+    claudeSettings: values["claude-settings"] === true,
+    deny: values.deny ?? []
+  }
+}
+
+/** The request the settings describe, for the built-in tools. */
+export const toolsRequest = (options: ToolsOptions) =>
+  Effect.gen(function*() {
+    const cwd = nodePath.resolve(options.cwd)
+    const settings = yield* Permissions.loadSettings({ claudeSettings: options.claudeSettings, files: options.settingsFiles, cwd, home: os.homedir() })
+    const denies = wholeToolDenial({ settings, cliRules: { deny: options.deny } })
+    const catalog = ToolCatalog.layer(builtinTools, { mode: options.mode, contextWindow: options.contextWindow, denies }).pipe(Layer.provide(DiscoveredTools.layer()))
+    return yield* ToolCatalog.request(options.format, options.strict === undefined ? {} : { strict: options.strict }).pipe(Effect.provide(catalog))
+  }).pipe(Effect.withSpan("cli.tools"), Effect.provide(NodeContext.layer))
+
+/** The JSON `tools` prints. */
+export const render = (options: ToolsOptions, request: CatalogRequest): string =>
+  JSON.stringify(
+    options.withAnnouncement
+      ? { tools: request.tools, announcement: request.announcement ?? null, estimated_tokens: request.estimatedTokens }
+      : request.tools,
+    null,
+    2
+  )
