@@ -57,3 +57,17 @@ export * as Definitions from "./Runtime/Definitions.js"
 export { announcement, DiscoveredTools, notLoadedMessage, parseSearchMode, ToolCatalog, wholeToolDenial } from "./Runtime/ToolCatalog.js"
 /** @since 0.2.0 */
 export type { CatalogOptions, CatalogRequest, SearchMode } from "./Runtime/ToolCatalog.js"
+/** @since 0.2.0 */
+export type { Registry } from "./Runtime/ToolRegistry.js"
+/** @since 0.2.0 */
+export { makeDynamicRegistry } from "./Runtime/ToolRegistry.js"
+/** @since 0.2.0 */
+export * as McpConfig from "./Mcp/Config.js"
+/** @since 0.2.0 */
+export { McpServers } from "./Mcp/McpServers.js"
+/** @since 0.2.0 */
+export type { McpServersOptions, ServerState, ServerStatus } from "./Mcp/McpServers.js"
+/** @since 0.2.0 */
+export { isMcpError, McpError } from "./Mcp/Errors.js"
+/** @since 0.2.0 */
+export type { McpErrorReason } from "./Mcp/Errors.js"
