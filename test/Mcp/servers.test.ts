@@ -3,7 +3,7 @@
  * memory), permissions rules for MCP names, hooks, the environment a stdio server gets, and long names.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Scope } from "effect"
 import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
@@ -22,23 +22,26 @@ const freePort = Effect.async<number>((resume) => {
   })
 })
 
-/** server-everything over Streamable HTTP on 127.0.0.1, stopped with the scope. */
-const httpEverything = Effect.acquireRelease(
-  Effect.flatMap(freePort, (port) =>
-    Effect.async<{ readonly child: childProcess.ChildProcess; readonly url: string }, Error>((resume) => {
-      const child = childProcess.spawn(process.execPath, [EVERYTHING, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] })
+/** server-everything over HTTP on 127.0.0.1 (`streamableHttp` or `sse`) on `port`, stopped with the scope. */
+const remoteEverything = (transport: "streamableHttp" | "sse", port: number) =>
+  Effect.acquireRelease(
+    Effect.async<childProcess.ChildProcess, Error>((resume) => {
+      const child = childProcess.spawn(process.execPath, [EVERYTHING, transport], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] })
       let said = ""
       child.stderr!.on("data", (chunk: Buffer) => {
         said += chunk.toString()
-        if (said.includes("listening on port")) resume(Effect.succeed({ child, url: `http://127.0.0.1:${port}/mcp` }))
+        if (/listening on port|running on port/i.test(said)) resume(Effect.succeed(child))
       })
       child.on("exit", (code) => resume(Effect.fail(new Error(`server-everything exited (${code}): ${said}`))))
-    })),
-  ({ child }) => Effect.sync(() => child.kill("SIGKILL"))
-)
+    }),
+    (child) => Effect.sync(() => child.kill("SIGKILL"))
+  )
+
+const httpEverything = Effect.flatMap(freePort, (port) =>
+  Effect.map(remoteEverything("streamableHttp", port), (child) => ({ child, port, url: `http://127.0.0.1:${port}/mcp` })))
 
 describe("Streamable HTTP", () => {
-  it.live("server-everything over HTTP on 127.0.0.1: lists, echoes, and sends headers from the configuration", () =>
+  it.live("server-everything over Streamable HTTP on 127.0.0.1: lists and echoes; rules decide per tool", () =>
     Effect.gen(function*() {
       const { url } = yield* httpEverything
       const layer = runtimeLayer(config({ remote: { type: "http", url, headers: { "X-Trace": "${TRACE:-none}" } } }), { allow: ["mcp__remote__echo"] })
@@ -48,6 +51,39 @@ describe("Streamable HTTP", () => {
       // Only echo is allowed by rule; the scripted approver is away: get-sum is denied.
       expect(sum?.status).toBe("denied")
     }).pipe(Effect.scoped), 40_000)
+})
+
+describe("remote servers", () => {
+  it.live("a remote server that went away fails the call saying so; once it is back, the connection is restored", () =>
+    Effect.gen(function*() {
+      const first = yield* Scope.make()
+      const { child, port, url } = yield* Scope.extend(httpEverything, first)
+      const layer = runtimeLayer(config({ remote: { type: "http", url } }), { allow: ["mcp__remote"], servers: { restartDelay: "300 millis", maxRestarts: 8 } })
+      yield* Effect.gen(function*() {
+        const [before] = yield* ToolRuntime.execute([use("mcp__remote__echo", { message: "one" })])
+        expect(before?.status).toBe("success")
+        child.kill("SIGKILL")
+        yield* Effect.promise(() => new Promise((resolve) => child.once("exit", resolve)))
+        const [gone] = yield* ToolRuntime.execute([use("mcp__remote__echo", { message: "two" })])
+        expect(gone?.status).toBe("error")
+        expect(resultText(gone?.result.content)).toContain("MCP server \"remote\" closed the connection while echo was running")
+        // The server comes back on the same port; the next call waits for the reconnection and succeeds.
+        yield* remoteEverything("streamableHttp", port)
+        const [after] = yield* ToolRuntime.execute([use("mcp__remote__echo", { message: "three" })])
+        expect(after?.status).toBe("success")
+        expect(resultText(after?.result.content)).toBe("Echo: three")
+      }).pipe(Effect.provide(layer))
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("server-everything over the older HTTP+SSE transport", () =>
+    Effect.gen(function*() {
+      const port = yield* freePort
+      yield* remoteEverything("sse", port)
+      const [echo] = yield* ToolRuntime.execute([use("mcp__legacy__echo", { message: "over sse" })]).pipe(
+        Effect.provide(runtimeLayer(config({ legacy: { type: "sse", url: `http://127.0.0.1:${port}/sse` } }), { allow: ["mcp__legacy"] }))
+      )
+      expect(resultText(echo?.result.content)).toBe("Echo: over sse")
+    }).pipe(Effect.scoped), 30_000)
 })
 
 describe("permission rules on MCP names", () => {

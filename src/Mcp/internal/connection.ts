@@ -38,6 +38,8 @@ export interface Connection {
   readonly client: Client
   /** The server's process id (stdio), for supervision and tests. */
   readonly pid: number | undefined
+  /** Whether the server is remote (HTTP, SSE): its failures show as failed requests, not as a closed pipe. */
+  readonly remote: boolean
   readonly serverName: string | undefined
   /** Completes when the transport closes (the process exited, the session ended). */
   readonly closed: Deferred.Deferred<Closed>
@@ -126,6 +128,7 @@ export const connect = (
     return {
       client,
       pid: transport instanceof StdioClientTransport ? transport.pid ?? undefined : undefined,
+      remote: config.transport._tag !== "stdio",
       serverName: client.getServerVersion()?.name,
       closed,
       lastError: () => lastError,
@@ -188,7 +191,9 @@ const callFailure = (connection: Connection, server: string, tool: string, error
       message: `MCP server "${server}" answered ${tool} with a message larger than the ${STDIO_BUFFER_BYTES / 1024 / 1024} MiB stdio limit, so the connection was reset (it is being restored). Ask for less output.`
     })
   }
-  if (code === ErrorCode.ConnectionClosed || /Not connected/.test(errorText(error))) {
+  // A remote server that went away fails the request itself (fetch failed, unknown session): the connection is gone.
+  const remoteGone = connection.remote && (!(error instanceof McpError) || code === ErrorCode.ConnectionClosed)
+  if (code === ErrorCode.ConnectionClosed || remoteGone || /Not connected/.test(errorText(error))) {
     return new McpCallError({
       server,
       reason: "Disconnected",
