@@ -68,6 +68,22 @@ describe("supervision", () => {
       }))
     ), 40_000)
 
+  it.live("tools/list is followed page by page", () =>
+    Effect.gen(function*() {
+      const status = yield* awaitStatus((s) => (s[0]?.state._tag === "Connected" ? s[0] : undefined))
+      expect([...status.tools].sort()).toEqual(["add_tool", "fail", "slow", "strict", "text"].map((t) => `mcp__paged__${t}`))
+    }).pipe(Effect.provide(runtimeLayer(config({ paged: fixtureEntry({ PAGE_SIZE: "2" }) })))), 30_000)
+
+  it.live("a server that never answers initialize fails its connection after the connect timeout, and is reported", () =>
+    Effect.gen(function*() {
+      const reason = yield* awaitStatus((s) => (s[0]?.state._tag === "Down" ? s[0].state.reason : undefined))
+      expect(reason).toMatch(/MCP server "mute" did not answer initialize within 300ms \(gave up after 1 restarts\)/)
+    }).pipe(
+      Effect.provide(runtimeLayer(config({ mute: { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"] } }), {
+        servers: { connectTimeout: "300 millis", maxRestarts: 1, restartDelay: "10 millis" }
+      }))
+    ), 30_000)
+
   it.live("closing the scope stops every server: no process is left", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
