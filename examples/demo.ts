@@ -2,7 +2,8 @@
  * `npm start`: a scripted model turn through the runtime — no network, no API key. It makes a small project in a
  * temporary directory, then plays two assistant turns of tool_use blocks against the built-in tools under the
  * default permission mode, with a scripted person answering permission questions. For each call it prints what a
- * person would see, and then what the model gets back.
+ * person would see, and then what the model gets back. One call goes to an MCP server (the reference server-everything,
+ * started over stdio from node_modules), through the same rules as the built-in tools.
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Effect, Layer, Stream } from "effect"
@@ -10,7 +11,10 @@ import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { createRequire } from "node:module"
 import { ApprovalAnswer, Approver, renderEvent } from "../src/index.js"
+import * as McpConfig from "../src/Mcp/Config.js"
+import { McpServers } from "../src/Mcp/McpServers.js"
 import * as Permissions from "../src/Runtime/Permissions.js"
 import { ResultStore } from "../src/Runtime/ResultStore.js"
 import { ToolHooks } from "../src/Runtime/ToolHooks.js"
@@ -43,7 +47,8 @@ const turns: ReadonlyArray<{ readonly say: string; readonly toolUses: ReadonlyAr
       use("toolu_02", "Grep", { pattern: "TODO", output_mode: "content", "-n": true }),
       use("toolu_03", "Bash", { command: "git status --short && git log --oneline -n 1", description: "Show repository state" }),
       use("toolu_04", "Read", { file_path: "/etc/hostname" }),
-      use("toolu_05", "Reed", { file_path: "README.md" })
+      use("toolu_05", "Reed", { file_path: "README.md" }),
+      use("toolu_05b", "mcp__everything__echo", { message: "hello from an MCP server" })
     ]
   },
   {
@@ -68,10 +73,15 @@ const person = Approver.scripted((request) =>
   )
 )
 
+/** One MCP server, as a `.mcp.json` would configure it; its echo tool is allowed by rule. */
+const mcp = McpConfig.fromJson("demo .mcp.json", {
+  mcpServers: { everything: { command: process.execPath, args: [path.join(path.dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/package.json")), "dist/index.js"), "stdio"] } }
+}, { trusted: true })
+
 const runtime = ToolRuntime.layer.pipe(
   Layer.provide(Layer.mergeAll(
-    ToolRegistry.layer(builtinTools).pipe(Layer.provide(builtinLayer())),
-    Permissions.layer({ mode: "default" }),
+    McpServers.extendRegistry.pipe(Layer.provide(ToolRegistry.layer(builtinTools).pipe(Layer.provide(builtinLayer()))), Layer.provide(McpServers.layer(mcp))),
+    Permissions.layer({ mode: "default", cliRules: { allow: ["mcp__everything__echo"], deny: [], ask: [] } }),
     person,
     ToolHooks.none
   )),

@@ -69,3 +69,16 @@ export { ApprovalRecord, Session, SessionError } from "./Runtime/Session.js"
 export { renderEvent, renderOutcome } from "./cli/render.js"
 /** @since 0.2.0 */
 export type { ToolResultBlock, ToolUseBlock } from "./Tool/Wire.js"
+export type { Registry } from "./Runtime/ToolRegistry.js"
+/** @since 0.2.0 */
+export { makeDynamicRegistry } from "./Runtime/ToolRegistry.js"
+/** @since 0.2.0 */
+export * as McpConfig from "./Mcp/Config.js"
+/** @since 0.2.0 */
+export { McpServers } from "./Mcp/McpServers.js"
+/** @since 0.2.0 */
+export type { McpServersOptions, ServerState, ServerStatus } from "./Mcp/McpServers.js"
+/** @since 0.2.0 */
+export { isMcpError, McpError } from "./Mcp/Errors.js"
+/** @since 0.2.0 */
+export type { McpErrorReason } from "./Mcp/Errors.js"

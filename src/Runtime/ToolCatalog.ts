@@ -372,8 +372,13 @@ const notLoaded = (tool: RegisteredTool, searchTool: string): RegisteredTool => 
 const gateRegistry = (registry: ToolRegistry["Type"], catalog: ToolCatalog["Type"]): ToolRegistry["Type"] => {
   const searchTool = catalog.searchTool
   const standIns = new Map<string, RegisteredTool>()
-  return {
+  const gated: ToolRegistry["Type"] = {
     ...registry,
+    // A run works on a snapshot: the snapshot is gated too (a dynamic registry's snapshot is a new registry).
+    snapshot: () => {
+      const inner = registry.snapshot()
+      return inner === registry ? gated : gateRegistry(inner, catalog)
+    },
     lookup: (name) => {
       const found = registry.lookup(name)
       if (Option.isNone(found) || !catalog.isDeferred(found.value.definition.name)) return found
@@ -388,6 +393,7 @@ const gateRegistry = (registry: ToolRegistry["Type"], catalog: ToolCatalog["Type
       return Option.some(standIn)
     }
   }
+  return gated
 }
 
 // ---------------------------------------------------------------------------------------------------------------

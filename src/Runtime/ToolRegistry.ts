@@ -25,21 +25,31 @@ export interface RegisteredTool {
 }
 
 /**
+ * What the registry offers: the tools, lookup by name or alias, suggestions, and a fixed snapshot.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Registry {
+  readonly tools: ReadonlyArray<RegisteredTool>
+  /** The tool a name or alias refers to. */
+  readonly lookup: (name: string) => Option.Option<RegisteredTool>
+  /** Up to three registered names closest to `name`, best first. */
+  readonly suggest: (name: string) => ReadonlyArray<string>
+  /**
+   * The registry as it is now, fixed: a run of the runtime takes one snapshot and works on it, whatever changes
+   * meanwhile (an MCP server's tools/list_changed). A static registry is its own snapshot.
+   */
+  readonly snapshot: () => Registry
+}
+
+/**
  * The ToolRegistry service.
  *
  * @since 0.1.0
  * @category tags
  */
-export class ToolRegistry extends Context.Tag("effect-tool-runtime/ToolRegistry")<
-  ToolRegistry,
-  {
-    readonly tools: ReadonlyArray<RegisteredTool>
-    /** The tool a name or alias refers to. */
-    readonly lookup: (name: string) => Option.Option<RegisteredTool>
-    /** Up to three registered names closest to `name`, best first. */
-    readonly suggest: (name: string) => ReadonlyArray<string>
-  }
->() {
+export class ToolRegistry extends Context.Tag("effect-tool-runtime/ToolRegistry")<ToolRegistry, Registry>() {
   /**
    * A registry of the given tools; requires each tool's service. Duplicate names or aliases are a defect.
    *
@@ -77,7 +87,7 @@ export class ToolRegistry extends Context.Tag("effect-tool-runtime/ToolRegistry"
  * @since 0.1.0
  * @category constructors
  */
-export const makeRegistry = (tools: ReadonlyArray<RegisteredTool>): ToolRegistry["Type"] => {
+export const makeRegistry = (tools: ReadonlyArray<RegisteredTool>): Registry => {
   const byName = new Map<string, RegisteredTool>()
   for (const tool of tools) {
     // Checked here too: tools built at run time (MCP) do not pass through Tool.make.
@@ -92,10 +102,41 @@ export const makeRegistry = (tools: ReadonlyArray<RegisteredTool>): ToolRegistry
     }
   }
   const names = tools.map((tool) => tool.definition.name)
-  return {
+  const registry: Registry = {
     tools,
     lookup: (name) => Option.fromNullable(byName.get(name)),
-    suggest: (name) => closestNames(name, names)
+    suggest: (name) => closestNames(name, names),
+    snapshot: () => registry
+  }
+  return registry
+}
+
+/**
+ * A registry whose tools change: `current` returns the tools now (the same array while nothing changed). Lookups
+ * read the latest tools; {@link ToolRegistry} `snapshot` fixes them for a run. Throws, like {@link makeRegistry}, when
+ * `current` returns duplicate names.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const makeDynamicRegistry = (current: () => ReadonlyArray<RegisteredTool>): Registry => {
+  let last: ReadonlyArray<RegisteredTool> | undefined
+  let registry: Registry | undefined
+  const snapshot = (): Registry => {
+    const tools = current()
+    if (tools !== last || registry === undefined) {
+      registry = makeRegistry(tools)
+      last = tools
+    }
+    return registry
+  }
+  return {
+    get tools() {
+      return snapshot().tools
+    },
+    lookup: (name) => snapshot().lookup(name),
+    suggest: (name) => snapshot().suggest(name),
+    snapshot
   }
 }
 

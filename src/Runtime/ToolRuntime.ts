@@ -188,7 +188,8 @@ const make = Effect.gen(function*() {
     cancelRun: Effect.Effect<void>,
     traced: boolean
   ): PipelineEnv => ({
-    registry,
+    // One snapshot per run: tools that appear or go (MCP's tools/list_changed) do not change a run under way.
+    registry: registry.snapshot(),
     policy,
     approver,
     hooks,

@@ -5,12 +5,15 @@
 import * as Either from "effect/Either"
 import { parseArgs } from "node:util"
 import * as fs from "node:fs"
+import * as path from "node:path"
 import { UsageError } from "./input.js"
 import type { RuntimeOptions } from "./layer.js"
+import type { McpCliOptions } from "./mcp.js"
 
 /** The usage text (`--help`). */
 export const USAGE = `Usage: effect-tool-runtime exec  [options] < tool_uses.json
        effect-tool-runtime serve [options]
+       effect-tool-runtime mcp list [--cwd DIR] [--mcp-config FILE] [--trust-project] [--mcp-trust SERVER]
 
 exec   reads a JSON array of tool_use blocks, or an assistant message {"role":"assistant","content":[...]}, on
        standard input; prints {"results":[tool_result...],"outcomes":[...]} on standard output.
@@ -34,6 +37,8 @@ Options:
   --approve allow|deny   answer every permission question this way (default: exec asks on the terminal, denying
                          without one; serve asks over the channel)
   --scheduling MODE      conflict-aware (default) | batched
+  --mcp-config FILE      MCP servers in .mcp.json format (repeatable; the project's .mcp.json needs --trust-project)
+  --mcp-trust SERVER     let this MCP server's annotations (readOnlyHint...) inform scheduling (repeatable)
   --verbose              write what a person would see, and logs, to standard error
   --help                 this text
 
@@ -48,6 +53,7 @@ const MODES = ["default", "manual", "acceptEdits", "plan", "auto", "bypassPermis
 /** What the command line asks for. */
 export type Command =
   | { readonly _tag: "Help" }
+  | { readonly _tag: "McpList"; readonly options: McpCliOptions }
   | { readonly _tag: "Exec"; readonly options: RuntimeOptions }
   | { readonly _tag: "Serve"; readonly options: RuntimeOptions }
 
@@ -57,6 +63,7 @@ const usage = (message: string) => Either.left(new UsageError({ message: `${mess
 export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Command, UsageError> => {
   const [command, ...rest] = argv
   if (command === "--help" || command === "-h" || command === "help") return Either.right({ _tag: "Help" })
+  if (command === "mcp") return parseMcpList(rest)
   if (command !== "exec" && command !== "serve") return usage(command === undefined ? "missing command (exec or serve)" : `unknown command: ${command}`)
   let values
   try {
@@ -73,6 +80,8 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
         "claude-settings": { type: "boolean" },
         "no-claude-settings": { type: "boolean" },
         "trust-project": { type: "boolean" },
+        "mcp-config": { type: "string", multiple: true },
+        "mcp-trust": { type: "string", multiple: true },
         mode: { type: "string" },
         allow: { type: "string", multiple: true },
         deny: { type: "string", multiple: true },
@@ -110,9 +119,39 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
     scheduling: (values.scheduling ?? "conflict-aware") as RuntimeOptions["scheduling"],
     // `--session-dir` is the 0.1 name.
     sessionDir: values.session ?? values["session-dir"],
-    verbose: values.verbose === true
+    verbose: values.verbose === true,
+    mcpConfigFiles: values["mcp-config"] ?? [],
+    mcpTrust: values["mcp-trust"] ?? []
   }
+  const missing = missingFile(cwd, options.mcpConfigFiles)
+  if (missing !== undefined) return Either.left(new UsageError({ message: `--mcp-config file not found: ${missing}` }))
   return Either.right(command === "exec" ? { _tag: "Exec", options } : { _tag: "Serve", options })
+}
+
+const missingFile = (cwd: string, files: ReadonlyArray<string>): string | undefined =>
+  files.find((file) => !fs.existsSync(path.resolve(cwd, file)))
+
+/** `mcp list`: the configured servers, their state and tools. */
+const parseMcpList = (argv: ReadonlyArray<string>): Either.Either<Command, UsageError> => {
+  const [sub, ...rest] = argv
+  if (sub !== "list") return usage(sub === undefined ? "missing mcp command (list)" : `unknown mcp command: ${sub}`)
+  let values
+  try {
+    values = parseArgs({
+      args: [...rest],
+      strict: true,
+      allowPositionals: false,
+      options: { cwd: { type: "string" }, "mcp-config": { type: "string", multiple: true }, "trust-project": { type: "boolean" }, "mcp-trust": { type: "string", multiple: true } }
+    }).values
+  } catch (error) {
+    return usage(error instanceof Error ? error.message : String(error))
+  }
+  const cwd = values.cwd ?? process.cwd()
+  if (!isDirectory(cwd)) return Either.left(new UsageError({ message: `--cwd is not a directory: ${cwd}` }))
+  const options: McpCliOptions = { cwd, mcpConfigFiles: values["mcp-config"] ?? [], trustProject: values["trust-project"] === true, mcpTrust: values["mcp-trust"] ?? [] }
+  const missing = missingFile(cwd, options.mcpConfigFiles)
+  if (missing !== undefined) return Either.left(new UsageError({ message: `--mcp-config file not found: ${missing}` }))
+  return Either.right({ _tag: "McpList", options })
 }
 
 const isDirectory = (path: string): boolean => {

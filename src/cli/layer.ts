@@ -21,6 +21,8 @@ import { ToolRegistry } from "../Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
 import { Workspace } from "../Runtime/Workspace.js"
 import { builtinSessionLayer, builtinTools } from "../Tools/index.js"
+import { McpServers } from "../Mcp/McpServers.js"
+import { loadMcpConfig } from "./mcp.js"
 
 /** Everything `exec` and `serve` were told on the command line. */
 export interface RuntimeOptions {
@@ -40,6 +42,10 @@ export interface RuntimeOptions {
   /** `--session DIR`: keep the session there; otherwise a temporary session, removed at the end. */
   readonly sessionDir: string | undefined
   readonly verbose: boolean
+  /** MCP configuration files the person named (trusted). */
+  readonly mcpConfigFiles: ReadonlyArray<string>
+  /** MCP servers whose annotations inform traits. */
+  readonly mcpTrust: ReadonlyArray<string>
 }
 
 /** The Approver the flags ask for, else `fallback` (the terminal for `exec`, the channel for `serve`). */
@@ -79,7 +85,13 @@ export const runtimeLayer = <E, R>(options: RuntimeOptions, approver: Layer.Laye
       ]
       const workspace = Workspace.layer({ cwd, additionalDirectories, home })
       const policy = Session.permissions({ settings, cliRules: options.rules, mode })
-      const registry = ToolRegistry.layer(builtinTools).pipe(Layer.provide(builtinSessionLayer()))
+      // MCP servers' tools join the built-ins; a bad server entry is reported and the others still start.
+      const mcp = yield* loadMcpConfig({ ...options, cwd })
+      for (const error of mcp.errors) options.warn(`MCP configuration: ${error.message}`)
+      const registry = McpServers.extendRegistry.pipe(
+        Layer.provide(ToolRegistry.layer(builtinTools).pipe(Layer.provide(builtinSessionLayer()))),
+        Layer.provide(McpServers.layer(mcp))
+      )
       // The registry lets hooks' `if` conditions ask the tools how their rules match.
       const hooks = Hooks.layer({ ...hookOptions, cwd, home }).pipe(Layer.provide(registry))
       return ToolRuntime.layer.pipe(

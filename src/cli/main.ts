@@ -22,6 +22,7 @@ import { exec } from "./exec.js"
 import { loggerLayer, oneLine, writeText } from "./output.js"
 import { killKnownTrees } from "./processes.js"
 import { serve } from "./serve.js"
+import * as McpCli from "./mcp.js"
 import { parseToolsArgs, render as renderTools, TOOLS_USAGE, toolsRequest } from "./tools.js"
 
 setKiller(killKnownTrees)
@@ -64,6 +65,11 @@ const program: Effect.Effect<number> = Effect.gen(function*() {
   }
   if (command.right._tag === "Help") {
     yield* writeText(`${USAGE}\n`)
+    return 0
+  }
+  if (command.right._tag === "McpList") {
+    const text = yield* McpCli.list(command.right.options).pipe(Effect.provide(loggerLayer(false)), Effect.provide(NodeContext.layer))
+    yield* writeText(`${text}\n`)
     return 0
   }
   const { options } = command.right

@@ -89,13 +89,14 @@ export const makeIndex = (rules: ReadonlyArray<IndexedRule>): RuleIndex => ({ ru
 
 /**
  * Whether a rule's tool part names this tool: its name or an alias, `Read` for tools that read files, `Edit` for
- * tools that edit files, or an MCP server-wide rule for a tool of that server.
+ * tools that edit files, or an MCP server-wide rule for a tool of that server (by its name or an alias: a name
+ * shortened to 64 characters keeps its full `mcp__server__tool` as an alias).
  *
  * @internal
  */
 export const ruleTargets = (rule: PermissionRule, definition: Definition.Any): boolean =>
   rule.toolName === definition.name ||
-  definition.aliases.includes(rule.toolName) ||
+  definition.aliases.some((alias) => ruleTargetsTool(rule, alias)) ||
   (rule.toolName === "Read" && definition.fileAccess === "read") ||
   (rule.toolName === "Edit" && definition.fileAccess === "edit") ||
   ruleTargetsTool(rule, definition.name)
@@ -348,8 +349,9 @@ const staysInside = (claims: ReadonlyArray<Claim>, env: PolicyEnvironment, needW
   let writes = 0
   for (const claim of claims) {
     if (!claim.resource.startsWith(FILE)) {
-      // Non-file resources (`net:`, `proc:`...) are not the workspace's; the world is certainly not inside it.
-      if (claim.resource === "*" || needWrite) return false
+      // Non-file resources (`net:`, `proc:`...) are not the workspace's; the world is certainly not inside it. An MCP
+      // server is another party: its read-only annotation informs scheduling, never grants the call.
+      if (claim.resource === "*" || needWrite || claim.resource.startsWith("mcp:")) return false
       continue
     }
     if (!env.contains(claim.resource.slice(FILE.length))) return false

@@ -1,0 +1,323 @@
+/**
+ * The MCP servers of a session, as one scoped service: one supervised connection per configured server, whose tools
+ * enter the registry as ordinary tools named `mcp__<server>__<tool>`.
+ *
+ * ```ts
+ * const config = yield* McpConfig.loadFile(".mcp.json", { trusted: true })
+ * const registry = McpServers.extendRegistry.pipe(
+ *   Layer.provide(ToolRegistry.layer(builtinTools)),
+ *   Layer.provideMerge(McpServers.layer(config))
+ * )
+ * ```
+ *
+ * - Each server connects with a timeout (default 30 s) and lists its tools (paginated); `tools/list_changed`
+ *   refreshes them. A run of the runtime works on one snapshot of the registry.
+ * - Supervised: a server that dies fails its pending calls at once with an error that says so, is restarted with
+ *   backoff (bounded: then it is reported as down), and the next call waits for the new connection.
+ * - Closing the scope stops every server.
+ *
+ * @since 0.2.0
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
+import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
+import { ToolRegistry, makeDynamicRegistry } from "../Runtime/ToolRegistry.js"
+import type { RegisteredTool } from "../Runtime/ToolRegistry.js"
+import type { LoadedConfig, McpConfigError, ServerConfig } from "./Config.js"
+import { McpError } from "./Errors.js"
+import { adapt } from "./internal/adapt.js"
+import type { Caller } from "./internal/adapt.js"
+import * as Connection from "./internal/connection.js"
+import { assignNames, sanitize } from "./internal/names.js"
+import type { Renamed } from "./internal/names.js"
+
+// ---------------------------------------------------------------------------------------------------------------
+// models
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * Where a server stands.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ServerState =
+  | { readonly _tag: "Disabled"; readonly reason: string }
+  | { readonly _tag: "Connecting"; readonly attempt: number; readonly lastError: string | undefined }
+  | { readonly _tag: "Connected"; readonly pid: number | undefined }
+  | { readonly _tag: "Down"; readonly reason: string }
+
+/**
+ * A server as `mcp list` shows it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ServerStatus {
+  readonly name: string
+  readonly source: string
+  readonly transport: "stdio" | "http" | "sse"
+  readonly state: ServerState
+  /** The model-facing names of its tools. */
+  readonly tools: ReadonlyArray<string>
+  /** Tools whose names had to be shortened or disambiguated. */
+  readonly renamed: ReadonlyArray<Renamed>
+}
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface McpServersOptions {
+  /** How long connecting (and each tools/list) may take. Default 30 s. */
+  readonly connectTimeout?: Duration.DurationInput
+  /** How many restarts in a row before a server is reported as down. Default 5. */
+  readonly maxRestarts?: number
+  /** The first delay between restarts (doubling, at most 10 s); the first restart is immediate. Default 200 ms. */
+  readonly restartDelay?: Duration.DurationInput
+  /** Whether building the layer waits for every server's first connection attempt. Default true. */
+  readonly awaitStartup?: boolean
+}
+
+/**
+ * The McpServers service.
+ *
+ * @since 0.2.0
+ * @category tags
+ */
+export class McpServers extends Context.Tag("effect-tool-runtime/McpServers")<
+  McpServers,
+  {
+    /** The servers now. */
+    readonly status: Effect.Effect<ReadonlyArray<ServerStatus>>
+    /** The servers, every time one changes (the current value first). */
+    readonly changes: Stream.Stream<ReadonlyArray<ServerStatus>>
+    /** The tools of every running (or restarting) server; the same array until something changes. */
+    readonly tools: () => ReadonlyArray<RegisteredTool>
+    /** Entries of the configuration that could not be used. */
+    readonly configErrors: ReadonlyArray<McpConfigError>
+  }
+>() {
+  /**
+   * Starts the configured servers; they stop when the layer's scope closes.
+   *
+   * @since 0.2.0
+   * @category layers
+   */
+  static readonly layer = (config: LoadedConfig, options: McpServersOptions = {}): Layer.Layer<McpServers> =>
+    Layer.scoped(McpServers, make(config, options))
+
+  /**
+   * The ToolRegistry in context, plus the MCP servers' tools: a dynamic registry whose runs each work on one
+   * snapshot. A built-in tool keeps its name if an MCP tool would take it.
+   *
+   * @since 0.2.0
+   * @category layers
+   */
+  static readonly extendRegistry: Layer.Layer<ToolRegistry, never, ToolRegistry | McpServers> = Layer.effect(
+    ToolRegistry,
+    Effect.gen(function*() {
+      const base = yield* ToolRegistry
+      const servers = yield* McpServers
+      let lastMcp: ReadonlyArray<RegisteredTool> | undefined
+      let all: ReadonlyArray<RegisteredTool> = base.tools
+      return makeDynamicRegistry(() => {
+        const mcp = servers.tools()
+        if (mcp !== lastMcp) {
+          lastMcp = mcp
+          all = [...base.tools, ...mcp.filter((tool) => Option.isNone(base.lookup(tool.definition.name)))]
+        }
+        return all
+      })
+    })
+  )
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// implementation
+// ---------------------------------------------------------------------------------------------------------------
+
+/** One server's supervision state. */
+interface Supervised {
+  readonly config: ServerConfig
+  /** The server's part of its tools' names (sanitised, unique among servers). */
+  readonly prefix: string
+  state: ServerState
+  connection: Connection.Connection | undefined
+  tools: ReadonlyArray<RegisteredTool>
+  renamed: ReadonlyArray<Renamed>
+  /** Serialises tools/list refreshes. */
+  readonly refreshLock: Effect.Semaphore
+  /** Completes after the first connection attempt, whatever its result. */
+  readonly started: Deferred.Deferred<void>
+}
+
+/** A connection that lived this long counts as healthy: its restart counter starts again. */
+const HEALTHY = Duration.seconds(30)
+const MAX_RESTART_DELAY = Duration.seconds(10)
+
+const make = (config: LoadedConfig, options: McpServersOptions) =>
+  Effect.gen(function*() {
+    const connectTimeout = Duration.decode(options.connectTimeout ?? Duration.seconds(30))
+    const maxRestarts = options.maxRestarts ?? 5
+    const restartDelay = Duration.decode(options.restartDelay ?? Duration.millis(200))
+    const runtime = yield* Effect.runtime<never>()
+
+    // Server names that sanitise alike would give their tools the same names: the later one gets a suffix.
+    const prefixes = new Set<string>()
+    const servers: Array<Supervised> = []
+    for (const server of config.servers) {
+      let prefix = sanitize(server.name)
+      for (let n = 2; prefixes.has(prefix); n++) prefix = `${sanitize(server.name)}_${n}`
+      prefixes.add(prefix)
+      servers.push({
+        config: server,
+        prefix,
+        state: server.enabled ? { _tag: "Connecting", attempt: 0, lastError: undefined } : { _tag: "Disabled", reason: `${server.source} is not trusted: trust the folder to start its servers` },
+        connection: undefined,
+        tools: [],
+        renamed: [],
+        refreshLock: yield* Effect.makeSemaphore(1),
+        started: yield* Deferred.make<void>()
+      })
+    }
+
+    const statusOf = (s: Supervised): ServerStatus => ({
+      name: s.config.name,
+      source: s.config.source,
+      transport: s.config.transport._tag,
+      state: s.state,
+      tools: s.tools.map((tool) => tool.definition.name),
+      renamed: s.renamed
+    })
+    const statuses = yield* SubscriptionRef.make<ReadonlyArray<ServerStatus>>(servers.map(statusOf))
+    let tools: ReadonlyArray<RegisteredTool> = []
+    /** Recomputes the tool list and tells the subscribers; called after every change of a server's record. */
+    const publish = Effect.suspend(() => {
+      tools = servers.flatMap((s) => (s.state._tag === "Connected" || s.state._tag === "Connecting" ? s.tools : []))
+      return SubscriptionRef.set(statuses, servers.map(statusOf))
+    })
+
+    /** The live connection, waiting (bounded) while the server restarts. */
+    const connectionOf = (s: Supervised): Effect.Effect<Connection.Connection, McpError> =>
+      Effect.suspend(() => {
+        const down = (reason: string) => Effect.fail(new McpError({ server: s.config.name, reason: "Down", message: `MCP server "${s.config.name}" is not running: ${reason}` }))
+        if (s.connection !== undefined && s.state._tag === "Connected") return Effect.succeed(s.connection)
+        if (s.state._tag === "Disabled" || s.state._tag === "Down") return down(s.state.reason)
+        return statuses.changes.pipe(
+          Stream.filter(() => s.state._tag !== "Connecting"),
+          Stream.runHead,
+          Effect.timeoutFail({ duration: connectTimeout, onTimeout: () => new McpError({ server: s.config.name, reason: "Down", message: `MCP server "${s.config.name}" is restarting and did not come back within ${Duration.format(connectTimeout)}` }) }),
+          Effect.flatMap(() => (s.connection !== undefined && s.state._tag === "Connected" ? Effect.succeed(s.connection) : down(s.state._tag === "Down" || s.state._tag === "Disabled" ? s.state.reason : "it is restarting")))
+        )
+      })
+
+    const callerOf = (s: Supervised): Caller => (tool, args, { context, timeout }) =>
+      Effect.flatMap(connectionOf(s), (connection) =>
+        Connection.callTool(connection, s.config.name, tool, args, {
+          timeout,
+          onProgress: ({ message, progress, total }) => {
+            const update = {
+              message: message ?? (total === undefined ? `${progress}` : `${progress}/${total}`),
+              ...(total === undefined || total <= 0 ? {} : { fraction: Math.min(1, progress / total) })
+            }
+            Runtime.runFork(runtime)(context.progress(update))
+          }
+        }).pipe(
+          // A remote server gone away does not close anything by itself: end this connection, so it is restored.
+          Effect.tapError((error) => (error.reason === "Disconnected" || error.reason === "MessageTooLarge" ? Deferred.succeed(connection.closed, { reason: error.message }) : Effect.void))
+        ))
+
+    const refresh = (s: Supervised): Effect.Effect<void, McpError> =>
+      s.refreshLock.withPermits(1)(Effect.gen(function*() {
+        const connection = s.connection
+        if (connection === undefined) return
+        const listed = yield* Connection.listTools(connection, s.config.name, connectTimeout)
+        const taken = new Set(servers.filter((other) => other !== s).flatMap((other) => other.tools.map((tool) => tool.definition.name)))
+        const { names, renamed } = assignNames(s.prefix, listed.map((tool) => tool.name), taken)
+        const caller = callerOf(s)
+        // A name shortened for length answers to its full name too (for rules written with it); a collision does not.
+        const collided = new Set(renamed.filter((r) => r.reason === "collision").map((r) => r.tool))
+        const fullNames = new Map(
+          renamed.filter((r) => r.reason === "too long" && !collided.has(r.tool)).map((r) => [r.tool, `mcp__${s.prefix}__${sanitize(r.tool)}`])
+        )
+        s.tools = listed.map((definition) => {
+          const full = fullNames.get(definition.name)
+          const name = names.get(definition.name)!
+          return adapt(s.config, definition, name, caller, full === undefined || full === name ? [] : [full])
+        })
+        s.renamed = renamed
+        if (renamed.length > 0) {
+          yield* Effect.logWarning(`MCP server "${s.config.name}": ${renamed.map((r) => `${r.tool} is ${r.name} (${r.reason})`).join("; ")}`)
+        }
+        yield* publish
+      }))
+
+    const supervise = (s: Supervised) =>
+      Effect.gen(function*() {
+        let restarts = 0
+        let lastError: string | undefined
+        while (true) {
+          s.state = { _tag: "Connecting", attempt: restarts, lastError }
+          yield* publish
+          const connectedAt = yield* Clock.currentTimeMillis
+          const ended = yield* Effect.either(Effect.scoped(Effect.gen(function*() {
+            const connection = yield* Connection.connect(s.config, connectTimeout, Effect.ignoreLogged(Effect.suspend(() => refresh(s))))
+            s.connection = connection
+            yield* refresh(s)
+            s.state = { _tag: "Connected", pid: connection.pid }
+            yield* publish
+            yield* Deferred.succeed(s.started, undefined)
+            const closed = yield* Deferred.await(connection.closed)
+            // Fail-fast for the calls still waiting happens in the SDK (it rejects them on close); from here on,
+            // new calls wait for the next connection.
+            s.connection = undefined
+            s.state = { _tag: "Connecting", attempt: restarts + 1, lastError: closed.reason }
+            yield* publish
+            return closed
+          })))
+          s.connection = undefined
+          yield* Deferred.succeed(s.started, undefined)
+          lastError = Either.isLeft(ended) ? ended.left.message : ended.right.reason
+          const lived = (yield* Clock.currentTimeMillis) - connectedAt
+          restarts = Either.isRight(ended) && lived >= Duration.toMillis(HEALTHY) ? 1 : restarts + 1
+          if (restarts > maxRestarts) {
+            s.state = { _tag: "Down", reason: `${lastError} (gave up after ${maxRestarts} restarts)` }
+            yield* publish
+            yield* Effect.logWarning(`MCP server "${s.config.name}" is down: ${lastError}`)
+            return
+          }
+          if (restarts > 1) yield* Effect.sleep(Duration.min(Duration.times(restartDelay, 2 ** (restarts - 2)), MAX_RESTART_DELAY))
+        }
+      })
+
+    for (const s of servers) {
+      if (s.config.enabled) yield* Effect.forkScoped(supervise(s))
+      else yield* Deferred.succeed(s.started, undefined)
+    }
+    yield* publish
+    if (options.awaitStartup !== false) yield* Effect.forEach(servers, (s) => Deferred.await(s.started), { discard: true })
+
+    return {
+      status: SubscriptionRef.get(statuses),
+      changes: statuses.changes,
+      tools: () => tools,
+      configErrors: config.errors
+    } satisfies McpServers["Type"]
+  })
+
+/**
+ * The servers' status, for the person.
+ *
+ * @since 0.2.0
+ * @category accessors
+ */
+export const status: Effect.Effect<ReadonlyArray<ServerStatus>, never, McpServers> = Effect.flatMap(McpServers, (servers) => servers.status)

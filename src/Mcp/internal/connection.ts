@@ -1,0 +1,207 @@
+/**
+ * One live connection to one MCP server over the SDK client: connect (bounded), list tools (paginated, bounded),
+ * call, close. The Scope owns the connection: closing it closes the client, which stops a stdio server (stdin
+ * closed, then SIGTERM, then SIGKILL).
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { CallToolResult, Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js"
+import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Runtime from "effect/Runtime"
+import type * as Scope from "effect/Scope"
+import type { ServerConfig } from "../Config.js"
+import { McpError as McpCallError } from "../Errors.js"
+
+/** The SDK's stdio read buffer; one larger message closes the connection. */
+export const STDIO_BUFFER_BYTES = 10 * 1024 * 1024
+/** At most this many pages of tools/list. */
+const MAX_PAGES = 100
+/** The longest timer Node accepts (setTimeout's limit), for "no limit". */
+const NO_LIMIT_MS = 2_147_483_647
+
+/** What a client says about itself in `initialize`. */
+export const CLIENT_INFO = { name: "effect-tool-runtime", version: "0.2.0" }
+
+/** How the connection ended, once it has. */
+export interface Closed {
+  readonly reason: string
+}
+
+/** A live connection. */
+export interface Connection {
+  readonly client: Client
+  /** The server's process id (stdio), for supervision and tests. */
+  readonly pid: number | undefined
+  /** Whether the server is remote (HTTP, SSE): its failures show as failed requests, not as a closed pipe. */
+  readonly remote: boolean
+  readonly serverName: string | undefined
+  /** Completes when the transport closes (the process exited, the session ended). */
+  readonly closed: Deferred.Deferred<Closed>
+  /** The last transport error, to explain a closed connection. */
+  readonly lastError: () => Error | undefined
+  /** The last lines the server wrote to stderr (stdio). */
+  readonly stderrTail: () => ReadonlyArray<string>
+}
+
+const isOverflow = (error: Error): boolean => /ReadBuffer exceeded/.test(error.message)
+
+const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+const makeTransport = (config: ServerConfig, stderr: (chunk: string) => void): Transport => {
+  const transport = config.transport
+  switch (transport._tag) {
+    case "stdio": {
+      // The SDK adds its documented minimal environment (HOME, LOGNAME, PATH, SHELL, TERM, USER) to `env`: nothing
+      // else of this process's environment reaches the server.
+      const stdio = new StdioClientTransport({
+        command: transport.command,
+        args: [...transport.args],
+        env: { ...transport.env },
+        stderr: "pipe",
+        ...(transport.cwd === undefined ? {} : { cwd: transport.cwd })
+      })
+      stdio.stderr?.on("data", (chunk: Buffer) => stderr(chunk.toString("utf8")))
+      return stdio
+    }
+    case "http":
+      return new StreamableHTTPClientTransport(new URL(transport.url), { requestInit: { headers: { ...transport.headers } } })
+    case "sse":
+      return new SSEClientTransport(new URL(transport.url), { requestInit: { headers: { ...transport.headers } } })
+  }
+}
+
+/**
+ * Connects, within `timeout`. `onToolsChanged` runs when the server says its tools changed. The connection belongs
+ * to the Scope.
+ */
+export const connect = (
+  config: ServerConfig,
+  timeout: Duration.Duration,
+  onToolsChanged: Effect.Effect<void>
+): Effect.Effect<Connection, McpCallError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const runtime = yield* Effect.runtime<never>()
+    const closed = yield* Deferred.make<Closed>()
+    const tail: Array<string> = []
+    let lastError: Error | undefined
+    const transport = makeTransport(config, (chunk) => {
+      for (const line of chunk.split("\n")) if (line.trim() !== "") tail.push(line.slice(0, 500))
+      if (tail.length > 20) tail.splice(0, tail.length - 20)
+    })
+    const client = new Client(CLIENT_INFO, { capabilities: {} })
+    client.onerror = (error) => {
+      // After an overflow the SDK drops its buffer and chokes on the rest of the line: the overflow is the news.
+      if (lastError === undefined || !isOverflow(lastError)) lastError = error
+    }
+    client.onclose = () => {
+      Runtime.runFork(runtime)(Deferred.succeed(closed, { reason: lastError === undefined ? "the connection closed" : lastError.message }))
+    }
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      Runtime.runFork(runtime)(onToolsChanged)
+    })
+    const connectMs = Duration.toMillis(timeout)
+    yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: (signal) => client.connect(transport, { signal, timeout: connectMs }),
+        catch: (error) =>
+          new McpCallError({
+            server: config.name,
+            reason: "Connect",
+            message: `could not connect to MCP server "${config.name}": ${errorText(error)}${tail.length > 0 ? ` (stderr: ${tail.slice(-3).join(" | ")})` : ""}`
+          })
+      }).pipe(
+        Effect.timeoutFail({
+          duration: timeout,
+          onTimeout: () => new McpCallError({ server: config.name, reason: "Connect", message: `MCP server "${config.name}" did not answer initialize within ${Duration.format(timeout)}` })
+        }),
+        // A connection attempt that failed half-way may still hold a process: close whatever was started.
+        Effect.tapError(() => Effect.promise(() => client.close().catch(() => undefined)))
+      ),
+      () => Effect.promise(() => client.close().catch(() => undefined))
+    )
+    return {
+      client,
+      pid: transport instanceof StdioClientTransport ? transport.pid ?? undefined : undefined,
+      remote: config.transport._tag !== "stdio",
+      serverName: client.getServerVersion()?.name,
+      closed,
+      lastError: () => lastError,
+      stderrTail: () => tail
+    } satisfies Connection
+  })
+
+/** Every tool the server lists, following `nextCursor` (bounded). */
+export const listTools = (connection: Connection, server: string, timeout: Duration.Duration): Effect.Effect<ReadonlyArray<McpToolDefinition>, McpCallError> =>
+  Effect.tryPromise({
+    try: async (signal) => {
+      const tools: Array<McpToolDefinition> = []
+      let cursor: string | undefined
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const result = await connection.client.listTools(cursor === undefined ? {} : { cursor }, { signal, timeout: Duration.toMillis(timeout) })
+        tools.push(...result.tools)
+        cursor = result.nextCursor
+        if (cursor === undefined) break
+      }
+      return tools
+    },
+    catch: (error) => new McpCallError({ server, reason: "Protocol", message: `MCP server "${server}" failed to list its tools: ${errorText(error)}` })
+  })
+
+/** Options of one call. */
+export interface CallOptions {
+  readonly timeout: Duration.Duration
+  readonly onProgress: (progress: { readonly progress: number; readonly total?: number | undefined; readonly message?: string | undefined }) => void
+}
+
+/**
+ * Calls a tool. Interruption aborts the request, and the SDK sends `notifications/cancelled`. A failure says what
+ * happened in words for the model: the server closed the connection, sent a message too large, timed out.
+ */
+export const callTool = (
+  connection: Connection,
+  server: string,
+  tool: string,
+  args: Readonly<Record<string, unknown>>,
+  options: CallOptions
+): Effect.Effect<CallToolResult, McpCallError> =>
+  Effect.tryPromise({
+    try: (signal) =>
+      connection.client.callTool({ name: tool, arguments: { ...args } }, undefined, {
+        signal,
+        onprogress: options.onProgress,
+        // The runtime's own timer (the tool's timeout) stops the call first; the SDK's is only a backstop.
+        timeout: Duration.isFinite(options.timeout) ? Duration.toMillis(options.timeout) + 1_000 : NO_LIMIT_MS
+      }) as Promise<CallToolResult>,
+    catch: (error) => callFailure(connection, server, tool, error)
+  })
+
+const callFailure = (connection: Connection, server: string, tool: string, error: unknown): McpCallError => {
+  const code = error instanceof McpError ? error.code : undefined
+  const last = connection.lastError()
+  if (last !== undefined && isOverflow(last)) {
+    return new McpCallError({
+      server,
+      reason: "MessageTooLarge",
+      message: `MCP server "${server}" answered ${tool} with a message larger than the ${STDIO_BUFFER_BYTES / 1024 / 1024} MiB stdio limit, so the connection was reset (it is being restored). Ask for less output.`
+    })
+  }
+  // A remote server that went away fails the request itself (fetch failed, unknown session): the connection is gone.
+  const remoteGone = connection.remote && (!(error instanceof McpError) || code === ErrorCode.ConnectionClosed)
+  if (code === ErrorCode.ConnectionClosed || remoteGone || /Not connected/.test(errorText(error))) {
+    return new McpCallError({
+      server,
+      reason: "Disconnected",
+      message: `MCP server "${server}" closed the connection while ${tool} was running (the server exited or crashed); it is being restarted. The call may have had effects: check before retrying.`
+    })
+  }
+  if (code === ErrorCode.RequestTimeout) {
+    return new McpCallError({ server, reason: "Timeout", message: `MCP server "${server}" did not answer ${tool} in time; the request was cancelled.` })
+  }
+  return new McpCallError({ server, reason: "Protocol", message: `MCP server "${server}" rejected the call to ${tool}: ${errorText(error)}` })
+}

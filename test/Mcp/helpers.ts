@@ -1,0 +1,131 @@
+/**
+ * Shared fixtures of the MCP tests: configurations of the real reference servers (installed from npm), a runtime
+ * over them, and process checks.
+ */
+import type { CommandExecutor } from "@effect/platform"
+import { NodeContext } from "@effect/platform-node"
+import { Effect, Layer, Option, Stream } from "effect"
+import * as fs from "node:fs"
+import { createRequire } from "node:module"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as McpConfig from "../../src/Mcp/Config.js"
+import { McpServers } from "../../src/Mcp/McpServers.js"
+import type { McpServersOptions, ServerStatus } from "../../src/Mcp/McpServers.js"
+import { Approver } from "../../src/Runtime/Approver.js"
+import * as Permissions from "../../src/Runtime/Permissions.js"
+import { ResultStore } from "../../src/Runtime/ResultStore.js"
+import { ToolHooks } from "../../src/Runtime/ToolHooks.js"
+import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"
+import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
+import type { ToolUseBlock } from "../../src/Tool/Wire.js"
+import { Workspace } from "../../src/Runtime/Workspace.js"
+
+const require = createRequire(import.meta.url)
+const packageDir = (name: string) => path.dirname(require.resolve(`${name}/package.json`))
+
+/** Entry points of the reference servers. */
+export const EVERYTHING = path.join(packageDir("@modelcontextprotocol/server-everything"), "dist/index.js")
+export const FILESYSTEM = path.join(packageDir("@modelcontextprotocol/server-filesystem"), "dist/index.js")
+export const MEMORY = path.join(packageDir("@modelcontextprotocol/server-memory"), "dist/index.js")
+/** A small server of our own for what the reference servers cannot show (tools appearing, huge messages). */
+export const FIXTURE = path.join(import.meta.dirname, "fixtures/server.mjs")
+
+/** A fresh empty directory under the system's temporary directory. */
+export const tempDir = (prefix: string): string => fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`))
+
+/** server-everything over stdio, as a `.mcp.json` entry. */
+export const everythingEntry = (env: Record<string, string> = {}) => ({ command: process.execPath, args: [EVERYTHING, "stdio"], env })
+
+/** The fixture server, as a `.mcp.json` entry. */
+export const fixtureEntry = (env: Record<string, string> = {}) => ({ command: process.execPath, args: [FIXTURE], env })
+
+/** A configuration from `.mcp.json`-shaped JSON, trusted. */
+export const config = (mcpServers: Record<string, unknown>, options: Partial<McpConfig.LoadOptions> = {}): McpConfig.LoadedConfig =>
+  McpConfig.fromJson("test/.mcp.json", { mcpServers }, { trusted: true, ...options })
+
+/** The runtime over the servers of `loaded`, with rules from the command line and a scripted approver. */
+export const runtimeLayer = (
+  loaded: McpConfig.LoadedConfig,
+  options: {
+    readonly allow?: ReadonlyArray<string>
+    readonly deny?: ReadonlyArray<string>
+    readonly approver?: Layer.Layer<Approver>
+    readonly hooks?: Layer.Layer<ToolHooks, unknown, CommandExecutor.CommandExecutor>
+    readonly store?: string
+    readonly servers?: McpServersOptions
+  } = {}
+) => {
+  const cwd = tempDir("mcp-cwd")
+  const servers = McpServers.layer(loaded, { connectTimeout: "20 seconds", ...options.servers })
+  const registry = McpServers.extendRegistry.pipe(Layer.provide(ToolRegistry.layer([])))
+  const policy = Permissions.layer({ cliRules: { allow: options.allow ?? [], deny: options.deny ?? [], ask: [] } }).pipe(
+    Layer.provide(Workspace.layer({ cwd })),
+    Layer.orDie
+  )
+  return ToolRuntime.layer.pipe(
+    Layer.provide(Layer.mergeAll(policy, Layer.orDie(options.hooks ?? ToolHooks.none), options.approver ?? Approver.denyAll)),
+    Layer.provideMerge(registry),
+    Layer.provide(ResultStore.layer(options.store ?? tempDir("mcp-store"))),
+    Layer.provideMerge(servers),
+    Layer.provide(NodeContext.layer)
+  )
+}
+
+let next = 0
+/** A tool_use block. */
+export const use = (name: string, input: unknown): ToolUseBlock => ({ type: "tool_use", id: `toolu_mcp_${++next}`, name, input })
+
+/** The text of a tool_result. */
+export const resultText = (content: unknown): string =>
+  typeof content === "string" ? content : Array.isArray(content) ? content.map((b: { type: string; text?: string }) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n") : String(content)
+
+/**
+ * Whether a process runs: it exists and is not a zombie (this machine's PID 1 may never reap).
+ */
+export const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ESRCH"
+  }
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1")
+    const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0]
+    return state !== "Z" && state !== "X"
+  } catch {
+    return false
+  }
+}
+
+/** The pid of a connected server. */
+export const pidOf = (name: string) =>
+  Effect.flatMap(McpServers, (servers) =>
+    Effect.map(servers.status, (all) => {
+      const state = all.find((s) => s.name === name)?.state
+      return state?._tag === "Connected" ? state.pid : undefined
+    }))
+
+/** The first value of the servers' status that satisfies `predicate` (bounded: the test fails after `ms`). */
+export const awaitStatus = <A>(select: (status: ReadonlyArray<ServerStatus>) => A | undefined, ms = 20_000) =>
+  Effect.flatMap(McpServers, (servers) =>
+    servers.changes.pipe(
+      Stream.map(select),
+      Stream.filter((a): a is A => a !== undefined),
+      Stream.runHead,
+      Effect.flatMap(Option.match({ onNone: () => Effect.die("the status stream ended"), onSome: Effect.succeed })),
+      Effect.timeoutFail({ duration: ms, onTimeout: () => new Error(`no such status within ${ms} ms`) }),
+      Effect.orDie
+    ))
+
+/** Polls `read` every 20 ms until it returns a value, for at most `limitMs` (for files another process writes). */
+export const pollFor = <A>(read: () => A | undefined, limitMs: number): Effect.Effect<A, Error> =>
+  Effect.gen(function*() {
+    const deadline = Date.now() + limitMs
+    for (;;) {
+      const value = read()
+      if (value !== undefined) return value
+      if (Date.now() > deadline) return yield* Effect.fail(new Error(`nothing after ${limitMs} ms`))
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+    }
+  })
