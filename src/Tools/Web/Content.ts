@@ -117,6 +117,19 @@ const metaCharset = (bytes: Uint8Array): string | undefined => {
   return match?.[1]?.toLowerCase()
 }
 
+/** What windows-1252 has at 0x80-0x9F (the WHATWG index); the rest of it is Latin-1. */
+const windows1252High = [
+  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f,
+  0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178
+]
+
+/**
+ * Node 20's TextDecoder decodes windows-1252 (and so `iso-8859-1` and `latin1`, which the Encoding Standard maps to
+ * it) as Latin-1, turning 0x80-0x9F into C1 controls: `€`, curly quotes and dashes are lost. This puts them back.
+ */
+const fixWindows1252 = (text: string): string =>
+  text.replace(/[\u0080-\u009f]/g, (c) => String.fromCharCode(windows1252High[c.charCodeAt(0) - 0x80]!))
+
 /**
  * Decoded text and the encoding used.
  *
@@ -141,7 +154,8 @@ export const decodeText = (bytes: Uint8Array, declared: string | undefined, kind
   const label = bomEncoding(bytes) ?? declared ?? (kind === "html" ? metaCharset(bytes) : undefined) ?? "utf-8"
   try {
     const decoder = new TextDecoder(label)
-    return { text: decoder.decode(bytes), encoding: decoder.encoding, note: undefined }
+    const text = decoder.decode(bytes)
+    return { text: decoder.encoding === "windows-1252" ? fixWindows1252(text) : text, encoding: decoder.encoding, note: undefined }
   } catch {
     return { text: new TextDecoder().decode(bytes), encoding: "utf-8", note: `The page declares the unknown charset ${JSON.stringify(label)}; it was read as UTF-8.` }
   }
