@@ -66,24 +66,32 @@ export const blockedIPv6: ReadonlyArray<readonly [network: string, prefix: numbe
   ["ff00::", 8, "a multicast address"]
 ]
 
-const blocked = (() => {
-  const rules: Array<{ readonly list: net.BlockList; readonly reason: string }> = []
-  for (const [network, prefix, reason] of blockedIPv4) {
-    const list = new net.BlockList()
-    list.addSubnet(network, prefix, "ipv4")
-    list.addSubnet(`64:ff9b::${network}`, 96 + prefix, "ipv6")
+interface BlockRule {
+  readonly list: net.BlockList
+  readonly reason: string
+}
+
+const rule = (subnets: ReadonlyArray<readonly [string, number, "ipv4" | "ipv6"]>, reason: string): BlockRule => {
+  const list = new net.BlockList()
+  for (const [network, prefix, type] of subnets) list.addSubnet(network, prefix, type)
+  return { list, reason }
+}
+
+// One family per list: a BlockList matches IPv4 rules against IPv6 addresses too (and the other way round), which
+// would blur the reasons and the families' rules.
+const blocked4: ReadonlyArray<BlockRule> = blockedIPv4.map(([network, prefix, reason]) => rule([[network, prefix, "ipv4"]], `${reason} (${network}/${prefix})`))
+
+const blocked6: ReadonlyArray<BlockRule> = [
+  ...blockedIPv6.map(([network, prefix, reason]) => rule([[network, prefix, "ipv6"]], `${reason} (${network}/${prefix})`)),
+  ...blockedIPv4.map(([network, prefix, reason]) => {
     const [a, b, c, d] = network.split(".").map(Number) as [number, number, number, number]
     const hex = (x: number, y: number) => ((x << 8) | y).toString(16)
-    list.addSubnet(`2002:${hex(a, b)}:${hex(c, d)}::`, 16 + prefix, "ipv6")
-    rules.push({ list, reason: `${reason} (${network}/${prefix})` })
-  }
-  for (const [network, prefix, reason] of blockedIPv6) {
-    const list = new net.BlockList()
-    list.addSubnet(network, prefix, "ipv6")
-    rules.push({ list, reason: `${reason} (${network}/${prefix})` })
-  }
-  return rules
-})()
+    return rule(
+      [[`64:ff9b::${network}`, 96 + prefix, "ipv6"], [`2002:${hex(a, b)}:${hex(c, d)}::`, 16 + prefix, "ipv6"]],
+      `an address embedding ${reason} (${network}/${prefix}) through NAT64 or 6to4`
+    )
+  })
+]
 
 // ---------------------------------------------------------------------------------------------------------------
 // classification
@@ -101,7 +109,7 @@ export const nonPublicReason = (address: string): string | undefined => {
   if (family === 0) return "not an IP address"
   // The IPv4-mapped range is refused by its own rule, so an IPv4 rule never has to see through the mapping.
   const type = family === 4 ? "ipv4" : "ipv6"
-  for (const rule of blocked) if (rule.list.check(address, type)) return rule.reason
+  for (const rule of family === 4 ? blocked4 : blocked6) if (rule.list.check(address, type)) return rule.reason
   return undefined
 }
 
