@@ -1,5 +1,5 @@
 /**
- * The built-in tools (`effect-tool-runtime/tools`): Read, Write, Edit, Glob, Grep and Bash, with what they share
+ * The built-in tools (`effect-tool-runtime/tools`): Read, Write, Edit, Glob, Grep, Bash and WebFetch, with what they share
  * (Workspace, FileState), and {@link builtinLayer}, which provides all of them.
  *
  * @since 0.1.0
@@ -15,6 +15,9 @@ import { FileState } from "./FileState.js"
 import type { FileStateOptions } from "./FileState.js"
 import type { SandboxUnavailable } from "./Shell/Sandbox.js"
 import type { Workspace } from "../Runtime/Workspace.js"
+import type { InvalidAllowEntry } from "./Web/Address.js"
+import { WebFetchTool } from "./WebFetch.js"
+import type { WebFetchOptions } from "./WebFetch.js"
 
 /** @since 0.1.0 */
 export { BashTool } from "./Bash.js"
@@ -32,6 +35,20 @@ export type { ResolvedPath, WorkspaceOptions } from "../Runtime/Workspace.js"
 export { analyze } from "./Shell/Analysis.js"
 /** @since 0.1.0 */
 export { classifyReadOnly } from "./Shell/ReadOnly.js"
+/** @since 0.2.0 */
+export { WebFetchError, WebFetchTool } from "./WebFetch.js"
+/** @since 0.2.0 */
+export type { WebFetchInput, WebFetchOptions, WebFetchOutput } from "./WebFetch.js"
+/** @since 0.2.0 */
+export { PageReader, PageReaderError } from "./Web/PageReader.js"
+/** @since 0.2.0 */
+export type { PageReaderOptions, PageRequest } from "./Web/PageReader.js"
+/** @since 0.2.0 */
+export { Resolver, ResolveError } from "./Web/Resolver.js"
+/** @since 0.2.0 */
+export type { ResolvedAddress } from "./Web/Resolver.js"
+/** @since 0.2.0 */
+export { InvalidAllowEntry } from "./Web/Address.js"
 
 /**
  * Every built-in tool, in the order the model is shown them.
@@ -39,7 +56,7 @@ export { classifyReadOnly } from "./Shell/ReadOnly.js"
  * @since 0.1.0
  * @category tools
  */
-export const builtinTools = [...FileTools.tools, BashTool] as const
+export const builtinTools = [...FileTools.tools, BashTool, WebFetchTool] as const
 
 /**
  * The Context identifiers of the built-in tools.
@@ -58,6 +75,8 @@ export type BuiltinTools = Tool.Tool.IdentifierOf<(typeof builtinTools)[number]>
 export interface BuiltinOptions {
   readonly bash?: BashOptions
   readonly fileState?: FileStateOptions
+  /** WebFetch's settings: private hosts, plain-http hosts, limits, cache, reader and resolver. */
+  readonly webFetch?: WebFetchOptions
 }
 
 /**
@@ -69,5 +88,9 @@ export interface BuiltinOptions {
  */
 export const builtinLayer = (
   options: BuiltinOptions = {}
-): Layer.Layer<BuiltinTools, SandboxUnavailable, Workspace | ResultStore | CommandExecutor.CommandExecutor> =>
-  Layer.mergeAll(FileTools.layer.pipe(Layer.provide(FileState.layer(options.fileState))), BashTool.layer(options.bash))
+): Layer.Layer<BuiltinTools, SandboxUnavailable | InvalidAllowEntry, Workspace | ResultStore | CommandExecutor.CommandExecutor> =>
+  Layer.mergeAll(
+    FileTools.layer.pipe(Layer.provide(FileState.layer(options.fileState))),
+    BashTool.layer(options.bash),
+    WebFetchTool.layer(options.webFetch)
+  )
