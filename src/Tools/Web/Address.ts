@@ -66,32 +66,38 @@ export const blockedIPv6: ReadonlyArray<readonly [network: string, prefix: numbe
   ["ff00::", 8, "a multicast address"]
 ]
 
+type Subnet = readonly [network: string, prefix: number, type: "ipv4" | "ipv6"]
+
 interface BlockRule {
-  readonly list: net.BlockList
+  readonly subnets: ReadonlyArray<Subnet>
   readonly reason: string
 }
 
-const rule = (subnets: ReadonlyArray<readonly [string, number, "ipv4" | "ipv6"]>, reason: string): BlockRule => {
-  const list = new net.BlockList()
-  for (const [network, prefix, type] of subnets) list.addSubnet(network, prefix, type)
-  return { list, reason }
+const embedded = ([network, prefix]: readonly [string, number, string]): ReadonlyArray<Subnet> => {
+  const [a, b, c, d] = network.split(".").map(Number) as [number, number, number, number]
+  const hex = (x: number, y: number) => ((x << 8) | y).toString(16)
+  return [[`64:ff9b::${network}`, 96 + prefix, "ipv6"], [`2002:${hex(a, b)}:${hex(c, d)}::`, 16 + prefix, "ipv6"]]
 }
 
 // One family per list: a BlockList matches IPv4 rules against IPv6 addresses too (and the other way round), which
 // would blur the reasons and the families' rules.
-const blocked4: ReadonlyArray<BlockRule> = blockedIPv4.map(([network, prefix, reason]) => rule([[network, prefix, "ipv4"]], `${reason} (${network}/${prefix})`))
-
-const blocked6: ReadonlyArray<BlockRule> = [
-  ...blockedIPv6.map(([network, prefix, reason]) => rule([[network, prefix, "ipv6"]], `${reason} (${network}/${prefix})`)),
-  ...blockedIPv4.map(([network, prefix, reason]) => {
-    const [a, b, c, d] = network.split(".").map(Number) as [number, number, number, number]
-    const hex = (x: number, y: number) => ((x << 8) | y).toString(16)
-    return rule(
-      [[`64:ff9b::${network}`, 96 + prefix, "ipv6"], [`2002:${hex(a, b)}:${hex(c, d)}::`, 16 + prefix, "ipv6"]],
-      `an address embedding ${reason} (${network}/${prefix}) through NAT64 or 6to4`
-    )
-  })
+const rules4: ReadonlyArray<BlockRule> = blockedIPv4.map(([network, prefix, reason]) => ({ subnets: [[network, prefix, "ipv4"]], reason: `${reason} (${network}/${prefix})` }))
+const rules6: ReadonlyArray<BlockRule> = [
+  ...blockedIPv6.map(([network, prefix, reason]): BlockRule => ({ subnets: [[network, prefix, "ipv6"]], reason: `${reason} (${network}/${prefix})` })),
+  ...blockedIPv4.map((entry): BlockRule => ({ subnets: embedded(entry), reason: `an address embedding ${entry[2]} (${entry[0]}/${entry[1]}) through NAT64 or 6to4` }))
 ]
+
+const listOf = (subnets: ReadonlyArray<Subnet>): net.BlockList => {
+  const list = new net.BlockList()
+  for (const [network, prefix, type] of subnets) list.addSubnet(network, prefix, type)
+  return list
+}
+
+/** Every blocked subnet of a family in one list, so the common case (a public address) is one check. */
+const anyBlocked4 = listOf(rules4.flatMap((rule) => rule.subnets))
+const anyBlocked6 = listOf(rules6.flatMap((rule) => rule.subnets))
+const lists4 = rules4.map((rule) => ({ list: listOf(rule.subnets), reason: rule.reason }))
+const lists6 = rules6.map((rule) => ({ list: listOf(rule.subnets), reason: rule.reason }))
 
 // ---------------------------------------------------------------------------------------------------------------
 // classification
@@ -109,8 +115,9 @@ export const nonPublicReason = (address: string): string | undefined => {
   if (family === 0) return "not an IP address"
   // The IPv4-mapped range is refused by its own rule, so an IPv4 rule never has to see through the mapping.
   const type = family === 4 ? "ipv4" : "ipv6"
-  for (const rule of family === 4 ? blocked4 : blocked6) if (rule.list.check(address, type)) return rule.reason
-  return undefined
+  if (!(family === 4 ? anyBlocked4 : anyBlocked6).check(address, type)) return undefined
+  for (const rule of family === 4 ? lists4 : lists6) if (rule.list.check(address, type)) return rule.reason
+  return "a non-public address"
 }
 
 /**

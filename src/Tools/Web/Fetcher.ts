@@ -20,7 +20,6 @@ import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as Undici from "@effect/platform-node/Undici"
-import type * as Chunk from "effect/Chunk"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -256,12 +255,39 @@ export const checkedAddresses = (
 // bodies
 // ---------------------------------------------------------------------------------------------------------------
 
+/** Chunks gathered up to a cap; `cut` when a chunk did not fit (there was more than the cap). */
+interface Gathered {
+  size: number
+  readonly parts: Array<Uint8Array>
+  cut: boolean
+}
+
+/**
+ * Gathers a stream's bytes up to `max`, then stops pulling (the rest is never read). One fold, no per-chunk
+ * operators: on a loopback server a chain of stream operators costs several times the transfer itself.
+ */
+const gatherUpTo = <E, R>(stream: Stream.Stream<Uint8Array, E, R>, max: number, onChunk: (chunk: Uint8Array) => void): Effect.Effect<Gathered, E, R> =>
+  Stream.runFoldWhile(stream, { size: 0, parts: [], cut: false } as Gathered, (state) => !state.cut, (state, chunk) => {
+    onChunk(chunk)
+    const room = max - state.size
+    if (chunk.length <= room) {
+      state.parts.push(chunk)
+      state.size += chunk.length
+    } else {
+      if (room > 0) state.parts.push(chunk.subarray(0, room))
+      state.size = max
+      state.cut = true
+    }
+    return state
+  })
+
 /** Passes at most `max` bytes, then ends the stream (so the rest is never pulled); `onCut` when something was left. */
-const capBytes = <E, R>(stream: Stream.Stream<Uint8Array, E, R>, max: number, onCut: () => void): Stream.Stream<Uint8Array, E, R> =>
+const capBytes = <E, R>(stream: Stream.Stream<Uint8Array, E, R>, max: number, onChunk: (chunk: Uint8Array) => void, onCut: () => void): Stream.Stream<Uint8Array, E, R> =>
   Stream.suspend(() => {
     let cut = false
     return stream.pipe(
       Stream.mapAccum(0, (seen, chunk: Uint8Array): [number, Uint8Array] => {
+        onChunk(chunk)
         const room = max - seen
         if (chunk.length <= room) return [seen + chunk.length, chunk]
         cut = true
@@ -270,6 +296,25 @@ const capBytes = <E, R>(stream: Stream.Stream<Uint8Array, E, R>, max: number, on
       }),
       Stream.takeUntil(() => cut)
     )
+  })
+
+/**
+ * Runs `effect` and fails with `onIdle()` when `millis` of real time pass without a call of `touch`. One timer,
+ * refreshed on each touch (a per-chunk Effect timeout forks a fiber per chunk). Real time, like the socket it
+ * watches: a TestClock does not slow a server down.
+ */
+const failWhenIdle = <A, E, E2, R>(
+  run: (touch: () => void) => Effect.Effect<A, E, R>,
+  millis: number,
+  onIdle: () => E2
+): Effect.Effect<A, E | E2, R> =>
+  Effect.suspend(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const idle = Effect.async<never, E2>((resume) => {
+      timer = setTimeout(() => resume(Effect.fail(onIdle())), millis)
+      return Effect.sync(() => clearTimeout(timer))
+    })
+    return Effect.raceFirst(run(() => void timer?.refresh()), idle)
   })
 
 const decompressor = (encoding: string): Duplex | undefined => {
@@ -298,33 +343,33 @@ const readBody = (response: HttpClientResponse.HttpClientResponse, url: URL, lim
     if (encoding !== "identity" && encoding !== "" && inflate === undefined) {
       return Effect.fail(new WebFetchError({ reason: "UnsupportedContent", message: `${url.href} uses the content encoding ${JSON.stringify(encoding)}, which WebFetch cannot decode.` }))
     }
-    let truncated = false
     let wireBytes = 0
+    let wireCut = false
     const transport = (cause: unknown) =>
       new WebFetchError({ reason: "Transport", message: `Reading the body of ${url.href} failed: ${describeCause(cause)}` })
-    const wire = capBytes(
-      response.stream.pipe(
-        Stream.mapError(transport),
-        Stream.timeoutFail(
-          () => new WebFetchError({ reason: "IdleTimeout", message: `${url.href} sent nothing for ${seconds(limits.idleTimeout)}; the fetch was stopped.` }),
-          limits.idleTimeout
-        )
-      ),
-      limits.maxBodyBytes,
-      () => (truncated = true)
-    ).pipe(Stream.tap((chunk) => Effect.sync(() => (wireBytes += chunk.length))))
-    const decoded = inflate === undefined
-      ? wire
-      : capBytes(
-        NodeStream.pipeThroughDuplex(wire, () => inflate, (cause) =>
-          cause instanceof WebFetchError ? cause : new WebFetchError({ reason: "Transport", message: `The ${encoding} body of ${url.href} could not be decoded: ${describeCause(cause)}` })),
-        limits.maxDecodedBytes,
-        () => (truncated = true)
+    const wire = Stream.mapError(response.stream, transport)
+    const gathered = (touch: () => void): Effect.Effect<Gathered, WebFetchError> => {
+      const onWire = (chunk: Uint8Array) => {
+        touch()
+        wireBytes += chunk.length
+      }
+      if (inflate === undefined) return gatherUpTo(wire, limits.maxBodyBytes, onWire)
+      const decoded = NodeStream.pipeThroughDuplex(
+        capBytes(wire, limits.maxBodyBytes, onWire, () => (wireCut = true)),
+        () => inflate,
+        (cause) => cause instanceof WebFetchError ? cause : new WebFetchError({ reason: "Transport", message: `The ${encoding} body of ${url.href} could not be decoded: ${describeCause(cause)}` })
       )
-    return Effect.map(Stream.runCollect(decoded), (chunks) => ({ bytes: concat(chunks), wireBytes, truncated }))
+      return gatherUpTo(decoded, limits.maxDecodedBytes, () => {})
+    }
+    return failWhenIdle(
+      gathered,
+      Duration.toMillis(limits.idleTimeout),
+      () => new WebFetchError({ reason: "IdleTimeout", message: `${url.href} sent nothing for ${seconds(limits.idleTimeout)}; the fetch was stopped.` })
+    ).pipe(Effect.map((body) => ({ bytes: concat(body.parts), wireBytes: Math.min(wireBytes, limits.maxBodyBytes), truncated: body.cut || wireCut })))
   })
 
-const concat = (chunks: Chunk.Chunk<Uint8Array>): Uint8Array => {
+const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => {
+  if (chunks.length === 1) return chunks[0]!
   let length = 0
   for (const chunk of chunks) length += chunk.length
   const out = new Uint8Array(length)
