@@ -13,7 +13,13 @@ import * as path from "node:path"
 import { ResultStore } from "../dist/Runtime/ResultStore.js"
 import type { CallContext } from "../dist/Tool/Tool.js"
 import { BashTool } from "../dist/Tools/Bash.js"
+import { analysisCount } from "../dist/Tools/Shell/CommandPlan.js"
 import { classifyReadOnly } from "../dist/Tools/Shell/ReadOnly.js"
+import * as Permissions from "../dist/Runtime/Permissions.js"
+import { Approver } from "../dist/Runtime/Approver.js"
+import { ToolHooks } from "../dist/Runtime/ToolHooks.js"
+import { ToolRegistry } from "../dist/Runtime/ToolRegistry.js"
+import { ToolRuntime } from "../dist/Runtime/ToolRuntime.js"
 import { Workspace } from "../dist/Runtime/Workspace.js"
 import { benign, hostile } from "../test/Tools/Shell/corpus.js"
 import { median, report } from "./stats.js"
@@ -83,10 +89,51 @@ const toolRuns = (cwd: string, store: string) =>
     )
   )
 
+/**
+ * Calls through the whole runtime (plan, rules, read-only auto-allow, call): how many times each call parses its
+ * command, and the median of a `true` call against a raw spawn of the same command, interleaved.
+ */
+const runtimeRuns = (cwd: string, store: string) =>
+  Effect.gen(function*() {
+    const rt = yield* ToolRuntime
+    const use = (id: number, command: string) => ({ type: "tool_use" as const, id: `b${id}`, name: "Bash", input: { command } })
+    const before = analysisCount()
+    const commands = ["true", "ls -la", "git status && git log --oneline | head -5", "grep -rn TODO src | wc -l", "echo $((1 + 2))"]
+    for (const [i, command] of commands.entries()) yield* rt.executeOne(use(i, command))
+    const parses = (analysisCount() - before) / commands.length
+    const raw = () => new Promise<void>((resolve) => childProcess.spawn("bash", ["-c", "true"], { stdio: "ignore" }).on("exit", () => resolve()))
+    const toolMs: Array<number> = []
+    const rawMs: Array<number> = []
+    for (let i = 0; i < 40; i++) {
+      let start = performance.now()
+      yield* rt.executeOne(use(100 + i, "true"))
+      if (i >= 5) toolMs.push(performance.now() - start)
+      start = performance.now()
+      yield* Effect.promise(raw)
+      if (i >= 5) rawMs.push(performance.now() - start)
+    }
+    return [
+      ["parses per call", parses.toFixed(2), `${commands.length} commands through the runtime (target 1)`],
+      ["runtime call `true`", `${median(toolMs).toFixed(1)} ms`, "median: plan, rules, auto-allow, spawn, tree cleanup"],
+      ["raw spawn bash -c true", `${median(rawMs).toFixed(1)} ms`, `median; ratio ${(median(toolMs) / median(rawMs)).toFixed(2)}x`]
+    ] as const
+  }).pipe(
+    Effect.provide(
+      ToolRuntime.layer.pipe(
+        Layer.provide(ToolRegistry.layer([BashTool])),
+        Layer.provide(BashTool.layer()),
+        Layer.provide(Layer.mergeAll(Permissions.layer(), Approver.denyAll, ToolHooks.none)),
+        Layer.provide(Layer.mergeAll(Workspace.layer({ cwd }), ResultStore.layer(store))),
+        Layer.provide(NodeContext.layer)
+      )
+    )
+  )
+
 /** Runs the Bash benchmarks and prints the numbers. */
 export const run = async (): Promise<void> => {
   report("Bash: classification", classification())
   const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "bench-bash-"))
   const store = fs.mkdtempSync(path.join(os.tmpdir(), "bench-bash-store-"))
+  report("Bash: through the runtime", await Effect.runPromise(runtimeRuns(cwd, store)))
   report("Bash: process", await Effect.runPromise(toolRuns(cwd, store)))
 }

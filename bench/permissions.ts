@@ -67,7 +67,7 @@ const loaded = (kind: "userSettings" | "projectSettings", path: string, prefix: 
 
 const context = (toolName: string): Tool.CallContext => ({ toolUseId: "toolu_bench", toolName, progress: () => Effect.void, isReadDenied: () => false })
 
-const requestFor = <I, O, F>(tool: Tool.Tool.Any, service: Tool.Service<I, O, F>, input: I): PolicyRequest => ({
+const requestFor = <I, O, F>(tool: Tool.Any, service: Tool.Service<I, O, F>, input: I): PolicyRequest => ({
   definition: tool.definition,
   service: service as Tool.AnyService,
   input,

@@ -95,6 +95,22 @@ export const run = async (): Promise<void> => {
     ["scheduler overhead", `${(overhead.scheduled - overhead.pipeline).toFixed(2)} us`, "target <= 20 us"]
   ])
 
+  // Cost per call as a turn grows, every call claiming a different file (the case that was quadratic).
+  const growth: Array<readonly [string, string, string]> = []
+  for (const n of [2_500, 10_000, 40_000]) {
+    const distinct = Array.from({ length: n }, (_, i) => ({ type: "tool_use" as const, id: `t${i}`, name: "Work", input: { file: `dir${i % 50}/f${i}`, write: i % 3 === 0, ms: 0 } }))
+    const perCall = await Effect.runPromise(
+      Effect.gen(function*() {
+        const rt = yield* ToolRuntime
+        const runs = [] as Array<number>
+        for (let round = 0; round < 4; round++) runs.push(yield* cpuPerCall(rt.execute(distinct), n))
+        return median(runs.slice(1))
+      }).pipe(Effect.provide(layer))
+    )
+    growth.push([`${n.toLocaleString("en")} calls`, `${perCall.toFixed(1)} us/call`, "median of 3 after warm-up"])
+  }
+  report("scheduler: every call claims a different file (CPU time per call; flat = linear in the turn)", growth)
+
   const rows: Array<readonly [string, string, string]> = []
   for (const seed of [1, 2, 3]) {
     const calls = workload(200, seed)

@@ -12,7 +12,7 @@
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
-import type * as Clock from "effect/Clock"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -29,9 +29,10 @@ import * as Stream from "effect/Stream"
 import type { Outcome } from "../Tool/Outcome.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
 import { Approver } from "./Approver.js"
+import { AuditLog } from "./AuditLog.js"
 import { ToolEvent } from "./Events.js"
 import { continueWith as andThen } from "./internal/continuation.js"
-import { interrupted, isParked, prepare, run, runScheduled, traceOf } from "./internal/pipeline.js"
+import { interrupted, isParked, isTracing, prepare, run, runScheduled, traceOf, tracesCalls } from "./internal/pipeline.js"
 import type { Admission, AnyInvocation, Parked, PipelineEnv, Prepared, Trace } from "./internal/pipeline.js"
 import { DependencyGraph, isExclusive, makeNode, widens } from "./internal/scheduler.js"
 import type { Node, SchedulingMode } from "./internal/scheduler.js"
@@ -152,6 +153,19 @@ interface Task {
   resume: Effect.Effect<Outcome | Parked> | undefined
 }
 
+/**
+ * How a run publishes its events: to its listeners (when it has any) and to the audit log (when there is one).
+ * Events are built lazily, so a run that nobody listens to and nothing audits does not build them.
+ */
+const emitter = (audit: AuditLog["Type"], publish: ((event: ToolEvent) => Effect.Effect<unknown>) | undefined): PipelineEnv["emit"] => {
+  if (!audit.enabled) return publish === undefined ? () => Effect.void : (event) => Effect.asVoid(publish(event()))
+  if (publish === undefined) return (event) => audit.record(event())
+  return (event) => {
+    const built = event()
+    return Effect.zipRight(audit.record(built), Effect.asVoid(publish(built)))
+  }
+}
+
 const timeoutOf = (options: RunOptions, toolUse: ToolUseBlock): Duration.Duration | undefined => {
   const timeout = options.timeoutFor?.(toolUse)
   return timeout === undefined ? undefined : Duration.decode(timeout)
@@ -171,7 +185,8 @@ const make = Effect.gen(function*() {
     settings: RuntimeSettings,
     clock: Clock.Clock,
     emit: PipelineEnv["emit"],
-    cancelRun: Effect.Effect<void>
+    cancelRun: Effect.Effect<void>,
+    traced: boolean
   ): PipelineEnv => ({
     registry,
     policy,
@@ -182,7 +197,8 @@ const make = Effect.gen(function*() {
     clock,
     emit,
     withApprovalLock: approvalLock.withPermits(1),
-    cancelRun
+    cancelRun,
+    traced
   })
 
   /** Starts a run; `withEvents: false` when nobody can listen (execute), so events are never built. */
@@ -217,7 +233,14 @@ const make = Effect.gen(function*() {
       let waiting = 0
       const runScope = yield* Effect.scope
 
-      const env = makeEnv(settings, yield* Effect.clock, withEvents ? (event) => Queue.offer(events, Exit.succeed(event())) : () => Effect.void, Effect.suspend(() => cancelOthers))
+      const audit = yield* AuditLog
+      const env = makeEnv(
+        settings,
+        yield* Effect.clock,
+        emitter(audit, withEvents ? (event) => Queue.offer(events, Exit.succeed(event)) : undefined),
+        Effect.suspend(() => cancelOthers),
+        yield* isTracing
+      )
 
       /** Records an outcome, releases the calls that waited for it, and delivers outcomes in model order. */
       const settle = (index: number, outcome: Outcome): Effect.Effect<void> => {
@@ -386,19 +409,24 @@ const make = Effect.gen(function*() {
     })
 
   const start = <E>(toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock, E>, options: RunOptions = {}) =>
-    startRun(toolUses, options, true)
+    startRun(toolUses, options, true).pipe(Effect.withSpan("ToolRuntime.start", { attributes: { "run.mode": options.mode ?? "conflict-aware" } }))
 
   const execute = <E>(toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock, E>, options: RunOptions = {}) =>
-    Effect.scoped(Effect.flatMap(startRun(toolUses, options, false), (handle) => handle.await))
+    Effect.scoped(Effect.flatMap(startRun(toolUses, options, false), (handle) => handle.await)).pipe(
+      Effect.withSpan("ToolRuntime.execute", { attributes: { "run.mode": options.mode ?? "conflict-aware" } })
+    )
 
   // One call needs no scheduler: straight through the pipeline, with no event consumer.
   const executeOne = (toolUse: ToolUseBlock, options: RunOptions = {}): Effect.Effect<Outcome> =>
-    Effect.flatMap(RuntimeConfig, (settings) =>
-      Effect.clockWith((clock) => {
-        const env = makeEnv(settings, clock, () => Effect.void, Effect.void)
-        return Effect.flatMap(prepare(env, toolUse, clock.unsafeCurrentTimeMillis(), timeoutOf(options, toolUse)), (prepared) =>
-          Either.isLeft(prepared) ? Effect.succeed(prepared.left) : run(env, prepared.right))
-      }))
+    // Settings, clock and tracer read off the fiber at once: one step instead of three on the hot path.
+    Effect.withFiberRuntime((fiber) => {
+      const settings = Context.get(fiber.currentContext as Context.Context<RuntimeConfig>, RuntimeConfig)
+      const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
+      const audit = Context.get(fiber.currentContext as Context.Context<AuditLog>, AuditLog)
+      const env = makeEnv(settings, clock, emitter(audit, undefined), Effect.void, tracesCalls(fiber.currentTracer))
+      return Effect.flatMap(prepare(env, toolUse, clock.unsafeCurrentTimeMillis(), timeoutOf(options, toolUse)), (prepared) =>
+        Either.isLeft(prepared) ? Effect.succeed(prepared.left) : run(env, prepared.right))
+    })
 
   return { start, execute, executeOne }
 })

@@ -8,17 +8,35 @@ import type * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 
+// ---------------------------------------------------------------------------------------------------------------
+// type id
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * Carried by every {@link ToolCallError}, so {@link isToolCallError} tells them from any other error with a `_tag`.
+ *
+ * @since 0.2.0
+ * @category type ids
+ */
+export const ToolCallErrorTypeId: unique symbol = Symbol.for("effect-tool-runtime/ToolCallError")
+/**
+ * @since 0.2.0
+ * @category type ids
+ */
+export type ToolCallErrorTypeId = typeof ToolCallErrorTypeId
+
 /**
  * The requested tool does not exist.
  *
  * @since 0.1.0
  * @category errors
  */
-export class UnknownTool extends Data.TaggedError("effect-tool-runtime/UnknownTool")<{
+export class UnknownTool extends Data.TaggedError("UnknownTool")<{
   readonly name: string
   /** The closest registered names, best first. */
   readonly suggestions: ReadonlyArray<string>
 }> {
+  readonly [ToolCallErrorTypeId]: ToolCallErrorTypeId = ToolCallErrorTypeId
   override get message(): string {
     const hint = this.suggestions.length > 0 ? ` Closest available tools: ${this.suggestions.join(", ")}.` : ""
     return `No such tool available: ${this.name}.${hint}`
@@ -67,10 +85,11 @@ export const describeInputIssue = (issue: InputIssue): string => {
  * @since 0.1.0
  * @category errors
  */
-export class InvalidInput extends Data.TaggedError("effect-tool-runtime/InvalidInput")<{
+export class InvalidInput extends Data.TaggedError("InvalidInput")<{
   readonly tool: string
   readonly issues: ReadonlyArray<InputIssue>
 }> {
+  readonly [ToolCallErrorTypeId]: ToolCallErrorTypeId = ToolCallErrorTypeId
   override get message(): string {
     return `InputValidationError: Tool failed due to the following issue(s):\n${this.issues.map(describeInputIssue).join("\n")}`
   }
@@ -83,10 +102,11 @@ export class InvalidInput extends Data.TaggedError("effect-tool-runtime/InvalidI
  * @since 0.1.0
  * @category errors
  */
-export class ValidationFailed extends Data.TaggedError("effect-tool-runtime/ValidationFailed")<{
+export class ValidationFailed extends Data.TaggedError("ValidationFailed")<{
   readonly tool: string
   readonly message: string
-}> {}
+}> {
+  readonly [ToolCallErrorTypeId]: ToolCallErrorTypeId = ToolCallErrorTypeId}
 
 /**
  * The permission policy, a hook or a person refused the call.
@@ -94,11 +114,12 @@ export class ValidationFailed extends Data.TaggedError("effect-tool-runtime/Vali
  * @since 0.1.0
  * @category errors
  */
-export class PermissionDenied extends Data.TaggedError("effect-tool-runtime/PermissionDenied")<{
+export class PermissionDenied extends Data.TaggedError("PermissionDenied")<{
   readonly tool: string
   /** Why, for the model: names the rule, mode, hook, tool or user. */
   readonly reason: string
 }> {
+  readonly [ToolCallErrorTypeId]: ToolCallErrorTypeId = ToolCallErrorTypeId
   override get message(): string {
     return `Permission to use ${this.tool} was denied: ${this.reason}`
   }
@@ -110,13 +131,14 @@ export class PermissionDenied extends Data.TaggedError("effect-tool-runtime/Perm
  * @since 0.1.0
  * @category errors
  */
-export class ToolFailed extends Data.TaggedError("effect-tool-runtime/ToolFailed")<{
+export class ToolFailed extends Data.TaggedError("ToolFailed")<{
   readonly tool: string
   /** The tool's typed failure value. */
   readonly failure: unknown
   /** The failure rendered for the model. */
   readonly message: string
-}> {}
+}> {
+  readonly [ToolCallErrorTypeId]: ToolCallErrorTypeId = ToolCallErrorTypeId}
 
 /**
  * The call ran past its timeout and was stopped; its scope was closed.
@@ -124,10 +146,11 @@ export class ToolFailed extends Data.TaggedError("effect-tool-runtime/ToolFailed
  * @since 0.1.0
  * @category errors
  */
-export class TimedOut extends Data.TaggedError("effect-tool-runtime/TimedOut")<{
+export class TimedOut extends Data.TaggedError("TimedOut")<{
   readonly tool: string
   readonly timeout: Duration.Duration
 }> {
+  readonly [ToolCallErrorTypeId]: ToolCallErrorTypeId = ToolCallErrorTypeId
   override get message(): string {
     return `${this.tool} timed out after ${Duration.format(this.timeout)} and was stopped. It may have had partial effects.`
   }
@@ -140,10 +163,11 @@ export class TimedOut extends Data.TaggedError("effect-tool-runtime/TimedOut")<{
  * @since 0.1.0
  * @category errors
  */
-export class Interrupted extends Data.TaggedError("effect-tool-runtime/Interrupted")<{
+export class Interrupted extends Data.TaggedError("Interrupted")<{
   readonly tool: string
   readonly started: boolean
 }> {
+  readonly [ToolCallErrorTypeId]: ToolCallErrorTypeId = ToolCallErrorTypeId
   override get message(): string {
     return this.started
       ? `${this.tool} was interrupted by the user while running. It may have had partial effects; check before retrying.`
@@ -158,12 +182,13 @@ export class Interrupted extends Data.TaggedError("effect-tool-runtime/Interrupt
  * @since 0.1.0
  * @category errors
  */
-export class Defect extends Data.TaggedError("effect-tool-runtime/Defect")<{
+export class Defect extends Data.TaggedError("Defect")<{
   readonly tool: string
   readonly cause: Cause.Cause<unknown>
   /** Whether the tool's action had already run (its effects happened; only its result was lost). */
   readonly ran: boolean
 }> {
+  readonly [ToolCallErrorTypeId]: ToolCallErrorTypeId = ToolCallErrorTypeId
   override get message(): string {
     return this.ran
       ? `${this.tool} ran, but failed with an internal error before its result could be reported. Its effects may have happened; check before retrying.`
@@ -188,6 +213,14 @@ export type ToolCallError =
   | Defect
 
 /**
+ * Whether a value is one of the pipeline's errors ({@link ToolCallError}).
+ *
+ * @since 0.2.0
+ * @category guards
+ */
+export const isToolCallError = (u: unknown): u is ToolCallError => typeof u === "object" && u !== null && ToolCallErrorTypeId in u
+
+/**
  * The tool_result text of a failure: the message wrapped as Claude Code does, so models trained on it recognise it.
  *
  * @since 0.1.0
@@ -195,7 +228,7 @@ export type ToolCallError =
  */
 export const modelText = (error: ToolCallError): string => {
   switch (error._tag) {
-    case "effect-tool-runtime/UnknownTool":
+    case "UnknownTool":
       return `<tool_use_error>Error: ${error.message}</tool_use_error>`
     default:
       return `<tool_use_error>${error.message}</tool_use_error>`

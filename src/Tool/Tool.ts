@@ -58,13 +58,25 @@ export type Loading = "eager" | "deferred" | "always"
 /**
  * Input-dependent properties of a call. The defaults are the conservative answers.
  *
+ * How they combine with {@link Claim}s for scheduling — one meaning, in both modes:
+ * - **conflict-aware** (default): claims decide. A tool that declares `claims` is scheduled by them alone (a call
+ *   waits only for earlier calls whose claims conflict with its own; the world claim `*` runs alone). A tool that
+ *   declares none claims nothing when `concurrencySafe`, and the whole world otherwise.
+ * - **batched** (Claude Code's): `concurrencySafe` decides. Consecutive concurrency-safe calls run together; any other
+ *   call runs alone. Claims are not read.
+ * - `readOnly` is never read by the scheduler: it is a permission input (plan mode, read-only auto-allow).
+ *
  * @since 0.1.0
  * @category models
  */
 export interface Traits {
   /** Changes nothing anywhere. Default false. */
   readonly readOnly: boolean
-  /** May run alongside other calls. Default false. */
+  /**
+   * May run alongside other calls: in batched mode, with its consecutive concurrency-safe neighbours; in
+   * conflict-aware mode it only decides the default claims (nothing, or the world) of a tool that declares none.
+   * Default false.
+   */
   readonly concurrencySafe: boolean
   /** May destroy data that cannot be recovered. Default false. */
   readonly destructive: boolean
@@ -226,7 +238,10 @@ export interface Service<Input, Output, Failure> {
   readonly checkPermissions: (input: Input, context: CallContext) => Effect.Effect<PermissionCheck<Input>>
   /** Input-dependent traits. */
   readonly traits: (input: Input) => Traits
-  /** The resources this call touches. */
+  /**
+   * The resources this call touches. Authoritative in conflict-aware mode (see {@link Traits}); by default nothing for
+   * a concurrency-safe call and the world for any other.
+   */
   readonly claims: (input: Input) => ReadonlyArray<Claim>
   /** The action. Resources it opens belong to the Scope, closed on completion, interruption or timeout. */
   readonly call: (input: Input, context: CallContext) => Effect.Effect<Output, Failure, Scope.Scope>
@@ -429,6 +444,30 @@ export declare namespace Tool {
    */
   export type InputOf<T> = T extends { readonly definition: { readonly input: Schema.Schema<infer A, infer _I> } } ? A : never
 }
+
+/**
+ * Any tool, whatever its types (`Tool.Any`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Any = Tool.Any
+
+/**
+ * The Context identifier of a tool (or of a union of tools).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type IdentifierOf<T> = Tool.IdentifierOf<T>
+
+/**
+ * The decoded input type of a tool.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type InputOf<T> = Tool.InputOf<T>
 
 /**
  * A service with its types erased, as the registry holds it.

@@ -51,7 +51,7 @@ export const tools = [Read, Write, Edit, Glob, Grep] as const
  * @since 0.1.0
  * @category models
  */
-export type FileTools = Tool.Tool.IdentifierOf<(typeof tools)[number]>
+export type FileTools = Tool.IdentifierOf<(typeof tools)[number]>
 
 /**
  * All five tools' behaviour, sharing the session's Workspace and FileState.

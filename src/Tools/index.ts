@@ -64,7 +64,7 @@ export const builtinTools = [...FileTools.tools, BashTool, WebFetchTool] as cons
  * @since 0.1.0
  * @category models
  */
-export type BuiltinTools = Tool.Tool.IdentifierOf<(typeof builtinTools)[number]>
+export type BuiltinTools = Tool.IdentifierOf<(typeof builtinTools)[number]>
 
 /**
  * Options of {@link builtinLayer}.

@@ -5,12 +5,20 @@
  *
  * @since 0.1.0
  */
+import * as Arbitrary from "effect/Arbitrary"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as TestClock from "effect/TestClock"
+import type { Outcome } from "../Tool/Outcome.js"
 import { Approver } from "../Runtime/Approver.js"
 import { PermissionPolicy } from "../Runtime/PermissionPolicy.js"
 import { ResultStore } from "../Runtime/ResultStore.js"
@@ -176,12 +184,249 @@ export const arbitraryTurn = (options: TurnOptions = {}): FastCheck.Arbitrary<Re
  * @since 0.1.0
  * @category layers
  */
-export const testRuntime = <const Tools extends ReadonlyArray<Tool.Tool.Any>, E, R>(
+export const testRuntime = <const Tools extends ReadonlyArray<Tool.Any>, E, R>(
   tools: Tools,
-  toolLayers: Layer.Layer<Tool.Tool.IdentifierOf<Tools[number]>, E, R>,
+  toolLayers: Layer.Layer<Tool.IdentifierOf<Tools[number]>, E, R>,
   approver: Layer.Layer<Approver> = Approver.allowAll
 ): Layer.Layer<ToolRuntime, E, R> =>
   ToolRuntime.layer.pipe(
     Layer.provide(Layer.provide(ToolRegistry.layer(tools), toolLayers)),
     Layer.provide([PermissionPolicy.toolOnly, approver, ToolHooks.none, ResultStore.layerMemory()])
   )
+
+// ---------------------------------------------------------------------------------------------------------------
+// recording any tool
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * One call of any recorded tool as it ran: its input and claims, when it started and ended on the Clock (so
+ * `TestClock` drives it), a logical clock that orders ties, and how many recorded calls were running when it started
+ * (itself included).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Recording {
+  readonly toolUseId: string
+  readonly toolName: string
+  readonly input: unknown
+  readonly claims: ReadonlyArray<Tool.Claim>
+  readonly startedAt: number
+  readonly endedAt: number | undefined
+  readonly startSeq: number
+  readonly endSeq: number | undefined
+  readonly runningAtStart: number
+}
+
+/**
+ * Where {@link recorded} tools write their {@link Recording}s.
+ *
+ * @since 0.2.0
+ * @category tags
+ */
+export class Recorder extends Context.Tag("effect-tool-runtime/testing/Recorder")<
+  Recorder,
+  {
+    /** Wraps one call's action: recorded from its start to its end (the end is recorded when its scope closes). */
+    readonly record: <A, E>(
+      call: { readonly toolUseId: string; readonly toolName: string; readonly input: unknown; readonly claims: ReadonlyArray<Tool.Claim> },
+      action: Effect.Effect<A, E, Scope.Scope>
+    ) => Effect.Effect<A, E, Scope.Scope>
+    /** Every recording so far, in the order the calls started. */
+    readonly recordings: Effect.Effect<ReadonlyArray<Recording>>
+  }
+>() {
+  /**
+   * A fresh recorder.
+   *
+   * @since 0.2.0
+   * @category layers
+   */
+  static readonly layer: Layer.Layer<Recorder> = Layer.effect(
+    Recorder,
+    Effect.gen(function*() {
+      const log = yield* Ref.make<ReadonlyArray<Recording>>([])
+      let seq = 0
+      let running = 0
+      return {
+        recordings: Ref.get(log),
+        record: (call, action) =>
+          Effect.gen(function*() {
+            const startedAt = yield* Clock.currentTimeMillis
+            running++
+            const entry: Recording = { ...call, startedAt, endedAt: undefined, startSeq: seq++, endSeq: undefined, runningAtStart: running }
+            const index = yield* Ref.modify(log, (all) => [all.length, [...all, entry]])
+            yield* Effect.addFinalizer(() =>
+              Effect.flatMap(Clock.currentTimeMillis, (endedAt) => {
+                running--
+                const endSeq = seq++
+                return Ref.update(log, (all) => all.map((e, i) => (i === index ? { ...e, endedAt, endSeq } : e)))
+              })
+            )
+            return yield* action
+          })
+      }
+    })
+  )
+}
+
+/**
+ * Your tools' layer, with every call of the given tools recorded into the {@link Recorder}: the tools behave exactly
+ * as before (their plan, stages and call are theirs), and each execution is logged with its input and claims.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const recorded = <const Tools extends ReadonlyArray<Tool.Any>, E, R>(
+  tools: Tools,
+  layer: Layer.Layer<Tool.IdentifierOf<Tools[number]>, E, R>
+): Layer.Layer<Tool.IdentifierOf<Tools[number]>, E, R | Recorder> =>
+  Layer.effectContext(
+    Effect.gen(function*() {
+      const recorder = yield* Recorder
+      const context = yield* Effect.context<Tool.IdentifierOf<Tools[number]>>()
+      let wrapped = context as Context.Context<unknown>
+      for (const tool of tools) {
+        const tag = tool as unknown as Context.Tag<unknown, Tool.AnyService>
+        const service = Context.get(wrapped, tag)
+        const toolName = tool.definition.name
+        const plan = (input: unknown) => {
+          const invocation = service.plan(input)
+          return {
+            ...invocation,
+            call: (callContext: Tool.CallContext) =>
+              recorder.record({ toolUseId: callContext.toolUseId, toolName, input, claims: invocation.claims }, invocation.call(callContext))
+          }
+        }
+        wrapped = Context.add(wrapped, tag, {
+          ...service,
+          plan,
+          call: (input, callContext) => plan(input).call(callContext)
+        })
+      }
+      return wrapped as Context.Context<Tool.IdentifierOf<Tools[number]>>
+    })
+  ).pipe(Layer.provide(layer))
+
+// ---------------------------------------------------------------------------------------------------------------
+// turns of your own tools
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * Turns of tool_use blocks for your tools, inputs generated from each tool's input Schema (`Arbitrary.make`, then
+ * encoded as the model would send them), ids `t0`, `t1`, ...
+ *
+ * @since 0.2.0
+ * @category arbitraries
+ */
+export const arbitraryTurnOf = (
+  tools: ReadonlyArray<Tool.Any>,
+  options: { readonly minLength?: number; readonly maxLength?: number } = {}
+): FastCheck.Arbitrary<ReadonlyArray<ToolUseBlock>> => {
+  const calls = tools.map((tool) => {
+    const schema = tool.definition.input as Schema.Schema<unknown, unknown>
+    const encode = Schema.encodeSync(schema)
+    return Arbitrary.make(schema).map((input) => ({ name: tool.definition.name, input: encode(input) }))
+  })
+  return FastCheck.array(FastCheck.oneof(...calls), { minLength: options.minLength ?? 1, maxLength: options.maxLength ?? 10 }).map((uses) =>
+    uses.map((use, i) => ({ type: "tool_use" as const, id: `t${i}`, name: use.name, input: use.input }))
+  )
+}
+
+/**
+ * Runs one turn of your tools on the TestClock: a runtime over `tools` (their calls recorded; the tool-only policy,
+ * no hooks, an in-memory result store, the given approver, default allow-all), the clock moved forward by `horizon`
+ * (default one hour; every sleep due within it wakes in order, including sleeps that start meanwhile) until every call
+ * has its Outcome. Dies if the turn has not finished after 100 horizons. Use it inside `it.effect` (which provides
+ * the TestClock).
+ *
+ * @since 0.2.0
+ * @category runners
+ */
+export const runTurn = <const Tools extends ReadonlyArray<Tool.Any>, E, R>(
+  turn: ReadonlyArray<ToolUseBlock>,
+  options: {
+    readonly tools: Tools
+    readonly layer: Layer.Layer<Tool.IdentifierOf<Tools[number]>, E, R>
+    readonly approver?: Layer.Layer<Approver>
+    readonly run?: Parameters<ToolRuntime["Type"]["execute"]>[1]
+    readonly horizon?: Duration.DurationInput
+  }
+): Effect.Effect<{ readonly outcomes: ReadonlyArray<Outcome>; readonly recordings: ReadonlyArray<Recording> }, E, R> =>
+  Effect.gen(function*() {
+    const fiber = yield* Effect.fork(ToolRuntime.execute(turn, options.run))
+    // One big step rather than one per wake-up: each TestClock step waits for every fiber to settle, which costs
+    // milliseconds, and the clock wakes sleepers in order within a step anyway.
+    for (let step = 0; step < 100 && Option.isNone(yield* Fiber.poll(fiber)); step++) {
+      yield* TestClock.adjust(options.horizon ?? Duration.hours(1))
+    }
+    if (Option.isNone(yield* Fiber.poll(fiber))) {
+      return yield* Effect.dieMessage("runTurn: the turn did not finish within 100 horizons of the TestClock")
+    }
+    const outcomes = yield* Fiber.join(fiber)
+    const recorder = yield* Recorder
+    return { outcomes, recordings: yield* recorder.recordings }
+  }).pipe(
+    Effect.provide(
+      testRuntime(options.tools, recorded(options.tools, options.layer), options.approver).pipe(Layer.provideMerge(Recorder.layer))
+    )
+  )
+
+// ---------------------------------------------------------------------------------------------------------------
+// assertions
+// ---------------------------------------------------------------------------------------------------------------
+
+/** `a` lies inside `b`, or is `b`. */
+const isInside = (a: string, b: string): boolean => a === b || a.startsWith(b.endsWith("/") ? b : `${b}/`)
+
+/**
+ * Whether two recorded calls conflict: either claims the world, or they touch one resource (one inside the other) and
+ * at least one of them writes.
+ *
+ * @since 0.2.0
+ * @category assertions
+ */
+export const recordingsConflict = (a: Recording, b: Recording): boolean =>
+  a.claims.some((x) => x.resource === "*") || b.claims.some((y) => y.resource === "*") ||
+  a.claims.some((x) =>
+    b.claims.some((y) => (x.access === "write" || y.access === "write") && (isInside(x.resource, y.resource) || isInside(y.resource, x.resource)))
+  )
+
+/**
+ * Throws, naming both calls, unless no two conflicting executions overlapped (by the logical clock, so calls that
+ * end and start at the same instant are ordered).
+ *
+ * @since 0.2.0
+ * @category assertions
+ */
+export const neverOverlapped = (recordings: ReadonlyArray<Recording>): void => {
+  for (const a of recordings) {
+    for (const b of recordings) {
+      if (a.startSeq >= b.startSeq || !recordingsConflict(a, b)) continue
+      if (a.endSeq === undefined || a.endSeq > b.startSeq) {
+        throw new Error(`${a.toolUseId} (${a.toolName}) and ${b.toolUseId} (${b.toolName}) conflict but ran at the same time`)
+      }
+    }
+  }
+}
+
+/**
+ * Throws unless there is exactly one Outcome per tool_use, in model order, and every conflicting pair of calls started
+ * in model order.
+ *
+ * @since 0.2.0
+ * @category assertions
+ */
+export const finishedInModelOrder = (outcomes: ReadonlyArray<Outcome>, turn: ReadonlyArray<ToolUseBlock>, recordings: ReadonlyArray<Recording> = []): void => {
+  const got = outcomes.map((outcome) => outcome.toolUseId).join(", ")
+  const want = turn.map((use) => use.id).join(", ")
+  if (got !== want) throw new Error(`outcomes came back as [${got}], the model's order is [${want}]`)
+  const position = new Map(turn.map((use, i) => [use.id, i]))
+  for (const a of recordings) {
+    for (const b of recordings) {
+      if (a.startSeq < b.startSeq && recordingsConflict(a, b) && position.get(a.toolUseId)! > position.get(b.toolUseId)!) {
+        throw new Error(`${b.toolUseId} comes first in the turn but ${a.toolUseId}, which conflicts with it, started first`)
+      }
+    }
+  }
+}

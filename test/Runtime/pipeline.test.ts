@@ -181,7 +181,7 @@ describe("one-call pipeline: model-facing errors", () => {
     Effect.gen(function*() {
       const outcome = yield* Effect.flatMap(ToolRuntime, (rt) => rt.executeOne(use("Boom", { how: "fail" })))
       expect(outcome.status).toBe("error")
-      expect(outcome.error?._tag).toBe("effect-tool-runtime/ToolFailed")
+      expect(outcome.error?._tag).toBe("ToolFailed")
       expect(text(outcome)).toBe("<tool_use_error>The disk is full.</tool_use_error>")
     }).pipe(Effect.provide(runtime())))
 
@@ -195,7 +195,7 @@ describe("one-call pipeline: model-facing errors", () => {
           "<tool_use_error>Boom ran, but failed with an internal error before its result could be reported. Its effects may have happened; check before retrying.</tool_use_error>"
         )
         expect(text(outcome)).not.toContain("secret")
-        expect(outcome.error?._tag).toBe("effect-tool-runtime/Defect")
+        expect(outcome.error?._tag).toBe("Defect")
       }
     }).pipe(Effect.provide(runtime())))
 

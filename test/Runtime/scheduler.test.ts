@@ -42,14 +42,25 @@ const runTurn = (turn: ReadonlyArray<ToolUseBlock>, options: Parameters<ToolRunt
 
 const overlap = (a: Execution, b: Execution) => a.startSeq < b.endSeq! && b.startSeq < a.endSeq!
 
+/** Resources with real nesting, so hierarchical conflicts are common. */
+const nested = { resources: ["file:/w", "file:/w/a", "file:/w/a/x", "file:/w/b", "file:/w/b/", "file:/v"] }
+
+/** How often each property met the case it is about (checked after the property by the test that follows it). */
+const reached = { hierarchical: 0, capReached: 0, batchedMix: 0, cancelMix: 0, runs: { hierarchical: 0, capReached: 0, batchedMix: 0, cancelMix: 0 } }
+
 describe("scheduler properties (TestClock)", () => {
   it.effect.prop(
     "conflict-aware: one Outcome per tool_use in model order; conflicting calls never overlap and start in model order; no needless waiting",
-    [arbitraryTurn({ maxLength: 14 })],
+    [arbitraryTurn({ minLength: 7, maxLength: 14, ...nested })],
     ([turn]) =>
       Effect.gen(function*() {
         const { executions, outcomes } = yield* runTurn(turn, { maxConcurrency: 100 })
         expect(outcomes.map((o) => o.toolUseId)).toEqual(turn.map((u) => u.id))
+        reached.runs.hierarchical++
+        // The case: two calls that conflict only because one resource lies inside the other.
+        if (turn.some((a, i) => turn.slice(0, i).some((b) =>
+          conflicts(claimsOf(a), claimsOf(b)) && !claimsOf(a).some((x) => x.resource === "*" || claimsOf(b).some((y) => y.resource === "*" || y.resource === x.resource))
+        ))) reached.hierarchical++
         for (const [i, a] of turn.entries()) {
           const ea = executions.get(a.id)!
           expect(ea.endSeq).toBeDefined()
@@ -66,29 +77,43 @@ describe("scheduler properties (TestClock)", () => {
           expect(ea.startedAt).toBe(earliest)
         }
       }),
-    { fastCheck: { numRuns: 250 } }
+    { fastCheck: { numRuns: 200 } }
   )
+
+  it("...and in at least 80% of its runs two calls conflicted only through nesting", () => {
+    expect(reached.hierarchical / reached.runs.hierarchical).toBeGreaterThanOrEqual(0.8)
+  })
 
   it.effect.prop(
     "never more than the cap running",
-    [arbitraryTurn({ maxLength: 16 }), fc.integer({ min: 1, max: 4 }), fc.constantFrom("conflict-aware" as const, "batched" as const)],
+    [arbitraryTurn({ minLength: 9, maxLength: 16 }), fc.integer({ min: 1, max: 4 }), fc.constantFrom("conflict-aware" as const, "batched" as const)],
     ([turn, cap, mode]) =>
       Effect.gen(function*() {
         const { executions, outcomes } = yield* runTurn(turn, { maxConcurrency: cap, mode })
         expect(outcomes).toHaveLength(turn.length)
         // The number running peaks at some start, so checking at every start checks at every moment.
         for (const e of executions.values()) expect(e.runningAtStart).toBeLessThanOrEqual(cap)
+        reached.runs.capReached++
+        if ([...executions.values()].some((e) => e.runningAtStart === cap)) reached.capReached++
       }),
-    { fastCheck: { numRuns: 250 } }
+    { fastCheck: { numRuns: 200 } }
   )
+
+  it("...and in at least 80% of its runs the cap was reached", () => {
+    expect(reached.capReached / reached.runs.capReached).toBeGreaterThanOrEqual(0.8)
+  })
 
   it.effect.prop(
     "batched: execution batches are exactly the consecutive concurrency-safe partition",
-    [arbitraryTurn({ maxLength: 14 })],
+    [arbitraryTurn({ minLength: 7, maxLength: 14 })],
     ([turn]) =>
       Effect.gen(function*() {
         const { executions, outcomes } = yield* runTurn(turn, { maxConcurrency: 100, mode: "batched" })
         expect(outcomes.map((o) => o.toolUseId)).toEqual(turn.map((u) => u.id))
+        reached.runs.batchedMix++
+        // The case: a batch of two or more safe calls, and a call that must run alone.
+        const safe = turn.map((use) => inputOf(use).concurrencySafe)
+        if (safe.some((s, i) => s && safe[i + 1] === true) && safe.includes(false)) reached.batchedMix++
         const batchOf: Array<number> = []
         turn.forEach((use, i) => {
           const safe = inputOf(use).concurrencySafe
@@ -105,12 +130,16 @@ describe("scheduler properties (TestClock)", () => {
           })
         )
       }),
-    { fastCheck: { numRuns: 250 } }
+    { fastCheck: { numRuns: 200 } }
   )
+
+  it("...and in at least 80% of its runs a batch of safe calls met a call that runs alone", () => {
+    expect(reached.batchedMix / reached.runs.batchedMix).toBeGreaterThanOrEqual(0.8)
+  })
 
   it.effect.prop(
     "cancelling at an arbitrary moment yields an Outcome for every tool_use and leaves nothing running",
-    [arbitraryTurn({ maxLength: 12 }), fc.integer({ min: 0, max: 120 }), fc.constantFrom("conflict-aware" as const, "batched" as const)],
+    [arbitraryTurn({ minLength: 5, maxLength: 12 }), fc.integer({ min: 1, max: 40 }), fc.constantFrom("conflict-aware" as const, "batched" as const)],
     ([turn, at, mode]) =>
       withLog((log) =>
         Effect.gen(function*() {
@@ -128,6 +157,9 @@ describe("scheduler properties (TestClock)", () => {
           expect(outcomes.map((o) => o.toolUseId)).toEqual(turn.map((u) => u.id))
           const executions = new Map((yield* Ref.get(log)).map((e) => [e.label, e]))
           for (const e of executions.values()) expect(e.endSeq).toBeDefined()
+          reached.runs.cancelMix++
+          // The case: the cancel met a running call and a call that had not started.
+          if (outcomes.some((o) => o.status === "interrupted" && executions.has(o.toolUseId)) && outcomes.some((o) => !executions.has(o.toolUseId))) reached.cancelMix++
           for (const outcome of outcomes) {
             const e = executions.get(outcome.toolUseId)
             if (e === undefined) {
@@ -144,6 +176,10 @@ describe("scheduler properties (TestClock)", () => {
       ),
     { fastCheck: { numRuns: 200 } }
   )
+
+  it("...and in at least 80% of its runs the cancel met both a running call and one that never started", () => {
+    expect(reached.cancelMix / reached.runs.cancelMix).toBeGreaterThanOrEqual(0.8)
+  })
 })
 
 describe("ToolRuntime", () => {

@@ -18,6 +18,7 @@
 import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
+import * as DefaultServices from "effect/DefaultServices"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -27,6 +28,7 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import type * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
+import * as Tracer from "effect/Tracer"
 import * as Errors from "../../Tool/Errors.js"
 import { inputIssues } from "../../Tool/internal/inputIssues.js"
 import type { Outcome, Status } from "../../Tool/Outcome.js"
@@ -38,7 +40,7 @@ import type { ToolResultContent, ToolUseBlock } from "../../Tool/Wire.js"
 import type { Approver } from "../Approver.js"
 import { ApprovalAnswer } from "../Approver.js"
 import { ToolEvent } from "../Events.js"
-import type { HookOpinion, PermissionPolicy } from "../PermissionPolicy.js"
+import type { HookOpinion, PermissionPolicy, PolicyRequest } from "../PermissionPolicy.js"
 import type { ResultStore } from "../ResultStore.js"
 import type { RuntimeSettings } from "../RuntimeConfig.js"
 import type { ToolHooks } from "../ToolHooks.js"
@@ -62,7 +64,20 @@ export interface PipelineEnv {
   readonly withApprovalLock: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /** Cancels the rest of the run (a person's "deny and stop"); the calling fiber is spared. */
   readonly cancelRun: Effect.Effect<void>
+  /**
+   * Whether calls and decisions get spans: true when the program installed a tracer of its own. Effect's built-in
+   * tracer exports nothing, and a span per call costs more than the whole call (`bench/pipeline`).
+   */
+  readonly traced: boolean
 }
+
+const nativeTracer = Context.get(DefaultServices.liveServices, Tracer.Tracer)
+
+/** Whether calls traced by this tracer get spans: any tracer but Effect's built-in one (see {@link PipelineEnv.traced}). */
+export const tracesCalls = (tracer: Tracer.Tracer): boolean => tracer !== nativeTracer
+
+/** Whether the program installed a tracer (see {@link PipelineEnv.traced}). */
+export const isTracing: Effect.Effect<boolean> = Effect.map(Effect.tracer, tracesCalls)
 
 /** A call's input as the tool bound it. */
 export type AnyInvocation = Invocation<unknown, unknown, unknown>
@@ -97,11 +112,11 @@ const decodeInput = (tool: RegisteredTool, raw: unknown): Either.Either<unknown,
 
 const statusOf = (error: Errors.ToolCallError): Status => {
   switch (error._tag) {
-    case "effect-tool-runtime/PermissionDenied":
+    case "PermissionDenied":
       return "denied"
-    case "effect-tool-runtime/Interrupted":
+    case "Interrupted":
       return "interrupted"
-    case "effect-tool-runtime/TimedOut":
+    case "TimedOut":
       return "timed_out"
     default:
       return "error"
@@ -145,7 +160,7 @@ export const failed = (env: PipelineEnv, finish: Finish, error: Errors.ToolCallE
     const endedAt = env.clock.unsafeCurrentTimeMillis()
     const additional = finish.additionalContext ?? []
     const text = Errors.modelText(error)
-    const ui = [...finish.ui, UiBlock.Notice({ level: error._tag === "effect-tool-runtime/Interrupted" ? "warning" : "error", text: error.message })]
+    const ui = [...finish.ui, UiBlock.Notice({ level: error._tag === "Interrupted" ? "warning" : "error", text: error.message })]
     const outcome: Outcome = {
       toolUseId: finish.toolUse.id,
       requestedName: finish.toolUse.name,
@@ -236,6 +251,14 @@ const policyView = (service: AnyService, invocation: AnyInvocation): AnyService 
   }
 }
 
+/** The policy's decision, in a span of its own (attributes: tool, tool_use id, verdict). */
+const evaluateTraced = (env: PipelineEnv, request: PolicyRequest) =>
+  !env.traced ? env.policy.evaluate(request) : Effect.withSpan(
+    Effect.tap(env.policy.evaluate(request), (verdict) => Effect.annotateCurrentSpan("permission.verdict", verdict._tag)),
+    "PermissionPolicy.evaluate",
+    { attributes: { "tool.name": request.definition.name, "tool_use.id": request.context.toolUseId } }
+  )
+
 /** What the permission stage settles on: the decision and the invocation to run. */
 interface Authorised {
   readonly decision: Decision
@@ -248,7 +271,7 @@ const authorise = (stage: Stage, invocation: AnyInvocation, hook: HookOpinion | 
   const { definition, service } = prepared.tool
   const input = invocation.input
   return andThen(invocation.checkPermissions(context), (toolCheck) =>
-    andThen(env.policy.evaluate({ definition, service: policyView(service, invocation), input, traits: invocation.traits, toolCheck, hook, context }), (verdict) => {
+    andThen(evaluateTraced(env, { definition, service: policyView(service, invocation), input, traits: invocation.traits, toolCheck, hook, context }), (verdict) => {
       switch (verdict._tag) {
         case "Allow":
           return Exit.succeed({
@@ -273,9 +296,9 @@ const askPerson = (stage: Stage, invocation: AnyInvocation, message: string, sug
     const answer = yield* env.withApprovalLock(
       Effect.gen(function*() {
         yield* env.emit(() => ToolEvent.PermissionRequested({ toolUseId: request.toolUseId, request, at: env.clock.unsafeCurrentTimeMillis() }))
-        const answer = yield* env.approver.ask(request).pipe(
-          Effect.withSpan("Approver.ask", { attributes: { "tool.name": definition.name, "tool_use.id": request.toolUseId } })
-        )
+        const answer = yield* Effect.withSpan(env.approver.ask(request), "Approver.ask", {
+          attributes: { "tool.name": definition.name, "tool_use.id": request.toolUseId }
+        })
         yield* env.emit(() => ToolEvent.PermissionAnswered({ toolUseId: request.toolUseId, answer, at: env.clock.unsafeCurrentTimeMillis() }))
         return answer
       })
@@ -383,7 +406,19 @@ export const run = (env: PipelineEnv, prepared: Prepared, trace: Trace = traceOf
  * Everything after scheduling. Never fails. Interruption (a cancelled run, or the caller's fiber) interrupts the call
  * and closes its scope; the interrupter reports it from the {@link Trace}.
  */
-export const runScheduled = (env: PipelineEnv, prepared: Prepared, trace: Trace, admission: Admission): Effect.Effect<Outcome | Parked> => {
+export const runScheduled = (env: PipelineEnv, prepared: Prepared, trace: Trace, admission: Admission): Effect.Effect<Outcome | Parked> =>
+  traced(env, prepared, runStages(env, prepared, trace, admission))
+
+/** A call's span: tool name, tool_use id, and the status it ended with (`parked` when it waits to be admitted again). */
+const traced = (env: PipelineEnv, prepared: Prepared, flow: Effect.Effect<Outcome | Parked>): Effect.Effect<Outcome | Parked> =>
+  !env.traced ? flow : Effect.withSpan(
+    Effect.tap(flow, (result) =>
+      Effect.annotateCurrentSpan("tool.status", isParked(result) ? "parked" : result.status)),
+    "ToolRuntime.call",
+    { attributes: { "tool.name": prepared.tool.definition.name, "tool_use.id": prepared.toolUse.id } }
+  )
+
+const runStages = (env: PipelineEnv, prepared: Prepared, trace: Trace, admission: Admission): Effect.Effect<Outcome | Parked> => {
   const { toolUse, tool } = prepared
   const { service } = tool
   const name = tool.definition.name
@@ -439,7 +474,7 @@ export const runScheduled = (env: PipelineEnv, prepared: Prepared, trace: Trace,
   // -- admission: execute now, or park until the scheduler lets the call go on ----------------------------------
   const proceed = (invocation: AnyInvocation, additionalContext: ReadonlyArray<string>): Effect.Effect<Outcome | Parked> => {
     if (!admission.admit(invocation)) return execute(invocation, additionalContext)
-    const parked: Parked = { _tag: "Parked", resume: Effect.suspend(() => guardedProceed(invocation, additionalContext)) }
+    const parked: Parked = { _tag: "Parked", resume: traced(env, prepared, Effect.suspend(() => guardedProceed(invocation, additionalContext))) }
     return Exit.succeed(parked)
   }
   const guardedProceed = (invocation: AnyInvocation, additionalContext: ReadonlyArray<string>): Effect.Effect<Outcome | Parked> => {

@@ -22,10 +22,10 @@ const project = (permissions: Record<string, unknown>): PermissionsOptions => ({
   settings: [settingsFrom({ permissions }, path.join(root, ".claude/settings.json"))]
 })
 
-const decide = (options: PermissionsOptions, tool: Tool.Tool.Any, input: unknown): PolicyVerdict =>
+const decide = (options: PermissionsOptions, tool: Tool.Any, input: unknown): PolicyVerdict =>
   Effect.runSync(Effect.flatMap(Permissions.make(options), (policy) => policy.evaluate(request(tool, input))).pipe(Effect.provide(workspaceLayer(box))))
 
-const tag = (options: PermissionsOptions, tool: Tool.Tool.Any, input: unknown) => decide(options, tool, input)._tag
+const tag = (options: PermissionsOptions, tool: Tool.Any, input: unknown) => decide(options, tool, input)._tag
 
 describe("bypass: an allowed prefix followed by a chained command", () => {
   const allowGitStatus = project({ allow: ["Bash(git status:*)"] })

@@ -19,7 +19,7 @@ const inRoot = (...parts: Array<string>) => path.join(root, ...parts)
 const policy = (options: PermissionsOptions) =>
   Effect.runSync(Permissions.make(options).pipe(Effect.provide(workspaceLayer(box))))
 
-const verdictOf = (options: PermissionsOptions, tool: Tool.Tool.Any, input: unknown, hook?: HookOpinion): PolicyVerdict =>
+const verdictOf = (options: PermissionsOptions, tool: Tool.Any, input: unknown, hook?: HookOpinion): PolicyVerdict =>
   Effect.runSync(policy(options).evaluate(request(tool, input, hook)))
 
 const hook = (behavior: HookOpinion["behavior"]): HookOpinion => ({ behavior, hook: "guard.sh", message: `the hook says ${behavior}` })
@@ -32,7 +32,7 @@ const summary = (verdict: PolicyVerdict) => `${verdict._tag}:${verdict.reason._t
 interface Row {
   readonly name: string
   readonly options: PermissionsOptions
-  readonly tool: Tool.Tool.Any
+  readonly tool: Tool.Any
   readonly input: unknown
   readonly hook?: HookOpinion["behavior"]
   readonly expected: string

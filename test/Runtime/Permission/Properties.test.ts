@@ -21,7 +21,7 @@ const rulePool = [
 const check = fc.constantFrom(undefined, "allow", "deny", "ask", "passthrough")
 const filePath = fc.constantFrom("src/a.ts", "secrets/key.txt", path.join(root, ".git/config"), path.join(outside, "x.txt"), path.join(home, ".bashrc"), "notes.txt")
 
-const call: fc.Arbitrary<readonly [Tool.Tool.Any, unknown]> = fc.oneof(
+const call: fc.Arbitrary<readonly [Tool.Any, unknown]> = fc.oneof(
   fc.record({ command: fc.constantFrom("ls", "rm -rf x", "git log --oneline", "git logout", "npm test && rm x", "echo hi | sh"), check }).map((input) => [Bash, input] as const),
   fc.record({ path: filePath, check }).chain((input) => fc.constantFrom(Read, Edit, Write, Grep).map((tool) => [tool, input] as const)),
   fc.record({ url: fc.constantFrom("https://example.com/a", "https://evil.test/"), check }).map((input) => [WebFetch, input] as const),
@@ -43,6 +43,18 @@ const hookOpinion = fc.option(
 
 const scenario = fc.record({ project: ruleLists, cli: ruleLists, mode, call, hook: hookOpinion })
 type Scenario = typeof scenario extends fc.Arbitrary<infer A> ? A : never
+
+/**
+ * Scenarios that also hold a deny or ask rule naming the call's tool (in the project file or on the command line), so
+ * the properties about what such a rule guarantees meet their case in nearly every run (counted below).
+ */
+const scenarioWithRule = (behaviors: ReadonlyArray<"deny" | "ask">): fc.Arbitrary<Scenario> =>
+  fc.tuple(scenario, fc.constantFrom(...behaviors), fc.constantFrom("project" as const, "cli" as const)).map(([s, behavior, where]) => {
+    const lists = s[where]
+    return { ...s, [where]: { ...lists, [behavior]: [...(lists[behavior] ?? []), s.call[0].definition.name] } }
+  })
+
+const reached = { allowOverride: [0, 0], hookDeny: [0, 0] }
 
 const optionsOf = (s: Scenario, extra?: { readonly behavior: "allow" | "deny" | "ask"; readonly rule: string }): PermissionsOptions => ({
   settings: [settingsFrom({ permissions: s.project }, path.join(root, ".claude/settings.json"))],
@@ -68,21 +80,33 @@ describe("Permissions: properties", () => {
     if (before._tag !== "Allow") expect(after._tag).not.toBe("Allow")
   }, { fastCheck: { numRuns: 300 } })
 
-  it.prop("adding an allow rule never overrides a deny or ask rule", [scenario, fc.constantFrom(...rulePool)], ([s, rule]) => {
+  it.prop("adding an allow rule never overrides a deny or ask rule", [scenarioWithRule(["deny", "deny", "ask"]), fc.constantFrom(...rulePool)], ([s, rule]) => {
     const before = verdict(optionsOf(s), s, s.hook)
+    reached.allowOverride[1]!++
     if (!byRule(before, "deny") && !byRule(before, "ask")) return
+    reached.allowOverride[0]!++
     const after = verdict(optionsOf(s, { behavior: "allow", rule }), s, s.hook)
     expect(after._tag).toBe(before._tag)
     expect(after.reason).toEqual(before.reason)
   }, { fastCheck: { numRuns: 300 } })
 
-  it.prop("no hook output allows what a deny rule denies", [scenario, hookOpinion], ([s, hook]) => {
+  it("...and in at least 80% of its runs a deny or ask rule decided", () => {
+    expect(reached.allowOverride[0]! / reached.allowOverride[1]!).toBeGreaterThanOrEqual(0.8)
+  })
+
+  it.prop("no hook output allows what a deny rule denies", [scenarioWithRule(["deny"]), hookOpinion], ([s, hook]) => {
     const without = verdict(optionsOf(s), s, undefined)
+    reached.hookDeny[1]!++
     if (!byRule(without, "deny")) return
+    reached.hookDeny[0]!++
     const withHook = verdict(optionsOf(s), s, hook)
     expect(withHook._tag).toBe("Deny")
     expect(withHook.reason).toEqual(without.reason)
   }, { fastCheck: { numRuns: 300 } })
+
+  it("...and in at least 80% of its runs a deny rule decided", () => {
+    expect(reached.hookDeny[0]! / reached.hookDeny[1]!).toBeGreaterThanOrEqual(0.8)
+  })
 
   it.prop("a hook's allow never bypasses an ask rule, the tool's deny or ask, or a safety check", [scenario], ([s]) => {
     const without = verdict(optionsOf(s), s, undefined)

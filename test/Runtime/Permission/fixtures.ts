@@ -168,7 +168,7 @@ const services: Record<string, Tool.AnyService> = {
 
 /** A policy request for one call, with the tool's own check run. */
 export const request = (
-  tool: Tool.Tool.Any,
+  tool: Tool.Any,
   input: unknown,
   hook?: PolicyRequest["hook"]
 ): PolicyRequest => {

@@ -46,7 +46,7 @@ describe("WebFetch: URLs", () => {
       const layer = runtime(testOptions({ plainHttp: [] }), { allow: ["WebFetch"] })
       const [bad, upgraded] = yield* Effect.all([fetch("file:///etc/passwd"), fetch("http://site.test:1/")]).pipe(Effect.provide(layer))
       expect(bad!.status).toBe("error")
-      expect(bad!.error?._tag).toBe("effect-tool-runtime/ValidationFailed")
+      expect(bad!.error?._tag).toBe("ValidationFailed")
       expect(resultText(bad!)).toContain("Only http: and https: URLs can be fetched, not file:")
       expect(upgraded!.executedInput).toEqual({ url: "https://site.test:1/", prompt: "What does the page say?" })
     }))
