@@ -353,7 +353,8 @@ const readBody = (response: HttpClientResponse.HttpClientResponse, url: URL, lim
         touch()
         wireBytes += chunk.length
       }
-      if (inflate === undefined) return gatherUpTo(wire, limits.maxBodyBytes, onWire)
+      // Without compression the wire bytes are the body: both caps apply to them.
+      if (inflate === undefined) return gatherUpTo(wire, Math.min(limits.maxBodyBytes, limits.maxDecodedBytes), onWire)
       const decoded = NodeStream.pipeThroughDuplex(
         capBytes(wire, limits.maxBodyBytes, onWire, () => (wireCut = true)),
         () => inflate,

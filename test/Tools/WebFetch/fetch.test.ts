@@ -197,6 +197,17 @@ describe("WebFetch: limits", () => {
       expect(output.result.startsWith("zzzz")).toBe(true)
     }))
 
+  it.scopedLive("an uncompressed body is held to the smaller of the two caps", () =>
+    Effect.gen(function*() {
+      const server = yield* serve((_, response) => {
+        response.writeHead(200, { "content-type": "text/plain" })
+        response.end(Buffer.alloc(3 * 1024 * 1024, "b"))
+      })
+      const outcome = yield* fetch(server.url("/plain")).pipe(Effect.provide(runtime(testOptions({ maxDecodedBytes: 1024 * 1024, pageReader: contentReader }))))
+      expect(page(outcome.output).bytes).toBe(1024 * 1024)
+      expect(page(outcome.output).notes).toContain("The body was cut at 1.0 MB; the rest was not read.")
+    }))
+
   it.scopedLive("decodes gzip, deflate and brotli bodies", () =>
     Effect.gen(function*() {
       const text = "compressed words ".repeat(100)

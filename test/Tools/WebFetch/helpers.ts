@@ -99,7 +99,7 @@ export const testNames = ["site.test", "www.site.test", "other.test", "public.te
 export const testOptions = (options: WebFetchOptions = {}): WebFetchOptions => ({
   allowPrivate: ["127.0.0.1"],
   plainHttp: ["127.0.0.1", ...testNames],
-  resolver: tableResolver(Object.fromEntries(testNames.map((name) => [name, ["127.0.0.1"]]))),
+  resolver: Resolver.layerStatic(Object.fromEntries(testNames.map((name) => [name, ["127.0.0.1"]]))),
   ...options
 })
 
