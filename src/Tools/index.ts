@@ -1,6 +1,6 @@
 /**
- * The built-in tools (`effect-tool-runtime/tools`): Read, Write, Edit, Glob, Grep and Bash, with what they share
- * (Workspace, FileState), and {@link builtinLayer}, which provides all of them. ToolSearch needs a session's
+ * The built-in tools (`effect-tool-runtime/tools`): Read, Write, Edit, Glob, Grep, Bash and WebFetch, with what they
+ * share (Workspace, FileState), and {@link builtinLayer}, which provides all of them. ToolSearch needs a session's
  * catalogue, so it is not among them: `Search.catalogLayer(tools)` adds it.
  *
  * @since 0.1.0
@@ -18,6 +18,9 @@ import type { SandboxUnavailable } from "./Shell/Sandbox.js"
 import type { Workspace } from "../Runtime/Workspace.js"
 import type { Session, SessionError } from "../Runtime/Session.js"
 import * as SessionFileState from "./SessionFileState.js"
+import type { InvalidAllowEntry } from "./Web/Address.js"
+import { WebFetchTool } from "./WebFetch.js"
+import type { WebFetchOptions } from "./WebFetch.js"
 
 /** @since 0.1.0 */
 export { BashTool } from "./Bash.js"
@@ -44,6 +47,19 @@ export { ToolSearch } from "./ToolSearch.js"
  * @since 0.2.0
  */
 export * as Search from "./ToolSearch.js"
+export { WebFetchError, WebFetchTool } from "./WebFetch.js"
+/** @since 0.2.0 */
+export type { WebFetchInput, WebFetchOptions, WebFetchOutput } from "./WebFetch.js"
+/** @since 0.2.0 */
+export { PageReader, PageReaderError } from "./Web/PageReader.js"
+/** @since 0.2.0 */
+export type { PageReaderOptions, PageRequest } from "./Web/PageReader.js"
+/** @since 0.2.0 */
+export { Resolver, ResolveError } from "./Web/Resolver.js"
+/** @since 0.2.0 */
+export type { ResolvedAddress } from "./Web/Resolver.js"
+/** @since 0.2.0 */
+export { InvalidAllowEntry } from "./Web/Address.js"
 
 /**
  * Every built-in tool, in the order the model is shown them.
@@ -51,7 +67,7 @@ export * as Search from "./ToolSearch.js"
  * @since 0.1.0
  * @category tools
  */
-export const builtinTools = [...FileTools.tools, BashTool] as const
+export const builtinTools = [...FileTools.tools, BashTool, WebFetchTool] as const
 
 /**
  * The Context identifiers of the built-in tools.
@@ -70,6 +86,8 @@ export type BuiltinTools = Tool.IdentifierOf<(typeof builtinTools)[number]>
 export interface BuiltinOptions {
   readonly bash?: BashOptions
   readonly fileState?: FileStateOptions
+  /** WebFetch's settings: private hosts, plain-http hosts, limits, cache, reader and resolver. */
+  readonly webFetch?: WebFetchOptions
 }
 
 /**
@@ -81,8 +99,12 @@ export interface BuiltinOptions {
  */
 export const builtinLayer = (
   options: BuiltinOptions = {}
-): Layer.Layer<BuiltinTools, SandboxUnavailable, Workspace | ResultStore | CommandExecutor.CommandExecutor> =>
-  Layer.mergeAll(FileTools.layer.pipe(Layer.provide(FileState.layer(options.fileState))), BashTool.layer(options.bash))
+): Layer.Layer<BuiltinTools, SandboxUnavailable | InvalidAllowEntry, Workspace | ResultStore | CommandExecutor.CommandExecutor> =>
+  Layer.mergeAll(
+    FileTools.layer.pipe(Layer.provide(FileState.layer(options.fileState))),
+    BashTool.layer(options.bash),
+    WebFetchTool.layer(options.webFetch)
+  )
 /** @since 0.2.0 */
 export * as SessionFileState from "./SessionFileState.js"
 
@@ -95,5 +117,9 @@ export * as SessionFileState from "./SessionFileState.js"
  */
 export const builtinSessionLayer = (
   options: BuiltinOptions = {}
-): Layer.Layer<BuiltinTools, SandboxUnavailable | SessionError, Workspace | ResultStore | CommandExecutor.CommandExecutor | Session> =>
-  Layer.mergeAll(FileTools.layer.pipe(Layer.provide(SessionFileState.layer(options.fileState))), BashTool.layer(options.bash))
+): Layer.Layer<BuiltinTools, SandboxUnavailable | InvalidAllowEntry | SessionError, Workspace | ResultStore | CommandExecutor.CommandExecutor | Session> =>
+  Layer.mergeAll(
+    FileTools.layer.pipe(Layer.provide(SessionFileState.layer(options.fileState))),
+    BashTool.layer(options.bash),
+    WebFetchTool.layer(options.webFetch)
+  )

@@ -35,7 +35,7 @@ const run = async (args: ReadonlyArray<string>, cwd: string): Promise<{ code: nu
 }
 
 type Node = { readonly [key: string]: never }
-const builtinNames = ["Read", "Write", "Edit", "Glob", "Grep", "Bash"]
+const builtinNames = ["Read", "Write", "Edit", "Glob", "Grep", "Bash", "WebFetch"]
 
 describe("effect-tool-runtime tools", () => {
   const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "tools-cli-"))
@@ -62,13 +62,13 @@ describe("effect-tool-runtime tools", () => {
     fs.writeFileSync(settings, JSON.stringify({ permissions: { deny: ["Bash", "Edit(./secret/**)"] } }))
     const { code, stdout } = await run(["--settings", settings, "--deny", "Write"], cwd)
     expect(code).toBe(0)
-    expect((JSON.parse(stdout) as Array<{ name: string }>).map((tool) => tool.name)).toEqual(["Read", "Edit", "Glob", "Grep"])
+    expect((JSON.parse(stdout) as Array<{ name: string }>).map((tool) => tool.name)).toEqual(["Read", "Edit", "Glob", "Grep", "WebFetch"])
   }, 60_000)
 
   it("--with-announcement prints the tools, the announcement and the estimate", async () => {
     const { stdout } = await run(["--with-announcement"], cwd)
     const parsed = JSON.parse(stdout) as { tools: Array<unknown>; announcement: string | null; estimated_tokens: number }
-    expect(parsed.tools).toHaveLength(6)
+    expect(parsed.tools).toHaveLength(7)
     expect(parsed.announcement).toBeNull()
     expect(parsed.estimated_tokens).toBe(Math.ceil(JSON.stringify(parsed.tools).length / 4))
   }, 60_000)
