@@ -34,6 +34,7 @@ import { UiBlock } from "../Tool/Presentation.js"
 import * as Tool from "../Tool/Tool.js"
 import * as CommandPlan from "./Shell/CommandPlan.js"
 import { realSleep } from "./Shell/internal/realTime.js"
+import { ArgumentString } from "./internal/argumentLimits.js"
 import { OutputBuffer } from "./Shell/OutputBuffer.js"
 import * as Process from "./Shell/Process.js"
 import * as Sandbox from "./Shell/Sandbox.js"
@@ -85,7 +86,8 @@ const PREVIEW_CHARS = 12_000
  * @category models
  */
 export const BashInput = Schema.Struct({
-  command: Schema.String.annotations({ description: "The command to execute" }),
+  // What bash gets is one argument, `bash -c SCRIPT`: the command plus the script's redirections must fit in it.
+  command: ArgumentString("The command to execute", { spare: Buffer.byteLength(Process.shellScript("")) }),
   timeout: Schema.optional(
     Schema.Number.pipe(Schema.int(), Schema.between(1, MAX_TIMEOUT_MS)).annotations({
       description: `Optional timeout in milliseconds (max ${MAX_TIMEOUT_MS})`

@@ -29,6 +29,7 @@ import { inspect, readCurrent, StaleError, staleMessage, staleness, unchangedSin
 import type { Current } from "./internal/filesGuard.js"
 import { checkPath, displayPath, fileResource, ruleCovers } from "./internal/filesPaths.js"
 import { Workspace } from "../Runtime/Workspace.js"
+import { PathString } from "./internal/argumentLimits.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // definition
@@ -41,7 +42,7 @@ import { Workspace } from "../Runtime/Workspace.js"
  * @category models
  */
 export const EditInput = Schema.Struct({
-  file_path: Schema.String.annotations({ description: "The absolute path to the file to modify" }),
+  file_path: PathString("The absolute path to the file to modify"),
   old_string: Schema.String.annotations({ description: "The text to replace" }),
   new_string: Schema.String.annotations({ description: "The text to replace it with (must be different from old_string)" }),
   replace_all: Schema.optionalWith(Schema.Boolean, { default: () => false }).annotations({

@@ -20,6 +20,7 @@ import { gitignoreFilter, rootIgnoreGlobs } from "./internal/filesIgnore.js"
 import { directorySearchStages, displayPath, specialFileReason } from "./internal/filesPaths.js"
 import { withheldNote, withholding } from "./internal/filesWithheld.js"
 import { isWithin, Workspace } from "../Runtime/Workspace.js"
+import { PathString } from "./internal/argumentLimits.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // definition
@@ -33,9 +34,7 @@ import { isWithin, Workspace } from "../Runtime/Workspace.js"
  */
 export const GlobInput = Schema.Struct({
   pattern: Schema.String.annotations({ description: "The glob pattern to match files against, e.g. \"**/*.ts\"" }),
-  path: Schema.optional(Schema.String).annotations({
-    description: "The directory to search in. Omit it to search the current working directory."
-  })
+  path: Schema.optional(PathString("The directory to search in. Omit it to search the current working directory."))
 })
 
 /**
@@ -91,6 +90,17 @@ export const Glob = Tool.make("Glob", {
 // implementation
 // ---------------------------------------------------------------------------------------------------------------
 
+/** picomatch refuses longer patterns. */
+const maxPatternChars = 65_536
+
+/** Why a pattern can never match a name, or undefined. */
+const patternProblem = (pattern: string): string | undefined =>
+  pattern.includes("\0")
+    ? "contains a NUL byte (\\0), which no file name can hold"
+    : pattern.length > maxPatternChars
+    ? `is ${pattern.length} characters long, over the ${maxPatternChars} a glob pattern may have`
+    : undefined
+
 /** Splits an absolute pattern into its static directory and the dynamic rest. */
 const splitAbsolute = (pattern: string): { readonly base: string; readonly rest: string } => {
   const segments = pattern.split("/")
@@ -114,6 +124,8 @@ export const layer = Glob.implementEffect(
       validate: (input) =>
         Effect.gen(function*() {
           let { pattern, path } = input
+          const problem = patternProblem(pattern)
+          if (problem !== undefined) return yield* Tool.reject(`The pattern ${problem}.`)
           if (nodePath.isAbsolute(pattern)) {
             const split = splitAbsolute(pattern)
             if (path !== undefined && !isWithin(nodePath.resolve(workspace.cwd, path), split.base)) {

@@ -23,6 +23,7 @@ import * as Schema from "effect/Schema"
 import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
+import type { Readable } from "node:stream"
 import * as Tool from "../Tool/Tool.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import { directorySearchStages, displayPath, specialFileReason } from "./internal/filesPaths.js"
@@ -30,6 +31,7 @@ import { complaintPaths, contextSeparatorArg, recordReader } from "./internal/fi
 import type { RgRecord } from "./internal/filesRipgrep.js"
 import { withheldNote, withholding } from "./internal/filesWithheld.js"
 import { isWithin, Workspace } from "../Runtime/Workspace.js"
+import { ArgumentString, argvProblem, PathString } from "./internal/argumentLimits.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // definition
@@ -44,10 +46,12 @@ const Count = Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))
  * @category models
  */
 export const GrepInput = Schema.Struct({
-  pattern: Schema.String.annotations({ description: "The regular expression pattern to search for in file contents (ripgrep syntax)" }),
-  path: Schema.optional(Schema.String).annotations({ description: "File or directory to search in. Defaults to the current working directory." }),
-  glob: Schema.optional(Schema.String).annotations({ description: "Glob pattern to filter files (e.g. \"*.js\", \"*.{ts,tsx}\")" }),
-  type: Schema.optional(Schema.String).annotations({ description: "File type to search (rg --type), e.g. js, py, rust" }),
+  pattern: ArgumentString("The regular expression pattern to search for in file contents (ripgrep syntax)", {
+    nulHint: "to match a NUL byte, write \\x00"
+  }),
+  path: Schema.optional(PathString("File or directory to search in. Defaults to the current working directory.")),
+  glob: Schema.optional(ArgumentString("Glob pattern to filter files (e.g. \"*.js\", \"*.{ts,tsx}\")")),
+  type: Schema.optional(ArgumentString("File type to search (rg --type), e.g. js, py, rust")),
   output_mode: Schema.optional(Schema.Literal("content", "files_with_matches", "count")).annotations({
     description: "\"content\" shows matching lines, \"files_with_matches\" shows file paths (default), \"count\" shows match counts"
   }),
@@ -175,7 +179,15 @@ const runRipgrep = (
   toLine: (record: Exclude<RgRecord, { readonly _tag: "Separator" }>) => string | undefined
 ) =>
   Effect.async<RgResult, Tool.ToolError>((resume) => {
-    const child = childProcess.spawn(rgPath, args, { cwd, stdio: ["ignore", "pipe", "pipe"] })
+    // The input schema already bounds each argument; this is the last word before the kernel's.
+    const problem = argvProblem([rgPath, ...args])
+    if (problem !== undefined) return resume(Effect.fail(new Tool.ToolError({ message: `Cannot run ripgrep: ${problem}.` })))
+    let child: childProcess.ChildProcessByStdio<null, Readable, Readable>
+    try {
+      child = childProcess.spawn(rgPath, args, { cwd, stdio: ["ignore", "pipe", "pipe"] })
+    } catch (error) {
+      return resume(Effect.fail(new Tool.ToolError({ message: `Could not run ripgrep: ${error instanceof Error ? error.message : String(error)}` })))
+    }
     const read = recordReader(mode)
     const lines: Array<string> = []
     let separated = false

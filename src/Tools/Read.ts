@@ -24,6 +24,7 @@ import { numberLines, readHead, readLines, sniff } from "./internal/filesContent
 import { inspect } from "./internal/filesGuard.js"
 import { checkPath, displayPath, fileResource, ruleCovers } from "./internal/filesPaths.js"
 import { Workspace } from "../Runtime/Workspace.js"
+import { PathString } from "./internal/argumentLimits.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // limits
@@ -57,7 +58,7 @@ export const limits = {
  * @category models
  */
 export const ReadInput = Schema.Struct({
-  file_path: Schema.String.annotations({ description: "The absolute path to the file to read" }),
+  file_path: PathString("The absolute path to the file to read"),
   offset: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))).annotations({
     description: "The line number to start reading from (1-based). Only provide if the file is too large to read at once"
   }),

@@ -23,6 +23,7 @@ import { unifiedDiff } from "./internal/filesEdit.js"
 import { describeCurrent, inspect, StaleError, staleMessage, staleness, unchangedSince } from "./internal/filesGuard.js"
 import { checkPath, displayPath, fileResource, resolveSync, ruleCovers } from "./internal/filesPaths.js"
 import { Workspace } from "../Runtime/Workspace.js"
+import { PathString } from "./internal/argumentLimits.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // definition
@@ -35,7 +36,7 @@ import { Workspace } from "../Runtime/Workspace.js"
  * @category models
  */
 export const WriteInput = Schema.Struct({
-  file_path: Schema.String.annotations({ description: "The absolute path to the file to write (must be absolute, not relative)" }),
+  file_path: PathString("The absolute path to the file to write (must be absolute, not relative)"),
   content: Schema.String.annotations({ description: "The content to write to the file" })
 })
 

@@ -26,6 +26,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { randomUUID } from "node:crypto"
 import * as os from "node:os"
+import { argvProblem } from "../internal/argumentLimits.js"
 import { realSleep } from "./internal/realTime.js"
 import * as ProcessTree from "./ProcessTree.js"
 
@@ -178,6 +179,9 @@ export const run = (options: ShellOptions): Effect.Effect<ShellResult, ShellProc
     // rshd") unless SHLVL says it is nested; a user's rc file must not change what an analysed command does.
     const argv: Argv = ["bash", "--norc", "--noprofile", "-c", shellScript(options.command)]
     const [program, ...args] = options.wrap?.(argv) ?? argv
+    // The kernel refuses NUL bytes and oversized arguments; Node throws on them. Say so instead of crashing.
+    const refused = argvProblem([program, ...args], options.env)
+    if (refused !== undefined) return yield* new ShellProcessError({ message: `cannot start bash: ${refused}` })
     const command = Command.make(program, ...args).pipe(
       Command.workingDirectory(options.cwd),
       Command.env({ ...options.env, [ProcessTree.markerVariable]: marker }, { extendEnv: false })
