@@ -27,7 +27,8 @@ import { applyAt, describeNearMatch, lineAt, nearMatch, occurrences, unifiedDiff
 import type { Applied } from "./internal/filesEdit.js"
 import { inspect, readCurrent, StaleError, staleMessage, staleness, unchangedSince } from "./internal/filesGuard.js"
 import type { Current } from "./internal/filesGuard.js"
-import { checkPath, displayPath, fileResource, ruleCovers } from "./internal/filesPaths.js"
+import { checkPath, displayPath, fileResource, resolveSync, ruleCovers } from "./internal/filesPaths.js"
+import { boundPreview, previewLines, readForPreview } from "./internal/filesPreview.js"
 import { Workspace } from "../Runtime/Workspace.js"
 import { PathString } from "./internal/argumentLimits.js"
 
@@ -216,7 +217,18 @@ export const layer = Edit.implementEffect(
           }
         }),
 
-      renderUse: (input) => [UiBlock.Title({ text: `Edit(${shown(input.file_path)})` })],
+      // What the person approves: the change as it would apply to the file now (real line numbers), or, when the
+      // file cannot be planned against (missing, large, the edit would fail), old_string against new_string.
+      renderUse: (input) => {
+        const path = shown(input.file_path)
+        const title = UiBlock.Title({ text: `Edit(${path}${input.replace_all ? ", replace all" : ""})` })
+        const before = readForPreview(resolveSync(input.file_path, workspace.cwd, workspace.home).real)
+        const planned = before === undefined ? undefined : plan(input, path, before, undefined)
+        const patch = planned?._tag === "Plan"
+          ? unifiedDiff(path, planned.before, planned.applied.content)
+          : unifiedDiff(path, input.old_string, input.new_string)
+        return [title, UiBlock.Diff({ path, patch: boundPreview(patch, previewLines * 2) })]
+      },
       renderResult: (output) => [UiBlock.Diff({ path: output.path, patch: output.patch })],
       toModel: (output) => {
         if (output.created) return `File created successfully at: ${output.path}`

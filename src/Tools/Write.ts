@@ -20,6 +20,7 @@ import { UiBlock } from "../Tool/Presentation.js"
 import { FileState, hashContent } from "./FileState.js"
 import { writeFileAtomic } from "./internal/filesAtomic.js"
 import { unifiedDiff } from "./internal/filesEdit.js"
+import { boundPreview, previewLines, readForPreview } from "./internal/filesPreview.js"
 import { describeCurrent, inspect, StaleError, staleMessage, staleness, unchangedSince } from "./internal/filesGuard.js"
 import { checkPath, displayPath, fileResource, resolveSync, ruleCovers } from "./internal/filesPaths.js"
 import { Workspace } from "../Runtime/Workspace.js"
@@ -154,7 +155,14 @@ export const layer = Write.implementEffect(
           }
         }),
 
-      renderUse: (input) => [UiBlock.Title({ text: `Write(${shown(input.file_path)})` })],
+      // What the person approves: the diff against the file as it is now, or the new file's content (bounded).
+      renderUse: (input) => {
+        const title = UiBlock.Title({ text: `Write(${shown(input.file_path)})` })
+        const path = shown(input.file_path)
+        const current = readForPreview(resolveSync(input.file_path, workspace.cwd, workspace.home).real)
+        if (current !== undefined) return [title, UiBlock.Diff({ path, patch: boundPreview(unifiedDiff(path, current, input.content), previewLines * 2) })]
+        return [title, UiBlock.Code({ text: input.content === "" ? "(empty file)" : boundPreview(input.content) })]
+      },
       renderResult: (output) =>
         output.patch !== undefined
           ? [UiBlock.Diff({ path: output.path, patch: output.patch })]
