@@ -75,6 +75,15 @@ const WRITE_BATCH = 1024 * 1024
 /** Characters of head and of tail the model gets from a larger output. */
 const PREVIEW_CHARS = 12_000
 
+/**
+ * The most output one call may produce by default (64 MiB): past it the command is stopped, so a runaway
+ * (`seq 1 inf`, `yes`) cannot fill the disk. Configurable with {@link BashOptions} `maxOutputBytes`.
+ *
+ * @since 0.2.0
+ * @category limits
+ */
+export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024
+
 // ---------------------------------------------------------------------------------------------------------------
 // models
 // ---------------------------------------------------------------------------------------------------------------
@@ -141,7 +150,7 @@ export type BashOutput = typeof BashOutput.Type
  * @category errors
  */
 export class BashFailure extends Schema.TaggedError<BashFailure>("effect-tool-runtime/Tools/Bash/BashFailure")("BashFailure", {
-  reason: Schema.Literal("exit", "signal", "timeout", "start"),
+  reason: Schema.Literal("exit", "signal", "timeout", "start", "outputLimit"),
   message: Schema.String,
   exitCode: Schema.optional(Schema.Number),
   fullOutputPath: Schema.optional(Schema.String)
@@ -164,6 +173,11 @@ export interface BashOptions {
   readonly env?: Readonly<Record<string, string | undefined>>
   /** Interval of progress reports with the latest lines. Default 1 second. */
   readonly progressInterval?: Duration.DurationInput
+  /**
+   * The most output bytes one call may produce ({@link DEFAULT_MAX_OUTPUT_BYTES} by default). Past it the process
+   * tree is killed, the first `maxOutputBytes` are kept (and stored), and the model is told so.
+   */
+  readonly maxOutputBytes?: number
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -279,6 +293,7 @@ interface Services {
   readonly killGrace: Duration.DurationInput
   readonly memoryBytes: number
   readonly progressEvery: number
+  readonly maxOutputBytes: number
 }
 
 const runCommand = (services: Services, input: BashInput, context: Tool.CallContext): Effect.Effect<BashOutput, BashFailure, Scope.Scope> =>
@@ -366,6 +381,7 @@ const runCommand = (services: Services, input: BashInput, context: Tool.CallCont
       timeout: Duration.millis(timeoutMs),
       killGrace: services.killGrace,
       onOutput,
+      maxOutputBytes: services.maxOutputBytes,
       ...(services.wrap === undefined ? {} : { wrap: services.wrap })
     }).pipe(
       Effect.provideService(CommandExecutor.CommandExecutor, services.executor),
@@ -394,7 +410,7 @@ const runCommand = (services: Services, input: BashInput, context: Tool.CallCont
       omittedBytes: seen.omittedBytes,
       totalBytes: seen.totalBytes,
       ...(seen.fullOutputPath === undefined ? {} : { fullOutputPath: seen.fullOutputPath }),
-      exitCode: result.exit._tag === "TimedOut" ? 124 : result.exit.code,
+      exitCode: result.exit._tag === "TimedOut" ? 124 : result.exit._tag === "OutputLimit" ? 137 : result.exit.code,
       durationMs,
       stoppedBackgroundProcesses: result.leftovers,
       outputIncomplete: result.outputIncomplete
@@ -409,6 +425,12 @@ const runCommand = (services: Services, input: BashInput, context: Tool.CallCont
     switch (result.exit._tag) {
       case "TimedOut":
         return yield* failure("timeout", `Command timed out after ${formatDuration(timeoutMs)} and was stopped. Output so far:`)
+      case "OutputLimit":
+        return yield* failure(
+          "outputLimit",
+          `Command produced more than ${formatBytes(result.exit.limitBytes)} of output, the limit for one call, and was stopped; ` +
+            `the first ${formatBytes(result.exit.limitBytes)} were kept. Narrow the command (head, grep, a smaller range) and run it again. Output:`
+        )
       case "Signaled":
         return yield* failure("signal", `Command was killed by ${result.exit.signal} (exit code ${result.exit.code}). Output:`, result.exit.code)
       case "Exited": {
@@ -451,7 +473,8 @@ export const layer = (
         wrap,
         killGrace: options.killGrace ?? Duration.seconds(2),
         memoryBytes: Math.max(BODY_LIMIT, options.memoryBytes ?? 1024 * 1024),
-        progressEvery: Duration.toMillis(Duration.decode(options.progressInterval ?? Duration.seconds(1)))
+        progressEvery: Duration.toMillis(Duration.decode(options.progressInterval ?? Duration.seconds(1))),
+        maxOutputBytes: Math.max(0, options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES)
       }
       return {
         validate: (input) => (input.command.trim() === "" ? Tool.reject("The command is empty.") : Effect.succeed(input)),
