@@ -4,7 +4,8 @@
  * between it and each match; `.git` is never listed. Paths are relative to the working directory when inside it.
  *
  * A pattern may not climb out of its base directory (`..`); an absolute pattern is split into a base directory
- * and a relative pattern. Symlinked directories are not followed. Files that permission rules forbid reading
+ * and a relative pattern. Symlinked directories are not followed, and a match is listed only when it resolves
+ * inside the searched directory or the workspace (`link/passwd` through `link -> /etc` is not). Files that permission rules forbid reading
  * (`Read(./.env)`) are left out, and the model is told how many, not which.
  *
  * @since 0.1.0
@@ -17,7 +18,7 @@ import { glob, isDynamicPattern } from "tinyglobby"
 import * as Tool from "../Tool/Tool.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import { gitignoreFilter, rootIgnoreGlobs } from "./internal/filesIgnore.js"
-import { directorySearchStages, displayPath, specialFileReason } from "./internal/filesPaths.js"
+import { directorySearchStages, displayPath, realPathSync, specialFileReason } from "./internal/filesPaths.js"
 import { withheldNote, withholding } from "./internal/filesWithheld.js"
 import { isWithin, Workspace } from "../Runtime/Workspace.js"
 import { PathString } from "./internal/argumentLimits.js"
@@ -50,7 +51,9 @@ export const GlobOutput = Schema.Struct({
   total: Schema.Number,
   truncated: Schema.Boolean,
   /** How many matching files were left out because permission rules deny reading them. */
-  withheld: Schema.optional(Schema.Number)
+  withheld: Schema.optional(Schema.Number),
+  /** How many matches were left out because they resolve (through a symlink) outside the searched directory and the workspace. */
+  outside: Schema.optional(Schema.Number)
 })
 
 /**
@@ -153,6 +156,7 @@ export const layer = Glob.implementEffect(
           const resolved = yield* workspace.resolve(searchPath(input))
           const base = resolved.real
           const withheld = withholding(context, resolved)
+          let outside = 0
           // .gitignore files apply from the workspace root that holds the search, else from the search directory.
           const top = workspace.roots.find((root) => isWithin(root, base)) ?? base
           const found = yield* Effect.tryPromise({
@@ -166,7 +170,13 @@ export const layer = Glob.implementEffect(
                 expandDirectories: false,
                 ignore: ["**/.git/**", ...(await rootIgnoreGlobs(top, base))]
               })
-              const inside = files.map((file) => nodePath.normalize(file)).filter((file) => isWithin(base, file))
+              const named = files.map((file) => nodePath.normalize(file)).filter((file) => isWithin(base, file))
+              // Where a match resolves decides, not how it is spelled: `link/passwd` through `link -> /etc` is /etc/passwd.
+              const inside = named.filter((file) => {
+                const real = realPathSync(file)
+                return isWithin(base, real) || workspace.contains(real)
+              })
+              outside = named.length - inside.length
               const kept = (await gitignoreFilter(top, inside)).filter((file) => withheld.allows(file))
               const stamped = await Promise.all(
                 kept.map(async (file) => ({ file, mtimeMs: await fs.promises.lstat(file).then((s) => s.mtimeMs, () => 0) }))
@@ -182,7 +192,8 @@ export const layer = Glob.implementEffect(
             files: found.slice(0, maxResults).map(({ file }) => show(file)),
             total: found.length,
             truncated: found.length > maxResults,
-            ...(withheld.count() > 0 ? { withheld: withheld.count() } : {})
+            ...(withheld.count() > 0 ? { withheld: withheld.count() } : {}),
+            ...(outside > 0 ? { outside } : {})
           }
         }),
 
@@ -195,8 +206,11 @@ export const layer = Glob.implementEffect(
           : output.truncated
           ? `${output.files.join("\n")}\n(Results are truncated: showing the ${maxResults} most recently modified of ${output.total} files. Use a more specific path or pattern.)`
           : output.files.join("\n")
-        const note = withheldNote(output.withheld)
-        return note === undefined ? body : `${body}\n${note}`
+        const notes = [
+          withheldNote(output.withheld),
+          output.outside === undefined ? undefined : `(${output.outside} match${output.outside === 1 ? "" : "es"} left out: ${output.outside === 1 ? "it resolves" : "they resolve"} through a symlink outside the searched directory)`
+        ].filter((note) => note !== undefined)
+        return [body, ...notes].join("\n")
       }
     }
   })

@@ -9,7 +9,8 @@
  *   the call (timeout, cancellation) kills rg too.
  * - rg runs in the working directory with a relative target when the target is inside it, so paths come back
  *   short. `--no-config` keeps a user's RIPGREP_CONFIG_PATH out; hidden files are searched, `.git` is not; `.gitignore`
- *   is respected, in a git repository or not (`--no-require-git`, as Glob does).
+ *   is respected, in a git repository or not (`--no-require-git`, as Glob does). Symlinks met while recursing are
+ *   not followed (`--no-follow`), so a link inside cannot lead the search outside the workspace.
  * - Files that permission rules forbid reading (`Read(./.env)`, `Read(./secrets/**)`) are left out of every output
  *   mode, and out of rg's complaints; the model is told how many files were withheld, never which. rg prints each
  *   path NUL-terminated (`--null`, see `internal/filesRipgrep`), so every line is tied to its file whatever the
@@ -132,6 +133,8 @@ export const ripgrepArgs = (input: GrepInput, target: string): ReadonlyArray<str
     "--no-config",
     "--color=never",
     "--no-require-git",
+    // Symlinks met while recursing are not followed (rg's default, said out loud): they could lead out of the workspace.
+    "--no-follow",
     "--hidden",
     "--glob",
     "!.git",

@@ -18,6 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import * as Tool from "../Tool/Tool.js"
+import { PermissionCheck } from "../Tool/Permission.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import { FileState, hashContent } from "./FileState.js"
 import { numberLines, readHead, readLines, sniff } from "./internal/filesContent.js"
@@ -159,7 +160,13 @@ export const layer = Read.implementEffect(
           return { ...input, file_path: resolved.absolute }
         }),
 
-      checkPermissions: (input) => checkPath(workspace, input.file_path, "Read"),
+      // A deny rule matches the path by name (the policy's rules) and by identity: `isReadDenied` also knows a hard
+      // link of a file a rule names, which no pattern on this path would match.
+      checkPermissions: (input, context) =>
+        Effect.flatMap(workspace.resolve(input.file_path), (resolved) =>
+          context.isReadDenied(resolved.absolute) || context.isReadDenied(resolved.real)
+            ? Effect.succeed(PermissionCheck.deny(`${resolved.absolute} is the same file as one that a Read deny rule forbids (a hard link or another name of it).`))
+            : checkPath(workspace, input.file_path, "Read")),
       traits: () => ({ readOnly: true, concurrencySafe: true }),
       claims: (input) => [Tool.Claim.read(fileResource(input.file_path, workspace.cwd, workspace.home))],
       matchesRule: (content, input, context) => ruleCovers(content, input.file_path, context),
