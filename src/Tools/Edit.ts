@@ -31,6 +31,7 @@ import { checkPath, displayPath, fileResource, resolveSync, ruleCovers } from ".
 import { boundPreview, previewLines, readForPreview } from "./internal/filesPreview.js"
 import { Workspace } from "../Runtime/Workspace.js"
 import { PathString } from "./internal/argumentLimits.js"
+import { ruleNamesSameFile } from "./internal/filesIdentity.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // definition
@@ -188,7 +189,8 @@ export const layer = Edit.implementEffect(
       checkPermissions: (input) => checkPath(workspace, input.file_path, "Edit"),
       traits: () => ({ destructive: false }),
       claims: (input) => [Tool.Claim.write(fileResource(input.file_path, workspace.cwd, workspace.home))],
-      matchesRule: (content, input, context) => ruleCovers(content, input.file_path, context),
+      // By path (as given and real) and by identity: a hard link of a file a rule names is that file.
+      matchesRule: (content, input, context) => ruleCovers(content, input.file_path, context) || ruleNamesSameFile(content, input.file_path, context),
 
       call: (input) =>
         Effect.gen(function*() {

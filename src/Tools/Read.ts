@@ -26,6 +26,7 @@ import { inspect } from "./internal/filesGuard.js"
 import { checkPath, displayPath, fileResource, ruleCovers } from "./internal/filesPaths.js"
 import { Workspace } from "../Runtime/Workspace.js"
 import { PathString } from "./internal/argumentLimits.js"
+import { ruleNamesSameFile } from "./internal/filesIdentity.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // limits
@@ -169,7 +170,8 @@ export const layer = Read.implementEffect(
             : checkPath(workspace, input.file_path, "Read")),
       traits: () => ({ readOnly: true, concurrencySafe: true }),
       claims: (input) => [Tool.Claim.read(fileResource(input.file_path, workspace.cwd, workspace.home))],
-      matchesRule: (content, input, context) => ruleCovers(content, input.file_path, context),
+      // By path (as given and real) and by identity: a hard link of a file a rule names is that file.
+      matchesRule: (content, input, context) => ruleCovers(content, input.file_path, context) || ruleNamesSameFile(content, input.file_path, context),
 
       call: (input) =>
         Effect.gen(function*() {

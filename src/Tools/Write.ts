@@ -25,6 +25,7 @@ import { describeCurrent, inspect, StaleError, staleMessage, staleness, unchange
 import { checkPath, displayPath, fileResource, resolveSync, ruleCovers } from "./internal/filesPaths.js"
 import { Workspace } from "../Runtime/Workspace.js"
 import { PathString } from "./internal/argumentLimits.js"
+import { ruleNamesSameFile } from "./internal/filesIdentity.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // definition
@@ -120,7 +121,8 @@ export const layer = Write.implementEffect(
       checkPermissions: (input) => checkPath(workspace, input.file_path, "Edit"),
       traits: (input) => ({ destructive: fs.existsSync(resolveSync(input.file_path, workspace.cwd, workspace.home).real) }),
       claims: (input) => [Tool.Claim.write(fileResource(input.file_path, workspace.cwd, workspace.home))],
-      matchesRule: (content, input, context) => ruleCovers(content, input.file_path, context),
+      // By path (as given and real) and by identity: a hard link of a file a rule names is that file.
+      matchesRule: (content, input, context) => ruleCovers(content, input.file_path, context) || ruleNamesSameFile(content, input.file_path, context),
 
       call: (input) =>
         Effect.gen(function*() {

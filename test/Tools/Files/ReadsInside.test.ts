@@ -109,13 +109,29 @@ describe("a Read deny rule holds for another name of the same file", () => {
       for (const file of ["innocent.txt", "sub/copy.md", path.join(dir, "innocent.txt")]) {
         const result = yield* call("Read", { file_path: file })
         expect(result.status).toBe("denied")
-        expect(result.text).toContain("is the same file as one that a Read deny rule forbids")
+        expect(result.text).toContain("was denied: deny rule `Read(./secret.env)` from cliArg")
         expect(result.text).not.toContain("hunter2")
       }
       expect((yield* call("Read", { file_path: "secret.env" })).status).toBe("denied")
       const notes = yield* call("Read", { file_path: "notes.txt" })
       expect(notes).toEqual({ status: "success", text: "     1\thello" })
     }).pipe(Effect.provide(guardedRuntime(dir, ["Read(./secret.env)"])))
+  })
+
+  it.effect("an Edit deny rule holds for a hard link too: Write and Edit of it are denied and the file is unchanged", () => {
+    const dir = setUp()
+    return Effect.gen(function*() {
+      expect((yield* call("Read", { file_path: "innocent.txt" })).status).toBe("success")
+      const write = yield* call("Write", { file_path: "innocent.txt", content: "SECRET=pwned\n" })
+      expect(write.status).toBe("denied")
+      expect(write.text).toContain("was denied: deny rule `Edit(./secret.env)` from cliArg")
+      expect((yield* call("Read", { file_path: "sub/copy.md" })).status).toBe("success")
+      const edit = yield* call("Edit", { file_path: "sub/copy.md", old_string: "hunter2", new_string: "pwned" })
+      expect(edit.status).toBe("denied")
+      expect(fs.readFileSync(path.join(dir, "secret.env"), "utf8")).toBe("SECRET=hunter2\n")
+      // A file with one name is not affected.
+      expect((yield* call("Read", { file_path: "notes.txt" })).status).toBe("success")
+    }).pipe(Effect.provide(guardedRuntime(dir, ["Edit(./secret.env)"])))
   })
 
   it.effect("Grep and Glob withhold every name of the file", () => {
