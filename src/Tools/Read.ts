@@ -10,7 +10,8 @@
  * - Records what the model saw in {@link FileState} (partial when a range or a cut line hid part of the file).
  *
  * Rule matching (`Read(content)` rules): `validate` rewrites `file_path` to an absolute path, and `matchesRule`
- * resolves symlinks synchronously, matching the rule against both the absolute path and the real target.
+ * resolves symlinks synchronously, matching the rule against both the absolute path and the real target, and a rule
+ * that names one file against the file's identity (a hard link of `secret.env` is `secret.env`).
  *
  * @since 0.1.0
  */
@@ -18,7 +19,6 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import * as Tool from "../Tool/Tool.js"
-import { PermissionCheck } from "../Tool/Permission.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import { FileState, hashContent } from "./FileState.js"
 import { numberLines, readHead, readLines, sniff } from "./internal/filesContent.js"
@@ -161,13 +161,7 @@ export const layer = Read.implementEffect(
           return { ...input, file_path: resolved.absolute }
         }),
 
-      // A deny rule matches the path by name (the policy's rules) and by identity: `isReadDenied` also knows a hard
-      // link of a file a rule names, which no pattern on this path would match.
-      checkPermissions: (input, context) =>
-        Effect.flatMap(workspace.resolve(input.file_path), (resolved) =>
-          context.isReadDenied(resolved.absolute) || context.isReadDenied(resolved.real)
-            ? Effect.succeed(PermissionCheck.deny(`${resolved.absolute} is the same file as one that a Read deny rule forbids (a hard link or another name of it).`))
-            : checkPath(workspace, input.file_path, "Read")),
+      checkPermissions: (input) => checkPath(workspace, input.file_path, "Read"),
       traits: () => ({ readOnly: true, concurrencySafe: true }),
       claims: (input) => [Tool.Claim.read(fileResource(input.file_path, workspace.cwd, workspace.home))],
       // By path (as given and real) and by identity: a hard link of a file a rule names is that file.
