@@ -3,12 +3,20 @@
  * cap the process tree is killed, exactly the first `maxOutputBytes` are kept and stored, and the model is told how
  * much was kept.
  */
+import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit } from "effect"
+import { Effect, Exit, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { Approver } from "../../../src/Runtime/Approver.js"
+import * as Permissions from "../../../src/Runtime/Permissions.js"
+import { ResultStore } from "../../../src/Runtime/ResultStore.js"
+import { ToolHooks } from "../../../src/Runtime/ToolHooks.js"
+import { ToolRegistry } from "../../../src/Runtime/ToolRegistry.js"
+import { ToolRuntime } from "../../../src/Runtime/ToolRuntime.js"
+import { Workspace } from "../../../src/Runtime/Workspace.js"
 import { BashTool, DEFAULT_MAX_OUTPUT_BYTES } from "../../../src/Tools/Bash.js"
-import { bashLayer, isAlive, pollFor, readPids, recordingContext, tempDir } from "./helpers.js"
+import { bashLayer, gitRepo, isAlive, pollFor, readPids, recordingContext, tempDir } from "./helpers.js"
 
 const run = (command: string) => Effect.flatMap(BashTool, (bash) => Effect.exit(Effect.scoped(bash.call({ command, timeout: 60_000 }, recordingContext()))))
 
@@ -64,4 +72,27 @@ describe("the output cap of one call", () => {
   it("the default cap is 64 MiB", () => {
     expect(DEFAULT_MAX_OUTPUT_BYTES).toBe(64 * 1024 * 1024)
   })
+
+  it.live("end to end: read-only runaways are auto-allowed in a git repository, and each stops at the cap", () => {
+    const repo = gitRepo()
+    const store = tempDir("bash-cap-e2e-store")
+    const cap = 1024 * 1024
+    const workspace = Workspace.layer({ cwd: repo })
+    const tools = BashTool.layer({ maxOutputBytes: cap, killGrace: "200 millis" }).pipe(Layer.provide(Layer.mergeAll(workspace, ResultStore.layer(store))))
+    const runtime = ToolRuntime.layer.pipe(
+      Layer.provide(Layer.provide(ToolRegistry.layer([BashTool]), tools)),
+      Layer.provide([Permissions.layer({ mode: "default" }).pipe(Layer.provide(workspace)), Approver.denyAll, ToolHooks.none, ResultStore.layer(tempDir("bash-cap-e2e-results"))]),
+      Layer.provide(NodeContext.layer)
+    )
+    const runaways = ["seq 1 inf", "seq 1 inf | cat", "seq -w 1 100000000", "git log --all; seq 0.5 inf"]
+    return Effect.gen(function*() {
+      const outcomes = yield* ToolRuntime.execute(runaways.map((command, i) => ({ type: "tool_use", id: `toolu_${i}`, name: "Bash", input: { command } })))
+      for (const [i, outcome] of outcomes.entries()) {
+        expect(outcome.status, runaways[i]).toBe("error")
+        expect(JSON.stringify(outcome.result.content)).toContain("of output, the limit for one call, and was stopped")
+      }
+      // Every call stored exactly the cap; the disk holds nothing more.
+      expect(storedBytes(store)).toBe(runaways.length * cap)
+    }).pipe(Effect.provide(runtime))
+  }, 60_000)
 })
