@@ -27,7 +27,7 @@ import { applyAt, describeNearMatch, lineAt, nearMatch, occurrences, unifiedDiff
 import type { Applied } from "./internal/filesEdit.js"
 import { inspect, readCurrent, StaleError, staleMessage, staleness, unchangedSince } from "./internal/filesGuard.js"
 import type { Current } from "./internal/filesGuard.js"
-import { checkPath, displayPath, fileResource, resolveSync, ruleCovers } from "./internal/filesPaths.js"
+import { checkFilePath, displayPath, fileResource, resolveSync, ruleCovers } from "./internal/filesPaths.js"
 import { boundPreview, previewLines, readForPreview } from "./internal/filesPreview.js"
 import { Workspace } from "../Runtime/Workspace.js"
 import { PathString } from "./internal/argumentLimits.js"
@@ -186,7 +186,7 @@ export const layer = Edit.implementEffect(
         Effect.flatMap(prepare(input), ({ plan, resolved }) =>
           plan._tag === "Problem" ? Tool.reject(plan.message) : Effect.succeed({ ...input, file_path: resolved.absolute })),
 
-      checkPermissions: (input) => checkPath(workspace, input.file_path, "Edit"),
+      checkPermissions: (input) => checkFilePath(workspace, input.file_path, "Edit"),
       traits: () => ({ destructive: false }),
       claims: (input) => [Tool.Claim.write(fileResource(input.file_path, workspace.cwd, workspace.home))],
       // By path (as given and real) and by identity: a hard link of a file a rule names is that file.

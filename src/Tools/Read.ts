@@ -23,7 +23,7 @@ import { UiBlock } from "../Tool/Presentation.js"
 import { FileState, hashContent } from "./FileState.js"
 import { numberLines, readHead, readLines, sniff } from "./internal/filesContent.js"
 import { inspect } from "./internal/filesGuard.js"
-import { checkPath, displayPath, fileResource, ruleCovers } from "./internal/filesPaths.js"
+import { checkFilePath, displayPath, fileResource, ruleCovers } from "./internal/filesPaths.js"
 import { Workspace } from "../Runtime/Workspace.js"
 import { PathString } from "./internal/argumentLimits.js"
 import { ruleNamesSameFile } from "./internal/filesIdentity.js"
@@ -161,7 +161,7 @@ export const layer = Read.implementEffect(
           return { ...input, file_path: resolved.absolute }
         }),
 
-      checkPermissions: (input) => checkPath(workspace, input.file_path, "Read"),
+      checkPermissions: (input) => checkFilePath(workspace, input.file_path, "Read"),
       traits: () => ({ readOnly: true, concurrencySafe: true }),
       claims: (input) => [Tool.Claim.read(fileResource(input.file_path, workspace.cwd, workspace.home))],
       // By path (as given and real) and by identity: a hard link of a file a rule names is that file.

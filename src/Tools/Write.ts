@@ -22,7 +22,7 @@ import { writeFileAtomic } from "./internal/filesAtomic.js"
 import { unifiedDiff } from "./internal/filesEdit.js"
 import { boundPreview, previewLines, readForPreview } from "./internal/filesPreview.js"
 import { describeCurrent, inspect, StaleError, staleMessage, staleness, unchangedSince } from "./internal/filesGuard.js"
-import { checkPath, displayPath, fileResource, resolveSync, ruleCovers } from "./internal/filesPaths.js"
+import { checkFilePath, displayPath, fileResource, resolveSync, ruleCovers } from "./internal/filesPaths.js"
 import { Workspace } from "../Runtime/Workspace.js"
 import { PathString } from "./internal/argumentLimits.js"
 import { ruleNamesSameFile } from "./internal/filesIdentity.js"
@@ -118,7 +118,7 @@ export const layer = Write.implementEffect(
           return { ...input, file_path: resolved.absolute }
         }),
 
-      checkPermissions: (input) => checkPath(workspace, input.file_path, "Edit"),
+      checkPermissions: (input) => checkFilePath(workspace, input.file_path, "Edit"),
       traits: (input) => ({ destructive: fs.existsSync(resolveSync(input.file_path, workspace.cwd, workspace.home).real) }),
       claims: (input) => [Tool.Claim.write(fileResource(input.file_path, workspace.cwd, workspace.home))],
       // By path (as given and real) and by identity: a hard link of a file a rule names is that file.

@@ -113,3 +113,61 @@ describe("the Edit prompt", () => {
       expect(shown.split("\n").length).toBeLessThanOrEqual(1 + 80 + 1)
     }))
 })
+
+describe("file suggestions are never broader than the call", () => {
+  /** Allows the first request for the session with its suggested rules, denies every later one; records them all. */
+  const allowOnceForSession = (cwd: string) =>
+    Effect.gen(function*() {
+      const asked = yield* Ref.make<ReadonlyArray<ApprovalRequest>>([])
+      const tools = toolsLayer(cwd, { fileState: FileState.layer() })
+      const policy = Permissions.layer({ mode: "default" }).pipe(Layer.provide(Layer.merge(tools, NodeContext.layer)))
+      const approver = Approver.scripted((request) =>
+        Ref.get(asked).pipe(Effect.map((all) => all.length === 1 ? ApprovalAnswer.AllowSession({ rules: request.suggestions }) : ApprovalAnswer.Deny({ cancelRun: false }))), asked)
+      const layer = ToolRuntime.layer.pipe(
+        Layer.provide(Layer.provide(ToolRegistry.layer(FileTools.tools), tools)),
+        Layer.provide([policy, approver, ToolHooks.none, ResultStore.layerMemory()])
+      )
+      return { asked, layer }
+    })
+
+  it.effect("a Write suggests an Edit rule for that file only; allowed for the session, it allows no sibling", () =>
+    Effect.gen(function*() {
+      const dir = tempDir("prompt-")
+      const name = "we(ird) *[x]?.txt "
+      const { asked, layer } = yield* allowOnceForSession(dir)
+      const [first, sibling, lookalike, again] = yield* Effect.gen(function*() {
+        const first = yield* executeOne(use("Write", { file_path: path.join(dir, name), content: "one\n" }))
+        const sibling = yield* executeOne(use("Write", { file_path: path.join(dir, "other.txt"), content: "two\n" }))
+        // Would match if the wildcards in the name were not escaped.
+        const lookalike = yield* executeOne(use("Write", { file_path: path.join(dir, "we(ird) zzxy.txt"), content: "three\n" }))
+        yield* executeOne(use("Read", { file_path: path.join(dir, name) }))
+        const again = yield* executeOne(use("Write", { file_path: path.join(dir, name), content: "four\n" }))
+        return [first, sibling, lookalike, again] as const
+      }).pipe(Effect.provide(layer))
+      const requests = yield* Ref.get(asked)
+      expect(requests[0]!.suggestions).toEqual([`Edit(/${dir}/we\\(ird\\) \\*\\[x\\]\\?.txt\\ )`])
+      expect([first.status, sibling.status, lookalike.status, again.status]).toEqual(["success", "denied", "denied", "success"])
+      // The session rule covered the very file: it was not asked about a second time.
+      expect(requests.map((request) => (request.input as { file_path: string }).file_path)).toEqual([
+        path.join(dir, name), path.join(dir, "other.txt"), path.join(dir, "we(ird) zzxy.txt")
+      ])
+      expect(fs.readFileSync(path.join(dir, name), "utf8")).toBe("four\n")
+    }))
+
+  it.effect("a Read outside the workspace suggests a rule for that file, not its directory", () =>
+    Effect.gen(function*() {
+      const dir = tempDir("prompt-")
+      const outside = tempDir("prompt-outside-")
+      writeTree(outside, { "hosts": "127.0.0.1 localhost\n" })
+      const { asked, layer } = yield* allowOnceForSession(dir)
+      yield* executeOne(use("Read", { file_path: path.join(outside, "hosts") })).pipe(Effect.provide(layer))
+      expect((yield* Ref.get(asked))[0]!.suggestions).toEqual([`Read(/${outside}/hosts)`])
+    }))
+
+  it.effect("a Write inside the workspace suggests an Edit rule for that file only", () =>
+    Effect.gen(function*() {
+      const dir = tempDir("prompt-")
+      const { request } = yield* askedAbout(dir, "Write", { file_path: path.join(dir, "src", "a.ts"), content: "x\n" })
+      expect(request.suggestions).toEqual([`Edit(/${dir}/src/a.ts)`])
+    }))
+})
