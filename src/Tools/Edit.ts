@@ -15,6 +15,7 @@
  *
  * @since 0.1.0
  */
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -93,6 +94,9 @@ export const Edit = Tool.make("Edit", {
   input: EditInput,
   output: EditOutput,
   fileAccess: "edit"
+,
+  // Bounded in time like everything else; a timeout stops the work (the call's signal, or the child process).
+  timeout: Duration.minutes(1)
 })
 
 // ---------------------------------------------------------------------------------------------------------------

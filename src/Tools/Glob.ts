@@ -10,6 +10,7 @@
  *
  * @since 0.1.0
  */
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
@@ -87,6 +88,9 @@ export const Glob = Tool.make("Glob", {
   input: GlobInput,
   output: GlobOutput,
   fileAccess: "read"
+,
+  // Bounded in time like everything else; a timeout stops the work (the call's signal, or the child process).
+  timeout: Duration.minutes(2)
 })
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -160,8 +164,9 @@ export const layer = Glob.implementEffect(
           // .gitignore files apply from the workspace root that holds the search, else from the search directory.
           const top = workspace.roots.find((root) => isWithin(root, base)) ?? base
           const found = yield* Effect.tryPromise({
-            try: async () => {
+            try: async (signal) => {
               const files = await glob(input.pattern, {
+                signal,
                 cwd: base,
                 absolute: true,
                 onlyFiles: true,

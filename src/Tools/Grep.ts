@@ -19,6 +19,7 @@
  * @since 0.1.0
  */
 import { rgPath } from "@vscode/ripgrep"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as childProcess from "node:child_process"
@@ -112,6 +113,9 @@ export const Grep = Tool.make("Grep", {
   output: GrepOutput,
   maxResultChars: 20_000,
   fileAccess: "read"
+,
+  // Bounded in time like everything else; a timeout stops the work (the call's signal, or the child process).
+  timeout: Duration.minutes(2)
 })
 
 // ---------------------------------------------------------------------------------------------------------------

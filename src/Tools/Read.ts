@@ -15,6 +15,7 @@
  *
  * @since 0.1.0
  */
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
@@ -121,6 +122,9 @@ export const Read = Tool.make("Read", {
   output: ReadOutput,
   maxResultChars: Infinity,
   fileAccess: "read"
+,
+  // Bounded in time like everything else; a timeout stops the work (the call's signal, or the child process).
+  timeout: Duration.minutes(1)
 })
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@
  *
  * @since 0.1.0
  */
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
@@ -80,6 +81,9 @@ export const Write = Tool.make("Write", {
   input: WriteInput,
   output: WriteOutput,
   fileAccess: "edit"
+,
+  // Bounded in time like everything else; a timeout stops the work (the call's signal, or the child process).
+  timeout: Duration.minutes(1)
 })
 
 // ---------------------------------------------------------------------------------------------------------------
