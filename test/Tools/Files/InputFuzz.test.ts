@@ -2,12 +2,13 @@
  * Bad input to a built-in tool is an input error, never a defect: inputs generated from each tool's own input
  * Schema, with hostile strings (NUL bytes, over-long values, control and bidi characters, odd unicode, `..` paths,
  * device files, substitutions) put in their string fields, go through the real runtime (full policy in default
- * mode, a denying approver) in a temp workspace. No outcome is a Defect, and nothing was written.
+ * mode, a denying approver) in a temp git repository. No outcome is a Defect, and nothing was written.
  */
 import { NodeContext } from "@effect/platform-node"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Effect, Layer, ManagedRuntime, Schema } from "effect"
 import * as fc from "fast-check"
+import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Approver } from "../../../src/Runtime/Approver.js"
@@ -30,6 +31,7 @@ import { tempDir, writeTree } from "./helpers.js"
 const workspace = tempDir("fuzz-")
 writeTree(workspace, { "a.txt": "alpha\nbeta\n", "sub/b.ts": "export const b = 1\n", ".env": "SECRET=1\n" })
 fs.symlinkSync("/etc", path.join(workspace, "etc-link"))
+childProcess.execFileSync("git", ["init", "-q"], { cwd: workspace })
 const before = fs.readdirSync(workspace).sort()
 
 const layer = (() => {
