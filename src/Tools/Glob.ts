@@ -176,16 +176,20 @@ export const layer = Glob.implementEffect(
                 ignore: ["**/.git/**", ...(await rootIgnoreGlobs(top, base))]
               })
               const named = files.map((file) => nodePath.normalize(file)).filter((file) => isWithin(base, file))
+              const stats = await Promise.all(named.map((file) => fs.promises.lstat(file).catch(() => undefined)))
               // Where a match resolves decides, not how it is spelled: `link/passwd` through `link -> /etc` is /etc/passwd.
-              const inside = named.filter((file) => {
-                const real = realPathSync(file)
-                return isWithin(base, real) || workspace.contains(real)
+              // A match that is not itself a link resolves where its directory does (one realpath per directory).
+              const realDirs = new Map<string, string>()
+              const realDir = (dir: string) => realDirs.get(dir) ?? realDirs.set(dir, realPathSync(dir)).get(dir)!
+              const inside = new Map<string, number>()
+              named.forEach((file, i) => {
+                const stat = stats[i]
+                const real = stat === undefined || stat.isSymbolicLink() ? realPathSync(file) : nodePath.join(realDir(nodePath.dirname(file)), nodePath.basename(file))
+                if (isWithin(base, real) || workspace.contains(real)) inside.set(file, stat?.mtimeMs ?? 0)
               })
-              outside = named.length - inside.length
-              const kept = (await gitignoreFilter(top, inside)).filter((file) => withheld.allows(file))
-              const stamped = await Promise.all(
-                kept.map(async (file) => ({ file, mtimeMs: await fs.promises.lstat(file).then((s) => s.mtimeMs, () => 0) }))
-              )
+              outside = named.length - inside.size
+              const kept = (await gitignoreFilter(top, [...inside.keys()])).filter((file) => withheld.allows(file))
+              const stamped = kept.map((file) => ({ file, mtimeMs: inside.get(file) ?? 0 }))
               return stamped.sort((a, b) => b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file))
             },
             catch: (e) => new Tool.ToolError({ message: `Glob failed: ${e instanceof Error ? e.message : String(e)}` })
