@@ -11,7 +11,10 @@
  *   timeout (default 2 minutes, at most 10), and no process outliving the call (background jobs included).
  *   Optionally inside the bubblewrap sandbox (`Shell/Sandbox`).
  * - **Output** streams to the ResultStore once it outgrows the model's budget; memory keeps a head and a tail
- *   (1 MiB each by default). The model gets head and tail with the path of the full output. Exit code 1 of
+ *   (1 MiB each by default). The model gets head and tail with the path of the full output. One call's output is
+ *   capped (`maxOutputBytes`, 64 MiB by default): past it the process tree is killed, the first `maxOutputBytes`
+ *   are kept, and the model is told so (`seq 1 inf` cannot fill the disk). A NUL byte in the command, or a command
+ *   over the kernel's limit for one argument (128 KB), is an input error before anything runs. Exit code 1 of
  *   `grep`, `egrep`, `fgrep`, `rg`, `diff`, `cmp`, `test` and `[` as the last command is an answer, not an
  *   error; any other non-zero exit code is a failure whose message holds the output and the code.
  *
