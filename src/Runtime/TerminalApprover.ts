@@ -129,12 +129,26 @@ export const escapeForDisplay = (text: string, options: { readonly newlines?: "k
  */
 export const maxShownLines = 400
 
+/**
+ * The most characters of one request shown (before escaping), so a huge rendering costs no more than a screenful.
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const maxShownChars = 64 * 1024
+
+/** At most `max` characters of a text, and a note of how many more there are. */
+const boundChars = (text: string, max: number): { readonly text: string; readonly note: string | undefined } =>
+  text.length <= max ? { text, note: undefined } : { text: text.slice(0, max), note: `… ${text.length - max} more characters` }
+
 /** Content lines in a gutter, so nothing in them can pass for the prompt's own lines. */
 const inGutter = (text: string): string => {
-  const lines = escapeForDisplay(text).split("\n")
+  const bounded = boundChars(text, maxShownChars)
+  const lines = escapeForDisplay(bounded.text).split("\n")
   const shown = lines.length > maxShownLines ? lines.slice(0, maxShownLines) : lines
   const gutter = shown.map((line) => `  │ ${line}`)
   if (lines.length > maxShownLines) gutter.push(`  │ … ${lines.length - maxShownLines} more lines`)
+  if (bounded.note !== undefined) gutter.push(`  │ ${bounded.note}`)
   return gutter.join("\n")
 }
 
@@ -234,7 +248,8 @@ export const make = (input: NodeJS.ReadableStream, output: NodeJS.WritableStream
             case "5":
               return ApprovalAnswer.Deny({ message: "The user denied this call and stopped the run.", cancelRun: true })
             case "e": {
-              yield* write(`Current input: ${escapeForDisplay(JSON.stringify(request.input) ?? "undefined", { newlines: "escape" })}\n`)
+              const current = boundChars(JSON.stringify(request.input) ?? "undefined", maxShownChars)
+              yield* write(`Current input: ${escapeForDisplay(current.text, { newlines: "escape" })}${current.note === undefined ? "" : ` ${current.note}`}\n`)
               const edited = yield* readLine("New input (JSON on one line): ")
               if (Option.isNone(edited)) return closed
               try {

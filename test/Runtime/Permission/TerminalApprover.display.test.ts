@@ -5,7 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import type { ApprovalRequest } from "../../../src/Runtime/Approver.js"
-import { escapeForDisplay, maxShownLines, renderRequest } from "../../../src/Runtime/TerminalApprover.js"
+import { escapeForDisplay, maxShownChars, maxShownLines, renderRequest } from "../../../src/Runtime/TerminalApprover.js"
 import { UiBlock } from "../../../src/Tool/Presentation.js"
 
 /**
@@ -149,6 +149,13 @@ describe("renderRequest", () => {
     const shown = renderRequest(request(command))
     expect(shown).toContain(`  │ … ${25 + 1} more lines`)
     expect(shown).not.toContain(`echo ${maxShownLines + 1}`)
+  })
+
+  it(`bounds one huge line to ${maxShownChars} characters, saying how many more there are`, () => {
+    const shown = renderRequest(request(`echo ${"x".repeat(maxShownChars * 3)}`))
+    // The rendered use is "Bash\n" then the command: 10 + 3 * max characters, of which max are shown.
+    expect(shown).toContain(`  │ … ${maxShownChars * 2 + 10} more characters`)
+    expect(shown.length).toBeLessThan(maxShownChars + 1_000)
   })
 
   it.prop("for any command and suggestion, the whole prompt shows nothing hidden", [anyText, anyText], ([command, rule]) => {
