@@ -121,8 +121,9 @@ export const escapeForDisplay = (text: string, options: { readonly newlines?: "k
 }
 
 /**
- * The most lines of one request shown before the rest is summarised as "N more lines". Tools bound their own
- * blocks further (Write and Edit show 40 lines of content or diff); this is the backstop for everything else.
+ * The most lines of one request shown: the first three quarters and the last quarter, with "N more lines" between,
+ * so the end of a long command (where something could hide behind padding) is always on the screen. Tools bound
+ * their own blocks further (Write and Edit show 40 lines of content or diff); this is the backstop for the rest.
  *
  * @since 0.2.0
  * @category rendering
@@ -130,26 +131,33 @@ export const escapeForDisplay = (text: string, options: { readonly newlines?: "k
 export const maxShownLines = 400
 
 /**
- * The most characters of one request shown (before escaping), so a huge rendering costs no more than a screenful.
+ * The most characters of one request shown (before escaping), head and tail as for lines, so a huge rendering costs
+ * no more than a screenful.
  *
  * @since 0.2.0
  * @category rendering
  */
 export const maxShownChars = 64 * 1024
 
-/** At most `max` characters of a text, and a note of how many more there are. */
-const boundChars = (text: string, max: number): { readonly text: string; readonly note: string | undefined } =>
-  text.length <= max ? { text, note: undefined } : { text: text.slice(0, max), note: `… ${text.length - max} more characters` }
+/** The head and tail of `items` (at most `max` in all), and how many were left out between them. */
+const headAndTail = <A>(items: ReadonlyArray<A>, max: number): { readonly head: ReadonlyArray<A>; readonly tail: ReadonlyArray<A>; readonly omitted: number } => {
+  if (items.length <= max) return { head: items, tail: [], omitted: 0 }
+  const tailCount = Math.floor(max / 4)
+  return { head: items.slice(0, max - tailCount), tail: items.slice(items.length - tailCount), omitted: items.length - max }
+}
+
+/** At most {@link maxShownChars} characters of a text: head, a note of how many were left out, tail. */
+const boundChars = (text: string): string => {
+  if (text.length <= maxShownChars) return text
+  const tail = Math.floor(maxShownChars / 4)
+  return `${text.slice(0, maxShownChars - tail)}\n… ${text.length - maxShownChars} more characters …\n${text.slice(text.length - tail)}`
+}
 
 /** Content lines in a gutter, so nothing in them can pass for the prompt's own lines. */
 const inGutter = (text: string): string => {
-  const bounded = boundChars(text, maxShownChars)
-  const lines = escapeForDisplay(bounded.text).split("\n")
-  const shown = lines.length > maxShownLines ? lines.slice(0, maxShownLines) : lines
-  const gutter = shown.map((line) => `  │ ${line}`)
-  if (lines.length > maxShownLines) gutter.push(`  │ … ${lines.length - maxShownLines} more lines`)
-  if (bounded.note !== undefined) gutter.push(`  │ ${bounded.note}`)
-  return gutter.join("\n")
+  const { head, omitted, tail } = headAndTail(escapeForDisplay(boundChars(text)).split("\n"), maxShownLines)
+  const lines = omitted === 0 ? head : [...head, `… ${omitted} more lines …`, ...tail]
+  return lines.map((line) => `  │ ${line}`).join("\n")
 }
 
 const rules = (suggestions: ReadonlyArray<string>) =>
@@ -248,8 +256,7 @@ export const make = (input: NodeJS.ReadableStream, output: NodeJS.WritableStream
             case "5":
               return ApprovalAnswer.Deny({ message: "The user denied this call and stopped the run.", cancelRun: true })
             case "e": {
-              const current = boundChars(JSON.stringify(request.input) ?? "undefined", maxShownChars)
-              yield* write(`Current input: ${escapeForDisplay(current.text, { newlines: "escape" })}${current.note === undefined ? "" : ` ${current.note}`}\n`)
+              yield* write(`Current input: ${escapeForDisplay(boundChars(JSON.stringify(request.input) ?? "undefined"), { newlines: "escape" })}\n`)
               const edited = yield* readLine("New input (JSON on one line): ")
               if (Option.isNone(edited)) return closed
               try {

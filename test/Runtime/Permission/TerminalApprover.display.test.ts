@@ -144,17 +144,20 @@ describe("renderRequest", () => {
     expect(shown).toContain("  │   1) Allow once")
   })
 
-  it(`bounds what it shows to ${maxShownLines} lines, saying how many more there are`, () => {
-    const command = Array.from({ length: maxShownLines + 25 }, (_, i) => `echo ${i}`).join("\n")
+  it(`bounds what it shows to ${maxShownLines} lines, keeping the end in view, saying how many more there are`, () => {
+    const command = [...Array.from({ length: maxShownLines + 25 }, (_, i) => `echo ${i}`), "touch PWNED"].join("\n")
     const shown = renderRequest(request(command))
-    expect(shown).toContain(`  │ … ${25 + 1} more lines`)
-    expect(shown).not.toContain(`echo ${maxShownLines + 1}`)
+    // "Bash", then 426 command lines: 427 lines, 400 shown (300 first, 100 last).
+    expect(shown).toContain("  │ echo 298\n  │ … 27 more lines …\n  │ echo 326\n")
+    expect(shown).toContain("  │ touch PWNED\n")
+    expect(shown).not.toContain("echo 299\n")
   })
 
-  it(`bounds one huge line to ${maxShownChars} characters, saying how many more there are`, () => {
-    const shown = renderRequest(request(`echo ${"x".repeat(maxShownChars * 3)}`))
-    // The rendered use is "Bash\n" then the command: 10 + 3 * max characters, of which max are shown.
-    expect(shown).toContain(`  │ … ${maxShownChars * 2 + 10} more characters`)
+  it(`bounds one huge line to ${maxShownChars} characters, keeping its end in view`, () => {
+    const shown = renderRequest(request(`echo ${"x".repeat(maxShownChars * 3)}; touch PWNED`))
+    // The rendered use is "Bash\n" then the command: 3 * max + 23 characters, of which max are shown.
+    expect(shown).toContain(`\n  │ … ${maxShownChars * 2 + 23} more characters …\n`)
+    expect(shown).toContain("x; touch PWNED\n")
     expect(shown.length).toBeLessThan(maxShownChars + 1_000)
   })
 
