@@ -1,7 +1,7 @@
 /**
  * What a person is shown of a Write or Edit before approving it: the content of a new file, or the diff against the
- * file as it is now, bounded to a screenful with "N more lines" (and "N more characters" for one huge line), so the
- * prompt shows what will change instead of just the path.
+ * file as it is now, bounded to a screenful (head and tail) with "N more lines" between (and "N more characters" for
+ * one huge line), so the prompt shows what will change instead of just the path.
  *
  * @since 0.2.0
  * @internal
@@ -17,18 +17,22 @@ export const previewChars = 8_000
 /** Files up to this size are read to show a diff; larger ones show the new content. */
 export const previewFileBytes = 1024 * 1024
 
-/** The first {@link previewLines} lines (at most {@link previewChars} characters), saying how much was left out. */
+/**
+ * At most {@link previewLines} lines (and {@link previewChars} characters) of a text: the first three quarters and
+ * the last quarter, with "… N more lines …" between, so the end of a file or diff (where something could hide) is
+ * always shown.
+ */
 export const boundPreview = (text: string, maxLines = previewLines, maxChars = previewChars): string => {
   const lines = text.split("\n")
   if (lines.at(-1) === "") lines.pop()
-  let kept = lines.slice(0, maxLines).join("\n")
-  const notes: Array<string> = []
-  if (lines.length > maxLines) notes.push(`… ${lines.length - maxLines} more line${lines.length - maxLines === 1 ? "" : "s"}`)
-  if (kept.length > maxChars) {
-    notes.unshift(`… ${kept.length - maxChars} more characters`)
-    kept = kept.slice(0, maxChars)
-  }
-  return notes.length === 0 ? kept : `${kept}\n${notes.join("\n")}`
+  const tailCount = Math.floor(maxLines / 4)
+  const shown = lines.length <= maxLines
+    ? lines
+    : [...lines.slice(0, maxLines - tailCount), `… ${lines.length - maxLines} more line${lines.length - maxLines === 1 ? "" : "s"} …`, ...lines.slice(lines.length - tailCount)]
+  const joined = shown.join("\n")
+  if (joined.length <= maxChars) return joined
+  const tailChars = Math.floor(maxChars / 4)
+  return `${joined.slice(0, maxChars - tailChars)}\n… ${joined.length - maxChars} more characters …\n${joined.slice(joined.length - tailChars)}`
 }
 
 /** A regular file's text when it is at most {@link previewFileBytes}, else undefined (missing, special, large, unreadable). */

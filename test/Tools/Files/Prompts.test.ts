@@ -49,15 +49,16 @@ const askedAbout = (cwd: string, name: string, input: Record<string, unknown>) =
   })
 
 describe("the Write prompt", () => {
-  it.effect("shows a new file's content, bounded at 40 lines with how many more there are", () =>
+  it.effect("shows a new file's content, bounded at 40 lines (the first 30, the last 10) with how many more there are", () =>
     Effect.gen(function*() {
       const dir = tempDir("prompt-")
       const content = Array.from({ length: 55 }, (_, i) => `line ${i + 1}`).join("\n") + "\n"
       const { request, shown } = yield* askedAbout(dir, "Write", { file_path: path.join(dir, "new.txt"), content })
       expect(shown).toContain("Write(new.txt)\nline 1\nline 2\n")
-      expect(shown).toContain("line 40\n… 15 more lines")
-      expect(shown).not.toContain("line 41")
-      expect(renderRequest(request)).toContain("  │ … 15 more lines")
+      expect(shown).toContain("line 30\n… 15 more lines …\nline 46\n")
+      expect(shown.endsWith("line 55")).toBe(true)
+      expect(shown).not.toContain("line 31\n")
+      expect(renderRequest(request)).toContain("  │ … 15 more lines …")
       expect(fs.existsSync(path.join(dir, "new.txt"))).toBe(false)
     }))
 
@@ -69,11 +70,11 @@ describe("the Write prompt", () => {
       expect(shown).toContain("--- a.txt\n+++ a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three")
     }))
 
-  it.effect("one huge line is cut too, saying how many characters were left out", () =>
+  it.effect("one huge line is cut too, keeping its end, saying how many characters were left out", () =>
     Effect.gen(function*() {
       const dir = tempDir("prompt-")
-      const { shown } = yield* askedAbout(dir, "Write", { file_path: path.join(dir, "min.js"), content: "x".repeat(20_000) })
-      expect(shown).toContain(`${"x".repeat(8_000)}\n… 12000 more characters`)
+      const { shown } = yield* askedAbout(dir, "Write", { file_path: path.join(dir, "min.js"), content: `${"x".repeat(20_000)};evil()` })
+      expect(shown).toContain(`\n${"x".repeat(6_000)}\n… 12007 more characters …\n${"x".repeat(1_993)};evil()`)
       expect(shown.length).toBeLessThan(8_200)
     }))
 
@@ -109,7 +110,8 @@ describe("the Edit prompt", () => {
       const old = Array.from({ length: 100 }, (_, i) => `a${i}`).join("\n") + "\n"
       writeTree(dir, { "c.txt": old })
       const { shown } = yield* askedAbout(dir, "Edit", { file_path: path.join(dir, "c.txt"), old_string: old, new_string: old.replace(/a/g, "b") })
-      expect(shown).toMatch(/\n… \d+ more lines$/)
+      expect(shown).toMatch(/\n… \d+ more lines …\n/)
+      expect(shown.endsWith("+b99")).toBe(true)
       expect(shown.split("\n").length).toBeLessThanOrEqual(1 + 80 + 1)
     }))
 })
