@@ -85,7 +85,7 @@ const toolRuns = (cwd: string, store: string) =>
     ] as const
   }).pipe(
     Effect.provide(
-      BashTool.layer().pipe(Layer.provide(Layer.mergeAll(Workspace.layer({ cwd }), ResultStore.layer(store))), Layer.provide(NodeContext.layer))
+      BashTool.layer({ maxOutputBytes: 2 * 1024 ** 3 }).pipe(Layer.provide(Layer.mergeAll(Workspace.layer({ cwd }), ResultStore.layer(store))), Layer.provide(NodeContext.layer))
     )
   )
 

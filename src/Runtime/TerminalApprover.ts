@@ -78,10 +78,110 @@ export class TerminalUnavailable extends Data.TaggedError("effect-tool-runtime/T
 // rendering
 // -----------------------------------------------------------------------------
 
-const rules = (suggestions: ReadonlyArray<string>) => (suggestions.length === 0 ? "" : `  [${suggestions.join(", ")}]`)
+/**
+ * Characters a terminal would not show as themselves: controls (C0, DEL, C1: CR, backspace, ESC that starts ANSI
+ * sequences), format characters (bidi overrides and isolates, zero-width spaces and joiners, the BOM, tag
+ * characters), line and paragraph separators, every space but U+0020 (a no-break space looks like a space but is part
+ * of a shell word), private-use, unassigned and lone surrogate code points, and the invisible fillers and variation
+ * selectors outside those classes. A line feed is not among them: it is shown as a line break, in a gutter.
+ */
+const hiddenClasses = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\p{Zs}\u115F\u1160\u2800\u3164\uFFA0]/u
+
+/** Invisible combining marks: the grapheme joiner, Khmer inherent vowels, Mongolian and other variation selectors. */
+const invisibleMark = (code: number): boolean =>
+  code === 0x034f || code === 0x17b4 || code === 0x17b5 || (code >= 0x180b && code <= 0x180f) || (code >= 0xfe00 && code <= 0xfe0f) || (code >= 0xe0100 && code <= 0xe01ef)
+
+const hidden = { test: (char: string): boolean => hiddenClasses.test(char) || invisibleMark(char.codePointAt(0)!) }
+
+const controlNames: Readonly<Record<string, string>> = { "\t": "\\t", "\r": "\\r" }
+
+const hex = (code: number, digits: number) => code.toString(16).toUpperCase().padStart(digits, "0")
+
+/** The visible spelling of one hidden character: `\r`, `\t`, `\x1b` for controls below U+0100, else `<U+202E>`. */
+const spell = (char: string): string => {
+  const code = char.codePointAt(0)!
+  const named = controlNames[char]
+  if (named !== undefined) return named
+  if (code < 0x100 && /\p{Cc}/u.test(char)) return `\\x${hex(code, 2).toLowerCase()}`
+  return `<U+${hex(code, 4)}>`
+}
 
 /**
- * The text shown for a request, up to the choice prompt.
+ * Text made safe to show a person: every hidden character (controls, ANSI escape sequences, CR, bidi and other
+ * invisible characters) is spelled out visibly (`\r`, `\x1b`, `<U+202E>`), and the spelling is unambiguous, so two
+ * different texts never look the same. A backslash is doubled only where it would otherwise read as the start of
+ * such a spelling (before `r`, `t`, `x`, `\\`, `<` or a hidden character, and before `n` when line feeds are
+ * escaped), and a `<` that would begin `<U+` is shown as `\<`; `grep 'a\.b'` is shown as written. Line feeds stay
+ * line breaks unless `newlines` is `"escape"` (then `\n`).
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const escapeForDisplay = (text: string, options: { readonly newlines?: "keep" | "escape" } = {}): string => {
+  const escapeNewlines = options.newlines === "escape"
+  const isHidden = (char: string) => char !== " " && char !== "\n" && hidden.test(char)
+  /** Whether what `char` is shown as starts with a backslash or `<U+`, or is a letter a backslash escape uses. */
+  const startsEscape = (char: string | undefined) =>
+    char !== undefined && (char === "r" || char === "t" || char === "x" || char === "\\" || char === "<" || (escapeNewlines && (char === "n" || char === "\n")) || isHidden(char))
+  let out = ""
+  const chars = Array.from(text)
+  for (let i = 0; i < chars.length; i++) {
+    const char = chars[i]!
+    if (char === "\\") out += startsEscape(chars[i + 1]) ? "\\\\" : "\\"
+    else if (char === "<" && chars[i + 1] === "U" && chars[i + 2] === "+") out += "\\<"
+    else if (char === "\n") out += escapeNewlines ? "\\n" : "\n"
+    else if (isHidden(char)) out += spell(char)
+    else out += char
+  }
+  return out
+}
+
+/**
+ * The most lines of one request shown: the first three quarters and the last quarter, with "N more lines" between,
+ * so the end of a long command (where something could hide behind padding) is always on the screen. Tools bound
+ * their own blocks further (Write and Edit show 40 lines of content or diff); this is the backstop for the rest.
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const maxShownLines = 400
+
+/**
+ * The most characters of one request shown (before escaping), head and tail as for lines, so a huge rendering costs
+ * no more than a screenful.
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const maxShownChars = 64 * 1024
+
+/** The head and tail of `items` (at most `max` in all), and how many were left out between them. */
+const headAndTail = <A>(items: ReadonlyArray<A>, max: number): { readonly head: ReadonlyArray<A>; readonly tail: ReadonlyArray<A>; readonly omitted: number } => {
+  if (items.length <= max) return { head: items, tail: [], omitted: 0 }
+  const tailCount = Math.floor(max / 4)
+  return { head: items.slice(0, max - tailCount), tail: items.slice(items.length - tailCount), omitted: items.length - max }
+}
+
+/** At most {@link maxShownChars} characters of a text: head, a note of how many were left out, tail. */
+const boundChars = (text: string): string => {
+  if (text.length <= maxShownChars) return text
+  const tail = Math.floor(maxShownChars / 4)
+  return `${text.slice(0, maxShownChars - tail)}\n… ${text.length - maxShownChars} more characters …\n${text.slice(text.length - tail)}`
+}
+
+/** Content lines in a gutter, so nothing in them can pass for the prompt's own lines. */
+const inGutter = (text: string): string => {
+  const { head, omitted, tail } = headAndTail(escapeForDisplay(boundChars(text)).split("\n"), maxShownLines)
+  const lines = omitted === 0 ? head : [...head, `… ${omitted} more lines …`, ...tail]
+  return lines.map((line) => `  │ ${line}`).join("\n")
+}
+
+const rules = (suggestions: ReadonlyArray<string>) =>
+  suggestions.length === 0 ? "" : `  [${suggestions.map((rule) => escapeForDisplay(rule, { newlines: "escape" })).join(", ")}]`
+
+/**
+ * The text shown for a request, up to the choice prompt. Everything that comes from the call (the rendered use,
+ * the reason, the suggested rules) is escaped with {@link escapeForDisplay}; the call's own lines sit in a gutter.
  *
  * @since 0.1.0
  * @category rendering
@@ -89,10 +189,10 @@ const rules = (suggestions: ReadonlyArray<string>) => (suggestions.length === 0 
 export const renderRequest = (request: ApprovalRequest): string =>
   [
     "",
-    `── Permission needed: ${request.toolName} ──`,
-    toText(request.ui),
+    `── Permission needed: ${escapeForDisplay(request.toolName, { newlines: "escape" })} ──`,
+    inGutter(toText(request.ui)),
     "",
-    request.message,
+    escapeForDisplay(request.message),
     "",
     "  1) Allow once",
     `  2) Allow for this session${rules(request.suggestions)}`,
@@ -172,7 +272,7 @@ export const make = (input: NodeJS.ReadableStream, output: NodeJS.WritableStream
             case "5":
               return ApprovalAnswer.Deny({ message: "The user denied this call and stopped the run.", cancelRun: true })
             case "e": {
-              yield* write(`Current input: ${JSON.stringify(request.input)}\n`)
+              yield* write(`Current input: ${escapeForDisplay(boundChars(JSON.stringify(request.input) ?? "undefined"), { newlines: "escape" })}\n`)
               const edited = yield* readLine("New input (JSON on one line): ")
               if (Option.isNone(edited)) return closed
               try {

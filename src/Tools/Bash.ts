@@ -11,7 +11,10 @@
  *   timeout (default 2 minutes, at most 10), and no process outliving the call (background jobs included).
  *   Optionally inside the bubblewrap sandbox (`Shell/Sandbox`).
  * - **Output** streams to the ResultStore once it outgrows the model's budget; memory keeps a head and a tail
- *   (1 MiB each by default). The model gets head and tail with the path of the full output. Exit code 1 of
+ *   (1 MiB each by default). The model gets head and tail with the path of the full output. One call's output is
+ *   capped (`maxOutputBytes`, 64 MiB by default): past it the process tree is killed, the first `maxOutputBytes`
+ *   are kept, and the model is told so (`seq 1 inf` cannot fill the disk). A NUL byte in the command, or a command
+ *   over the kernel's limit for one argument (128 KB), is an input error before anything runs. Exit code 1 of
  *   `grep`, `egrep`, `fgrep`, `rg`, `diff`, `cmp`, `test` and `[` as the last command is an answer, not an
  *   error; any other non-zero exit code is a failure whose message holds the output and the code.
  *
@@ -34,6 +37,7 @@ import { UiBlock } from "../Tool/Presentation.js"
 import * as Tool from "../Tool/Tool.js"
 import * as CommandPlan from "./Shell/CommandPlan.js"
 import { realSleep } from "./Shell/internal/realTime.js"
+import { ArgumentString } from "./internal/argumentLimits.js"
 import { OutputBuffer } from "./Shell/OutputBuffer.js"
 import * as Process from "./Shell/Process.js"
 import * as Sandbox from "./Shell/Sandbox.js"
@@ -74,6 +78,15 @@ const WRITE_BATCH = 1024 * 1024
 /** Characters of head and of tail the model gets from a larger output. */
 const PREVIEW_CHARS = 12_000
 
+/**
+ * The most output one call may produce by default (64 MiB): past it the command is stopped, so a runaway
+ * (`seq 1 inf`, `yes`) cannot fill the disk. Configurable with {@link BashOptions} `maxOutputBytes`.
+ *
+ * @since 0.2.0
+ * @category limits
+ */
+export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024
+
 // ---------------------------------------------------------------------------------------------------------------
 // models
 // ---------------------------------------------------------------------------------------------------------------
@@ -85,7 +98,8 @@ const PREVIEW_CHARS = 12_000
  * @category models
  */
 export const BashInput = Schema.Struct({
-  command: Schema.String.annotations({ description: "The command to execute" }),
+  // What bash gets is one argument, `bash -c SCRIPT`: the command plus the script's redirections must fit in it.
+  command: ArgumentString("The command to execute", { spare: Buffer.byteLength(Process.shellScript("")) }),
   timeout: Schema.optional(
     Schema.Number.pipe(Schema.int(), Schema.between(1, MAX_TIMEOUT_MS)).annotations({
       description: `Optional timeout in milliseconds (max ${MAX_TIMEOUT_MS})`
@@ -139,7 +153,7 @@ export type BashOutput = typeof BashOutput.Type
  * @category errors
  */
 export class BashFailure extends Schema.TaggedError<BashFailure>("effect-tool-runtime/Tools/Bash/BashFailure")("BashFailure", {
-  reason: Schema.Literal("exit", "signal", "timeout", "start"),
+  reason: Schema.Literal("exit", "signal", "timeout", "start", "outputLimit"),
   message: Schema.String,
   exitCode: Schema.optional(Schema.Number),
   fullOutputPath: Schema.optional(Schema.String)
@@ -162,6 +176,11 @@ export interface BashOptions {
   readonly env?: Readonly<Record<string, string | undefined>>
   /** Interval of progress reports with the latest lines. Default 1 second. */
   readonly progressInterval?: Duration.DurationInput
+  /**
+   * The most output bytes one call may produce ({@link DEFAULT_MAX_OUTPUT_BYTES} by default). Past it the process
+   * tree is killed, the first `maxOutputBytes` are kept (and stored), and the model is told so.
+   */
+  readonly maxOutputBytes?: number
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -277,6 +296,7 @@ interface Services {
   readonly killGrace: Duration.DurationInput
   readonly memoryBytes: number
   readonly progressEvery: number
+  readonly maxOutputBytes: number
 }
 
 const runCommand = (
@@ -369,6 +389,7 @@ const runCommand = (
       timeout: Duration.millis(timeoutMs),
       killGrace: services.killGrace,
       onOutput,
+      maxOutputBytes: services.maxOutputBytes,
       ...(services.wrap === undefined ? {} : { wrap: services.wrap })
     }).pipe(
       Effect.provideService(CommandExecutor.CommandExecutor, services.executor),
@@ -397,7 +418,7 @@ const runCommand = (
       omittedBytes: seen.omittedBytes,
       totalBytes: seen.totalBytes,
       ...(seen.fullOutputPath === undefined ? {} : { fullOutputPath: seen.fullOutputPath }),
-      exitCode: result.exit._tag === "TimedOut" ? 124 : result.exit.code,
+      exitCode: result.exit._tag === "TimedOut" ? 124 : result.exit._tag === "OutputLimit" ? 137 : result.exit.code,
       durationMs,
       stoppedBackgroundProcesses: result.leftovers,
       outputIncomplete: result.outputIncomplete
@@ -412,6 +433,12 @@ const runCommand = (
     switch (result.exit._tag) {
       case "TimedOut":
         return yield* failure("timeout", `Command timed out after ${formatDuration(timeoutMs)} and was stopped. Output so far:`)
+      case "OutputLimit":
+        return yield* failure(
+          "outputLimit",
+          `Command produced more than ${formatBytes(result.exit.limitBytes)} of output, the limit for one call, and was stopped; ` +
+            `the first ${formatBytes(result.exit.limitBytes)} were kept. Narrow the command (head, grep, a smaller range) and run it again. Output:`
+        )
       case "Signaled":
         return yield* failure("signal", `Command was killed by ${result.exit.signal} (exit code ${result.exit.code}). Output:`, result.exit.code)
       case "Exited": {
@@ -454,7 +481,8 @@ export const layer = (
         wrap,
         killGrace: options.killGrace ?? Duration.seconds(2),
         memoryBytes: Math.max(BODY_LIMIT, options.memoryBytes ?? 1024 * 1024),
-        progressEvery: Duration.toMillis(Duration.decode(options.progressInterval ?? Duration.seconds(1)))
+        progressEvery: Duration.toMillis(Duration.decode(options.progressInterval ?? Duration.seconds(1))),
+        maxOutputBytes: Math.max(0, options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES)
       }
       return {
         validate: (input) => (input.command.trim() === "" ? Tool.reject("The command is empty.") : Effect.succeed(input)),

@@ -15,6 +15,7 @@
  *
  * @since 0.1.0
  */
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -27,8 +28,11 @@ import { applyAt, describeNearMatch, lineAt, nearMatch, occurrences, unifiedDiff
 import type { Applied } from "./internal/filesEdit.js"
 import { inspect, readCurrent, StaleError, staleMessage, staleness, unchangedSince } from "./internal/filesGuard.js"
 import type { Current } from "./internal/filesGuard.js"
-import { checkPath, displayPath, fileResource, ruleCovers } from "./internal/filesPaths.js"
+import { checkFilePath, displayPath, fileResource, resolveSync, ruleCovers } from "./internal/filesPaths.js"
+import { boundPreview, previewLines, readForPreview } from "./internal/filesPreview.js"
 import { Workspace } from "../Runtime/Workspace.js"
+import { PathString } from "./internal/argumentLimits.js"
+import { ruleNamesSameFile } from "./internal/filesIdentity.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // definition
@@ -41,7 +45,7 @@ import { Workspace } from "../Runtime/Workspace.js"
  * @category models
  */
 export const EditInput = Schema.Struct({
-  file_path: Schema.String.annotations({ description: "The absolute path to the file to modify" }),
+  file_path: PathString("The absolute path to the file to modify"),
   old_string: Schema.String.annotations({ description: "The text to replace" }),
   new_string: Schema.String.annotations({ description: "The text to replace it with (must be different from old_string)" }),
   replace_all: Schema.optionalWith(Schema.Boolean, { default: () => false }).annotations({
@@ -91,6 +95,9 @@ export const Edit = Tool.make("Edit", {
   input: EditInput,
   output: EditOutput,
   fileAccess: "edit"
+,
+  // Bounded in time like everything else; a timeout stops the work (the call's signal, or the child process).
+  timeout: Duration.minutes(1)
 })
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -184,10 +191,11 @@ export const layer = Edit.implementEffect(
         Effect.flatMap(prepare(input), ({ plan, resolved }) =>
           plan._tag === "Problem" ? Tool.reject(plan.message) : Effect.succeed({ ...input, file_path: resolved.absolute })),
 
-      checkPermissions: (input) => checkPath(workspace, input.file_path, "Edit"),
+      checkPermissions: (input) => checkFilePath(workspace, input.file_path, "Edit"),
       traits: () => ({ destructive: false }),
       claims: (input) => [Tool.Claim.write(fileResource(input.file_path, workspace.cwd, workspace.home))],
-      matchesRule: (content, input, context) => ruleCovers(content, input.file_path, context),
+      // By path (as given and real) and by identity: a hard link of a file a rule names is that file.
+      matchesRule: (content, input, context) => ruleCovers(content, input.file_path, context) || ruleNamesSameFile(content, input.file_path, context),
 
       call: (input) =>
         Effect.gen(function*() {
@@ -216,7 +224,18 @@ export const layer = Edit.implementEffect(
           }
         }),
 
-      renderUse: (input) => [UiBlock.Title({ text: `Edit(${shown(input.file_path)})` })],
+      // What the person approves: the change as it would apply to the file now (real line numbers), or, when the
+      // file cannot be planned against (missing, large, the edit would fail), old_string against new_string.
+      renderUse: (input) => {
+        const path = shown(input.file_path)
+        const title = UiBlock.Title({ text: `Edit(${path}${input.replace_all ? ", replace all" : ""})` })
+        const before = readForPreview(resolveSync(input.file_path, workspace.cwd, workspace.home).real)
+        const planned = before === undefined ? undefined : plan(input, path, before, undefined)
+        const patch = planned?._tag === "Plan"
+          ? unifiedDiff(path, planned.before, planned.applied.content)
+          : unifiedDiff(path, input.old_string, input.new_string)
+        return [title, UiBlock.Diff({ path, patch: boundPreview(patch, previewLines * 2) })]
+      },
       renderResult: (output) => [UiBlock.Diff({ path: output.path, patch: output.patch })],
       toModel: (output) => {
         if (output.created) return `File created successfully at: ${output.path}`

@@ -4,11 +4,13 @@
  * between it and each match; `.git` is never listed. Paths are relative to the working directory when inside it.
  *
  * A pattern may not climb out of its base directory (`..`); an absolute pattern is split into a base directory
- * and a relative pattern. Symlinked directories are not followed. Files that permission rules forbid reading
+ * and a relative pattern. Symlinked directories are not followed, and a match is listed only when it resolves
+ * inside the searched directory or the workspace (`link/passwd` through `link -> /etc` is not). Files that permission rules forbid reading
  * (`Read(./.env)`) are left out, and the model is told how many, not which.
  *
  * @since 0.1.0
  */
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
@@ -17,9 +19,10 @@ import { glob, isDynamicPattern } from "tinyglobby"
 import * as Tool from "../Tool/Tool.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import { gitignoreFilter, rootIgnoreGlobs } from "./internal/filesIgnore.js"
-import { directorySearchStages, displayPath, specialFileReason } from "./internal/filesPaths.js"
+import { directorySearchStages, displayPath, realPathSync, specialFileReason } from "./internal/filesPaths.js"
 import { withheldNote, withholding } from "./internal/filesWithheld.js"
 import { isWithin, Workspace } from "../Runtime/Workspace.js"
+import { PathString } from "./internal/argumentLimits.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // definition
@@ -33,9 +36,7 @@ import { isWithin, Workspace } from "../Runtime/Workspace.js"
  */
 export const GlobInput = Schema.Struct({
   pattern: Schema.String.annotations({ description: "The glob pattern to match files against, e.g. \"**/*.ts\"" }),
-  path: Schema.optional(Schema.String).annotations({
-    description: "The directory to search in. Omit it to search the current working directory."
-  })
+  path: Schema.optional(PathString("The directory to search in. Omit it to search the current working directory."))
 })
 
 /**
@@ -51,7 +52,9 @@ export const GlobOutput = Schema.Struct({
   total: Schema.Number,
   truncated: Schema.Boolean,
   /** How many matching files were left out because permission rules deny reading them. */
-  withheld: Schema.optional(Schema.Number)
+  withheld: Schema.optional(Schema.Number),
+  /** How many matches were left out because they resolve (through a symlink) outside the searched directory and the workspace. */
+  outside: Schema.optional(Schema.Number)
 })
 
 /**
@@ -85,11 +88,25 @@ export const Glob = Tool.make("Glob", {
   input: GlobInput,
   output: GlobOutput,
   fileAccess: "read"
+,
+  // Bounded in time like everything else; a timeout stops the work (the call's signal, or the child process).
+  timeout: Duration.minutes(2)
 })
 
 // ---------------------------------------------------------------------------------------------------------------
 // implementation
 // ---------------------------------------------------------------------------------------------------------------
+
+/** picomatch refuses longer patterns. */
+const maxPatternChars = 65_536
+
+/** Why a pattern can never match a name, or undefined. */
+const patternProblem = (pattern: string): string | undefined =>
+  pattern.includes("\0")
+    ? "contains a NUL byte (\\0), which no file name can hold"
+    : pattern.length > maxPatternChars
+    ? `is ${pattern.length} characters long, over the ${maxPatternChars} a glob pattern may have`
+    : undefined
 
 /** Splits an absolute pattern into its static directory and the dynamic rest. */
 const splitAbsolute = (pattern: string): { readonly base: string; readonly rest: string } => {
@@ -114,6 +131,8 @@ export const layer = Glob.implementEffect(
       validate: (input) =>
         Effect.gen(function*() {
           let { pattern, path } = input
+          const problem = patternProblem(pattern)
+          if (problem !== undefined) return yield* Tool.reject(`The pattern ${problem}.`)
           if (nodePath.isAbsolute(pattern)) {
             const split = splitAbsolute(pattern)
             if (path !== undefined && !isWithin(nodePath.resolve(workspace.cwd, path), split.base)) {
@@ -141,11 +160,13 @@ export const layer = Glob.implementEffect(
           const resolved = yield* workspace.resolve(searchPath(input))
           const base = resolved.real
           const withheld = withholding(context, resolved)
+          let outside = 0
           // .gitignore files apply from the workspace root that holds the search, else from the search directory.
           const top = workspace.roots.find((root) => isWithin(root, base)) ?? base
           const found = yield* Effect.tryPromise({
-            try: async () => {
+            try: async (signal) => {
               const files = await glob(input.pattern, {
+                signal,
                 cwd: base,
                 absolute: true,
                 onlyFiles: true,
@@ -154,11 +175,21 @@ export const layer = Glob.implementEffect(
                 expandDirectories: false,
                 ignore: ["**/.git/**", ...(await rootIgnoreGlobs(top, base))]
               })
-              const inside = files.map((file) => nodePath.normalize(file)).filter((file) => isWithin(base, file))
-              const kept = (await gitignoreFilter(top, inside)).filter((file) => withheld.allows(file))
-              const stamped = await Promise.all(
-                kept.map(async (file) => ({ file, mtimeMs: await fs.promises.lstat(file).then((s) => s.mtimeMs, () => 0) }))
-              )
+              const named = files.map((file) => nodePath.normalize(file)).filter((file) => isWithin(base, file))
+              const stats = await Promise.all(named.map((file) => fs.promises.lstat(file).catch(() => undefined)))
+              // Where a match resolves decides, not how it is spelled: `link/passwd` through `link -> /etc` is /etc/passwd.
+              // A match that is not itself a link resolves where its directory does (one realpath per directory).
+              const realDirs = new Map<string, string>()
+              const realDir = (dir: string) => realDirs.get(dir) ?? realDirs.set(dir, realPathSync(dir)).get(dir)!
+              const inside = new Map<string, number>()
+              named.forEach((file, i) => {
+                const stat = stats[i]
+                const real = stat === undefined || stat.isSymbolicLink() ? realPathSync(file) : nodePath.join(realDir(nodePath.dirname(file)), nodePath.basename(file))
+                if (isWithin(base, real) || workspace.contains(real)) inside.set(file, stat?.mtimeMs ?? 0)
+              })
+              outside = named.length - inside.size
+              const kept = (await gitignoreFilter(top, [...inside.keys()])).filter((file) => withheld.allows(file))
+              const stamped = kept.map((file) => ({ file, mtimeMs: inside.get(file) ?? 0 }))
               return stamped.sort((a, b) => b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file))
             },
             catch: (e) => new Tool.ToolError({ message: `Glob failed: ${e instanceof Error ? e.message : String(e)}` })
@@ -170,7 +201,8 @@ export const layer = Glob.implementEffect(
             files: found.slice(0, maxResults).map(({ file }) => show(file)),
             total: found.length,
             truncated: found.length > maxResults,
-            ...(withheld.count() > 0 ? { withheld: withheld.count() } : {})
+            ...(withheld.count() > 0 ? { withheld: withheld.count() } : {}),
+            ...(outside > 0 ? { outside } : {})
           }
         }),
 
@@ -183,8 +215,11 @@ export const layer = Glob.implementEffect(
           : output.truncated
           ? `${output.files.join("\n")}\n(Results are truncated: showing the ${maxResults} most recently modified of ${output.total} files. Use a more specific path or pattern.)`
           : output.files.join("\n")
-        const note = withheldNote(output.withheld)
-        return note === undefined ? body : `${body}\n${note}`
+        const notes = [
+          withheldNote(output.withheld),
+          output.outside === undefined ? undefined : `(${output.outside} match${output.outside === 1 ? "" : "es"} left out: ${output.outside === 1 ? "it resolves" : "they resolve"} through a symlink outside the searched directory)`
+        ].filter((note) => note !== undefined)
+        return [body, ...notes].join("\n")
       }
     }
   })

@@ -9,7 +9,8 @@
  *   the call (timeout, cancellation) kills rg too.
  * - rg runs in the working directory with a relative target when the target is inside it, so paths come back
  *   short. `--no-config` keeps a user's RIPGREP_CONFIG_PATH out; hidden files are searched, `.git` is not; `.gitignore`
- *   is respected, in a git repository or not (`--no-require-git`, as Glob does).
+ *   is respected, in a git repository or not (`--no-require-git`, as Glob does). Symlinks met while recursing are
+ *   not followed (`--no-follow`), so a link inside cannot lead the search outside the workspace.
  * - Files that permission rules forbid reading (`Read(./.env)`, `Read(./secrets/**)`) are left out of every output
  *   mode, and out of rg's complaints; the model is told how many files were withheld, never which. rg prints each
  *   path NUL-terminated (`--null`, see `internal/filesRipgrep`), so every line is tied to its file whatever the
@@ -18,11 +19,13 @@
  * @since 0.1.0
  */
 import { rgPath } from "@vscode/ripgrep"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
+import type { Readable } from "node:stream"
 import * as Tool from "../Tool/Tool.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import { directorySearchStages, displayPath, specialFileReason } from "./internal/filesPaths.js"
@@ -30,6 +33,7 @@ import { complaintPaths, contextSeparatorArg, recordReader } from "./internal/fi
 import type { RgRecord } from "./internal/filesRipgrep.js"
 import { withheldNote, withholding } from "./internal/filesWithheld.js"
 import { isWithin, Workspace } from "../Runtime/Workspace.js"
+import { ArgumentString, argvProblem, PathString } from "./internal/argumentLimits.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // definition
@@ -44,10 +48,12 @@ const Count = Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))
  * @category models
  */
 export const GrepInput = Schema.Struct({
-  pattern: Schema.String.annotations({ description: "The regular expression pattern to search for in file contents (ripgrep syntax)" }),
-  path: Schema.optional(Schema.String).annotations({ description: "File or directory to search in. Defaults to the current working directory." }),
-  glob: Schema.optional(Schema.String).annotations({ description: "Glob pattern to filter files (e.g. \"*.js\", \"*.{ts,tsx}\")" }),
-  type: Schema.optional(Schema.String).annotations({ description: "File type to search (rg --type), e.g. js, py, rust" }),
+  pattern: ArgumentString("The regular expression pattern to search for in file contents (ripgrep syntax)", {
+    nulHint: "to match a NUL byte, write \\x00"
+  }),
+  path: Schema.optional(PathString("File or directory to search in. Defaults to the current working directory.")),
+  glob: Schema.optional(ArgumentString("Glob pattern to filter files (e.g. \"*.js\", \"*.{ts,tsx}\")")),
+  type: Schema.optional(ArgumentString("File type to search (rg --type), e.g. js, py, rust")),
   output_mode: Schema.optional(Schema.Literal("content", "files_with_matches", "count")).annotations({
     description: "\"content\" shows matching lines, \"files_with_matches\" shows file paths (default), \"count\" shows match counts"
   }),
@@ -107,6 +113,9 @@ export const Grep = Tool.make("Grep", {
   output: GrepOutput,
   maxResultChars: 20_000,
   fileAccess: "read"
+,
+  // Bounded in time like everything else; a timeout stops the work (the call's signal, or the child process).
+  timeout: Duration.minutes(2)
 })
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -128,6 +137,8 @@ export const ripgrepArgs = (input: GrepInput, target: string): ReadonlyArray<str
     "--no-config",
     "--color=never",
     "--no-require-git",
+    // Symlinks met while recursing are not followed (rg's default, said out loud): they could lead out of the workspace.
+    "--no-follow",
     "--hidden",
     "--glob",
     "!.git",
@@ -175,7 +186,15 @@ const runRipgrep = (
   toLine: (record: Exclude<RgRecord, { readonly _tag: "Separator" }>) => string | undefined
 ) =>
   Effect.async<RgResult, Tool.ToolError>((resume) => {
-    const child = childProcess.spawn(rgPath, args, { cwd, stdio: ["ignore", "pipe", "pipe"] })
+    // The input schema already bounds each argument; this is the last word before the kernel's.
+    const problem = argvProblem([rgPath, ...args])
+    if (problem !== undefined) return resume(Effect.fail(new Tool.ToolError({ message: `Cannot run ripgrep: ${problem}.` })))
+    let child: childProcess.ChildProcessByStdio<null, Readable, Readable>
+    try {
+      child = childProcess.spawn(rgPath, args, { cwd, stdio: ["ignore", "pipe", "pipe"] })
+    } catch (error) {
+      return resume(Effect.fail(new Tool.ToolError({ message: `Could not run ripgrep: ${error instanceof Error ? error.message : String(error)}` })))
+    }
     const read = recordReader(mode)
     const lines: Array<string> = []
     let separated = false

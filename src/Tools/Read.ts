@@ -10,10 +10,12 @@
  * - Records what the model saw in {@link FileState} (partial when a range or a cut line hid part of the file).
  *
  * Rule matching (`Read(content)` rules): `validate` rewrites `file_path` to an absolute path, and `matchesRule`
- * resolves symlinks synchronously, matching the rule against both the absolute path and the real target.
+ * resolves symlinks synchronously, matching the rule against both the absolute path and the real target, and a rule
+ * that names one file against the file's identity (a hard link of `secret.env` is `secret.env`).
  *
  * @since 0.1.0
  */
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -24,8 +26,10 @@ import { UiBlock } from "../Tool/Presentation.js"
 import { FileState, hashContent } from "./FileState.js"
 import { numberLines, readHead, readLines, sniff } from "./internal/filesContent.js"
 import { inspect } from "./internal/filesGuard.js"
-import { checkPath, displayPath, fileResource, ruleCovers } from "./internal/filesPaths.js"
+import { checkFilePath, displayPath, fileResource, ruleCovers } from "./internal/filesPaths.js"
 import { Workspace } from "../Runtime/Workspace.js"
+import { PathString } from "./internal/argumentLimits.js"
+import { ruleNamesSameFile } from "./internal/filesIdentity.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // limits
@@ -59,7 +63,7 @@ export const limits = {
  * @category models
  */
 export const ReadInput = Schema.Struct({
-  file_path: Schema.String.annotations({ description: "The absolute path to the file to read" }),
+  file_path: PathString("The absolute path to the file to read"),
   offset: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))).annotations({
     description: "The line number to start reading from (1-based). Only provide if the file is too large to read at once"
   }),
@@ -119,6 +123,9 @@ export const Read = Tool.make("Read", {
   output: ReadOutput,
   maxResultChars: Infinity,
   fileAccess: "read"
+,
+  // Bounded in time like everything else; a timeout stops the work (the call's signal, or the child process).
+  timeout: Duration.minutes(1)
 })
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -161,10 +168,11 @@ export const layer = Read.implementEffect(
           return { ...input, file_path: resolved.absolute }
         }),
 
-      checkPermissions: (input) => checkPath(workspace, input.file_path, "Read", false, store?.owns),
+      checkPermissions: (input) => checkFilePath(workspace, input.file_path, "Read", store?.owns),
       traits: () => ({ readOnly: true, concurrencySafe: true }),
       claims: (input) => [Tool.Claim.read(fileResource(input.file_path, workspace.cwd, workspace.home))],
-      matchesRule: (content, input, context) => ruleCovers(content, input.file_path, context),
+      // By path (as given and real) and by identity: a hard link of a file a rule names is that file.
+      matchesRule: (content, input, context) => ruleCovers(content, input.file_path, context) || ruleNamesSameFile(content, input.file_path, context),
 
       call: (input) =>
         Effect.gen(function*() {

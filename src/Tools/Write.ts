@@ -12,6 +12,7 @@
  *
  * @since 0.1.0
  */
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
@@ -20,9 +21,12 @@ import { UiBlock } from "../Tool/Presentation.js"
 import { FileState, hashContent } from "./FileState.js"
 import { writeFileAtomic } from "./internal/filesAtomic.js"
 import { unifiedDiff } from "./internal/filesEdit.js"
+import { boundPreview, previewLines, readForPreview } from "./internal/filesPreview.js"
 import { describeCurrent, inspect, StaleError, staleMessage, staleness, unchangedSince } from "./internal/filesGuard.js"
-import { checkPath, displayPath, fileResource, resolveSync, ruleCovers } from "./internal/filesPaths.js"
+import { checkFilePath, displayPath, fileResource, resolveSync, ruleCovers } from "./internal/filesPaths.js"
 import { Workspace } from "../Runtime/Workspace.js"
+import { PathString } from "./internal/argumentLimits.js"
+import { ruleNamesSameFile } from "./internal/filesIdentity.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // definition
@@ -35,7 +39,7 @@ import { Workspace } from "../Runtime/Workspace.js"
  * @category models
  */
 export const WriteInput = Schema.Struct({
-  file_path: Schema.String.annotations({ description: "The absolute path to the file to write (must be absolute, not relative)" }),
+  file_path: PathString("The absolute path to the file to write (must be absolute, not relative)"),
   content: Schema.String.annotations({ description: "The content to write to the file" })
 })
 
@@ -77,6 +81,9 @@ export const Write = Tool.make("Write", {
   input: WriteInput,
   output: WriteOutput,
   fileAccess: "edit"
+,
+  // Bounded in time like everything else; a timeout stops the work (the call's signal, or the child process).
+  timeout: Duration.minutes(1)
 })
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -115,10 +122,11 @@ export const layer = Write.implementEffect(
           return { ...input, file_path: resolved.absolute }
         }),
 
-      checkPermissions: (input) => checkPath(workspace, input.file_path, "Edit"),
+      checkPermissions: (input) => checkFilePath(workspace, input.file_path, "Edit"),
       traits: (input) => ({ destructive: fs.existsSync(resolveSync(input.file_path, workspace.cwd, workspace.home).real) }),
       claims: (input) => [Tool.Claim.write(fileResource(input.file_path, workspace.cwd, workspace.home))],
-      matchesRule: (content, input, context) => ruleCovers(content, input.file_path, context),
+      // By path (as given and real) and by identity: a hard link of a file a rule names is that file.
+      matchesRule: (content, input, context) => ruleCovers(content, input.file_path, context) || ruleNamesSameFile(content, input.file_path, context),
 
       call: (input) =>
         Effect.gen(function*() {
@@ -153,7 +161,14 @@ export const layer = Write.implementEffect(
           }
         }),
 
-      renderUse: (input) => [UiBlock.Title({ text: `Write(${shown(input.file_path)})` })],
+      // What the person approves: the diff against the file as it is now, or the new file's content (bounded).
+      renderUse: (input) => {
+        const title = UiBlock.Title({ text: `Write(${shown(input.file_path)})` })
+        const path = shown(input.file_path)
+        const current = readForPreview(resolveSync(input.file_path, workspace.cwd, workspace.home).real)
+        if (current !== undefined) return [title, UiBlock.Diff({ path, patch: boundPreview(unifiedDiff(path, current, input.content), previewLines * 2) })]
+        return [title, UiBlock.Code({ text: input.content === "" ? "(empty file)" : boundPreview(input.content) })]
+      },
       renderResult: (output) =>
         output.patch !== undefined
           ? [UiBlock.Diff({ path: output.path, patch: output.patch })]

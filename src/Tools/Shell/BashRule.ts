@@ -533,7 +533,16 @@ const runSubcommands: ReadonlySet<string> = new Set(["run", "exec", "x", "test",
 const unsafePrefixes: ReadonlySet<string> = new Set([
   "eval", "exec", "source", ".", "sh", "bash", "zsh", "dash", "fish", "python", "python3", "node", "perl", "ruby",
   "php", "awk", "gawk", "xargs", "env", "command", "builtin", "sudo", "doas", "su", "timeout", "nice", "nohup",
-  "time", "stdbuf", "find", "sed"
+  "time", "stdbuf", "find", "sed",
+  "rm", "rmdir", "shred", "dd", "chmod", "chown", "chgrp", "ln", "truncate", "ksh", "csh", "tcsh", "ash", "busybox",
+  "pwsh", "python2", "pypy", "pypy3", "ipython", "irb", "lua", "luajit", "Rscript", "julia", "tclsh", "expect", "osascript"
+])
+
+/** Subcommands whose prefix would grant code execution or configuration (`git config core.fsmonitor=...`): exact only. */
+const exactSubcommands: ReadonlySet<string> = new Set([
+  "git config", "git submodule", "git filter-branch", "git update-index", "npm config", "npm exec", "npm x", "pnpm config",
+  "pnpm exec", "pnpm dlx", "yarn config", "yarn exec", "yarn dlx", "bun x", "docker run", "docker exec", "kubectl exec",
+  "gh alias", "gh extension", "go env", "cargo install", "pip install", "pip3 install", "uv run", "poetry run"
 ])
 
 const isPlainWord = (word: string): boolean => /^[A-Za-z0-9][A-Za-z0-9_.:@/-]*$/.test(word)
@@ -558,12 +567,13 @@ export const suggestRule = (input: ShellAnalysis | string): Option.Option<string
   if (!isPlainWord(name) || name.includes(":")) return Option.none()
   const exact = words.join(" ")
   // Keep the command, its subcommand, and the script name after `run`-like subcommands.
-  if (unsafePrefixes.has(name)) return Option.some(exact)
+  // A program named by path (`/usr/bin/rm`) is judged by its name, and never gets a whole-program prefix.
+  if (unsafePrefixes.has(name.slice(name.lastIndexOf("/") + 1)) || (name.includes("/") && !subcommandTools.has(name))) return Option.some(exact)
   const kept = [name]
   const second = words[1]
   if (subcommandTools.has(name) && second !== undefined) {
     // `git -c x=y log`: a global option before the subcommand makes any prefix too broad.
-    if (!/^[a-z][a-z0-9-]*$/.test(second)) return Option.some(exact)
+    if (!/^[a-z][a-z0-9-]*$/.test(second) || exactSubcommands.has(`${name} ${second}`)) return Option.some(exact)
     kept.push(second)
     const third = words[2]
     if (runSubcommands.has(second) && third !== undefined && isPlainWord(third) && !third.startsWith("-")) {

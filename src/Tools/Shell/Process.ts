@@ -19,6 +19,7 @@ import * as Command from "@effect/platform/Command"
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type { PlatformError } from "@effect/platform/Error"
 import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -26,6 +27,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { randomUUID } from "node:crypto"
 import * as os from "node:os"
+import { argvProblem } from "../internal/argumentLimits.js"
 import { realSleep } from "./internal/realTime.js"
 import * as ProcessTree from "./ProcessTree.js"
 
@@ -61,6 +63,11 @@ export interface ShellOptions {
   readonly onOutput: (chunk: Uint8Array) => Effect.Effect<void>
   /** Wraps the shell's argv, e.g. in a sandbox. Default: none. */
   readonly wrap?: (argv: Argv) => Argv
+  /**
+   * The most output bytes delivered to `onOutput`. Once more arrive, the rest is dropped, the tree is terminated
+   * and the run ends as {@link ShellExit} `OutputLimit`. Default: no limit.
+   */
+  readonly maxOutputBytes?: number
 }
 
 /**
@@ -76,6 +83,8 @@ export type ShellExit = Data.TaggedEnum<{
   Signaled: { readonly signal: string; readonly code: number }
   /** The timeout passed; the tree was terminated. */
   TimedOut: { readonly after: Duration.Duration }
+  /** More than `maxOutputBytes` of output arrived; the first `limitBytes` were delivered and the tree was terminated. */
+  OutputLimit: { readonly limitBytes: number }
 }>
 
 /**
@@ -178,6 +187,9 @@ export const run = (options: ShellOptions): Effect.Effect<ShellResult, ShellProc
     // rshd") unless SHLVL says it is nested; a user's rc file must not change what an analysed command does.
     const argv: Argv = ["bash", "--norc", "--noprofile", "-c", shellScript(options.command)]
     const [program, ...args] = options.wrap?.(argv) ?? argv
+    // The kernel refuses NUL bytes and oversized arguments; Node throws on them. Say so instead of crashing.
+    const refused = argvProblem([program, ...args], options.env)
+    if (refused !== undefined) return yield* new ShellProcessError({ message: `cannot start bash: ${refused}` })
     const command = Command.make(program, ...args).pipe(
       Command.workingDirectory(options.cwd),
       Command.env({ ...options.env, [ProcessTree.markerVariable]: marker }, { extendEnv: false })
@@ -195,8 +207,22 @@ export const run = (options: ShellOptions): Effect.Effect<ShellResult, ShellProc
     // command's first line) or from a wrapper (bwrap's own errors). Two readers share one lock, so chunks reach
     // `onOutput` one at a time; `Stream.merge` would do the same at twice the cost per chunk.
     const lock = yield* Effect.makeSemaphore(1)
+    // Output past the limit is never delivered (memory and disk stay bounded); its first byte ends the run.
+    const limit = options.maxOutputBytes ?? Infinity
+    const overflowed = yield* Deferred.make<void>()
+    let delivered = 0
+    const deliver = (chunk: Uint8Array): Effect.Effect<void> => {
+      const room = limit - delivered
+      if (chunk.length <= room) {
+        delivered += chunk.length
+        return options.onOutput(chunk)
+      }
+      delivered = limit
+      const kept = room > 0 ? options.onOutput(chunk.subarray(0, room)) : Effect.void
+      return Effect.zipRight(kept, Deferred.succeed(overflowed, undefined))
+    }
     const readAll = (stream: Stream.Stream<Uint8Array, PlatformError>) =>
-      Stream.runForEachChunk(stream, (chunk) => lock.withPermits(1)(Effect.forEach(chunk, options.onOutput, { discard: true })))
+      Stream.runForEachChunk(stream, (chunk) => lock.withPermits(1)(Effect.forEach(chunk, deliver, { discard: true })))
     const reader = yield* Effect.all([readAll(started.stdout), readAll(started.stderr)], { concurrency: 2, discard: true }).pipe(
       Effect.mapError((cause) => new ShellProcessError({ message: `cannot read the command's output: ${cause.message}`, cause })),
       Effect.forkScoped
@@ -210,7 +236,11 @@ export const run = (options: ShellOptions): Effect.Effect<ShellResult, ShellProc
       })
     )
     const timeout = Duration.decode(options.timeout)
-    const exit = yield* Effect.raceFirst(exitCode, Effect.as(realSleep(Duration.toMillis(timeout)), ShellExit.TimedOut({ after: timeout })))
+    const exit = yield* Effect.raceAll([
+      exitCode,
+      Effect.as(realSleep(Duration.toMillis(timeout)), ShellExit.TimedOut({ after: timeout })),
+      Effect.as(Deferred.await(overflowed), ShellExit.OutputLimit({ limitBytes: limit }))
+    ])
     const termination = yield* ProcessTree.terminate(tree, grace)
     // Nothing of the call runs any more, so nothing can start anything: the finalizer has nothing left to do.
     cleanedUp = termination.survivors.length === 0
@@ -224,7 +254,7 @@ export const run = (options: ShellOptions): Effect.Effect<ShellResult, ShellProc
     return {
       exit,
       pid: started.pid,
-      leftovers: exit._tag === "TimedOut" ? 0 : termination.found,
+      leftovers: exit._tag === "TimedOut" || exit._tag === "OutputLimit" ? 0 : termination.found,
       outputIncomplete: !drained
     } satisfies ShellResult
   })

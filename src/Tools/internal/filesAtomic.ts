@@ -1,8 +1,10 @@
 /**
  * Atomic replacement of a file: write a temp file next to the target (exclusive create, so two writers never share
  * one), fsync it, then rename it over the target. A reader, or a crash at any point, sees the old content or the new
- * content, never a mix. The temp file is removed on every failure and on interruption (a SIGKILL can still leave
- * one behind: it is a dot-file named after the target, ending in `.tmp`).
+ * content, never a mix. The temp file is removed on every failure and on interruption. A SIGKILL can still leave
+ * one behind (a dot-file named after the target, ending in `.tmp`, up to the size of the content): the next write of
+ * that file removes it. A writer in another process writing the same file at the same moment loses its temp file
+ * that way and fails (its rename finds nothing); the target is never mixed.
  *
  * Plain promises, so the same function serves the tools (wrapped in Effect) and the crash test's child process.
  *
@@ -27,6 +29,27 @@ export interface AtomicWriteOptions {
 export const tempPathFor = (target: string): string =>
   nodePath.join(nodePath.dirname(target), `.${nodePath.basename(target)}.${crypto.randomBytes(6).toString("hex")}.tmp`)
 
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/** Whether a directory entry is a temp file {@link tempPathFor} made for `target`. */
+export const isTempFor = (target: string): (name: string) => boolean => {
+  const pattern = new RegExp(`^\\.${escapeRegExp(nodePath.basename(target))}\\.[0-9a-f]{12}\\.tmp$`)
+  return (name) => pattern.test(name)
+}
+
+/** Removes the temp files an earlier, killed write of `target` left behind (regular files only); best effort. */
+export const removeLeftovers = async (target: string): Promise<void> => {
+  const directory = nodePath.dirname(target)
+  const names = await fs.promises.readdir(directory).catch(() => [] as Array<string>)
+  const ours = isTempFor(target)
+  for (const name of names) {
+    if (!ours(name)) continue
+    const path = nodePath.join(directory, name)
+    const stat = await fs.promises.lstat(path).catch(() => undefined)
+    if (stat?.isFile() === true) await fs.promises.rm(path, { force: true }).catch(() => undefined)
+  }
+}
+
 /**
  * Replaces (or creates) `target` with `content` atomically. An existing file's permission bits are kept; missing
  * parent directories are created. `target` should be a real path: a symlink at `target` is replaced, not followed.
@@ -34,6 +57,7 @@ export const tempPathFor = (target: string): string =>
 export const writeFileAtomic = async (target: string, content: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> => {
   const directory = nodePath.dirname(target)
   await fs.promises.mkdir(directory, { recursive: true })
+  await removeLeftovers(target)
   const existingMode = await fs.promises.stat(target).then((s) => (s.isFile() ? s.mode & 0o7777 : undefined), () => undefined)
   const temp = tempPathFor(target)
   const handle = await fs.promises.open(temp, "wx", existingMode ?? 0o666)

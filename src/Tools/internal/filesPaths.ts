@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { compilePathPattern } from "../../Runtime/Permission/PathPattern.js"
+import { printRule } from "../../Runtime/Permission/Rule.js"
 import { PermissionCheck } from "../../Tool/Permission.js"
 import { Claim } from "../../Tool/Tool.js"
 import type { RuleContext } from "../../Tool/Tool.js"
@@ -122,6 +123,24 @@ export const directorySearchStages = <Input>(workspace: Workspace["Type"], searc
   claims: (input: Input) => [Claim.read(fileResource(searchPath(input), workspace.cwd, workspace.home))],
   matchesRule: (content: string, input: Input, context: RuleContext) => ruleCovers(content, searchPath(input), context, true)
 })
+
+/**
+ * A rule suggestion for exactly one file, `Read(//abs/file)`: never broader than the call. Wildcards and a trailing
+ * space in the path are escaped for gitignore, parentheses for the rule syntax, so the rule names that file only.
+ */
+export const fileSuggestion = (ruleTool: "Read" | "Edit", real: string): string =>
+  printRule({ toolName: ruleTool, content: `/${real.replace(/[\\*?[\]]/g, "\\$&").replace(/ +$/, (spaces) => spaces.replace(/ /g, "\\ "))}` })
+
+/** {@link checkPath} for one file, suggesting a rule for that file only ({@link fileSuggestion}). */
+export const checkFilePath = (
+  workspace: Workspace["Type"],
+  path: string,
+  ruleTool: "Read" | "Edit",
+  savedForSession?: (realPath: string) => boolean
+): Effect.Effect<PermissionCheck<never>> =>
+  Effect.flatMap(workspace.resolve(path), (resolved) =>
+    Effect.map(checkPath(workspace, path, ruleTool, false, savedForSession), (check) =>
+      check._tag === "Ask" || check._tag === "Passthrough" ? { ...check, suggestions: [fileSuggestion(ruleTool, resolved.real)] } : check))
 
 /** A path for people and the model: relative to the working directory when inside it, else absolute. */
 export const displayPath = (absolute: string, cwd: string): string => {

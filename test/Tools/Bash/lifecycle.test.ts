@@ -123,7 +123,8 @@ describe("Bash process lifecycle", () => {
       expect(typeof text === "string" && text.length < MAX_RESULT_CHARS).toBe(true)
       expect(text).toContain(`saved to: ${out.fullOutputPath}`)
       fs.unlinkSync(out.fullOutputPath!)
-    }).pipe(Effect.provide(bashLayer(cwd))), 60_000)
+      // Above the default cap of one call's output (64 MiB): raised for this test.
+    }).pipe(Effect.provide(bashLayer(cwd, { maxOutputBytes: 256 * 1024 * 1024 }))), 60_000)
 })
 
 describe("Bash startup files", () => {

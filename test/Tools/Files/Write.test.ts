@@ -99,6 +99,39 @@ describe("Write", () => {
     expect(path.basename(temp)).toMatch(/^\.big\.bin\.[0-9a-f]{12}\.tmp$/)
   })
 
+  it("the temp file a SIGKILLed write left behind is removed by the next write of that file, and only that file's", async () => {
+    const dir = tempDir("crash-")
+    const target = path.join(dir, "big.bin")
+    fs.writeFileSync(target, Buffer.alloc(1024, "O"))
+    // Another file's leftover, and a file that only looks like one, must survive.
+    const other = path.join(dir, ".other.bin.0123456789ab.tmp")
+    fs.writeFileSync(other, "x")
+    const lookalike = path.join(dir, ".big.bin.notatempfile.tmp")
+    fs.writeFileSync(lookalike, "x")
+    const script = fileURLToPath(new URL("./fixtures/writeLarge.ts", import.meta.url))
+    const child = childProcess.spawn(process.execPath, ["--import", "tsx", script, target, "512", "N"], { stdio: ["ignore", "pipe", "inherit"] })
+    const temp = await new Promise<string>((resolve, reject) => {
+      child.stdout.setEncoding("utf8").once("data", (line: string) => resolve(line.trim()))
+      child.once("exit", (code) => reject(new Error(`child exited early (${code})`)))
+    })
+    while (!fs.existsSync(temp) || fs.statSync(temp).size === 0) await new Promise((r) => setImmediate(r))
+    child.kill("SIGKILL")
+    await new Promise((resolve) => child.once("exit", resolve))
+    expect(fs.statSync(temp).size).toBeGreaterThan(0) // the leftover is there, partly written
+
+    // The next write of big.bin, through the Write tool, as a model would do it.
+    const outcome = await Effect.runPromise(
+      Effect.gen(function*() {
+        expect((yield* executeOne(use("Read", { file_path: target }))).status).toBe("success")
+        return yield* executeOne(use("Write", { file_path: target, content: "fresh\n" }))
+      }).pipe(Effect.provide(runtimeLayer(dir)))
+    )
+    expect(outcome.status).toBe("success")
+    expect(fs.readFileSync(target, "utf8")).toBe("fresh\n")
+    expect(fs.existsSync(temp)).toBe(false)
+    expect(fs.readdirSync(dir).sort()).toEqual([path.basename(lookalike), path.basename(other), "big.bin"].sort())
+  })
+
   it("a write that completes replaces the content whole", async () => {
     const dir = tempDir("crash-")
     const target = path.join(dir, "big.bin")

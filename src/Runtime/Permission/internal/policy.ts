@@ -4,6 +4,7 @@
  *
  * @internal
  */
+import * as fs from "node:fs"
 import * as Path from "node:path"
 import { DecisionReason, describeReason } from "../../../Tool/Permission.js"
 import type { AnyService, Claim, ContentRule, Definition, RuleContext, RulesByBehavior } from "../../../Tool/Tool.js"
@@ -289,6 +290,22 @@ interface ReadDenial {
   /** A whole-tool `Read` deny: nothing may be read. */
   readonly everything: boolean
   readonly matchers: ReadonlyArray<PathMatcher>
+  /** The files path rules name literally, also matched by identity (device + inode): a hard link is the same file. */
+  readonly files: ReadonlyArray<string>
+}
+
+/** The one file a rule names, when its content has no wildcard (a bare name: the one in the working directory). */
+const literalFile = (content: string, prefix: string): string | undefined =>
+  /[*?[\]\\]/.test(content) || prefix === "" ? undefined : !prefix.endsWith("/") ? prefix : content.includes("/") ? undefined : prefix + content
+
+/** Whether a file with other names (a hard link) is one of `files`. */
+const sameFileAsAny = (path: string, files: ReadonlyArray<string>): boolean => {
+  const stat = fs.statSync(path, { throwIfNoEntry: false })
+  if (stat === undefined || !stat.isFile() || stat.nlink < 2) return false
+  return files.some((file) => {
+    const other = fs.statSync(file, { throwIfNoEntry: false })
+    return other !== undefined && other.dev === stat.dev && other.ino === stat.ino
+  })
 }
 
 const readDenials = new WeakMap<RuleIndex, ReadDenial>()
@@ -298,12 +315,17 @@ const readDenial = (index: RuleIndex, env: PolicyEnvironment): ReadDenial => {
   if (denial === undefined) {
     let everything = false
     const matchers: Array<PathMatcher> = []
+    const files: Array<string> = []
     for (const rule of index.rules) {
       if (rule.behavior !== "deny" || rule.rule.toolName !== "Read") continue
-      if (hasContent(rule)) matchers.push(pathMatcher(index, rule, env).matches)
-      else everything = true
+      if (hasContent(rule)) {
+        const compiled = pathMatcher(index, rule, env)
+        matchers.push(compiled.matches)
+        const file = literalFile(rule.content, compiled.prefix)
+        if (file !== undefined) files.push(file)
+      } else everything = true
     }
-    denial = { everything, matchers }
+    denial = { everything, matchers, files }
     readDenials.set(index, denial)
   }
   return denial
@@ -312,7 +334,8 @@ const readDenial = (index: RuleIndex, env: PolicyEnvironment): ReadDenial => {
 /**
  * Whether the deny rules that govern reading (`Read` rules, the family of every tool with `fileAccess: "read"`)
  * forbid reading an absolute path: a whole-tool `Read` deny, or a `Read(...)` deny matching the path as given or
- * its real path. `realPath` is only consulted when some path rule exists and the path as given matched none.
+ * its real path, or another name (a hard link) of a file a rule names literally. `realPath` is only consulted when
+ * some path rule exists and the path as given matched none.
  *
  * @internal
  */
@@ -322,12 +345,12 @@ export const deniesRead = (
   absolutePath: string,
   realPath: (absolutePath: string) => string
 ): boolean => {
-  const { everything, matchers } = readDenial(index, env)
+  const { everything, files, matchers } = readDenial(index, env)
   if (everything) return true
   if (matchers.length === 0) return false
   if (matchers.some((matches) => matches(absolutePath))) return true
   const real = realPath(absolutePath)
-  return real !== absolutePath && matchers.some((matches) => matches(real))
+  return (real !== absolutePath && matchers.some((matches) => matches(real))) || (files.length > 0 && sameFileAsAny(real, files))
 }
 
 // -----------------------------------------------------------------------------
