@@ -966,24 +966,8 @@ const commandProblem = (command: SimpleCommand, words: Words): string | undefine
 export const classifyReadOnly = (input: ShellAnalysis | string, context?: ClassifyContext): ReadOnlyVerdict => {
   const analysis = typeof input === "string" ? analyze(input) : input
   if (analysis._tag === "Unanalyzable") return notReadOnly(`the command cannot be analysed: ${analysis.reason}`)
-  const features = analysis.features
-  if (features.functionDefinitions.length > 0) {
-    return notReadOnly(`defines the function \`${features.functionDefinitions[0]}\``)
-  }
-  if (features.coprocesses) return notReadOnly("starts a coprocess")
-  if (features.background) return notReadOnly("runs a job in the background (`&`), which outlives the call")
-  if (features.arithmeticCommands) return notReadOnly("`(( ... ))` can assign shell variables")
-  if (features.selects) return notReadOnly("`select` reads a choice interactively")
-  if (features.assigningExpansions) return notReadOnly("an expansion assigns a shell variable")
-  if (features.secondEvaluations.length > 0) {
-    return notReadOnly(`bash evaluates text a second time: ${features.secondEvaluations[0]}`)
-  }
-  const loopVariable = features.loopVariables.find((name) => !inertLoopVariable(name))
-  if (loopVariable !== undefined) return notReadOnly(`a loop assigns \`${loopVariable}\`, a variable the shell or programs read`)
-  for (const redirection of features.compoundRedirections) {
-    const problem = redirectionProblem(redirection)
-    if (problem !== undefined) return notReadOnly(problem)
-  }
+  const structural = structuralProblem(analysis)
+  if (structural !== undefined) return notReadOnly(structural)
   const words: Words = { isOperand: operandProof(analysis, context) }
   for (const command of analysis.commands) {
     const problem = commandProblem(command, words)
@@ -991,6 +975,51 @@ export const classifyReadOnly = (input: ShellAnalysis | string, context?: Classi
   }
   return readOnly
 }
+
+/**
+ * Why the command as a whole is not read-only, whatever its simple commands are: function definitions,
+ * coprocesses, background jobs, `(( ))`, `select`, assigning expansions, second evaluation, loop variables the shell
+ * or programs read, writing redirections on compound commands.
+ *
+ * @since 0.2.0
+ * @category classification
+ */
+export const structuralProblem = (analysis: Extract<ShellAnalysis, { _tag: "Parsed" }>): string | undefined => {
+  const features = analysis.features
+  if (features.functionDefinitions.length > 0) return `defines the function \`${features.functionDefinitions[0]}\``
+  if (features.coprocesses) return "starts a coprocess"
+  if (features.background) return "runs a job in the background (`&`), which outlives the call"
+  if (features.arithmeticCommands) return "`(( ... ))` can assign shell variables"
+  if (features.selects) return "`select` reads a choice interactively"
+  if (features.assigningExpansions) return "an expansion assigns a shell variable"
+  if (features.secondEvaluations.length > 0) return `bash evaluates text a second time: ${features.secondEvaluations[0]}`
+  const loopVariable = features.loopVariables.find((name) => !inertLoopVariable(name))
+  if (loopVariable !== undefined) return `a loop assigns \`${loopVariable}\`, a variable the shell or programs read`
+  for (const redirection of features.compoundRedirections) {
+    const problem = redirectionProblem(redirection)
+    if (problem !== undefined) return problem
+  }
+  return undefined
+}
+
+/**
+ * The operand proof of {@link classifyReadOnly} for one analysis: whether a word certainly expands to words that
+ * do not start with `-`.
+ *
+ * @since 0.2.0
+ * @category classification
+ */
+export const operandsOf = (analysis: Extract<ShellAnalysis, { _tag: "Parsed" }>, context?: ClassifyContext): (word: ShellWord) => boolean =>
+  operandProof(analysis, context)
+
+/**
+ * Why one simple command is not read-only, with the operand proof of its analysis ({@link operandsOf}).
+ *
+ * @since 0.2.0
+ * @category classification
+ */
+export const simpleCommandProblemWith = (command: SimpleCommand, isOperand: (word: ShellWord) => boolean): string | undefined =>
+  commandProblem(command, { isOperand })
 
 /**
  * Why a single simple command is not read-only, or `undefined` when it is (ignoring the rest of its
