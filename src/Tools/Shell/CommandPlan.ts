@@ -112,7 +112,7 @@ export const planCommand = (command: string, place: CommandPlace): CommandPlan =
     traits: traitsFrom(analysis, readOnly),
     claims: files ?? claimsFrom(analysis, readOnly, place, directories),
     permissionCheck: permissionCheckFrom(analysis),
-    matchRules: (rules) => matchRulesFrom(analysis, rules),
+    matchRules: (rules) => matchRulesFrom(analysis, rules, directories ?? []),
     exitOneMeaning: exitOneMeaningFrom(analysis)
   }
 }
@@ -402,7 +402,7 @@ const permissionCheckFrom = (analysis: ShellAnalysis): PermissionCheck<never> =>
 /**
  * Decides `Bash(...)` rules for a command with `Shell/BashRule`, reporting the policy's own rule values back.
  */
-const matchRulesFrom = <R extends Tool.ContentRule>(analysis: ShellAnalysis, rules: Tool.RulesByBehavior<R>): Tool.RuleMatch<R> => {
+const matchRulesFrom = <R extends Tool.ContentRule>(analysis: ShellAnalysis, rules: Tool.RulesByBehavior<R>, directories: ReadonlyArray<string>): Tool.RuleMatch<R> => {
   const original = new Map<RuleRef, R>()
   const refs = (list: ReadonlyArray<R>): ReadonlyArray<RuleRef> =>
     list.map((rule) => {
@@ -410,7 +410,7 @@ const matchRulesFrom = <R extends Tool.ContentRule>(analysis: ShellAnalysis, rul
       original.set(ref, rule)
       return ref
     })
-  const verdict = decideBashRules(analysis, { deny: refs(rules.deny), ask: refs(rules.ask), allow: refs(rules.allow) })
+  const verdict = decideBashRules(analysis, { deny: refs(rules.deny), ask: refs(rules.ask), allow: refs(rules.allow) }, { directories })
   return BashRuleVerdict.$match(verdict, {
     Deny: ({ rule, subcommand }): Tool.RuleMatch<R> => ({ _tag: "Deny", rule: original.get(rule)!, detail: `it matches \`${subcommand}\`` }),
     Ask: ({ rule, subcommand }): Tool.RuleMatch<R> => ({ _tag: "Ask", rule: original.get(rule)!, detail: `it matches \`${subcommand}\`` }),
