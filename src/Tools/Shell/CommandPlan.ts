@@ -274,8 +274,9 @@ const resolverOf = (analysis: Extract<ShellAnalysis, { _tag: "Parsed" }>, place:
       }
       const pwd = /^"?\$\{?PWD\}?"?(?=\/|$)/.exec(word.text)
       if (pwd === null) return undefined
-      const rest = word.text.slice(pwd[0].length)
-      if (/[$`"'\\*?[{]/.test(rest)) return undefined
+      // Double quotes only keep the word whole; anything else that bash would read specially asks.
+      const rest = word.text.slice(pwd[0].length).replaceAll("\"", "")
+      if (/[$`'\\*?[{~]/.test(rest) || rest.split("/").includes("..")) return undefined
       return directories.map((directory) => path.join(directory, rest))
     }
     // A brace expansion can build any path (`{.,x}{.,y}/secret` is `../secret`): anywhere.
