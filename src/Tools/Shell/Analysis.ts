@@ -424,21 +424,17 @@ export const numericShellVariables: ReadonlySet<string> = new Set([
   "RANDOM", "SRANDOM", "SECONDS", "LINENO", "EPOCHSECONDS", "PPID", "UID", "EUID", "BASHPID"
 ])
 
-/** `$#` and `$?` (numbers the shell keeps), `${#name}` (a length). */
-const numericExpansion = /^(?:\$[#?]|\$\{[#?]\}|\$\{#[A-Za-z_][A-Za-z0-9_]*\})$/
-
 /** Whether a word in an arithmetic position is inert: a literal number or a shell-kept numeric variable. */
 const isInertArithmeticText = (text: string): boolean => {
   const trimmed = text.trim()
   const unsigned = trimmed.replace(/^[-+]\s*/, "")
-  return arithmeticNumber.test(unsigned) || numericShellVariables.has(unsigned) || numericExpansion.test(unsigned)
+  return arithmeticNumber.test(unsigned) || (unsigned === trimmed && numericShellVariables.has(unsigned))
 }
 
+/** Any expansion in the word (even `${#x}`) makes it text chosen at run time: not inert. */
 const isInertArithmeticWord = (word: UWord): boolean => {
   const parts = word.parts
-  if (parts !== undefined && !parts.every((part) => part.type === "Literal")) {
-    return parts.length === 1 && numericExpansion.test(word.text.trim())
-  }
+  if (parts !== undefined && !parts.every((part) => part.type === "Literal")) return false
   return isInertArithmeticText(word.value)
 }
 
@@ -449,8 +445,7 @@ const arithmeticProblem = (expression: UArithmetic | undefined): string | undefi
     case "ArithmeticWord": {
       const parts = expression.parts
       if (parts !== undefined && !parts.every((part) => part.type === "Literal")) {
-        const text = parts.map((part) => part.text).join("")
-        return numericExpansion.test(text.trim()) ? undefined : `\`${text}\` as arithmetic`
+        return `\`${parts.map((part) => part.text).join("")}\` as arithmetic`
       }
       return isInertArithmeticText(expression.value) ? undefined : `\`${expression.value}\` as arithmetic`
     }
@@ -486,6 +481,23 @@ const parameterProblem = (node: UParameterExpansion): string | undefined => {
     if (!inertTransforms.has(operation.operand.value)) return `\`${node.text}\` expands the value again`
   } else if (operation?.type === "Unknown") return `\`${node.text}\` is an expansion bash may evaluate again`
   return undefined
+}
+
+/**
+ * A `$` followed by `[` that the parser left as text and a glob (`$[[]`): bash reads it as `$[ ]` arithmetic, so
+ * what it would evaluate is not known.
+ */
+const hasUnparsedArithmetic = (parts: ReadonlyArray<SyntaxNode>, depth: number): boolean => {
+  if (depth > MAX_TREE_DEPTH) return true
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!
+    if (part.type === "DoubleQuoted" && hasUnparsedArithmetic(part.parts, depth + 1)) return true
+    const next = parts[i + 1]
+    if (part.type === "Literal" && part.text.includes("$[")) return true
+    if ((part.type === "Literal" || part.type === "SimpleExpansion") && part.text.endsWith("$") && next !== undefined &&
+      "text" in next && next.text.startsWith("[")) return true
+  }
+  return false
 }
 
 /** `[[ ]]` numeric operators evaluate both operands as arithmetic; `-v` and `-R` evaluate a subscript. */
@@ -659,6 +671,11 @@ const visit = (walker: Walker, node: SyntaxNode, at: Position): void => {
     case "Assignment":
       if (node.index !== undefined && !isInertArithmeticWord(node.index)) {
         walker.secondEvaluations.push(`the subscript of \`${node.text}\` is evaluated as arithmetic`)
+      }
+      break
+    case "Word":
+      if (node.parts !== undefined && hasUnparsedArithmetic(node.parts, 0)) {
+        walker.secondEvaluations.push(`\`${node.text}\` holds \`$[\` the parser did not read as arithmetic`)
       }
       break
     case "TestCommand": {
