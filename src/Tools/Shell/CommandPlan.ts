@@ -10,7 +10,6 @@
 import * as Option from "effect/Option"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { globSync } from "tinyglobby"
 import { printRule } from "../../Runtime/Permission/Rule.js"
 import { isWithin } from "../../Runtime/Workspace.js"
 import { PermissionCheck } from "../../Tool/Permission.js"
@@ -149,14 +148,6 @@ const traitsFrom = (analysis: ShellAnalysis, readOnly: boolean): Tool.Traits => 
   return { readOnly, concurrencySafe: readOnly, destructive, openWorld }
 }
 
-const realOrLexical = (absolute: string): string => {
-  try {
-    return fs.realpathSync.native(absolute)
-  } catch {
-    return absolute
-  }
-}
-
 /** The real path of a path that may not exist yet: its nearest existing ancestor, resolved, with the rest appended. */
 const realOfNew = (absolute: string): string => {
   let existing = absolute
@@ -174,25 +165,59 @@ const realOfNew = (absolute: string): string => {
   return absolute
 }
 
-/** The paths a glob word matches (absolute patterns too), or undefined when there are too many to check. */
+/** At most this many paths a glob may match before the answer is "too many to check". */
+const MAX_GLOB_MATCHES = 1000
+
+const globCharacters = /[*?[\]]/
+
+/**
+ * Every path a glob word can match now, and more: a superset of bash's expansion, so checking each one is never
+ * less safe than checking what bash passes. Each segment with a wildcard matches every entry of its directory
+ * that starts with the segment's literal text before its first wildcard and ends with the literal text after its
+ * last (`*.md` the entries ending in `.md`, dot files and all; `lin[k]` every entry starting with `lin`); symlinks
+ * are entries like any other (a matching glob library skipped symlinks to directories, which bash does match).
+ * `undefined` when there are more than {@link MAX_GLOB_MATCHES}.
+ */
 const expandGlob = (pattern: string, cwd: string): ReadonlyArray<string> | undefined => {
-  try {
-    const absolute = path.isAbsolute(pattern)
-    // bash has no globstar by default: `**` is `*`, which also keeps the walk as shallow as the pattern. Symlinks
-    // must be listed (as themselves: `inside` resolves them), so they are followed.
-    const bashPattern = pattern.replace(/\*{2,}/g, "*")
-    const matches = globSync(absolute ? bashPattern.slice(1) : bashPattern, {
-      cwd: absolute ? "/" : cwd,
-      absolute: true,
-      dot: true,
-      onlyFiles: false,
-      followSymbolicLinks: true,
-      expandDirectories: false
-    })
-    return matches.length > 1000 ? undefined : matches
-  } catch {
-    return undefined
+  let current: Array<string> = [path.isAbsolute(pattern) ? "/" : cwd]
+  for (const segment of pattern.split("/").filter((part) => part !== "")) {
+    if (!globCharacters.test(segment)) {
+      current = current.map((directory) => path.join(directory, segment))
+      continue
+    }
+    const first = segment.search(/[*?[]/)
+    const prefix = first === -1 ? "" : segment.slice(0, first)
+    let last = -1
+    for (let i = segment.length - 1; i >= 0; i--) {
+      if ("*?]".includes(segment[i]!)) {
+        last = i
+        break
+      }
+    }
+    const suffix = last === -1 ? "" : segment.slice(last + 1)
+    const next: Array<string> = []
+    for (const directory of current) {
+      let entries: ReadonlyArray<string>
+      try {
+        entries = fs.readdirSync(directory)
+      } catch {
+        continue
+      }
+      for (const entry of entries) {
+        if (entry.length >= prefix.length + suffix.length && entry.startsWith(prefix) && entry.endsWith(suffix)) next.push(path.join(directory, entry))
+      }
+      if (next.length > MAX_GLOB_MATCHES) return undefined
+    }
+    current = next
   }
+  return current.filter((candidate) => {
+    try {
+      fs.lstatSync(candidate)
+      return true
+    } catch {
+      return false
+    }
+  })
 }
 
 /** Read-only commands that read no file named by an argument: their arguments are not checked. */
@@ -224,7 +249,7 @@ const directoriesOf = (analysis: ShellAnalysis, place: CommandPlace): ReadonlyAr
     const next = new Set(directories)
     for (const directory of directories) {
       const absolute = path.resolve(directory, target.value)
-      const real = realOrLexical(absolute)
+      const real = realOfNew(absolute)
       if (!place.roots.some((root) => isWithin(root, absolute) && isWithin(root, real))) return undefined
       next.add(absolute)
     }
@@ -325,7 +350,7 @@ const staysInside = (analysis: ShellAnalysis, place: CommandPlace, directories: 
   const resolve = resolverOf(analysis, place, directories)
   const wordInside = (word: ShellWord): boolean => {
     const paths = resolve(word)
-    return paths !== undefined && paths.every((absolute) => insideRoots(place, absolute, realOrLexical(absolute)))
+    return paths !== undefined && paths.every((absolute) => insideRoots(place, absolute, realOfNew(absolute)))
   }
   return analysis.commands.every((simple) =>
     readsBeyondArguments(simple) === undefined &&
