@@ -546,14 +546,16 @@ export const decideBashRules = (input: ShellAnalysis | string, rules: BashRules,
       let rule: RuleRef | undefined
       let refused: string | undefined
       for (const subject of found.subjects) {
-        const candidate = rules.allow.find((r) => compileRule(r.content)(subject.text))
-        if (candidate === undefined) continue
-        const danger = dangerousForm(subject.words, candidate.content, isOperand)
-        if (danger === undefined) {
-          rule = candidate
-          break
+        for (const candidate of rules.allow) {
+          if (!compileRule(candidate.content)(subject.text)) continue
+          const danger = dangerousForm(subject.words, candidate.content, isOperand)
+          if (danger === undefined) {
+            rule = candidate
+            break
+          }
+          refused = danger
         }
-        refused = danger
+        if (rule !== undefined) break
       }
       if (rule === undefined) unmatched.push(refused === undefined ? simple.source : `${simple.source} (${refused})`)
       else if (!used.includes(rule)) used.push(rule)
@@ -608,7 +610,7 @@ const runSubcommands: ReadonlySet<string> = new Set(["run", "exec", "x", "test",
 const unsafePrefixes: ReadonlySet<string> = new Set([
   "eval", "exec", "source", ".", "sh", "bash", "zsh", "dash", "fish", "python", "python3", "node", "perl", "ruby",
   "php", "awk", "gawk", "xargs", "env", "command", "builtin", "sudo", "doas", "su", "timeout", "nice", "nohup",
-  "time", "stdbuf", "find", "sed"
+  "time", "stdbuf", "find", "sed", "rm", "rmdir", "chmod", "chown", "dd"
 ])
 
 const isPlainWord = (word: string): boolean => /^[A-Za-z0-9][A-Za-z0-9_.:@/-]*$/.test(word)
