@@ -46,7 +46,7 @@ import { analyze } from "./Analysis.js"
 import type { ParsedShell, ShellAnalysis, ShellWord, SimpleCommand } from "./Analysis.js"
 import { operandsOf, redirectionProblem, sensitiveVariable } from "./ReadOnly.js"
 import type { ClassifyContext } from "./ReadOnly.js"
-import { builtinEvaluation, unwrap } from "./Wrappers.js"
+import { builtinEvaluation, namesProgram, unwrap } from "./Wrappers.js"
 
 // -----------------------------------------------------------------------------
 // models
@@ -290,6 +290,8 @@ const exploreAnalysis = (analysis: ParsedShell, depth: number, reach: Reach): vo
   for (const simple of analysis.commands) {
     const evaluation = builtinEvaluation(simple)
     if (evaluation !== undefined) reach.unknown.push({ known: [], reason: evaluation, subcommand: simple.source })
+    const program = simple.assignments.find((assignment) => namesProgram(assignment.name))
+    if (program !== undefined) reach.unknown.push({ known: [], reason: `\`${program.name}\` names a program that runs`, subcommand: simple.source })
     explore(simple.words, simple.source, depth, reach)
   }
 }

@@ -87,7 +87,11 @@ const envStep = (args: ReadonlyArray<ShellWord>, depth = 0): Unwrapped => {
     const words = text.value.split(/\s+/).filter((word) => word.length > 0).map(literalWord)
     return envStep([...words, ...rest], depth + 1)
   }
-  while (rest[0] !== undefined && /^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[0].value)) rest = rest.slice(1)
+  while (rest[0] !== undefined && /^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[0].value)) {
+    const name = rest[0].value.slice(0, rest[0].value.indexOf("="))
+    if (namesProgram(name)) return opaque(`\`env ${name}=...\` chooses a program that runs`)
+    rest = rest.slice(1)
+  }
   return command(rest)
 }
 
@@ -186,6 +190,7 @@ const sedExecutes = (text: string): boolean =>
   /(?:^|[;\n{}!\s0-9$/])e(?:\s|;|$)/.test(text) || /s(.)(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gpiImMw0-9]*e/.test(text)
 
 const sedStep = (args: ReadonlyArray<ShellWord>): Unwrapped => {
+  if (args.some((word) => /^-[^-]*f|^--file/.test(word.value))) return opaque("`sed -f` runs a script file this runtime cannot see")
   for (const word of args) {
     if (!word.literal) return opaque(`\`sed\` with a script only known when it runs (\`${word.text}\`)`)
     if (sedExecutes(word.value)) return opaque("`sed` runs commands (`e`)")
@@ -216,7 +221,8 @@ const gitStep = (args: ReadonlyArray<ShellWord>): Unwrapped => {
   const git = literalWord("git")
   if (!gitCommands.has(sub.value)) {
     // An alias from the configuration, or a typo help.autocorrect runs as the nearest command.
-    return opaque(`\`git ${sub.value}\` is not a git command: an alias or autocorrection decides what runs`, [git])
+    // An alias may be `!shell text`: anything can run, so no word of it is known.
+    return opaque(`\`git ${sub.value}\` is not a git command: an alias or autocorrection decides what runs`)
   }
   const synonym = gitSynonyms.get(sub.value)
   if (synonym !== undefined) return command([git, literalWord(synonym), ...rest])
@@ -355,6 +361,12 @@ const unknownWrappers: ReadonlySet<string> = new Set([
 /** Other interpreters: code on the command line (`-c`, `-e`) or on standard input (no operand) is not visible. */
 const otherInterpreters: ReadonlySet<string> = new Set(["deno", "bun", "tclsh", "wish", "expect", "osascript", "Rscript", "julia", "jshell", "groovy", "scala", "guile", "racket", "sbcl", "ocaml", "erl", "elixir", "iex", "ghci", "runghc"])
 
+/** Editors take commands on their command line (`vim -c '!x'`, `emacs --eval`) or, for `ed` and `ex`, on standard input. */
+const editors: ReadonlySet<string> = new Set(["vim", "vi", "nvim", "view", "ex", "ed", "emacs", "nano"])
+
+/** Database shells run shell commands from their input (`.shell`, `\\!`, `system`). */
+const databaseShells: ReadonlySet<string> = new Set(["sqlite3", "psql", "mysql", "mariadb"])
+
 /** Package runners: `npm exec CMD`, `pnpm dlx CMD`, `uv run CMD`, ... run CMD (options before it are skipped). */
 const runners: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ["npm", new Set(["exec", "x"])],
@@ -398,6 +410,13 @@ export const unwrap = (words: ReadonlyArray<ShellWord>): Unwrapped => {
     return none
   }
   if (["npx", "pnpx", "bunx", "uvx"].includes(base)) return runnerStep(base, args, 0)
+  if (editors.has(base)) {
+    if (base === "ed" || base === "ex" || args.length === 0 || args.some((word) => !word.literal || /^(?:[-+]|--cmd|--eval|--load|--funcall|--batch|--script)/.test(word.value) && !/^--?(?:version|help)$/.test(word.value))) {
+      return opaque(`\`${base}\` runs editor commands this runtime cannot see`)
+    }
+    return none
+  }
+  if (databaseShells.has(base)) return opaque(`\`${base}\` can run shell commands from its input`)
   const runner = runners.get(base)
   if (runner !== undefined && args[0] !== undefined && runner.has(args[0].value)) return runnerStep(`${base} ${args[0].value}`, args, 1)
   return none
@@ -427,6 +446,16 @@ const runnerStep = (name: string, args: ReadonlyArray<ShellWord>, start: number)
   }
   return command(args.slice(i))
 }
+
+/**
+ * Variables whose value is a program, a command line or code that programs run (`GIT_EDITOR`, `PAGER`,
+ * `GIT_SSH_COMMAND`, `LD_PRELOAD`, `PATH`, `BASH_ENV`, `NODE_OPTIONS`...): an assignment of one runs what it names.
+ *
+ * @since 0.2.0
+ * @category unwrapping
+ */
+export const namesProgram = (name: string): boolean =>
+  /EDITOR|PAGER|VISUAL|BROWSER|SHELL|ASKPASS|SSH|EXTERNAL_DIFF|DIFF_OPTS|PROXY_COMMAND|^GIT_|^LD_|^DYLD_|^PATH$|^BASH_ENV$|^ENV$|^PROMPT_COMMAND$|^PS[0-4]$|^IFS$|^NODE_OPTIONS$|^PYTHONSTARTUP$|^PYTHONPATH$|^PERL5OPT$|^PERL5LIB$|^RUBYOPT$|^LESSOPEN$|^LESSCLOSE$|^MANPAGER$|^TAR_OPTIONS$|^npm_config_|^NPM_CONFIG_/i.test(name)
 
 /**
  * Why a simple command makes bash evaluate model-chosen text again through a builtin (`let`, `declare -i`,

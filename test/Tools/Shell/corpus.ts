@@ -432,7 +432,7 @@ export const wrapperBenign: ReadonlyArray<BenignCommand> = [
   { command: "env ls", note: "env running ls" },
   { command: "nice -n 1 ls", note: "nice" },
   { command: "stdbuf -oL ls", note: "stdbuf" },
-  { command: "env -i PATH=/usr/bin:/bin ls", note: "env with a clean environment" },
+  { command: "env -i LANG=C ls", note: "env with a clean environment" },
   { command: "bash -c 'ls'", note: "a shell running literal text" },
   { command: "sh -c 'echo hi'", note: "sh -c" },
   { command: "find . -name README.md -exec cat {} \\;", note: "find -exec cat" },
