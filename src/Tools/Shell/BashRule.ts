@@ -23,7 +23,8 @@
  *   closed**: when something runs that cannot be known — a word only known at run time, an interpreter fed code on
  *   standard input, a here-document or `-c`/`-e`, `source`, an unknown wrapper, a git alias or autocorrected
  *   command, configuration that runs programs (`git -c core.pager=...`), text bash evaluates a second time — and a
- *   deny or ask rule could apply (its literal start agrees with what is known), the command is asked about.
+ *   deny or ask rule could apply (its literal start agrees with what is known), the command is denied (a deny rule) or
+ *   asked about (an ask rule), as if it matched.
  * - **allow** rules allow only when *every* simple command (substitutions, function bodies and here-document
  *   expansions included) is matched by some allow rule, checked strictly. A rule with leading assignments matches the
  *   same assignments (`Bash(TZ=UTC npx vitest run:*)` matches `TZ=UTC npx vitest run x`, `Bash(PYTHONPATH=.
@@ -526,7 +527,10 @@ export const decideBashRules = (input: ShellAnalysis | string, rules: BashRules,
   if (denied !== undefined) return BashRuleVerdict.Deny(denied)
   const asked = firstMatch(rules.ask, reach.candidates)
   if (asked !== undefined) return BashRuleVerdict.Ask(asked)
-  const unknowable = undecidedRule(reach, [...rules.deny, ...rules.ask])
+  // What cannot be known fails closed: denied when a deny rule could apply to it, asked when an ask rule could.
+  const undeniable = undecidedRule(reach, rules.deny)
+  if (undeniable !== undefined) return BashRuleVerdict.Deny(undeniable)
+  const unknowable = undecidedRule(reach, rules.ask)
   if (unknowable !== undefined) return BashRuleVerdict.Ask(unknowable)
   if (analysis._tag === "Unanalyzable") return BashRuleVerdict.NoMatch({ unmatched: [command] })
 
@@ -569,7 +573,7 @@ export const decideBashRules = (input: ShellAnalysis | string, rules: BashRules,
 }
 
 /**
- * Deny and ask rules fail closed. Whatever runs only known at run time — a word only known then (`$g push`, `git $x`),
+ * Deny and ask rules fail closed (a deny rule that could apply denies, an ask rule asks). Whatever runs only known at run time — a word only known then (`$g push`, `git $x`),
  * an interpreter fed code on standard input, a here-document or `-c`, `source`, `eval` of a variable, an unknown
  * wrapper, a git alias, command-line configuration that runs programs, text bash evaluates a second time — might be a
  * command a rule names. When a deny or ask rule could apply (its literal start agrees with the words that are known;

@@ -189,15 +189,16 @@ describe("deny and ask rules see through wrappers and fail closed (issue 15.3)",
     }
   })
 
-  it("what cannot be known asks when a rule could apply, and only then", () => {
+  it("what cannot be known is denied when a deny rule could apply, asked about when an ask rule could, and only then", () => {
     for (const command of ["echo x | bash", "python3 -c 'print(1)'", "node -e 1", "source ./x.sh", "eval \"$X\"", "strace ls", "bash -s", "perl", "env --bogus touch x"]) {
-      expect(denyTouch(command), command).toBe("Ask")
+      expect(denyTouch(command), command).toBe("Deny")
+      expect(tag(command, [], ["touch:*"]), command).toBe("Ask")
     }
     // Without deny or ask rules, nothing is asked on that account.
     expect(tag("python3 -c 'print(1)'", [])).toBe("NoMatch")
     // A known prefix that no rule starts with is not asked about.
     expect(tag("echo x | xargs echo", [], [], ["touch:*"])).toBe("NoMatch")
-    expect(tag("echo x | xargs git", [], [], ["git push:*"])).toBe("Ask")
+    expect(tag("echo x | xargs git", [], [], ["git push:*"])).toBe("Deny")
   })
 
   it("a denied git command is recognised by its other names", () => {
@@ -206,7 +207,7 @@ describe("deny and ask rules see through wrappers and fail closed (issue 15.3)",
       expect(denyPush(command), command).toBe("Deny")
     }
     for (const command of ["git psuh origin", "git pushh", "git -c core.sshCommand=x fetch", "git -c alias.p=push p"]) {
-      expect(denyPush(command), command).toBe("Ask")
+      expect(denyPush(command), command).toBe("Deny")
     }
     expect(denyPush("git status")).toBe("NoMatch")
   })
