@@ -371,6 +371,7 @@ export const optionBenign: ReadonlyArray<BenignCommand> = [
   { command: "sort *.md", note: "sort over a glob" },
   { command: "for f in *.md; do wc -l \"$f\"; done", note: "a loop over a glob" },
   { command: "node --version", note: "a version query" },
+  { command: "git config user.name", note: "git config reading one key" },
   { command: "cd . && ls", note: "cd inside the workspace" },
   { command: "env | grep -c PATH", note: "env without arguments prints the environment" },
   { command: "sort -r -k1 README.md", note: "read-only sort options" },
