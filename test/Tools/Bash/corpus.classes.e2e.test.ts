@@ -149,6 +149,9 @@ describe("the hardening classes of the corpus, end to end", () => {
         for (const file of entry.files) fs.writeFileSync(path.join(repo, file), "")
       })), 60_000)
 
+  it.live("1 and 2 in plan and dontAsk modes: no hostile command runs either", () =>
+    Effect.forEach(["plan", "dontAsk"] as const, (mode) => expectNoneRun([...secondEvaluationHostile, ...optionHostile], { mode })), 120_000)
+
   it.live(`3. wrappers and interpreters: no hostile command (${wrapperHostile.length}) gets past \`Bash(touch:*)\`, even in bypassPermissions`, () =>
     expectNoneRun(wrapperHostile, denyTouch), 120_000)
   it.live(`3. wrappers and interpreters: every benign command (${wrapperBenign.length}) runs under the same deny rule`, () => expectAllRun(wrapperBenign, denyTouch), 60_000)
