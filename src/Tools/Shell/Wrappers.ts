@@ -343,6 +343,13 @@ const steps: Readonly<Record<string, (args: ReadonlyArray<ShellWord>) => Unwrapp
     if (bodies.some((word) => !word.literal)) return opaque("`alias` defines a command only known when it runs")
     return bodies.length === 0 ? none : { _tag: "Script", text: bodies.map((word) => word.value.slice(word.value.indexOf("=") + 1)).join("\n") }
   },
+  // The remote shell runs the joined words (on another machine, perhaps this one).
+  ssh: wrapper("ssh", { flags: "46AaCfGgKkMNnqsTtVvXxYy", values: "BbcDEeFIiJLlmOoPpQRSWw" }, (_options, rest) => {
+    const remote = rest.slice(1)
+    if (rest.length === 0) return none
+    if (remote.length === 0) return opaque("`ssh` without a command runs a remote shell reading standard input")
+    return joinedScript("`ssh`")([], remote)
+  }),
   xargs: xargsStep,
   find: findStep,
   sed: sedStep,
