@@ -449,7 +449,9 @@ const dangerousForm = (words: ReadonlyArray<ShellWord>, content: string, isOpera
     if (value.startsWith("--") && value.length > 2) {
       const option = value.slice(2).split("=", 1)[0]!
       const list = isGit ? gitDangerousLong : spec!.long ?? []
-      const hit = list.find((dangerous) => dangerous.startsWith(option))
+      // `--template` and `--config` install hooks or configuration only for `git clone`, `init` and `submodule`.
+      const hit = list.find((dangerous) => dangerous.startsWith(option) &&
+        !(isGit && (dangerous === "template" || dangerous === "config") && !["clone", "init", "submodule"].includes(subcommand ?? "")))
       if (hit !== undefined && !mentions(content, `--${hit}`) && !(option.length < hit.length && mentions(content, `--${option}`))) {
         return hit === option
           ? `\`--${hit}\` writes files or runs programs`
