@@ -102,9 +102,12 @@ describe("properties", () => {
 // second evaluation
 // ---------------------------------------------------------------------------------------------------------------
 
-/** The oracle: a word bash may evaluate again is harmless only when it is a literal number or a plain name. */
+/**
+ * The oracle: a word bash may evaluate again is harmless only when it is a literal number (decimal, hex, or bash's
+ * `base#digits`) or a plain name.
+ */
 const literalNumberOrName = (word: string): boolean =>
-  /^\s*(?:[-+]?\s*(?:[0-9]+|0[xX][0-9a-fA-F]+)|[A-Za-z_][A-Za-z0-9_]*)\s*$/.test(word)
+  /^\s*(?:[-+]?\s*(?:[0-9]+|0[xX][0-9a-fA-F]+|[0-9]+#[0-9A-Za-z@_]+)|[A-Za-z_][A-Za-z0-9_]*)\s*$/.test(word)
 
 /** In an arithmetic position the text is an expression: every operand between its operators must be one. */
 const inertExpression = (text: string): boolean =>
