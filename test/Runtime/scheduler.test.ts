@@ -86,7 +86,7 @@ describe("scheduler properties (TestClock)", () => {
 
   it.effect.prop(
     "never more than the cap running",
-    [arbitraryTurn({ minLength: 9, maxLength: 16 }), fc.integer({ min: 1, max: 4 }), fc.constantFrom("conflict-aware" as const, "batched" as const)],
+    [arbitraryTurn({ minLength: 10, maxLength: 16 }), fc.integer({ min: 1, max: 3 }), fc.constantFrom("conflict-aware" as const, "batched" as const)],
     ([turn, cap, mode]) =>
       Effect.gen(function*() {
         const { executions, outcomes } = yield* runTurn(turn, { maxConcurrency: cap, mode })
@@ -105,7 +105,7 @@ describe("scheduler properties (TestClock)", () => {
 
   it.effect.prop(
     "batched: execution batches are exactly the consecutive concurrency-safe partition",
-    [arbitraryTurn({ minLength: 7, maxLength: 14 })],
+    [arbitraryTurn({ minLength: 10, maxLength: 14 })],
     ([turn]) =>
       Effect.gen(function*() {
         const { executions, outcomes } = yield* runTurn(turn, { maxConcurrency: 100, mode: "batched" })

@@ -14,11 +14,14 @@
  */
 import { forEachChild, parse } from "unbash"
 import type {
+  ArithmeticExpression as UArithmetic,
   Assignment as UAssignment,
   Command as UCommand,
   ParsedScript,
+  ParameterExpansionPart as UParameterExpansion,
   Redirection as URedirection,
   SyntaxNode,
+  TestExpression as UTestExpression,
   Word as UWord
 } from "unbash"
 
@@ -74,6 +77,13 @@ export interface ShellWord {
   readonly brace: boolean
   /** Contains quoting or backslash escapes (`"ls"`, `\ls`, `$'\x72m'`). */
   readonly quoted: boolean
+  /**
+   * Text the word's runtime value certainly starts with: the literal (or quoted) text before its first expansion,
+   * glob or brace. The whole value for a literal word; `""` for `$x`, `*.md`, `{a,b}`.
+   */
+  readonly prefix: string
+  /** Contains an expansion outside double quotes: its value is split at spaces and globbed into more words. */
+  readonly unquotedExpansion: boolean
 }
 
 /**
@@ -183,6 +193,14 @@ export interface ShellFeatures {
   readonly assigningExpansions: boolean
   /** Redirections attached to compound commands (`{ ...; } > file`, `while ...; done < f`). */
   readonly compoundRedirections: ReadonlyArray<ShellRedirection>
+  /**
+   * Places where bash evaluates text a second time and the text is not a literal number or an inert name (see
+   * {@link secondEvaluationProblem}): `$((x))`, `$[x]`, `(( ))`, `for (( ))`, subscripts `${a[i]}` and `a[i]=`,
+   * substring offsets `${x:o:l}`, indirection `${!x}`, the prompt transformation `${x@P}`, `[[ -v w ]]` and the
+   * numeric operators of `[[ ]]`. Each entry names the construct; any entry makes the command unanalysable for
+   * read-only purposes and an unknown command for deny and ask rules.
+   */
+  readonly secondEvaluations: ReadonlyArray<string>
 }
 
 /**
@@ -246,52 +264,75 @@ interface WordFlags {
   glob: boolean
   brace: boolean
   quoted: boolean
+  unquotedExpansion: boolean
+  /** The known leading text so far, and whether it is still growing (no expansion, glob or brace met yet). */
+  prefix: string
+  prefixOpen: boolean
 }
 
-const scanParts = (parts: ReadonlyArray<SyntaxNode>, flags: WordFlags, depth: number): void => {
+const scanParts = (parts: ReadonlyArray<SyntaxNode>, flags: WordFlags, depth: number, inQuotes: boolean): void => {
   if (depth > MAX_TREE_DEPTH) throw new Unanalyzable(`a word is nested deeper than ${MAX_TREE_DEPTH} levels`)
   for (const part of parts) {
     switch (part.type) {
       case "Literal":
         if (part.text !== part.value) flags.quoted = true
+        if (flags.prefixOpen) flags.prefix += part.value
         break
       case "SingleQuoted":
       case "AnsiCQuoted":
         flags.quoted = true
+        if (flags.prefixOpen) flags.prefix += part.value
         break
       case "DoubleQuoted":
       case "LocaleString":
         flags.quoted = true
-        scanParts(part.parts, flags, depth + 1)
+        scanParts(part.parts, flags, depth + 1, true)
         break
       case "Glob":
       case "ExtendedGlob":
         flags.glob = true
-        if (part.parts) scanParts(part.parts, flags, depth + 1)
+        flags.prefixOpen = false
+        if (part.parts) scanParts(part.parts, flags, depth + 1, inQuotes)
         break
       case "BraceExpansion":
         flags.brace = true
-        if (part.parts) scanParts(part.parts, flags, depth + 1)
+        flags.prefixOpen = false
+        if (part.parts) scanParts(part.parts, flags, depth + 1, inQuotes)
+        break
+      case "ProcessSubstitution":
+        // Expands to a path such as `/dev/fd/63`: one word, never an option.
+        flags.expansion = true
+        if (flags.prefixOpen) flags.prefix += "/dev/fd/"
+        flags.prefixOpen = false
         break
       default:
-        if (expansionParts.has(part.type)) flags.expansion = true
+        if (expansionParts.has(part.type)) {
+          flags.expansion = true
+          flags.prefixOpen = false
+          if (!inQuotes) flags.unquotedExpansion = true
+        }
     }
   }
 }
 
 const toWord = (word: UWord): ShellWord => {
-  const flags: WordFlags = { expansion: false, glob: false, brace: false, quoted: false }
+  const flags: WordFlags = {
+    expansion: false, glob: false, brace: false, quoted: false, unquotedExpansion: false, prefix: "", prefixOpen: true
+  }
   const parts = word.parts
-  if (parts) scanParts(parts, flags, 0)
+  if (parts) scanParts(parts, flags, 0, false)
   else if (word.text !== word.value) flags.quoted = true
+  const literal = !flags.expansion && !flags.glob && !flags.brace
   return {
     text: word.text,
     value: word.value,
-    literal: !flags.expansion && !flags.glob && !flags.brace,
+    literal,
     expansion: flags.expansion,
     glob: flags.glob,
     brace: flags.brace,
-    quoted: flags.quoted
+    quoted: flags.quoted,
+    prefix: literal ? word.value : flags.prefix,
+    unquotedExpansion: flags.unquotedExpansion
   }
 }
 
@@ -309,6 +350,7 @@ interface Walker {
   readonly compoundRedirections: Array<ShellRedirection>
   readonly loopVariables: Array<string>
   readonly loopLists: Array<{ readonly variable: string; readonly words: ReadonlyArray<ShellWord> | undefined }>
+  readonly secondEvaluations: Array<string>
   assigningExpansions: boolean
   background: boolean
   commandSubstitution: boolean
@@ -363,6 +405,134 @@ const toRedirection = (walker: Walker, redirection: URedirection): ShellRedirect
   }
 }
 
+// -----------------------------------------------------------------------------
+// second evaluation
+// -----------------------------------------------------------------------------
+
+/** A literal integer as bash arithmetic reads it: decimal, octal, hex, or `base#digits`. */
+const arithmeticNumber = /^(?:0[xX][0-9A-Fa-f]+|[0-9]+|[0-9]+#[0-9A-Za-z@_]+)$/
+
+/**
+ * Variables whose value the shell itself keeps numeric: naming one in arithmetic evaluates nothing a command chose.
+ * Every other name may hold text (`$_`, loop variables, `BASH_REMATCH`, `BASH_COMMAND`, the environment) that bash
+ * would evaluate again, subscripts and substitutions included.
+ *
+ * @since 0.2.0
+ * @category second evaluation
+ */
+export const numericShellVariables: ReadonlySet<string> = new Set([
+  "RANDOM", "SRANDOM", "SECONDS", "LINENO", "EPOCHSECONDS", "PPID", "UID", "EUID", "BASHPID"
+])
+
+/** Whether a word in an arithmetic position is inert: a literal number or a shell-kept numeric variable. */
+const isInertArithmeticText = (text: string): boolean => {
+  const trimmed = text.trim()
+  const unsigned = trimmed.replace(/^[-+]\s*/, "")
+  return arithmeticNumber.test(unsigned) || (unsigned === trimmed && numericShellVariables.has(unsigned))
+}
+
+/** Any expansion in the word (even `${#x}`) makes it text chosen at run time: not inert. */
+const isInertArithmeticWord = (word: UWord): boolean => {
+  const parts = word.parts
+  if (parts !== undefined && !parts.every((part) => part.type === "Literal")) return false
+  return isInertArithmeticText(word.value)
+}
+
+/** Why an arithmetic expression evaluates chosen text again, or `undefined` when every operand is inert. */
+const arithmeticProblem = (expression: UArithmetic | undefined): string | undefined => {
+  if (expression === undefined) return undefined
+  switch (expression.type) {
+    case "ArithmeticWord": {
+      const parts = expression.parts
+      if (parts !== undefined && !parts.every((part) => part.type === "Literal")) {
+        return `\`${parts.map((part) => part.text).join("")}\` as arithmetic`
+      }
+      return isInertArithmeticText(expression.value) ? undefined : `\`${expression.value}\` as arithmetic`
+    }
+    case "ArithmeticCommandExpansion":
+      return `the output of \`${expression.text}\` as arithmetic`
+    case "ArithmeticBinary":
+      return arithmeticProblem(expression.left) ?? arithmeticProblem(expression.right)
+    case "ArithmeticUnary":
+      return arithmeticProblem(expression.operand)
+    case "ArithmeticTernary":
+      return arithmeticProblem(expression.test) ?? arithmeticProblem(expression.consequent) ??
+        arithmeticProblem(expression.alternate)
+    case "ArithmeticGroup":
+      return arithmeticProblem(expression.expression)
+  }
+}
+
+/** Transformations `${x@op}` that only quote or change case: `@P` expands the value as a prompt (running `$(...)`). */
+const inertTransforms: ReadonlySet<string> = new Set(["Q", "E", "U", "u", "L", "a", "A", "K", "k"])
+
+const parameterProblem = (node: UParameterExpansion): string | undefined => {
+  if (node.prefix === "!") return `\`${node.text}\` is an indirect expansion: the value names what is expanded`
+  const index = node.index
+  if (index !== undefined && !(index.value === "@" || index.value === "*") && !isInertArithmeticWord(index)) {
+    return `the subscript of \`${node.text}\` is evaluated as arithmetic`
+  }
+  const operation = node.operation
+  if (operation?.type === "Slice") {
+    if (!isInertArithmeticWord(operation.offset) || (operation.length !== undefined && !isInertArithmeticWord(operation.length))) {
+      return `the offset of \`${node.text}\` is evaluated as arithmetic`
+    }
+  } else if (operation?.type === "Transform") {
+    if (!inertTransforms.has(operation.operand.value)) return `\`${node.text}\` expands the value again`
+  } else if (operation?.type === "Unknown") return `\`${node.text}\` is an expansion bash may evaluate again`
+  return undefined
+}
+
+/**
+ * A `$` followed by `[` that the parser left as text and a glob (`$[[]`): bash reads it as `$[ ]` arithmetic, so
+ * what it would evaluate is not known.
+ */
+const hasUnparsedArithmetic = (parts: ReadonlyArray<SyntaxNode>, depth: number): boolean => {
+  if (depth > MAX_TREE_DEPTH) return true
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!
+    if (part.type === "DoubleQuoted" && hasUnparsedArithmetic(part.parts, depth + 1)) return true
+    const next = parts[i + 1]
+    if (part.type === "Literal" && part.text.includes("$[")) return true
+    if ((part.type === "Literal" || part.type === "SimpleExpansion") && part.text.endsWith("$") && next !== undefined &&
+      "text" in next && next.text.startsWith("[")) return true
+  }
+  return false
+}
+
+/** `[[ ]]` numeric operators evaluate both operands as arithmetic; `-v` and `-R` evaluate a subscript. */
+const numericTestOperators: ReadonlySet<string> = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"])
+
+const plainName = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+const testProblem = (expression: UTestExpression, depth: number): string | undefined => {
+  if (depth > MAX_TREE_DEPTH) return "a `[[ ]]` expression nested too deep"
+  switch (expression.type) {
+    case "TestUnary":
+      if ((expression.operator === "-v" || expression.operator === "-R") &&
+        !(expression.operand.parts === undefined && plainName.test(expression.operand.value))) {
+        return `\`[[ ${expression.operator} ${expression.operand.text} ]]\` evaluates a subscript`
+      }
+      return undefined
+    case "TestBinary":
+      if (numericTestOperators.has(expression.operator) &&
+        !(isInertArithmeticWord(expression.left) && isInertArithmeticWord(expression.right))) {
+        return `\`[[ ${expression.left.text} ${expression.operator} ${expression.right.text} ]]\` evaluates its operands as arithmetic`
+      }
+      return undefined
+    case "TestLogical":
+      for (const operand of expression.operands) {
+        const problem = testProblem(operand, depth + 1)
+        if (problem !== undefined) return problem
+      }
+      return undefined
+    case "TestNot":
+      return testProblem(expression.operand, depth + 1)
+    case "TestGroup":
+      return testProblem(expression.expression, depth + 1)
+  }
+}
+
 const recordCommand = (walker: Walker, command: UCommand, at: Position): void => {
   const words: Array<ShellWord> = []
   const assignments: Array<ShellAssignment> = []
@@ -387,7 +557,9 @@ const recordCommand = (walker: Walker, command: UCommand, at: Position): void =>
         expansion: value?.expansion ?? false,
         glob: value?.glob ?? false,
         brace: value?.brace ?? false,
-        quoted: value?.quoted ?? false
+        quoted: value?.quoted ?? false,
+        prefix: literal ? `${item.name}${assignment.append ? "+=" : "="}${value.value}` : `${item.name}${assignment.append ? "+=" : "="}${value?.prefix ?? ""}`,
+        unquotedExpansion: value?.unquotedExpansion ?? false
       })
     } else redirections.push(toRedirection(walker, item))
   }
@@ -463,6 +635,8 @@ const visit = (walker: Walker, node: SyntaxNode, at: Position): void => {
       walker.loopVariables.push(node.name.value)
       break
     case "ParameterExpansion": {
+      const problem = parameterProblem(node)
+      if (problem !== undefined) walker.secondEvaluations.push(problem)
       const operation = node.operation
       if (operation?.type === "Default" && (operation.operator === "=" || operation.operator === ":=")) {
         walker.assigningExpansions = true
@@ -476,16 +650,40 @@ const visit = (walker: Walker, node: SyntaxNode, at: Position): void => {
     case "ArithmeticUnary":
       if (node.operator === "++" || node.operator === "--") walker.assigningExpansions = true
       break
-    case "ArithmeticFor":
+    case "ArithmeticFor": {
       walker.loops = true
       walker.arithmeticCommands = true
+      const problem = [node.initialize, node.test, node.update].map(arithmeticProblem).find((p) => p !== undefined)
+      if (problem !== undefined) walker.secondEvaluations.push(`\`for ((...))\` evaluates ${problem}`)
       break
-    case "ArithmeticCommand":
+    }
+    case "ArithmeticCommand": {
       walker.arithmeticCommands = true
+      const problem = node.expression === undefined ? "text it could not parse" : arithmeticProblem(node.expression)
+      if (problem !== undefined) walker.secondEvaluations.push(`\`((...))\` evaluates ${problem}`)
       break
-    case "TestCommand":
+    }
+    case "ArithmeticExpansion": {
+      const problem = node.expression === undefined ? "text it could not parse" : arithmeticProblem(node.expression)
+      if (problem !== undefined) walker.secondEvaluations.push(`\`${node.text}\` evaluates ${problem}`)
+      break
+    }
+    case "Assignment":
+      if (node.index !== undefined && !isInertArithmeticWord(node.index)) {
+        walker.secondEvaluations.push(`the subscript of \`${node.text}\` is evaluated as arithmetic`)
+      }
+      break
+    case "Word":
+      if (node.parts !== undefined && hasUnparsedArithmetic(node.parts, 0)) {
+        walker.secondEvaluations.push(`\`${node.text}\` holds \`$[\` the parser did not read as arithmetic`)
+      }
+      break
+    case "TestCommand": {
       walker.testCommands = true
+      const problem = testProblem(node.expression, 0)
+      if (problem !== undefined) walker.secondEvaluations.push(problem)
       break
+    }
     case "CommandExpansion":
     case "ArithmeticCommandExpansion":
       walker.commandSubstitution = true
@@ -541,6 +739,7 @@ export const analyze = (command: string): ShellAnalysis => {
     compoundRedirections: [],
     loopVariables: [],
     loopLists: [],
+    secondEvaluations: [],
     assigningExpansions: false,
     background: false,
     commandSubstitution: false,
@@ -584,7 +783,8 @@ export const analyze = (command: string): ShellAnalysis => {
       loopVariables: walker.loopVariables,
       loopLists: walker.loopLists,
       assigningExpansions: walker.assigningExpansions,
-      compoundRedirections: walker.compoundRedirections
+      compoundRedirections: walker.compoundRedirections,
+      secondEvaluations: walker.secondEvaluations
     }
   }
 }

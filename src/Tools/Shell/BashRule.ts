@@ -13,19 +13,30 @@
  * simple command at a time: `npm test && rm -rf x` is two commands, and `$(...)` substitutions are commands
  * of their own.
  *
- * - **deny / ask** rules match when *any* simple command matches, checked best-effort and broadly: leading
- *   assignments and wrappers (`timeout`, `time`, `nice`, `nohup`, `stdbuf`, `env`, `command`, `builtin`,
- *   `exec`, `sudo`, `doas`, `xargs`) are stripped, a path-qualified name is also tried by its base name
- *   (`/bin/rm` as `rm`), the scripts of `eval ...` and `sh -c ...` are analysed in turn, and the command of
- *   `find -exec ... ;` is tried too. Deny wins over ask. An unanalyzable command is still checked, against
- *   the raw text split at shell operators.
+ * - **deny / ask** rules match when *any* command the text may run matches: every simple command, and what it
+ *   runs through wrappers read by their real option grammar (`Shell/Wrappers`: `env` with `-S`/`--split-string`
+ *   and `--chdir`, `timeout`, `nice`, `nohup`, `stdbuf`, `setsid`, `flock`, `taskset`, `ionice`, `prlimit`, `chrt`,
+ *   `sudo`, `xargs`, `command`, `builtin`, `exec`, `/usr/bin/time`, package runners such as `npx` and `uv run`;
+ *   GNU abbreviations resolved), shell text run again (`sh -c`, `eval`, `trap`, `alias`, `su -c`, `script -c`,
+ *   `watch`, `flock -c`, `git rebase --exec`), `find -exec`, and other names of the same program (`/bin/rm`,
+ *   `git-core/git-push`, `git send-pack` for `git push`, git's global options). Deny wins over ask. They **fail
+ *   closed**: when something runs that cannot be known — a word only known at run time, an interpreter fed code on
+ *   standard input, a here-document or `-c`/`-e`, `source`, an unknown wrapper, a git alias or autocorrected
+ *   command, configuration that runs programs (`git -c core.pager=...`), text bash evaluates a second time — and a
+ *   deny or ask rule could apply (its literal start agrees with what is known), the command is denied (a deny rule) or
+ *   asked about (an ask rule), as if it matched.
  * - **allow** rules allow only when *every* simple command (substitutions, function bodies and here-document
- *   expansions included) is matched by some allow rule, checked strictly: nothing is stripped except leading
- *   assignments of a few harmless variables (`NODE_ENV`, `CI`, `NO_COLOR`, `LANG`, ...) with literal values.
- *   A command whose name is not literal, with any other assignment, or with an output redirection to a file
- *   is matched by no allow rule except `*`; so are bare assignments, function definitions, loops assigning
- *   sensitive variables (`for PATH in ...`) and assigning expansions (`${PATH:=...}`). An unanalyzable command
- *   matches no allow rule at all, not even `*`.
+ *   expansions included) is matched by some allow rule, checked strictly. A rule with leading assignments matches the
+ *   same assignments (`Bash(TZ=UTC npx vitest run:*)` matches `TZ=UTC npx vitest run x`, `Bash(PYTHONPATH=.
+ *   python:*)` matches `PYTHONPATH=. python x.py`); a rule without them matches a command whose assignments all set
+ *   harmless variables (`NODE_ENV`, `CI`, `TZ`, `LANG`, ...) to literal values; `timeout`, `time`, `nice`, `nohup`
+ *   and `stdbuf` are looked through. An allow rule never grants a **known-dangerous form** it does not name:
+ *   `Bash(git log:*)` does not allow `git log --output=x` (nor `--out=x`), `Bash(npm test:*)` not
+ *   `--script-shell=./x`, `Bash(git * main)` not `git -c core.fsmonitor=... push origin main`, `Bash(find:*)` not
+ *   `-exec` or `-delete`. A command whose name is not literal, with an assignment of a non-literal value, or with an
+ *   output redirection to a file is matched by no allow rule except `*`; so are bare assignments, function
+ *   definitions, loops assigning sensitive variables, assigning expansions and second evaluations. An unanalyzable
+ *   command matches no allow rule at all, not even `*`.
  *
  * @since 0.1.0
  */
@@ -33,8 +44,10 @@ import { Data, Option } from "effect"
 import { parse } from "unbash"
 import type { Word as UWord } from "unbash"
 import { analyze } from "./Analysis.js"
-import type { ParsedShell, ShellAnalysis, SimpleCommand } from "./Analysis.js"
-import { redirectionProblem, sensitiveVariable } from "./ReadOnly.js"
+import type { ParsedShell, ShellAnalysis, ShellWord, SimpleCommand } from "./Analysis.js"
+import { operandsOf, redirectionProblem, sensitiveVariable } from "./ReadOnly.js"
+import type { ClassifyContext } from "./ReadOnly.js"
+import { builtinEvaluation, namesProgram, unwrap } from "./Wrappers.js"
 
 // -----------------------------------------------------------------------------
 // models
@@ -132,8 +145,15 @@ const structuredPattern = (text: string): ReadonlyArray<string> | undefined => {
     const statement = script.commands[0]!
     const command = statement.command
     if (statement.background === true || command.type !== "Command") return undefined
-    if (command.prefix.length > 0 || command.name === undefined) return undefined
+    if (command.name === undefined) return undefined
     const words: Array<string> = []
+    // Leading assignments are matched as written, value after quote removal (`TZ=UTC`, `PYTHONPATH=.`).
+    for (const item of command.prefix) {
+      if (item.type !== "Assignment" || item.value.type !== "Word" || item.index !== undefined) return undefined
+      const value = wordPattern(item.value)
+      if (value === undefined) return undefined
+      words.push(`${escapeRegExp(item.name)}${item.append === true ? "\\+=" : "="}${value}`)
+    }
     for (const item of [command.name, ...command.suffix]) {
       if (item.type !== "Word") return undefined
       const pattern = wordPattern(item)
@@ -195,111 +215,10 @@ const compileUncached = (content: string): (command: string) => boolean => {
 export const matchesRule = (content: string, command: string): boolean => compileRule(content)(command)
 
 // -----------------------------------------------------------------------------
-// normalisation
+// deny and ask: everything a command may run
 // -----------------------------------------------------------------------------
 
-const isAssignmentWord = (word: string): boolean => /^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(word)
-
-/** Skip leading options; `withValue` options take the next word unless attached. Returns the next index. */
-const skipOptions = (
-  words: ReadonlyArray<string>,
-  start: number,
-  withValue: ReadonlySet<string>,
-  options: { readonly numericFlags?: boolean } = {}
-): number => {
-  let i = start
-  while (i < words.length) {
-    const word = words[i]!
-    if (word === "--") return i + 1
-    if (!word.startsWith("-") || word === "-") return i
-    if (options.numericFlags === true && /^-[0-9]+$/.test(word)) {
-      i++
-      continue
-    }
-    i += withValue.has(word) ? 2 : 1
-  }
-  return i
-}
-
-const wrapperStep = (words: ReadonlyArray<string>): ReadonlyArray<string> | undefined => {
-  const [first] = words
-  if (first === undefined) return undefined
-  if (isAssignmentWord(first)) return words.slice(1)
-  switch (first) {
-    case "timeout": {
-      const i = skipOptions(words, 1, new Set(["-s", "--signal", "-k", "--kill-after"]))
-      return words.slice(i + 1)
-    }
-    case "time":
-      return words.slice(skipOptions(words, 1, new Set(["-o", "--output", "-f", "--format"])))
-    case "nice":
-      return words.slice(skipOptions(words, 1, new Set(["-n", "--adjustment"]), { numericFlags: true }))
-    case "nohup":
-    case "builtin":
-      return words.slice(skipOptions(words, 1, new Set()))
-    case "stdbuf":
-      return words.slice(skipOptions(words, 1, new Set(["-i", "-o", "-e", "--input", "--output", "--error"])))
-    case "exec":
-      return words.slice(skipOptions(words, 1, new Set(["-a"])))
-    case "command":
-      if (words[1] === "-v" || words[1] === "-V") return undefined
-      return words.slice(skipOptions(words, 1, new Set()))
-    case "sudo":
-    case "doas":
-      return words.slice(
-        skipOptions(words, 1, new Set(["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-R"]))
-      )
-    case "xargs":
-      return words.slice(
-        skipOptions(words, 1, new Set(["-I", "-n", "-L", "-P", "-s", "-d", "-E", "-a", "--arg-file", "--delimiter",
-          "--max-args", "--max-lines", "--max-procs", "--max-chars", "--eof", "--replace", "--process-slot-var"]))
-      )
-    case "env": {
-      let i = 1
-      const result: Array<string> = []
-      while (i < words.length) {
-        const word = words[i]!
-        if (word === "--") {
-          i++
-          break
-        }
-        if (word === "-S" || word === "--split-string") {
-          result.push(...(words[i + 1] ?? "").split(/\s+/).filter((w) => w.length > 0))
-          i += 2
-        } else if (word.startsWith("-S") && word.length > 2) {
-          result.push(...word.slice(2).split(/\s+/).filter((w) => w.length > 0))
-          i++
-        } else if (word.startsWith("--split-string=")) {
-          result.push(...word.slice("--split-string=".length).split(/\s+/).filter((w) => w.length > 0))
-          i++
-        } else if (["-u", "--unset", "-C", "--chdir"].includes(word)) i += 2
-        else if (word.startsWith("-") || isAssignmentWord(word)) i++
-        else break
-      }
-      return [...result, ...words.slice(i)]
-    }
-    default:
-      return undefined
-  }
-}
-
-/** Strip leading assignments and wrapper commands, repeatedly. */
-const stripWrappers = (words: ReadonlyArray<string>): ReadonlyArray<string> => {
-  let current = words
-  for (let step = 0; step < 16; step++) {
-    const next = wrapperStep(current)
-    if (next === undefined || next.length === 0) return current
-    current = next
-  }
-  return current
-}
-
-const shells: ReadonlySet<string> = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "busybox"])
-
 const baseName = (word: string): string => word.slice(word.lastIndexOf("/") + 1)
-
-const withBaseName = (words: ReadonlyArray<string>): ReadonlyArray<string> =>
-  words.length > 0 && words[0]!.includes("/") ? [baseName(words[0]!), ...words.slice(1)] : words
 
 /** git's global options, with whether each takes a separate value: `git -C dir commit` is `git commit` to a rule. */
 const gitGlobalOptions: ReadonlyMap<string, boolean> = new Map([
@@ -307,7 +226,7 @@ const gitGlobalOptions: ReadonlyMap<string, boolean> = new Map([
   ["--exec-path", false], ["-p", false], ["--paginate", false], ["-P", false], ["--no-pager", false], ["--bare", false],
   ["--no-replace-objects", false], ["--literal-pathspecs", false], ["--glob-pathspecs", false],
   ["--noglob-pathspecs", false], ["--icase-pathspecs", false], ["--no-optional-locks", false], ["--no-lazy-fetch", false],
-  ["--no-advice", false]
+  ["--no-advice", false], ["--super-prefix", true]
 ])
 
 /** `git [global options] rest` as `git rest`; other commands unchanged. */
@@ -324,45 +243,58 @@ const withoutGitGlobals = (words: ReadonlyArray<string>): ReadonlyArray<string> 
   return ["git", ...words.slice(i)]
 }
 
-/** The word lists a deny/ask rule is tried against for one simple command (nested scripts included). */
-const denyCandidates = (words: ReadonlyArray<string>, depth: number): ReadonlyArray<string> => {
-  const candidates = new Set<string>()
-  const add = (list: ReadonlyArray<string>) => {
-    if (list.length > 0) candidates.add(list.join(" "))
+/** What deny and ask rules are checked against: every command the text may run, and what cannot be known. */
+interface Reach {
+  readonly candidates: Set<string>
+  readonly unknown: Array<{ readonly known: ReadonlyArray<string>; readonly reason: string; readonly subcommand: string }>
+}
+
+const MAX_UNWRAP_DEPTH = 8
+
+const addCandidates = (reach: Reach, values: ReadonlyArray<string>): void => {
+  if (values.length === 0) return
+  reach.candidates.add(values.join(" "))
+  const named = values[0]!.includes("/") ? [baseName(values[0]!), ...values.slice(1)] : values
+  reach.candidates.add(named.join(" "))
+  reach.candidates.add(withoutGitGlobals(named).join(" "))
+}
+
+/** Follows one simple command through its wrappers, nested scripts and second evaluations. */
+const explore = (words: ReadonlyArray<ShellWord>, subcommand: string, depth: number, reach: Reach): void => {
+  const values = words.map((word) => word.value)
+  addCandidates(reach, values)
+  const opaque = words.findIndex((word) => !word.literal)
+  if (opaque !== -1) reach.unknown.push({ known: values.slice(0, opaque), reason: `\`${words[opaque]!.text}\` is only known when it runs`, subcommand })
+  if (depth >= MAX_UNWRAP_DEPTH) {
+    reach.unknown.push({ known: [], reason: "wrappers nested too deep", subcommand })
+    return
   }
-  add(words)
-  const stripped = stripWrappers(words)
-  add(stripped)
-  const named = withBaseName(stripped)
-  add(named)
-  add(stripWrappers(named))
-  add(withoutGitGlobals(stripWrappers(named)))
-  const name = named[0]
-  if (depth < 3 && name !== undefined) {
-    // The script of `eval ...` or `sh -c ...`, analysed in turn.
-    let script: string | undefined
-    if (name === "eval") script = named.slice(1).join(" ")
-    else if (shells.has(name)) {
-      const flag = named.findIndex((word, index) => index > 0 && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(word))
-      if (flag !== -1) script = named[flag + 1]
-    }
-    if (script !== undefined) {
-      for (const candidate of scriptCandidates(script, depth + 1)) candidates.add(candidate)
-    }
-    if (name === "find") {
-      // `find ... -exec cmd args ;` runs `cmd args`.
-      named.forEach((word, index) => {
-        if (["-exec", "-execdir", "-ok", "-okdir"].includes(word)) {
-          const rest = named.slice(index + 1)
-          const end = rest.findIndex((w) => w === ";" || w === "+")
-          for (const candidate of denyCandidates(end === -1 ? rest : rest.slice(0, end), depth + 1)) {
-            candidates.add(candidate)
-          }
-        }
-      })
-    }
+  const step = unwrap(words)
+  switch (step._tag) {
+    case "Command":
+      explore(step.words, subcommand, depth + 1, reach)
+      return
+    case "Script":
+      exploreScript(step.text, depth + 1, reach)
+      return
+    case "Opaque":
+      reach.unknown.push({ known: step.known.map((word) => word.value), reason: step.reason, subcommand })
+      if (step.known.length > 0) explore(step.known, subcommand, depth + 1, reach)
+      return
+    case "None":
+      return
   }
-  return [...candidates]
+}
+
+const exploreAnalysis = (analysis: ParsedShell, depth: number, reach: Reach): void => {
+  for (const reason of analysis.features.secondEvaluations) reach.unknown.push({ known: [], reason, subcommand: analysis.source })
+  for (const simple of analysis.commands) {
+    const evaluation = builtinEvaluation(simple)
+    if (evaluation !== undefined) reach.unknown.push({ known: [], reason: evaluation, subcommand: simple.source })
+    const program = simple.assignments.find((assignment) => namesProgram(assignment.name))
+    if (program !== undefined) reach.unknown.push({ known: [], reason: `\`${program.name}\` names a program that runs`, subcommand: simple.source })
+    explore(simple.words, simple.source, depth, reach)
+  }
 }
 
 /** Best-effort words of a raw string: split at shell operators, quotes dropped. */
@@ -371,28 +303,51 @@ const rawSegments = (raw: string): ReadonlyArray<ReadonlyArray<string>> =>
     .map((segment) => segment.replace(/["'\\]/g, "").split(/\s+/).filter((word) => word.length > 0))
     .filter((words) => words.length > 0)
 
-const scriptCandidates = (script: string, depth: number): ReadonlyArray<string> => {
-  const analysis = analyze(script)
-  const lists = analysis._tag === "Parsed"
-    ? analysis.commands.map((command) => command.words.map((word) => word.value))
-    : [...rawSegments(script), script.split(/\s+/).filter((word) => word.length > 0)]
-  return lists.flatMap((words) => denyCandidates(words, depth))
+const exploreScript = (text: string, depth: number, reach: Reach): void => {
+  const analysis = analyze(text)
+  if (analysis._tag === "Parsed") {
+    exploreAnalysis(analysis, depth, reach)
+    return
+  }
+  reach.unknown.push({ known: [], reason: `a nested script cannot be analysed (${analysis.reason})`, subcommand: text })
+  for (const words of [...rawSegments(text), text.split(/\s+/).filter((word) => word.length > 0)]) addCandidates(reach, words)
 }
 
 // -----------------------------------------------------------------------------
 // allow
 // -----------------------------------------------------------------------------
 
+/**
+ * Variables a leading assignment may set and still be matched by a rule that does not name it (as Claude Code
+ * strips safe environment variables when matching): they change no program that runs.
+ */
 const harmlessVariables: ReadonlySet<string> = new Set([
-  "NODE_ENV", "RUST_LOG", "RUST_BACKTRACE", "CI", "NO_COLOR", "FORCE_COLOR", "LANG", "LC_ALL", "TZ",
-  "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "COLUMNS", "TERM"
+  "NODE_ENV", "RUST_LOG", "RUST_BACKTRACE", "CI", "NO_COLOR", "FORCE_COLOR", "LANG", "LC_ALL", "LC_CTYPE", "TZ",
+  "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "COLUMNS", "TERM", "GOOS", "GOARCH", "CGO_ENABLED", "DEBUG",
+  "NODE_NO_WARNINGS", "LOG_LEVEL"
 ])
 
-/** The normalised string an allow rule must match, or why no allow rule (but `*`) can match. */
-const allowSubject = (command: SimpleCommand): { readonly subject: string } | { readonly problem: string } => {
+interface Subject {
+  readonly text: string
+  readonly words: ReadonlyArray<ShellWord>
+}
+
+/**
+ * Wrappers a rule about the wrapped command also covers (Claude Code strips them when matching): their options
+ * are read by their grammar, and an unknown one keeps the wrapper.
+ */
+const transparentWrappers: ReadonlySet<string> = new Set(["timeout", "time", "nice", "nohup", "stdbuf"])
+
+/**
+ * The normalised strings an allow rule may match for one simple command, or why no allow rule (but `*`) can:
+ * the command as written with its leading assignments (`TZ=UTC npx vitest run x` for
+ * `Bash(TZ=UTC npx vitest run:*)`); without them when every one sets a harmless variable to a literal value; and
+ * inside `timeout`/`time`/`nice`/`nohup`/`stdbuf`.
+ */
+const allowSubjects = (command: SimpleCommand): { readonly subjects: ReadonlyArray<Subject> } | { readonly problem: string } => {
   for (const assignment of command.assignments) {
-    if (!harmlessVariables.has(assignment.name) || assignment.value === undefined || !assignment.value.literal) {
-      return { problem: `${command.source} (assigns ${assignment.name})` }
+    if (assignment.value === undefined || !assignment.value.literal) {
+      return { problem: `${command.source} (assigns ${assignment.name} a value only known when it runs)` }
     }
   }
   for (const redirection of command.redirections) {
@@ -400,10 +355,122 @@ const allowSubject = (command: SimpleCommand): { readonly subject: string } | { 
   }
   const name = command.words[0]
   if (name === undefined) {
-    return command.assignments.length === 0 ? { subject: "" } : { problem: command.source }
+    return command.assignments.length === 0 ? { subjects: [] } : { problem: command.source }
   }
   if (!name.literal) return { problem: `${command.source} (the command name is not literal)` }
-  return { subject: command.words.map((word) => word.value).join(" ") }
+  const assignments = command.assignments.map((assignment) => `${assignment.name}${assignment.append ? "+=" : "="}${assignment.value!.value}`)
+  const subjects: Array<Subject> = []
+  const add = (words: ReadonlyArray<ShellWord>, prefix: ReadonlyArray<string>) => {
+    subjects.push({ text: [...prefix, ...words.map((word) => word.value)].join(" "), words })
+    let current = words
+    for (let depth = 0; depth < 4; depth++) {
+      const head = current[0]
+      if (head === undefined || !head.literal || !transparentWrappers.has(head.value)) break
+      const step = unwrap(current)
+      if (step._tag !== "Command") break
+      current = step.words
+      subjects.push({ text: [...prefix, ...current.map((word) => word.value)].join(" "), words: current })
+    }
+  }
+  add(command.words, assignments)
+  if (command.assignments.length > 0 && command.assignments.every((assignment) => harmlessVariables.has(assignment.name))) add(command.words, [])
+  return { subjects }
+}
+
+/** Options an allow rule never grants unless the rule itself names them: they write files or run other programs. */
+interface DangerousOptions {
+  readonly long?: ReadonlyArray<string>
+  readonly short?: string
+  readonly singleDash?: ReadonlyArray<string>
+}
+
+const dangerousOptions: Readonly<Record<string, DangerousOptions>> = {
+  npm: { long: ["script-shell", "node-options", "userconfig", "globalconfig", "call", "shell", "editor", "browser", "viewer", "git"] },
+  pnpm: { long: ["script-shell", "node-options", "userconfig", "globalconfig", "shell-emulator", "config"] },
+  yarn: { long: ["script-shell", "node-options", "userconfig", "globalconfig"] },
+  npx: { long: ["script-shell", "node-options", "userconfig", "globalconfig", "call", "shell"], short: "c" },
+  find: { singleDash: ["exec", "execdir", "ok", "okdir", "delete", "fprint", "fprint0", "fprintf", "fls"] },
+  sort: { long: ["output", "compress-program"], short: "o" },
+  rg: { long: ["pre", "hostname-bin"] },
+  tar: { long: ["to-command", "use-compress-program", "checkpoint-action", "info-script", "new-volume-script", "rsh-command", "rmt-command"], short: "IF" },
+  rsync: { long: ["rsh", "rsync-path"], short: "e" },
+  ssh: { short: "oF" },
+  scp: { short: "oFS" },
+  sftp: { short: "oFS" }
+}
+
+/** git: global options that reconfigure or relocate it, and per-subcommand options that write or run programs. */
+const gitDangerousGlobals: ReadonlySet<string> = new Set(["-c", "--config-env", "--exec-path", "-C", "--git-dir", "--work-tree"])
+const gitDangerousLong: ReadonlyArray<string> = ["output", "ext-diff", "open-files-in-pager", "exec", "upload-pack", "receive-pack", "extcmd", "template", "config"]
+const gitDangerousShort: Readonly<Record<string, string>> = { grep: "O", rebase: "x", difftool: "x", clone: "uc", "ls-remote": "u" }
+const gitDangerousWords: Readonly<Record<string, string>> = { submodule: "foreach", bisect: "run", "filter-branch": "", difftool: "", mergetool: "" }
+
+const mentions = (content: string, option: string): boolean => content.includes(option)
+
+/**
+ * Why a command an allow rule matched is a known-dangerous form the rule does not name, or `undefined`:
+ * `Bash(git log:*)` allows `git log`, not `git log --output=x` (nor `--out=x`: an abbreviation of a dangerous option
+ * is that option); `Bash(npm test:*)` does not allow `--script-shell=./x`; `Bash(git * main)` does not allow
+ * `git -c core.fsmonitor=x ...`. A word that could expand to an option counts as one.
+ */
+const dangerousForm = (words: ReadonlyArray<ShellWord>, content: string, isOperand: (word: ShellWord) => boolean): string | undefined => {
+  const name = words[0]
+  if (name === undefined || !name.literal) return undefined
+  const program = baseName(name.value)
+  const isGit = program === "git"
+  const spec = isGit ? undefined : dangerousOptions[program]
+  if (!isGit && spec === undefined) {
+    if (program === "sed" && words.slice(1).some((word) => word.literal && /e/.test(word.value) && unwrap(words)._tag === "Opaque")) return "`sed` runs commands (`e`)"
+    return undefined
+  }
+  let subcommand: string | undefined
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!
+    if (word.literal && word.value === "--") break
+    if (!word.literal) {
+      if (isOperand(word)) continue
+      return `\`${word.text}\` could expand to an option the rule does not name`
+    }
+    const value = word.value
+    if (isGit && subcommand === undefined) {
+      if (!value.startsWith("-")) {
+        subcommand = value
+        const marker = gitDangerousWords[value]
+        if (marker !== undefined && (marker === "" || words.some((w) => w.value === marker)) && !mentions(content, marker === "" ? value : marker)) {
+          return `\`git ${value}${marker === "" ? "" : ` ${marker}`}\` runs programs`
+        }
+        continue
+      }
+      const flag = value.split("=", 1)[0]!
+      if (gitDangerousGlobals.has(flag) && !mentions(content, flag)) return `git's global option \`${flag}\` reconfigures or relocates git`
+      if (gitGlobalOptions.get(flag) === true && !value.includes("=")) i++
+      continue
+    }
+    if (value.startsWith("--") && value.length > 2) {
+      const option = value.slice(2).split("=", 1)[0]!
+      const list = isGit ? gitDangerousLong : spec!.long ?? []
+      // `--template` and `--config` install hooks or configuration only for `git clone`, `init` and `submodule`.
+      const hit = list.find((dangerous) => dangerous.startsWith(option) &&
+        !(isGit && (dangerous === "template" || dangerous === "config") && !["clone", "init", "submodule"].includes(subcommand ?? "")))
+      if (hit !== undefined && !mentions(content, `--${hit}`) && !(option.length < hit.length && mentions(content, `--${option}`))) {
+        return hit === option
+          ? `\`--${hit}\` writes files or runs programs`
+          : `\`--${option}\` abbreviates \`--${hit}\`, which writes files or runs programs`
+      }
+      continue
+    }
+    if (value.startsWith("-") && value.length > 1) {
+      const single = spec?.singleDash?.find((dangerous) => value === `-${dangerous}`)
+      if (single !== undefined && !mentions(content, `-${single}`)) return `\`-${single}\` runs commands, deletes or writes files`
+      const letters = isGit ? gitDangerousShort[subcommand ?? ""] ?? "" : spec?.short ?? ""
+      if (spec?.singleDash === undefined) {
+        for (const letter of value.slice(1)) {
+          if (letters.includes(letter) && !mentions(content, `-${letter}`)) return `\`-${letter}\` writes files or runs programs`
+        }
+      }
+    }
+  }
+  return undefined
 }
 
 const structuralProblems = (analysis: ParsedShell): ReadonlyArray<string> => {
@@ -414,8 +481,13 @@ const structuralProblems = (analysis: ParsedShell): ReadonlyArray<string> => {
     if (sensitiveVariable.test(name)) problems.push(`loop assigning ${name}`)
   }
   if (features.assigningExpansions) problems.push("an expansion assigning a variable")
+  for (const reason of features.secondEvaluations) problems.push(reason)
   for (const redirection of features.compoundRedirections) {
     if (redirectionProblem(redirection) !== undefined) problems.push(redirection.text)
+  }
+  for (const simple of analysis.commands) {
+    const evaluation = builtinEvaluation(simple)
+    if (evaluation !== undefined) problems.push(`${simple.source} (${evaluation})`)
   }
   return problems
 }
@@ -426,11 +498,12 @@ const structuralProblems = (analysis: ParsedShell): ReadonlyArray<string> => {
 
 const firstMatch = (
   rules: ReadonlyArray<RuleRef>,
-  candidates: ReadonlyArray<string>
+  candidates: Iterable<string>
 ): { readonly rule: RuleRef; readonly subcommand: string } | undefined => {
+  const list = [...candidates]
   for (const rule of rules) {
     const predicate = compileRule(rule.content)
-    const subcommand = candidates.find(predicate)
+    const subcommand = list.find(predicate)
     if (subcommand !== undefined) return { rule, subcommand }
   }
   return undefined
@@ -438,27 +511,30 @@ const firstMatch = (
 
 /**
  * Decide a command against `Bash(...)` rule contents: deny, then ask, then allow (see the module
- * documentation). Never throws.
+ * documentation). The context lets a glob count as an operand after a look at the directory it lists. Never throws.
  *
  * @since 0.1.0
  * @category decision
  */
-export const decideBashRules = (input: ShellAnalysis | string, rules: BashRules): BashRuleVerdict => {
+export const decideBashRules = (input: ShellAnalysis | string, rules: BashRules, context?: ClassifyContext): BashRuleVerdict => {
   const analysis = typeof input === "string" ? analyze(input) : input
   const command = analysis.source
-  const candidates: ReadonlyArray<string> = analysis._tag === "Parsed"
-    ? analysis.commands.flatMap((simple) => denyCandidates(simple.words.map((word) => word.value), 0))
-    : [
-      ...scriptCandidates(command.length > 100_000 ? command.slice(0, 100_000) : command, 1),
-      command.trim()
-    ]
-  const denied = firstMatch(rules.deny, candidates)
+  const reach: Reach = { candidates: new Set(), unknown: [] }
+  if (analysis._tag === "Parsed") exploreAnalysis(analysis, 0, reach)
+  else {
+    exploreScript(command.length > 100_000 ? command.slice(0, 100_000) : command, 1, reach)
+    reach.candidates.add(command.trim())
+  }
+  const denied = firstMatch(rules.deny, reach.candidates)
   if (denied !== undefined) return BashRuleVerdict.Deny(denied)
-  const asked = firstMatch(rules.ask, candidates)
+  const asked = firstMatch(rules.ask, reach.candidates)
   if (asked !== undefined) return BashRuleVerdict.Ask(asked)
-  if (analysis._tag === "Unanalyzable") return BashRuleVerdict.NoMatch({ unmatched: [command] })
-  const unknowable = undecidedRule(analysis.commands, [...rules.deny, ...rules.ask])
+  // What cannot be known fails closed: denied when a deny rule could apply to it, asked when an ask rule could.
+  const undeniable = undecidedRule(reach, rules.deny)
+  if (undeniable !== undefined) return BashRuleVerdict.Deny(undeniable)
+  const unknowable = undecidedRule(reach, rules.ask)
   if (unknowable !== undefined) return BashRuleVerdict.Ask(unknowable)
+  if (analysis._tag === "Unanalyzable") return BashRuleVerdict.NoMatch({ unmatched: [command] })
 
   const everything = rules.allow.find((rule) => isMatchAll(rule.content))
   const used: Array<RuleRef> = []
@@ -467,15 +543,29 @@ export const decideBashRules = (input: ShellAnalysis | string, rules: BashRules)
     used.push(everything)
   } else {
     unmatched.push(...structuralProblems(analysis))
+    const isOperand = operandsOf(analysis, context)
     for (const simple of analysis.commands) {
-      const subject = allowSubject(simple)
-      if ("problem" in subject) {
-        unmatched.push(subject.problem)
+      const found = allowSubjects(simple)
+      if ("problem" in found) {
+        unmatched.push(found.problem)
         continue
       }
-      if (subject.subject === "") continue
-      const rule = rules.allow.find((candidate) => compileRule(candidate.content)(subject.subject))
-      if (rule === undefined) unmatched.push(simple.source)
+      if (found.subjects.length === 0) continue
+      let rule: RuleRef | undefined
+      let refused: string | undefined
+      for (const subject of found.subjects) {
+        for (const candidate of rules.allow) {
+          if (!compileRule(candidate.content)(subject.text)) continue
+          const danger = dangerousForm(subject.words, candidate.content, isOperand)
+          if (danger === undefined) {
+            rule = candidate
+            break
+          }
+          refused = danger
+        }
+        if (rule !== undefined) break
+      }
+      if (rule === undefined) unmatched.push(refused === undefined ? simple.source : `${simple.source} (${refused})`)
       else if (!used.includes(rule)) used.push(rule)
     }
   }
@@ -485,27 +575,22 @@ export const decideBashRules = (input: ShellAnalysis | string, rules: BashRules)
 }
 
 /**
- * Deny and ask rules fail closed. A simple command whose words are only known when it runs (`$g push`, `git $x`,
- * `git \`echo push\``, a glob) — or a git command that defines an alias on its own command line
- * (`git -c alias.p=push p`) — might be one a rule names. When a deny or ask rule starts with the words that are
- * known, the command is asked about rather than let through on a text that does not match.
+ * Deny and ask rules fail closed (a deny rule that could apply denies, an ask rule asks). Whatever runs only known at run time — a word only known then (`$g push`, `git $x`),
+ * an interpreter fed code on standard input, a here-document or `-c`, `source`, `eval` of a variable, an unknown
+ * wrapper, a git alias, command-line configuration that runs programs, text bash evaluates a second time — might be a
+ * command a rule names. When a deny or ask rule could apply (its literal start agrees with the words that are known;
+ * with none known, every rule could), the command is asked about rather than let through on a text that does not match.
  */
-const undecidedRule = (commands: ReadonlyArray<SimpleCommand>, rules: ReadonlyArray<RuleRef>): { readonly rule: RuleRef; readonly subcommand: string } | undefined => {
+const undecidedRule = (reach: Reach, rules: ReadonlyArray<RuleRef>): { readonly rule: RuleRef; readonly subcommand: string } | undefined => {
   if (rules.length === 0) return undefined
-  for (const simple of commands) {
-    const values = simple.words.map((word) => word.value)
-    const definesAlias = values[0] === "git" && values.some((value, i) =>
-      (values[i - 1] === "-c" || values[i - 1] === "--config-env") && value.startsWith("alias.") || /^--config-env=alias\./.test(value))
-    const opaque = simple.words.findIndex((word) => !word.literal)
-    if (opaque === -1 && !definesAlias) continue
-    const known = definesAlias ? ["git"] : values.slice(0, opaque)
-    const stripped = withoutGitGlobals(stripWrappers(withBaseName(known))).join(" ")
+  for (const unknown of reach.unknown) {
+    const known = unknown.known.length === 0 ? "" : withoutGitGlobals([baseName(unknown.known[0]!), ...unknown.known.slice(1)]).join(" ")
     const rule = rules.find((candidate) => {
       const content = candidate.content.trim().replace(/:\*$/, "")
       const literalPart = content.split("*")[0]!.trim()
-      return stripped === "" || literalPart.startsWith(stripped) || stripped.startsWith(literalPart)
+      return known === "" || literalPart.startsWith(known) || known.startsWith(literalPart)
     })
-    if (rule !== undefined) return { rule, subcommand: simple.source }
+    if (rule !== undefined) return { rule, subcommand: `${unknown.subcommand} (${unknown.reason})` }
   }
   return undefined
 }
@@ -559,16 +644,22 @@ export const suggestRule = (input: ShellAnalysis | string): Option.Option<string
   if (analysis._tag === "Unanalyzable" || analysis.commands.length !== 1) return Option.none()
   if (structuralProblems(analysis).length > 0 || analysis.features.background) return Option.none()
   const simple = analysis.commands[0]!
-  const subject = allowSubject(simple)
-  if ("problem" in subject || subject.subject === "") return Option.none()
+  const found = allowSubjects(simple)
+  if ("problem" in found || found.subjects.length === 0) return Option.none()
   const words = simple.words.map((word) => word.value)
   if (!simple.words.every((word) => word.literal)) return Option.none()
   const name = words[0]!
   if (!isPlainWord(name) || name.includes(":")) return Option.none()
-  const exact = words.join(" ")
+  // Leading assignments are part of the rule (`Bash(PYTHONPATH=. python x.py)`), so the rule matches this call.
+  const assignments = simple.assignments.map((assignment) => `${assignment.name}${assignment.append ? "+=" : "="}${assignment.value!.value}`)
+  if (!assignments.every((assignment) => /^[A-Za-z0-9_+=.:/@,-]*$/.test(assignment))) return Option.none()
+  const lead = assignments.length === 0 ? "" : `${assignments.join(" ")} `
+  const exact = `${lead}${words.join(" ")}`
   // Keep the command, its subcommand, and the script name after `run`-like subcommands.
   // A program named by path (`/usr/bin/rm`) is judged by its name, and never gets a whole-program prefix.
   if (unsafePrefixes.has(name.slice(name.lastIndexOf("/") + 1)) || (name.includes("/") && !subcommandTools.has(name))) return Option.some(exact)
+  // A prefix that would also allow a dangerous form of this very call (`git log --output=x`): the exact command.
+  if (dangerousForm(simple.words, "", () => false) !== undefined) return Option.some(exact)
   const kept = [name]
   const second = words[1]
   if (subcommandTools.has(name) && second !== undefined) {
@@ -581,6 +672,6 @@ export const suggestRule = (input: ShellAnalysis | string): Option.Option<string
     }
   }
   if (kept.length === words.length) return Option.some(exact.includes(":") ? exact : `${exact}:*`)
-  const prefix = kept.join(" ")
+  const prefix = `${lead}${kept.join(" ")}`
   return Option.some(prefix.includes(":") ? exact : `${prefix}:*`)
 }

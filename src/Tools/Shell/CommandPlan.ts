@@ -10,16 +10,16 @@
 import * as Option from "effect/Option"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { globSync } from "tinyglobby"
 import { printRule } from "../../Runtime/Permission/Rule.js"
 import { isWithin } from "../../Runtime/Workspace.js"
 import { PermissionCheck } from "../../Tool/Permission.js"
 import * as Tool from "../../Tool/Tool.js"
 import { analyze } from "./Analysis.js"
-import type { ShellAnalysis, ShellWord } from "./Analysis.js"
+import type { ShellAnalysis, ShellRedirection, ShellWord } from "./Analysis.js"
 import { BashRuleVerdict, decideBashRules, suggestRule } from "./BashRule.js"
 import type { RuleRef } from "./BashRule.js"
-import { classifyReadOnly } from "./ReadOnly.js"
+import { fileCommandPaths } from "./FileCommands.js"
+import { classifyReadOnly, operandsOf, readsBeyondArguments, simpleCommandProblemWith, structuralProblem } from "./ReadOnly.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // the plan
@@ -55,6 +55,13 @@ export interface CommandPlan {
   readonly matchRules: <R extends Tool.ContentRule>(rules: Tool.RulesByBehavior<R>) => Tool.RuleMatch<R>
   /** What exit code 1 means when it is an answer rather than an error (see {@link exitOneMeaning}). */
   readonly exitOneMeaning: string | undefined
+  /**
+   * The command is made of simple file commands (`mkdir`, `touch`, `mv`, `cp`, see `Shell/FileCommands`) and
+   * read-only commands, and every path they touch is inside the workspace: its claims are then `file:` write claims
+   * on exactly those paths (symlinks resolved; both spellings when they differ) and reads of the workspace, instead
+   * of the whole world, so acceptEdits mode accepts it as an edit inside the workspace.
+   */
+  readonly fileCommand: boolean
 }
 
 /** Counts analyses, for `bench/bash` (how many times a call parses its command). */
@@ -77,9 +84,9 @@ const analyzeSafely = (command: string): ShellAnalysis => {
   }
 }
 
-const readOnlyOf = (analysis: ShellAnalysis): boolean => {
+const readOnlyOf = (analysis: ShellAnalysis, directories: ReadonlyArray<string>): boolean => {
   try {
-    return classifyReadOnly(analysis).readOnly
+    return classifyReadOnly(analysis, { directories }).readOnly
   } catch {
     return false
   }
@@ -93,16 +100,27 @@ const readOnlyOf = (analysis: ShellAnalysis): boolean => {
  */
 export const planCommand = (command: string, place: CommandPlace): CommandPlan => {
   const analysis = analyzeSafely(command)
-  const readOnly = readOnlyOf(analysis)
+  const directories = safely(() => directoriesOf(analysis, place), undefined)
+  const readOnly = readOnlyOf(analysis, directories ?? [])
+  const files = readOnly || directories === undefined ? undefined : safely(() => fileCommandClaims(analysis, place, directories), undefined)
   return {
     command,
     analysis,
     readOnly,
+    fileCommand: files !== undefined,
     traits: traitsFrom(analysis, readOnly),
-    claims: claimsFrom(analysis, readOnly, place),
+    claims: files ?? claimsFrom(analysis, readOnly, place, directories),
     permissionCheck: permissionCheckFrom(analysis),
-    matchRules: (rules) => matchRulesFrom(analysis, rules),
+    matchRules: (rules) => matchRulesFrom(analysis, rules, directories ?? []),
     exitOneMeaning: exitOneMeaningFrom(analysis)
+  }
+}
+
+const safely = <A, B>(f: () => A, fallback: B): A | B => {
+  try {
+    return f()
+  } catch {
+    return fallback
   }
 }
 
@@ -130,102 +148,215 @@ const traitsFrom = (analysis: ShellAnalysis, readOnly: boolean): Tool.Traits => 
   return { readOnly, concurrencySafe: readOnly, destructive, openWorld }
 }
 
-const realOrLexical = (absolute: string): string => {
-  try {
-    return fs.realpathSync.native(absolute)
-  } catch {
-    return absolute
+/** The real path of a path that may not exist yet: its nearest existing ancestor, resolved, with the rest appended. */
+const realOfNew = (absolute: string): string => {
+  let existing = absolute
+  const rest: Array<string> = []
+  for (let i = 0; i < 256; i++) {
+    try {
+      return path.join(fs.realpathSync.native(existing), ...rest.reverse())
+    } catch {
+      const parent = path.dirname(existing)
+      if (parent === existing) return absolute
+      rest.push(path.basename(existing))
+      existing = parent
+    }
   }
+  return absolute
 }
 
-/** The paths a glob word matches (absolute patterns too), or undefined when there are too many to check. */
+/** At most this many paths a glob may match before the answer is "too many to check". */
+const MAX_GLOB_MATCHES = 1000
+
+const globCharacters = /[*?[\]]/
+
+/**
+ * Every path a glob word can match now, and more: a superset of bash's expansion, so checking each one is never
+ * less safe than checking what bash passes. Each segment with a wildcard matches every entry of its directory
+ * that starts with the segment's literal text before its first wildcard and ends with the literal text after its
+ * last (`*.md` the entries ending in `.md`, dot files and all; `lin[k]` every entry starting with `lin`); symlinks
+ * are entries like any other (a matching glob library skipped symlinks to directories, which bash does match).
+ * `undefined` when there are more than {@link MAX_GLOB_MATCHES}.
+ */
 const expandGlob = (pattern: string, cwd: string): ReadonlyArray<string> | undefined => {
-  try {
-    const absolute = path.isAbsolute(pattern)
-    // bash has no globstar by default: `**` is `*`, which also keeps the walk as shallow as the pattern. Symlinks
-    // must be listed (as themselves: `inside` resolves them), so they are followed.
-    const bashPattern = pattern.replace(/\*{2,}/g, "*")
-    const matches = globSync(absolute ? bashPattern.slice(1) : bashPattern, {
-      cwd: absolute ? "/" : cwd,
-      absolute: true,
-      dot: true,
-      onlyFiles: false,
-      followSymbolicLinks: true,
-      expandDirectories: false
-    })
-    // No match: bash passes the word as it is, which names no existing file.
-    return matches.length > 1000 ? undefined : matches.length === 0 ? [pattern] : matches
-  } catch {
-    return undefined
+  let current: Array<string> = [path.isAbsolute(pattern) ? "/" : cwd]
+  for (const segment of pattern.split("/").filter((part) => part !== "")) {
+    if (!globCharacters.test(segment)) {
+      current = current.map((directory) => path.join(directory, segment))
+      continue
+    }
+    const first = segment.search(/[*?[]/)
+    const prefix = first === -1 ? "" : segment.slice(0, first)
+    let last = -1
+    for (let i = segment.length - 1; i >= 0; i--) {
+      if ("*?]".includes(segment[i]!)) {
+        last = i
+        break
+      }
+    }
+    const suffix = last === -1 ? "" : segment.slice(last + 1)
+    const next: Array<string> = []
+    for (const directory of current) {
+      let entries: ReadonlyArray<string>
+      try {
+        entries = fs.readdirSync(directory)
+      } catch {
+        continue
+      }
+      for (const entry of entries) {
+        if (entry.length >= prefix.length + suffix.length && entry.startsWith(prefix) && entry.endsWith(suffix)) next.push(path.join(directory, entry))
+      }
+      if (next.length > MAX_GLOB_MATCHES) return undefined
+    }
+    current = next
   }
+  return current.filter((candidate) => {
+    try {
+      fs.lstatSync(candidate)
+      return true
+    } catch {
+      return false
+    }
+  })
 }
 
 /** Read-only commands that read no file named by an argument: their arguments are not checked. */
 const pathlessCommands: ReadonlySet<string> = new Set([
-  "echo", "printf", "basename", "dirname", "true", "false", "pwd", "whoami", "id", "uname", "hostname",
-  "which", "type", "seq", "nproc"
+  "echo", "printf", "basename", "dirname", "true", "false", ":", "pwd", "whoami", "id", "uname", "hostname",
+  "which", "type", "seq", "nproc", "tr", "df", "env", "printenv", "cd", "node", "nodejs", "python", "python3",
+  "perl", "ruby", "bash", "deno", "npm"
 ])
+
+/** At most this many directories a command's `cd`s may lead to are followed; more asks. */
+const MAX_DIRECTORIES = 16
+
+/**
+ * The directories a command may run its simple commands in: the working directory and, for every `cd DIR`, DIR
+ * from each directory reached so far (a `cd` in a subshell, a branch or a loop may or may not have happened, so
+ * every combination counts). `undefined` when a `cd` goes somewhere the analysis cannot follow inside the
+ * workspace: no operand (home), `-`, a non-literal or `..` operand, a directory outside the roots, too many.
+ */
+const directoriesOf = (analysis: ShellAnalysis, place: CommandPlace): ReadonlyArray<string> | undefined => {
+  if (analysis._tag === "Unanalyzable") return undefined
+  let directories: ReadonlyArray<string> = [place.cwd]
+  for (const simple of analysis.commands) {
+    const [name, ...args] = simple.words
+    if (name?.literal !== true || name.value !== "cd") continue
+    const operands = args.filter((word) => !(word.literal && /^-[LPe@]+$/.test(word.value)))
+    const target = operands[0]
+    if (operands.length !== 1 || target === undefined || !target.literal || target.value === "-" || target.value.startsWith("~")) return undefined
+    if (target.value.split("/").includes("..")) return undefined
+    const next = new Set(directories)
+    for (const directory of directories) {
+      const absolute = path.resolve(directory, target.value)
+      const real = realOfNew(absolute)
+      if (!place.roots.some((root) => isWithin(root, absolute) && isWithin(root, real))) return undefined
+      next.add(absolute)
+    }
+    if (next.size > MAX_DIRECTORIES) return undefined
+    directories = [...next]
+  }
+  return directories
+}
+
+/**
+ * Resolves path-like words of a command to absolute paths, against every directory the command may run in:
+ * `~`, `$PWD`, loop variables, globs (what they match now, through symlinks). `undefined` when a word could be
+ * anywhere (another expansion, a brace expansion, `..`, `~user`), when a glob matches nothing (bash would pass the
+ * pattern, and what it names later is unknown) or too much, or when a match could be read as an option.
+ */
+const resolverOf = (analysis: Extract<ShellAnalysis, { _tag: "Parsed" }>, place: CommandPlace, directories: ReadonlyArray<string>) => {
+  const loops = new Map<string, ReadonlyArray<ShellWord> | undefined>()
+  for (const { variable, words } of analysis.features.loopLists) {
+    const known = loops.has(variable) ? loops.get(variable) : []
+    loops.set(variable, known === undefined || words === undefined ? undefined : [...known, ...words])
+  }
+  const literalPaths = (candidate: string): ReadonlyArray<string> | undefined => {
+    if (candidate === "") return []
+    // `~user`, `~+`, `~-`: bash expands them to other directories.
+    if (candidate.startsWith("~") && candidate !== "~" && !candidate.startsWith("~/")) return undefined
+    // The kernel follows a symlink before `..`, path.resolve removes `..` first: a `..` segment is not checked, it asks.
+    if (candidate.split("/").includes("..")) return undefined
+    const expanded = candidate === "~" ? place.home : candidate.startsWith("~/") ? path.join(place.home, candidate.slice(2)) : candidate
+    return path.isAbsolute(expanded) ? [expanded] : directories.map((directory) => path.resolve(directory, expanded))
+  }
+  const resolveWord = (word: ShellWord, depth: number): ReadonlyArray<string> | undefined => {
+    let value = word.value
+    if (word.expansion) {
+      // A process substitution on its own is a pipe (`/dev/fd/63`); its commands are checked as commands.
+      if (word.prefix === "/dev/fd/" && /^[<>]\(.*\)$/s.test(word.text)) return []
+      const loop = /^"?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"?$/.exec(word.text)?.[1]
+      if (loop !== undefined && loops.has(loop) && depth === 0) {
+        const words = loops.get(loop)
+        if (words === undefined) return undefined
+        const all: Array<string> = []
+        for (const listed of words) {
+          const resolved = resolveWord(listed, depth + 1)
+          if (resolved === undefined) return undefined
+          all.push(...resolved)
+        }
+        return all
+      }
+      const pwd = /^"?\$\{?PWD\}?"?(?=\/|$)/.exec(word.text)
+      if (pwd === null) return undefined
+      // Double quotes only keep the word whole; anything else that bash would read specially asks.
+      const rest = word.text.slice(pwd[0].length).replaceAll("\"", "")
+      if (/[$`'\\*?[{~]/.test(rest) || rest.split("/").includes("..")) return undefined
+      return directories.map((directory) => path.join(directory, rest))
+    }
+    // A brace expansion can build any path (`{.,x}{.,y}/secret` is `../secret`): anywhere.
+    if (word.brace) return undefined
+    if (word.glob) {
+      if (value.split("/").includes("..")) return undefined
+      const all: Array<string> = []
+      for (const directory of directories) {
+        const matches = expandGlob(value, directory)
+        if (matches === undefined || matches.length === 0) return undefined
+        // A match bash would pass as an option (`*` meeting a file named `-R`).
+        if (word.prefix === "" && matches.some((match) => path.relative(directory, match).startsWith("-"))) return undefined
+        all.push(...matches)
+      }
+      return all
+    }
+    const option = /^-[^=]*=(.*)$/s.exec(value)
+    if (option !== null) value = option[1]!
+    // `-f/etc/x`: an attached option value that looks like a path.
+    else if (value.startsWith("-")) return !value.includes("/") && !value.includes("~") ? [] : undefined
+    return literalPaths(value)
+  }
+  return (word: ShellWord): ReadonlyArray<string> | undefined => resolveWord(word, 0)
+}
+
+const insideRoots = (place: CommandPlace, absolute: string, real: string): boolean =>
+  place.roots.some((root) => isWithin(root, absolute) && isWithin(root, real))
+
+const harmlessTarget = (redirection: ShellRedirection): boolean =>
+  redirection.target === undefined ||
+  redirection.hereDoc !== undefined ||
+  redirection.operator === "<<<" ||
+  /^(?:\d+|-)$/.test(redirection.target.value) ||
+  /^\/dev\/(?:null|stdout|stderr)$/.test(redirection.target.value)
 
 /**
  * Whether every file a read-only command names lies inside the workspace. Every literal word and redirection
- * target counts as a possible path (and an option's value after `=`), resolved against the working directory and
- * through symlinks when it exists; a glob counts by its literal prefix; `$PWD` is the working directory, and a
- * `for` variable is inside when every word of its list is. Any other expansion (`$HOME/x`, `$(...)`) could be
- * anywhere: outside.
+ * target counts as a possible path (and an option's value after `=`), resolved against every directory the command
+ * may run in and through symlinks when it exists; globs by what they match now; `$PWD` is each of those
+ * directories, and a `for` variable is inside when every word of its list is. Any other expansion (`$HOME/x`,
+ * `$(...)`) could be anywhere: outside. A command whose reads go beyond its words (`grep -R`, `sha256sum -c`, jq
+ * `import`; see `ReadOnly.readsBeyondArguments`) is never inside.
  */
-const staysInside = (analysis: ShellAnalysis, place: CommandPlace): boolean => {
-  if (analysis._tag === "Unanalyzable") return false
-  const inside = (candidate: string): boolean => {
-    if (candidate === "") return true
-    // `~user`, `~+`, `~-`: bash expands them to other directories.
-    if (candidate.startsWith("~") && candidate !== "~" && !candidate.startsWith("~/")) return false
-    // The kernel follows a symlink before `..`, path.resolve removes `..` first: a `..` segment is not checked, it asks.
-    if (candidate.split("/").includes("..")) return false
-    const expanded = candidate === "~" ? place.home : candidate.startsWith("~/") ? path.join(place.home, candidate.slice(2)) : candidate
-    const absolute = path.resolve(place.cwd, expanded)
-    const real = realOrLexical(absolute)
-    return place.roots.some((root) => isWithin(root, absolute) && isWithin(root, real))
-  }
-  const loopInside = new Map<string, boolean>()
+const staysInside = (analysis: ShellAnalysis, place: CommandPlace, directories: ReadonlyArray<string> | undefined): boolean => {
+  if (analysis._tag === "Unanalyzable" || directories === undefined) return false
+  const resolve = resolverOf(analysis, place, directories)
   const wordInside = (word: ShellWord): boolean => {
-    let value = word.value
-    if (word.expansion) {
-      const loop = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(value)?.[1]
-      if (loop !== undefined && loopInside.has(loop)) return loopInside.get(loop)!
-      value = value.replace(/^\$\{?PWD\}?(?=\/|$)/, place.cwd)
-      if (/[$`]/.test(value)) return false
-    }
-    // A brace expansion can build any path (`{.,x}{.,y}/secret` is `../secret`): outside. A glob cannot produce `..`,
-    // so it counts by its literal prefix, once any literal `..` segment is ruled out.
-    if (word.brace) return false
-    if (word.glob) {
-      if (value.split("/").includes("..")) return false
-      // What the glob matches now, each through its symlinks (`li*/x` may cross `linkout -> /elsewhere`). More
-      // matches than we care to check, or a pattern we cannot expand, asks.
-      const matches = expandGlob(value, place.cwd)
-      return matches !== undefined && matches.every(inside)
-    }
-    const option = /^-[^=]*=(.*)$/s.exec(value)
-    if (option !== null) return inside(option[1]!)
-    // `-f/etc/x`: an attached option value that looks like a path.
-    if (value.startsWith("-")) return !value.includes("/") && !value.includes("~")
-    return inside(value)
-  }
-  for (const { variable, words } of analysis.features.loopLists) {
-    const ok = words !== undefined && words.every(wordInside)
-    loopInside.set(variable, (loopInside.get(variable) ?? true) && ok)
+    const paths = resolve(word)
+    return paths !== undefined && paths.every((absolute) => insideRoots(place, absolute, realOfNew(absolute)))
   }
   return analysis.commands.every((simple) =>
+    readsBeyondArguments(simple) === undefined &&
     (pathlessCommands.has(simple.words[0]?.value ?? "") || simple.words.slice(1).every(wordInside)) &&
-    simple.redirections.every((redirection) =>
-      redirection.target === undefined ||
-      redirection.hereDoc !== undefined ||
-      redirection.operator === "<<<" ||
-      /^(?:\d+|-)$/.test(redirection.target.value) ||
-      /^\/dev\/(?:null|stdout|stderr)$/.test(redirection.target.value) ||
-      wordInside(redirection.target)
-    )
-  )
+    simple.redirections.every((redirection) => harmlessTarget(redirection) || wordInside(redirection.target!))
+  ) && analysis.features.compoundRedirections.every((redirection) => harmlessTarget(redirection) || wordInside(redirection.target!))
 }
 
 /**
@@ -234,15 +365,46 @@ const staysInside = (analysis: ShellAnalysis, place: CommandPlace): boolean => {
  * `ls ..`, `cat $HOME/.ssh/id_rsa`): a read of every file, `file:/`, which no workspace contains, so a person or a
  * rule decides. Anything else: the whole world.
  */
-const claimsFrom = (analysis: ShellAnalysis, readOnly: boolean, place: CommandPlace): ReadonlyArray<Tool.Claim> => {
+const claimsFrom = (analysis: ShellAnalysis, readOnly: boolean, place: CommandPlace, directories: ReadonlyArray<string> | undefined): ReadonlyArray<Tool.Claim> => {
   if (!readOnly) return [Tool.Claim.world]
-  let within: boolean
-  try {
-    within = staysInside(analysis, place)
-  } catch {
-    within = false
-  }
+  const within = safely(() => staysInside(analysis, place, directories), false)
   return within ? place.roots.map((root) => Tool.Claim.read(`file:${root}`)) : [Tool.Claim.read("file:/")]
+}
+
+/**
+ * The claims of a command made of simple file commands (`Shell/FileCommands`) and read-only commands, when every
+ * path is inside the workspace: a write (or, for `cp` sources, a read) of each path, under its lexical and its real
+ * spelling, and a read of the roots for the read-only parts. `undefined` when the command is anything else.
+ */
+const fileCommandClaims = (analysis: ShellAnalysis, place: CommandPlace, directories: ReadonlyArray<string>): ReadonlyArray<Tool.Claim> | undefined => {
+  if (analysis._tag === "Unanalyzable" || structuralProblem(analysis) !== undefined) return undefined
+  const isOperand = operandsOf(analysis, { directories })
+  const resolve = resolverOf(analysis, place, directories)
+  const claims: Array<Tool.Claim> = []
+  let files = 0
+  for (const simple of analysis.commands) {
+    if (simpleCommandProblemWith(simple, isOperand) === undefined) {
+      const single: ShellAnalysis = { ...analysis, commands: [simple] }
+      if (!staysInside(single, place, directories)) return undefined
+      claims.push(...place.roots.map((root) => Tool.Claim.read(`file:${root}`)))
+      continue
+    }
+    const paths = fileCommandPaths(simple, isOperand)
+    if (typeof paths === "string") return undefined
+    files++
+    for (const { access, word } of paths) {
+      const resolved = resolve(word)
+      if (resolved === undefined || resolved.length === 0) return undefined
+      for (const absolute of resolved) {
+        const real = realOfNew(absolute)
+        if (!insideRoots(place, absolute, real)) return undefined
+        const make = access === "write" ? Tool.Claim.write : Tool.Claim.read
+        claims.push(make(`file:${absolute}`))
+        if (real !== absolute) claims.push(make(`file:${real}`))
+      }
+    }
+  }
+  return files > 0 ? claims : undefined
 }
 
 /**
@@ -266,7 +428,7 @@ const permissionCheckFrom = (analysis: ShellAnalysis): PermissionCheck<never> =>
 /**
  * Decides `Bash(...)` rules for a command with `Shell/BashRule`, reporting the policy's own rule values back.
  */
-const matchRulesFrom = <R extends Tool.ContentRule>(analysis: ShellAnalysis, rules: Tool.RulesByBehavior<R>): Tool.RuleMatch<R> => {
+const matchRulesFrom = <R extends Tool.ContentRule>(analysis: ShellAnalysis, rules: Tool.RulesByBehavior<R>, directories: ReadonlyArray<string>): Tool.RuleMatch<R> => {
   const original = new Map<RuleRef, R>()
   const refs = (list: ReadonlyArray<R>): ReadonlyArray<RuleRef> =>
     list.map((rule) => {
@@ -274,7 +436,7 @@ const matchRulesFrom = <R extends Tool.ContentRule>(analysis: ShellAnalysis, rul
       original.set(ref, rule)
       return ref
     })
-  const verdict = decideBashRules(analysis, { deny: refs(rules.deny), ask: refs(rules.ask), allow: refs(rules.allow) })
+  const verdict = decideBashRules(analysis, { deny: refs(rules.deny), ask: refs(rules.ask), allow: refs(rules.allow) }, { directories })
   return BashRuleVerdict.$match(verdict, {
     Deny: ({ rule, subcommand }): Tool.RuleMatch<R> => ({ _tag: "Deny", rule: original.get(rule)!, detail: `it matches \`${subcommand}\`` }),
     Ask: ({ rule, subcommand }): Tool.RuleMatch<R> => ({ _tag: "Ask", rule: original.get(rule)!, detail: `it matches \`${subcommand}\`` }),

@@ -53,10 +53,12 @@ describe("bypass: a prefix rule matching a longer word", () => {
     expect(tag(options, Bash, { command: "git logout" })).toBe("Ask")
     expect(tag(options, Bash, { command: "git log --oneline" })).toBe("Allow")
   })
-  it("Bash(git log:*) as a deny rule does not deny git logout, and denies git log", () => {
-    const options = project({ deny: ["Bash(git log:*)"] })
-    expect(tag(options, Bash, { command: "git logout" })).toBe("Ask")
-    expect(tag(options, Bash, { command: "git log" })).toBe("Deny")
+  // A real git command that is a longer word (`git logout` is no git command: an alias may make it `git log`, and an
+  // unknown git subcommand fails closed under a git deny rule).
+  it("Bash(git show:*) as a deny rule does not deny git show-branch, and denies git show", () => {
+    const options = project({ deny: ["Bash(git show:*)"] })
+    expect(tag(options, Bash, { command: "git show-branch" })).toBe("Ask")
+    expect(tag(options, Bash, { command: "git show" })).toBe("Deny")
   })
 })
 

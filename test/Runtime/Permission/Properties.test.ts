@@ -80,7 +80,7 @@ describe("Permissions: properties", () => {
     if (before._tag !== "Allow") expect(after._tag).not.toBe("Allow")
   }, { fastCheck: { numRuns: 300 } })
 
-  it.prop("adding an allow rule never overrides a deny or ask rule", [scenarioWithRule(["deny", "deny", "ask"]), fc.constantFrom(...rulePool)], ([s, rule]) => {
+  it.prop("adding an allow rule never overrides a deny or ask rule", [scenarioWithRule(["deny", "deny", "deny", "ask"]), fc.constantFrom(...rulePool)], ([s, rule]) => {
     const before = verdict(optionsOf(s), s, s.hook)
     reached.allowOverride[1]!++
     if (!byRule(before, "deny") && !byRule(before, "ask")) return

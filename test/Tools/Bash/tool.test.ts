@@ -95,7 +95,9 @@ describe("Bash classification", () => {
     for (const outside of ["cat ~root/../tmp/x", "cat ~+/../x", "cat ~-/x", "cat < ~root/x", "cat .gi[t]/../../x", "cat {..,.}/x", "cat {.,x}{.,y}/x", "cat sub/../notes.txt"]) {
       expect(claimsOf(outside, place), outside).toEqual([{ resource: "file:/", access: "read" }])
     }
-    expect(claimsOf("touch notes.txt", place)).toEqual([{ resource: "*", access: "write" }])
+    expect(claimsOf("rm notes.txt", place)).toEqual([{ resource: "*", access: "write" }])
+    // A simple file command inside the workspace claims exactly what it writes (acceptEdits accepts it).
+    expect(claimsOf("touch notes.txt", place)).toEqual([{ resource: `file:${cwd}/notes.txt`, access: "write" }])
     fs.symlinkSync("/etc/hostname", path.join(cwd, "link"))
     expect(claimsOf("cat link", place)).toEqual([{ resource: "file:/", access: "read" }])
     // A glob is checked by what it matches, through symlinks: `li*` and `lin[k]` reach /etc/hostname.

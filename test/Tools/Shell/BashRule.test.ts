@@ -134,3 +134,104 @@ describe("suggestRule", () => {
     expect(suggestRule("")).toEqual(Option.none())
   })
 })
+
+describe("leading assignments and wrappers when matching (issue 17.2)", () => {
+  it("a rule with leading assignments matches the same assignments", () => {
+    expect(tag("TZ=UTC npx vitest run x", ["TZ=UTC npx vitest run:*"])).toBe("Allow")
+    expect(tag("TZ=UTC npx vitest run", ["TZ=UTC npx vitest run:*"])).toBe("Allow")
+    expect(tag("PYTHONPATH=. python x.py", ["PYTHONPATH=. python:*"])).toBe("Allow")
+    expect(tag("PYTHONPATH=. python -m pytest -q", ["PYTHONPATH=. python -m pytest:*"])).toBe("Allow")
+    expect(tag("A=1 B=2 make test", ["A=1 B=2 make test"])).toBe("Allow")
+    expect(tag("FOO=\"a b\" cmd", ["FOO=\"a b\" cmd"])).toBe("Allow")
+  })
+
+  it("other assignments, other values, or more of them do not match", () => {
+    expect(tag("TZ=EST npx vitest run x", ["TZ=UTC npx vitest run:*"])).toBe("NoMatch")
+    expect(tag("PYTHONPATH=/tmp python x.py", ["PYTHONPATH=. python:*"])).toBe("NoMatch")
+    expect(tag("PYTHONPATH=. LD_PRELOAD=x.so python x.py", ["PYTHONPATH=. python:*"])).toBe("NoMatch")
+    expect(tag("LD_PRELOAD=x.so PYTHONPATH=. python x.py", ["PYTHONPATH=. python:*"])).toBe("NoMatch")
+    expect(tag("PYTHONPATH=$(id) python x.py", ["PYTHONPATH=* python:*"])).toBe("NoMatch")
+    // An unsafe variable is never stripped: `python:*` does not cover `PYTHONPATH=. python`.
+    expect(tag("PYTHONPATH=. python x.py", ["python:*"])).toBe("NoMatch")
+  })
+
+  it("safe environment variables are stripped for rules that do not name them", () => {
+    expect(tag("NODE_ENV=test npm test", ["npm test:*"])).toBe("Allow")
+    expect(tag("TZ=UTC CI=1 npx vitest run", ["npx vitest run:*"])).toBe("Allow")
+    expect(tag("NODE_OPTIONS=--require=x npm test", ["npm test:*"])).toBe("NoMatch")
+  })
+
+  it("timeout, time, nice, nohup and stdbuf are looked through, by their grammar", () => {
+    expect(tag("timeout 30 npm test", ["npm test:*"])).toBe("Allow")
+    expect(tag("timeout -k 5 30 npm test", ["npm test:*"])).toBe("Allow")
+    expect(tag("nice -n 5 nohup npm test", ["npm test:*"])).toBe("Allow")
+    expect(tag("TZ=UTC timeout 30 npx vitest run", ["npx vitest run:*"])).toBe("Allow")
+    expect(tag("timeout 30 npm test --script-shell=./x", ["npm test:*"])).toBe("NoMatch")
+    expect(tag("timeout --bogus 30 npm test", ["npm test:*"])).toBe("NoMatch")
+    expect(tag("xargs npm test", ["npm test:*"])).toBe("NoMatch")
+  })
+
+  it("a suggested rule for a command with assignments includes them, and allows the same call", () => {
+    for (const command of ["PYTHONPATH=. python x.py", "TZ=UTC npx vitest run", "RUST_LOG=debug cargo test"]) {
+      const suggestion = Option.getOrThrow(suggestRule(command))
+      expect(suggestion, command).toMatch(/^[A-Z_]+=/)
+      expect(tag(command, [suggestion]), `${command} with ${suggestion}`).toBe("Allow")
+    }
+  })
+})
+
+describe("deny and ask rules see through wrappers and fail closed (issue 15.3)", () => {
+  const denyTouch = (command: string) => tag(command, [], [], ["touch:*"])
+  it("wrappers parsed by their grammar, abbreviations included", () => {
+    for (const command of ["env --split='touch x'", "env -S 'touch x'", "env -C . touch x", "env --ch=. touch x", "timeout --sig=KILL 5 touch x",
+      "nice --adj=1 touch x", "stdbuf --out=L touch x", "flock . -c 'touch x'", "prlimit --nofile=9 touch x", "sudo -u root touch x", "/usr/bin/touch x"]) {
+      expect(denyTouch(command), command).toBe("Deny")
+    }
+  })
+
+  it("what cannot be known is denied when a deny rule could apply, asked about when an ask rule could, and only then", () => {
+    for (const command of ["echo x | bash", "python3 -c 'print(1)'", "node -e 1", "source ./x.sh", "eval \"$X\"", "strace ls", "bash -s", "perl", "env --bogus touch x"]) {
+      expect(denyTouch(command), command).toBe("Deny")
+      expect(tag(command, [], ["touch:*"]), command).toBe("Ask")
+    }
+    // Without deny or ask rules, nothing is asked on that account.
+    expect(tag("python3 -c 'print(1)'", [])).toBe("NoMatch")
+    // A known prefix that no rule starts with is not asked about.
+    expect(tag("echo x | xargs echo", [], [], ["touch:*"])).toBe("NoMatch")
+    expect(tag("echo x | xargs git", [], [], ["git push:*"])).toBe("Deny")
+  })
+
+  it("a denied git command is recognised by its other names", () => {
+    const denyPush = (command: string) => tag(command, [], [], ["git push:*"])
+    for (const command of ["/usr/lib/git-core/git-push origin", "git-push origin", "git send-pack origin", "git --no-pager push", "git -C . push"]) {
+      expect(denyPush(command), command).toBe("Deny")
+    }
+    for (const command of ["git psuh origin", "git pushh", "git -c core.sshCommand=x fetch", "git -c alias.p=push p"]) {
+      expect(denyPush(command), command).toBe("Deny")
+    }
+    expect(denyPush("git status")).toBe("NoMatch")
+  })
+})
+
+describe("allow rules do not grant known-dangerous forms (issue 15.4)", () => {
+  it("refuses the dangerous forms the rule does not name, abbreviations included", () => {
+    expect(tag("git log --output=x", ["git log:*"])).toBe("NoMatch")
+    expect(tag("git log --out=x", ["git log:*"])).toBe("NoMatch")
+    expect(tag("npm test --script-shell=./x", ["npm test:*"])).toBe("NoMatch")
+    expect(tag("git -c core.fsmonitor=x checkout main", ["git * main"])).toBe("NoMatch")
+    expect(tag("git -C /elsewhere checkout main", ["git * main"])).toBe("NoMatch")
+    expect(tag("find . -delete", ["find:*"])).toBe("NoMatch")
+    expect(tag("git clone -u ./x repo", ["git clone:*"])).toBe("NoMatch")
+    expect(tag("git log $X", ["git log:*"])).toBe("NoMatch")
+  })
+
+  it("grants them when the rule names them, and grants everything else", () => {
+    expect(tag("git log --output=x", ["git log --output=x"])).toBe("Allow")
+    expect(tag("find . -name x -delete", ["find . -name x -delete"])).toBe("Allow")
+    expect(tag("git log --oneline -5", ["git log:*"])).toBe("Allow")
+    expect(tag("git push -u origin main", ["git push:*"])).toBe("Allow")
+    expect(tag("npm test -- --output=x", ["npm test:*"])).toBe("Allow")
+    // What a substitution prints could be an option (`--output=...`): not granted by a prefix rule.
+    expect(tag("git log \"$(git rev-parse HEAD)\"", ["git log:*", "git rev-parse:*"])).toBe("NoMatch")
+  })
+})

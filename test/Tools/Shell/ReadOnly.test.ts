@@ -25,7 +25,7 @@ describe("classifyReadOnly", () => {
   })
 
   it("names the offending simple command and why", () => {
-    expect(reasonOf("ls && find . -delete")).toBe("`find . -delete`: `-delete` can run commands, delete files or write files")
+    expect(reasonOf("ls && find . -delete")).toBe("`find . -delete`: `find -delete` is not known to be read-only (find can run commands, delete and write files)")
     expect(reasonOf("echo $(rm -rf x)")).toMatch(/^`rm -rf x`: `rm` is not on the read-only allowlist/)
     expect(reasonOf("echo 'x")).toMatch(/cannot be analysed: parse error/)
   })
@@ -52,8 +52,8 @@ describe("classifyReadOnly", () => {
 
   it("rejects interpreters, wrappers and shell-state builtins", () => {
     for (const command of ["eval ls", "exec ls", "source x", ". x", "bash -c ls", "sh x", "zsh", "python3 x.py",
-      "python3.12 -V", "node x", "perl -e 1", "ruby x", "awk 1 x", "gawk 1", "xargs ls", "env", "command ls",
-      "builtin echo", "timeout 1 ls", "nice ls", "nohup ls", "sudo ls", "trap x EXIT", "alias a=b", "cd /",
+      "python3.12 -V", "node x", "perl -e 1", "ruby x", "awk 1 x", "gawk 1", "xargs ls", "env ls", "env -i", "command ls",
+      "builtin echo", "timeout 1 ls", "nice ls", "nohup ls", "sudo ls", "trap x EXIT", "alias a=b", "cd - x", "pushd /",
       "export A", "read x", "tee x", "rm x", "unknown-tool"]) {
       expect(classifyReadOnly(command).readOnly, command).toBe(false)
     }

@@ -305,3 +305,238 @@ export const benign: ReadonlyArray<BenignCommand> = [
   { command: "git reflog -n 1", note: "git reflog" },
   { command: "git stash list", note: "git stash list" }
 ]
+
+// ---------------------------------------------------------------------------------------------------------------
+// The hardening classes (issue 15): each hostile entry creates `./PWNED` (or another file) when it runs, each benign
+// entry runs without asking. Checked by classification in `corpus.test.ts` and end to end in
+// `test/Tools/Bash/corpus.classes.e2e.test.ts`.
+// ---------------------------------------------------------------------------------------------------------------
+
+const SECOND_EVAL = "derived: bash evaluates a subscript or arithmetic text a second time (bash(1), ARITHMETIC EVALUATION)"
+const OPTION_LIST = "derived: an option not on the command's read-only list (getopt_long abbreviations, GNU permutation)"
+
+/** Class 1, second evaluation: never read-only (each runs `touch PWNED` in bash 5). */
+export const secondEvaluationHostile: ReadonlyArray<HostileCommand> = [
+  { command: "test -v 'a[$(touch PWNED)]'", why: "test -v evaluates the subscript", source: SECOND_EVAL },
+  { command: "[ -v 'a[$(touch PWNED)]' ]", why: "[ -v evaluates the subscript", source: SECOND_EVAL },
+  { command: "[[ -v 'a[$(touch PWNED)]' ]]", why: "[[ -v evaluates the subscript", source: SECOND_EVAL },
+  { command: "for x in 'a[$(touch PWNED)]'; do echo $((x)); done", why: "a loop variable's text evaluated as arithmetic", source: SECOND_EVAL },
+  { command: "echo 'a[$(touch PWNED)]' >/dev/null; echo $(($_))", why: "`$_` carries the previous argument into arithmetic", source: SECOND_EVAL },
+  { command: "for x in 'a[$(touch PWNED)]'; do echo $[x]; done", why: "the old `$[ ]` arithmetic", source: SECOND_EVAL },
+  { command: "for x in 'a[$(touch PWNED)]'; do [[ $x -eq 0 ]]; done", why: "[[ -eq ]] evaluates its operands", source: SECOND_EVAL },
+  { command: "[[ 'a[$(touch PWNED)]' -eq 0 ]]", why: "[[ -eq ]] evaluates a quoted operand", source: SECOND_EVAL },
+  { command: "for x in 'a[$(touch PWNED)]'; do echo ${!x}; done", why: "indirect expansion evaluates the named subscript", source: SECOND_EVAL },
+  { command: "for p in '$(touch PWNED)'; do echo ${p@P}; done", why: "prompt expansion runs substitutions in the value", source: SECOND_EVAL },
+  { command: "for x in 'a[$(touch PWNED)]'; do echo ${PWD:x}; done", why: "substring offsets are arithmetic", source: SECOND_EVAL },
+  { command: "for i in 'a[$(touch PWNED)]'; do echo ${BASH_VERSINFO[i]}; done", why: "array subscripts are arithmetic", source: SECOND_EVAL },
+  { command: "[[ x =~ (.*) ]] && echo 'a[$(touch PWNED)]' >/dev/null && echo ${PWD:0:$_}", why: "substring length from `$_`", source: SECOND_EVAL }
+]
+
+/** Class 1, benign: arithmetic and tests over literal numbers and names stay read-only. */
+export const secondEvaluationBenign: ReadonlyArray<BenignCommand> = [
+  { command: "echo $((1 + 2 * 3))", note: "literal arithmetic" },
+  { command: "echo $[6 / 2]", note: "old-style literal arithmetic" },
+  { command: "echo $((RANDOM % 6 + 1))", note: "a shell-kept numeric variable" },
+  { command: "[[ 3 -gt 2 ]] && echo yes", note: "numeric test on literals" },
+  { command: "test 1 -eq 1", note: "test with literal numbers" },
+  { command: "[ -v HOME ] && echo set", note: "-v with a plain name" },
+  { command: "[[ -v PATH ]]", note: "[[ -v with a plain name" },
+  { command: "echo ${PWD:0:4}", note: "substring with literal offsets" },
+  { command: "echo ${#PWD}", note: "length of a variable" },
+  { command: "for n in 1 2 3; do echo $n; done", note: "a loop printing its words" },
+  { command: "echo ${BASH_VERSINFO[0]}", note: "a literal subscript" }
+]
+
+/** Class 2, options by positive list: never read-only (each writes a file when it runs). */
+export const optionHostile: ReadonlyArray<HostileCommand> = [
+  { command: "xxd -c 4 README.md PWNED", why: "xxd's second operand is its output file", source: OPTION_LIST },
+  { command: "xxd README.md -PWNED", why: "xxd stops reading options at its first operand: `-PWNED` is the output file", source: "issue 15: `xxd README.md -X` wrote `-X`" },
+  { command: "sort --outp=PWNED README.md", why: "getopt_long abbreviation of --output", source: OPTION_LIST },
+  { command: "sort README.md -o PWNED", why: "GNU permutes: -o after the operand still counts", source: OPTION_LIST },
+  { command: "sort -muo PWNED README.md", why: "-o inside a cluster of flags", source: OPTION_LIST },
+  { command: "sort -k1 README.md -oPWNED", why: "an attached -o after the operand", source: OPTION_LIST },
+  { command: "cat README.md | sort -T . -o PWNED", why: "sort -T writes temporary files, -o the output", source: OPTION_LIST },
+  { command: "uniq -c README.md PWNED", why: "uniq's second operand is its output file", source: OPTION_LIST },
+  { command: "git show --output PWNED HEAD", why: "git show --output with a separate value", source: GIT_DIFF_OUTPUT },
+  { command: "git diff --output=PWNED HEAD", why: "git diff --output", source: GIT_DIFF_OUTPUT },
+  { command: "git format-patch -1 -o PWNED", why: "format-patch writes patch files", source: OPTION_LIST },
+  { command: "tail -n1 README.md --pid=1 >/dev/null; sort README.md --output=PWNED", why: "a later command with --output", source: OPTION_LIST },
+  { command: "ls --hyperlink=always >/dev/null && sort --output PWNED README.md", why: "--output with a separate value", source: OPTION_LIST }
+]
+
+/** Class 2, benign: read-only options, globs and loops over the real directory, the issue's benign list. */
+export const optionBenign: ReadonlyArray<BenignCommand> = [
+  { command: "wc -l *.md", note: "a glob no entry of which looks like an option" },
+  { command: "du -sh *", note: "every entry of the directory" },
+  { command: "sort *.md", note: "sort over a glob" },
+  { command: "for f in *.md; do wc -l \"$f\"; done", note: "a loop over a glob" },
+  { command: "node --version", note: "a version query" },
+  { command: "git config user.name", note: "git config reading one key" },
+  { command: "cd . && ls", note: "cd inside the workspace" },
+  { command: "env | grep -c PATH", note: "env without arguments prints the environment" },
+  { command: "sort -r -k1 README.md", note: "read-only sort options" },
+  { command: "head -3 README.md", note: "head's numeric option" },
+  { command: "xxd -l 16 README.md", note: "xxd with one operand" },
+  { command: "git log --oneline --stat -1", note: "git log's read-only options" },
+  { command: "ls -la --color=never *.md", note: "ls options with a glob" },
+  { command: "grep -n --color=never Demo *.md", note: "grep over a glob" }
+]
+
+/**
+ * Class 2 with a planted directory entry: a glob that meets a file whose name is an option is not read-only. The
+ * e2e test creates `files` first.
+ */
+export const plantedOptionHostile: ReadonlyArray<HostileCommand & { readonly files: ReadonlyArray<string> }> = [
+  { command: "sort *", files: ["-oPWNED"], why: "a file named `-oPWNED` becomes sort's -o", source: "derived: a glob expanding to an option" },
+  { command: "wc -l *", files: ["--files0-from=list"], why: "a file named like an option that reads a list of files", source: "second review: a file named --files0-from=x" },
+  { command: "for f in *; do sort \"$f\" README.md; done", files: ["-oPWNED"], why: "a loop variable from a glob meeting an option-like name", source: "derived: glob through a loop variable" },
+  { command: "du -sh *", files: ["--files0-from=list"], why: "du reads the list", source: "second review: a file named --files0-from=x" }
+]
+
+/** Class 3, wrappers and interpreters against the deny rule `Bash(touch:*)` (run in bypassPermissions mode). */
+export const wrapperHostile: ReadonlyArray<HostileCommand> = [
+  { command: "env --split='touch PWNED'", why: "GNU abbreviation of --split-string", source: "issue 15: `env --split='touch X'` dodged `Bash(touch:*)`" },
+  { command: "env -S 'touch PWNED'", why: "env -S splits a command", source: CC_WRAPPERS },
+  { command: "env -C . touch PWNED", why: "env --chdir takes a value", source: CC_WRAPPERS },
+  { command: "env -u HOME touch PWNED", why: "env -u takes a value", source: CC_WRAPPERS },
+  { command: "timeout --sig=KILL 5 touch PWNED", why: "abbreviated --signal takes a value", source: "issue 15: `--sig` for `--signal`" },
+  { command: "timeout -k 1 5 touch PWNED", why: "timeout -k takes a value, then the duration", source: XARGS_TIMEOUT },
+  { command: "nice --adj=1 touch PWNED", why: "abbreviated --adjustment", source: SUBST_AND_WRAPPERS },
+  { command: "stdbuf --out=L touch PWNED", why: "abbreviated --output", source: SUBST_AND_WRAPPERS },
+  { command: "setsid -w touch PWNED", why: "setsid runs a command", source: CC_WRAPPERS },
+  { command: "flock . touch PWNED", why: "flock FILE COMMAND", source: CC_WRAPPERS },
+  { command: "flock . -c 'touch PWNED'", why: "flock FILE -c TEXT", source: CC_WRAPPERS },
+  { command: "taskset 1 touch PWNED", why: "taskset MASK COMMAND", source: CC_WRAPPERS },
+  { command: "ionice -c 3 touch PWNED", why: "ionice runs a command", source: CC_WRAPPERS },
+  { command: "prlimit --nofile=100 touch PWNED", why: "prlimit runs a command", source: CC_WRAPPERS },
+  { command: "script -qc 'touch PWNED' /dev/null", why: "script -c runs shell text", source: CC_WRAPPERS },
+  { command: "echo PWNED | xargs -I{} touch {}", why: "xargs fills in the arguments", source: XARGS_TIMEOUT },
+  { command: "/usr/bin/touch PWNED", why: "an absolute path to the denied program", source: "issue 15: absolute paths" },
+  { command: "command -p touch PWNED", why: "command -p runs the program", source: CC_WRAPPERS },
+  { command: "builtin eval 'touch PWNED'", why: "eval through builtin", source: CC_WRAPPERS },
+  { command: "echo 'touch PWNED' | bash", why: "a shell fed code on standard input", source: "issue 15: interpreters fed code from stdin" },
+  { command: "bash <<'EOF'\ntouch PWNED\nEOF", why: "a shell fed a here-document", source: "issue 15: interpreters fed a here-document" },
+  { command: "bash -c -- 'touch PWNED'", why: "`-c --` then the text", source: "issue 15: `-c --`" },
+  { command: "python3 -c 'import os; os.system(\"touch PWNED\")'", why: "an interpreter's inline code", source: "issue 15: interpreters" },
+  { command: "source /dev/stdin <<< 'touch PWNED'", why: "source of standard input", source: "issue 15: source" },
+  { command: "trap 'touch PWNED' EXIT", why: "trap runs text at exit", source: "issue 15: trap" },
+  { command: "x=touch; $x PWNED", why: "the command name only known at run time", source: "derived: variable command name" },
+  { command: "awk 'BEGIN { system(\"touch PWNED\") }'", why: "awk's system()", source: "derived: awk system()" },
+  { command: "sed -n '1e touch PWNED' README.md", why: "GNU sed's e command", source: SED_E },
+  { command: "git -c alias.t='!touch PWNED' t", why: "a git alias that runs a shell command", source: GIT_FSMONITOR },
+  { command: "find . -maxdepth 0 -exec touch PWNED \\;", why: "find -exec", source: CODEX_FIND }
+]
+
+/** Class 3, benign under the same deny rule: wrappers around other commands run. */
+export const wrapperBenign: ReadonlyArray<BenignCommand> = [
+  { command: "timeout 5 git status --short", note: "timeout around git" },
+  { command: "env ls", note: "env running ls" },
+  { command: "nice -n 1 ls", note: "nice" },
+  { command: "stdbuf -oL ls", note: "stdbuf" },
+  { command: "env -i LANG=C ls", note: "env with a clean environment" },
+  { command: "bash -c 'ls'", note: "a shell running literal text" },
+  { command: "sh -c 'echo hi'", note: "sh -c" },
+  { command: "find . -name README.md -exec cat {} \\;", note: "find -exec cat" },
+  { command: "xargs echo < README.md", note: "xargs echo" },
+  { command: "command -v git", note: "command -v only looks up" },
+  { command: "git -C . status --short", note: "git's -C" },
+  { command: "python3 --version", note: "an interpreter's version" }
+]
+
+/** Class 4, allow rules do not grant known-dangerous forms (each would write a file). */
+export const allowHostile: ReadonlyArray<HostileCommand> = [
+  { command: "git log -1 --output=PWNED", why: "`Bash(git log:*)` is not `--output`", source: "issue 15: `Bash(git log:*)` allows git log, not `git log --output=X`" },
+  { command: "git show --output=PWNED HEAD", why: "`Bash(git show:*)` is not `--output`", source: GIT_DIFF_OUTPUT },
+  { command: "git diff --output=PWNED HEAD", why: "`Bash(git diff:*)` is not `--output`", source: GIT_DIFF_OUTPUT },
+  { command: "npm test --script-shell=./pwn.sh", why: "`Bash(npm test:*)` is not `--script-shell`", source: "issue 15: `--script-shell=./x`" },
+  { command: "npm test --script-sh ./pwn.sh", why: "an abbreviation of --script-shell", source: "derived: nopt abbreviations" },
+  { command: "npm run build --script-shell=./pwn.sh", why: "`Bash(npm run:*)` is not `--script-shell`", source: "issue 15: `--script-shell=./x`" },
+  { command: "git -c core.fsmonitor='touch PWNED' status main", why: "`Bash(git * main)` is not `-c core.fsmonitor`", source: "issue 15: `Bash(git * main)`" },
+  { command: "git -c alias.x='!touch PWNED' x main", why: "`Bash(git * main)` is not `-c alias`", source: GIT_FSMONITOR },
+  { command: "find . -maxdepth 0 -exec touch PWNED \\;", why: "`Bash(find:*)` is not `-exec`", source: CODEX_FIND },
+  { command: "find . -maxdepth 0 -fprint PWNED", why: "`Bash(find:*)` is not `-fprint`", source: CODEX_FIND },
+  { command: "sort --outp=PWNED README.md", why: "`Bash(sort:*)` is not `--output`, abbreviated", source: SORT_UNIQ },
+  { command: "sort -o PWNED README.md", why: "`Bash(sort:*)` is not `-o`", source: SORT_UNIQ },
+  { command: "for o in --output=PWNED; do git log -1 $o; done", why: "a word that expands to a dangerous option", source: "derived: option through a loop variable" }
+]
+
+/** Class 4, benign: what the same allow rules do allow. */
+export const allowBenign: ReadonlyArray<BenignCommand> = [
+  { command: "git log --oneline -1", note: "git log" },
+  { command: "git show --stat HEAD", note: "git show" },
+  { command: "git diff --stat HEAD", note: "git diff" },
+  { command: "npm test", note: "npm test" },
+  { command: "npm test --silent", note: "an npm option that is not dangerous" },
+  { command: "npm run build", note: "npm run" },
+  { command: "git diff main", note: "`git * main`" },
+  { command: "find . -name README.md", note: "find" },
+  { command: "sort -r README.md", note: "sort" },
+  { command: "git log -1 --format=%s", note: "git log with a format" },
+  { command: "timeout 10 npm test", note: "a wrapper the rule looks through" }
+]
+
+/** Class 5, reads stay inside: each would print `TOPSECRET` from outside the workspace (through `link`). */
+export const outsideReads: ReadonlyArray<HostileCommand> = [
+  { command: "grep -R TOPSECRET .", why: "grep -R follows the symlink while recursing", source: "issue 15: recursion that follows symlinks" },
+  { command: "grep --dereference-recursive TOPSECRET .", why: "the long form of -R", source: "issue 15: recursion that follows symlinks" },
+  { command: "ls -LR", why: "ls -LR lists through the symlink", source: "issue 15: `ls -LR`" },
+  { command: "find -L . -name '*TOPSECRET*'", why: "find -L walks through the symlink", source: "issue 15: `find -L`" },
+  { command: "find . -follow -name '*TOPSECRET*'", why: "-follow is -L", source: "issue 15: `find -L`" },
+  { command: "diff -r empty link", why: "diff -r follows symlinks", source: "issue 15: `diff -r`" },
+  { command: "du -aL link", why: "du -L follows", source: "derived: du -L" },
+  { command: "sha256sum -c list.sha", why: "the list names an outside file", source: "issue 15: `sha256sum -c LIST`" },
+  { command: "jq -n 'import \"data\" as $d; $d' -L link", why: "jq loads a module by name", source: "issue 15: `jq 'import ...'`" },
+  { command: "cd link && cat TOPSECRET.txt", why: "cd through the symlink", source: "issue 15: a rebound `$PWD`" },
+  { command: "for PWD in link; do cat $PWD/TOPSECRET.txt; done", why: "a loop rebinds PWD", source: "issue 15: a rebound `$PWD`" },
+  { command: "head -n1 */TOPSECRET.txt", why: "a glob through the symlink", source: "review: globs through symlinks" },
+  { command: "cat link/TOPSECRET.txt", why: "a path through the symlink", source: "derived: symlink" }
+]
+
+/** Class 5, benign: reads that stay inside the workspace. */
+export const insideReads: ReadonlyArray<BenignCommand> = [
+  { command: "grep -r Demo .", note: "grep -r does not follow symlinks met while recursing" },
+  { command: "ls -R", note: "ls -R does not follow them" },
+  { command: "find . -name README.md", note: "find does not follow them" },
+  { command: "du -a .", note: "du lists the link, not its target" },
+  { command: "sha256sum README.md", note: "a checksum of a file inside" },
+  { command: "jq -n '1 + 1'", note: "jq without modules" },
+  { command: "cd . && cat README.md", note: "cd inside, then a read" },
+  { command: "for f in *.md; do cat \"$f\"; done", note: "a loop over a glob inside" },
+  { command: "cat \"$PWD/README.md\"", note: "$PWD is the working directory" },
+  { command: "ls -la", note: "a listing shows the link, not the target's content" },
+  { command: "git grep Demo", note: "git grep" }
+]
+
+/** issue 17.4: in acceptEdits mode, simple file commands inside the workspace run without asking. */
+export const acceptEditsBenign: ReadonlyArray<BenignCommand> = [
+  { command: "mkdir -p made/deeper", note: "mkdir -p" },
+  { command: "touch made/new.txt", note: "touch a new file" },
+  { command: "cp README.md made/copy.md", note: "cp into a directory" },
+  { command: "mv made/copy.md made/moved.md", note: "mv inside" },
+  { command: "mkdir other && touch other/a.txt", note: "two file commands" },
+  { command: "cp -r made made2", note: "cp -r" },
+  { command: "touch 'quoted name.txt'", note: "a quoted name" },
+  { command: "mv -t made 'quoted name.txt'", note: "mv -t" },
+  { command: "touch *.md", note: "a glob of files inside" },
+  { command: "mkdir -p x && ls x", note: "a file command and a read" }
+]
+
+/** issue 17.4: anything else still asks in acceptEdits mode (and a denying approver refuses). */
+export const acceptEditsHostile: ReadonlyArray<HostileCommand> = [
+  { command: "touch link/PWNED", why: "through a symlink to outside", source: "issue 17.4: every path inside" },
+  { command: "mkdir ../PWNED", why: "`..` leaves the workspace", source: "issue 17.4" },
+  { command: "cp link/TOPSECRET.txt PWNED", why: "a source outside", source: "issue 17.4" },
+  { command: "mv README.md link/PWNED", why: "a destination outside", source: "issue 17.4" },
+  { command: "touch ~/PWNED", why: "the home directory", source: "issue 17.4" },
+  { command: "touch .git/PWNED", why: "a protected directory asks (safety check)", source: "safety checks" },
+  { command: "touch PWNED; rm README.md", why: "rm is not a simple file command", source: "issue 17.4: anything else still asks" },
+  { command: "cp -L README.md PWNED", why: "cp -L is not on the list", source: "issue 17.4" },
+  { command: "touch PWNED > log", why: "a writing redirection", source: "issue 17.4" },
+  { command: "ln -s README.md PWNED", why: "ln is not a simple file command", source: "issue 17.4" },
+  { command: "touch $(echo PWNED)", why: "a word only known when it runs", source: "issue 17.4" }
+]
+
+/** The allow rules class 4 runs under. */
+export const allowRules: ReadonlyArray<string> = [
+  "git log:*", "git show:*", "git diff:*", "npm test:*", "npm run:*", "git * main", "find:*", "sort:*"
+]

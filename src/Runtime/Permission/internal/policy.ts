@@ -461,7 +461,9 @@ const decideBeforeDontAsk = (index: RuleIndex, env: PolicyEnvironment, request: 
     if (hook?.behavior === "allow") return allowWith(request, DecisionReason.Hook({ hook: hook.hook, message: hook.message }))
     return toolAsk
   }
-  if (env.mode === "acceptEdits" && definition.fileAccess === "edit" && staysInside(claims(), env, true)) {
+  // A tool that is not a file reader qualifies by its claims: only `file:` claims inside, at least one a write (the Bash
+  // tool claims exactly that for `mkdir`, `touch`, `mv`, `cp` inside the workspace, and the whole world otherwise).
+  if (env.mode === "acceptEdits" && definition.fileAccess !== "read" && staysInside(claims(), env, true)) {
     return allowWith(request, DecisionReason.Mode({ mode: "acceptEdits", message: "edits inside the workspace are accepted" }))
   }
 
