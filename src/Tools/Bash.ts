@@ -457,6 +457,8 @@ export const layer = (
         progressEvery: Duration.toMillis(Duration.decode(options.progressInterval ?? Duration.seconds(1)))
       }
       return {
+        // A soft interrupt lets a command finish (Claude Code's default): stopping it halfway may leave a mess.
+        interruptBehavior: "block",
         validate: (input) => (input.command.trim() === "" ? Tool.reject("The command is empty.") : Effect.succeed(input)),
         // The command is analysed once per input, here; every stage of the call reads this plan.
         plan: (input) => {
