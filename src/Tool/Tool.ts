@@ -800,3 +800,20 @@ export const isTool = (u: unknown): u is Tool.Any => typeof u === "object" && u 
  * @category constructors
  */
 export const reject = (message: string): Effect.Effect<never, InputRejected> => Effect.fail(new InputRejected({ message }))
+
+/**
+ * The tools that are enabled now, in their order: for what the model is shown (tool definitions, tool search).
+ * Each tool's `isEnabled` is asked once, all at once; tools without one are kept without asking, and a check that
+ * fails or dies leaves its tool out.
+ *
+ * @since 0.2.0
+ * @category utilities
+ */
+export const filterEnabled = <T extends { readonly service: AnyService }>(tools: ReadonlyArray<T>): Effect.Effect<ReadonlyArray<T>> =>
+  Effect.map(
+    Effect.forEach(tools, (tool) =>
+      tool.service.isEnabled === alwaysEnabled
+        ? Effect.succeed(true)
+        : Effect.match(tool.service.isEnabled, { onFailure: () => false, onSuccess: (availability) => availability._tag === "Enabled" }), { concurrency: "unbounded" }),
+    (enabled) => tools.filter((_, i) => enabled[i] === true)
+  )
