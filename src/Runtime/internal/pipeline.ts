@@ -38,7 +38,7 @@ import { alwaysEnabled, Availability } from "../../Tool/Tool.js"
 import type { AnyService, CallContext, Invocation } from "../../Tool/Tool.js"
 import { toolResult } from "../../Tool/Wire.js"
 import type { ToolResultContent, ToolUseBlock } from "../../Tool/Wire.js"
-import type { Approver } from "../Approver.js"
+import type { Approver, ApprovalRequest } from "../Approver.js"
 import { ApprovalAnswer } from "../Approver.js"
 import { ToolEvent } from "../Events.js"
 import type { HookOpinion, PermissionPolicy, PolicyRequest } from "../PermissionPolicy.js"
@@ -331,18 +331,29 @@ const authorise = (stage: Stage, invocation: AnyInvocation, hook: HookOpinion | 
         case "Deny":
           return Exit.succeed({ decision: Decision.Deny({ reason: verdict.reason, message: verdict.message }), invocation })
         case "Ask":
-          return askPerson(stage, invocation, verdict.message, verdict.suggestions)
+          return askPerson(stage, invocation, verdict.message, verdict.suggestions, verdict.reason)
       }
     }))
 }
 
 /** Puts an Ask to the approver (one question at a time) and turns the answer into a decision. */
-const askPerson = (stage: Stage, invocation: AnyInvocation, message: string, suggestions: ReadonlyArray<string>) =>
+const askPerson = (stage: Stage, invocation: AnyInvocation, message: string, suggestions: ReadonlyArray<string>, reason: DecisionReason) =>
   Effect.gen(function*() {
     const { env, prepared } = stage
     const { definition } = prepared.tool
     const input = invocation.input
-    const request = { toolUseId: prepared.toolUse.id, toolName: definition.name, input, ui: invocation.renderUse(), message, suggestions }
+    const { service } = prepared.tool
+    const request: ApprovalRequest = {
+      toolUseId: prepared.toolUse.id,
+      toolName: definition.name,
+      input,
+      ui: invocation.renderUse(),
+      message,
+      suggestions,
+      reason,
+      classifierInput: service.classifierInput(input),
+      risk: service.risk(input, invocation.traits)
+    }
     const answer = yield* env.withApprovalLock(
       Effect.gen(function*() {
         yield* env.emit(() => ToolEvent.PermissionRequested({ toolUseId: request.toolUseId, request, at: env.clock.unsafeCurrentTimeMillis() }))
@@ -355,6 +366,8 @@ const askPerson = (stage: Stage, invocation: AnyInvocation, message: string, sug
     )
     return yield* ApprovalAnswer.$match(answer, {
       AllowOnce: () => Effect.succeed<Authorised>({ decision: Decision.Allow({ reason: DecisionReason.User({ scope: "once" }) }), invocation }),
+      AllowAuto: ({ approver, reason }) =>
+        Effect.succeed<Authorised>({ decision: Decision.Allow({ reason: DecisionReason.Classifier({ approver, message: reason }) }), invocation }),
       AllowSession: ({ rules }) =>
         Effect.as(env.policy.remember(rules, "session").pipe(Effect.ignoreLogged), {
           decision: Decision.Allow({ reason: DecisionReason.User({ scope: "session" }) }),
