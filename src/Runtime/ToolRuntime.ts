@@ -5,7 +5,7 @@
  *
  * ```ts
  * const outcomes = yield* ToolRuntime.execute(toolUses)            // all at once
- * const handle = yield* ToolRuntime.start(streamOfToolUses)        // while the model streams
+ * const handle = yield* ToolRuntime.start(streamOfToolUses)        // while the model streams (blocks or ToolUseParts)
  * yield* handle.cancel                                             // every tool_use still gets an Outcome
  * ```
  *
@@ -36,6 +36,8 @@ import type { Admission, AnyInvocation, Parked, PipelineEnv, Prepared, Trace } f
 import { DependencyGraph, isExclusive, makeNode, widens } from "./internal/scheduler.js"
 import type { Node, SchedulingMode } from "./internal/scheduler.js"
 import { PermissionPolicy } from "./PermissionPolicy.js"
+import { assemble } from "./Preview.js"
+import type { ToolUsePart } from "./Preview.js"
 import { ResultStore } from "./ResultStore.js"
 import { RuntimeConfig } from "./RuntimeConfig.js"
 import type { RuntimeSettings } from "./RuntimeConfig.js"
@@ -97,12 +99,12 @@ export class ToolRuntime extends Context.Tag("effect-tool-runtime/ToolRuntime")<
   {
     /** Starts a run; its fibers belong to the Scope (closing it interrupts and cleans up everything). */
     readonly start: <E = never>(
-      toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock, E>,
+      toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>,
       options?: RunOptions
     ) => Effect.Effect<RunHandle<E>, never, Scope.Scope>
     /** Runs tool_uses to completion; the outcomes are in model order. */
     readonly execute: <E = never>(
-      toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock, E>,
+      toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>,
       options?: RunOptions
     ) => Effect.Effect<ReadonlyArray<Outcome>, E>
     /** Runs one tool_use. */
@@ -125,7 +127,7 @@ export class ToolRuntime extends Context.Tag("effect-tool-runtime/ToolRuntime")<
    * @category accessors
    */
   static readonly execute = <E = never>(
-    toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock, E>,
+    toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>,
     options?: RunOptions
   ): Effect.Effect<ReadonlyArray<Outcome>, E, ToolRuntime> => Effect.flatMap(ToolRuntime, (runtime) => runtime.execute(toolUses, options))
 
@@ -136,7 +138,7 @@ export class ToolRuntime extends Context.Tag("effect-tool-runtime/ToolRuntime")<
    * @category accessors
    */
   static readonly start = <E = never>(
-    toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock, E>,
+    toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>,
     options?: RunOptions
   ): Effect.Effect<RunHandle<E>, never, ToolRuntime | Scope.Scope> => Effect.flatMap(ToolRuntime, (runtime) => runtime.start(toolUses, options))
 }
@@ -199,7 +201,7 @@ const make = Effect.gen(function*() {
 
   /** Starts a run; `withEvents: false` when nobody can listen (execute), so events are never built. */
   const startRun = <E>(
-    toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock, E>,
+    toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>,
     options: RunOptions,
     withEvents: boolean
   ): Effect.Effect<RunHandle<E>, never, Scope.Scope> =>
@@ -413,7 +415,12 @@ const make = Effect.gen(function*() {
       // An array needs no stream machinery: most turns arrive whole.
       const intake: Effect.Effect<void, E> = Symbol.iterator in toolUses
         ? Effect.forEach(toolUses as Iterable<ToolUseBlock>, schedule, { discard: true })
-        : Stream.runForEach(Stream.zipWithIndex(toolUses as Stream.Stream<ToolUseBlock, E>), ([toolUse, index]) => schedule(toolUse, index))
+        : Stream.runForEach(
+          // Streamed parts are previewed as they come; a tool_use is scheduled once it is complete.
+          Stream.zipWithIndex(assemble(registry, toolUses as Stream.Stream<ToolUseBlock | ToolUsePart, E>, (preview) =>
+            env.emit(() => ToolEvent.Previewed({ ...preview, at: env.clock.unsafeCurrentTimeMillis() })))),
+          ([toolUse, index]) => schedule(toolUse, index)
+        )
       yield* Effect.forkScoped(
         Effect.flatMap(Effect.exit(intake), (end) => {
           inputEnd = end
@@ -430,10 +437,10 @@ const make = Effect.gen(function*() {
       } satisfies RunHandle<E>
     })
 
-  const start = <E>(toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock, E>, options: RunOptions = {}) =>
+  const start = <E>(toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>, options: RunOptions = {}) =>
     startRun(toolUses, options, true).pipe(Effect.withSpan("ToolRuntime.start", { attributes: { "run.mode": options.mode ?? "conflict-aware" } }))
 
-  const execute = <E>(toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock, E>, options: RunOptions = {}) =>
+  const execute = <E>(toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>, options: RunOptions = {}) =>
     Effect.scoped(Effect.flatMap(startRun(toolUses, options, false), (handle) => handle.await)).pipe(
       Effect.withSpan("ToolRuntime.execute", { attributes: { "run.mode": options.mode ?? "conflict-aware" } })
     )
