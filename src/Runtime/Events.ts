@@ -27,7 +27,14 @@ export type ToolEvent = Data.TaggedEnum<{
   /** The runtime received the tool_use and is waiting to start it. */
   Queued: { readonly toolUseId: string; readonly name: string; readonly at: number }
   /** The call passed its checks and its scheduling constraints, and begins. */
-  Started: { readonly toolUseId: string; readonly toolName: string; readonly ui: ReadonlyArray<UiBlock>; readonly at: number }
+  Started: {
+    readonly toolUseId: string
+    readonly toolName: string
+    readonly ui: ReadonlyArray<UiBlock>
+    /** One line for a spinner or status line, from the tool's `activity` ("Reading src/a.ts"). */
+    readonly activity: string
+    readonly at: number
+  }
   /** The running call reported progress. */
   Progress: { readonly toolUseId: string; readonly progress: Progress; readonly at: number }
   /** A person is being asked. */

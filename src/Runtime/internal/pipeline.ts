@@ -557,7 +557,7 @@ const runStages = (env: PipelineEnv, prepared: Prepared, trace: Trace, admission
     const input = invocation.input
     const startedAt = env.clock.unsafeCurrentTimeMillis()
     trace.startedAt = startedAt
-    return andThen(env.emit(() => ToolEvent.Started({ toolUseId: toolUse.id, toolName: name, ui: trace.ui, at: startedAt })), () =>
+    return andThen(env.emit(() => ToolEvent.Started({ toolUseId: toolUse.id, toolName: name, ui: trace.ui, activity: activityText(service, name, input), at: startedAt })), () =>
       onExit(callWithTimeout(invocation), (ran) => {
         if (Exit.isFailure(ran)) return ran.cause._tag === "Fail" ? failed(env, base(additionalContext), ran.cause.error) : defect(ran.cause)
         const exit = ran.value
@@ -603,6 +603,15 @@ const deniedText = (decision: Extract<Decision, { _tag: "Deny" }>): string => {
   return decision.reason._tag === "User" || decision.reason._tag === "Tool" || decision.reason._tag === "Hook"
     ? decision.message
     : reason
+}
+
+/** A tool's activity line; a renderer that throws shows the name alone. */
+const activityText = (service: AnyService, name: string, input: unknown): string => {
+  try {
+    return service.activity(input)
+  } catch {
+    return name
+  }
 }
 
 const safeUi = (render: () => ReadonlyArray<UiBlock>, name: string): ReadonlyArray<UiBlock> => {
