@@ -51,3 +51,11 @@ export * as Settings from "./Runtime/Permission/Settings.js"
 export * as Hooks from "./Runtime/Hooks.js"
 /** @since 0.1.0 */
 export * as TerminalApprover from "./Runtime/TerminalApprover.js"
+/** @since 0.2.0 */
+export * as Preview from "./Runtime/Preview.js"
+/** @since 0.2.0 */
+export { ToolUsePart } from "./Runtime/Preview.js"
+/** @since 0.2.0 */
+export * as Activity from "./Runtime/Activity.js"
+/** @since 0.2.0 */
+export * as ClassifierApprover from "./Runtime/ClassifierApprover.js"
