@@ -49,7 +49,7 @@ const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "preview-examp
 fs.mkdirSync(path.join(cwd, "src"))
 const tools = Edit.layer.pipe(Layer.provide(Layer.mergeAll(Workspace.layer({ cwd }), FileState.layer()).pipe(Layer.provideMerge(NodeContext.layer))))
 const registry = Layer.provide(ToolRegistry.layer([Edit.Edit]), tools)
-const runtime = ToolRuntime.layer.pipe(
+export const runtime = ToolRuntime.layer.pipe(
   Layer.provideMerge(registry),
   Layer.provide([PermissionPolicy.toolOnly, Approver.allowAll, ToolHooks.none, ResultStore.layerMemory()])
 )

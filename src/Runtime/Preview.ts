@@ -146,7 +146,8 @@ interface Open {
 
 /**
  * Turns a stream of complete blocks and streamed parts into complete blocks, in the order they complete, calling
- * `onPreview` whenever a streaming block's preview changes. A block still open when the stream ends is completed
+ * `onPreview` whenever a streaming block's preview changes (with no `onPreview`, nothing is parsed or rendered
+ * before a block is complete). A block still open when the stream ends is completed
  * as it stands (the model was cut off: its input is then most likely invalid, and the model is told so).
  *
  * @since 0.2.0
@@ -155,7 +156,7 @@ interface Open {
 export const assemble = <E>(
   registry: ToolRegistry["Type"],
   parts: Stream.Stream<ToolUseBlock | ToolUsePart, E>,
-  onPreview: (preview: Preview) => Effect.Effect<void>
+  onPreview: ((preview: Preview) => Effect.Effect<void>) | undefined
 ): Stream.Stream<ToolUseBlock, E> =>
   Stream.suspend(() => {
     const open = new Map<string, Open>()
@@ -184,6 +185,7 @@ export const assemble = <E>(
     }
     /** Publishes the preview when it differs from the last one shown. */
     const show = (id: string, block: Open): Effect.Effect<void> => {
+      if (onPreview === undefined) return Effect.void
       const partialInput = parsePartial(block.text)
       const ui = previewOf(registry, block.name, partialInput)
       const text = toText(ui)

@@ -417,8 +417,12 @@ const make = Effect.gen(function*() {
         ? Effect.forEach(toolUses as Iterable<ToolUseBlock>, schedule, { discard: true })
         : Stream.runForEach(
           // Streamed parts are previewed as they come; a tool_use is scheduled once it is complete.
-          Stream.zipWithIndex(assemble(registry, toolUses as Stream.Stream<ToolUseBlock | ToolUsePart, E>, (preview) =>
-            env.emit(() => ToolEvent.Previewed({ ...preview, at: env.clock.unsafeCurrentTimeMillis() })))),
+          // Nobody can listen to a run without events (execute): its previews are never built.
+          Stream.zipWithIndex(assemble(
+            registry,
+            toolUses as Stream.Stream<ToolUseBlock | ToolUsePart, E>,
+            withEvents ? (preview) => env.emit(() => ToolEvent.Previewed({ ...preview, at: env.clock.unsafeCurrentTimeMillis() })) : undefined
+          )),
           ([toolUse, index]) => schedule(toolUse, index)
         )
       yield* Effect.forkScoped(

@@ -133,6 +133,27 @@ describe("soft interrupts", () => {
       expect((yield* Ref.get(log)).map((e) => `${e.label} ${e.event}`)).toEqual(["w start", "w end"])
     }))
 
+  it.scoped("a call waiting for a person's answer never starts: the question is withdrawn", () =>
+    Effect.gen(function*() {
+      const ran = yield* Ref.make(false)
+      const Asking = Tool.make("Asking", { description: "test", input: Schema.Struct({}) })
+      const layer = ToolRuntime.layer.pipe(
+        Layer.provide(Layer.provide(
+          ToolRegistry.layer([Asking]),
+          Asking.implement({ checkPermissions: () => Effect.succeed({ _tag: "Passthrough" }), call: () => Ref.set(ran, true) })
+        )),
+        Layer.provide([PermissionPolicy.toolOnly, Approver.scripted(() => Effect.never), ToolHooks.none, ResultStore.layerMemory()])
+      )
+      const outcomes = yield* Effect.gen(function*() {
+        const handle = yield* ToolRuntime.start([{ type: "tool_use", id: "ask", name: "Asking", input: {} }])
+        yield* Stream.runDrain(Stream.takeUntil(handle.events, (e) => e._tag === "PermissionRequested"))
+        yield* handle.interrupt
+        return yield* handle.await
+      }).pipe(Effect.provide(layer))
+      expect(outcomes.map(summary)).toEqual(["interrupted before starting"])
+      expect(yield* Ref.get(ran)).toBe(false)
+    }))
+
   it.effect.prop(
     "every call ends as its tool's behaviour and the moment of the interrupt say (oracle: the tools' own log)",
     {

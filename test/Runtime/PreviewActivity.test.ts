@@ -3,7 +3,8 @@
  * give its own; the Started event carries the line, and `activityOf` gives it for an Outcome or a tool_use.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Layer, Schema, Stream } from "effect"
+import { Chunk, type Console, Effect, Layer, Schema, Stream } from "effect"
+import { program, runtime } from "../../examples/preview.js"
 import { activityOf, summaryOf } from "../../src/Runtime/Activity.js"
 import { Approver } from "../../src/Runtime/Approver.js"
 import { PermissionPolicy } from "../../src/Runtime/PermissionPolicy.js"
@@ -56,5 +57,17 @@ describe("activity and summary", () => {
       }).pipe(Effect.provide(layer), Effect.scoped)
       expect(events.flatMap((e) => (e._tag === "Started" ? [[e.toolUseId, e.activity]] : []))).toEqual([["r", "Running npm test"], ["f", "Reader src/a.ts"]])
       expect(outcomes.map((o) => activityOf(registry, o))).toEqual(["Running npm test", "Reader src/a.ts"])
+    }))
+
+  it.effect("examples/preview.ts runs: the Edit is previewed before it runs, then each call's activity line", () =>
+    Effect.gen(function*() {
+      const lines: Array<string> = []
+      const base = yield* Effect.console
+      const recording: Console.Console = { ...base, log: (...args: ReadonlyArray<unknown>) => Effect.sync(() => void lines.push(args.join(" "))) }
+      const outcomes = yield* program.pipe(Effect.scoped, Effect.provide(runtime), Effect.withConsole(recording))
+      expect(outcomes.map((o) => o.status)).toEqual(["success"])
+      expect(lines.some((l) => l.startsWith("preview   Edit(src/greet.ts)"))).toBe(true)
+      expect(lines.findIndex((l) => l.startsWith("preview"))).toBeLessThan(lines.findIndex((l) => l.startsWith("running   Edit ")))
+      expect(lines.at(-1)).toMatch(/^done {6}Edit .*src\/greet\.ts: success$/)
     }))
 })
