@@ -82,3 +82,11 @@ export type { McpServersOptions, ServerState, ServerStatus } from "./Mcp/McpServ
 export { isMcpError, McpError } from "./Mcp/Errors.js"
 /** @since 0.2.0 */
 export type { McpErrorReason } from "./Mcp/Errors.js"
+/** @since 0.2.0 */
+export * as Preview from "./Runtime/Preview.js"
+/** @since 0.2.0 */
+export { ToolUsePart } from "./Runtime/Preview.js"
+/** @since 0.2.0 */
+export * as Activity from "./Runtime/Activity.js"
+/** @since 0.2.0 */
+export * as ClassifierApprover from "./Runtime/ClassifierApprover.js"

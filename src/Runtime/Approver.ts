@@ -10,7 +10,9 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
+import type { DecisionReason } from "../Tool/Permission.js"
 import type { UiBlock } from "../Tool/Presentation.js"
+import type { Risk } from "../Tool/Tool.js"
 
 /**
  * What the person is shown.
@@ -28,6 +30,17 @@ export interface ApprovalRequest {
   readonly message: string
   /** Rules (`Tool(content)`) that would allow calls like this one from now on. */
   readonly suggestions: ReadonlyArray<string>
+  /**
+   * Why the policy asks (an ask rule, a safety check, the tool, a hook, or no rule allowing it). An automatic
+   * approver must leave every reason but `Default` to a person.
+   *
+   * @since 0.2.0
+   */
+  readonly reason?: DecisionReason
+  /** The tool's compact text of what matters for risk; `""` when the tool gives none (never judged automatically). */
+  readonly classifierInput?: string
+  /** The risk of the call, from its traits and the tool's view. */
+  readonly risk?: Risk
 }
 
 /**
@@ -47,6 +60,8 @@ export type ApprovalAnswer = Data.TaggedEnum<{
   Deny: { readonly message?: string | undefined; readonly cancelRun: boolean }
   /** Run it with this input instead (decoded and validated again). */
   Edit: { readonly input: unknown }
+  /** An automatic approver (not a person) allowed this call; `approver` and `reason` go to the audit. */
+  AllowAuto: { readonly approver: string; readonly reason: string }
 }>
 
 /**

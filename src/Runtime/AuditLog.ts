@@ -82,6 +82,8 @@ const boundedInput = (input: unknown): unknown => {
 export const entryOf = (sessionId: string, event: ToolEvent): AuditEntry => {
   const base = { at: event.at, session_id: sessionId, event: event._tag }
   switch (event._tag) {
+    case "Previewed":
+      return { ...base, tool_use_id: event.toolUseId, tool: event.name, audit: toText(event.ui) }
     case "Queued":
       return { ...base, tool_use_id: event.toolUseId, tool: event.name, audit: "" }
     case "Started":

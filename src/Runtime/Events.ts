@@ -19,10 +19,22 @@ import type { ApprovalAnswer, ApprovalRequest } from "./Approver.js"
  * @category models
  */
 export type ToolEvent = Data.TaggedEnum<{
+  /**
+   * The model is still streaming this tool_use's input: what a person sees of it so far (nothing is checked or run
+   * until it is complete). `partialInput` is the input parsed so far.
+   */
+  Previewed: { readonly toolUseId: string; readonly name: string; readonly ui: ReadonlyArray<UiBlock>; readonly partialInput: unknown; readonly at: number }
   /** The runtime received the tool_use and is waiting to start it. */
   Queued: { readonly toolUseId: string; readonly name: string; readonly at: number }
   /** The call passed its checks and its scheduling constraints, and begins. */
-  Started: { readonly toolUseId: string; readonly toolName: string; readonly ui: ReadonlyArray<UiBlock>; readonly at: number }
+  Started: {
+    readonly toolUseId: string
+    readonly toolName: string
+    readonly ui: ReadonlyArray<UiBlock>
+    /** One line for a spinner or status line, from the tool's `activity` ("Reading src/a.ts"). */
+    readonly activity: string
+    readonly at: number
+  }
   /** The running call reported progress. */
   Progress: { readonly toolUseId: string; readonly progress: Progress; readonly at: number }
   /** A person is being asked. */

@@ -81,7 +81,7 @@ export class SessionError extends Data.TaggedError("SessionError")<{
 export const ApprovalRecord = Schema.Struct({
   toolUseId: Schema.String,
   toolName: Schema.String,
-  answer: Schema.Literal("AllowOnce", "AllowSession", "AllowAlways", "Deny", "Edit"),
+  answer: Schema.Literal("AllowOnce", "AllowSession", "AllowAlways", "AllowAuto", "Deny", "Edit"),
   rules: Schema.Array(Schema.String),
   at: Schema.Number
 })

@@ -5,7 +5,7 @@
  *
  * ```ts
  * const outcomes = yield* ToolRuntime.execute(toolUses)            // all at once
- * const handle = yield* ToolRuntime.start(streamOfToolUses)        // while the model streams
+ * const handle = yield* ToolRuntime.start(streamOfToolUses)        // while the model streams (blocks or ToolUseParts)
  * yield* handle.cancel                                             // every tool_use still gets an Outcome
  * ```
  *
@@ -32,11 +32,13 @@ import { Approver } from "./Approver.js"
 import { AuditLog } from "./AuditLog.js"
 import { ToolEvent } from "./Events.js"
 import { continueWith as andThen } from "./internal/continuation.js"
-import { interrupted, isParked, isTracing, prepare, run, runScheduled, traceOf, tracesCalls } from "./internal/pipeline.js"
+import { availabilityCache, availabilityOnce, interrupted, isParked, isTracing, prepare, run, runScheduled, traceOf, tracesCalls } from "./internal/pipeline.js"
 import type { Admission, AnyInvocation, Parked, PipelineEnv, Prepared, Trace } from "./internal/pipeline.js"
 import { DependencyGraph, isExclusive, makeNode, widens } from "./internal/scheduler.js"
 import type { Node, SchedulingMode } from "./internal/scheduler.js"
 import { PermissionPolicy } from "./PermissionPolicy.js"
+import { assemble } from "./Preview.js"
+import type { ToolUsePart } from "./Preview.js"
 import { ResultStore } from "./ResultStore.js"
 import { RuntimeConfig } from "./RuntimeConfig.js"
 import type { RuntimeSettings } from "./RuntimeConfig.js"
@@ -75,6 +77,14 @@ export interface RunHandle<E = never> {
   readonly events: Stream.Stream<ToolEvent>
   /** Interrupts running calls, never starts queued ones; every tool_use still gets an Outcome. */
   readonly cancel: Effect.Effect<void>
+  /**
+   * A soft interrupt (a person typed a new message mid-turn): running calls whose tool's `interruptBehavior` is
+   * `"cancel"` are interrupted, those with `"block"` (the default: Bash, edits) finish; calls that have not started
+   * executing never do, and tool_uses that arrive later are not run. Every tool_use still gets an Outcome.
+   *
+   * @since 0.2.0
+   */
+  readonly interrupt: Effect.Effect<void>
   /** All outcomes, in model order, once the input has ended and every call has finished. */
   readonly await: Effect.Effect<ReadonlyArray<Outcome>, E>
 }
@@ -90,12 +100,12 @@ export class ToolRuntime extends Context.Tag("effect-tool-runtime/ToolRuntime")<
   {
     /** Starts a run; its fibers belong to the Scope (closing it interrupts and cleans up everything). */
     readonly start: <E = never>(
-      toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock, E>,
+      toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>,
       options?: RunOptions
     ) => Effect.Effect<RunHandle<E>, never, Scope.Scope>
     /** Runs tool_uses to completion; the outcomes are in model order. */
     readonly execute: <E = never>(
-      toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock, E>,
+      toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>,
       options?: RunOptions
     ) => Effect.Effect<ReadonlyArray<Outcome>, E>
     /** Runs one tool_use. */
@@ -118,7 +128,7 @@ export class ToolRuntime extends Context.Tag("effect-tool-runtime/ToolRuntime")<
    * @category accessors
    */
   static readonly execute = <E = never>(
-    toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock, E>,
+    toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>,
     options?: RunOptions
   ): Effect.Effect<ReadonlyArray<Outcome>, E, ToolRuntime> => Effect.flatMap(ToolRuntime, (runtime) => runtime.execute(toolUses, options))
 
@@ -129,7 +139,7 @@ export class ToolRuntime extends Context.Tag("effect-tool-runtime/ToolRuntime")<
    * @category accessors
    */
   static readonly start = <E = never>(
-    toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock, E>,
+    toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>,
     options?: RunOptions
   ): Effect.Effect<RunHandle<E>, never, ToolRuntime | Scope.Scope> => Effect.flatMap(ToolRuntime, (runtime) => runtime.start(toolUses, options))
 }
@@ -186,7 +196,8 @@ const make = Effect.gen(function*() {
     clock: Clock.Clock,
     emit: PipelineEnv["emit"],
     cancelRun: Effect.Effect<void>,
-    traced: boolean
+    traced: boolean,
+    availability: PipelineEnv["availability"]
   ): PipelineEnv => ({
     // One snapshot per run: tools that appear or go (MCP's tools/list_changed) do not change a run under way.
     registry: registry.snapshot(),
@@ -199,12 +210,13 @@ const make = Effect.gen(function*() {
     emit,
     withApprovalLock: approvalLock.withPermits(1),
     cancelRun,
-    traced
+    traced,
+    availability
   })
 
   /** Starts a run; `withEvents: false` when nobody can listen (execute), so events are never built. */
   const startRun = <E>(
-    toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock, E>,
+    toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>,
     options: RunOptions,
     withEvents: boolean
   ): Effect.Effect<RunHandle<E>, never, Scope.Scope> =>
@@ -240,7 +252,8 @@ const make = Effect.gen(function*() {
         yield* Effect.clock,
         emitter(audit, withEvents ? (event) => Queue.offer(events, Exit.succeed(event)) : undefined),
         Effect.suspend(() => cancelOthers),
-        yield* isTracing
+        yield* isTracing,
+        availabilityCache()
       )
 
       /** Records an outcome, releases the calls that waited for it, and delivers outcomes in model order. */
@@ -282,23 +295,43 @@ const make = Effect.gen(function*() {
       })
 
       /**
-       * Interrupts every call but the caller's own (a person's "deny and stop" must still report its call), and
-       * gives every call without an outcome one from its trace: started, or never ran.
+       * Stops the run: no call starts from now on; every call but the caller's own (a person's "deny and stop" must
+       * still report its call) and those `spare` lets finish is interrupted, and gets its outcome from its trace:
+       * started, or never ran. Spared calls report their own outcome when they finish.
        */
-      const cancelOthers: Effect.Effect<void> = Effect.withFiberRuntime<void>((self) => {
-        cancelled = true
-        const others = workers.filter((worker) => worker.id() !== self.id())
-        const own = workers.find((worker) => worker.id() === self.id()) === undefined ? undefined : running.get(self.id())
-        // All at once: one by one, a call released by a finishing one could start before its own turn came.
-        return Effect.zipRight(
-          Fiber.interruptAll(others),
-          Effect.forEach(tasks, (task) =>
-            // `tasks` has holes where a call had its outcome at once (unknown tool, invalid input).
-            task === undefined || task === own || outcomes[task.node.index] !== undefined
-              ? Effect.void
-              : Effect.flatMap(interrupted(env, task.call, task.trace), (outcome) => settle(task.node.index, outcome)), { discard: true })
-        )
-      })
+      const stop = (spare: (task: Task) => boolean): Effect.Effect<void> =>
+        Effect.withFiberRuntime<void>((self) => {
+          // Decided in one synchronous step, with `cancelled` set first: no call can start executing in between.
+          cancelled = true
+          const own = workers.find((worker) => worker.id() === self.id()) === undefined ? undefined : running.get(self.id())
+          const spared = new Set<Task>()
+          const others = workers.filter((worker) => {
+            if (worker.id() === self.id()) return false
+            const task = running.get(worker.id())
+            if (task !== undefined && spare(task)) {
+              spared.add(task)
+              return false
+            }
+            return true
+          })
+          // All at once: one by one, a call released by a finishing one could start before its own turn came.
+          return Effect.zipRight(
+            Fiber.interruptAll(others),
+            Effect.forEach(tasks, (task) =>
+              // `tasks` has holes where a call had its outcome at once (unknown tool, invalid input).
+              task === undefined || task === own || spared.has(task) || outcomes[task.node.index] !== undefined
+                ? Effect.void
+                : Effect.flatMap(interrupted(env, task.call, task.trace), (outcome) => settle(task.node.index, outcome)), { discard: true })
+          )
+        })
+
+      /** Cancels everything (see {@link stop}). */
+      const cancelOthers: Effect.Effect<void> = Effect.suspend(() => stop(() => false))
+
+      /** A soft interrupt: executing calls whose tool blocks interrupts finish; everything else stops. */
+      const interruptRun: Effect.Effect<void> = Effect.suspend(() =>
+        stop((task) => task.state === "executing" && task.call.tool.service.interruptBehavior === "block")
+      )
 
       const running = new Map<FiberId.FiberId, Task>()
       const worker = Effect.withFiberRuntime<void>((self) =>
@@ -349,6 +382,11 @@ const make = Effect.gen(function*() {
        */
       const admit = (task: Task, invocation: AnyInvocation): boolean => {
         const node = task.node
+        // A stopped run starts nothing: the call parks for good, and the stop reports it as never started.
+        if (cancelled) {
+          task.state = "parking"
+          return true
+        }
         if (invocation !== task.call.invocation) {
           const exclusive = isExclusive(mode, invocation.claims, invocation.traits.concurrencySafe)
           const claims = mode === "batched" ? [] : invocation.claims
@@ -393,7 +431,16 @@ const make = Effect.gen(function*() {
       // An array needs no stream machinery: most turns arrive whole.
       const intake: Effect.Effect<void, E> = Symbol.iterator in toolUses
         ? Effect.forEach(toolUses as Iterable<ToolUseBlock>, schedule, { discard: true })
-        : Stream.runForEach(Stream.zipWithIndex(toolUses as Stream.Stream<ToolUseBlock, E>), ([toolUse, index]) => schedule(toolUse, index))
+        : Stream.runForEach(
+          // Streamed parts are previewed as they come; a tool_use is scheduled once it is complete.
+          // Nobody can listen to a run without events (execute): its previews are never built.
+          Stream.zipWithIndex(assemble(
+            registry,
+            toolUses as Stream.Stream<ToolUseBlock | ToolUsePart, E>,
+            withEvents ? (preview) => env.emit(() => ToolEvent.Previewed({ ...preview, at: env.clock.unsafeCurrentTimeMillis() })) : undefined
+          )),
+          ([toolUse, index]) => schedule(toolUse, index)
+        )
       yield* Effect.forkScoped(
         Effect.flatMap(Effect.exit(intake), (end) => {
           inputEnd = end
@@ -405,14 +452,15 @@ const make = Effect.gen(function*() {
         outcomes: Stream.fromQueue(ordered).pipe(Stream.flattenExitOption),
         events: Stream.fromQueue(events).pipe(Stream.flattenExitOption),
         cancel: cancelOthers,
+        interrupt: interruptRun,
         await: Deferred.await(all)
       } satisfies RunHandle<E>
     })
 
-  const start = <E>(toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock, E>, options: RunOptions = {}) =>
+  const start = <E>(toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>, options: RunOptions = {}) =>
     startRun(toolUses, options, true).pipe(Effect.withSpan("ToolRuntime.start", { attributes: { "run.mode": options.mode ?? "conflict-aware" } }))
 
-  const execute = <E>(toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock, E>, options: RunOptions = {}) =>
+  const execute = <E>(toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>, options: RunOptions = {}) =>
     Effect.scoped(Effect.flatMap(startRun(toolUses, options, false), (handle) => handle.await)).pipe(
       Effect.withSpan("ToolRuntime.execute", { attributes: { "run.mode": options.mode ?? "conflict-aware" } })
     )
@@ -424,7 +472,7 @@ const make = Effect.gen(function*() {
       const settings = Context.get(fiber.currentContext as Context.Context<RuntimeConfig>, RuntimeConfig)
       const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
       const audit = Context.get(fiber.currentContext as Context.Context<AuditLog>, AuditLog)
-      const env = makeEnv(settings, clock, emitter(audit, undefined), Effect.void, tracesCalls(fiber.currentTracer))
+      const env = makeEnv(settings, clock, emitter(audit, undefined), Effect.void, tracesCalls(fiber.currentTracer), availabilityOnce)
       return Effect.flatMap(prepare(env, toolUse, clock.unsafeCurrentTimeMillis(), timeoutOf(options, toolUse)), (prepared) =>
         Either.isLeft(prepared) ? Effect.succeed(prepared.left) : run(env, prepared.right))
     })

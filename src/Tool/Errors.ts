@@ -80,6 +80,22 @@ export const describeInputIssue = (issue: InputIssue): string => {
 }
 
 /**
+ * The tool exists but cannot work right now (its server is down, there is no network); `reason` says why.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class ToolDisabled extends Data.TaggedError("ToolDisabled")<{
+  readonly tool: string
+  readonly reason: string
+}> {
+  readonly [ToolCallErrorTypeId]: ToolCallErrorTypeId = ToolCallErrorTypeId
+  override get message(): string {
+    return `${this.tool} is not available right now: ${this.reason}. Do not call it again in this turn; use another tool or tell the user.`
+  }
+}
+
+/**
  * The input did not decode against the tool's schema.
  *
  * @since 0.1.0
@@ -204,6 +220,7 @@ export class Defect extends Data.TaggedError("Defect")<{
  */
 export type ToolCallError =
   | UnknownTool
+  | ToolDisabled
   | InvalidInput
   | ValidationFailed
   | PermissionDenied

@@ -95,6 +95,8 @@ export type DecisionReason = Data.TaggedEnum<{
   ReadOnly: {}
   /** Nothing else applied. */
   Default: { readonly message: string }
+  /** An automatic approver (a classifier) answered where a person would have been asked. */
+  Classifier: { readonly approver: string; readonly message: string }
 }>
 
 /**
@@ -120,7 +122,8 @@ export const describeReason = DecisionReason.$match({
     message === undefined ? `the user (${scope === "once" ? "this call" : `allowed for ${scope === "session" ? "the session" : "always"}`})` : `the user: ${message}`,
   SafetyCheck: ({ message }) => `safety check: ${message}`,
   ReadOnly: () => "read-only call inside the workspace",
-  Default: ({ message }) => message
+  Default: ({ message }) => message,
+  Classifier: ({ approver, message }) => `${approver}: ${message}`
 })
 
 /**

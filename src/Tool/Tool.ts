@@ -163,6 +163,55 @@ export class ToolError extends Schema.TaggedError<ToolError>("effect-tool-runtim
 }) {}
 
 /**
+ * A value whose fields may still be missing, at every depth: a tool's input while the model is still streaming it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type DeepPartial<A> = A extends ReadonlyArray<infer E> ? ReadonlyArray<DeepPartial<E>>
+  : A extends object ? { readonly [K in keyof A]?: DeepPartial<A[K]> }
+  : A
+
+/**
+ * Whether a tool can work in the current context. A disabled tool is left out of what the model is shown, and a
+ * call to it gets `reason` back.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Availability =
+  | { readonly _tag: "Enabled" }
+  | { readonly _tag: "Disabled"; readonly reason: string }
+
+/**
+ * Constructors for {@link Availability}.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const Availability = {
+  enabled: { _tag: "Enabled" } as Availability,
+  disabled: (reason: string): Availability => ({ _tag: "Disabled", reason })
+} as const
+
+/**
+ * What a soft interrupt (a person typing mid-turn) does to a running call: `cancel` stops it, `block` lets it finish
+ * (Claude Code's names). Queued calls never start either way.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type InterruptBehavior = "cancel" | "block"
+
+/**
+ * How much harm a call could do, for a classifier and for a UI.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Risk = "low" | "medium" | "high"
+
+/**
  * The model's contract: pure data, no behaviour.
  *
  * @since 0.1.0
@@ -253,6 +302,29 @@ export interface Service<Input, Output, Failure> {
   readonly toModel: (output: Output, input: Input) => ToolResultContent
   /** The model-facing text of a typed failure. */
   readonly renderFailure: (failure: Failure, input: Input) => string
+  /**
+   * What the user sees while the model is still streaming the input: any field may be missing, and strings may be
+   * cut short. Never used to decide anything. Default: the tool's name and its main argument, once it has arrived.
+   */
+  readonly renderPartial: (partial: DeepPartial<Input>) => ReadonlyArray<UiBlock>
+  /** One line for a spinner or status line ("Reading src/a.ts"). Default: the name and the main argument. */
+  readonly activity: (input: Input) => string
+  /** One line for many similar calls shown as a group ("Read 3 files"). Default: the name, a count and the arguments. */
+  readonly summary: (inputs: ReadonlyArray<Input>) => string
+  /**
+   * Whether the tool can work now (its server is up, the network is there). Read once per run and cached for it, so
+   * it may look at live state; it must be cheap. Default {@link alwaysEnabled}, which the runtime never runs.
+   */
+  readonly isEnabled: Effect.Effect<Availability>
+  /** What a soft interrupt does to a running call of this tool. Default `"block"`: the call finishes. */
+  readonly interruptBehavior: InterruptBehavior
+  /**
+   * A compact text of what matters for this call's risk (the command; the path and the change; the URL), for an
+   * automatic approver. Default `""`: the call is never judged automatically, a person is asked.
+   */
+  readonly classifierInput: (input: Input) => string
+  /** The risk of this call. Default from its traits ({@link riskOf}). */
+  readonly risk: (input: Input, traits: Traits) => Risk
   /**
    * Whether the content of a permission rule naming this tool (`Tool(content)`) matches this input. Tools without
    * it are matched by whole-tool rules only.
@@ -544,6 +616,75 @@ const defaultRenderFailure = (failure: unknown): string => {
   return JSON.stringify(failure) ?? String(failure)
 }
 
+/**
+ * The risk a call's traits imply: destructive is high; read-only and local is low; anything else is medium.
+ *
+ * @since 0.2.0
+ * @category utilities
+ */
+export const riskOf = (traits: Traits): Risk =>
+  traits.destructive ? "high" : traits.readOnly && !traits.openWorld ? "low" : "medium"
+
+/**
+ * The default {@link Service.isEnabled}: always enabled. The runtime recognises it and skips the check.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const alwaysEnabled: Effect.Effect<Availability> = Effect.succeed(Availability.enabled)
+
+/** The input fields that usually say what a call is about, most telling first. */
+const mainFields = ["file_path", "path", "notebook_path", "command", "url", "pattern", "query", "prompt"] as const
+
+/**
+ * The argument that says what a call is about (a path, a command, a URL), on one short line: one of the usual field
+ * names, else the first string field. Works on partial inputs too. Undefined when there is none.
+ *
+ * @since 0.2.0
+ * @category utilities
+ */
+export const mainArgument = (input: unknown): string | undefined => {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return undefined
+  const record = input as Record<string, unknown>
+  let found: string | undefined = undefined
+  for (const field of mainFields) {
+    const value = record[field]
+    if (typeof value === "string" && value.length > 0) {
+      found = value
+      break
+    }
+  }
+  if (found === undefined) {
+    for (const value of Object.values(record)) {
+      if (typeof value === "string" && value.length > 0) {
+        found = value
+        break
+      }
+    }
+  }
+  if (found === undefined) return undefined
+  const line = found.split("\n", 1)[0]!
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line
+}
+
+const defaultActivity = (name: string) => (input: unknown): string => {
+  const main = mainArgument(input)
+  return main === undefined ? name : `${name} ${main}`
+}
+
+const defaultSummary = (name: string) => (inputs: ReadonlyArray<unknown>): string => {
+  if (inputs.length === 1) return defaultActivity(name)(inputs[0])
+  const mains = inputs.flatMap((input) => mainArgument(input) ?? [])
+  const shown = mains.slice(0, 3).join(", ")
+  const more = mains.length > 3 ? `, +${mains.length - 3} more` : ""
+  return `${name} ×${inputs.length}${shown === "" ? "" : `: ${shown}${more}`}`
+}
+
+const defaultRenderPartial = (name: string) => (partial: unknown): ReadonlyArray<UiBlock> => {
+  const main = mainArgument(partial)
+  return [UiBlock.Title({ text: main === undefined ? name : `${name}(${main})` })]
+}
+
 const fillDefaults = <Input, Output, Failure>(
   name: string,
   implementation: Implementation<Input, Output, Failure, boolean>
@@ -563,7 +704,14 @@ const fillDefaults = <Input, Output, Failure>(
       return [UiBlock.Text({ text: typeof content === "string" ? content : content.map((b) => (b.type === "text" ? b.text : "[image]")).join("\n") })]
     }),
     toModel,
-    renderFailure: implementation.renderFailure ?? defaultRenderFailure
+    renderFailure: implementation.renderFailure ?? defaultRenderFailure,
+    renderPartial: implementation.renderPartial ?? defaultRenderPartial(name),
+    activity: implementation.activity ?? defaultActivity(name),
+    summary: implementation.summary ?? defaultSummary(name),
+    isEnabled: implementation.isEnabled ?? alwaysEnabled,
+    interruptBehavior: implementation.interruptBehavior ?? "block",
+    classifierInput: implementation.classifierInput ?? (() => ""),
+    risk: implementation.risk ?? ((_input, traits) => riskOf(traits))
   }
   const { matchRules, matchesRule } = implementation
   const bind = implementation.plan
@@ -662,3 +810,20 @@ export const isTool = (u: unknown): u is Tool.Any => typeof u === "object" && u 
  * @category constructors
  */
 export const reject = (message: string): Effect.Effect<never, InputRejected> => Effect.fail(new InputRejected({ message }))
+
+/**
+ * The tools that are enabled now, in their order: for what the model is shown (tool definitions, tool search).
+ * Each tool's `isEnabled` is asked once, all at once; tools without one are kept without asking, and a check that
+ * fails or dies leaves its tool out.
+ *
+ * @since 0.2.0
+ * @category utilities
+ */
+export const filterEnabled = <T extends { readonly service: AnyService }>(tools: ReadonlyArray<T>): Effect.Effect<ReadonlyArray<T>> =>
+  Effect.map(
+    Effect.forEach(tools, (tool) =>
+      tool.service.isEnabled === alwaysEnabled
+        ? Effect.succeed(true)
+        : Effect.match(tool.service.isEnabled, { onFailure: () => false, onSuccess: (availability) => availability._tag === "Enabled" }), { concurrency: "unbounded" }),
+    (enabled) => tools.filter((_, i) => enabled[i] === true)
+  )

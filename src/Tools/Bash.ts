@@ -485,6 +485,8 @@ export const layer = (
         maxOutputBytes: Math.max(0, options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES)
       }
       return {
+        // A soft interrupt lets a command finish (Claude Code's default): stopping it halfway may leave a mess.
+        interruptBehavior: "block",
         validate: (input) => (input.command.trim() === "" ? Tool.reject("The command is empty.") : Effect.succeed(input)),
         // The command is analysed once per input, here; every stage of the call reads this plan.
         plan: (input) => {

@@ -187,6 +187,8 @@ export const layer = Edit.implementEffect(
       })
 
     return {
+      // A soft interrupt: an edit finishes (Claude Code's default).
+      interruptBehavior: "block",
       validate: (input) =>
         Effect.flatMap(prepare(input), ({ plan, resolved }) =>
           plan._tag === "Problem" ? Tool.reject(plan.message) : Effect.succeed({ ...input, file_path: resolved.absolute })),

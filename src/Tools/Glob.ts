@@ -128,6 +128,8 @@ export const layer = Glob.implementEffect(
     const searchPath = (input: typeof GlobInput.Type) => input.path ?? workspace.cwd
 
     return {
+      // A soft interrupt: a search may be interrupted (Claude Code's default).
+      interruptBehavior: "cancel",
       validate: (input) =>
         Effect.gen(function*() {
           let { pattern, path } = input

@@ -255,6 +255,8 @@ export const layer = Grep.implementEffect(
     const searchPath = (input: GrepInput) => input.path ?? workspace.cwd
 
     return {
+      // A soft interrupt: a search may be interrupted (Claude Code's default).
+      interruptBehavior: "cancel",
       validate: (input) =>
         Effect.gen(function*() {
           const resolved = yield* workspace.resolve(searchPath(input))

@@ -151,6 +151,8 @@ export const layer = Read.implementEffect(
     const shown = (absolute: string) => displayPath(absolute, workspace.cwd)
 
     return {
+      // A soft interrupt: a read may be interrupted (Claude Code's default).
+      interruptBehavior: "cancel",
       validate: (input) =>
         Effect.gen(function*() {
           const { refusal, resolved, stat } = yield* inspect(workspace, input.file_path)

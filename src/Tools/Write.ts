@@ -108,6 +108,8 @@ export const layer = Write.implementEffect(
     const fail = (message: string) => new Tool.ToolError({ message })
 
     return {
+      // A soft interrupt: an edit finishes (Claude Code's default).
+      interruptBehavior: "block",
       validate: (input) =>
         Effect.gen(function*() {
           const { refusal, resolved, stat } = yield* inspect(workspace, input.file_path)

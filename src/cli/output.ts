@@ -3,6 +3,7 @@
  * logs go to standard error with `--verbose`, nowhere without. Every write to standard output is awaited, so the
  * process exits only once a pipe has taken all of it.
  */
+import { toText } from "../Tool/Presentation.js"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 import type { ToolEvent } from "../Runtime/Events.js"
@@ -55,6 +56,8 @@ export const suggestionsRecorder = () => {
 /** The JSON of one event for `serve` (what a UI needs; the full cause of a defect stays in the log). */
 export const eventJson = (event: ToolEvent): Record<string, unknown> => {
   switch (event._tag) {
+    case "Previewed":
+      return { event: "previewed", tool_use_id: event.toolUseId, name: event.name, ui_text: toText(event.ui) }
     case "Queued":
       return { event: "queued", tool_use_id: event.toolUseId, name: event.name }
     case "Started":

@@ -34,10 +34,11 @@ import { inputIssues } from "../../Tool/internal/inputIssues.js"
 import type { Outcome, Status } from "../../Tool/Outcome.js"
 import { Decision, DecisionReason, describeReason } from "../../Tool/Permission.js"
 import { UiBlock, toText } from "../../Tool/Presentation.js"
+import { alwaysEnabled, Availability } from "../../Tool/Tool.js"
 import type { AnyService, CallContext, Invocation } from "../../Tool/Tool.js"
 import { toolResult } from "../../Tool/Wire.js"
 import type { ToolResultContent, ToolUseBlock } from "../../Tool/Wire.js"
-import type { Approver } from "../Approver.js"
+import type { Approver, ApprovalRequest } from "../Approver.js"
 import { ApprovalAnswer } from "../Approver.js"
 import { ToolEvent } from "../Events.js"
 import type { HookOpinion, PermissionPolicy, PolicyRequest } from "../PermissionPolicy.js"
@@ -69,6 +70,36 @@ export interface PipelineEnv {
    * tracer exports nothing, and a span per call costs more than the whole call (`bench/pipeline`).
    */
   readonly traced: boolean
+  /**
+   * Whether a tool is enabled, asked only of tools that define `isEnabled` (read once per run, then cached: see
+   * {@link availabilityCache}).
+   */
+  readonly availability: (tool: RegisteredTool) => Effect.Effect<Availability>
+}
+
+const disabledWhenUnsure = (check: Effect.Effect<Availability>): Effect.Effect<Availability> =>
+  Effect.catchAllCause(check, () => Effect.succeed(Availability.disabled("its availability check failed")))
+
+/** The availability for a single request: asked once, since the request makes one call. */
+export const availabilityOnce: PipelineEnv["availability"] = (tool) => disabledWhenUnsure(tool.service.isEnabled)
+
+/**
+ * Asks each tool's `isEnabled` at most once: the answers of one run (or one request). A check that fails or dies
+ * counts as disabled: a tool that cannot say it works is not called.
+ */
+export const availabilityCache = (): PipelineEnv["availability"] => {
+  const known = new Map<string, Availability>()
+  return (tool) => {
+    const cached = known.get(tool.definition.name)
+    if (cached !== undefined) return Exit.succeed(cached)
+    return Effect.map(
+      disabledWhenUnsure(tool.service.isEnabled),
+      (availability) => {
+        known.set(tool.definition.name, availability)
+        return availability
+      }
+    )
+  }
 }
 
 const nativeTracer = Context.get(DefaultServices.liveServices, Tracer.Tracer)
@@ -206,17 +237,36 @@ export const prepare = (
     )
   }
   const named = { ...finish, toolName: tool.value.definition.name }
+  // Most tools are always enabled: they skip the check (and its Effect) entirely.
+  if (tool.value.service.isEnabled !== alwaysEnabled) {
+    return andThen(env.availability(tool.value), (availability) =>
+      availability._tag === "Enabled"
+        ? decodeAndPlan(env, tool.value, named, toolUse, receivedAt, timeout)
+        : Effect.map(failed(env, named, new Errors.ToolDisabled({ tool: tool.value.definition.name, reason: availability.reason })), Either.left))
+  }
+  return decodeAndPlan(env, tool.value, named, toolUse, receivedAt, timeout)
+}
+
+/** Decode and plan, for a tool that was found and is enabled. */
+const decodeAndPlan = (
+  env: PipelineEnv,
+  tool: RegisteredTool,
+  named: Finish,
+  toolUse: ToolUseBlock,
+  receivedAt: number,
+  timeout: Duration.Duration | undefined
+): Effect.Effect<Either.Either<Prepared, Outcome>> => {
   try {
     // Inside the try: a schema's own filter or transform may throw, and so may a tool's traits or claims.
-    const decoded = decodeInput(tool.value, toolUse.input)
+    const decoded = decodeInput(tool, toolUse.input)
     if (Either.isLeft(decoded)) return Effect.map(failed(env, named, decoded.left), Either.left)
-    const invocation = tool.value.service.plan(decoded.right)
-    return Effect.succeed(Either.right({ toolUse, tool: tool.value, invocation, receivedAt, timeout }))
+    const invocation = tool.service.plan(decoded.right)
+    return Effect.succeed(Either.right({ toolUse, tool, invocation, receivedAt, timeout }))
   } catch (thrown) {
     const cause = Cause.die(thrown)
     return Effect.zipRight(
       logDefect(env, toolUse.id, cause),
-      Effect.map(failed(env, named, new Errors.Defect({ tool: tool.value.definition.name, cause, ran: false })), Either.left)
+      Effect.map(failed(env, named, new Errors.Defect({ tool: tool.definition.name, cause, ran: false })), Either.left)
     )
   }
 }
@@ -289,18 +339,29 @@ const authorise = (stage: Stage, invocation: AnyInvocation, hook: HookOpinion | 
         case "Deny":
           return Exit.succeed({ decision: Decision.Deny({ reason: verdict.reason, message: verdict.message }), invocation })
         case "Ask":
-          return askPerson(stage, invocation, verdict.message, verdict.suggestions)
+          return askPerson(stage, invocation, verdict.message, verdict.suggestions, verdict.reason)
       }
     }))
 }
 
 /** Puts an Ask to the approver (one question at a time) and turns the answer into a decision. */
-const askPerson = (stage: Stage, invocation: AnyInvocation, message: string, suggestions: ReadonlyArray<string>) =>
+const askPerson = (stage: Stage, invocation: AnyInvocation, message: string, suggestions: ReadonlyArray<string>, reason: DecisionReason) =>
   Effect.gen(function*() {
     const { env, prepared } = stage
     const { definition } = prepared.tool
     const input = invocation.input
-    const request = { toolUseId: prepared.toolUse.id, toolName: definition.name, input, ui: invocation.renderUse(), message, suggestions }
+    const { service } = prepared.tool
+    const request: ApprovalRequest = {
+      toolUseId: prepared.toolUse.id,
+      toolName: definition.name,
+      input,
+      ui: invocation.renderUse(),
+      message,
+      suggestions,
+      reason,
+      classifierInput: service.classifierInput(input),
+      risk: service.risk(input, invocation.traits)
+    }
     const answer = yield* env.withApprovalLock(
       Effect.gen(function*() {
         yield* env.emit(() => ToolEvent.PermissionRequested({ toolUseId: request.toolUseId, request, at: env.clock.unsafeCurrentTimeMillis() }))
@@ -313,6 +374,8 @@ const askPerson = (stage: Stage, invocation: AnyInvocation, message: string, sug
     )
     return yield* ApprovalAnswer.$match(answer, {
       AllowOnce: () => Effect.succeed<Authorised>({ decision: Decision.Allow({ reason: DecisionReason.User({ scope: "once" }) }), invocation }),
+      AllowAuto: ({ approver, reason }) =>
+        Effect.succeed<Authorised>({ decision: Decision.Allow({ reason: DecisionReason.Classifier({ approver, message: reason }) }), invocation }),
       AllowSession: ({ rules }) =>
         Effect.as(env.policy.remember(rules, "session").pipe(Effect.ignoreLogged), {
           decision: Decision.Allow({ reason: DecisionReason.User({ scope: "session" }) }),
@@ -502,7 +565,7 @@ const runStages = (env: PipelineEnv, prepared: Prepared, trace: Trace, admission
     const input = invocation.input
     const startedAt = env.clock.unsafeCurrentTimeMillis()
     trace.startedAt = startedAt
-    return andThen(env.emit(() => ToolEvent.Started({ toolUseId: toolUse.id, toolName: name, ui: trace.ui, at: startedAt })), () =>
+    return andThen(env.emit(() => ToolEvent.Started({ toolUseId: toolUse.id, toolName: name, ui: trace.ui, activity: activityText(service, name, input), at: startedAt })), () =>
       onExit(callWithTimeout(invocation), (ran) => {
         if (Exit.isFailure(ran)) return ran.cause._tag === "Fail" ? failed(env, base(additionalContext), ran.cause.error) : defect(ran.cause)
         const exit = ran.value
@@ -548,6 +611,15 @@ const deniedText = (decision: Extract<Decision, { _tag: "Deny" }>): string => {
   return decision.reason._tag === "User" || decision.reason._tag === "Tool" || decision.reason._tag === "Hook"
     ? decision.message
     : reason
+}
+
+/** A tool's activity line; a renderer that throws shows the name alone. */
+const activityText = (service: AnyService, name: string, input: unknown): string => {
+  try {
+    return service.activity(input)
+  } catch {
+    return name
+  }
 }
 
 const safeUi = (render: () => ReadonlyArray<UiBlock>, name: string): ReadonlyArray<UiBlock> => {
