@@ -38,6 +38,7 @@ import type { Caller } from "./internal/adapt.js"
 import * as Connection from "./internal/connection.js"
 import { assignNames, sanitize } from "./internal/names.js"
 import type { Renamed } from "./internal/names.js"
+import { Availability } from "../Tool/Tool.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // models
@@ -249,10 +250,15 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
         const fullNames = new Map(
           renamed.filter((r) => r.reason === "too long" && !collided.has(r.tool)).map((r) => [r.tool, `mcp__${s.prefix}__${sanitize(r.tool)}`])
         )
+        const availability = Effect.sync(() =>
+          s.state._tag === "Down" || s.state._tag === "Disabled"
+            ? Availability.disabled(`the MCP server ${s.config.name} is down: ${s.state.reason}`)
+            : Availability.enabled
+        )
         s.tools = listed.map((definition) => {
           const full = fullNames.get(definition.name)
           const name = names.get(definition.name)!
-          return adapt(s.config, definition, name, caller, full === undefined || full === name ? [] : [full])
+          return adapt(s.config, definition, name, caller, full === undefined || full === name ? [] : [full], availability)
         })
         s.renamed = renamed
         if (renamed.length > 0) {

@@ -34,7 +34,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import { UiBlock } from "../Tool/Presentation.js"
-import { InputRejected, serviceFrom } from "../Tool/Tool.js"
+import { filterEnabled, InputRejected, serviceFrom } from "../Tool/Tool.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
 import type { AnyService, Definition } from "../Tool/Tool.js"
 import * as Definitions from "./Definitions.js"
@@ -185,7 +185,14 @@ export class ToolCatalog extends Context.Tag("effect-tool-runtime/ToolCatalog")<
     /** Whether the rules remove this tool (by name or alias). */
     readonly isDenied: (name: string) => boolean
     /** The tools, announcement and estimate for the next request, from the session's discovered set. */
-    readonly request: (provider: Definitions.Provider, options?: { readonly strict?: boolean }) => Effect.Effect<CatalogRequest>
+    /**
+     * The tools, announcement and estimate for the next request. `enabled` leaves out the tools that cannot work now
+     * (see {@link requestEnabled}, which asks each tool's `isEnabled`).
+     */
+    readonly request: (
+      provider: Definitions.Provider,
+      options?: { readonly strict?: boolean; readonly enabled?: (name: string) => boolean }
+    ) => Effect.Effect<CatalogRequest>
     /** The discovered set. */
     readonly discovered: DiscoveredTools["Type"]
     /** The name of the search tool. */
@@ -289,6 +296,24 @@ export const announcement = (names: ReadonlyArray<string>, searchTool = "ToolSea
   ].join("\n")
 }
 
+/**
+ * The next request's tools without those that cannot work now: every registered tool's `isEnabled` is asked (once
+ * per request; tools that never say otherwise cost nothing), and a disabled tool is neither sent nor announced.
+ *
+ * @since 0.2.0
+ * @category accessors
+ */
+export const requestEnabled = (
+  provider: Definitions.Provider,
+  options: { readonly strict?: boolean } = {}
+): Effect.Effect<CatalogRequest, never, ToolCatalog | ToolRegistry> =>
+  Effect.gen(function*() {
+    const registry = yield* ToolRegistry
+    const catalog = yield* ToolCatalog
+    const enabled = new Set((yield* filterEnabled(registry.tools)).flatMap((tool) => [tool.definition.name, ...tool.definition.aliases]))
+    return yield* catalog.request(provider, { ...options, enabled: (name) => enabled.has(name) })
+  })
+
 const makeCatalog = (all: ReadonlyArray<Definition.Any>, discovered: DiscoveredTools["Type"], options: CatalogOptions): ToolCatalog["Type"] => {
   const mode = options.mode ?? "on"
   const searchTool = options.searchToolName ?? "ToolSearch"
@@ -307,10 +332,15 @@ const makeCatalog = (all: ReadonlyArray<Definition.Any>, discovered: DiscoveredT
   const deferring = candidates.length > 0 && (mode === "on" || (mode !== "off" && deferredTokens > (mode.auto / 100) * contextWindow))
   const deferredNames = new Set(deferring ? candidates.flatMap((definition) => [definition.name, ...definition.aliases]) : [])
 
-  const request = (provider: Definitions.Provider, requestOptions: { readonly strict?: boolean } = {}) =>
+  const request = (
+    provider: Definitions.Provider,
+    requestOptions: { readonly strict?: boolean; readonly enabled?: (name: string) => boolean } = {}
+  ) =>
     Effect.map(discovered.get, (found): CatalogRequest => {
-      const sent = tools.filter((definition) => !deferredNames.has(definition.name) || found.has(definition.name))
-      const waiting = tools.filter((definition) => deferredNames.has(definition.name) && !found.has(definition.name)).map((definition) => definition.name)
+      const enabled = requestOptions.enabled ?? (() => true)
+      const available = tools.filter((definition) => enabled(definition.name))
+      const sent = available.filter((definition) => !deferredNames.has(definition.name) || found.has(definition.name))
+      const waiting = available.filter((definition) => deferredNames.has(definition.name) && !found.has(definition.name)).map((definition) => definition.name)
       const deferLoading = new Set(sent.filter((definition) => deferredNames.has(definition.name)).map((definition) => definition.name))
       const providerOptions = {
         deferLoading,

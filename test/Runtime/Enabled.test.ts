@@ -9,6 +9,7 @@ import { Approver } from "../../src/Runtime/Approver.js"
 import { PermissionPolicy } from "../../src/Runtime/PermissionPolicy.js"
 import { ResultStore } from "../../src/Runtime/ResultStore.js"
 import { ToolHooks } from "../../src/Runtime/ToolHooks.js"
+import { DiscoveredTools, requestEnabled, ToolCatalog } from "../../src/Runtime/ToolCatalog.js"
 import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
 import * as Tool from "../../src/Tool/Tool.js"
@@ -96,5 +97,34 @@ describe("isEnabled", () => {
       expect((yield* Tool.filterEnabled(registry.tools)).map((t) => t.definition.name)).toEqual(["Echo"])
       yield* Ref.set(up, true)
       expect((yield* Tool.filterEnabled(registry.tools)).map((t) => t.definition.name)).toEqual(["Lookup", "Echo"])
+    }))
+})
+
+describe("disabled tools are left out of the definitions", () => {
+  const Up = Tool.make("Up", { description: "works", input: Schema.Struct({}), touchesEnvironment: false })
+  const Down = Tool.make("Down", { description: "its server is down", input: Schema.Struct({}), touchesEnvironment: false })
+
+  it.effect("requestEnabled sends and announces only the tools whose isEnabled says so, and follows live state", () =>
+    Effect.gen(function*() {
+      const up = yield* Ref.make(false)
+      const tools = Layer.mergeAll(
+        Up.implement({ call: () => Effect.succeed("up") }),
+        Down.implement({
+          isEnabled: Effect.map(Ref.get(up), (isUp) => (isUp ? Tool.Availability.enabled : Tool.Availability.disabled("the server is down"))),
+          call: () => Effect.succeed("down")
+        })
+      )
+      const names = Effect.map(requestEnabled("anthropic"), (request) => request.included)
+      const layer = Layer.mergeAll(ToolRegistry.layer([Up, Down]), ToolCatalog.layer([Up, Down])).pipe(
+        Layer.provide(tools),
+        Layer.provide(DiscoveredTools.layer())
+      )
+      const [before, after] = yield* Effect.gen(function*() {
+        const before = yield* names
+        yield* Ref.set(up, true)
+        return [before, yield* names] as const
+      }).pipe(Effect.provide(layer))
+      expect(before).toEqual(["Up"])
+      expect(after).toEqual(["Up", "Down"])
     }))
 })

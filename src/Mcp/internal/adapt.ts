@@ -54,7 +54,8 @@ export const adapt = (
   definition: McpToolDefinition,
   name: string,
   caller: Caller,
-  aliases: ReadonlyArray<string> = []
+  aliases: ReadonlyArray<string> = [],
+  availability: Effect.Effect<Tool.Availability> = Tool.alwaysEnabled
 ): RegisteredTool => {
   const meta = definition._meta ?? {}
   const searchHint = typeof meta["anthropic/searchHint"] === "string" ? meta["anthropic/searchHint"] : undefined
@@ -76,6 +77,8 @@ export const adapt = (
   const service = tool.service({
     // Annotations never grant: no opinion, so the policy decides (rules, mode, or a person, with this tool's rule).
     checkPermissions: () => Effect.succeed(PermissionCheck.passthrough([name])),
+    // A server that is down (or not started) disables its tools until it is back.
+    isEnabled: availability,
     traits: () => traits,
     claims: () => claims,
     call: (args, context) =>
