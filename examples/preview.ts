@@ -1,6 +1,6 @@
 /**
  * A streamed Edit, previewed before its input is complete, and the activity line of each call.
- * Run: `npx tsx examples/preview.ts` (the lead may fold this into examples/demo.ts).
+ * `npm start` runs it after the demo (or: `npx tsx examples/preview.ts`).
  */
 import { NodeContext } from "@effect/platform-node"
 import { Console, Effect, Layer, Stream } from "effect"

@@ -39,6 +39,7 @@ Options:
   --scheduling MODE      conflict-aware (default) | batched
   --mcp-config FILE      MCP servers in .mcp.json format (repeatable; the project's .mcp.json needs --trust-project)
   --mcp-trust SERVER     let this MCP server's annotations (readOnlyHint...) inform scheduling (repeatable)
+  --audit FILE           append every event and outcome to FILE as JSON lines (rotated at 10 MiB)
   --verbose              write what a person would see, and logs, to standard error
   --help                 this text
 
@@ -82,6 +83,7 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
         "trust-project": { type: "boolean" },
         "mcp-config": { type: "string", multiple: true },
         "mcp-trust": { type: "string", multiple: true },
+        audit: { type: "string" },
         mode: { type: "string" },
         allow: { type: "string", multiple: true },
         deny: { type: "string", multiple: true },
@@ -121,7 +123,8 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
     sessionDir: values.session ?? values["session-dir"],
     verbose: values.verbose === true,
     mcpConfigFiles: values["mcp-config"] ?? [],
-    mcpTrust: values["mcp-trust"] ?? []
+    mcpTrust: values["mcp-trust"] ?? [],
+    auditFile: values.audit
   }
   const missing = missingFile(cwd, options.mcpConfigFiles)
   if (missing !== undefined) return Either.left(new UsageError({ message: `--mcp-config file not found: ${missing}` }))

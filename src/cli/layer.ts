@@ -11,6 +11,7 @@ import * as Layer from "effect/Layer"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import { Approver } from "../Runtime/Approver.js"
+import { AuditLog } from "../Runtime/AuditLog.js"
 import * as Hooks from "../Runtime/Hooks.js"
 import * as Permissions from "../Runtime/Permissions.js"
 import { formatSettingsWarning, resolveMode } from "../Runtime/Permission/Settings.js"
@@ -46,6 +47,8 @@ export interface RuntimeOptions {
   readonly mcpConfigFiles: ReadonlyArray<string>
   /** MCP servers whose annotations inform traits. */
   readonly mcpTrust: ReadonlyArray<string>
+  /** `--audit FILE`: every event and outcome as JSON lines (see `AuditLog`). */
+  readonly auditFile: string | undefined
 }
 
 /** The Approver the flags ask for, else `fallback` (the terminal for `exec`, the channel for `serve`). */
@@ -94,10 +97,16 @@ export const runtimeLayer = <E, R>(options: RuntimeOptions, approver: Layer.Laye
       )
       // The registry lets hooks' `if` conditions ask the tools how their rules match.
       const hooks = Hooks.layer({ ...hookOptions, cwd, home }).pipe(Layer.provide(registry))
+      // The session's directory names it in the audit log (a temporary session's is unique too).
+      const session = yield* Session
+      const audit = options.auditFile === undefined
+        ? Layer.empty
+        : AuditLog.layerFile({ path: nodePath.resolve(cwd, options.auditFile), sessionId: nodePath.basename(session.directory) })
       return ToolRuntime.layer.pipe(
         Layer.provide(Layer.mergeAll(registry, policy, hooks, Session.approvals(approver))),
         Layer.provideMerge(Session.resultStore),
-        Layer.provide(workspace)
+        Layer.provide(workspace),
+        Layer.provideMerge(audit)
       )
     })
   ) satisfies Layer.Layer<ToolRuntime | ResultStore, unknown, Session | R | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor>

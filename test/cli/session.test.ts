@@ -178,6 +178,16 @@ describe.concurrent("standard output is only JSON", () => {
     expect(quiet.stderr).toBe("")
   })
 
+  it("--audit FILE keeps every event and outcome as JSON lines, and stdout stays only the results", async ({ expect }) => {
+    const where = workspace()
+    const audit = path.join(where.dir, "..", "audit.jsonl")
+    const out = output(await run(where, ["exec", "--audit", audit], [toolUse("t1", "Read", { file_path: "a.txt" })]))
+    expect(out.outcomes.map((o) => o.status)).toEqual(["success"])
+    const entries = fs.readFileSync(audit, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { event: string; tool_use_id: string; status?: string })
+    expect(entries.filter((e) => e.event === "Completed").map((e) => [e.tool_use_id, e.status])).toEqual([["t1", "success"]])
+    expect(entries.map((e) => e.event)).toContain("Started")
+  })
+
   it("when the result store cannot write", async ({ expect }) => {
     const where = workspace()
     const session = path.join(where.dir, "..", "session")
