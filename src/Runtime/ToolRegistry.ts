@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { AnyService, Definition, Tool } from "../Tool/Tool.js"
+import { editDistance } from "./Permission/internal/closest.js"
 
 /** The model APIs' rule for tool names (Anthropic, OpenAI and Gemini agree on it). */
 const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/
@@ -158,16 +159,4 @@ export const closestNames = (name: string, candidates: ReadonlyArray<string>): R
     .sort((a, b) => a.distance - b.distance || a.candidate.localeCompare(b.candidate))
     .slice(0, 3)
     .map(({ candidate }) => candidate)
-}
-
-const editDistance = (a: string, b: string): number => {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i]
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
-    }
-    previous = current
-  }
-  return previous[b.length]!
 }
