@@ -195,6 +195,11 @@ export class ToolCatalog extends Context.Tag("effect-tool-runtime/ToolCatalog")<
     ) => Effect.Effect<CatalogRequest>
     /** The discovered set. */
     readonly discovered: DiscoveredTools["Type"]
+    /**
+     * Which tools could work at the last request that said so (`request` with `enabled`): ToolSearch finds only those,
+     * so a tool left out of the definitions is not found either. Every tool until then.
+     */
+    readonly enabledNow: Effect.Effect<(name: string) => boolean>
     /** The name of the search tool. */
     readonly searchTool: string
     /**
@@ -332,12 +337,14 @@ const makeCatalog = (all: ReadonlyArray<Definition.Any>, discovered: DiscoveredT
   const deferring = candidates.length > 0 && (mode === "on" || (mode !== "off" && deferredTokens > (mode.auto / 100) * contextWindow))
   const deferredNames = new Set(deferring ? candidates.flatMap((definition) => [definition.name, ...definition.aliases]) : [])
 
+  let lastEnabled: (name: string) => boolean = () => true
   const request = (
     provider: Definitions.Provider,
     requestOptions: { readonly strict?: boolean; readonly enabled?: (name: string) => boolean } = {}
   ) =>
     Effect.map(discovered.get, (found): CatalogRequest => {
-      const enabled = requestOptions.enabled ?? (() => true)
+      if (requestOptions.enabled !== undefined) lastEnabled = requestOptions.enabled
+      const enabled = requestOptions.enabled ?? lastEnabled
       const available = tools.filter((definition) => enabled(definition.name))
       const sent = available.filter((definition) => !deferredNames.has(definition.name) || found.has(definition.name))
       const waiting = available.filter((definition) => deferredNames.has(definition.name) && !found.has(definition.name)).map((definition) => definition.name)
@@ -377,6 +384,7 @@ const makeCatalog = (all: ReadonlyArray<Definition.Any>, discovered: DiscoveredT
     isDenied: (name) => deniedNames.has(name),
     request,
     discovered,
+    enabledNow: Effect.sync(() => lastEnabled),
     searchTool
   }
 }

@@ -366,7 +366,14 @@ export const layer: Layer.Layer<Tool.Tool.IdentifierOf<typeof ToolSearch>, never
       claims: () => [],
       call: ({ max_results, query }) =>
         Effect.gen(function*() {
-          const result = search(index, query, max_results)
+          const enabled = yield* catalog.enabledNow
+          const searched = search(index, query, max_results)
+          // A tool that cannot work now (its server is down...) is not found: it is not in the definitions either.
+          const result: SearchResult = searched._tag === "Found" && !searched.names.every(enabled)
+            ? (searched.names.some(enabled)
+              ? { ...searched, names: searched.names.filter(enabled) }
+              : { _tag: "NotFound", closest: [] })
+            : searched
           if (result._tag === "Found") yield* catalog.discovered.add(result.names)
           return result._tag === "Found"
             ? { query, found: result.names, missing: result.missing, closest: [] }

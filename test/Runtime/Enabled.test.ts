@@ -4,7 +4,7 @@
  * is what the model-facing catalog filters on.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Ref, Schema } from "effect"
+import { Effect, Layer, Option, Ref, Schema } from "effect"
 import { Approver } from "../../src/Runtime/Approver.js"
 import { PermissionPolicy } from "../../src/Runtime/PermissionPolicy.js"
 import { ResultStore } from "../../src/Runtime/ResultStore.js"
@@ -13,6 +13,7 @@ import { DiscoveredTools, requestEnabled, ToolCatalog } from "../../src/Runtime/
 import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
 import * as Tool from "../../src/Tool/Tool.js"
+import * as Search from "../../src/Tools/ToolSearch.js"
 
 const Lookup = Tool.make("Lookup", { description: "test", input: Schema.Struct({ key: Schema.String }), output: Schema.String, touchesEnvironment: false })
 const Echo = Tool.make("Echo", { description: "test", input: Schema.Struct({ text: Schema.String }), output: Schema.String, touchesEnvironment: false })
@@ -126,5 +127,35 @@ describe("disabled tools are left out of the definitions", () => {
       }).pipe(Effect.provide(layer))
       expect(before).toEqual(["Up"])
       expect(after).toEqual(["Up", "Down"])
+    }))
+})
+
+describe("disabled tools are not found by ToolSearch", () => {
+  const Up = Tool.make("Up", { description: "works", input: Schema.Struct({}), touchesEnvironment: false })
+  const Down = Tool.make("Down", { description: "its server is down", input: Schema.Struct({}), touchesEnvironment: false, loading: "deferred" })
+
+  it.effect("after a request that left a tool out, searching for it finds nothing; once it is back, it is found", () =>
+    Effect.gen(function*() {
+      const up = yield* Ref.make(false)
+      const tools = Layer.mergeAll(
+        Up.implement({ call: () => Effect.succeed("up") }),
+        Down.implement({
+          isEnabled: Effect.map(Ref.get(up), (isUp) => (isUp ? Tool.Availability.enabled : Tool.Availability.disabled("the server is down"))),
+          call: () => Effect.succeed("down")
+        })
+      )
+      const layer = Search.catalogLayer([Up, Down]).pipe(Layer.provide([tools, DiscoveredTools.layer()]))
+      const found = yield* Effect.gen(function*() {
+        const registry = yield* ToolRegistry
+        const searchTool = Option.getOrThrow(registry.lookup("ToolSearch")).service
+        const context = { toolUseId: "s", toolName: "ToolSearch", progress: () => Effect.void, isReadDenied: () => false }
+        const select = Effect.scoped(searchTool.call({ query: "select:Down", max_results: 5 }, context)) as Effect.Effect<{ readonly found: ReadonlyArray<string> }>
+        yield* requestEnabled("anthropic")
+        const whileDown = (yield* select).found
+        yield* Ref.set(up, true)
+        yield* requestEnabled("anthropic")
+        return [whileDown, (yield* select).found] as const
+      }).pipe(Effect.provide(layer))
+      expect(found).toEqual([[], ["Down"]])
     }))
 })
