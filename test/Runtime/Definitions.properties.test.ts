@@ -159,8 +159,13 @@ const asStrictModelSends = (value: unknown, schema: Definitions.JsonSchema, defs
   const resolve = (node: Definitions.JsonSchema): Definitions.JsonSchema =>
     typeof node["$ref"] === "string" ? (defs[(node["$ref"] as string).replace("#/$defs/", "")] as Definitions.JsonSchema) : node
   const resolved = resolve(schema)
-  // The members of a union (an optional value is one with null), references resolved.
-  const candidates = (Array.isArray(resolved["anyOf"]) ? (resolved["anyOf"] as ReadonlyArray<Definitions.JsonSchema>) : [resolved]).map(resolve)
+  // The members of a union (an optional value is one with null; a nullable union nests one anyOf in another),
+  // references resolved.
+  const membersOf = (node: Definitions.JsonSchema): ReadonlyArray<Definitions.JsonSchema> => {
+    const at = resolve(node)
+    return Array.isArray(at["anyOf"]) ? (at["anyOf"] as ReadonlyArray<Definitions.JsonSchema>).flatMap(membersOf) : [at]
+  }
+  const candidates = membersOf(resolved)
   if (Array.isArray(value)) {
     const items = candidates.find((candidate) => candidate["items"] !== undefined)?.["items"] as Definitions.JsonSchema | undefined
     return items === undefined ? value : value.map((item) => asStrictModelSends(item, items, defs))
