@@ -33,7 +33,7 @@ const symbol: Record<Outcome["status"], string> = {
 export const renderEvent = (event: ToolEvent): string | undefined => {
   switch (event._tag) {
     case "Started":
-      return `● ${toText(event.ui).split("\n")[0]}  [${event.toolUseId}]`
+      return `● ${event.activity === "" ? toText(event.ui).split("\n")[0] : event.activity}  [${event.toolUseId}]`
     case "Progress": {
       const last = event.progress.lines?.at(-1) ?? event.progress.message
       return last === undefined ? undefined : `  … ${last}`
