@@ -225,11 +225,12 @@ const matchContent = (
   const service: AnyService = request.service
   if (service.matchRules !== undefined) {
     const result = service.matchRules(request.input, rules.content, { cwd: env.cwd, home: env.home, ruleDirectory: undefined })
+    // A tool that reports a deny or ask without naming a rule of the list still fails closed: the first such rule.
     switch (result._tag) {
       case "Deny":
-        return { ...noContentMatch, deny: result.rule }
+        return { ...noContentMatch, deny: result.rule ?? rules.content.deny[0] }
       case "Ask":
-        return { ...noContentMatch, ask: result.rule }
+        return { ...noContentMatch, ask: result.rule ?? rules.content.ask[0] ?? rules.content.deny[0] }
       case "Allow":
         return { ...noContentMatch, allow: result.rules[0] }
       case "NoMatch":
