@@ -26,13 +26,13 @@ import * as AiTool from "@effect/ai/Tool"
 import type * as Toolkit from "@effect/ai/Toolkit"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as JSONSchema from "effect/JSONSchema"
 import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { Outcome } from "../Tool/Outcome.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
+import * as Definitions from "../Runtime/Definitions.js"
 import type { RegisteredTool } from "../Runtime/ToolRegistry.js"
 import { ToolRegistry } from "../Runtime/ToolRegistry.js"
 import type { RunOptions } from "../Runtime/ToolRuntime.js"
@@ -42,15 +42,13 @@ import { ToolRuntime } from "../Runtime/ToolRuntime.js"
 const anyObject = Schema.Struct({}, Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 
 /**
- * The JSON Schema a model is shown for a tool's input. Effect's own, without `$schema`.
+ * The JSON Schema a model is shown for a tool's input: the catalogue's canonical one (`Definitions`), as the
+ * Anthropic shape carries it.
  *
  * @since 0.2.0
  * @category definitions
  */
-export const inputJsonSchema = (tool: RegisteredTool): object => {
-  const { $schema: _, ...schema } = JSONSchema.make(tool.definition.input) as { readonly $schema?: string }
-  return schema
-}
+export const inputJsonSchema = (tool: RegisteredTool): object => Definitions.anthropic(tool.definition).input_schema
 
 const aiToolOf = (tool: RegisteredTool) =>
   AiTool.make(tool.definition.name, {

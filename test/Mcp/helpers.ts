@@ -80,23 +80,8 @@ export const use = (name: string, input: unknown): ToolUseBlock => ({ type: "too
 export const resultText = (content: unknown): string =>
   typeof content === "string" ? content : Array.isArray(content) ? content.map((b: { type: string; text?: string }) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n") : String(content)
 
-/**
- * Whether a process runs: it exists and is not a zombie (this machine's PID 1 may never reap).
- */
-export const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== "ESRCH"
-  }
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1")
-    const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0]
-    return state !== "Z" && state !== "X"
-  } catch {
-    return false
-  }
-}
+/** Whether a process runs (zombies count as dead): the Bash tests' own check. */
+export { isAlive } from "../Tools/Bash/helpers.js"
 
 /** The pid of a connected server. */
 export const pidOf = (name: string) =>

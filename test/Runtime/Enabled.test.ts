@@ -101,20 +101,26 @@ describe("isEnabled", () => {
     }))
 })
 
-describe("disabled tools are left out of the definitions", () => {
-  const Up = Tool.make("Up", { description: "works", input: Schema.Struct({}), touchesEnvironment: false })
-  const Down = Tool.make("Down", { description: "its server is down", input: Schema.Struct({}), touchesEnvironment: false })
+/** A tool that works, and one whose server is down until `up` is set; `Down` deferred when asked. */
+const upAndDown = (loading: Tool.Loading) =>
+  Effect.gen(function*() {
+    const Up = Tool.make("Up", { description: "works", input: Schema.Struct({}), touchesEnvironment: false })
+    const Down = Tool.make("Down", { description: "its server is down", input: Schema.Struct({}), touchesEnvironment: false, loading })
+    const up = yield* Ref.make(false)
+    const tools = Layer.mergeAll(
+      Up.implement({ call: () => Effect.succeed("up") }),
+      Down.implement({
+        isEnabled: Effect.map(Ref.get(up), (isUp) => (isUp ? Tool.Availability.enabled : Tool.Availability.disabled("the server is down"))),
+        call: () => Effect.succeed("down")
+      })
+    )
+    return { Up, Down, up, tools }
+  })
 
+describe("disabled tools are left out of the definitions", () => {
   it.effect("requestEnabled sends and announces only the tools whose isEnabled says so, and follows live state", () =>
     Effect.gen(function*() {
-      const up = yield* Ref.make(false)
-      const tools = Layer.mergeAll(
-        Up.implement({ call: () => Effect.succeed("up") }),
-        Down.implement({
-          isEnabled: Effect.map(Ref.get(up), (isUp) => (isUp ? Tool.Availability.enabled : Tool.Availability.disabled("the server is down"))),
-          call: () => Effect.succeed("down")
-        })
-      )
+      const { Down, tools, Up, up } = yield* upAndDown("eager")
       const names = Effect.map(requestEnabled("anthropic"), (request) => request.included)
       const layer = Layer.mergeAll(ToolRegistry.layer([Up, Down]), ToolCatalog.layer([Up, Down])).pipe(
         Layer.provide(tools),
@@ -131,19 +137,9 @@ describe("disabled tools are left out of the definitions", () => {
 })
 
 describe("disabled tools are not found by ToolSearch", () => {
-  const Up = Tool.make("Up", { description: "works", input: Schema.Struct({}), touchesEnvironment: false })
-  const Down = Tool.make("Down", { description: "its server is down", input: Schema.Struct({}), touchesEnvironment: false, loading: "deferred" })
-
   it.effect("after a request that left a tool out, searching for it finds nothing; once it is back, it is found", () =>
     Effect.gen(function*() {
-      const up = yield* Ref.make(false)
-      const tools = Layer.mergeAll(
-        Up.implement({ call: () => Effect.succeed("up") }),
-        Down.implement({
-          isEnabled: Effect.map(Ref.get(up), (isUp) => (isUp ? Tool.Availability.enabled : Tool.Availability.disabled("the server is down"))),
-          call: () => Effect.succeed("down")
-        })
-      )
+      const { Down, tools, Up, up } = yield* upAndDown("deferred")
       const layer = Search.catalogLayer([Up, Down]).pipe(Layer.provide([tools, DiscoveredTools.layer()]))
       const found = yield* Effect.gen(function*() {
         const registry = yield* ToolRegistry
