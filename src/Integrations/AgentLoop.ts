@@ -13,6 +13,8 @@
  * // result.messages: the whole conversation; result.stopReason: "end_turn" | "max_turns" | "cancelled" | ...
  * ```
  *
+ * With a `Session` in context, the session is saved after every turn.
+ *
  * The history the loop keeps is always valid to send again: every tool_use in it is followed by its tool_result,
  * also when the loop was cancelled mid-reply or the model's response broke off (a call that never ran is answered
  * as such; a call that started and was stopped says so). The backend is the {@link ModelBackend} in context:
@@ -34,6 +36,7 @@ import type { ToolUseBlock } from "../Tool/Wire.js"
 import * as Definitions from "../Runtime/Definitions.js"
 import type { ToolEvent } from "../Runtime/Events.js"
 import { parsePartial, ToolUsePart } from "../Runtime/Preview.js"
+import { Session } from "../Runtime/Session.js"
 import { requestEnabled, ToolCatalog } from "../Runtime/ToolCatalog.js"
 import { ToolRegistry } from "../Runtime/ToolRegistry.js"
 import type { RunHandle, RunOptions } from "../Runtime/ToolRuntime.js"
@@ -62,6 +65,8 @@ export interface LoopOptions {
   readonly maxTokens?: number
   /** How each turn's tool calls run (scheduling mode, concurrency, timeouts). */
   readonly run?: RunOptions
+  /** Called with every event, in order, before the loop goes on (a UI that renders as it goes). */
+  readonly onEvent?: (event: LoopEvent) => Effect.Effect<void>
 }
 
 /**
@@ -173,7 +178,7 @@ type Requirements = ModelBackend | ToolRuntime | ToolRegistry
  * @category running
  */
 export const run = (options: LoopOptions): Effect.Effect<LoopResult, AgentLoopError, Requirements> =>
-  Effect.scoped(Effect.flatMap(startWith(options, () => Effect.void), (handle) => handle.await)).pipe(
+  Effect.scoped(Effect.flatMap(startWith(options, options.onEvent ?? (() => Effect.void)), (handle) => handle.await)).pipe(
     Effect.withSpan("AgentLoop.run")
   )
 
@@ -187,7 +192,8 @@ export const run = (options: LoopOptions): Effect.Effect<LoopResult, AgentLoopEr
 export const start = (options: LoopOptions): Effect.Effect<LoopHandle, never, Requirements | Scope.Scope> =>
   Effect.gen(function*() {
     const events = yield* Mailbox.make<LoopEvent, AgentLoopError>()
-    const handle = yield* startWith(options, (event) => events.offer(event))
+    const onEvent = options.onEvent
+    const handle = yield* startWith(options, (event) => onEvent === undefined ? events.offer(event) : Effect.zipRight(onEvent(event), events.offer(event)))
     yield* Effect.forkScoped(Effect.flatMap(Effect.exit(Effect.asVoid(handle.await)), (exit) => events.done(exit)))
     return { ...handle, events: Mailbox.toStream(events) }
   }).pipe(Effect.withSpan("AgentLoop.start"))
@@ -210,6 +216,11 @@ const startWith = (
     const runtime = yield* ToolRuntime
     const registry = yield* ToolRegistry
     const catalog = yield* Effect.serviceOption(ToolCatalog)
+    // A session in context is saved after every turn (what the model read, discovered tools, approvals).
+    const checkpoint = Option.match(yield* Effect.serviceOption(Session), {
+      onNone: () => Effect.void,
+      onSome: (session) => Effect.catchAll(session.checkpoint, (error) => Effect.logWarning(`the session could not be saved: ${error.message}`))
+    })
     const history = yield* Ref.make<ReadonlyArray<Message>>(options.messages)
     const stopped = yield* Deferred.make<"cancel" | "interrupt">()
     const maxTurns = Math.max(1, options.maxTurns ?? 20)
@@ -259,6 +270,7 @@ const startWith = (
         if (reply.message.content.length > 0) answered.push(reply.message)
         if (reply.results !== undefined) answered.push(reply.results)
         yield* Ref.update(history, (messages) => [...messages, ...answered])
+        yield* checkpoint
         if (reply.message.content.length > 0 || reply.results !== undefined) {
           yield* emit(LoopEvent.Replied({ turn, reply: reply.message, results: reply.results }))
         }
@@ -370,7 +382,7 @@ const startWith = (
           cancelled: stoppedBy !== undefined
         }
         return reply
-      }))
+      })).pipe(Effect.withSpan("AgentLoop.turn", { attributes: { turn } }))
 
     const fiber = yield* Effect.forkScoped(conversation)
     const stopWith = (how: "cancel" | "interrupt") =>
