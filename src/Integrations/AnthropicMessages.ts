@@ -249,11 +249,14 @@ export const make = Effect.fn("AnthropicMessages.make")(function*(options: Optio
 })
 
 /**
- * `ModelBackend` over the Messages API. Needs an `HttpClient` (`FetchHttpClient.layer`, `NodeHttpClient.layer`);
- * fails with a `ConfigError` when no `apiKey` is given and `ANTHROPIC_API_KEY` is not set.
+ * `ModelBackend` over the Messages API. Needs an `HttpClient` (`FetchHttpClient.layer`, `NodeHttpClient.layer`).
+ * Without an `apiKey` it reads `ANTHROPIC_API_KEY`, and fails with a `ConfigError` when that is not set.
  *
  * @since 0.2.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<ModelBackend, ConfigError.ConfigError, HttpClient.HttpClient> =>
-  Layer.effect(ModelBackend, make(options))
+export function layer(options: Options & { readonly apiKey: Redacted.Redacted<string> }): Layer.Layer<ModelBackend, never, HttpClient.HttpClient>
+export function layer(options: Options): Layer.Layer<ModelBackend, ConfigError.ConfigError, HttpClient.HttpClient>
+export function layer(options: Options): Layer.Layer<ModelBackend, ConfigError.ConfigError, HttpClient.HttpClient> {
+  return Layer.effect(ModelBackend, make(options))
+}
