@@ -9,6 +9,9 @@ import * as Schema from "effect/Schema"
 import { TextBlock, ToolUseBlock } from "../../Tool/Wire.js"
 import { Message } from "../ModelBackend.js"
 
+/** An optional key whose value, when present, is never `undefined` (JSON has none): one issue per bad field. */
+const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
 // ---------------------------------------------------------------------------------------------------------------
 // the request
 // ---------------------------------------------------------------------------------------------------------------
@@ -16,7 +19,7 @@ import { Message } from "../ModelBackend.js"
 /** @internal */
 export const CacheControl = Schema.Struct({
   type: Schema.Literal("ephemeral"),
-  ttl: Schema.optional(Schema.Literal("5m", "1h"))
+  ttl: optional(Schema.Literal("5m", "1h"))
 })
 
 /** @internal */
@@ -27,22 +30,22 @@ export const InputSchema = Schema.Record({ key: Schema.String, value: Schema.Unk
 /** @internal */
 export const ToolDefinition = Schema.Struct({
   name: Schema.String,
-  description: Schema.optional(Schema.String),
+  description: optional(Schema.String),
   input_schema: InputSchema,
-  defer_loading: Schema.optional(Schema.Boolean),
-  strict: Schema.optional(Schema.Boolean),
-  input_examples: Schema.optional(Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Unknown }))),
-  cache_control: Schema.optional(CacheControl)
+  defer_loading: optional(Schema.Boolean),
+  strict: optional(Schema.Boolean),
+  input_examples: optional(Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Unknown }))),
+  cache_control: optional(CacheControl)
 })
 
 /** @internal */
 export const MessagesRequest = Schema.Struct({
   model: Schema.String,
   max_tokens: Schema.Int.pipe(Schema.positive()),
-  system: Schema.optional(Schema.Union(Schema.String, Schema.Array(TextBlock))),
+  system: optional(Schema.Union(Schema.String, Schema.Array(TextBlock))),
   messages: Schema.Array(Message),
-  tools: Schema.optional(Schema.Array(ToolDefinition)),
-  stream: Schema.optional(Schema.Boolean)
+  tools: optional(Schema.Array(ToolDefinition)),
+  stream: optional(Schema.Boolean)
 })
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -56,8 +59,8 @@ export const StopReason = Schema.Literal("end_turn", "tool_use", "max_tokens", "
 export const Usage = Schema.Struct({
   input_tokens: Schema.Number,
   output_tokens: Schema.Number,
-  cache_creation_input_tokens: Schema.optional(Schema.NullOr(Schema.Number)),
-  cache_read_input_tokens: Schema.optional(Schema.NullOr(Schema.Number))
+  cache_creation_input_tokens: optional(Schema.NullOr(Schema.Number)),
+  cache_read_input_tokens: optional(Schema.NullOr(Schema.Number))
 })
 
 /** @internal */
@@ -67,7 +70,7 @@ export const ErrorDetail = Schema.Struct({ type: Schema.String, message: Schema.
 export const ErrorResponse = Schema.Struct({
   type: Schema.Literal("error"),
   error: ErrorDetail,
-  request_id: Schema.optional(Schema.String)
+  request_id: optional(Schema.String)
 })
 
 /** @internal */
@@ -78,7 +81,7 @@ export const MessageResponse = Schema.Struct({
   model: Schema.String,
   content: Schema.Array(Schema.Union(TextBlock, ToolUseBlock)),
   stop_reason: Schema.NullOr(StopReason),
-  stop_sequence: Schema.optional(Schema.NullOr(Schema.String)),
+  stop_sequence: optional(Schema.NullOr(Schema.String)),
   usage: Usage
 })
 
@@ -114,7 +117,7 @@ export const ToolUseBlockStart = Schema.Struct({
   type: Schema.Literal("tool_use"),
   id: toolUseId,
   name: Schema.String,
-  input: Schema.optional(Schema.Unknown)
+  input: optional(Schema.Unknown)
 })
 
 /** @internal */
@@ -145,11 +148,11 @@ export const MessageDelta = Schema.Struct({
   type: Schema.Literal("message_delta"),
   delta: Schema.Struct({
     stop_reason: Schema.NullOr(StopReason),
-    stop_sequence: Schema.optional(Schema.NullOr(Schema.String))
+    stop_sequence: optional(Schema.NullOr(Schema.String))
   }),
   usage: Schema.Struct({
     output_tokens: Schema.Number,
-    input_tokens: Schema.optional(Schema.NullOr(Schema.Number))
+    input_tokens: optional(Schema.NullOr(Schema.Number))
   })
 })
 
