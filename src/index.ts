@@ -18,15 +18,15 @@ export * as Wire from "./Tool/Wire.js"
 export type { Outcome, Status, Timings } from "./Tool/Outcome.js"
 
 /** @since 0.1.0 */
-export { ApprovalAnswer, Approver } from "./Runtime/Approver.js"
+export { ApprovalAnswer, Approver } from "./Permission/Approver.js"
 /** @since 0.1.0 */
-export type { ApprovalRequest } from "./Runtime/Approver.js"
+export type { ApprovalRequest } from "./Permission/Approver.js"
 /** @since 0.1.0 */
 export { ToolEvent } from "./Runtime/Events.js"
 /** @since 0.1.0 */
-export { PermissionPolicy, PolicyVerdict } from "./Runtime/PermissionPolicy.js"
+export { PermissionPolicy, PolicyVerdict } from "./Permission/PermissionPolicy.js"
 /** @since 0.1.0 */
-export type { HookOpinion, PolicyRequest } from "./Runtime/PermissionPolicy.js"
+export type { HookOpinion, PolicyRequest } from "./Permission/PermissionPolicy.js"
 /** @since 0.1.0 */
 export { ResultStore, ResultStoreError } from "./Runtime/ResultStore.js"
 /** @since 0.1.0 */
@@ -42,15 +42,15 @@ export { ToolRuntime } from "./Runtime/ToolRuntime.js"
 /** @since 0.1.0 */
 export type { RunHandle, RunOptions, SchedulingMode } from "./Runtime/ToolRuntime.js"
 /** @since 0.1.0 */
-export * as Permissions from "./Runtime/Permissions.js"
+export * as Permissions from "./Permission/Permissions.js"
 /** @since 0.1.0 */
-export * as PermissionRule from "./Runtime/Permission/Rule.js"
+export * as PermissionRule from "./Permission/Rule.js"
 /** @since 0.1.0 */
-export * as Settings from "./Runtime/Permission/Settings.js"
+export * as Settings from "./Permission/Settings.js"
 /** @since 0.1.0 */
 export * as Hooks from "./Runtime/Hooks.js"
 /** @since 0.1.0 */
-export * as TerminalApprover from "./Runtime/TerminalApprover.js"
+export * as TerminalApprover from "./Permission/TerminalApprover.js"
 
 /** @since 0.2.0 */
 export * as Audit from "./Runtime/AuditLog.js"
@@ -89,4 +89,4 @@ export { ToolUsePart } from "./Runtime/Preview.js"
 /** @since 0.2.0 */
 export * as Activity from "./Runtime/Activity.js"
 /** @since 0.2.0 */
-export * as ClassifierApprover from "./Runtime/ClassifierApprover.js"
+export * as ClassifierApprover from "./Permission/ClassifierApprover.js"

@@ -1,7 +1,7 @@
 /**
  * Permission vocabulary: what a tool thinks of a call ({@link PermissionCheck}), why a decision was taken
  * ({@link DecisionReason}) and the decision itself ({@link Decision}). The policy that combines rules, modes,
- * hooks and the approver lives in `Runtime/PermissionPolicy`.
+ * hooks and the approver lives in `Permission/PermissionPolicy`.
  *
  * @since 0.1.0
  */

@@ -11,7 +11,7 @@
  * @internal
  */
 import * as fs from "node:fs"
-import { pathPatternPrefix } from "../../Runtime/Permission/PathPattern.js"
+import { pathPatternPrefix } from "../../Permission/PathPattern.js"
 import type { RuleContext } from "../../Tool/Tool.js"
 import { resolveSync } from "./filesPaths.js"
 

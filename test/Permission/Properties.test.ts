@@ -1,11 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck as fc } from "effect"
 import * as path from "node:path"
-import type { HookOpinion, PolicyVerdict } from "../../../src/Runtime/PermissionPolicy.js"
-import * as Permissions from "../../../src/Runtime/Permissions.js"
-import type { PermissionsOptions, RuleLists } from "../../../src/Runtime/Permissions.js"
-import type { PermissionMode } from "../../../src/Runtime/Permission/Settings.js"
-import type * as Tool from "../../../src/Tool/Tool.js"
+import type { HookOpinion, PolicyVerdict } from "../../src/Permission/PermissionPolicy.js"
+import * as Permissions from "../../src/Permission/Permissions.js"
+import type { PermissionsOptions, RuleLists } from "../../src/Permission/Permissions.js"
+import type { PermissionMode } from "../../src/Permission/Settings.js"
+import type * as Tool from "../../src/Tool/Tool.js"
 import { Bash, Echo, Edit, Grep, McpTool, makeSandbox, Read, request, settingsFrom, WebFetch, workspaceLayer, Write } from "./fixtures.js"
 
 const box = makeSandbox()

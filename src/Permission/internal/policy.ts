@@ -1,15 +1,15 @@
 /**
- * The machinery behind `Runtime/Permissions`: an index of rules by tool, content matching through the tool's own
+ * The machinery behind `Permission/Permissions`: an index of rules by tool, content matching through the tool's own
  * matchers, and the decision function itself. Pure and synchronous, so one decision costs microseconds.
  *
  * @internal
  */
 import * as fs from "node:fs"
 import * as Path from "node:path"
-import { DecisionReason, describeReason } from "../../../Tool/Permission.js"
-import type { AnyService, Claim, ContentRule, Definition, RuleContext, RulesByBehavior } from "../../../Tool/Tool.js"
-import type { PolicyRequest } from "../../PermissionPolicy.js"
-import { PolicyVerdict } from "../../PermissionPolicy.js"
+import { DecisionReason, describeReason } from "../../Tool/Permission.js"
+import type { AnyService, Claim, ContentRule, Definition, RuleContext, RulesByBehavior } from "../../Tool/Tool.js"
+import type { PolicyRequest } from "../PermissionPolicy.js"
+import { PolicyVerdict } from "../PermissionPolicy.js"
 import { compilePathPattern, pathPatternPrefix, settingsRootDir } from "../PathPattern.js"
 import type { PathMatcher } from "../PathPattern.js"
 import type { PermissionRule, RuleBehavior } from "../Rule.js"
@@ -500,7 +500,7 @@ const decideBeforeDontAsk = (index: RuleIndex, env: PolicyEnvironment, request: 
 
 /**
  * The verdict for one request under a rule set and an environment (the full order is documented in
- * `Runtime/Permissions`).
+ * `Permission/Permissions`).
  *
  * @internal
  */

@@ -72,12 +72,12 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Path from "node:path"
-import { realPathSync, Workspace } from "./Workspace.js"
-import { decide, deniesRead, indexRule, makeIndex } from "./Permission/internal/policy.js"
-import type { IndexedRule, PolicyEnvironment } from "./Permission/internal/policy.js"
-import { parseRule } from "./Permission/Rule.js"
-import type { PermissionRule, RuleBehavior, RuleParseError } from "./Permission/Rule.js"
-import type { LoadedSettings, PermissionMode, PermissionModeSetting, ToolNameOptions } from "./Permission/Settings.js"
+import { realPathSync, Workspace } from "../Runtime/Workspace.js"
+import { decide, deniesRead, indexRule, makeIndex } from "./internal/policy.js"
+import type { IndexedRule, PolicyEnvironment } from "./internal/policy.js"
+import { parseRule } from "./Rule.js"
+import type { PermissionRule, RuleBehavior, RuleParseError } from "./Rule.js"
+import type { LoadedSettings, PermissionMode, PermissionModeSetting, ToolNameOptions } from "./Settings.js"
 import {
   addRuleToSettingsFile,
   claudeSettingsPaths,
@@ -86,7 +86,7 @@ import {
   readFileRule,
   resolveMode,
   SettingsError
-} from "./Permission/Settings.js"
+} from "./Settings.js"
 import { PermissionPolicy, PolicyUpdateError } from "./PermissionPolicy.js"
 
 // -----------------------------------------------------------------------------

@@ -5,9 +5,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { PermissionPolicy } from "../../../src/Runtime/PermissionPolicy.js"
-import * as Permissions from "../../../src/Runtime/Permissions.js"
-import type { PermissionsOptions } from "../../../src/Runtime/Permissions.js"
+import { PermissionPolicy } from "../../src/Permission/PermissionPolicy.js"
+import * as Permissions from "../../src/Permission/Permissions.js"
+import type { PermissionsOptions } from "../../src/Permission/Permissions.js"
 import { makeSandbox, settingsFrom, workspaceLayer } from "./fixtures.js"
 
 const box = makeSandbox()

@@ -4,14 +4,14 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Option } from "effect"
 import * as Path from "node:path"
-import { makeRule, printRule } from "../../../src/Runtime/Permission/Rule.js"
+import { makeRule, printRule } from "../../src/Permission/Rule.js"
 import {
   addRuleToSettingsFile,
   claudeSettingsPaths,
   loadClaudeSettings,
   loadSettingsFile,
   SettingsError
-} from "../../../src/Runtime/Permission/Settings.js"
+} from "../../src/Permission/Settings.js"
 
 const tempDir = FileSystem.FileSystem.pipe(Effect.flatMap((fs) => fs.makeTempDirectoryScoped()))
 

@@ -5,7 +5,7 @@
  *
  * {@link PermissionPolicy.toolOnly} is the minimal policy: the tool's own check decides, and anything without an
  * opinion from a tool that touches the environment asks. The full policy (rules, modes, safety checks) is
- * `Runtime/Permissions`.
+ * `Permission/Permissions`.
  *
  * @since 0.1.0
  */

@@ -3,10 +3,10 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import * as Permissions from "../../../src/Runtime/Permissions.js"
-import type { PolicyRequest } from "../../../src/Runtime/PermissionPolicy.js"
-import { PermissionCheck } from "../../../src/Tool/Permission.js"
-import * as Tool from "../../../src/Tool/Tool.js"
+import * as Permissions from "../../src/Permission/Permissions.js"
+import type { PolicyRequest } from "../../src/Permission/PermissionPolicy.js"
+import { PermissionCheck } from "../../src/Tool/Permission.js"
+import * as Tool from "../../src/Tool/Tool.js"
 import { makeSandbox, workspaceLayer } from "./fixtures.js"
 
 const box = makeSandbox()
