@@ -73,6 +73,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Path from "node:path"
 import { realPathSync, Workspace } from "../Runtime/Workspace.js"
+import type { RuleSource } from "../Tool/Permission.js"
 import { decide, deniesRead, indexRule, makeIndex } from "./internal/policy.js"
 import type { IndexedRule, PolicyEnvironment } from "./internal/policy.js"
 import { parseRule } from "./Rule.js"
@@ -184,7 +185,7 @@ export const modeFromSettings = (settings: ReadonlyArray<LoadedSettings>): Permi
 
 const BEHAVIORS: ReadonlyArray<RuleBehavior> = ["deny", "ask", "allow"]
 
-const parseLists = (lists: RuleLists | undefined, source: "cliArg" | "session"): Either.Either<Array<IndexedRule>, RuleParseError> => {
+const parseLists = (lists: RuleLists | undefined, source: Extract<RuleSource, "cliArg" | "session">): Either.Either<Array<IndexedRule>, RuleParseError> => {
   const out: Array<IndexedRule> = []
   for (const behavior of BEHAVIORS) {
     for (const text of lists?.[behavior] ?? []) {

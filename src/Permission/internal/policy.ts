@@ -7,6 +7,7 @@
 import * as fs from "node:fs"
 import * as Path from "node:path"
 import { DecisionReason, describeReason } from "../../Tool/Permission.js"
+import type { RuleSource } from "../../Tool/Permission.js"
 import type { AnyService, Claim, ContentRule, Definition, RuleContext, RulesByBehavior } from "../../Tool/Tool.js"
 import type { PolicyRequest } from "../PermissionPolicy.js"
 import { PolicyVerdict } from "../PermissionPolicy.js"
@@ -15,7 +16,7 @@ import type { PathMatcher } from "../PathPattern.js"
 import type { PermissionRule, RuleBehavior } from "../Rule.js"
 import { printRule, ruleTargetsTool } from "../Rule.js"
 import { protectedWriteReason } from "../SafetyCheck.js"
-import type { PermissionMode, RuleSourceKind } from "../Settings.js"
+import type { PermissionMode } from "../Settings.js"
 
 const posix = Path.posix
 
@@ -29,7 +30,7 @@ export interface IndexedRule {
   readonly rule: PermissionRule
   /** Canonical text (`printRule`). */
   readonly text: string
-  readonly source: RuleSourceKind
+  readonly source: RuleSource
   readonly path: string | undefined
   /** Base of `/...` patterns: the root of the settings file the rule came from. */
   readonly ruleDirectory: string | undefined
@@ -45,7 +46,7 @@ export interface IndexedContentRule extends IndexedRule, ContentRule {
 export const indexRule = (
   behavior: RuleBehavior,
   rule: PermissionRule,
-  source: RuleSourceKind,
+  source: RuleSource,
   path: string | undefined
 ): IndexedRule => {
   const text = printRule(rule)
