@@ -41,8 +41,14 @@ export { ToolRegistry } from "./Runtime/ToolRegistry.js"
 export { ToolRuntime } from "./Runtime/ToolRuntime.js"
 /** @since 0.1.0 */
 export type { RunHandle, RunOptions, SchedulingMode } from "./Runtime/ToolRuntime.js"
-/** @since 0.1.0 */
-export * as Permissions from "./Permission/Permissions.js"
+/** @since 0.2.0 */
+export * as RulePolicy from "./Permission/RulePolicy.js"
+/**
+ * @since 0.1.0
+ * @deprecated use `RulePolicy` (the rule-based implementation of the `PermissionPolicy` service) and
+ * `Settings.loadSettings`.
+ */
+export * as Permissions from "./Permission/LegacyPermissions.js"
 /** @since 0.1.0 */
 export * as PermissionRule from "./Permission/Rule.js"
 /** @since 0.1.0 */

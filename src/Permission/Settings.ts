@@ -860,15 +860,50 @@ export const loadClaudeSettings = (
   options: ClaudeSettingsOptions
 ): Effect.Effect<ReadonlyArray<LoadedSettings>, SettingsError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
-    const decodeOptions: DecodeOptions = {
-      home: options.home,
-      ...(options.knownTools === undefined ? {} : { knownTools: options.knownTools }),
-      ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers })
-    }
+    const decodeOptions = decodeOptionsOf(options)
     const loaded = yield* Effect.forEach(claudeSettingsPaths(options), ({ kind, path }) => loadSettingsFile(path, kind, decodeOptions))
     const user = Option.getOrUndefined(loaded[0]!)
     const trusted = options.trustProject === true || isTrusted(user?.settings, options.cwd, options.home)
     return loaded.flatMap(Option.toArray).map((file) => applyTrust(file, trusted))
+  })
+
+/** The decode options within loader options: home, and which tools and servers exist. */
+const decodeOptionsOf = (options: ToolNameOptions & { readonly home: string }): DecodeOptions => ({
+  home: options.home,
+  ...(options.knownTools === undefined ? {} : { knownTools: options.knownTools }),
+  ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers })
+})
+
+/**
+ * Loads settings files: Claude Code's standard locations (user, project, local) when `claudeSettings` is set, then
+ * each of `files` (source `flagSettings`, trusted: the person named them). A file named in `files` must exist; a
+ * standard location may be absent. The repository's files are judged for trust (`trustProject`, or `trustedProjects`
+ * in the user's settings). A malformed file fails with a `SettingsError` naming the file and the field; everything
+ * milder is in each file's `warnings`.
+ *
+ * @since 0.1.0
+ * @category loading
+ */
+export const loadSettings = (options: {
+  readonly claudeSettings?: boolean
+  readonly files?: ReadonlyArray<string>
+  readonly cwd: string
+  readonly home: string
+  readonly trustProject?: boolean
+} & ToolNameOptions): Effect.Effect<ReadonlyArray<LoadedSettings>, SettingsError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const standard = options.claudeSettings === true ? yield* loadClaudeSettings(options) : []
+    const decodeOptions = decodeOptionsOf(options)
+    const given = yield* Effect.forEach(options.files ?? [], (file) => {
+      const path = Path.resolve(options.cwd, file)
+      return loadSettingsFile(path, "flagSettings", decodeOptions).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.fail(new SettingsError({ file: path, reason: "Unreadable", detail: "the file does not exist" })),
+          onSome: Effect.succeed
+        }))
+      )
+    })
+    return [...standard, ...given]
   })
 
 // -----------------------------------------------------------------------------

@@ -40,7 +40,7 @@ import type { AnyService, Definition } from "../Tool/Tool.js"
 import * as Definitions from "./Definitions.js"
 import { ruleTargets } from "../Permission/internal/policy.js"
 import { parseRule } from "../Permission/Rule.js"
-import type { PermissionsOptions } from "../Permission/Permissions.js"
+import type { RulePolicyOptions } from "../Permission/RulePolicy.js"
 import { ToolRegistry } from "./ToolRegistry.js"
 import type { RegisteredTool } from "./ToolRegistry.js"
 
@@ -448,7 +448,7 @@ const gateRegistry = (registry: ToolRegistry["Type"], catalog: ToolCatalog["Type
  * @category deny rules
  */
 export const wholeToolDenial = (
-  options: Pick<PermissionsOptions, "settings" | "cliRules" | "sessionRules">
+  options: Pick<RulePolicyOptions, "settings" | "cliRules" | "sessionRules">
 ): (definition: Definition.Any) => boolean => {
   const fromFiles = (options.settings ?? []).flatMap((loaded) => loaded.rules.filter((sourced) => sourced.behavior === "deny").map((sourced) => sourced.rule))
   const fromText = [...(options.cliRules?.deny ?? []), ...(options.sessionRules?.deny ?? [])].flatMap((text) => {

@@ -8,7 +8,7 @@ import { Effect, Layer, Ref } from "effect"
 import { McpServers } from "../../src/Mcp/McpServers.js"
 import { ApprovalAnswer, Approver } from "../../src/Permission/Approver.js"
 import type { ApprovalRequest } from "../../src/Permission/Approver.js"
-import * as Permissions from "../../src/Permission/Permissions.js"
+import * as RulePolicy from "../../src/Permission/RulePolicy.js"
 import { ResultStore } from "../../src/Runtime/ResultStore.js"
 import { DiscoveredTools, ToolCatalog, wholeToolDenial } from "../../src/Runtime/ToolCatalog.js"
 import { ToolHooks } from "../../src/Runtime/ToolHooks.js"
@@ -34,7 +34,7 @@ const session = (asked: Ref.Ref<ReadonlyArray<ApprovalRequest>>, answer: Approva
   )
   const registry = McpServers.extendRegistry.pipe(Layer.provide(ToolRegistry.layer([ToolSearch])), Layer.provide(ToolSearchLive))
   const tools = ToolCatalog.gate.pipe(Layer.provide(registry), Layer.provideMerge(catalog))
-  const policy = Permissions.layer({ cliRules: { allow: [], deny, ask: [] } }).pipe(Layer.provide(Workspace.layer({ cwd: tempDir("mcp-search") })), Layer.orDie)
+  const policy = RulePolicy.layer({ cliRules: { allow: [], deny, ask: [] } }).pipe(Layer.provide(Workspace.layer({ cwd: tempDir("mcp-search") })), Layer.orDie)
   return ToolRuntime.layer.pipe(
     Layer.provide(Layer.mergeAll(policy, ToolHooks.none, Approver.scripted(() => Effect.succeed(answer), asked))),
     Layer.provideMerge(tools),

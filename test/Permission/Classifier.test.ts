@@ -16,7 +16,7 @@ import { ApprovalAnswer, Approver } from "../../src/Permission/Approver.js"
 import type { ApprovalRequest } from "../../src/Permission/Approver.js"
 import * as ClassifierApprover from "../../src/Permission/ClassifierApprover.js"
 import { PermissionPolicy } from "../../src/Permission/PermissionPolicy.js"
-import * as Permissions from "../../src/Permission/Permissions.js"
+import * as RulePolicy from "../../src/Permission/RulePolicy.js"
 import { ResultStore } from "../../src/Runtime/ResultStore.js"
 import { ToolHooks } from "../../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"
@@ -186,7 +186,7 @@ describe("the classifier can never allow what the policy refuses before a person
     ({ allow, ask, deny, mode, target, write }) =>
       Effect.gen(function*() {
         const prompts = yield* Ref.make<ReadonlyArray<string>>([])
-        const policy = Permissions.layer({ mode, cliRules: { allow, ask, deny } }).pipe(
+        const policy = RulePolicy.layer({ mode, cliRules: { allow, ask, deny } }).pipe(
           Layer.provide(Workspace.layer({ cwd })),
           Layer.provide(NodeContext.layer),
           Layer.orDie

@@ -11,7 +11,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { ApprovalAnswer, Approver } from "../../src/Permission/Approver.js"
 import type { ApprovalRequest } from "../../src/Permission/Approver.js"
-import * as Permissions from "../../src/Permission/Permissions.js"
+import * as RulePolicy from "../../src/Permission/RulePolicy.js"
 import { ResultStore } from "../../src/Runtime/ResultStore.js"
 import { renderRequest } from "../../src/Permission/TerminalApprover.js"
 import { ToolHooks } from "../../src/Runtime/ToolHooks.js"
@@ -54,7 +54,7 @@ const runtimeIn = (cwd: string, asked: Ref.Ref<ReadonlyArray<ApprovalRequest>>) 
   return ToolRuntime.layer.pipe(
     Layer.provide(Layer.provide(ToolRegistry.layer([BashTool]), tools)),
     Layer.provide([
-      Permissions.layer({ mode: "default" }).pipe(Layer.provide(workspace)),
+      RulePolicy.layer({ mode: "default" }).pipe(Layer.provide(workspace)),
       Approver.scripted(() => Effect.succeed(ApprovalAnswer.Deny({ cancelRun: false })), asked),
       ToolHooks.none,
       ResultStore.layer(tempDir("honest-results"))

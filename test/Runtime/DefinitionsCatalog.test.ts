@@ -7,7 +7,7 @@ import * as path from "node:path"
 import { Approver } from "../../src/Permission/Approver.js"
 import * as Definitions from "../../src/Runtime/Definitions.js"
 import { PermissionPolicy } from "../../src/Permission/PermissionPolicy.js"
-import * as Permissions from "../../src/Permission/Permissions.js"
+import * as RulePolicy from "../../src/Permission/RulePolicy.js"
 import { ResultStore } from "../../src/Runtime/ResultStore.js"
 import { announcement, DiscoveredTools, notLoadedMessage, parseSearchMode, ToolCatalog, wholeToolDenial } from "../../src/Runtime/ToolCatalog.js"
 import type { CatalogOptions } from "../../src/Runtime/ToolCatalog.js"
@@ -212,7 +212,7 @@ describe("deny rules and permissions", () => {
   const workspaceDir = fs.mkdtempSync(path.join(os.tmpdir(), "catalog-"))
   const rules = { deny: ["mcp__weather"], ask: ["mcp__ops__deploy"] }
   const denies = wholeToolDenial({ cliRules: rules })
-  const policy = Permissions.layer({ cliRules: rules }).pipe(
+  const policy = RulePolicy.layer({ cliRules: rules }).pipe(
     Layer.provide(Workspace.layer({ cwd: workspaceDir, home: workspaceDir })),
     Layer.provide(NodeContext.layer),
     Layer.orDie

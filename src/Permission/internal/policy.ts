@@ -1,5 +1,5 @@
 /**
- * The machinery behind `Permission/Permissions`: an index of rules by tool, content matching through the tool's own
+ * The machinery behind `Permission/RulePolicy`: an index of rules by tool, content matching through the tool's own
  * matchers, and the decision function itself. Pure and synchronous, so one decision costs microseconds.
  *
  * @internal
@@ -501,7 +501,7 @@ const decideBeforeDontAsk = (index: RuleIndex, env: PolicyEnvironment, request: 
 
 /**
  * The verdict for one request under a rule set and an environment (the full order is documented in
- * `Permission/Permissions`).
+ * `Permission/RulePolicy`).
  *
  * @internal
  */

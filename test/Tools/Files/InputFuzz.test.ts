@@ -12,7 +12,7 @@ import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Approver } from "../../../src/Permission/Approver.js"
-import * as Permissions from "../../../src/Permission/Permissions.js"
+import * as RulePolicy from "../../../src/Permission/RulePolicy.js"
 import { ResultStore } from "../../../src/Runtime/ResultStore.js"
 import { ToolHooks } from "../../../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../../../src/Runtime/ToolRegistry.js"
@@ -41,7 +41,7 @@ const layer = (() => {
   )
   return ToolRuntime.layer.pipe(
     Layer.provide(Layer.provide(ToolRegistry.layer([...FileTools.tools, BashTool]), tools)),
-    Layer.provide([Permissions.layer({ mode: "default" }).pipe(Layer.provide(ws)), Approver.denyAll, ToolHooks.none, ResultStore.layer(tempDir("fuzz-results"))]),
+    Layer.provide([RulePolicy.layer({ mode: "default" }).pipe(Layer.provide(ws)), Approver.denyAll, ToolHooks.none, ResultStore.layer(tempDir("fuzz-results"))]),
     Layer.provide(NodeContext.layer)
   )
 })()

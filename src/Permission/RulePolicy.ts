@@ -1,5 +1,7 @@
 /**
- * The full {@link PermissionPolicy}: permission rules from settings files, the command line and the session; the
+ * `RulePolicy`: the rule-based implementation of the {@link PermissionPolicy} service (the service is the Tag in
+ * `Permission/PermissionPolicy`; `PermissionPolicy.toolOnly` is the minimal implementation, this one the full one):
+ * permission rules from settings files, the command line and the session; the
  * permission mode; safety checks; read-only auto-allow; and the opinions of the tool and of PreToolUse hooks.
  *
  * ## Decision order
@@ -70,7 +72,6 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Path from "node:path"
 import { realPathSync, Workspace } from "../Runtime/Workspace.js"
 import type { RuleSource } from "../Tool/Permission.js"
@@ -78,16 +79,8 @@ import { decide, deniesRead, indexRule, makeIndex } from "./internal/policy.js"
 import type { IndexedRule, PolicyEnvironment } from "./internal/policy.js"
 import { parseRule } from "./Rule.js"
 import type { PermissionRule, RuleBehavior, RuleParseError } from "./Rule.js"
-import type { LoadedSettings, PermissionMode, PermissionModeSetting, ToolNameOptions } from "./Settings.js"
-import {
-  addRuleToSettingsFile,
-  claudeSettingsPaths,
-  loadClaudeSettings,
-  loadSettingsFile,
-  readFileRule,
-  resolveMode,
-  SettingsError
-} from "./Settings.js"
+import type { LoadedSettings, PermissionModeSetting } from "./Settings.js"
+import { addRuleToSettingsFile, claudeSettingsPaths, readFileRule, resolveMode } from "./Settings.js"
 import { PermissionPolicy, PolicyUpdateError } from "./PermissionPolicy.js"
 
 // -----------------------------------------------------------------------------
@@ -112,8 +105,8 @@ export interface RuleLists {
  * @since 0.1.0
  * @category models
  */
-export interface PermissionsOptions {
-  /** Loaded settings files, lowest precedence first (e.g. from {@link loadSettings}). */
+export interface RulePolicyOptions {
+  /** Loaded settings files, lowest precedence first (e.g. from `Settings.loadSettings`). */
   readonly settings?: ReadonlyArray<LoadedSettings>
   /** Rules from the command line (source `cliArg`). */
   readonly cliRules?: RuleLists
@@ -130,54 +123,6 @@ export interface PermissionsOptions {
   /** Where "allow always" rules are written. Default `<cwd>/.claude/settings.local.json`. */
   readonly localSettingsPath?: string
 }
-
-// -----------------------------------------------------------------------------
-// loading
-// -----------------------------------------------------------------------------
-
-/**
- * Loads settings files: Claude Code's standard locations (user, project, local) when `claudeSettings` is set, then
- * each of `files` (source `flagSettings`, trusted: the person named them). A file named in `files` must exist; a
- * standard location may be absent. The repository's files are judged for trust (`trustProject`, or `trustedProjects`
- * in the user's settings). A malformed file fails with a `SettingsError` naming the file and the field; everything
- * milder is in each file's `warnings`.
- *
- * @since 0.1.0
- * @category loading
- */
-export const loadSettings = (options: {
-  readonly claudeSettings?: boolean
-  readonly files?: ReadonlyArray<string>
-  readonly cwd: string
-  readonly home: string
-  readonly trustProject?: boolean
-} & ToolNameOptions): Effect.Effect<ReadonlyArray<LoadedSettings>, SettingsError, FileSystem.FileSystem> =>
-  Effect.gen(function*() {
-    const standard = options.claudeSettings === true ? yield* loadClaudeSettings(options) : []
-    const decodeOptions = {
-      home: options.home,
-      ...(options.knownTools === undefined ? {} : { knownTools: options.knownTools }),
-      ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers })
-    }
-    const given = yield* Effect.forEach(options.files ?? [], (file) => {
-      const path = Path.resolve(options.cwd, file)
-      return loadSettingsFile(path, "flagSettings", decodeOptions).pipe(
-        Effect.flatMap(Option.match({
-          onNone: () => Effect.fail(new SettingsError({ file: path, reason: "Unreadable", detail: "the file does not exist" })),
-          onSome: Effect.succeed
-        }))
-      )
-    })
-    return [...standard, ...given]
-  })
-
-/**
- * The mode a set of settings files asks for (see `Settings.resolveMode`, which also says why when it differs).
- *
- * @since 0.1.0
- * @category loading
- */
-export const modeFromSettings = (settings: ReadonlyArray<LoadedSettings>): PermissionMode => resolveMode(settings).mode
 
 // -----------------------------------------------------------------------------
 // constructors
@@ -206,7 +151,7 @@ const parseLists = (lists: RuleLists | undefined, source: Extract<RuleSource, "c
  * @category constructors
  */
 export const make = (
-  options: PermissionsOptions = {}
+  options: RulePolicyOptions = {}
 ): Effect.Effect<PermissionPolicy["Type"], RuleParseError, Workspace | FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const workspace = yield* Workspace
@@ -257,7 +202,7 @@ export const make = (
           Effect.provideService(FileSystem.FileSystem, fs),
           Effect.mapError((error) => new PolicyUpdateError({ message: error.message }))
         )
-      }).pipe(Effect.withSpan("Permissions.remember", { attributes: { scope } }))
+      }).pipe(Effect.withSpan("RulePolicy.remember", { attributes: { scope } }))
 
     return {
       evaluate: (request) => Effect.sync(() => decide(index, env, request)),
@@ -278,6 +223,6 @@ export const make = (
  * @category layers
  */
 export const layer = (
-  options: PermissionsOptions = {}
+  options: RulePolicyOptions = {}
 ): Layer.Layer<PermissionPolicy, RuleParseError, Workspace | FileSystem.FileSystem> => Layer.effect(PermissionPolicy, make(options))
 
