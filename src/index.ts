@@ -66,7 +66,9 @@ export { AuditLog } from "./Runtime/AuditLog.js"
 /** @since 0.2.0 */
 export * as Definitions from "./Runtime/Definitions.js"
 /** @since 0.2.0 */
-export { announcement, DiscoveredTools, notLoadedMessage, parseSearchMode, requestEnabled, ToolCatalog, wholeToolDenial } from "./Runtime/ToolCatalog.js"
+export { announcement, DiscoveredTools, notLoadedMessage, parseSearchMode, requestEnabled, ToolCatalog } from "./Runtime/ToolCatalog.js"
+/** @since 0.2.0 */
+export { wholeToolDenial } from "./Permission/RulePolicy.js"
 /** @since 0.2.0 */
 export type { CatalogOptions, CatalogRequest, SearchMode } from "./Runtime/ToolCatalog.js"
 /** @since 0.2.0 */

@@ -75,7 +75,8 @@ import * as Layer from "effect/Layer"
 import * as Path from "node:path"
 import { realPathSync, Workspace } from "../Runtime/Workspace.js"
 import type { RuleSource } from "../Tool/Permission.js"
-import { decide, deniesRead, indexRule, makeIndex } from "./internal/policy.js"
+import type { Definition } from "../Tool/Tool.js"
+import { decide, deniesRead, indexRule, makeIndex, ruleTargets } from "./internal/policy.js"
 import type { IndexedRule, PolicyEnvironment } from "./internal/policy.js"
 import { parseRule } from "./Rule.js"
 import type { PermissionRule, RuleBehavior, RuleParseError } from "./Rule.js"
@@ -226,3 +227,27 @@ export const layer = (
   options: RulePolicyOptions = {}
 ): Layer.Layer<PermissionPolicy, RuleParseError, Workspace | FileSystem.FileSystem> => Layer.effect(PermissionPolicy, make(options))
 
+// -----------------------------------------------------------------------------
+// deny rules
+// -----------------------------------------------------------------------------
+
+/**
+ * Whether the deny rules of these permission options remove a whole tool: a deny rule without content that targets
+ * it, exactly as the policy decides it (`Tool`, an alias, `Read`/`Edit` for file tools, `mcp__server`). Such a tool
+ * is left out of the definitions, the announcement and the search; a call to it is still denied by the policy.
+ * Rules that do not parse are skipped here (the policy's layer reports them).
+ *
+ * @since 0.2.0
+ * @category deny rules
+ */
+export const wholeToolDenial = (
+  options: Pick<RulePolicyOptions, "settings" | "cliRules" | "sessionRules">
+): (definition: Definition.Any) => boolean => {
+  const fromFiles = (options.settings ?? []).flatMap((loaded) => loaded.rules.filter((sourced) => sourced.behavior === "deny").map((sourced) => sourced.rule))
+  const fromText = [...(options.cliRules?.deny ?? []), ...(options.sessionRules?.deny ?? [])].flatMap((text) => {
+    const parsed = parseRule(text)
+    return Either.isRight(parsed) ? [parsed.right] : []
+  })
+  const whole = [...fromFiles, ...fromText].filter((rule) => rule.content === undefined)
+  return (definition) => whole.some((rule) => ruleTargets(rule, definition))
+}

@@ -10,7 +10,7 @@ import { ApprovalAnswer, Approver } from "../../src/Permission/Approver.js"
 import type { ApprovalRequest } from "../../src/Permission/Approver.js"
 import * as RulePolicy from "../../src/Permission/RulePolicy.js"
 import { ResultStore } from "../../src/Runtime/ResultStore.js"
-import { DiscoveredTools, ToolCatalog, wholeToolDenial } from "../../src/Runtime/ToolCatalog.js"
+import { DiscoveredTools, ToolCatalog } from "../../src/Runtime/ToolCatalog.js"
 import { ToolHooks } from "../../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
@@ -29,7 +29,7 @@ const session = (asked: Ref.Ref<ReadonlyArray<ApprovalRequest>>, answer: Approva
       ToolCatalog.layer([...mcp.tools(), ToolSearch], {
         mode: "on",
         searchToolName: ToolSearch.definition.name,
-        denies: wholeToolDenial({ cliRules: { allow: [], deny, ask: [] } })
+        denies: RulePolicy.wholeToolDenial({ cliRules: { allow: [], deny, ask: [] } })
       }))
   )
   const registry = McpServers.extendRegistry.pipe(Layer.provide(ToolRegistry.layer([ToolSearch])), Layer.provide(ToolSearchLive))
