@@ -24,7 +24,7 @@ export type { ApprovalRequest } from "./Permission/Approver.js"
 /** @since 0.1.0 */
 export { ToolEvent } from "./Runtime/Events.js"
 /** @since 0.1.0 */
-export { PermissionPolicy, PolicyVerdict } from "./Permission/PermissionPolicy.js"
+export { PermissionPolicy, PolicyUpdateError, PolicyVerdict } from "./Permission/PermissionPolicy.js"
 /** @since 0.1.0 */
 export type { HookOpinion, PolicyRequest } from "./Permission/PermissionPolicy.js"
 /** @since 0.1.0 */

@@ -106,7 +106,7 @@ export class PermissionPolicy extends Context.Tag("effect-tool-runtime/Permissio
  * @since 0.1.0
  * @category errors
  */
-export class PolicyUpdateError extends Data.TaggedError("effect-tool-runtime/PolicyUpdateError")<{ readonly message: string }> {}
+export class PolicyUpdateError extends Data.TaggedError("PolicyUpdateError")<{ readonly message: string }> {}
 
 const toolOnlyVerdict = ({ definition, hook, toolCheck }: PolicyRequest): PolicyVerdict => {
   if (hook?.behavior === "deny") return PolicyVerdict.Deny({ reason: DecisionReason.Hook({ hook: hook.hook, message: hook.message }), message: hook.message })

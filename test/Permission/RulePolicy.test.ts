@@ -261,7 +261,7 @@ describe("RulePolicy: remember", () => {
     Effect.gen(function*() {
       const policy = yield* PermissionPolicy
       const error = yield* Effect.flip(policy.remember(["Bash("], "session"))
-      expect(error._tag).toBe("effect-tool-runtime/PolicyUpdateError")
+      expect(error._tag).toBe("PolicyUpdateError")
       expect(error.message).toContain("Invalid permission rule")
     }).pipe(Effect.provide(layer({}))))
 
