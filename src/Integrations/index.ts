@@ -6,5 +6,3 @@
 
 /** @since 0.2.0 */
 export * as EffectAi from "./EffectAi.js"
-/** @since 0.2.0 */
-export * as ModelBackend from "./ModelBackend.js"
