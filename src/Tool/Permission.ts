@@ -1,7 +1,10 @@
 /**
- * Permission vocabulary: what a tool thinks of a call ({@link PermissionCheck}), why a decision was taken
- * ({@link DecisionReason}) and the decision itself ({@link Decision}). The policy that combines rules, modes,
- * hooks and the approver lives in `Permission/PermissionPolicy`.
+ * Permission vocabulary of the protocol: what a tool thinks of a call ({@link PermissionCheck}), where a rule came
+ * from ({@link RuleSource}), why a decision was taken ({@link DecisionReason}) and the decision itself
+ * ({@link Decision}). These stay with the protocol because a tool returns the first and every Outcome carries the
+ * last; the rest of the permission room (rules, settings and their trust, modes, safety checks, the
+ * `PermissionPolicy` service and its `RulePolicy` implementation, the approvers) is `src/Permission`, which builds on
+ * this module and never the other way round.
  *
  * @since 0.1.0
  */
