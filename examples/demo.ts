@@ -20,7 +20,7 @@ import type { LoopEvent } from "../src/index.js"
 import * as MessagesServer from "../src/testing/MessagesServer.js"
 import * as McpConfig from "../src/Mcp/Config.js"
 import { McpServers } from "../src/Mcp/McpServers.js"
-import * as Permissions from "../src/Runtime/Permissions.js"
+import * as RulePolicy from "../src/Permission/RulePolicy.js"
 import { ResultStore } from "../src/Runtime/ResultStore.js"
 import { ToolHooks } from "../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../src/Runtime/ToolRegistry.js"
@@ -88,7 +88,7 @@ const mcp = McpConfig.fromJson("demo .mcp.json", {
 const runtime = ToolRuntime.layer.pipe(
   Layer.provideMerge(Layer.mergeAll(
     McpServers.extendRegistry.pipe(Layer.provide(ToolRegistry.layer(builtinTools).pipe(Layer.provide(builtinLayer()))), Layer.provide(McpServers.layer(mcp))),
-    Permissions.layer({ mode: "default", cliRules: { allow: ["mcp__everything__echo"], deny: [], ask: [] } }),
+    RulePolicy.layer({ mode: "default", cliRules: { allow: ["mcp__everything__echo"], deny: [], ask: [] } }),
     person,
     ToolHooks.none
   )),

@@ -4,17 +4,17 @@ import { Effect, Either, Layer, Ref } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Approver } from "../../../src/Runtime/Approver.js"
-import type { ApprovalRequest } from "../../../src/Runtime/Approver.js"
+import { Approver } from "../../../src/Permission/Approver.js"
+import type { ApprovalRequest } from "../../../src/Permission/Approver.js"
 import * as Hooks from "../../../src/Runtime/Hooks.js"
 import type { FunctionHook, HooksOptions } from "../../../src/Runtime/Hooks.js"
-import * as Permissions from "../../../src/Runtime/Permissions.js"
-import type { PermissionsOptions } from "../../../src/Runtime/Permissions.js"
+import * as RulePolicy from "../../../src/Permission/RulePolicy.js"
+import type { RulePolicyOptions } from "../../../src/Permission/RulePolicy.js"
 import { ResultStore } from "../../../src/Runtime/ResultStore.js"
 import { ToolRegistry } from "../../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../../src/Runtime/ToolRuntime.js"
 import { describeReason } from "../../../src/Tool/Permission.js"
-import { allToolLayers, allTools, makeSandbox, settingsFrom, workspaceLayer } from "../Permission/fixtures.js"
+import { allToolLayers, allTools, makeSandbox, settingsFrom, workspaceLayer } from "../../Permission/fixtures.js"
 
 const box = makeSandbox()
 const scripts = fs.mkdtempSync(path.join(os.tmpdir(), "etr-hooks-"))
@@ -307,21 +307,21 @@ describe("command hooks: PostToolUse and PostToolUseFailure", () => {
 })
 
 describe("hooks and the permission policy, through the runtime", () => {
-  const runtime = (policy: PermissionsOptions, hooks: Omit<HooksOptions, "cwd">, asked: Ref.Ref<ReadonlyArray<ApprovalRequest>>) =>
+  const runtime = (policy: RulePolicyOptions, hooks: Omit<HooksOptions, "cwd">, asked: Ref.Ref<ReadonlyArray<ApprovalRequest>>) =>
     ToolRuntime.layer.pipe(
       Layer.provide(Layer.provide(ToolRegistry.layer(allTools), allToolLayers)),
       Layer.provide([
-        Permissions.layer(policy).pipe(Layer.provide(workspaceLayer(box))),
+        RulePolicy.layer(policy).pipe(Layer.provide(workspaceLayer(box))),
         Hooks.layer({ cwd: box.root, ...hooks }).pipe(Layer.provide(NodeContext.layer)),
         Approver.scripted(() => Effect.succeed({ _tag: "AllowOnce" }), asked),
         ResultStore.layerMemory()
       ])
     )
-  const project = (permissions: Record<string, unknown>): PermissionsOptions => ({ settings: [settingsFrom({ permissions }, path.join(box.root, ".claude/settings.json"))] })
+  const project = (permissions: Record<string, unknown>): RulePolicyOptions => ({ settings: [settingsFrom({ permissions }, path.join(box.root, ".claude/settings.json"))] })
   const hookSays = (behavior: string, extra: Record<string, unknown> = {}) => ({
     settingsHooks: [pre(script(json({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: behavior, permissionDecisionReason: `hook says ${behavior}`, ...extra } })), "Bash")]
   })
-  const run = (policy: PermissionsOptions, hooks: Omit<HooksOptions, "cwd">, input: unknown) =>
+  const run = (policy: RulePolicyOptions, hooks: Omit<HooksOptions, "cwd">, input: unknown) =>
     Effect.gen(function*() {
       const asked = yield* Ref.make<ReadonlyArray<ApprovalRequest>>([])
       const outcome = yield* Effect.flatMap(ToolRuntime, (rt) => rt.executeOne({ type: "tool_use", id: "toolu_1", name: "Bash", input })).pipe(

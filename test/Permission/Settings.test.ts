@@ -2,16 +2,20 @@ import { NodeFileSystem } from "@effect/platform-node"
 import { SystemError } from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Option } from "effect"
+import { Effect, Either, Exit, Option, Schema } from "effect"
 import * as Path from "node:path"
-import { makeRule, printRule } from "../../../src/Runtime/Permission/Rule.js"
+import { makeRule, printRule } from "../../src/Permission/Rule.js"
 import {
   addRuleToSettingsFile,
   claudeSettingsPaths,
   loadClaudeSettings,
   loadSettingsFile,
-  SettingsError
-} from "../../../src/Runtime/Permission/Settings.js"
+  SettingsError,
+  SettingsFile,
+  SettingsFileKind,
+  SourcedRule
+} from "../../src/Permission/Settings.js"
+import { RuleSource } from "../../src/Tool/Permission.js"
 
 const tempDir = FileSystem.FileSystem.pipe(Effect.flatMap((fs) => fs.makeTempDirectoryScoped()))
 
@@ -35,6 +39,22 @@ const loadError = (path: string) =>
       return error.message
     })
   )
+
+describe("rule sources", () => {
+  it("every settings file kind is a rule source; the command line and the session are not files", () => {
+    expect(SettingsFileKind.literals.every((kind) => Schema.is(RuleSource)(kind))).toBe(true)
+    expect(RuleSource.literals.filter((kind) => !Schema.is(SettingsFileKind)(kind))).toEqual(["cliArg", "session"])
+    expect(Either.isLeft(Schema.decodeUnknownEither(SettingsFile)({ kind: "cliArg", path: "/p/x.json" }))).toBe(true)
+    expect(Either.isLeft(Schema.decodeUnknownEither(SettingsFile)({ kind: "projectSettings" }))).toBe(true)
+  })
+
+  it("a sourced rule carries its settings file through encoding", () => {
+    const rule = new SourcedRule({ behavior: "deny", rule: makeRule("Bash"), text: "Bash", source: { kind: "localSettings", path: "/p/.claude/settings.local.json" } })
+    const encoded = Schema.encodeSync(SourcedRule)(rule)
+    expect(encoded.source).toEqual({ kind: "localSettings", path: "/p/.claude/settings.local.json" })
+    expect(Schema.decodeUnknownSync(SourcedRule)(encoded)).toEqual(rule)
+  })
+})
 
 describe("claudeSettingsPaths", () => {
   it("lists user, project and local settings in precedence order", () => {

@@ -1,7 +1,7 @@
 /**
  * The Approver asks a person whether a call may run. The runtime puts requests to it one at a time, even when calls
  * run in parallel. Layers: {@link Approver.allowAll}, {@link Approver.denyAll}, {@link Approver.scripted} (tests),
- * and the interactive terminal prompt in `Runtime/TerminalApprover`.
+ * and the interactive terminal prompt in `Permission/TerminalApprover`.
  *
  * @since 0.1.0
  */

@@ -10,15 +10,16 @@ import { Effect, FastCheck as fc, Layer, ManagedRuntime, Option, Schema } from "
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import type { PolicyRequest, PolicyVerdict } from "../../../src/Runtime/PermissionPolicy.js"
-import type { PermissionPolicy } from "../../../src/Runtime/PermissionPolicy.js"
-import * as Permissions from "../../../src/Runtime/Permissions.js"
-import { ResultStore } from "../../../src/Runtime/ResultStore.js"
-import { ToolRegistry } from "../../../src/Runtime/ToolRegistry.js"
-import { PermissionCheck } from "../../../src/Tool/Permission.js"
-import * as Tool from "../../../src/Tool/Tool.js"
-import { builtinLayer, builtinTools } from "../../../src/Tools/index.js"
-import { Workspace } from "../../../src/Runtime/Workspace.js"
+import type { PolicyRequest, PolicyVerdict } from "../../src/Permission/PermissionPolicy.js"
+import type { PermissionPolicy } from "../../src/Permission/PermissionPolicy.js"
+import * as RulePolicy from "../../src/Permission/RulePolicy.js"
+import { loadSettings } from "../../src/Permission/Settings.js"
+import { ResultStore } from "../../src/Runtime/ResultStore.js"
+import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"
+import { PermissionCheck } from "../../src/Tool/Permission.js"
+import * as Tool from "../../src/Tool/Tool.js"
+import { builtinLayer, builtinTools } from "../../src/Tools/index.js"
+import { Workspace } from "../../src/Runtime/Workspace.js"
 
 // -----------------------------------------------------------------------------
 // a real tree
@@ -160,14 +161,14 @@ describe("suggested rules", () => {
   it.effect.prop("adding the rule a prompt suggests allows the same call, unless a deny or a non-overridable ask applies", [scenario], ([s]) => Effect.gen(function*() {
     runs++
     const options = { cliRules: { deny: s.deny, ask: s.ask }, mode: s.mode as "default" }
-    const first = yield* inRuntime(Effect.flatMap(Permissions.make(options), (policy) => evaluate(policy, s.call)))
+    const first = yield* inRuntime(Effect.flatMap(RulePolicy.make(options), (policy) => evaluate(policy, s.call)))
     if (first._tag !== "Ask" || first.suggestions.length === 0) return
     reached++
     reachedBy[s.restrictSuggestion === "none" ? (s.call.strict ? "ask" : "allow") : s.restrictSuggestion]++
     const suggestions = first.suggestions
     const verdict: PolicyVerdict = yield* inRuntime(Effect.gen(function*() {
       const restricted = s.restrictSuggestion === "none" ? options.cliRules : { ...options.cliRules, [s.restrictSuggestion]: [...options.cliRules[s.restrictSuggestion], ...suggestions] }
-      const policy = yield* Permissions.make({ ...options, cliRules: restricted })
+      const policy = yield* RulePolicy.make({ ...options, cliRules: restricted })
       yield* policy.remember(suggestions, "session")
       return yield* evaluate(policy, s.call)
     }))
@@ -182,16 +183,16 @@ describe("suggested rules", () => {
   it.effect("a suggestion saved with \"allow always\" allows the same call in the next run, once the project is trusted", () =>
     inRuntime(Effect.gen(function*() {
       const read = call("Read", { file_path: path.join(outside, "notes.txt") })
-      const first = yield* Effect.flatMap(Permissions.make({}), (policy) => evaluate(policy, read))
+      const first = yield* Effect.flatMap(RulePolicy.make({}), (policy) => evaluate(policy, read))
       expect(first._tag).toBe("Ask")
       if (first._tag !== "Ask") return
-      yield* Effect.flatMap(Permissions.make({}), (policy) => policy.remember(first.suggestions, "always"))
+      yield* Effect.flatMap(RulePolicy.make({}), (policy) => policy.remember(first.suggestions, "always"))
       const saved = JSON.parse(fs.readFileSync(path.join(project, ".claude/settings.local.json"), "utf8"))
       expect(saved.permissions.allow).toEqual(first.suggestions)
       const nextRun = (trustProject: boolean) =>
         Effect.gen(function*() {
-          const settings = yield* Permissions.loadSettings({ claudeSettings: true, cwd: project, home, trustProject })
-          return (yield* Effect.flatMap(Permissions.make({ settings }), (policy) => evaluate(policy, read)))._tag
+          const settings = yield* loadSettings({ claudeSettings: true, cwd: project, home, trustProject })
+          return (yield* Effect.flatMap(RulePolicy.make({ settings }), (policy) => evaluate(policy, read)))._tag
         })
       expect(yield* nextRun(true)).toBe("Allow")
       // The local settings file belongs to the repository: untrusted, its allow rules wait.

@@ -3,12 +3,13 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import type { HookOpinion, PolicyVerdict } from "../../../src/Runtime/PermissionPolicy.js"
-import { PermissionPolicy } from "../../../src/Runtime/PermissionPolicy.js"
-import * as Permissions from "../../../src/Runtime/Permissions.js"
-import type { PermissionsOptions } from "../../../src/Runtime/Permissions.js"
-import { describeReason } from "../../../src/Tool/Permission.js"
-import type * as Tool from "../../../src/Tool/Tool.js"
+import type { HookOpinion, PolicyVerdict } from "../../src/Permission/PermissionPolicy.js"
+import { PermissionPolicy } from "../../src/Permission/PermissionPolicy.js"
+import * as RulePolicy from "../../src/Permission/RulePolicy.js"
+import { loadSettings, resolveMode } from "../../src/Permission/Settings.js"
+import type { RulePolicyOptions } from "../../src/Permission/RulePolicy.js"
+import { describeReason } from "../../src/Tool/Permission.js"
+import type * as Tool from "../../src/Tool/Tool.js"
 import { Bash, Echo, Edit, Grep, McpTool, makeSandbox, Read, request, settingsFrom, WebFetch, workspaceLayer, Write } from "./fixtures.js"
 
 const box = makeSandbox()
@@ -16,10 +17,10 @@ const { home, outside, root } = box
 const projectSettings = path.join(root, ".claude", "settings.json")
 const inRoot = (...parts: Array<string>) => path.join(root, ...parts)
 
-const policy = (options: PermissionsOptions) =>
-  Effect.runSync(Permissions.make(options).pipe(Effect.provide(workspaceLayer(box))))
+const policy = (options: RulePolicyOptions) =>
+  Effect.runSync(RulePolicy.make(options).pipe(Effect.provide(workspaceLayer(box))))
 
-const verdictOf = (options: PermissionsOptions, tool: Tool.Any, input: unknown, hook?: HookOpinion): PolicyVerdict =>
+const verdictOf = (options: RulePolicyOptions, tool: Tool.Any, input: unknown, hook?: HookOpinion): PolicyVerdict =>
   Effect.runSync(policy(options).evaluate(request(tool, input, hook)))
 
 const hook = (behavior: HookOpinion["behavior"]): HookOpinion => ({ behavior, hook: "guard.sh", message: `the hook says ${behavior}` })
@@ -31,7 +32,7 @@ const summary = (verdict: PolicyVerdict) => `${verdict._tag}:${verdict.reason._t
 
 interface Row {
   readonly name: string
-  readonly options: PermissionsOptions
+  readonly options: RulePolicyOptions
   readonly tool: Tool.Any
   readonly input: unknown
   readonly hook?: HookOpinion["behavior"]
@@ -123,7 +124,7 @@ const rows: ReadonlyArray<Row> = [
   { name: "dontAsk still auto-allows read-only calls", options: { mode: "dontAsk" }, tool: Read, input: { path: "src/a.ts" }, expected: "Allow:ReadOnly" }
 ]
 
-describe("Permissions: the decision table", () => {
+describe("RulePolicy: the decision table", () => {
   for (const row of rows) {
     it(row.name, () => {
       const verdict = verdictOf(row.options, row.tool, row.input, row.hook === undefined ? undefined : hook(row.hook))
@@ -165,15 +166,15 @@ describe("Permissions: the decision table", () => {
 
   it("a project or local settings file cannot turn on bypassPermissions", () => {
     const settings = [settingsFrom({ permissions: { defaultMode: "bypassPermissions" } }, projectSettings)]
-    expect(Permissions.modeFromSettings(settings)).toBe("default")
+    expect(resolveMode(settings).mode).toBe("default")
     expect(summary(verdictOf({ settings }, Bash, { command: "make" }))).toBe("Ask:Default")
     // A committed settings.local.json is the repository's too.
     const local = [settingsFrom({ permissions: { defaultMode: "bypassPermissions" } }, inRoot(".claude/settings.local.json"), "localSettings")]
-    expect(Permissions.modeFromSettings(local)).toBe("default")
+    expect(resolveMode(local).mode).toBe("default")
   })
 
   it("reports the rule from the earliest source when several match", () => {
-    const options: PermissionsOptions = {
+    const options: RulePolicyOptions = {
       settings: [settingsFrom({ permissions: { deny: ["Bash(rm:*)"] } }, path.join(home, ".claude/settings.json"), "userSettings")],
       cliRules: { deny: ["Bash"] }
     }
@@ -182,9 +183,9 @@ describe("Permissions: the decision table", () => {
   })
 })
 
-describe("Permissions: rule sources", () => {
+describe("RulePolicy: rule sources", () => {
   it("a command-line rule that does not parse fails the layer with a clear message", () => {
-    const error = Effect.runSync(Effect.flip(Permissions.make({ cliRules: { deny: ["Bash(rm"] } }).pipe(Effect.provide(workspaceLayer(box)))))
+    const error = Effect.runSync(Effect.flip(RulePolicy.make({ cliRules: { deny: ["Bash(rm"] } }).pipe(Effect.provide(workspaceLayer(box)))))
     expect(error.message).toBe("Invalid permission rule \"Bash(rm\": missing \")\" to close the \"(\" opened here (at character 5)")
   })
 
@@ -192,7 +193,7 @@ describe("Permissions: rule sources", () => {
     Effect.gen(function*() {
       const file = path.join(box.base, "bad-settings.json")
       fs.writeFileSync(file, JSON.stringify({ permissions: { allow: "Bash", defaultMode: "yolo" } }))
-      const error = yield* Effect.flip(Permissions.loadSettings({ files: [file], cwd: root, home }))
+      const error = yield* Effect.flip(loadSettings({ files: [file], cwd: root, home }))
       expect(error.message).toContain(file)
       expect(error.message).toContain("permissions.allow: expected array")
       expect(error.message).toContain("permissions.defaultMode")
@@ -200,7 +201,7 @@ describe("Permissions: rule sources", () => {
 
   it.effect("a settings file given by name must exist", () =>
     Effect.gen(function*() {
-      const error = yield* Effect.flip(Permissions.loadSettings({ files: ["missing.json"], cwd: root, home }))
+      const error = yield* Effect.flip(loadSettings({ files: ["missing.json"], cwd: root, home }))
       expect(error.message).toBe(`Cannot read settings file ${inRoot("missing.json")}: the file does not exist`)
     }).pipe(Effect.provide(NodeFileSystem.layer)))
 
@@ -212,7 +213,7 @@ describe("Permissions: rule sources", () => {
       fs.writeFileSync(path.join(dir, "home/.claude/settings.json"), JSON.stringify({ permissions: { allow: ["Read"] } }))
       fs.writeFileSync(path.join(dir, "proj/.claude/settings.local.json"), JSON.stringify({ permissions: { deny: ["Bash"] } }))
       fs.writeFileSync(path.join(dir, "extra.json"), JSON.stringify({ permissions: { ask: ["Edit"] } }))
-      const loaded = yield* Permissions.loadSettings({ claudeSettings: true, files: ["../extra.json"], cwd: path.join(dir, "proj"), home: path.join(dir, "home") })
+      const loaded = yield* loadSettings({ claudeSettings: true, files: ["../extra.json"], cwd: path.join(dir, "proj"), home: path.join(dir, "home") })
       expect(loaded.map((l) => [l.source.kind, l.rules.map((r) => r.text)])).toEqual([
         ["userSettings", ["Read"]],
         ["localSettings", ["Bash"]],
@@ -221,8 +222,8 @@ describe("Permissions: rule sources", () => {
     }).pipe(Effect.provide(NodeFileSystem.layer)))
 })
 
-describe("Permissions: remember", () => {
-  const layer = (options: PermissionsOptions) => Permissions.layer(options).pipe(Layer.provide(workspaceLayer(box)))
+describe("RulePolicy: remember", () => {
+  const layer = (options: RulePolicyOptions) => RulePolicy.layer(options).pipe(Layer.provide(workspaceLayer(box)))
 
   it.effect("a session rule is honoured by the next call", () =>
     Effect.gen(function*() {
@@ -260,7 +261,7 @@ describe("Permissions: remember", () => {
     Effect.gen(function*() {
       const policy = yield* PermissionPolicy
       const error = yield* Effect.flip(policy.remember(["Bash("], "session"))
-      expect(error._tag).toBe("effect-tool-runtime/PolicyUpdateError")
+      expect(error._tag).toBe("PolicyUpdateError")
       expect(error.message).toContain("Invalid permission rule")
     }).pipe(Effect.provide(layer({}))))
 

@@ -9,17 +9,17 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Ref } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { ApprovalAnswer, Approver } from "../../../src/Runtime/Approver.js"
-import type { ApprovalRequest } from "../../../src/Runtime/Approver.js"
-import * as Permissions from "../../../src/Runtime/Permissions.js"
-import { ResultStore } from "../../../src/Runtime/ResultStore.js"
-import { renderRequest } from "../../../src/Runtime/TerminalApprover.js"
-import { ToolHooks } from "../../../src/Runtime/ToolHooks.js"
-import { ToolRegistry } from "../../../src/Runtime/ToolRegistry.js"
-import { ToolRuntime } from "../../../src/Runtime/ToolRuntime.js"
-import { Workspace } from "../../../src/Runtime/Workspace.js"
-import { BashTool } from "../../../src/Tools/Bash.js"
-import { gitRepo, tempDir } from "../../Tools/Bash/helpers.js"
+import { ApprovalAnswer, Approver } from "../../src/Permission/Approver.js"
+import type { ApprovalRequest } from "../../src/Permission/Approver.js"
+import * as RulePolicy from "../../src/Permission/RulePolicy.js"
+import { ResultStore } from "../../src/Runtime/ResultStore.js"
+import { renderRequest } from "../../src/Permission/TerminalApprover.js"
+import { ToolHooks } from "../../src/Runtime/ToolHooks.js"
+import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"
+import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
+import { Workspace } from "../../src/Runtime/Workspace.js"
+import { BashTool } from "../../src/Tools/Bash.js"
+import { gitRepo, tempDir } from "../Tools/Bash/helpers.js"
 
 /** Code points no terminal shows as themselves (the test's own list: C0 but LF, DEL, C1, format, separators...). */
 const hiddenCodePoint = (code: number): boolean =>
@@ -54,7 +54,7 @@ const runtimeIn = (cwd: string, asked: Ref.Ref<ReadonlyArray<ApprovalRequest>>) 
   return ToolRuntime.layer.pipe(
     Layer.provide(Layer.provide(ToolRegistry.layer([BashTool]), tools)),
     Layer.provide([
-      Permissions.layer({ mode: "default" }).pipe(Layer.provide(workspace)),
+      RulePolicy.layer({ mode: "default" }).pipe(Layer.provide(workspace)),
       Approver.scripted(() => Effect.succeed(ApprovalAnswer.Deny({ cancelRun: false })), asked),
       ToolHooks.none,
       ResultStore.layer(tempDir("honest-results"))

@@ -9,14 +9,15 @@ import { NodeContext } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as Permissions from "../../../../src/Runtime/Permissions.js"
-import { ResultStore } from "../../../../src/Runtime/ResultStore.js"
-import * as TerminalApprover from "../../../../src/Runtime/TerminalApprover.js"
-import { ToolHooks } from "../../../../src/Runtime/ToolHooks.js"
-import { ToolRegistry } from "../../../../src/Runtime/ToolRegistry.js"
-import { ToolRuntime } from "../../../../src/Runtime/ToolRuntime.js"
-import { describeReason } from "../../../../src/Tool/Permission.js"
-import { Workspace } from "../../../../src/Runtime/Workspace.js"
+import * as RulePolicy from "../../../src/Permission/RulePolicy.js"
+import { loadSettings } from "../../../src/Permission/Settings.js"
+import { ResultStore } from "../../../src/Runtime/ResultStore.js"
+import * as TerminalApprover from "../../../src/Permission/TerminalApprover.js"
+import { ToolHooks } from "../../../src/Runtime/ToolHooks.js"
+import { ToolRegistry } from "../../../src/Runtime/ToolRegistry.js"
+import { ToolRuntime } from "../../../src/Runtime/ToolRuntime.js"
+import { describeReason } from "../../../src/Tool/Permission.js"
+import { Workspace } from "../../../src/Runtime/Workspace.js"
 import { Edit, EditLive } from "../fixtures.js"
 
 const [resultFile] = process.argv.slice(2)
@@ -33,12 +34,12 @@ const program = Effect.gen(function*() {
 
 const main = Effect.gen(function*() {
   // The person trusts this project: its local settings (where "always allow" saves rules) apply on the next run.
-  const settings = yield* Permissions.loadSettings({ claudeSettings: true, cwd, home, trustProject: true })
+  const settings = yield* loadSettings({ claudeSettings: true, cwd, home, trustProject: true })
   const workspace = Workspace.layer({ cwd, home })
   const runtime = ToolRuntime.layer.pipe(
     Layer.provide(Layer.provide(ToolRegistry.layer([Edit]), Layer.succeed(Edit, EditLive))),
     Layer.provide([
-      Permissions.layer({ settings }).pipe(Layer.provide(workspace)),
+      RulePolicy.layer({ settings }).pipe(Layer.provide(workspace)),
       TerminalApprover.layer(),
       ToolHooks.none,
       ResultStore.layerMemory()

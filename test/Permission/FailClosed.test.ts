@@ -3,10 +3,10 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import * as Permissions from "../../../src/Runtime/Permissions.js"
-import type { PolicyRequest } from "../../../src/Runtime/PermissionPolicy.js"
-import { PermissionCheck } from "../../../src/Tool/Permission.js"
-import * as Tool from "../../../src/Tool/Tool.js"
+import * as RulePolicy from "../../src/Permission/RulePolicy.js"
+import type { PolicyRequest } from "../../src/Permission/PermissionPolicy.js"
+import { PermissionCheck } from "../../src/Tool/Permission.js"
+import * as Tool from "../../src/Tool/Tool.js"
 import { makeSandbox, workspaceLayer } from "./fixtures.js"
 
 const box = makeSandbox()
@@ -31,7 +31,7 @@ const verdictFor = (verdict: "Deny" | "Ask") => {
     context: { toolUseId: "t", toolName: "Sloppy", progress: () => Effect.void, isReadDenied: () => false }
   }
   const options = { cliRules: { allow: ["Sloppy(*)", "Sloppy(x)"], deny: ["Sloppy(x)"], ask: ["Sloppy(y)"] } }
-  return Effect.runSync(Effect.flatMap(Permissions.make(options), (policy) => policy.evaluate(request)).pipe(Effect.provide(workspaceLayer(box))))
+  return Effect.runSync(Effect.flatMap(RulePolicy.make(options), (policy) => policy.evaluate(request)).pipe(Effect.provide(workspaceLayer(box))))
 }
 
 describe("a tool's rule matching fails closed", () => {

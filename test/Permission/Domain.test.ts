@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc, Option } from "effect"
-import { matchDomainRule, parseDomainPattern } from "../../../src/Runtime/Permission/Domain.js"
+import { matchDomainRule, parseDomainPattern } from "../../src/Permission/Domain.js"
 
 describe("matchDomainRule", () => {
   it("matches exactly the named host, on any scheme, port or path", () => {

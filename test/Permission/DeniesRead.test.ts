@@ -5,9 +5,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { PermissionPolicy } from "../../../src/Runtime/PermissionPolicy.js"
-import * as Permissions from "../../../src/Runtime/Permissions.js"
-import type { PermissionsOptions } from "../../../src/Runtime/Permissions.js"
+import { PermissionPolicy } from "../../src/Permission/PermissionPolicy.js"
+import * as RulePolicy from "../../src/Permission/RulePolicy.js"
+import type { RulePolicyOptions } from "../../src/Permission/RulePolicy.js"
 import { makeSandbox, settingsFrom, workspaceLayer } from "./fixtures.js"
 
 const box = makeSandbox()
@@ -15,7 +15,7 @@ const { home, outside, root } = box
 fs.symlinkSync("../secrets/key.txt", path.join(root, "src", "link.txt"))
 fs.symlinkSync("../secrets", path.join(root, "src", "linked-dir"))
 
-const policy = (options: PermissionsOptions) => Effect.runSync(Permissions.make(options).pipe(Effect.provide(workspaceLayer(box))))
+const policy = (options: RulePolicyOptions) => Effect.runSync(RulePolicy.make(options).pipe(Effect.provide(workspaceLayer(box))))
 const denying = (...deny: Array<string>) => policy({ cliRules: { deny } })
 
 describe("PermissionPolicy.deniesRead", () => {

@@ -13,19 +13,19 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { ApprovalAnswer, Approver } from "../../../../src/Runtime/Approver.js"
-import type { ApprovalRequest } from "../../../../src/Runtime/Approver.js"
-import * as Hooks from "../../../../src/Runtime/Hooks.js"
-import { formatSettingsWarning, resolveMode } from "../../../../src/Runtime/Permission/Settings.js"
-import type { PermissionModeSetting } from "../../../../src/Runtime/Permission/Settings.js"
-import * as Permissions from "../../../../src/Runtime/Permissions.js"
-import { ResultStore } from "../../../../src/Runtime/ResultStore.js"
-import { ToolRegistry } from "../../../../src/Runtime/ToolRegistry.js"
-import { ToolRuntime } from "../../../../src/Runtime/ToolRuntime.js"
-import { PermissionCheck } from "../../../../src/Tool/Permission.js"
-import * as Tool from "../../../../src/Tool/Tool.js"
-import { builtinLayer, builtinTools } from "../../../../src/Tools/index.js"
-import { Workspace } from "../../../../src/Runtime/Workspace.js"
+import { ApprovalAnswer, Approver } from "../../../src/Permission/Approver.js"
+import type { ApprovalRequest } from "../../../src/Permission/Approver.js"
+import * as Hooks from "../../../src/Runtime/Hooks.js"
+import { formatSettingsWarning, loadSettings, resolveMode } from "../../../src/Permission/Settings.js"
+import type { PermissionModeSetting } from "../../../src/Permission/Settings.js"
+import * as RulePolicy from "../../../src/Permission/RulePolicy.js"
+import { ResultStore } from "../../../src/Runtime/ResultStore.js"
+import { ToolRegistry } from "../../../src/Runtime/ToolRegistry.js"
+import { ToolRuntime } from "../../../src/Runtime/ToolRuntime.js"
+import { PermissionCheck } from "../../../src/Tool/Permission.js"
+import * as Tool from "../../../src/Tool/Tool.js"
+import { builtinLayer, builtinTools } from "../../../src/Tools/index.js"
+import { Workspace } from "../../../src/Runtime/Workspace.js"
 
 // -----------------------------------------------------------------------------
 // the case format
@@ -193,7 +193,7 @@ export const runCase = (test: Case, places: Places): Promise<CaseResult> => {
     if (content !== undefined) write(file, JSON.stringify(substitute(content, places), null, 2))
   }
   const program = Effect.gen(function*() {
-    const loaded = yield* Effect.either(Permissions.loadSettings({
+    const loaded = yield* Effect.either(loadSettings({
       claudeSettings: true,
       cwd: places.project,
       home: places.home,
@@ -225,7 +225,7 @@ export const runCase = (test: Case, places: Places): Promise<CaseResult> => {
     const runtime = ToolRuntime.layer.pipe(
       Layer.provide(Layer.mergeAll(
         registry,
-        Permissions.layer({ settings, mode: resolved.mode }),
+        RulePolicy.layer({ settings, mode: resolved.mode }),
         Hooks.layer({ ...hookOptions, cwd: places.project, home: places.home }).pipe(Layer.provide(registry)),
         approver
       )),

@@ -1,5 +1,7 @@
 /**
- * The full {@link PermissionPolicy}: permission rules from settings files, the command line and the session; the
+ * `RulePolicy`: the rule-based implementation of the {@link PermissionPolicy} service (the service is the Tag in
+ * `Permission/PermissionPolicy`; `PermissionPolicy.toolOnly` is the minimal implementation, this one the full one):
+ * permission rules from settings files, the command line and the session; the
  * permission mode; safety checks; read-only auto-allow; and the opinions of the tool and of PreToolUse hooks.
  *
  * ## Decision order
@@ -70,23 +72,16 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Path from "node:path"
-import { realPathSync, Workspace } from "./Workspace.js"
-import { decide, deniesRead, indexRule, makeIndex } from "./Permission/internal/policy.js"
-import type { IndexedRule, PolicyEnvironment } from "./Permission/internal/policy.js"
-import { parseRule } from "./Permission/Rule.js"
-import type { PermissionRule, RuleBehavior, RuleParseError } from "./Permission/Rule.js"
-import type { LoadedSettings, PermissionMode, PermissionModeSetting, ToolNameOptions } from "./Permission/Settings.js"
-import {
-  addRuleToSettingsFile,
-  claudeSettingsPaths,
-  loadClaudeSettings,
-  loadSettingsFile,
-  readFileRule,
-  resolveMode,
-  SettingsError
-} from "./Permission/Settings.js"
+import { realPathSync, Workspace } from "../Runtime/Workspace.js"
+import type { RuleSource } from "../Tool/Permission.js"
+import type { Definition } from "../Tool/Tool.js"
+import { decide, deniesRead, indexRule, makeIndex, ruleTargets } from "./internal/policy.js"
+import type { IndexedRule, PolicyEnvironment } from "./internal/policy.js"
+import { parseRule } from "./Rule.js"
+import type { PermissionRule, RuleBehavior, RuleParseError } from "./Rule.js"
+import type { LoadedSettings, PermissionModeSetting } from "./Settings.js"
+import { addRuleToSettingsFile, claudeSettingsPaths, readFileRule, resolveMode } from "./Settings.js"
 import { PermissionPolicy, PolicyUpdateError } from "./PermissionPolicy.js"
 
 // -----------------------------------------------------------------------------
@@ -111,8 +106,8 @@ export interface RuleLists {
  * @since 0.1.0
  * @category models
  */
-export interface PermissionsOptions {
-  /** Loaded settings files, lowest precedence first (e.g. from {@link loadSettings}). */
+export interface RulePolicyOptions {
+  /** Loaded settings files, lowest precedence first (e.g. from `Settings.loadSettings`). */
   readonly settings?: ReadonlyArray<LoadedSettings>
   /** Rules from the command line (source `cliArg`). */
   readonly cliRules?: RuleLists
@@ -131,60 +126,12 @@ export interface PermissionsOptions {
 }
 
 // -----------------------------------------------------------------------------
-// loading
-// -----------------------------------------------------------------------------
-
-/**
- * Loads settings files: Claude Code's standard locations (user, project, local) when `claudeSettings` is set, then
- * each of `files` (source `flagSettings`, trusted: the person named them). A file named in `files` must exist; a
- * standard location may be absent. The repository's files are judged for trust (`trustProject`, or `trustedProjects`
- * in the user's settings). A malformed file fails with a `SettingsError` naming the file and the field; everything
- * milder is in each file's `warnings`.
- *
- * @since 0.1.0
- * @category loading
- */
-export const loadSettings = (options: {
-  readonly claudeSettings?: boolean
-  readonly files?: ReadonlyArray<string>
-  readonly cwd: string
-  readonly home: string
-  readonly trustProject?: boolean
-} & ToolNameOptions): Effect.Effect<ReadonlyArray<LoadedSettings>, SettingsError, FileSystem.FileSystem> =>
-  Effect.gen(function*() {
-    const standard = options.claudeSettings === true ? yield* loadClaudeSettings(options) : []
-    const decodeOptions = {
-      home: options.home,
-      ...(options.knownTools === undefined ? {} : { knownTools: options.knownTools }),
-      ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers })
-    }
-    const given = yield* Effect.forEach(options.files ?? [], (file) => {
-      const path = Path.resolve(options.cwd, file)
-      return loadSettingsFile(path, "flagSettings", decodeOptions).pipe(
-        Effect.flatMap(Option.match({
-          onNone: () => Effect.fail(new SettingsError({ file: path, reason: "Unreadable", detail: "the file does not exist" })),
-          onSome: Effect.succeed
-        }))
-      )
-    })
-    return [...standard, ...given]
-  })
-
-/**
- * The mode a set of settings files asks for (see `Settings.resolveMode`, which also says why when it differs).
- *
- * @since 0.1.0
- * @category loading
- */
-export const modeFromSettings = (settings: ReadonlyArray<LoadedSettings>): PermissionMode => resolveMode(settings).mode
-
-// -----------------------------------------------------------------------------
 // constructors
 // -----------------------------------------------------------------------------
 
 const BEHAVIORS: ReadonlyArray<RuleBehavior> = ["deny", "ask", "allow"]
 
-const parseLists = (lists: RuleLists | undefined, source: "cliArg" | "session"): Either.Either<Array<IndexedRule>, RuleParseError> => {
+const parseLists = (lists: RuleLists | undefined, source: Extract<RuleSource, "cliArg" | "session">): Either.Either<Array<IndexedRule>, RuleParseError> => {
   const out: Array<IndexedRule> = []
   for (const behavior of BEHAVIORS) {
     for (const text of lists?.[behavior] ?? []) {
@@ -205,7 +152,7 @@ const parseLists = (lists: RuleLists | undefined, source: "cliArg" | "session"):
  * @category constructors
  */
 export const make = (
-  options: PermissionsOptions = {}
+  options: RulePolicyOptions = {}
 ): Effect.Effect<PermissionPolicy["Type"], RuleParseError, Workspace | FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const workspace = yield* Workspace
@@ -256,7 +203,7 @@ export const make = (
           Effect.provideService(FileSystem.FileSystem, fs),
           Effect.mapError((error) => new PolicyUpdateError({ message: error.message }))
         )
-      }).pipe(Effect.withSpan("Permissions.remember", { attributes: { scope } }))
+      }).pipe(Effect.withSpan("RulePolicy.remember", { attributes: { scope } }))
 
     return {
       evaluate: (request) => Effect.sync(() => decide(index, env, request)),
@@ -277,6 +224,30 @@ export const make = (
  * @category layers
  */
 export const layer = (
-  options: PermissionsOptions = {}
+  options: RulePolicyOptions = {}
 ): Layer.Layer<PermissionPolicy, RuleParseError, Workspace | FileSystem.FileSystem> => Layer.effect(PermissionPolicy, make(options))
 
+// -----------------------------------------------------------------------------
+// deny rules
+// -----------------------------------------------------------------------------
+
+/**
+ * Whether the deny rules of these permission options remove a whole tool: a deny rule without content that targets
+ * it, exactly as the policy decides it (`Tool`, an alias, `Read`/`Edit` for file tools, `mcp__server`). Such a tool
+ * is left out of the definitions, the announcement and the search; a call to it is still denied by the policy.
+ * Rules that do not parse are skipped here (the policy's layer reports them).
+ *
+ * @since 0.2.0
+ * @category deny rules
+ */
+export const wholeToolDenial = (
+  options: Pick<RulePolicyOptions, "settings" | "cliRules" | "sessionRules">
+): (definition: Definition.Any) => boolean => {
+  const fromFiles = (options.settings ?? []).flatMap((loaded) => loaded.rules.filter((sourced) => sourced.behavior === "deny").map((sourced) => sourced.rule))
+  const fromText = [...(options.cliRules?.deny ?? []), ...(options.sessionRules?.deny ?? [])].flatMap((text) => {
+    const parsed = parseRule(text)
+    return Either.isRight(parsed) ? [parsed.right] : []
+  })
+  const whole = [...fromFiles, ...fromText].filter((rule) => rule.content === undefined)
+  return (definition) => whole.some((rule) => ruleTargets(rule, definition))
+}

@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import type { ApprovalRequest } from "../../../src/Runtime/Approver.js"
-import { escapeForDisplay, maxShownChars, maxShownLines, renderRequest } from "../../../src/Runtime/TerminalApprover.js"
-import { UiBlock } from "../../../src/Tool/Presentation.js"
+import type { ApprovalRequest } from "../../src/Permission/Approver.js"
+import { escapeForDisplay, maxShownChars, maxShownLines, renderRequest } from "../../src/Permission/TerminalApprover.js"
+import { UiBlock } from "../../src/Tool/Presentation.js"
 
 /**
  * What must never reach a terminal raw, listed plainly: C0 controls but the line feed, DEL and C1, the no-break and

@@ -1,11 +1,13 @@
 /**
- * The PermissionPolicy turns a call (tool, input, traits, the tool's own check and any hook's opinion) into
- * Allow, Deny or Ask. The runtime asks the {@link Approver} when the answer is Ask, and tells the policy about
- * "allow for the session / always" answers through `remember`.
+ * The PermissionPolicy **service**: it turns a call (tool, input, traits, the tool's own check and any hook's opinion)
+ * into Allow, Deny or Ask. The runtime asks the {@link Approver} when the answer is Ask, and tells the policy about
+ * "allow for the session / always" answers through `remember`. This module holds the Tag and what it speaks (the
+ * request, the verdict); the implementations are layers:
  *
- * {@link PermissionPolicy.toolOnly} is the minimal policy: the tool's own check decides, and anything without an
- * opinion from a tool that touches the environment asks. The full policy (rules, modes, safety checks) is
- * `Runtime/Permissions`.
+ * - {@link PermissionPolicy.toolOnly}, the minimal one: the tool's own check decides, and anything without an opinion
+ *   from a tool that touches the environment asks;
+ * - `RulePolicy.layer` (`Permission/RulePolicy`), the full one: rules from settings, the command line and the
+ *   session, modes, safety checks.
  *
  * @since 0.1.0
  */
@@ -104,7 +106,7 @@ export class PermissionPolicy extends Context.Tag("effect-tool-runtime/Permissio
  * @since 0.1.0
  * @category errors
  */
-export class PolicyUpdateError extends Data.TaggedError("effect-tool-runtime/PolicyUpdateError")<{ readonly message: string }> {}
+export class PolicyUpdateError extends Data.TaggedError("PolicyUpdateError")<{ readonly message: string }> {}
 
 const toolOnlyVerdict = ({ definition, hook, toolCheck }: PolicyRequest): PolicyVerdict => {
   if (hook?.behavior === "deny") return PolicyVerdict.Deny({ reason: DecisionReason.Hook({ hook: hook.hook, message: hook.message }), message: hook.message })

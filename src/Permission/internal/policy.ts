@@ -1,21 +1,22 @@
 /**
- * The machinery behind `Runtime/Permissions`: an index of rules by tool, content matching through the tool's own
+ * The machinery behind `Permission/RulePolicy`: an index of rules by tool, content matching through the tool's own
  * matchers, and the decision function itself. Pure and synchronous, so one decision costs microseconds.
  *
  * @internal
  */
-import * as fs from "node:fs"
 import * as Path from "node:path"
-import { DecisionReason, describeReason } from "../../../Tool/Permission.js"
-import type { AnyService, Claim, ContentRule, Definition, RuleContext, RulesByBehavior } from "../../../Tool/Tool.js"
-import type { PolicyRequest } from "../../PermissionPolicy.js"
-import { PolicyVerdict } from "../../PermissionPolicy.js"
+import { DecisionReason, describeReason } from "../../Tool/Permission.js"
+import type { RuleSource } from "../../Tool/Permission.js"
+import type { AnyService, Claim, ContentRule, Definition, RuleContext, RulesByBehavior } from "../../Tool/Tool.js"
+import type { PolicyRequest } from "../PermissionPolicy.js"
+import { PolicyVerdict } from "../PermissionPolicy.js"
+import { isAnotherNameOf, literalRulePath } from "../FileIdentity.js"
 import { compilePathPattern, pathPatternPrefix, settingsRootDir } from "../PathPattern.js"
 import type { PathMatcher } from "../PathPattern.js"
 import type { PermissionRule, RuleBehavior } from "../Rule.js"
 import { printRule, ruleTargetsTool } from "../Rule.js"
 import { protectedWriteReason } from "../SafetyCheck.js"
-import type { PermissionMode, RuleSourceKind } from "../Settings.js"
+import type { PermissionMode } from "../Settings.js"
 
 const posix = Path.posix
 
@@ -29,7 +30,7 @@ export interface IndexedRule {
   readonly rule: PermissionRule
   /** Canonical text (`printRule`). */
   readonly text: string
-  readonly source: RuleSourceKind
+  readonly source: RuleSource
   readonly path: string | undefined
   /** Base of `/...` patterns: the root of the settings file the rule came from. */
   readonly ruleDirectory: string | undefined
@@ -45,7 +46,7 @@ export interface IndexedContentRule extends IndexedRule, ContentRule {
 export const indexRule = (
   behavior: RuleBehavior,
   rule: PermissionRule,
-  source: RuleSourceKind,
+  source: RuleSource,
   path: string | undefined
 ): IndexedRule => {
   const text = printRule(rule)
@@ -295,20 +296,6 @@ interface ReadDenial {
   readonly files: ReadonlyArray<string>
 }
 
-/** The one file a rule names, when its content has no wildcard (a bare name: the one in the working directory). */
-const literalFile = (content: string, prefix: string): string | undefined =>
-  /[*?[\]\\]/.test(content) || prefix === "" ? undefined : !prefix.endsWith("/") ? prefix : content.includes("/") ? undefined : prefix + content
-
-/** Whether a file with other names (a hard link) is one of `files`. */
-const sameFileAsAny = (path: string, files: ReadonlyArray<string>): boolean => {
-  const stat = fs.statSync(path, { throwIfNoEntry: false })
-  if (stat === undefined || !stat.isFile() || stat.nlink < 2) return false
-  return files.some((file) => {
-    const other = fs.statSync(file, { throwIfNoEntry: false })
-    return other !== undefined && other.dev === stat.dev && other.ino === stat.ino
-  })
-}
-
 const readDenials = new WeakMap<RuleIndex, ReadDenial>()
 
 const readDenial = (index: RuleIndex, env: PolicyEnvironment): ReadDenial => {
@@ -322,7 +309,7 @@ const readDenial = (index: RuleIndex, env: PolicyEnvironment): ReadDenial => {
       if (hasContent(rule)) {
         const compiled = pathMatcher(index, rule, env)
         matchers.push(compiled.matches)
-        const file = literalFile(rule.content, compiled.prefix)
+        const file = literalRulePath(rule.content, { cwd: env.cwd, home: env.home, ruleDir: rule.ruleDirectory })
         if (file !== undefined) files.push(file)
       } else everything = true
     }
@@ -351,7 +338,7 @@ export const deniesRead = (
   if (matchers.length === 0) return false
   if (matchers.some((matches) => matches(absolutePath))) return true
   const real = realPath(absolutePath)
-  return (real !== absolutePath && matchers.some((matches) => matches(real))) || (files.length > 0 && sameFileAsAny(real, files))
+  return (real !== absolutePath && matchers.some((matches) => matches(real))) || isAnotherNameOf(real, files)
 }
 
 // -----------------------------------------------------------------------------
@@ -500,7 +487,7 @@ const decideBeforeDontAsk = (index: RuleIndex, env: PolicyEnvironment, request: 
 
 /**
  * The verdict for one request under a rule set and an environment (the full order is documented in
- * `Runtime/Permissions`).
+ * `Permission/RulePolicy`).
  *
  * @internal
  */

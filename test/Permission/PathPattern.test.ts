@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import { compilePathPattern, settingsRootDir } from "../../../src/Runtime/Permission/PathPattern.js"
+import { compilePathPattern, settingsRootDir } from "../../src/Permission/PathPattern.js"
 
 const context = { cwd: "/work/proj", home: "/home/me" }
 const matches = (content: string, path: string, extra: Partial<Parameters<typeof compilePathPattern>[1]> = {}) =>

@@ -6,10 +6,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import type { PolicyVerdict } from "../../../src/Runtime/PermissionPolicy.js"
-import * as Permissions from "../../../src/Runtime/Permissions.js"
-import type { PermissionsOptions } from "../../../src/Runtime/Permissions.js"
-import type * as Tool from "../../../src/Tool/Tool.js"
+import type { PolicyVerdict } from "../../src/Permission/PermissionPolicy.js"
+import * as RulePolicy from "../../src/Permission/RulePolicy.js"
+import type { RulePolicyOptions } from "../../src/Permission/RulePolicy.js"
+import type * as Tool from "../../src/Tool/Tool.js"
 import { Bash, Edit, Grep, makeSandbox, Read, request, settingsFrom, workspaceLayer, Write } from "./fixtures.js"
 
 const box = makeSandbox()
@@ -18,14 +18,14 @@ fs.symlinkSync(path.join(root, "secrets"), path.join(root, "innocent"))
 fs.symlinkSync(path.join(root, "secrets"), path.join(outside, "sneaky"))
 fs.symlinkSync(path.join(root, "secrets", "key.txt"), path.join(root, "src", "key-link.txt"))
 
-const project = (permissions: Record<string, unknown>): PermissionsOptions => ({
+const project = (permissions: Record<string, unknown>): RulePolicyOptions => ({
   settings: [settingsFrom({ permissions }, path.join(root, ".claude/settings.json"))]
 })
 
-const decide = (options: PermissionsOptions, tool: Tool.Any, input: unknown): PolicyVerdict =>
-  Effect.runSync(Effect.flatMap(Permissions.make(options), (policy) => policy.evaluate(request(tool, input))).pipe(Effect.provide(workspaceLayer(box))))
+const decide = (options: RulePolicyOptions, tool: Tool.Any, input: unknown): PolicyVerdict =>
+  Effect.runSync(Effect.flatMap(RulePolicy.make(options), (policy) => policy.evaluate(request(tool, input))).pipe(Effect.provide(workspaceLayer(box))))
 
-const tag = (options: PermissionsOptions, tool: Tool.Any, input: unknown) => decide(options, tool, input)._tag
+const tag = (options: RulePolicyOptions, tool: Tool.Any, input: unknown) => decide(options, tool, input)._tag
 
 describe("bypass: an allowed prefix followed by a chained command", () => {
   const allowGitStatus = project({ allow: ["Bash(git status:*)"] })

@@ -39,6 +39,7 @@ import * as Path from "node:path"
 import { closest, editDistance } from "./internal/closest.js"
 import { compileHookMatcher } from "./internal/hookMatcher.js"
 import { formatPath, issueLines } from "./internal/issues.js"
+import { RuleSource } from "../Tool/Permission.js"
 import { makeRule, parseMcpName, parseRule, PermissionRule, printRule, RuleBehavior } from "./Rule.js"
 
 // -----------------------------------------------------------------------------
@@ -273,42 +274,49 @@ export type Settings = typeof Settings.Type
 // -----------------------------------------------------------------------------
 
 /**
- * Where a rule came from, in Claude Code's vocabulary. `flagSettings` is a file given on the command line
- * (`--settings`), `cliArg` a rule given directly as an argument, `session` an "allow always" answer kept in
- * memory.
+ * @deprecated use {@link RuleSource} (`Permission.RuleSource`): the one name for where a rule came from.
+ * @since 0.1.0
+ * @category sources
+ */
+export const RuleSourceKind = RuleSource
+
+/**
+ * @deprecated use {@link RuleSource} (`Permission.RuleSource`).
+ * @since 0.1.0
+ * @category sources
+ */
+export type RuleSourceKind = RuleSource
+
+/**
+ * The rule sources that live in files: user, project, local settings and a file given with `--settings`.
  *
  * @since 0.1.0
  * @category sources
  */
-export const RuleSourceKind = Schema.Literal(
-  "userSettings",
-  "projectSettings",
-  "localSettings",
-  "flagSettings",
-  "cliArg",
-  "session"
-)
+export const SettingsFileKind = RuleSource.pipe(Schema.pickLiteral("userSettings", "projectSettings", "localSettings", "flagSettings"))
 
 /**
  * @since 0.1.0
  * @category sources
  */
-export type RuleSourceKind = typeof RuleSourceKind.Type
+export type SettingsFileKind = typeof SettingsFileKind.Type
 
 /**
- * @since 0.1.0
+ * One settings file: which of the rule sources it is and where it lives. Every rule read from it carries it.
+ *
+ * @since 0.2.0
  * @category sources
  */
-export const RuleSource = Schema.Struct({
-  kind: RuleSourceKind,
-  path: optional(Schema.String)
+export const SettingsFile = Schema.Struct({
+  kind: SettingsFileKind,
+  path: Schema.String
 })
 
 /**
- * @since 0.1.0
+ * @since 0.2.0
  * @category sources
  */
-export type RuleSource = typeof RuleSource.Type
+export type SettingsFile = typeof SettingsFile.Type
 
 /**
  * A parsed rule with its behaviour, its source and the text it was written as.
@@ -320,7 +328,7 @@ export class SourcedRule extends Schema.Class<SourcedRule>("effect-tool-runtime/
   behavior: RuleBehavior,
   rule: PermissionRule,
   text: Schema.String,
-  source: RuleSource
+  source: SettingsFile
 }) {}
 
 /**
@@ -354,20 +362,12 @@ export const formatSettingsWarning = (warning: SettingsWarning): string =>
  * @category models
  */
 export interface LoadedSettings {
-  readonly source: RuleSource & { readonly path: string }
+  readonly source: SettingsFile
   readonly settings: Settings
   readonly rules: ReadonlyArray<SourcedRule>
   readonly warnings: ReadonlyArray<SettingsWarning>
   readonly trusted: boolean
 }
-
-/**
- * A settings file kind: the subset of `RuleSourceKind` that lives in files.
- *
- * @since 0.1.0
- * @category sources
- */
-export type SettingsFileKind = "userSettings" | "projectSettings" | "localSettings" | "flagSettings"
 
 /**
  * The three standard settings files, from lowest to highest precedence: user, project, local.
@@ -665,7 +665,7 @@ export interface DecodeOptions extends ToolNameOptions {
  */
 export const decodeSettingsJson = (
   json: unknown,
-  source: RuleSource & { readonly path: string },
+  source: SettingsFile,
   options: DecodeOptions = {}
 ): Either.Either<LoadedSettings, SettingsError> => {
   const file = source.path
@@ -720,7 +720,7 @@ export const decodeSettingsJson = (
  * @since 0.2.0
  * @category trust
  */
-export const isRepositorySource = (kind: RuleSourceKind): boolean => kind === "projectSettings" || kind === "localSettings"
+export const isRepositorySource = (kind: RuleSource): boolean => kind === "projectSettings" || kind === "localSettings"
 
 /**
  * Whether the user's settings trust a project: `trustedProjects` lists its path or an ancestor's (`~` expanded).
@@ -860,15 +860,50 @@ export const loadClaudeSettings = (
   options: ClaudeSettingsOptions
 ): Effect.Effect<ReadonlyArray<LoadedSettings>, SettingsError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
-    const decodeOptions: DecodeOptions = {
-      home: options.home,
-      ...(options.knownTools === undefined ? {} : { knownTools: options.knownTools }),
-      ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers })
-    }
+    const decodeOptions = decodeOptionsOf(options)
     const loaded = yield* Effect.forEach(claudeSettingsPaths(options), ({ kind, path }) => loadSettingsFile(path, kind, decodeOptions))
     const user = Option.getOrUndefined(loaded[0]!)
     const trusted = options.trustProject === true || isTrusted(user?.settings, options.cwd, options.home)
     return loaded.flatMap(Option.toArray).map((file) => applyTrust(file, trusted))
+  })
+
+/** The decode options within loader options: home, and which tools and servers exist. */
+const decodeOptionsOf = (options: ToolNameOptions & { readonly home: string }): DecodeOptions => ({
+  home: options.home,
+  ...(options.knownTools === undefined ? {} : { knownTools: options.knownTools }),
+  ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers })
+})
+
+/**
+ * Loads settings files: Claude Code's standard locations (user, project, local) when `claudeSettings` is set, then
+ * each of `files` (source `flagSettings`, trusted: the person named them). A file named in `files` must exist; a
+ * standard location may be absent. The repository's files are judged for trust (`trustProject`, or `trustedProjects`
+ * in the user's settings). A malformed file fails with a `SettingsError` naming the file and the field; everything
+ * milder is in each file's `warnings`.
+ *
+ * @since 0.1.0
+ * @category loading
+ */
+export const loadSettings = (options: {
+  readonly claudeSettings?: boolean
+  readonly files?: ReadonlyArray<string>
+  readonly cwd: string
+  readonly home: string
+  readonly trustProject?: boolean
+} & ToolNameOptions): Effect.Effect<ReadonlyArray<LoadedSettings>, SettingsError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const standard = options.claudeSettings === true ? yield* loadClaudeSettings(options) : []
+    const decodeOptions = decodeOptionsOf(options)
+    const given = yield* Effect.forEach(options.files ?? [], (file) => {
+      const path = Path.resolve(options.cwd, file)
+      return loadSettingsFile(path, "flagSettings", decodeOptions).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.fail(new SettingsError({ file: path, reason: "Unreadable", detail: "the file does not exist" })),
+          onSome: Effect.succeed
+        }))
+      )
+    })
+    return [...standard, ...given]
   })
 
 // -----------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, FastCheck as fc } from "effect"
 import * as Path from "node:path"
-import { makeRule, printRule } from "../../../src/Runtime/Permission/Rule.js"
+import { makeRule, printRule } from "../../src/Permission/Rule.js"
 import {
   addTrustedProject,
   applyTrust,
@@ -18,8 +18,8 @@ import {
   isTrusted,
   readFileRule,
   resolveMode
-} from "../../../src/Runtime/Permission/Settings.js"
-import type { LoadedSettings, SettingsFileKind } from "../../../src/Runtime/Permission/Settings.js"
+} from "../../src/Permission/Settings.js"
+import type { LoadedSettings, SettingsFileKind } from "../../src/Permission/Settings.js"
 
 const decode = (json: unknown, kind: SettingsFileKind = "projectSettings", path = "/p/.claude/settings.json") =>
   decodeSettingsJson(json, { kind, path }, { home: "/home/me" })

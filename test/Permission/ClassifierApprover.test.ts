@@ -12,11 +12,11 @@ import * as fc from "fast-check"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { ApprovalAnswer, Approver } from "../../src/Runtime/Approver.js"
-import type { ApprovalRequest } from "../../src/Runtime/Approver.js"
-import * as ClassifierApprover from "../../src/Runtime/ClassifierApprover.js"
-import { PermissionPolicy } from "../../src/Runtime/PermissionPolicy.js"
-import * as Permissions from "../../src/Runtime/Permissions.js"
+import { ApprovalAnswer, Approver } from "../../src/Permission/Approver.js"
+import type { ApprovalRequest } from "../../src/Permission/Approver.js"
+import * as ClassifierApprover from "../../src/Permission/ClassifierApprover.js"
+import { PermissionPolicy } from "../../src/Permission/PermissionPolicy.js"
+import * as RulePolicy from "../../src/Permission/RulePolicy.js"
 import { ResultStore } from "../../src/Runtime/ResultStore.js"
 import { ToolHooks } from "../../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"
@@ -186,7 +186,7 @@ describe("the classifier can never allow what the policy refuses before a person
     ({ allow, ask, deny, mode, target, write }) =>
       Effect.gen(function*() {
         const prompts = yield* Ref.make<ReadonlyArray<string>>([])
-        const policy = Permissions.layer({ mode, cliRules: { allow, ask, deny } }).pipe(
+        const policy = RulePolicy.layer({ mode, cliRules: { allow, ask, deny } }).pipe(
           Layer.provide(Workspace.layer({ cwd })),
           Layer.provide(NodeContext.layer),
           Layer.orDie

@@ -10,13 +10,13 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { PassThrough } from "node:stream"
 import { fileURLToPath } from "node:url"
-import { ApprovalAnswer, Approver } from "../../../src/Runtime/Approver.js"
-import type { ApprovalRequest } from "../../../src/Runtime/Approver.js"
-import * as TerminalApprover from "../../../src/Runtime/TerminalApprover.js"
-import { UiBlock } from "../../../src/Tool/Presentation.js"
+import { ApprovalAnswer, Approver } from "../../src/Permission/Approver.js"
+import type { ApprovalRequest } from "../../src/Permission/Approver.js"
+import * as TerminalApprover from "../../src/Permission/TerminalApprover.js"
+import { UiBlock } from "../../src/Tool/Presentation.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-const repo = path.resolve(here, "../../..")
+const repo = path.resolve(here, "../..")
 const tsx = path.join(repo, "node_modules/.bin/tsx")
 const askScript = path.join(here, "terminal/ask.ts")
 const hasTmux = (() => {

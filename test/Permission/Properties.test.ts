@@ -1,11 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck as fc } from "effect"
 import * as path from "node:path"
-import type { HookOpinion, PolicyVerdict } from "../../../src/Runtime/PermissionPolicy.js"
-import * as Permissions from "../../../src/Runtime/Permissions.js"
-import type { PermissionsOptions, RuleLists } from "../../../src/Runtime/Permissions.js"
-import type { PermissionMode } from "../../../src/Runtime/Permission/Settings.js"
-import type * as Tool from "../../../src/Tool/Tool.js"
+import type { HookOpinion, PolicyVerdict } from "../../src/Permission/PermissionPolicy.js"
+import * as RulePolicy from "../../src/Permission/RulePolicy.js"
+import type { RulePolicyOptions, RuleLists } from "../../src/Permission/RulePolicy.js"
+import type { PermissionMode } from "../../src/Permission/Settings.js"
+import type * as Tool from "../../src/Tool/Tool.js"
 import { Bash, Echo, Edit, Grep, McpTool, makeSandbox, Read, request, settingsFrom, WebFetch, workspaceLayer, Write } from "./fixtures.js"
 
 const box = makeSandbox()
@@ -56,18 +56,18 @@ const scenarioWithRule = (behaviors: ReadonlyArray<"deny" | "ask">): fc.Arbitrar
 
 const reached = { allowOverride: [0, 0], hookDeny: [0, 0] }
 
-const optionsOf = (s: Scenario, extra?: { readonly behavior: "allow" | "deny" | "ask"; readonly rule: string }): PermissionsOptions => ({
+const optionsOf = (s: Scenario, extra?: { readonly behavior: "allow" | "deny" | "ask"; readonly rule: string }): RulePolicyOptions => ({
   settings: [settingsFrom({ permissions: s.project }, path.join(root, ".claude/settings.json"))],
   cliRules: extra === undefined ? s.cli : { ...s.cli, [extra.behavior]: [...(s.cli[extra.behavior] ?? []), extra.rule] },
   mode: s.mode
 })
 
-const verdict = (options: PermissionsOptions, s: Scenario, hook: HookOpinion | undefined): PolicyVerdict =>
-  Effect.runSync(Effect.flatMap(Permissions.make(options), (policy) => policy.evaluate(request(s.call[0], s.call[1], hook))).pipe(Effect.provide(workspaceLayer(box))))
+const verdict = (options: RulePolicyOptions, s: Scenario, hook: HookOpinion | undefined): PolicyVerdict =>
+  Effect.runSync(Effect.flatMap(RulePolicy.make(options), (policy) => policy.evaluate(request(s.call[0], s.call[1], hook))).pipe(Effect.provide(workspaceLayer(box))))
 
 const byRule = (v: PolicyVerdict, behavior: "deny" | "ask") => v.reason._tag === "Rule" && v.reason.behavior === behavior
 
-describe("Permissions: properties", () => {
+describe("RulePolicy: properties", () => {
   it.prop("adding a deny rule never turns a call that was not allowed into an allowed one", [scenario, fc.constantFrom(...rulePool)], ([s, rule]) => {
     const before = verdict(optionsOf(s), s, s.hook)
     const after = verdict(optionsOf(s, { behavior: "deny", rule }), s, s.hook)

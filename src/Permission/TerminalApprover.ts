@@ -68,7 +68,7 @@ export const makeTerminalLock = (): Effect.Semaphore => Effect.unsafeMakeSemapho
  * @since 0.1.0
  * @category errors
  */
-export class TerminalUnavailable extends Data.TaggedError("effect-tool-runtime/TerminalUnavailable")<{ readonly detail: string }> {
+export class TerminalUnavailable extends Data.TaggedError("TerminalUnavailable")<{ readonly detail: string }> {
   override get message(): string {
     return `No terminal to ask for approval: ${this.detail}`
   }
