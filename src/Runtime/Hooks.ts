@@ -363,7 +363,7 @@ const runCommand = (
     Subprocess.run({
       argv: hook.args === undefined ? ["sh", "-c", hook.command] : [expandHome(hook.command, settings.home), ...hook.args],
       cwd: settings.cwd,
-      env: { ...definedVariables(process.env), CLAUDE_PROJECT_DIR: settings.cwd },
+      env: { ...process.env, CLAUDE_PROJECT_DIR: settings.cwd },
       stdin,
       timeout,
       killGrace: settings.grace,
@@ -391,12 +391,6 @@ const runCommand = (
   )
 
 const utf8 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8")
-
-const definedVariables = (env: Readonly<Record<string, string | undefined>>): Record<string, string> => {
-  const defined: Record<string, string> = {}
-  for (const [name, value] of Object.entries(env)) if (value !== undefined) defined[name] = value
-  return defined
-}
 
 /** `$VAR` and `${VAR}` replaced by the allowed environment variables, and by nothing when not allowed. */
 const interpolate = (value: string, allowed: ReadonlyArray<string>, env: Readonly<Record<string, string | undefined>>): string =>

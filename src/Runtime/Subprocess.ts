@@ -81,8 +81,8 @@ export interface OutputHandling {
 export interface Options {
   readonly argv: Argv
   readonly cwd: string
-  /** The complete environment of the program ({@link markerVariable} is added). */
-  readonly env: Readonly<Record<string, string>>
+  /** The complete environment of the program (undefined values are left out; {@link markerVariable} is added). */
+  readonly env: Readonly<Record<string, string | undefined>>
   /** Written to standard input, which is then closed. Default: standard input is `/dev/null`. */
   readonly stdin?: string | Uint8Array
   /** Wall-clock limit; the run is terminated when it passes (exit `TimedOut`). Default: none. */
