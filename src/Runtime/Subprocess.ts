@@ -194,9 +194,8 @@ export const markerVariable: string = processTree.markerVariable
 export const run: (options: Options) => Effect.Effect<Result, SubprocessError, Scope.Scope> = internal.run
 
 /**
- * SIGKILL, synchronously and without a grace period, to every process of every run still going in this process,
- * and to any other direct child of this process (an MCP server over stdio): for a signal handler about to exit
- * (the CLI's second Ctrl-C).
+ * SIGKILL, synchronously and without a grace period, to every process of every run still going in this process
+ * (the groups and the escapees): for a signal handler about to exit (the CLI's second Ctrl-C).
  *
  * @since 0.2.0
  * @category running

@@ -20,12 +20,12 @@ import * as Fiber from "effect/Fiber"
 import { parseCommandLine, USAGE } from "./args.js"
 import { exec } from "./exec.js"
 import { loggerLayer, oneLine, writeText } from "./output.js"
-import { killAllNow } from "../Runtime/Subprocess.js"
+import { killKnownTrees } from "./processes.js"
 import { serve } from "./serve.js"
 import * as McpCli from "./mcp.js"
 import { parseToolsArgs, render as renderTools, TOOLS_USAGE, toolsRequest } from "./tools.js"
 
-setKiller(killAllNow)
+setKiller(killKnownTrees)
 
 const complain = (message: string) => Effect.sync(() => void process.stderr.write(`effect-tool-runtime: ${oneLine(message)}\n`))
 

@@ -31,14 +31,6 @@ const live = new Set<processTree.ProcessTree>()
 
 export const killAllNow = (): void => {
   for (const tree of live) processTree.killNow(tree)
-  // Whatever else this process started (an MCP server over stdio) goes too.
-  for (const child of processTree.childrenOf(process.pid)) {
-    try {
-      process.kill(child, "SIGKILL")
-    } catch {
-      // Gone meanwhile.
-    }
-  }
 }
 
 const signalNumber = (name: string): number => (os.constants.signals as Record<string, number | undefined>)[name] ?? 0
