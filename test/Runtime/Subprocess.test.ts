@@ -6,7 +6,8 @@
  * The grace period is OS-level real time (a child process does not run on the fiber's Clock, so a TestClock
  * cannot advance it): the escalation tests use a short real grace and say so. Liveness is checked right after the
  * effect returns, because the run only returns (or its interruption only completes) once its teardown found
- * nothing running; where a kill is asynchronous (killAllNow) a bounded poll waits for it.
+ * nothing running; where a kill is asynchronous (killAllNow) a bounded poll waits for it. `isAlive` is
+ * `kill(pid, 0)` plus a look at `/proc`, so a zombie no reaper collects counts as dead.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber } from "effect"
@@ -15,6 +16,8 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as Subprocess from "../../src/Runtime/Subprocess.js"
+// Liveness that tells a zombie (a killed orphan PID 1 may never reap) from a running process; bounded polling.
+import { isAlive, pollFor, readPids } from "../Tools/Bash/helpers.js"
 
 const tempDir = (prefix: string): string => fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`))
 const cwd = tempDir("subprocess")
@@ -23,46 +26,6 @@ const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" }
 const sh = (script: string, options: Partial<Subprocess.Options> = {}): Subprocess.Options => ({ argv: ["sh", "-c", script], cwd, env, ...options })
 const run = (options: Subprocess.Options) => Effect.scoped(Subprocess.run(options))
 const text = (bytes: Uint8Array) => Buffer.from(bytes).toString("utf8")
-
-/**
- * Whether a process runs. `kill(pid, 0)` says whether the pid exists; a killed orphan is reparented to PID 1, which
- * on some machines never reaps, so a dead process can stay a zombie: `/proc` tells those apart.
- */
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== "ESRCH"
-  }
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1")
-    const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0]
-    return state !== "Z" && state !== "X"
-  } catch {
-    return false
-  }
-}
-
-/** Polls `read` every 10 ms until it returns a value, for at most `limitMs`. */
-const pollFor = <A>(read: () => A | undefined, limitMs = 10_000): Effect.Effect<A, Error> =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + limitMs
-    for (;;) {
-      const value = read()
-      if (value !== undefined) return value
-      if (Date.now() > deadline) return yield* Effect.fail(new Error(`nothing after ${limitMs} ms`))
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
-    }
-  })
-
-const readPids = (file: string, count: number): ReadonlyArray<number> | undefined => {
-  try {
-    const pids = fs.readFileSync(file, "utf8").split("\n").filter((line) => line.trim() !== "").map(Number)
-    return pids.length >= count ? pids : undefined
-  } catch {
-    return undefined
-  }
-}
 
 const roles = ["shell", "child", "grandchild", "escapee", "stubborn"] as const
 type Tree = Readonly<Record<(typeof roles)[number], number>>
@@ -101,7 +64,7 @@ describe("Subprocess", () => {
     Effect.gen(function*() {
       const pidFile = path.join(tempDir("subprocess-pids"), "pids")
       const fiber = yield* Effect.fork(run(sh(tree(pidFile), { killGrace: "300 millis" })))
-      const started = yield* pollFor(() => readTree(pidFile))
+      const started = yield* pollFor(() => readTree(pidFile), 10_000)
       const pids = pidsOf(started)
       expect(pids.filter(isAlive)).toHaveLength(5)
       // The escapee really left the group: its process group is not the shell's.
@@ -244,7 +207,7 @@ describe("Subprocess", () => {
       const pidFile = path.join(tempDir("subprocess-pids"), "pids")
       const done = yield* Deferred.make<void>()
       const fiber = yield* Effect.fork(run(sh(tree(pidFile))).pipe(Effect.ensuring(Deferred.succeed(done, undefined))))
-      const pids = pidsOf(yield* pollFor(() => readTree(pidFile)))
+      const pids = pidsOf(yield* pollFor(() => readTree(pidFile), 10_000))
       Subprocess.killAllNow()
       // SIGKILL is delivered asynchronously: wait (bounded) for the processes to go.
       yield* pollFor(() => (pids.some(isAlive) ? undefined : true), 5_000)
