@@ -86,9 +86,16 @@ const channel = (
 ): Channel => {
   const chunks: Array<Uint8Array> = []
   const sink = handling?.onChunk
+  // A sink that has had enough gets nothing more (what is still in the pipe is read and dropped).
+  let enough = false
   const take = sink === undefined
     ? (chunk: Uint8Array): Effect.Effect<void> => Effect.sync(() => void chunks.push(chunk))
-    : (chunk: Uint8Array): Effect.Effect<void> => Effect.flatMap(sink(chunk), (answer) => (answer === "enough" ? stop(Exit.Stopped()) : Effect.void))
+    : (chunk: Uint8Array): Effect.Effect<void> =>
+      enough ? Effect.void : Effect.flatMap(sink(chunk), (answer) => {
+        if (answer !== "enough") return Effect.void
+        enough = true
+        return stop(Exit.Stopped())
+      })
   const limit = Math.max(0, handling?.maxBytes ?? (sink === undefined ? DEFAULT_CAPTURE_BYTES : Infinity))
   const stopsAtLimit = (handling?.overflow ?? "stop") === "stop"
   let delivered = 0
@@ -169,8 +176,8 @@ export const run = (options: Subprocess.Options): Effect.Effect<Subprocess.Resul
         ? Exit.Signaled({ signal: signal ?? "SIGKILL", code: 128 + signalNumber(signal ?? "SIGKILL") })
         : Exit.Exited({ code }))
     // Keeping what the program left running, the run is over once its output ends too (a background job holding
-    // the pipe keeps it going, up to the timeout).
-    const finished = keep ? Effect.zipLeft(exited, Fiber.join(reader)) : exited
+    // the pipe keeps it going, up to the timeout). A read error ends it as well, and surfaces below.
+    const finished = keep ? Effect.zipLeft(exited, Effect.either(Fiber.join(reader))) : exited
     const timeout = options.timeout === undefined ? undefined : Duration.decode(options.timeout)
     const exit = yield* Effect.raceAll([
       finished,
