@@ -184,9 +184,11 @@ export const run = (options: ShellOptions): Effect.Effect<ShellResult, ShellProc
       stdout: { onChunk: options.onOutput, maxBytes: limit, overflow: "stop" },
       stderr: "stdout"
     }).pipe(
-      Effect.mapError((error) =>
-        new ShellProcessError({ message: error.reason === "spawn" ? error.message.replace(/^cannot start \S+/, "cannot start bash") : error.message, cause: error })
-      )
+      Effect.mapError((error) => {
+        // Named as the user knows it: bash, also when a sandbox wraps it.
+        const why = error.cause instanceof Error ? error.cause.message : String(error.cause)
+        return new ShellProcessError({ message: error.reason === "spawn" ? `cannot start bash in ${options.cwd}: ${why}` : error.message, cause: error })
+      })
     )
     const exit: ShellExit = Subprocess.Exit.$match(result.exit, {
       Exited: ({ code }) => ShellExit.Exited({ code }),
