@@ -57,6 +57,8 @@ export * as Settings from "./Permission/Settings.js"
 export * as Hooks from "./Runtime/Hooks.js"
 /** @since 0.1.0 */
 export * as TerminalApprover from "./Permission/TerminalApprover.js"
+/** @since 0.2.0 */
+export * as Subprocess from "./Runtime/Subprocess.js"
 
 /** @since 0.2.0 */
 export * as Audit from "./Runtime/AuditLog.js"

@@ -195,6 +195,28 @@ describe("command hooks: PreToolUse", () => {
       expect(yield* eventuallyDead([child!, shell!])).toEqual([false, false])
     }))
 
+  it.live("a timed-out hook leaves nothing behind: a background child, and one that left its process group with setsid", () =>
+    Effect.gen(function*() {
+      const pids = path.join(scripts, "escapee.pids")
+      const command = script(`sleep 30 & echo $! > ${pids}; setsid sleep 30 & echo $! >> ${pids}; echo $$ >> ${pids}; wait`)
+      const result = yield* preToolUse({ settingsHooks: [pre(command, undefined, 0.3)], killGrace: "200 millis" })
+      expect(result.opinion?.message).toContain("timed out after 300ms")
+      const [child, escapee, shell] = fs.readFileSync(pids, "utf8").trim().split("\n").map(Number)
+      // The hook returns once its teardown found nothing running: checked at once, no waiting.
+      expect([child!, escapee!, shell!].map(alive)).toEqual([false, false, false])
+    }))
+
+  it.live("a hook that exits by itself keeps what it started in the background (as before)", () =>
+    Effect.gen(function*() {
+      const pids = path.join(scripts, "daemon.pids")
+      const command = script(`setsid sleep 30 >/dev/null 2>&1 & echo $! > ${pids}; echo ok`)
+      const result = yield* preToolUse({ settingsHooks: [pre(command)] })
+      expect(result.opinion).toBeUndefined()
+      const daemon = Number(fs.readFileSync(pids, "utf8").trim())
+      expect(alive(daemon)).toBe(true)
+      process.kill(daemon, "SIGKILL")
+    }))
+
   it.live("a timed-out hook that ignores SIGTERM is killed after the grace period", () =>
     Effect.gen(function*() {
       const pids = path.join(scripts, "stubborn.pids")

@@ -1,35 +1,35 @@
 /**
- * Finding and killing every process a shell call started, including those that left its process group.
+ * Finding and killing every process a subprocess started, including those that left its process group: the
+ * machinery behind `Subprocess`'s teardown.
  *
- * A call's processes are recognised two ways:
- * - **by process group**: the shell is spawned detached, so it leads a group of its own (`pgid = pid`), and every
+ * A subprocess's processes are recognised two ways:
+ * - **by process group**: the program is spawned detached, so it leads a group of its own (`pgid = pid`), and every
  *   child that does not ask otherwise stays in it;
- * - **by marker**: the shell's environment carries a variable with a value unique to the call
- *   ({@link markerVariable}); children inherit it, so a process that moved to another group or session
- *   (`setsid`, a daemon's double fork, `nohup ... &` then `setsid`) is still found by scanning
- *   `/proc/<pid>/environ` for it.
+ * - **by marker**: its environment carries a variable with a value unique to the run ({@link markerVariable});
+ *   children inherit it, so a process that moved to another group or session (`setsid`, a daemon's double fork,
+ *   `nohup ... &` then `setsid`) is still found by scanning `/proc/<pid>/environ` for it.
  *
  * Limits, documented rather than hidden: the marker scan needs Linux's `/proc` (elsewhere only the group is
  * killed); a process that empties or rewrites its environment before `exec` (`env -i cmd`, `env -u VAR cmd`)
  * carries no marker, and if it also left the group it escapes; a process of another user cannot be read. A
- * cgroup per call, or the bubblewrap sandbox (its PID namespace dies with the call), closes those gaps.
+ * cgroup per run, or Bash's bubblewrap sandbox (its PID namespace dies with the call), closes those gaps.
  *
  * Zombies are treated as dead: a killed orphan stays a zombie until PID 1 reaps it, and some container PID 1s
  * never do, although the process no longer runs.
  *
- * @since 0.1.0
+ * @internal
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
-import { realSleep } from "./internal/realTime.js"
+import { realSleep } from "./realTime.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // models
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
- * The name of the environment variable that tags every process of a call.
+ * The name of the environment variable that tags every process of a run.
  *
  * @since 0.1.0
  * @category constants
@@ -37,18 +37,18 @@ import { realSleep } from "./internal/realTime.js"
 export const markerVariable = "EFFECT_TOOL_RUNTIME_CALL"
 
 /**
- * What identifies the processes of one call.
+ * What identifies the processes of one run.
  *
  * @since 0.1.0
  * @category models
  */
 export interface ProcessTree {
-  /** The process group the shell leads (its pid). */
+  /** The process group the spawned program leads (its pid). */
   readonly pgid: number
-  /** The value of {@link markerVariable} in the call's environment. */
+  /** The value of {@link markerVariable} in the run's environment. */
   readonly marker: string
   /**
-   * A lower bound of the start time of any process of the call ({@link startTicksFloor} taken before the spawn):
+   * A lower bound of the start time of any process of the run ({@link startTicksFloor} taken before the spawn):
    * only processes started since are checked for the marker, which keeps a scan cheap. Default 0 (all).
    */
   readonly startTicks?: number
@@ -87,7 +87,9 @@ const statBuffer = Buffer.alloc(4096)
  * State, process group and start time (clock ticks since boot) from `/proc/<pid>/stat`, or undefined when the
  * process is gone. Read with one `read` into a shared buffer: `readFileSync` is several times slower on procfs.
  */
-const readStat = (pid: number): { readonly state: string; readonly pgid: number; readonly startTicks: number } | undefined => {
+const readStat = (
+  pid: number
+): { readonly state: string; readonly ppid: number; readonly pgid: number; readonly startTicks: number } | undefined => {
   let fd: number | undefined
   try {
     fd = fs.openSync(`/proc/${pid}/stat`, "r")
@@ -95,7 +97,7 @@ const readStat = (pid: number): { readonly state: string; readonly pgid: number;
     const stat = statBuffer.toString("latin1", 0, length)
     // The command name (field 2) may contain spaces and parentheses: fields resume after the last ')'.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    return { state: fields[0] ?? "", pgid: Number(fields[2]), startTicks: Number(fields[19]) }
+    return { state: fields[0] ?? "", ppid: Number(fields[1]), pgid: Number(fields[2]), startTicks: Number(fields[19]) }
   } catch {
     return undefined
   } finally {
@@ -108,7 +110,7 @@ const TICKS_PER_SECOND = 100
 
 /**
  * Now, in `/proc` clock ticks since boot, minus a second of margin: a process that started before this cannot
- * belong to a call started after it.
+ * belong to a run started after it.
  *
  * @since 0.1.0
  * @category inspection
@@ -182,6 +184,30 @@ export const members = (tree: ProcessTree): ReadonlyArray<number> => {
   return found
 }
 
+/**
+ * The running direct children of a process (Linux `/proc`; elsewhere none).
+ *
+ * @since 0.2.0
+ * @category inspection
+ */
+export const childrenOf = (parent: number): ReadonlyArray<number> => {
+  if (!hasProc) return []
+  let entries: Array<string>
+  try {
+    entries = fs.readdirSync("/proc")
+  } catch {
+    return []
+  }
+  const children: Array<number> = []
+  for (const entry of entries) {
+    const first = entry.charCodeAt(0)
+    if (first < 48 || first > 57) continue
+    const stat = readStat(Number(entry))
+    if (stat !== undefined && stat.ppid === parent && !isDead(stat.state)) children.push(Number(entry))
+  }
+  return children
+}
+
 const groupExists = (pgid: number): boolean => {
   try {
     process.kill(-pgid, 0)
@@ -210,7 +236,8 @@ const signal = (pids: Iterable<number>, pgid: number, sig: NodeJS.Signals): void
 // termination
 // ---------------------------------------------------------------------------------------------------------------
 
-const POLL_MS = 20
+/** Waits between checks during the grace period: short first (most programs exit at once on SIGTERM), then 20 ms. */
+const POLL_MS = [2, 5, 10, 20] as const
 const KILL_ROUNDS = 100
 
 /**
@@ -231,7 +258,7 @@ export const terminate = (tree: ProcessTree, grace: Duration.DurationInput): Eff
     yield* Effect.sync(() => signal(initial, tree.pgid, "SIGTERM"))
     const deadline = Date.now() + Duration.toMillis(Duration.decode(grace))
     let watched = initial
-    while (Date.now() < deadline) {
+    for (let poll = 0; Date.now() < deadline; poll++) {
       watched = watched.filter(isRunning)
       if (watched.length === 0) {
         // Whatever forked in the meantime is found by a last scan.
@@ -240,7 +267,7 @@ export const terminate = (tree: ProcessTree, grace: Duration.DurationInput): Eff
         signal(late, tree.pgid, "SIGTERM")
         watched = late
       }
-      yield* realSleep(POLL_MS)
+      yield* realSleep(Math.min(POLL_MS[Math.min(poll, POLL_MS.length - 1)]!, Math.max(0, deadline - Date.now())))
     }
     let remaining = members(tree)
     for (let round = 0; round < KILL_ROUNDS && remaining.length > 0; round++) {
@@ -249,7 +276,18 @@ export const terminate = (tree: ProcessTree, grace: Duration.DurationInput): Eff
       remaining = members(tree)
     }
     if (remaining.length > 0) {
-      yield* Effect.logWarning(`Bash: ${remaining.length} process(es) survived SIGKILL: ${remaining.join(", ")}`)
+      yield* Effect.logWarning(`Subprocess: ${remaining.length} process(es) survived SIGKILL: ${remaining.join(", ")}`)
     }
     return { found: initial.length, escalated: true, survivors: remaining }
   })
+
+/**
+ * SIGKILL, at once and synchronously, to a tree's group and every marked process: for a signal handler that has no
+ * time left for a grace period.
+ *
+ * @since 0.2.0
+ * @category termination
+ */
+export const killNow = (tree: ProcessTree): void => {
+  signal(members(tree), tree.pgid, "SIGKILL")
+}
