@@ -8,3 +8,5 @@
 export * as EffectAi from "./EffectAi.js"
 /** @since 0.2.0 */
 export * as ModelBackend from "./ModelBackend.js"
+/** @since 0.2.0 */
+export * as EffectAiModel from "./EffectAiModel.js"
