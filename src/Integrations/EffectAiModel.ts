@@ -4,7 +4,12 @@
  * parts become {@link ModelEvent}s.
  *
  * ```ts
- * const backend = EffectAiModel.layer.pipe(Layer.provide(AnthropicLanguageModel.model("claude-sonnet-4-5")))
+ * // any Layer of @effect/ai's LanguageModel, e.g. @effect/ai-anthropic's AnthropicLanguageModel.layer({ model })
+ * const backend = EffectAiModel.layer.pipe(Layer.provide(languageModel))
+ * // with the request's max tokens handed to the provider
+ * const configured = EffectAiModel.layerWith({
+ *   configure: (request) => Stream.provideService(AnthropicLanguageModel.Config, { max_tokens: request.maxTokens })
+ * })
  * ```
  *
  * @effect/ai never runs a tool here: the request goes out with `disableToolCallResolution: true` and the toolkit's
