@@ -244,6 +244,8 @@ const makeTranslator = () => {
   const open = new Set<string>()
   /** Tool calls already passed on (their final tool-call part is a repeat). */
   const seen = new Set<string>()
+  /** Streaming tool calls that have had some params. */
+  const withParams = new Set<string>()
   /** Provider-executed tool calls: not ours to answer. */
   const skipped = new Set<string>()
   let stopped = false
@@ -266,11 +268,16 @@ const makeTranslator = () => {
       case "tool-params-delta":
         if (skipped.has(part.id)) return Effect.succeed([])
         if (!open.has(part.id)) return Effect.fail(malformed(`Params arrived for the tool call ${part.id}, which has not started.`))
-        return Effect.succeed(part.delta.length === 0 ? [] : [ModelEvent.ToolUseDelta({ id: part.id, partialJson: part.delta })])
-      case "tool-params-end":
+        if (part.delta.length === 0) return Effect.succeed([])
+        withParams.add(part.id)
+        return Effect.succeed([ModelEvent.ToolUseDelta({ id: part.id, partialJson: part.delta })])
+      case "tool-params-end": {
         if (skipped.has(part.id)) return Effect.succeed([])
         if (!open.delete(part.id)) return Effect.fail(malformed(`The tool call ${part.id} ended without starting.`))
-        return Effect.succeed([ModelEvent.ToolUseEnd({ id: part.id })])
+        // A call without input streams no params (Anthropic sends none for `{}`); its JSON is still an object.
+        const empty = withParams.delete(part.id) ? [] : [ModelEvent.ToolUseDelta({ id: part.id, partialJson: "{}" })]
+        return Effect.succeed([...empty, ModelEvent.ToolUseEnd({ id: part.id })])
+      }
       case "tool-call": {
         if (part.providerExecuted || skipped.has(part.id)) return Effect.succeed([])
         if (part.id.length === 0) return Effect.fail(malformed(`A tool call of ${part.name} has no id.`))

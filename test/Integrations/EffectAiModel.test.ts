@@ -261,6 +261,21 @@ describe("EffectAiModel: the reply as ModelEvents", () => {
       expect(got[2]).toEqual(ModelEvent.ToolUseEnd({ id: "toolu_9" }))
     }))
 
+  it.effect("a streamed tool call without params gets `{}` as its JSON", () =>
+    Effect.gen(function*() {
+      const got = yield* events(hello, [
+        { type: "tool-params-start", id: "toolu_1", name: "ToolSearch" },
+        { type: "tool-params-end", id: "toolu_1" },
+        { type: "tool-call", id: "toolu_1", name: "ToolSearch", params: {} },
+        finish("tool-calls")
+      ])
+      expect(got.slice(0, 3)).toEqual([
+        ModelEvent.ToolUseStart({ id: "toolu_1", name: "ToolSearch" }),
+        ModelEvent.ToolUseDelta({ id: "toolu_1", partialJson: "{}" }),
+        ModelEvent.ToolUseEnd({ id: "toolu_1" })
+      ])
+    }))
+
   it.effect("finish reasons map onto the Messages API's stop reasons", () =>
     Effect.gen(function*() {
       const table: ReadonlyArray<readonly [Response.FinishReason, string]> = [
