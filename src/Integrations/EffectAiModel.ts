@@ -224,7 +224,7 @@ export const modelError = (error: AiError.AiError): ModelError => {
 
 const malformed = (message: string) => new ModelError({ reason: "Malformed", message })
 
-const describe = (error: unknown): string => {
+const errorText = (error: unknown): string => {
   if (error instanceof Error) return error.message
   if (typeof error === "string") return error
   try {
@@ -301,7 +301,7 @@ const makeTranslator = () => {
         return Effect.succeed([ModelEvent.Stop({ reason: stopReason(part.reason), usage })])
       }
       case "error":
-        return Effect.fail(new ModelError({ reason: "Api", message: describe(part.error) }))
+        return Effect.fail(new ModelError({ reason: "Api", message: errorText(part.error) }))
       default:
         return Effect.succeed([])
     }

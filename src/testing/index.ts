@@ -430,3 +430,15 @@ export const finishedInModelOrder = (outcomes: ReadonlyArray<Outcome>, turn: Rea
     }
   }
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// a scripted model
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * A scripted model server that speaks the Anthropic Messages API on 127.0.0.1 (see the module for the script, the
+ * request checks and the faults).
+ *
+ * @since 0.2.0
+ */
+export * as MessagesServer from "./MessagesServer.js"

@@ -1,0 +1,262 @@
+/**
+ * The Anthropic Messages API as a {@link ModelBackend}, over @effect/platform's `HttpClient`: wire Schemas for the
+ * request, the streamed events, a whole Message and an error body, and a layer that streams each reply.
+ *
+ * ```ts
+ * const backend = AnthropicMessages.layer({ model: "claude-sonnet-4-5" }).pipe(Layer.provide(FetchHttpClient.layer))
+ * ```
+ *
+ * What comes back is checked as it streams: an HTTP error status is a `Status` error with the API's own message; a
+ * body that is not an event stream, an event that is not JSON, a tool_use without an id, events out of order or a
+ * stream that ends before `message_stop` are `Malformed`; an event, content block or delta type this client does not
+ * know is `UnknownBlock`; an `error` event is `Api`; a connection that fails is `Transport`. Interrupting the stream
+ * aborts the HTTP request.
+ *
+ * @since 0.2.0
+ */
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import type { ModelRequest } from "./ModelBackend.js"
+import { ModelBackend } from "./ModelBackend.js"
+import * as Client from "./internal/messagesClient.js"
+import * as Wire from "./internal/messagesWire.js"
+
+// ---------------------------------------------------------------------------------------------------------------
+// the request
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * A tool in the request's `tools`: a client tool, optionally deferred (`defer_loading`: loaded only where a
+ * `tool_reference` block in a tool_result names it).
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const ToolDefinition = Wire.ToolDefinition
+
+/**
+ * @since 0.2.0
+ * @category schemas
+ */
+export type ToolDefinition = typeof ToolDefinition.Type
+
+/**
+ * The body of `POST /v1/messages`: the model, `max_tokens`, the system prompt, the conversation (text, tool_use and
+ * tool_result blocks; a tool_result's content may hold text, image and `tool_reference` blocks), the tools and
+ * whether to stream.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const MessagesRequest = Wire.MessagesRequest
+
+/**
+ * @since 0.2.0
+ * @category schemas
+ */
+export type MessagesRequest = typeof MessagesRequest.Type
+
+// ---------------------------------------------------------------------------------------------------------------
+// what comes back
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * Why the model stopped, as the API says it.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const StopReason = Wire.StopReason
+
+/**
+ * Token counts of a reply.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const Usage = Wire.Usage
+
+/**
+ * A whole (non-streamed) Message: the reply to a request without `stream: true`.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const MessageResponse = Wire.MessageResponse
+
+/**
+ * @since 0.2.0
+ * @category schemas
+ */
+export type MessageResponse = typeof MessageResponse.Type
+
+/**
+ * The body of an HTTP error answer: `{type: "error", error: {type, message}}` (e.g. `invalid_request_error`,
+ * `rate_limit_error` with 429, `overloaded_error` with 529).
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const ErrorResponse = Wire.ErrorResponse
+
+/**
+ * @since 0.2.0
+ * @category schemas
+ */
+export type ErrorResponse = typeof ErrorResponse.Type
+
+// ---------------------------------------------------------------------------------------------------------------
+// streamed events
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * The first event: the message with empty content and the input token count.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const MessageStartEvent = Wire.MessageStart
+
+/**
+ * A content block begins at `index`: a text block or a tool_use block (with its id and name; its input follows in
+ * `input_json_delta` pieces).
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const ContentBlockStartEvent = Wire.ContentBlockStart
+
+/**
+ * More of the block at `index`: a `text_delta` or an `input_json_delta` (a piece of the tool_use input's JSON).
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const ContentBlockDeltaEvent = Wire.ContentBlockDelta
+
+/**
+ * The block at `index` is complete.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const ContentBlockStopEvent = Wire.ContentBlockStop
+
+/**
+ * The stop_reason and the output token count (sent once, before `message_stop`).
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const MessageDeltaEvent = Wire.MessageDelta
+
+/**
+ * The reply is complete.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const MessageStopEvent = Wire.MessageStop
+
+/**
+ * Keeps the connection alive; carries nothing.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const PingEvent = Wire.Ping
+
+/**
+ * An error in the middle of a stream (e.g. `overloaded_error`).
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const ErrorEvent = Wire.ErrorEvent
+
+/**
+ * Any event of a streamed reply (the `data` of one server-sent event).
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const StreamEvent = Wire.StreamEvent
+
+/**
+ * @since 0.2.0
+ * @category schemas
+ */
+export type StreamEvent = typeof StreamEvent.Type
+
+// ---------------------------------------------------------------------------------------------------------------
+// the backend
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * How to reach the API.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Options {
+  /** The model, e.g. `"claude-sonnet-4-5"`. */
+  readonly model: string
+  /** Default: the `ANTHROPIC_API_KEY` config (environment variable). */
+  readonly apiKey?: Redacted.Redacted<string>
+  /** Default `https://api.anthropic.com`; requests go to `${baseUrl}/v1/messages`. */
+  readonly baseUrl?: string
+  /** The `anthropic-version` header; default `"2023-06-01"`. */
+  readonly anthropicVersion?: string
+  /** Sent as the `anthropic-beta` header, comma-separated (e.g. `advanced-tool-use-2025-11-20` on older gateways). */
+  readonly betas?: ReadonlyArray<string>
+  /** More headers for every request (they win over the ones above). */
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+/**
+ * The wire request for a {@link ModelRequest} (the body the backend sends, with `stream: true`).
+ *
+ * @since 0.2.0
+ * @category utilities
+ */
+export const toRequest = (model: string, request: ModelRequest): typeof MessagesRequest.Encoded =>
+  Client.toWire(model, request, true)
+
+/**
+ * The backend's service, built from the options and the `HttpClient` in context.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make = Effect.fn("AnthropicMessages.make")(function*(options: Options) {
+  const client = yield* HttpClient.HttpClient
+  const apiKey = options.apiKey ?? (yield* Config.redacted("ANTHROPIC_API_KEY"))
+  const settings: Client.Settings = {
+    model: options.model,
+    url: `${(options.baseUrl ?? "https://api.anthropic.com").replace(/\/+$/, "")}/v1/messages`,
+    headers: {
+      "x-api-key": Redacted.value(apiKey),
+      "anthropic-version": options.anthropicVersion ?? "2023-06-01",
+      ...(options.betas === undefined || options.betas.length === 0 ? {} : { "anthropic-beta": options.betas.join(",") }),
+      ...options.headers
+    }
+  }
+  return ModelBackend.of({ stream: (request) => Client.stream(client, settings, request) })
+})
+
+/**
+ * `ModelBackend` over the Messages API. Needs an `HttpClient` (`FetchHttpClient.layer`, `NodeHttpClient.layer`).
+ * Without an `apiKey` it reads `ANTHROPIC_API_KEY`, and fails with a `ConfigError` when that is not set.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export function layer(options: Options & { readonly apiKey: Redacted.Redacted<string> }): Layer.Layer<ModelBackend, never, HttpClient.HttpClient>
+export function layer(options: Options): Layer.Layer<ModelBackend, ConfigError.ConfigError, HttpClient.HttpClient>
+export function layer(options: Options): Layer.Layer<ModelBackend, ConfigError.ConfigError, HttpClient.HttpClient> {
+  return Layer.effect(ModelBackend, make(options))
+}
