@@ -27,7 +27,11 @@
  * - It has no provider-neutral `max_tokens`: `request.maxTokens` reaches the provider only through
  *   {@link Options.configure} (e.g. `Stream.provideService(AnthropicLanguageModel.Config, { max_tokens })`).
  * - Tool calls the provider executes itself (`providerExecuted`) and reasoning parts are not events of the contract;
- *   they are dropped.
+ *   they are dropped. A definition's `strict`, `input_examples` and `cache_control` cannot be expressed either.
+ *
+ * Providers stream a tool call as params (start, deltas, end) and then repeat it complete; the repeat is dropped. A
+ * finish reason maps onto the Messages API's stop reasons (`tool-calls` -> `tool_use`, `stop` -> `end_turn`,
+ * `length` -> `max_tokens`, `content-filter` -> `refusal`, `pause` -> `pause_turn`, anything else -> `end_turn`).
  *
  * @since 0.2.0
  */

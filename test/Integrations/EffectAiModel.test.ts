@@ -6,7 +6,7 @@ import { AiError, LanguageModel, Prompt } from "@effect/ai"
 import type * as Response from "@effect/ai/Response"
 import * as AiTool from "@effect/ai/Tool"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Chunk, Context, Effect, Either, Exit, FastCheck as fc, Layer, Option, Stream } from "effect"
+import { Cause, Chunk, Context, Deferred, Effect, Fiber, Either, Exit, FastCheck as fc, Layer, Option, Stream } from "effect"
 import * as EffectAiModel from "../../src/Integrations/EffectAiModel.js"
 import type { Message, ModelRequest } from "../../src/Integrations/ModelBackend.js"
 import { ModelBackend, ModelEvent } from "../../src/Integrations/ModelBackend.js"
@@ -344,6 +344,26 @@ describe("EffectAiModel: options", () => {
       const unconfigured = yield* firstText(EffectAiModel.layer)
       expect(unconfigured).toEqual(Option.some(ModelEvent.TextDelta({ text: "max_tokens=unset" })))
       expect(model.seen[1]!.toolChoice).toBe("auto")
+    }))
+})
+
+describe("EffectAiModel: interruption", () => {
+  it.effect("interrupting the events stops the provider's stream", () =>
+    Effect.gen(function*() {
+      const released = yield* Deferred.make<void>()
+      const reply = Stream.make<Array<Response.StreamPartEncoded>>({ type: "text-delta", id: "t", delta: "Hi" }).pipe(
+        Stream.concat(Stream.never),
+        Stream.ensuring(Deferred.succeed(released, undefined))
+      )
+      const first = yield* Deferred.make<ModelEvent>()
+      const model = scriptedModel(reply)
+      const fiber = yield* Effect.flatMap(ModelBackend, (backend) => Stream.runForEach(backend.stream(hello), (event) => Deferred.succeed(first, event))).pipe(
+        Effect.provide(EffectAiModel.layer.pipe(Layer.provide(model.layer))),
+        Effect.fork
+      )
+      expect(yield* Deferred.await(first)).toEqual(ModelEvent.TextDelta({ text: "Hi" }))
+      yield* Fiber.interrupt(fiber)
+      expect(yield* Deferred.isDone(released)).toBe(true)
     }))
 })
 
