@@ -90,3 +90,13 @@ export { ToolUsePart } from "./Runtime/Preview.js"
 export * as Activity from "./Runtime/Activity.js"
 /** @since 0.2.0 */
 export * as ClassifierApprover from "./Runtime/ClassifierApprover.js"
+/** @since 0.2.0 */
+export * as AgentLoop from "./Integrations/AgentLoop.js"
+/** @since 0.2.0 */
+export type { AgentLoopError, LoopEvent, LoopHandle, LoopOptions, LoopResult, LoopStopReason } from "./Integrations/AgentLoop.js"
+/** @since 0.2.0 */
+export * as AnthropicMessages from "./Integrations/AnthropicMessages.js"
+/** @since 0.2.0 */
+export { ModelBackend, ModelError, ModelEvent } from "./Integrations/ModelBackend.js"
+/** @since 0.2.0 */
+export type { ContentBlock, Message, ModelErrorReason, ModelRequest, StopReason } from "./Integrations/ModelBackend.js"
