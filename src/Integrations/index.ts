@@ -6,3 +6,5 @@
 
 /** @since 0.2.0 */
 export * as EffectAi from "./EffectAi.js"
+/** @since 0.2.0 */
+export * as EffectAiModel from "./EffectAiModel.js"
