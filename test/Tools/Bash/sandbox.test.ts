@@ -51,10 +51,12 @@ describe("Bash in the bubblewrap sandbox", () => {
 
   it.live.skipIf(unavailable !== undefined)("nothing survives the call, not even a setsid child", () =>
     Effect.gen(function*() {
-      const exit = yield* run("setsid sleep 1000 & echo started")
+      // A duration no other test uses (tests in other files run `sleep 1000` at the same time).
+      const seconds = `1000.${process.pid}${Math.floor(Math.random() * 1e6)}`
+      const exit = yield* run(`setsid sleep ${seconds} & echo started`)
       expect(Exit.isSuccess(exit)).toBe(true)
       // The sandbox has its own PID namespace: find the child by its command line on the host.
-      const sleepers = childProcess.spawnSync("pgrep", ["-f", "^sleep 1000$"], { encoding: "utf8" }).stdout.split("\n").filter(Boolean).map(Number)
+      const sleepers = childProcess.spawnSync("pgrep", ["-f", `^sleep ${seconds.replace(".", "\\.")}$`], { encoding: "utf8" }).stdout.split("\n").filter(Boolean).map(Number)
       expect(sleepers.filter(isAlive)).toEqual([])
     }).pipe(Effect.provide(bashLayer(workspace, { sandbox: "bubblewrap" }))))
 })
