@@ -23,15 +23,8 @@ export interface BufferedOutput {
 
 const decoder = new TextDecoder()
 
-const concat = (chunks: ReadonlyArray<Uint8Array>, length: number): Uint8Array => {
-  const out = new Uint8Array(length)
-  let offset = 0
-  for (const chunk of chunks) {
-    out.set(chunk, offset)
-    offset += chunk.length
-  }
-  return out
-}
+/** The chunks as one buffer (Node's `Buffer.concat`, a Uint8Array). */
+const concat = (chunks: ReadonlyArray<Uint8Array>, length: number): Uint8Array => Buffer.concat(chunks, length)
 
 /**
  * A head buffer plus a tail ring. One reader appends, in order, buffers it will not write to again (they are kept

@@ -369,18 +369,8 @@ const readBody = (response: HttpClientResponse.HttpClientResponse, url: URL, lim
     ).pipe(Effect.map((body) => ({ bytes: concat(body.parts), wireBytes: Math.min(wireBytes, limits.maxBodyBytes), truncated: body.cut || wireCut })))
   })
 
-const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => {
-  if (chunks.length === 1) return chunks[0]!
-  let length = 0
-  for (const chunk of chunks) length += chunk.length
-  const out = new Uint8Array(length)
-  let offset = 0
-  for (const chunk of chunks) {
-    out.set(chunk, offset)
-    offset += chunk.length
-  }
-  return out
-}
+/** The chunks as one buffer; one chunk is returned as it is. */
+const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))
 
 const describeCause = (cause: unknown): string => {
   if (typeof cause === "object" && cause !== null) {
