@@ -5,6 +5,7 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { parseArgs } from "node:util"
+import type { ParseArgsConfig } from "node:util"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { PermissionModeSetting } from "../Permission/Settings.js"
@@ -62,19 +63,20 @@ export type Command =
 
 const usage = (message: string) => Either.left(new UsageError({ message: `${message} (see --help)` }))
 
+/** The options of a command line (node's `parseArgs`: strict, no positionals); an unknown or malformed one is a usage error. */
+const parseOptions = <const O extends NonNullable<ParseArgsConfig["options"]>>(args: ReadonlyArray<string>, options: O) =>
+  Either.try({
+    try: () => parseArgs({ args: [...args], strict: true, allowPositionals: false, options }).values,
+    catch: (error) => new UsageError({ message: `${error instanceof Error ? error.message : String(error)} (see --help)` })
+  })
+
 /** Parses the command line. */
 export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Command, UsageError> => {
   const [command, ...rest] = argv
   if (command === "--help" || command === "-h" || command === "help") return Either.right({ _tag: "Help" })
   if (command === "mcp") return parseMcpList(rest)
   if (command !== "exec" && command !== "serve") return usage(command === undefined ? "missing command (exec or serve)" : `unknown command: ${command}`)
-  let values
-  try {
-    values = parseArgs({
-      args: [...rest],
-      strict: true,
-      allowPositionals: false,
-      options: {
+  const parsed = parseOptions(rest, {
         cwd: { type: "string" },
         "add-dir": { type: "string", multiple: true },
         session: { type: "string" },
@@ -94,11 +96,9 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
         scheduling: { type: "string" },
         verbose: { type: "boolean" },
         help: { type: "boolean" }
-      }
-    }).values
-  } catch (error) {
-    return usage(error instanceof Error ? error.message : String(error))
-  }
+  })
+  if (Either.isLeft(parsed)) return Either.left(parsed.left)
+  const values = parsed.right
   if (values.help === true) return Either.right({ _tag: "Help" })
   const mode = values.mode
   if (mode !== undefined && !isMode(mode)) return usage(`--mode must be one of ${PermissionModeSetting.literals.join(", ")}, got ${mode}`)
@@ -140,17 +140,9 @@ const missingFile = (cwd: string, files: ReadonlyArray<string>): string | undefi
 const parseMcpList = (argv: ReadonlyArray<string>): Either.Either<Command, UsageError> => {
   const [sub, ...rest] = argv
   if (sub !== "list") return usage(sub === undefined ? "missing mcp command (list)" : `unknown mcp command: ${sub}`)
-  let values
-  try {
-    values = parseArgs({
-      args: [...rest],
-      strict: true,
-      allowPositionals: false,
-      options: { cwd: { type: "string" }, "mcp-config": { type: "string", multiple: true }, "trust-project": { type: "boolean" }, "mcp-trust": { type: "string", multiple: true } }
-    }).values
-  } catch (error) {
-    return usage(error instanceof Error ? error.message : String(error))
-  }
+  const parsed = parseOptions(rest, { cwd: { type: "string" }, "mcp-config": { type: "string", multiple: true }, "trust-project": { type: "boolean" }, "mcp-trust": { type: "string", multiple: true } })
+  if (Either.isLeft(parsed)) return Either.left(parsed.left)
+  const values = parsed.right
   const cwd = values.cwd ?? process.cwd()
   if (!isDirectory(cwd)) return Either.left(new UsageError({ message: `--cwd is not a directory: ${cwd}` }))
   const options: McpCliOptions = { cwd, mcpConfigFiles: values["mcp-config"] ?? [], trustProject: values["trust-project"] === true, mcpTrust: values["mcp-trust"] ?? [] }

@@ -344,6 +344,15 @@ describe.concurrent("exec", () => {
       expect(exists(dir, "new.txt")).toBe(false)
     })
 
+    it("an unknown option exits 2 with one line naming it, before anything runs", async ({ expect }) => {
+      const dir = workspace()
+      const run = await exec(dir, ["--aprove", "allow"], [toolUse("toolu_touch", "Bash", { command: "touch EXECUTED" })])
+      expect(run.code).toBe(2)
+      expect(run.stdout).toBe("")
+      expect(run.stderr).toBe("effect-tool-runtime: Unknown option '--aprove' (see --help)\n")
+      expect(fs.existsSync(path.join(dir, "EXECUTED"))).toBe(false)
+    })
+
     it("--settings with a malformed file exits 2 naming the file and the field, before anything runs", async ({ expect }) => {
       const dir = workspace()
       const settings = path.join(dir, "settings.json")
