@@ -32,6 +32,7 @@ import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { Outcome } from "../Tool/Outcome.js"
+import { filterEnabled } from "../Tool/Tool.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
 import * as Definitions from "../Runtime/Definitions.js"
 import type { ToolEvent } from "../Runtime/Events.js"
@@ -227,13 +228,14 @@ const startWith = (
     const usage = { inputTokens: 0, outputTokens: 0 }
 
     const definitions = Option.match(catalog, {
+      // Every registered tool that can work now (a down MCP server's tools are left out).
       onNone: () =>
-        Effect.succeed({
-          tools: registry.tools.map((tool) => Definitions.anthropic(tool.definition)),
-          included: registry.tools.map((tool) => tool.definition.name),
+        Effect.map(filterEnabled(registry.tools), (tools) => ({
+          tools: tools.map((tool) => Definitions.anthropic(tool.definition)),
+          included: tools.map((tool) => tool.definition.name),
           deferred: [] as ReadonlyArray<string>,
           announcement: undefined as string | undefined
-        }),
+        })),
       onSome: (service) =>
         Effect.map(
           requestEnabled("anthropic").pipe(Effect.provideService(ToolCatalog, service), Effect.provideService(ToolRegistry, registry)),

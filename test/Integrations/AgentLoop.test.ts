@@ -34,9 +34,16 @@ const Wait = Tool.make("Wait", {
   touchesEnvironment: false
 })
 
+const Offline = Tool.make("Offline", {
+  description: "A tool whose server is down.",
+  input: Schema.Struct({}),
+  output: Schema.String,
+  touchesEnvironment: false
+})
+
 const notesRuntime = (notes: Ref.Ref<ReadonlyMap<string, string>>, waiting: Deferred.Deferred<void>) =>
   ToolRuntime.layer.pipe(
-    Layer.provideMerge(ToolRegistry.layer([ReadNote, WriteNote, Wait]).pipe(Layer.provide(Layer.mergeAll(
+    Layer.provideMerge(ToolRegistry.layer([ReadNote, WriteNote, Wait, Offline]).pipe(Layer.provide(Layer.mergeAll(
       ReadNote.implement({
         traits: () => ({ readOnly: true, concurrencySafe: true }),
         claims: ({ name }) => [Tool.Claim.read(`note:${name}`)],
@@ -49,6 +56,10 @@ const notesRuntime = (notes: Ref.Ref<ReadonlyMap<string, string>>, waiting: Defe
       Wait.implement({
         traits: () => ({ readOnly: true, concurrencySafe: true }),
         call: () => Effect.zipRight(Deferred.succeed(waiting, undefined), Effect.never)
+      }),
+      Offline.implement({
+        isEnabled: Effect.succeed(Tool.Availability.disabled("the server is down")),
+        call: () => Effect.succeed("never")
       })
     )))),
     Layer.provide([PermissionPolicy.toolOnly, Approver.denyAll, ToolHooks.none, ResultStore.layerMemory()])
@@ -155,6 +166,7 @@ describe("AgentLoop", () => {
         const sent = yield* Ref.get(requests)
         expect(sent.map((request) => request.messages.length)).toEqual([1, 3, 5])
         expect(sent[0]!.system).toBe("You are terse.")
+        // Without a catalogue every registered tool that can work now is sent (Offline cannot).
         expect(sent[0]!.tools.map((tool) => tool.name)).toEqual(["ReadNote", "WriteNote", "Wait"])
         expect(sent[1]!.messages).toEqual(result.messages.slice(0, 3))
       })))
