@@ -154,6 +154,8 @@ export interface Received {
   readonly method: string
   readonly path: string
   readonly headers: http.IncomingHttpHeaders
+  /** Which connection it came on (1, 2, ... in the order connections opened): a reused connection repeats a number. */
+  readonly connection: number
   /** The body as JSON, or the raw text when it is not JSON. */
   readonly body: unknown
 }
@@ -202,6 +204,14 @@ export const make = (script: Script): Effect.Effect<MessagesServer, never, Scope
     const inFlight = yield* Ref.make(0)
     const answered = yield* Ref.make(0)
     const run = yield* FiberSet.makeRuntime<never, void, never>()
+    const sockets = new WeakMap<object, number>()
+    let opened = 0
+    const connectionNumber = (req: http.IncomingMessage): number => {
+      const known = sockets.get(req.socket)
+      if (known !== undefined) return known
+      sockets.set(req.socket, ++opened)
+      return opened
+    }
 
     const nextReply = (request: MessagesRequest): Effect.Effect<Reply> =>
       Effect.flatMap(Ref.getAndUpdate(answered, (n) => n + 1), (index) => {
@@ -219,11 +229,15 @@ export const make = (script: Script): Effect.Effect<MessagesServer, never, Scope
       Effect.gen(function*() {
         const raw = yield* readBody(req)
         const body = raw === undefined ? undefined : parseJson(raw)
-        yield* Ref.update(received, (all) => [...all, { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body }])
+        yield* Ref.update(received, (all) => [...all, { method: req.method ?? "", path: req.url ?? "", headers: req.headers, connection: connectionNumber(req), body }])
         if (raw === undefined) return errorResponse(res, 413, "request_too_large", `Request exceeds the maximum allowed number of bytes (${maxBodyBytes})`)
         const checked = checkRequest(req, body)
         if (Either.isLeft(checked)) return errorResponse(res, checked.left.status, checked.left.type, checked.left.message)
-        const reply = yield* nextReply(checked.right)
+        const reply = yield* nextReply(checked.right).pipe(
+          Effect.catchAllDefect((defect) =>
+            Effect.succeed(Reply.HttpError({ status: 500, errorType: "api_error", message: `MessagesServer: the script failed: ${String(defect)}` }))
+          )
+        )
         yield* send(res, checked.right, reply, connection)
         yield* Deferred.await(connection.closed)
       }).pipe(
@@ -447,13 +461,18 @@ const startEvents = (res: http.ServerResponse): void => {
   res.flushHeaders()
 }
 
+/** A turn of the event loop, so that each event leaves in its own write, as a real stream's do. */
+const nextTurn: Effect.Effect<void> = Effect.async<void>((resume) => {
+  setImmediate(() => resume(Effect.void))
+})
+
 const writeEvents = (res: http.ServerResponse, events: ReadonlyArray<unknown>): Effect.Effect<void> =>
   Effect.forEach(events, (event) =>
     Effect.zipRight(
       Effect.sync(() => {
         if (!res.destroyed) res.write(eventOf(event))
       }),
-      Effect.yieldNow()
+      nextTurn
     ), { discard: true })
 
 const send = (res: http.ServerResponse, request: MessagesRequest, reply: Reply, connection: Connection): Effect.Effect<void> => {

@@ -102,6 +102,16 @@ describe("AnthropicMessages: a streamed reply", () => {
       expect(events.at(-1)).toMatchObject({ _tag: "Stop", reason: "end_turn" })
     }))
 
+  it.scoped("a reply read to its end leaves the connection for later requests (the client's pool reuses it)", () =>
+    Effect.gen(function*() {
+      const server = yield* MessagesServer.make(() => Reply.Message({ content: [text("again")] }))
+      yield* Effect.repeatN(Stream.runDrain(ask(hello)), 5).pipe(Effect.provide(backend(server.url)))
+      const connections = (yield* server.received).map((request) => request.connection)
+      expect(connections.length).toBe(6)
+      expect(new Set(connections).size).toBeLessThanOrEqual(2)
+      expect(yield* server.disconnects).toBe(0)
+    }))
+
   it.scoped("the request carries the tools (defer_loading) and the tool_result's tool_reference blocks exactly as given, and the headers", () =>
     Effect.gen(function*() {
       const request: ModelRequest = {
@@ -165,8 +175,9 @@ describe("AnthropicMessages: bad responses are typed ModelErrors naming the prob
     ["a block stopped twice", Reply.Events({ events: [start, textStart(0), { type: "content_block_stop", index: 0 }, { type: "content_block_stop", index: 0 }] }), "Malformed", /which had already stopped$/],
     ["message_stop with a block still open", Reply.Events({ events: [start, textStart(0), stopDelta, { type: "message_stop" }] }), "Malformed", /^message_stop while content block 0 is still open$/],
     ["message_stop without a stop_reason", Reply.Events({ events: [start, { type: "message_stop" }] }), "Malformed", /^message_stop before a message_delta gave the stop_reason$/],
+    ["an event after message_stop", Reply.Events({ events: [start, stopDelta, { type: "message_stop" }, { type: "ping" }, textStart(0)] }), "Malformed", /^a content_block_start event after message_stop$/],
     ["two tool_uses with one id", Reply.Events({ events: [start, toolStart(0, "toolu_x"), { type: "content_block_stop", index: 0 }, toolStart(1, "toolu_x")] }), "Malformed", /two tool_use blocks share the id "toolu_x"/],
-    ["an error event", Reply.ErrorEvent({ errorType: "overloaded_error", message: "Overloaded" }), "Api", /^overloaded_error: Overloaded$/]
+    ["an error event", Reply.ErrorEvent({ errorType: "overloaded_error", message: "Overloaded" }), "Api", /^the Messages API sent an error event: overloaded_error: Overloaded$/]
   ]
 
   for (const [name, reply, reason, message, status] of cases) {
@@ -254,7 +265,7 @@ describe("AnthropicMessages: input pieces", () => {
       // Oracle: the non-empty pieces, in order; together they are the JSON the server sent for the input.
       expect(received).toEqual(pieces.filter((piece) => piece !== ""))
       expect(JSON.parse(received.join(""))).toEqual(JSON.parse(JSON.stringify(input)))
-    }).pipe(Effect.scoped), { fastCheck: { numRuns: 60 } })
+    }).pipe(Effect.scoped), { fastCheck: { numRuns: 50 } })
 })
 
 describe("AnthropicMessages: the non-streamed Message", () => {

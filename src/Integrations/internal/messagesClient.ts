@@ -79,6 +79,10 @@ const sseTooLarge = <E>(cause: Cause.Cause<E>): Option.Option<Stream.Stream<neve
       ? Option.some(Stream.fail(new ModelError({ reason: "Malformed", message: `the event stream is malformed: ${defect.message}` })))
       : Option.none())
 
+/**
+ * The reply's events. The body is read to its end (the API ends it right after `message_stop`) rather than cut at
+ * `Stop`: a body read to the end leaves the connection to be reused, a cut one closes it.
+ */
 const events = (response: HttpClientResponse.HttpClientResponse): Stream.Stream<ModelEvent, ModelError> =>
   Stream.suspend(() => {
     const reply = new Reply()
@@ -88,7 +92,6 @@ const events = (response: HttpClientResponse.HttpClientResponse): Stream.Stream<
       Stream.pipeThroughChannel(Sse.makeChannel<ModelError, unknown>()),
       Stream.catchSomeCause(sseTooLarge),
       Stream.mapConcatEffect((event) => Either.flatMap(decodeEvent(event.data), (wire) => reply.step(wire))),
-      Stream.takeUntil((event) => event._tag === "Stop"),
       Stream.concat(Stream.suspend(() => {
         const early = reply.finish()
         return early === undefined ? Stream.empty : Stream.fail(early)

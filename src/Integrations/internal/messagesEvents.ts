@@ -95,9 +95,11 @@ export class Reply {
   private stopReason: StopReason | undefined
 
   step(event: StreamEvent): Either.Either<ReadonlyArray<ModelEvent>, ModelError> {
-    if (this.stopped) return Either.left(malformed(`a ${event.type} event after message_stop`))
     if (event.type === "ping") return Either.right([])
-    if (event.type === "error") return Either.left(new ModelError({ reason: "Api", message: `${event.error.type}: ${event.error.message}` }))
+    if (this.stopped) return Either.left(malformed(`a ${event.type} event after message_stop`))
+    if (event.type === "error") {
+      return Either.left(new ModelError({ reason: "Api", message: `the Messages API sent an error event: ${event.error.type}: ${event.error.message}` }))
+    }
     if (event.type === "message_start") {
       if (this.started) return Either.left(malformed("a second message_start in one reply"))
       this.started = true
