@@ -110,8 +110,11 @@ export type Reply = Data.TaggedEnum<{
   Truncated: { readonly content: ReadonlyArray<ReplyBlock>; readonly keep?: number }
   /** `message_start`, a `ping`, then an `error` event. Streamed requests only. */
   ErrorEvent: { readonly errorType: string; readonly message: string }
-  /** Exactly these events (an object is sent as JSON, a string as the data itself), then the body ends. Streamed requests only. */
-  Events: { readonly events: ReadonlyArray<unknown> }
+  /**
+   * Exactly these events (an object is sent as JSON, a string as the data itself), then the body ends (with
+   * `end: false`, the connection stays open until the client leaves). Streamed requests only.
+   */
+  Events: { readonly events: ReadonlyArray<unknown>; readonly end?: boolean }
   /** Any response at all. */
   Raw: { readonly status: number; readonly contentType: string; readonly body: string }
   /**
@@ -524,7 +527,7 @@ const send = (res: http.ServerResponse, request: MessagesRequest, reply: Reply, 
       return stream(events.slice(0, keep ?? events.length - 1))
     },
     ErrorEvent: ({ errorType, message }) => stream([start(), { type: "ping" }, { type: "error", error: { type: errorType, message } }]),
-    Events: ({ events }) => stream(events),
+    Events: ({ end, events }) => end === false ? Effect.zipRight(stream(events, false), untilClosed()) : stream(events),
     Hold: ({ content }) => {
       const events = messageEvents(request, content)
       const firstDelta = events.findIndex((event) => (event as { type: string }).type === "content_block_delta")

@@ -5,7 +5,7 @@
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, ConfigProvider, Deferred, Effect, Fiber, Layer, Redacted, Schema, Stream } from "effect"
+import { Chunk, ConfigProvider, Deferred, Effect, Fiber, Layer, Option, Redacted, Schema, Stream, TestClock } from "effect"
 import * as fc from "effect/FastCheck"
 import { MessagesServer } from "effect-tool-runtime/testing"
 import * as AnthropicMessages from "../../src/Integrations/AnthropicMessages.js"
@@ -236,6 +236,17 @@ describe("AnthropicMessages: cancellation", () => {
       yield* server.awaitDisconnects(1)
       expect(yield* server.disconnects).toBe(1)
       expect(yield* server.inFlight).toBe(0)
+    }))
+
+  it.scoped("a body that goes on after message_stop is cut after a grace period: the reply ends complete, without an error", () =>
+    Effect.gen(function*() {
+      const server = yield* MessagesServer.make([Reply.Events({ events: [start, textStart(0), { type: "content_block_stop", index: 0 }, stopDelta, { type: "message_stop" }], end: false })])
+      const fiber = yield* Stream.runCollect(ask(hello)).pipe(Effect.provide(backend(server.url)), Effect.fork)
+      for (let step = 0; step < 20 && Option.isNone(yield* Fiber.poll(fiber)); step++) yield* TestClock.adjust("1 second")
+      expect(Option.isSome(yield* Fiber.poll(fiber))).toBe(true)
+      const events = Chunk.toReadonlyArray(yield* Fiber.join(fiber))
+      expect(events.map((event) => event._tag)).toEqual(["Stop"])
+      yield* server.awaitDisconnects(1)
     }))
 
   it.scoped("taking the first events of a held reply ends the request too", () =>

@@ -11,6 +11,8 @@ import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -79,25 +81,32 @@ const sseTooLarge = <E>(cause: Cause.Cause<E>): Option.Option<Stream.Stream<neve
       ? Option.some(Stream.fail(new ModelError({ reason: "Malformed", message: `the event stream is malformed: ${defect.message}` })))
       : Option.none())
 
+/** How long the body may go on after `message_stop` before it is cut (the reply is complete by then). */
+const afterStopGrace = Duration.seconds(2)
+
 /**
  * The reply's events. The body is read to its end (the API ends it right after `message_stop`) rather than cut at
- * `Stop`: a body read to the end leaves the connection to be reused, a cut one closes it.
+ * `Stop`: a body read to the end leaves the connection to be reused, a cut one closes it. A body that goes on after
+ * `message_stop` is cut after {@link afterStopGrace}.
  */
 const events = (response: HttpClientResponse.HttpClientResponse): Stream.Stream<ModelEvent, ModelError> =>
-  Stream.suspend(() => {
+  Stream.unwrap(Effect.gen(function*() {
     const reply = new Reply()
+    const stopped = yield* Deferred.make<void>()
     return response.stream.pipe(
       Stream.mapError((error) => transport(error, "the connection broke while streaming the reply")),
       Stream.decodeText(),
       Stream.pipeThroughChannel(Sse.makeChannel<ModelError, unknown>()),
       Stream.catchSomeCause(sseTooLarge),
       Stream.mapConcatEffect((event) => Either.flatMap(decodeEvent(event.data), (wire) => reply.step(wire))),
+      Stream.tap((event) => (event._tag === "Stop" ? Deferred.succeed(stopped, undefined) : Effect.void)),
+      Stream.interruptWhen(Effect.zipRight(Deferred.await(stopped), Effect.sleep(afterStopGrace))),
       Stream.concat(Stream.suspend(() => {
         const early = reply.finish()
         return early === undefined ? Stream.empty : Stream.fail(early)
       }))
     )
-  })
+  }))
 
 /** One request's reply, as it streams; interrupting the stream aborts the request. */
 export const stream = (
