@@ -249,6 +249,23 @@ describe("AnthropicMessages: cancellation", () => {
       yield* server.awaitDisconnects(1)
     }))
 
+  it.scoped("a reply that stalls past the idle timeout fails with Transport naming the timeout, and the request is aborted", () =>
+    Effect.gen(function*() {
+      const server = yield* MessagesServer.make([Reply.Hold({ content: [text("thinking...")] })])
+      const first = yield* Deferred.make<void>()
+      const fiber = yield* Stream.runForEach(ask(hello), () => Deferred.succeed(first, undefined)).pipe(
+        Effect.provide(backend(server.url, { idleTimeout: "30 seconds" })),
+        Effect.flip,
+        Effect.fork
+      )
+      yield* Deferred.await(first)
+      for (let step = 0; step < 40 && Option.isNone(yield* Fiber.poll(fiber)); step++) yield* TestClock.adjust("1 second")
+      expect(Option.isSome(yield* Fiber.poll(fiber))).toBe(true)
+      const error = yield* Fiber.join(fiber)
+      expect(error).toMatchObject({ reason: "Transport", message: "the Messages API sent nothing for 30s (the idle timeout)" })
+      yield* server.awaitDisconnects(1)
+    }))
+
   it.scoped("taking the first events of a held reply ends the request too", () =>
     Effect.gen(function*() {
       const server = yield* MessagesServer.make([Reply.Hold({ content: [text("one two three four")] })])

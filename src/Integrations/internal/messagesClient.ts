@@ -28,6 +28,8 @@ export interface Settings {
   readonly model: string
   readonly url: string
   readonly headers: Readonly<Record<string, string>>
+  /** The longest wait for the next piece of the body. */
+  readonly idleTimeout: Duration.Duration
 }
 
 /** At most this much of an error body or a non-SSE body is read (the rest is not needed for the message). */
@@ -89,12 +91,16 @@ const afterStopGrace = Duration.seconds(2)
  * `Stop`: a body read to the end leaves the connection to be reused, a cut one closes it. A body that goes on after
  * `message_stop` is cut after {@link afterStopGrace}.
  */
-const events = (response: HttpClientResponse.HttpClientResponse): Stream.Stream<ModelEvent, ModelError> =>
+const events = (response: HttpClientResponse.HttpClientResponse, idleTimeout: Duration.Duration): Stream.Stream<ModelEvent, ModelError> =>
   Stream.unwrap(Effect.gen(function*() {
     const reply = new Reply()
     const stopped = yield* Deferred.make<void>()
     return response.stream.pipe(
       Stream.mapError((error) => transport(error, "the connection broke while streaming the reply")),
+      Stream.timeoutFail(
+        () => new ModelError({ reason: "Transport", message: `the Messages API sent nothing for ${Duration.format(idleTimeout)} (the idle timeout)` }),
+        idleTimeout
+      ),
       Stream.decodeText(),
       Stream.pipeThroughChannel(Sse.makeChannel<ModelError, unknown>()),
       Stream.catchSomeCause(sseTooLarge),
@@ -131,7 +137,7 @@ export const stream = (
           message: `the Messages API answered ${response.status} with ${contentType === "" ? "no content type" : `"${contentType}"`}, not an event stream: ${quote(body)}`
         })
       }
-      return events(response)
+      return events(response, settings.idleTimeout)
     })
   ).pipe(
     Stream.withSpan("AnthropicMessages.stream", {
