@@ -221,6 +221,12 @@ export interface Options {
    * minutes. Past it the stream fails with a `Transport` error and the request is aborted.
    */
   readonly idleTimeout?: Duration.DurationInput
+  /**
+   * An event type this client does not know: `"fail"` (the default) ends the stream with an `UnknownBlock` error;
+   * `"ignore"` skips it, as Anthropic's versioning policy asks of clients (new event types may be added). Unknown
+   * content block and delta types always fail: skipping them would lose part of the reply.
+   */
+  readonly unknownEvents?: "fail" | "ignore"
 }
 
 /**
@@ -250,7 +256,8 @@ export const make = Effect.fn("AnthropicMessages.make")(function*(options: Optio
       ...(options.betas === undefined || options.betas.length === 0 ? {} : { "anthropic-beta": options.betas.join(",") }),
       ...options.headers
     },
-    idleTimeout: Duration.decode(options.idleTimeout ?? "10 minutes")
+    idleTimeout: Duration.decode(options.idleTimeout ?? "10 minutes"),
+    ignoreUnknownEvents: options.unknownEvents === "ignore"
   }
   return ModelBackend.of({ stream: (request) => Client.stream(client, settings, request) })
 })

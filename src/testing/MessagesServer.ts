@@ -11,8 +11,8 @@
  * const bodies = yield* server.requests   // what the loop sent, request by request
  * ```
  *
- * A streamed request (`stream: true`) gets server-sent events as the API sends them: `message_start`, a `ping`,
- * each block's `content_block_start`, its text or input JSON in several deltas, `content_block_stop`,
+ * A streamed request (`stream: true`) gets server-sent events as the API sends them: `message_start`, each block's
+ * `content_block_start` (the first one followed by a `ping`), its text or input JSON in several deltas, `content_block_stop`,
  * `message_delta` with the stop_reason and usage, `message_stop`. Any other request gets one JSON Message.
  *
  * Requests are checked a little as the real API checks them, and a request that fails a check is answered with a
@@ -433,16 +433,17 @@ const messageEvents = (request: MessagesRequest, content: ReadonlyArray<ReplyBlo
   for (const [index, block] of content.entries()) {
     if (block.type === "text") {
       events.push({ type: "content_block_start", index, content_block: { type: "text", text: "" } })
+      if (index === 0) events.push({ type: "ping" })
       for (const piece of block.pieces ?? split(block.text, 3)) events.push({ type: "content_block_delta", index, delta: { type: "text_delta", text: piece } })
     } else {
       events.push({ type: "content_block_start", index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } })
+      if (index === 0) events.push({ type: "ping" })
       // The API's first input piece is empty; then the JSON in several pieces.
       for (const piece of block.pieces ?? ["", ...split(JSON.stringify(block.input), 3)]) {
         events.push({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: piece } })
       }
     }
     events.push({ type: "content_block_stop", index })
-    if (index === 0) events.push({ type: "ping" })
   }
   events.push(
     { type: "message_delta", delta: { stop_reason: stopReasonOf(content, stopReason), stop_sequence: null }, usage: { output_tokens: estimateTokens(content) } },

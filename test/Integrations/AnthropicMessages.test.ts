@@ -205,6 +205,19 @@ describe("AnthropicMessages: bad responses are typed ModelErrors naming the prob
       expect(error.message).toMatch(/answered 400 invalid_request_error: Tool reference 'Missing' not found in available tools/)
     }))
 
+  it.scoped("with unknownEvents: \"ignore\", an unknown event type is skipped; an unknown block type still fails", () =>
+    Effect.gen(function*() {
+      const server = yield* MessagesServer.make([
+        Reply.Events({ events: [start, { type: "brand_new_event", detail: 1 }, textStart(0), { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "hi" } }, { type: "content_block_stop", index: 0 }, stopDelta, { type: "message_stop" }] }),
+        Reply.UnknownBlock({ blockType: "thinking" })
+      ])
+      const layer = backend(server.url, { unknownEvents: "ignore" })
+      const events = yield* Stream.runCollect(ask(hello)).pipe(Effect.provide(layer))
+      expect(Chunk.toReadonlyArray(events).map((event) => event._tag)).toEqual(["TextDelta", "Stop"])
+      const error = yield* Stream.runCollect(ask(hello)).pipe(Effect.provide(layer), Effect.flip)
+      expect(error.reason).toBe("UnknownBlock")
+    }))
+
   it.effect("nothing listening is a Transport error naming the request", () =>
     Effect.gen(function*() {
       const error = yield* Stream.runDrain(ask(hello)).pipe(Effect.provide(backend("http://127.0.0.1:1")), Effect.flip)

@@ -30,6 +30,7 @@ export interface Settings {
   readonly headers: Readonly<Record<string, string>>
   /** The longest wait for the next piece of the body. */
   readonly idleTimeout: Duration.Duration
+  readonly ignoreUnknownEvents: boolean
 }
 
 /** At most this much of an error body or a non-SSE body is read (the rest is not needed for the message). */
@@ -91,20 +92,20 @@ const afterStopGrace = Duration.seconds(2)
  * `Stop`: a body read to the end leaves the connection to be reused, a cut one closes it. A body that goes on after
  * `message_stop` is cut after {@link afterStopGrace}.
  */
-const events = (response: HttpClientResponse.HttpClientResponse, idleTimeout: Duration.Duration): Stream.Stream<ModelEvent, ModelError> =>
+const events = (response: HttpClientResponse.HttpClientResponse, settings: Settings): Stream.Stream<ModelEvent, ModelError> =>
   Stream.unwrap(Effect.gen(function*() {
     const reply = new Reply()
     const stopped = yield* Deferred.make<void>()
     return response.stream.pipe(
       Stream.mapError((error) => transport(error, "the connection broke while streaming the reply")),
       Stream.timeoutFail(
-        () => new ModelError({ reason: "Transport", message: `the Messages API sent nothing for ${Duration.format(idleTimeout)} (the idle timeout)` }),
-        idleTimeout
+        () => new ModelError({ reason: "Transport", message: `the Messages API sent nothing for ${Duration.format(settings.idleTimeout)} (the idle timeout)` }),
+        settings.idleTimeout
       ),
       Stream.decodeText(),
       Stream.pipeThroughChannel(Sse.makeChannel<ModelError, unknown>()),
       Stream.catchSomeCause(sseTooLarge),
-      Stream.mapConcatEffect((event) => Either.flatMap(decodeEvent(event.data), (wire) => reply.step(wire))),
+      Stream.mapConcatEffect((event) => Either.flatMap(decodeEvent(event.data, settings.ignoreUnknownEvents), (wire) => reply.step(wire))),
       Stream.tap((event) => (event._tag === "Stop" ? Deferred.succeed(stopped, undefined) : Effect.void)),
       Stream.interruptWhen(Effect.zipRight(Deferred.await(stopped), Effect.sleep(afterStopGrace))),
       Stream.concat(Stream.suspend(() => {
@@ -137,7 +138,7 @@ export const stream = (
           message: `the Messages API answered ${response.status} with ${contentType === "" ? "no content type" : `"${contentType}"`}, not an event stream: ${quote(body)}`
         })
       }
-      return events(response, settings.idleTimeout)
+      return events(response, settings)
     })
   ).pipe(
     Stream.withSpan("AnthropicMessages.stream", {
