@@ -11,6 +11,7 @@ import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -88,32 +89,72 @@ const sseTooLarge = <E>(cause: Cause.Cause<E>): Option.Option<Stream.Stream<neve
 const afterStopGrace = Duration.seconds(2)
 
 /**
- * The reply's events. The body is read to its end (the API ends it right after `message_stop`) rather than cut at
- * `Stop`: a body read to the end leaves the connection to be reused, a cut one closes it. A body that goes on after
- * `message_stop` is cut after {@link afterStopGrace}.
+ * The reply's events, parsed from the body. The body is read to its end (the API ends it right after
+ * `message_stop`) rather than cut at `Stop`: a body read to the end leaves the connection to be reused, a cut one
+ * closes it.
  */
-const events = (response: HttpClientResponse.HttpClientResponse, settings: Settings): Stream.Stream<ModelEvent, ModelError> =>
-  Stream.unwrap(Effect.gen(function*() {
+const parse = (response: HttpClientResponse.HttpClientResponse, settings: Settings, seen: () => void): Stream.Stream<ModelEvent, ModelError> =>
+  Stream.suspend(() => {
     const reply = new Reply()
-    const stopped = yield* Deferred.make<void>()
     return response.stream.pipe(
       Stream.mapError((error) => transport(error, "the connection broke while streaming the reply")),
-      Stream.timeoutFail(
-        () => new ModelError({ reason: "Transport", message: `the Messages API sent nothing for ${Duration.format(settings.idleTimeout)} (the idle timeout)` }),
-        settings.idleTimeout
-      ),
+      Stream.mapChunks((chunk) => {
+        seen()
+        return chunk
+      }),
       Stream.decodeText(),
       Stream.pipeThroughChannel(Sse.makeChannel<ModelError, unknown>()),
       Stream.catchSomeCause(sseTooLarge),
       Stream.mapConcatEffect((event) => Either.flatMap(decodeEvent(event.data, settings.ignoreUnknownEvents), (wire) => reply.step(wire))),
-      Stream.tap((event) => (event._tag === "Stop" ? Deferred.succeed(stopped, undefined) : Effect.void)),
-      Stream.interruptWhen(Effect.zipRight(Deferred.await(stopped), Effect.sleep(afterStopGrace))),
       Stream.concat(Stream.suspend(() => {
         const early = reply.finish()
         return early === undefined ? Stream.empty : Stream.fail(early)
       }))
     )
-  }))
+  })
+
+/**
+ * The parsed events, bounded in time: nothing from the body for `idleTimeout` fails the stream (`Transport`), and a
+ * body that goes on after `message_stop` is cut after {@link afterStopGrace}. One watchdog per reply rather than a
+ * timer per piece: a timer per piece costs more than the parsing (`bench/messages.ts`).
+ */
+const events = (response: HttpClientResponse.HttpClientResponse, settings: Settings): Stream.Stream<ModelEvent, ModelError> =>
+  Stream.asyncScoped<ModelEvent, ModelError>((emit) =>
+    Effect.gen(function*() {
+      const clock = yield* Effect.clock
+      const idleMillis = Duration.toMillis(settings.idleTimeout)
+      let lastSeen = clock.unsafeCurrentTimeMillis()
+      const stopped = yield* Deferred.make<void>()
+      const body = parse(response, settings, () => {
+        lastSeen = clock.unsafeCurrentTimeMillis()
+      })
+      yield* body.pipe(
+        Stream.runForEachChunk((chunk) =>
+          Effect.zipRight(
+            Chunk.some(chunk, (event) => event._tag === "Stop") ? Deferred.succeed(stopped, undefined) : Effect.void,
+            Effect.promise(() => emit.chunk(chunk))
+          )
+        ),
+        Effect.matchCauseEffect({
+          onSuccess: () => Effect.promise(() => emit.end()),
+          onFailure: (cause) => Effect.promise(() => emit.halt(cause))
+        }),
+        Effect.forkScoped
+      )
+      const idle: Effect.Effect<void> = Effect.suspend(() => {
+        const left = lastSeen + idleMillis - clock.unsafeCurrentTimeMillis()
+        return left > 0
+          ? Effect.zipRight(Effect.sleep(left), idle)
+          : Effect.promise(() =>
+            emit.fail(new ModelError({ reason: "Transport", message: `the Messages API sent nothing for ${Duration.format(settings.idleTimeout)} (the idle timeout)` }))
+          )
+      })
+      const grace = Deferred.await(stopped).pipe(
+        Effect.zipRight(Effect.sleep(afterStopGrace)),
+        Effect.zipRight(Effect.promise(() => emit.end()))
+      )
+      yield* Effect.forkScoped(Effect.raceFirst(idle, grace))
+    }), 16)
 
 /** One request's reply, as it streams; interrupting the stream aborts the request. */
 export const stream = (
