@@ -15,8 +15,8 @@ import type { CallContext } from "../dist/Tool/Tool.js"
 import { BashTool } from "../dist/Tools/Bash.js"
 import { analysisCount } from "../dist/Tools/Shell/CommandPlan.js"
 import { classifyReadOnly } from "../dist/Tools/Shell/ReadOnly.js"
-import * as Permissions from "../dist/Runtime/Permissions.js"
-import { Approver } from "../dist/Runtime/Approver.js"
+import * as RulePolicy from "../dist/Permission/RulePolicy.js"
+import { Approver } from "../dist/Permission/Approver.js"
 import { ToolHooks } from "../dist/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../dist/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../dist/Runtime/ToolRuntime.js"
@@ -122,7 +122,7 @@ const runtimeRuns = (cwd: string, store: string) =>
       ToolRuntime.layer.pipe(
         Layer.provide(ToolRegistry.layer([BashTool])),
         Layer.provide(BashTool.layer()),
-        Layer.provide(Layer.mergeAll(Permissions.layer(), Approver.denyAll, ToolHooks.none)),
+        Layer.provide(Layer.mergeAll(RulePolicy.layer(), Approver.denyAll, ToolHooks.none)),
         Layer.provide(Layer.mergeAll(Workspace.layer({ cwd }), ResultStore.layer(store))),
         Layer.provide(NodeContext.layer)
       )

@@ -13,8 +13,8 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as McpConfig from "../dist/Mcp/Config.js"
 import { McpServers } from "../dist/Mcp/McpServers.js"
-import { Approver } from "../dist/Runtime/Approver.js"
-import * as Permissions from "../dist/Runtime/Permissions.js"
+import { Approver } from "../dist/Permission/Approver.js"
+import * as RulePolicy from "../dist/Permission/RulePolicy.js"
 import { ResultStore } from "../dist/Runtime/ResultStore.js"
 import { ToolHooks } from "../dist/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../dist/Runtime/ToolRegistry.js"
@@ -38,7 +38,7 @@ export const run = async (): Promise<void> => {
   const config = McpConfig.fromJson("bench", { mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"] } } }, { trusted: true })
   const layer = ToolRuntime.layer.pipe(
     Layer.provide(Layer.mergeAll(
-      Permissions.layer({ cliRules: { allow: ["mcp__everything__echo"], deny: [], ask: [] } }).pipe(Layer.provide(Workspace.layer({ cwd: os.tmpdir() })), Layer.orDie),
+      RulePolicy.layer({ cliRules: { allow: ["mcp__everything__echo"], deny: [], ask: [] } }).pipe(Layer.provide(Workspace.layer({ cwd: os.tmpdir() })), Layer.orDie),
       ToolHooks.none,
       Approver.denyAll
     )),

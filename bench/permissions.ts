@@ -11,9 +11,9 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { performance } from "node:perf_hooks"
-import type { PolicyRequest } from "../dist/Runtime/PermissionPolicy.js"
-import * as Permissions from "../dist/Runtime/Permissions.js"
-import { decodeSettingsJson } from "../dist/Runtime/Permission/Settings.js"
+import type { PolicyRequest } from "../dist/Permission/PermissionPolicy.js"
+import * as RulePolicy from "../dist/Permission/RulePolicy.js"
+import { decodeSettingsJson } from "../dist/Permission/Settings.js"
 import { PermissionCheck } from "../dist/Tool/Permission.js"
 import * as Tool from "../dist/Tool/Tool.js"
 import { isWithin, Workspace } from "../dist/Runtime/Workspace.js"
@@ -91,7 +91,7 @@ export const run = async (): Promise<void> => {
     contains: (p: string) => isWithin(cwd, p)
   })
   const policy = Effect.runSync(
-    Permissions.make({
+    RulePolicy.make({
       settings: [loaded("userSettings", `${home}/.claude/settings.json`, "u", 80), loaded("projectSettings", `${cwd}/.claude/settings.json`, "p", 80)],
       cliRules: { allow: rules("ca", 20), deny: rules("cd", 10), ask: rules("cq", 10) }
     }).pipe(Effect.provide(Layer.merge(workspace, NodeFileSystem.layer)))

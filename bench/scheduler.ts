@@ -6,8 +6,8 @@
  *     each, in both scheduling modes, against the lower bound max(critical path, total work / cap).
  */
 import { Effect, Layer, Schema } from "effect"
-import { Approver } from "../dist/Runtime/Approver.js"
-import { PermissionPolicy } from "../dist/Runtime/PermissionPolicy.js"
+import { Approver } from "../dist/Permission/Approver.js"
+import { PermissionPolicy } from "../dist/Permission/PermissionPolicy.js"
 import { ResultStore } from "../dist/Runtime/ResultStore.js"
 import { ToolHooks } from "../dist/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../dist/Runtime/ToolRegistry.js"

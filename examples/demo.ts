@@ -1,27 +1,31 @@
 /**
- * `npm start`: a scripted model turn through the runtime — no network, no API key. It makes a small project in a
- * temporary directory, then plays two assistant turns of tool_use blocks against the built-in tools under the
- * default permission mode, with a scripted person answering permission questions. For each call it prints what a
- * person would see, and then what the model gets back. One call goes to an MCP server (the reference server-everything,
- * started over stdio from node_modules), through the same rules as the built-in tools.
+ * `npm start`: the agent loop with a scripted model — no API key. The model is a scripted server on 127.0.0.1 that
+ * speaks the Anthropic Messages API (`MessagesServer`); the loop talks to it through the real Messages backend.
+ * It makes a small project in a temporary directory; the model asks for tools over three requests, the runtime
+ * governs every call (built-in tools under the default permission mode, a scripted person answering permission
+ * questions, one call to an MCP server — the reference server-everything over stdio — under the same rules), the
+ * model gets the results back in its next request, and answers. It prints what a person would see, and what the
+ * model gets back.
  */
+import { FetchHttpClient } from "@effect/platform"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { Effect, Layer, Stream } from "effect"
+import { Console, Effect, Layer, Redacted } from "effect"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { createRequire } from "node:module"
-import { ApprovalAnswer, Approver, renderEvent } from "../src/index.js"
+import { AgentLoop, AnthropicMessages, ApprovalAnswer, Approver, renderEvent } from "../src/index.js"
+import type { LoopEvent } from "../src/index.js"
+import * as MessagesServer from "../src/testing/MessagesServer.js"
 import * as McpConfig from "../src/Mcp/Config.js"
 import { McpServers } from "../src/Mcp/McpServers.js"
-import * as Permissions from "../src/Runtime/Permissions.js"
+import * as RulePolicy from "../src/Permission/RulePolicy.js"
 import { ResultStore } from "../src/Runtime/ResultStore.js"
 import { ToolHooks } from "../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../src/Runtime/ToolRuntime.js"
 import { contentText } from "../src/Tool/Wire.js"
-import type { ToolUseBlock } from "../src/Tool/Wire.js"
 import { builtinLayer, builtinTools } from "../src/Tools/index.js"
 import { Workspace } from "../src/Runtime/Workspace.js"
 
@@ -36,13 +40,13 @@ execFileSync("git", ["init", "-q"], { cwd: project })
 execFileSync("git", ["-c", "user.name=demo", "-c", "user.email=demo@example.com", "add", "."], { cwd: project })
 execFileSync("git", ["-c", "user.name=demo", "-c", "user.email=demo@example.com", "commit", "-qm", "initial"], { cwd: project })
 
-const use = (id: string, name: string, input: Record<string, unknown>): ToolUseBlock => ({ type: "tool_use", id, name, input })
+const use = MessagesServer.toolUse
 
-/** What the scripted model asks for, turn by turn (Claude Code's tool names and parameters). */
-const turns: ReadonlyArray<{ readonly say: string; readonly toolUses: ReadonlyArray<ToolUseBlock> }> = [
-  {
-    say: "Let me look around the project.",
-    toolUses: [
+/** What the scripted model says, request by request (Claude Code's tool names and parameters). */
+const script = [
+  MessagesServer.Reply.Message({
+    content: [
+      MessagesServer.text("Let me look around the project."),
       use("toolu_01", "Read", { file_path: "src/greet.ts" }),
       use("toolu_02", "Grep", { pattern: "TODO", output_mode: "content", "-n": true }),
       use("toolu_03", "Bash", { command: "git status --short && git log --oneline -n 1", description: "Show repository state" }),
@@ -50,15 +54,18 @@ const turns: ReadonlyArray<{ readonly say: string; readonly toolUses: ReadonlyAr
       use("toolu_05", "Reed", { file_path: "README.md" }),
       use("toolu_05b", "mcp__everything__echo", { message: "hello from an MCP server" })
     ]
-  },
-  {
-    say: "Now I'll make the greeting friendlier and try the tests.",
-    toolUses: [
+  }),
+  MessagesServer.Reply.Message({
+    content: [
+      MessagesServer.text("Now I'll make the greeting friendlier and try the tests."),
       use("toolu_06", "Edit", { file_path: "src/greet.ts", old_string: '"Hello, " + name', new_string: "`Hello, ${name}!`" }),
       use("toolu_07", "Bash", { command: "npm test", description: "Run the tests" }),
       use("toolu_08", "Edit", { file_path: "src/greet.ts", old_string: "greet", new_string: "welcome" })
     ]
-  }
+  }),
+  MessagesServer.Reply.Message({
+    content: [MessagesServer.text("The greeting now ends with an exclamation mark, and the function is called welcome. I could not run the tests: you declined.")]
+  })
 ]
 
 /**
@@ -79,9 +86,9 @@ const mcp = McpConfig.fromJson("demo .mcp.json", {
 }, { trusted: true })
 
 const runtime = ToolRuntime.layer.pipe(
-  Layer.provide(Layer.mergeAll(
+  Layer.provideMerge(Layer.mergeAll(
     McpServers.extendRegistry.pipe(Layer.provide(ToolRegistry.layer(builtinTools).pipe(Layer.provide(builtinLayer()))), Layer.provide(McpServers.layer(mcp))),
-    Permissions.layer({ mode: "default", cliRules: { allow: ["mcp__everything__echo"], deny: [], ask: [] } }),
+    RulePolicy.layer({ mode: "default", cliRules: { allow: ["mcp__everything__echo"], deny: [], ask: [] } }),
     person,
     ToolHooks.none
   )),
@@ -92,27 +99,39 @@ const runtime = ToolRuntime.layer.pipe(
 
 const clip = (text: string, max = 600) => (text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters)`)
 
-const program = Effect.gen(function*() {
-  const rt = yield* ToolRuntime
-  console.log(`effect-tool-runtime demo — workspace ${project}\n`)
-  for (const [n, turn] of turns.entries()) {
-    console.log(`━━ assistant turn ${n + 1}: "${turn.say}" (${turn.toolUses.length} tool_use blocks)\n`)
-    const outcomes = yield* Effect.scoped(
-      Effect.gen(function*() {
-        const handle = yield* rt.start(turn.toolUses)
-        yield* Effect.forkScoped(Stream.runForEach(handle.events, (event) => Effect.sync(() => {
-          const text = renderEvent(event)
-          if (text !== undefined) console.log(text)
-        })))
-        return yield* handle.await
-      })
-    )
-    console.log(`\n── what the model gets back (tool_result blocks, in tool_use order)\n`)
-    for (const outcome of outcomes) {
-      console.log(`[${outcome.toolUseId}] ${outcome.result.is_error === true ? "is_error " : ""}${clip(contentText(outcome.result.content))}\n`)
+/** What a person sees, and (after each turn) what the model gets back. */
+const show = (event: LoopEvent): Effect.Effect<void> => {
+  switch (event._tag) {
+    case "Requested":
+      return Console.log(`\n━━ request ${event.turn} to the model, with ${event.tools.length} tool definitions (${event.tools.slice(0, 8).join(", ")}, …)\n`)
+    case "Text":
+      return Effect.sync(() => void process.stdout.write(event.text))
+    case "Tool": {
+      const text = renderEvent(event.event)
+      return text === undefined ? Effect.void : Console.log(`\n${text}`)
     }
+    case "Replied": {
+      if (event.results === undefined || typeof event.results.content === "string") return Effect.void
+      const lines = event.results.content.flatMap((block) =>
+        block.type === "tool_result" ? [`[${block.tool_use_id}] ${block.is_error === true ? "is_error " : ""}${clip(contentText(block.content))}\n`] : []
+      )
+      return Console.log(`\n── what the model gets back in its next request (tool_result blocks, in tool_use order)\n\n${lines.join("\n")}`)
+    }
+    case "Finished":
+      return Console.log(`\n\n━━ the model ended its turn (${event.result.stopReason}) after ${event.result.turns} requests`)
   }
-  console.log(`Final src/greet.ts:\n${fs.readFileSync(path.join(project, "src", "greet.ts"), "utf8")}`)
+}
+
+const program = Effect.gen(function*() {
+  console.log(`effect-tool-runtime demo — workspace ${project}`)
+  const server = yield* MessagesServer.make(script)
+  const model = AnthropicMessages.layer({ model: "scripted", baseUrl: server.url, apiKey: Redacted.make("scripted") })
+  yield* AgentLoop.run({
+    system: "You are a coding agent working in the user's project.",
+    messages: [{ role: "user", content: "Make the greeting friendlier, and check the tests still pass." }],
+    onEvent: show
+  }).pipe(Effect.provide(model.pipe(Layer.provide(FetchHttpClient.layer))))
+  console.log(`\nFinal src/greet.ts:\n${fs.readFileSync(path.join(project, "src", "greet.ts"), "utf8")}`)
 })
 
-Effect.runPromise(program.pipe(Effect.provide(runtime))).finally(() => fs.rmSync(project, { recursive: true, force: true }))
+Effect.runPromise(Effect.scoped(program).pipe(Effect.provide(runtime))).finally(() => fs.rmSync(project, { recursive: true, force: true }))

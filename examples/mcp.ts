@@ -1,6 +1,6 @@
 import { NodeContext } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
-import { Approver, McpConfig, McpServers, Permissions, ResultStore, ToolHooks, ToolRegistry, ToolRuntime } from "effect-tool-runtime"
+import { Approver, McpConfig, McpServers, ResultStore, RulePolicy, ToolHooks, ToolRegistry, ToolRuntime } from "effect-tool-runtime"
 import { Workspace } from "effect-tool-runtime/tools"
 
 // A .mcp.json, as Claude Code reads it (`${VAR:-default}` is expanded). Usually: `McpConfig.loadFile(".mcp.json",
@@ -14,7 +14,7 @@ const config = McpConfig.fromJson(".mcp.json", {
 // The servers' tools join the registry as mcp__everything__echo, ...; rules govern them like any tool.
 const RuntimeLive = ToolRuntime.layer.pipe(
   Layer.provide(McpServers.extendRegistry.pipe(Layer.provide(ToolRegistry.layer([])))),
-  Layer.provide(Permissions.layer({ cliRules: { allow: ["mcp__everything__echo"], deny: [], ask: [] } })),
+  Layer.provide(RulePolicy.layer({ cliRules: { allow: ["mcp__everything__echo"], deny: [], ask: [] } })),
   Layer.provide([ToolHooks.none, Approver.denyAll, ResultStore.layerMemory()]),
   Layer.provideMerge(McpServers.layer(config)),
   Layer.provide(Workspace.layer({ cwd: process.cwd() })),

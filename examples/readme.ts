@@ -1,16 +1,21 @@
+import { FetchHttpClient } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
-import { Approver, Session, ToolHooks, ToolRegistry, ToolRuntime } from "effect-tool-runtime"
-import type { ToolUseBlock } from "effect-tool-runtime"
+import { Console, Effect, Layer } from "effect"
+import { AgentLoop, AnthropicMessages, Approver, renderEvent, Session, ToolHooks, ToolRegistry, ToolRuntime } from "effect-tool-runtime"
+import type { LoopEvent } from "effect-tool-runtime"
 import { builtinSessionLayer, builtinTools, Workspace } from "effect-tool-runtime/tools"
 
-// 1. The runtime of one session, built once: the built-in tools (Read, Write, Edit, Glob, Grep, Bash), the
-//    permission policy (acceptEdits: edits inside the workspace run without asking), an approver for the rest,
-//    hooks, and the Session, which keeps what lasts across turns (what the model has read, the rules a person
-//    allowed for the session, the directory where large results are saved).
-const SessionRuntime = (cwd: string) =>
+// 1. The model: Anthropic's Messages API, streamed (the key comes from ANTHROPIC_API_KEY). Options point it at a
+//    gateway or at a scripted server (what `npm start` and the tests do); `EffectAiModel.layer` from
+//    "effect-tool-runtime/ai" puts any @effect/ai LanguageModel here instead.
+export const Claude = AnthropicMessages.layer({ model: "claude-sonnet-4-5" }).pipe(Layer.provide(FetchHttpClient.layer))
+
+// 2. The runtime of one session, built once: the built-in tools (Read, Write, Edit, Glob, Grep, Bash), the
+//    permission policy (acceptEdits: edits inside the workspace run without asking), an approver for the rest
+//    (here: refuse), hooks, and the Session (what the model has read, rules allowed for the session, saved results).
+export const SessionRuntime = (cwd: string) =>
   ToolRuntime.layer.pipe(
-    Layer.provide(Layer.mergeAll(
+    Layer.provideMerge(Layer.mergeAll(
       ToolRegistry.layer(builtinTools).pipe(Layer.provide(builtinSessionLayer())),
       Session.permissions({ mode: "acceptEdits" }),
       Approver.denyAll,
@@ -22,22 +27,21 @@ const SessionRuntime = (cwd: string) =>
     Layer.provide(NodeContext.layer)
   )
 
-// 2. The conversation: each model turn's tool_use blocks in, one Outcome per tool_use out (in model order), whose
-//    tool_result blocks go back in the next user message. Every turn runs on the same runtime, so the Edit of the
-//    second turn knows the file was Read in the first.
-export const conversation = (cwd: string, turns: ReadonlyArray<ReadonlyArray<ToolUseBlock>>) =>
-  Effect.gen(function*() {
-    const replies = []
-    for (const toolUses of turns) {
-      const outcomes = yield* ToolRuntime.execute(toolUses)
-      replies.push(outcomes.map((outcome) => outcome.result))
-      yield* Session.checkpoint // saves the session (a no-op for a temporary one)
-    }
-    return replies
+// 3. What a person sees: the model's text as it streams, and each call as the runtime governs it.
+const show = (event: LoopEvent): Effect.Effect<void> => {
+  if (event._tag === "Text") return Effect.sync(() => void process.stdout.write(event.text))
+  const line = event._tag === "Tool" ? renderEvent(event.event) : undefined
+  return line === undefined ? Effect.void : Console.log(`\n${line}`)
+}
+
+// 4. The loop: the session's tool definitions go with each request; each tool_use runs through the runtime while
+//    the model is still streaming; the tool_results go back in the next request; until the model is done.
+export const program = (cwd: string, task: string) =>
+  AgentLoop.run({
+    system: "You are a careful coding agent. Read a file before you edit it.",
+    messages: [{ role: "user", content: task }],
+    maxTurns: 10,
+    onEvent: show
   }).pipe(Effect.provide(SessionRuntime(cwd)))
 
-export const program = (cwd: string) =>
-  conversation(cwd, [
-    [{ type: "tool_use", id: "toolu_1", name: "Read", input: { file_path: "notes.txt" } }],
-    [{ type: "tool_use", id: "toolu_2", name: "Edit", input: { file_path: "notes.txt", old_string: "draft", new_string: "final" } }]
-  ])
+// Effect.runPromise(program(process.cwd(), "Replace 'draft' with 'final' in notes.txt").pipe(Effect.provide(Claude)))

@@ -18,7 +18,7 @@ export const defaults: WebFetchOptions = {
   pageReader: PageReader.layer({ maxChars: 100_000 }) // or PageReader.layerLanguageModel() over an @effect/ai LanguageModel
 }
 
-// A runtime with WebFetch only; `WebFetch(domain:...)` rules come with the full policy (`Permissions.layer`).
+// A runtime with WebFetch only; `WebFetch(domain:...)` rules come with the full policy (`RulePolicy.layer`).
 export const runtime = (options: WebFetchOptions) =>
   ToolRuntime.layer.pipe(
     Layer.provide(ToolRegistry.layer([WebFetchTool]).pipe(Layer.provide(WebFetchTool.layer(options)))),

@@ -18,15 +18,15 @@ export * as Wire from "./Tool/Wire.js"
 export type { Outcome, Status, Timings } from "./Tool/Outcome.js"
 
 /** @since 0.1.0 */
-export { ApprovalAnswer, Approver } from "./Runtime/Approver.js"
+export { ApprovalAnswer, Approver } from "./Permission/Approver.js"
 /** @since 0.1.0 */
-export type { ApprovalRequest } from "./Runtime/Approver.js"
+export type { ApprovalRequest } from "./Permission/Approver.js"
 /** @since 0.1.0 */
 export { ToolEvent } from "./Runtime/Events.js"
 /** @since 0.1.0 */
-export { PermissionPolicy, PolicyVerdict } from "./Runtime/PermissionPolicy.js"
+export { PermissionPolicy, PolicyUpdateError, PolicyVerdict } from "./Permission/PermissionPolicy.js"
 /** @since 0.1.0 */
-export type { HookOpinion, PolicyRequest } from "./Runtime/PermissionPolicy.js"
+export type { HookOpinion, PolicyRequest } from "./Permission/PermissionPolicy.js"
 /** @since 0.1.0 */
 export { ResultStore, ResultStoreError } from "./Runtime/ResultStore.js"
 /** @since 0.1.0 */
@@ -41,16 +41,24 @@ export { ToolRegistry } from "./Runtime/ToolRegistry.js"
 export { ToolRuntime } from "./Runtime/ToolRuntime.js"
 /** @since 0.1.0 */
 export type { RunHandle, RunOptions, SchedulingMode } from "./Runtime/ToolRuntime.js"
+/** @since 0.2.0 */
+export * as RulePolicy from "./Permission/RulePolicy.js"
+/**
+ * @since 0.1.0
+ * @deprecated use `RulePolicy` (the rule-based implementation of the `PermissionPolicy` service) and
+ * `Settings.loadSettings`.
+ */
+export * as Permissions from "./Permission/LegacyPermissions.js"
 /** @since 0.1.0 */
-export * as Permissions from "./Runtime/Permissions.js"
+export * as PermissionRule from "./Permission/Rule.js"
 /** @since 0.1.0 */
-export * as PermissionRule from "./Runtime/Permission/Rule.js"
-/** @since 0.1.0 */
-export * as Settings from "./Runtime/Permission/Settings.js"
+export * as Settings from "./Permission/Settings.js"
 /** @since 0.1.0 */
 export * as Hooks from "./Runtime/Hooks.js"
 /** @since 0.1.0 */
-export * as TerminalApprover from "./Runtime/TerminalApprover.js"
+export * as TerminalApprover from "./Permission/TerminalApprover.js"
+/** @since 0.2.0 */
+export * as Subprocess from "./Runtime/Subprocess.js"
 
 /** @since 0.2.0 */
 export * as Audit from "./Runtime/AuditLog.js"
@@ -60,7 +68,9 @@ export { AuditLog } from "./Runtime/AuditLog.js"
 /** @since 0.2.0 */
 export * as Definitions from "./Runtime/Definitions.js"
 /** @since 0.2.0 */
-export { announcement, DiscoveredTools, notLoadedMessage, parseSearchMode, requestEnabled, ToolCatalog, wholeToolDenial } from "./Runtime/ToolCatalog.js"
+export { announcement, DiscoveredTools, notLoadedMessage, parseSearchMode, requestEnabled, ToolCatalog } from "./Runtime/ToolCatalog.js"
+/** @since 0.2.0 */
+export { wholeToolDenial } from "./Permission/RulePolicy.js"
 /** @since 0.2.0 */
 export type { CatalogOptions, CatalogRequest, SearchMode } from "./Runtime/ToolCatalog.js"
 /** @since 0.2.0 */
@@ -89,4 +99,14 @@ export { ToolUsePart } from "./Runtime/Preview.js"
 /** @since 0.2.0 */
 export * as Activity from "./Runtime/Activity.js"
 /** @since 0.2.0 */
-export * as ClassifierApprover from "./Runtime/ClassifierApprover.js"
+export * as ClassifierApprover from "./Permission/ClassifierApprover.js"
+/** @since 0.2.0 */
+export * as AgentLoop from "./Integrations/AgentLoop.js"
+/** @since 0.2.0 */
+export type { AgentLoopError, LoopEvent, LoopHandle, LoopOptions, LoopResult, LoopStopReason } from "./Integrations/AgentLoop.js"
+/** @since 0.2.0 */
+export * as AnthropicMessages from "./Integrations/AnthropicMessages.js"
+/** @since 0.2.0 */
+export { ModelBackend, ModelError, ModelEvent } from "./Integrations/ModelBackend.js"
+/** @since 0.2.0 */
+export type { ContentBlock, Message, ModelErrorReason, ModelRequest, StopReason } from "./Integrations/ModelBackend.js"

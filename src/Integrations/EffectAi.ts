@@ -50,13 +50,23 @@ const anyObject = Schema.Struct({}, Schema.Record({ key: Schema.String, value: S
  */
 export const inputJsonSchema = (tool: RegisteredTool): object => Definitions.anthropic(tool.definition).input_schema
 
-const aiToolOf = (tool: RegisteredTool) =>
-  AiTool.make(tool.definition.name, {
-    description: tool.definition.description,
+/**
+ * An @effect/ai tool for a tool definition in the Anthropic shape: its parameters Schema accepts any object (our
+ * decoder is the authority) and carries `input_schema` as its JSON Schema, so a provider shows the model the real
+ * schema. Results are text (`success` and `failure` are strings, failures are returned, not raised).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const aiTool = (definition: Pick<Definitions.AnthropicTool, "name" | "description" | "input_schema">) =>
+  AiTool.make(definition.name, {
+    description: definition.description,
     success: Schema.String,
     failure: Schema.String,
     failureMode: "return"
-  }).setParameters(anyObject.annotations({ jsonSchema: inputJsonSchema(tool) }))
+  }).setParameters(anyObject.annotations({ jsonSchema: definition.input_schema }))
+
+const aiToolOf = (tool: RegisteredTool) => aiTool(Definitions.anthropic(tool.definition))
 
 /**
  * The tools of the @effect/ai toolkit this adapter builds.

@@ -7,6 +7,4 @@
 /** @since 0.2.0 */
 export * as EffectAi from "./EffectAi.js"
 /** @since 0.2.0 */
-export * as ModelBackend from "./ModelBackend.js"
-/** @since 0.2.0 */
-export * as AnthropicMessages from "./AnthropicMessages.js"
+export * as EffectAiModel from "./EffectAiModel.js"

@@ -10,7 +10,7 @@ import type { Outcome } from "../Tool/Outcome.js"
 import type { Decision } from "../Tool/Permission.js"
 import type { UiBlock } from "../Tool/Presentation.js"
 import type { Progress } from "../Tool/Tool.js"
-import type { ApprovalAnswer, ApprovalRequest } from "./Approver.js"
+import type { ApprovalAnswer, ApprovalRequest } from "../Permission/Approver.js"
 
 /**
  * One thing that happened to one tool_use.

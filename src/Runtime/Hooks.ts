@@ -28,8 +28,9 @@
  *   model, the call has already run).
  * - Exit 126, 127 or above 128 (not executable, not found, killed by a signal): the hook **crashed**.
  * - Any other non-zero exit: a non-blocking error, reported to the user as a notice.
- * - Time limit: the hook's `timeout` (seconds), else the default of 60 s. On timeout the hook's whole process group
- *   gets SIGTERM, then SIGKILL after a short grace, so nothing it started outlives it.
+ * - Time limit: the hook's `timeout` (seconds), else the default of 60 s. On timeout the hook's whole process group,
+ *   and every process it started that left the group (`setsid`), get SIGTERM, then SIGKILL after a short grace, so
+ *   nothing it started outlives it. What a hook leaves running after it exits by itself is left alone.
  * - Output limit: stdout and stderr are each capped (default 1 MiB). Past it the hook is killed and counts as
  *   crashed, with that reason: memory stays bounded whatever a hook prints.
  *
@@ -64,31 +65,28 @@
  *
  * @since 0.1.0
  */
-import * as Command from "@effect/platform/Command"
-import * as CommandExecutor from "@effect/platform/CommandExecutor"
 import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import * as Stream from "effect/Stream"
 import type * as LanguageModel from "@effect/ai/LanguageModel"
 import { randomUUID } from "node:crypto"
 import * as os from "node:os"
 import * as nodePath from "node:path"
-import { compileHookMatcher } from "./Permission/internal/hookMatcher.js"
-import { formatPath } from "./Permission/internal/issues.js"
-import { ruleCoversCall } from "./Permission/internal/policy.js"
-import { parseRule } from "./Permission/Rule.js"
-import type { PermissionRule } from "./Permission/Rule.js"
-import { HOOK_EVENTS } from "./Permission/Settings.js"
-import type { HookDefinition, HooksSettings, LoadedSettings } from "./Permission/Settings.js"
-import type { HookOpinion } from "./PermissionPolicy.js"
+import { compileHookMatcher } from "../Permission/internal/hookMatcher.js"
+import { formatPath } from "../Permission/internal/issues.js"
+import { ruleCoversCall } from "../Permission/internal/policy.js"
+import { parseRule } from "../Permission/Rule.js"
+import type { PermissionRule } from "../Permission/Rule.js"
+import { HOOK_EVENTS } from "../Permission/Settings.js"
+import type { HookDefinition, HooksSettings, LoadedSettings } from "../Permission/Settings.js"
+import type { HookOpinion } from "../Permission/PermissionPolicy.js"
+import * as Subprocess from "./Subprocess.js"
 import { ToolRegistry } from "./ToolRegistry.js"
 import { noPreToolUse, ToolHooks } from "./ToolHooks.js"
 import type { PostToolUseEvent, PostToolUseResult, PreToolUseEvent, PreToolUseResult } from "./ToolHooks.js"
@@ -330,36 +328,13 @@ type HookRun =
   | { readonly _tag: "TimedOut"; readonly after: Duration.Duration }
   | { readonly _tag: "Crashed"; readonly message: string }
 
-class OutputOverflow extends Data.TaggedError("OutputOverflow")<{ readonly stream: string; readonly limit: number }> {}
-
 const formatBytes = (bytes: number): string =>
   bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`
-
-/** Reads a byte stream up to `limit` bytes; past it, fails (and the caller's scope kills the producer). */
-const collectCapped = <E>(stream: Stream.Stream<Uint8Array, E>, name: string, limit: number) =>
-  stream.pipe(
-    Stream.runFoldEffect({ chunks: [] as Array<Uint8Array>, size: 0 }, (acc, chunk) => {
-      const size = acc.size + chunk.length
-      if (size > limit) return Effect.fail(new OutputOverflow({ stream: name, limit }))
-      acc.chunks.push(chunk)
-      return Effect.succeed({ chunks: acc.chunks, size })
-    }),
-    Effect.map(({ chunks }) => Buffer.concat(chunks).toString("utf8"))
-  )
-
-const signalGroup = (pid: number, signal: NodeJS.Signals): void => {
-  try {
-    process.kill(-pid, signal)
-  } catch {
-    // The group is already gone.
-  }
-}
 
 const expandHome = (path: string, home: string): string =>
   path === "~" ? home : path.startsWith("~/") ? nodePath.join(home, path.slice(2)) : path
 
 interface RunSettings {
-  readonly executor: CommandExecutor.CommandExecutor
   readonly cwd: string
   readonly home: string
   readonly sessionId: string
@@ -373,9 +348,10 @@ interface RunSettings {
 }
 
 /**
- * Runs a command hook with `stdin`, within `timeout`: `sh -c command`, or `command ...args` with no shell. When the
- * run does not complete (timeout, interruption, too much output), the whole process group gets SIGTERM, then SIGKILL
- * after `grace`: background children die with the hook.
+ * Runs a command hook with `stdin`, within `timeout`: `sh -c command`, or `command ...args` with no shell, through
+ * {@link Subprocess.run}. When the run does not complete (timeout, interruption, too much output), the hook's
+ * process group and every process it started (`setsid` ones too) get SIGTERM, then SIGKILL after `grace`:
+ * background children die with the hook. After a normal exit, what it left running is left alone.
  */
 const runCommand = (
   hook: { readonly command: string; readonly args?: ReadonlyArray<string> | undefined },
@@ -384,42 +360,37 @@ const runCommand = (
   settings: RunSettings
 ): Effect.Effect<HookRun> =>
   Effect.scoped(
-    Effect.gen(function*() {
-      const command = hook.args === undefined
-        ? Command.make("sh", "-c", hook.command)
-        : Command.make(expandHome(hook.command, settings.home), ...hook.args)
-      const process = yield* settings.executor.start(
-        command.pipe(
-          Command.workingDirectory(settings.cwd),
-          Command.env({ CLAUDE_PROJECT_DIR: settings.cwd }),
-          Command.feed(stdin)
-        )
-      )
-      // Registered after start, so it runs before the platform's own release (which only sends SIGTERM and waits).
-      yield* Effect.addFinalizer((exit) =>
-        Exit.isSuccess(exit) ? Effect.void : Effect.gen(function*() {
-          signalGroup(process.pid, "SIGTERM")
-          yield* process.exitCode.pipe(Effect.ignore, Effect.interruptible, Effect.timeoutOption(settings.grace))
-          signalGroup(process.pid, "SIGKILL")
-        })
-      )
-      const [stdout, stderr, code] = yield* Effect.all([
-        collectCapped(process.stdout, "stdout", settings.maxOutput),
-        collectCapped(process.stderr, "stderr", settings.maxOutput),
-        process.exitCode
-      ], { concurrency: "unbounded" })
-      return { _tag: "Exited", code, stdout, stderr } as HookRun
+    Subprocess.run({
+      argv: hook.args === undefined ? ["sh", "-c", hook.command] : [expandHome(hook.command, settings.home), ...hook.args],
+      cwd: settings.cwd,
+      env: { ...process.env, CLAUDE_PROJECT_DIR: settings.cwd },
+      stdin,
+      timeout,
+      killGrace: settings.grace,
+      stdout: { maxBytes: settings.maxOutput },
+      stderr: { maxBytes: settings.maxOutput },
+      afterExit: "keep"
     })
   ).pipe(
-    Effect.timeoutOption(timeout),
-    Effect.map(Option.getOrElse((): HookRun => ({ _tag: "TimedOut", after: timeout }))),
-    Effect.catchAll((error) =>
-      Effect.succeed<HookRun>({
-        _tag: "Crashed",
-        message: error._tag === "OutputOverflow" ? `printed more than ${formatBytes(error.limit)} on ${error.stream}` : error.message
-      })
-    )
+    Effect.map((result): HookRun => {
+      switch (result.exit._tag) {
+        case "Exited":
+          return { _tag: "Exited", code: result.exit.code, stdout: utf8(result.stdout), stderr: utf8(result.stderr) }
+        case "TimedOut":
+          return { _tag: "TimedOut", after: timeout }
+        case "OutputLimit":
+          return { _tag: "Crashed", message: `printed more than ${formatBytes(result.exit.limitBytes)} on ${result.exit.stream}` }
+        case "Signaled":
+          return { _tag: "Crashed", message: `killed by ${result.exit.signal}` }
+        case "Stopped":
+          // No sink here answers "enough": unreachable, said plainly all the same.
+          return { _tag: "Crashed", message: "stopped" }
+      }
+    }),
+    Effect.catchAll((error) => Effect.succeed<HookRun>({ _tag: "Crashed", message: error.message }))
   )
+
+const utf8 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8")
 
 /** `$VAR` and `${VAR}` replaced by the allowed environment variables, and by nothing when not allowed. */
 const interpolate = (value: string, allowed: ReadonlyArray<string>, env: Readonly<Record<string, string | undefined>>): string =>
@@ -781,11 +752,10 @@ const combinePre = (answers: ReadonlyArray<PreAnswer>): PreToolUseResult => {
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options: HooksOptions): Effect.Effect<ToolHooks["Type"], HookConfigError, CommandExecutor.CommandExecutor> =>
+export const make = (options: HooksOptions): Effect.Effect<ToolHooks["Type"], HookConfigError> =>
   Effect.gen(function*() {
     const home = options.home ?? os.homedir()
     const settings: RunSettings = {
-      executor: yield* CommandExecutor.CommandExecutor,
       cwd: options.cwd,
       home,
       sessionId: options.sessionId ?? randomUUID(),
@@ -860,5 +830,5 @@ export const make = (options: HooksOptions): Effect.Effect<ToolHooks["Type"], Ho
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: HooksOptions): Layer.Layer<ToolHooks, HookConfigError, CommandExecutor.CommandExecutor> =>
+export const layer = (options: HooksOptions): Layer.Layer<ToolHooks, HookConfigError> =>
   Layer.effect(ToolHooks, make(options))

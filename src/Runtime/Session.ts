@@ -42,10 +42,10 @@ import type * as Scope from "effect/Scope"
 import { randomBytes } from "node:crypto"
 import * as nodeFs from "node:fs"
 import * as nodePath from "node:path"
-import { ApprovalAnswer, Approver } from "./Approver.js"
-import * as Permissions from "./Permissions.js"
-import type { RuleParseError } from "./Permission/Rule.js"
-import { PermissionPolicy } from "./PermissionPolicy.js"
+import { ApprovalAnswer, Approver } from "../Permission/Approver.js"
+import * as RulePolicy from "../Permission/RulePolicy.js"
+import type { RuleParseError } from "../Permission/Rule.js"
+import { PermissionPolicy } from "../Permission/PermissionPolicy.js"
 import { privateTempDirectory, ResultStore } from "./ResultStore.js"
 
 // -----------------------------------------------------------------------------
@@ -187,22 +187,22 @@ export class Session extends Context.Tag("effect-tool-runtime/Session")<
   )
 
   /**
-   * The full permission policy ({@link Permissions.layer}) whose session rules (an "allow for this session"
+   * The full permission policy ({@link RulePolicy.layer}) whose session rules (an "allow for this session"
    * answer) are restored from the session and saved with it.
    *
    * @since 0.2.0
    * @category layers
    */
   static readonly permissions = (
-    options: Permissions.PermissionsOptions = {}
-  ): Layer.Layer<PermissionPolicy, RuleParseError | SessionError, Session | Effect.Effect.Context<ReturnType<typeof Permissions.make>>> =>
+    options: RulePolicy.RulePolicyOptions = {}
+  ): Layer.Layer<PermissionPolicy, RuleParseError | SessionError, Session | Effect.Effect.Context<ReturnType<typeof RulePolicy.make>>> =>
     Layer.effect(
       PermissionPolicy,
       Effect.gen(function*() {
         const session = yield* Session
         const restored = Option.getOrElse(yield* session.restore(SESSION_RULES, Rules), (): ReadonlyArray<string> => [])
         const kept = yield* Ref.make<ReadonlyArray<string>>(restored)
-        const policy = yield* Permissions.make({
+        const policy = yield* RulePolicy.make({
           ...options,
           sessionRules: { ...options.sessionRules, allow: [...(options.sessionRules?.allow ?? []), ...restored] }
         })

@@ -19,7 +19,7 @@
  *   (`select:<name>`): {@link ToolCatalog.gate} wraps the registry so that such a call stops before its input is
  *   decoded (the model has not seen the schema) and never runs.
  * - **Deny rules** that remove a whole tool (`Bash`, `mcp__server`) remove it here too: it is neither sent, nor
- *   announced, nor searchable ({@link wholeToolDenial}).
+ *   announced, nor searchable (`RulePolicy.wholeToolDenial`).
  *
  * Deferral is not a permission boundary: a found tool goes through the whole pipeline (decode, validate, hooks,
  * permission rules, the approver) like any other.
@@ -38,9 +38,6 @@ import { filterEnabled, InputRejected, serviceFrom } from "../Tool/Tool.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
 import type { AnyService, Definition } from "../Tool/Tool.js"
 import * as Definitions from "./Definitions.js"
-import { ruleTargets } from "./Permission/internal/policy.js"
-import { parseRule } from "./Permission/Rule.js"
-import type { PermissionsOptions } from "./Permissions.js"
 import { ToolRegistry } from "./ToolRegistry.js"
 import type { RegisteredTool } from "./ToolRegistry.js"
 
@@ -87,7 +84,7 @@ export interface CatalogOptions {
   readonly mode?: SearchMode
   /** The model's context window in tokens, for `auto`. Default 200,000. */
   readonly contextWindow?: number
-  /** Whether rules remove a whole tool (see {@link wholeToolDenial}). Default: none does. */
+  /** Whether rules remove a whole tool (see `RulePolicy.wholeToolDenial`). Default: none does. */
   readonly denies?: (definition: Definition.Any) => boolean
   /** The name of the search tool, announced to the model and never deferred. Default `"ToolSearch"`. */
   readonly searchToolName?: string
@@ -432,29 +429,4 @@ const gateRegistry = (registry: ToolRegistry["Type"], catalog: ToolCatalog["Type
     }
   }
   return gated
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// deny rules
-// ---------------------------------------------------------------------------------------------------------------
-
-/**
- * Whether the deny rules of these permission options remove a whole tool: a deny rule without content that targets
- * it, exactly as the policy decides it (`Tool`, an alias, `Read`/`Edit` for file tools, `mcp__server`). Such a tool
- * is left out of the definitions, the announcement and the search; a call to it is still denied by the policy.
- * Rules that do not parse are skipped here (the policy's layer reports them).
- *
- * @since 0.2.0
- * @category deny rules
- */
-export const wholeToolDenial = (
-  options: Pick<PermissionsOptions, "settings" | "cliRules" | "sessionRules">
-): (definition: Definition.Any) => boolean => {
-  const fromFiles = (options.settings ?? []).flatMap((loaded) => loaded.rules.filter((sourced) => sourced.behavior === "deny").map((sourced) => sourced.rule))
-  const fromText = [...(options.cliRules?.deny ?? []), ...(options.sessionRules?.deny ?? [])].flatMap((text) => {
-    const parsed = parseRule(text)
-    return Either.isRight(parsed) ? [parsed.right] : []
-  })
-  const whole = [...fromFiles, ...fromText].filter((rule) => rule.content === undefined)
-  return (definition) => whole.some((rule) => ruleTargets(rule, definition))
 }

@@ -8,7 +8,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type { HookOpinion } from "./PermissionPolicy.js"
+import type { HookOpinion } from "../Permission/PermissionPolicy.js"
 
 /**
  * What PreToolUse hooks see.

@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { AnyService, Definition, Tool } from "../Tool/Tool.js"
-import { editDistance } from "./Permission/internal/closest.js"
+import { editDistance } from "../Permission/internal/closest.js"
 
 /** The model APIs' rule for tool names (Anthropic, OpenAI and Gemini agree on it). */
 const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/

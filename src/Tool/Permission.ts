@@ -1,11 +1,15 @@
 /**
- * Permission vocabulary: what a tool thinks of a call ({@link PermissionCheck}), why a decision was taken
- * ({@link DecisionReason}) and the decision itself ({@link Decision}). The policy that combines rules, modes,
- * hooks and the approver lives in `Runtime/PermissionPolicy`.
+ * Permission vocabulary of the protocol: what a tool thinks of a call ({@link PermissionCheck}), where a rule came
+ * from ({@link RuleSource}), why a decision was taken ({@link DecisionReason}) and the decision itself
+ * ({@link Decision}). These stay with the protocol because a tool returns the first and every Outcome carries the
+ * last; the rest of the permission room (rules, settings and their trust, modes, safety checks, the
+ * `PermissionPolicy` service and its `RulePolicy` implementation, the approvers) is `src/Permission`, which builds on
+ * this module and never the other way round.
  *
  * @since 0.1.0
  */
 import * as Data from "effect/Data"
+import * as Schema from "effect/Schema"
 
 // ---------------------------------------------------------------------------------------------------------------
 // the tool's own view
@@ -64,12 +68,23 @@ export const PermissionCheck = {
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
- * Where a rule came from.
+ * Where a permission rule came from, in Claude Code's vocabulary: one of the settings files (`userSettings`
+ * `~/.claude/settings.json`, `projectSettings` `.claude/settings.json`, `localSettings` `.claude/settings.local.json`,
+ * `flagSettings` a file given with `--settings`), `cliArg` a rule given directly on the command line (`--allow`), or
+ * `session` a rule a person allowed for this session. The one name for this concept: settings files carry it as
+ * their `kind` (`Settings.SettingsFile`), decisions name it in `DecisionReason.Rule`. Whether a settings file's
+ * permissive entries apply is a separate matter, its trust (`Settings.applyTrust`).
  *
  * @since 0.1.0
  * @category models
  */
-export type RuleSource = "userSettings" | "projectSettings" | "localSettings" | "flagSettings" | "cliArg" | "session"
+export const RuleSource = Schema.Literal("userSettings", "projectSettings", "localSettings", "flagSettings", "cliArg", "session")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type RuleSource = typeof RuleSource.Type
 
 /**
  * Why a call was allowed or denied. Every decision carries one, so a denial can always be explained to the model

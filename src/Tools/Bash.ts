@@ -36,7 +36,7 @@ import type { ResultSink } from "../Runtime/ResultStore.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import * as Tool from "../Tool/Tool.js"
 import * as CommandPlan from "./Shell/CommandPlan.js"
-import { realSleep } from "./Shell/internal/realTime.js"
+import { realSleep } from "../Runtime/internal/realTime.js"
 import { ArgumentString } from "./internal/argumentLimits.js"
 import { OutputBuffer } from "./Shell/OutputBuffer.js"
 import * as Process from "./Shell/Process.js"
@@ -290,7 +290,6 @@ const modelText = (output: BashOutput): string => {
 interface Services {
   readonly workspace: Workspace["Type"]
   readonly store: ResultStore["Type"]
-  readonly executor: CommandExecutor.CommandExecutor
   readonly env: Readonly<Record<string, string>>
   readonly wrap: ((argv: Process.Argv) => Process.Argv) | undefined
   readonly killGrace: Duration.DurationInput
@@ -392,7 +391,6 @@ const runCommand = (
       maxOutputBytes: services.maxOutputBytes,
       ...(services.wrap === undefined ? {} : { wrap: services.wrap })
     }).pipe(
-      Effect.provideService(CommandExecutor.CommandExecutor, services.executor),
       Effect.mapError((error) => new BashFailure({ reason: "start", message: error.message })),
       Effect.onInterrupt(() =>
         // Stop reporting "running" (the tree is killed after this), keep what the reader got, say where it is.
@@ -476,7 +474,6 @@ export const layer = (
       const services: Services = {
         workspace,
         store,
-        executor,
         env: Process.shellEnvironment(options.env),
         wrap,
         killGrace: options.killGrace ?? Duration.seconds(2),

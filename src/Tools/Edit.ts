@@ -32,7 +32,6 @@ import { checkFilePath, displayPath, fileResource, resolveSync, ruleCovers } fro
 import { boundPreview, previewLines, readForPreview } from "./internal/filesPreview.js"
 import { Workspace } from "../Runtime/Workspace.js"
 import { PathString } from "./internal/argumentLimits.js"
-import { ruleNamesSameFile } from "./internal/filesIdentity.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // definition
@@ -197,7 +196,7 @@ export const layer = Edit.implementEffect(
       traits: () => ({ destructive: false }),
       claims: (input) => [Tool.Claim.write(fileResource(input.file_path, workspace.cwd, workspace.home))],
       // By path (as given and real) and by identity: a hard link of a file a rule names is that file.
-      matchesRule: (content, input, context) => ruleCovers(content, input.file_path, context) || ruleNamesSameFile(content, input.file_path, context),
+      matchesRule: (content, input, context) => ruleCovers(content, input.file_path, context),
 
       call: (input) =>
         Effect.gen(function*() {

@@ -5,8 +5,8 @@
  *
  * - Exit code 1 is "no matches", not an error; exit code 2 is an error with rg's stderr (unless rg still found
  *   matches, e.g. past an unreadable file: then the matches come back with a note).
- * - Output is read as it streams and rg is killed once `head_limit` entries (or 4 MB) have arrived; interrupting
- *   the call (timeout, cancellation) kills rg too.
+ * - Output is read as it streams and rg is stopped once `head_limit` entries (or 4 MB) have arrived; interrupting
+ *   the call (timeout, cancellation) stops rg too (through `Subprocess`: SIGTERM, SIGKILL half a second later).
  * - rg runs in the working directory with a relative target when the target is inside it, so paths come back
  *   short. `--no-config` keeps a user's RIPGREP_CONFIG_PATH out; hidden files are searched, `.git` is not; `.gitignore`
  *   is respected, in a git repository or not (`--no-require-git`, as Glob does). Symlinks met while recursing are
@@ -22,16 +22,15 @@ import { rgPath } from "@vscode/ripgrep"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import type { Readable } from "node:stream"
 import * as Tool from "../Tool/Tool.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import { directorySearchStages, displayPath, specialFileReason } from "./internal/filesPaths.js"
 import { complaintPaths, contextSeparatorArg, recordReader } from "./internal/filesRipgrep.js"
 import type { RgRecord } from "./internal/filesRipgrep.js"
 import { withheldNote, withholding } from "./internal/filesWithheld.js"
+import * as Subprocess from "../Runtime/Subprocess.js"
 import { isWithin, Workspace } from "../Runtime/Workspace.js"
 import { ArgumentString, argvProblem, PathString } from "./internal/argumentLimits.js"
 
@@ -173,10 +172,15 @@ interface RgResult {
   readonly stderr: string
 }
 
+/** rg exits at once on SIGTERM; SIGKILL follows this soon if it did not. */
+const KILL_GRACE = Duration.millis(500)
+/** rg's complaints kept at most. */
+const maxStderrBytes = 64 * 1024
+
 /**
- * Runs rg, turning each record into an output line with `toLine` (undefined leaves it out) and keeping at most
- * `maxLines` lines; rg is killed when enough arrived or when the fiber is interrupted. A context separator is kept
- * only between two kept lines.
+ * Runs rg through {@link Subprocess.run}, turning each record into an output line with `toLine` (undefined leaves it
+ * out) and keeping at most `maxLines` lines; rg is stopped when enough arrived or when the fiber is interrupted. A
+ * context separator is kept only between two kept lines.
  */
 const runRipgrep = (
   args: ReadonlyArray<string>,
@@ -184,23 +188,17 @@ const runRipgrep = (
   mode: GrepOutput["mode"],
   maxLines: number,
   toLine: (record: Exclude<RgRecord, { readonly _tag: "Separator" }>) => string | undefined
-) =>
-  Effect.async<RgResult, Tool.ToolError>((resume) => {
+): Effect.Effect<RgResult, Tool.ToolError> =>
+  Effect.gen(function*() {
     // The input schema already bounds each argument; this is the last word before the kernel's.
     const problem = argvProblem([rgPath, ...args])
-    if (problem !== undefined) return resume(Effect.fail(new Tool.ToolError({ message: `Cannot run ripgrep: ${problem}.` })))
-    let child: childProcess.ChildProcessByStdio<null, Readable, Readable>
-    try {
-      child = childProcess.spawn(rgPath, args, { cwd, stdio: ["ignore", "pipe", "pipe"] })
-    } catch (error) {
-      return resume(Effect.fail(new Tool.ToolError({ message: `Could not run ripgrep: ${error instanceof Error ? error.message : String(error)}` })))
-    }
+    if (problem !== undefined) return yield* new Tool.ToolError({ message: `Cannot run ripgrep: ${problem}.` })
     const read = recordReader(mode)
+    const decoder = new TextDecoder()
     const lines: Array<string> = []
     let separated = false
     let bytes = 0
     let truncated = false
-    let stderr = ""
     const keep = (line: string): boolean => {
       if (lines.length >= maxLines || bytes >= maxOutputBytes) {
         truncated = true
@@ -210,7 +208,7 @@ const runRipgrep = (
       bytes += line.length + 1
       return true
     }
-    const take = (text: string) => {
+    const take = (text: string): Subprocess.Delivery => {
       for (const record of read(text)) {
         if (record._tag === "Separator") {
           separated = lines.length > 0
@@ -222,22 +220,19 @@ const runRipgrep = (
         separated = false
         if (!keep(line)) break
       }
-      if (truncated) {
-        child.stdout.removeAllListeners("data")
-        child.kill("SIGKILL")
-      }
+      return truncated ? "enough" : undefined
     }
-    child.stdout.setEncoding("utf8").on("data", take)
-    child.stderr.setEncoding("utf8").on("data", (text: string) => {
-      if (stderr.length < 64 * 1024) stderr += text
-    })
-    child.on("error", (error) => resume(Effect.fail(new Tool.ToolError({ message: `Could not run ripgrep: ${error.message}` }))))
-    child.on("close", (code) => {
-      resume(Effect.succeed({ lines, truncated, code: truncated ? 0 : code, stderr }))
-    })
-    return Effect.sync(() => {
-      child.kill("SIGKILL")
-    })
+    const result = yield* Effect.scoped(Subprocess.run({
+      argv: [rgPath, ...args],
+      cwd,
+      env: process.env,
+      killGrace: KILL_GRACE,
+      stdout: { onChunk: (chunk) => Effect.sync(() => take(decoder.decode(chunk, { stream: true }))) },
+      stderr: { maxBytes: maxStderrBytes, overflow: "drop" }
+    })).pipe(Effect.mapError((error) => new Tool.ToolError({ message: `Could not run ripgrep: ${error.message}` })))
+    if (!truncated) take(decoder.decode())
+    const code = truncated || result.exit._tag === "Stopped" ? 0 : result.exit._tag === "Exited" ? result.exit.code : null
+    return { lines, truncated, code, stderr: new TextDecoder().decode(result.stderr) }
   })
 
 /** `12:text` (a match) or `12-text` (context): the separator after the line number, and where the text starts. */

@@ -29,7 +29,6 @@ import { inspect } from "./internal/filesGuard.js"
 import { checkFilePath, displayPath, fileResource, ruleCovers } from "./internal/filesPaths.js"
 import { Workspace } from "../Runtime/Workspace.js"
 import { PathString } from "./internal/argumentLimits.js"
-import { ruleNamesSameFile } from "./internal/filesIdentity.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // limits
@@ -174,7 +173,7 @@ export const layer = Read.implementEffect(
       traits: () => ({ readOnly: true, concurrencySafe: true }),
       claims: (input) => [Tool.Claim.read(fileResource(input.file_path, workspace.cwd, workspace.home))],
       // By path (as given and real) and by identity: a hard link of a file a rule names is that file.
-      matchesRule: (content, input, context) => ruleCovers(content, input.file_path, context) || ruleNamesSameFile(content, input.file_path, context),
+      matchesRule: (content, input, context) => ruleCovers(content, input.file_path, context),
 
       call: (input) =>
         Effect.gen(function*() {

@@ -5,7 +5,7 @@
  * - **URLs** are normalised before any rule sees them (`Web/Url`): `http:` becomes `https:` unless the host is in
  *   `plainHttp`; credentials, other schemes and URLs over 2,000 characters are refused.
  * - **Permissions**: `WebFetch(domain:example.com)` and `WebFetch(domain:*.example.com)` rules (deny, ask, allow)
- *   are decided by the tool's `matchRules` (`Runtime/Permission/Domain`); a rule content that is not `domain:...`
+ *   are decided by the tool's `matchRules` (`Permission/Domain`); a rule content that is not `domain:...`
  *   covers every host when it denies or asks and none when it allows. The same rules decide every redirect hop:
  *   a denied hop stops the fetch, a hop to the `www.` twin is followed only when the rules cannot tell it from
  *   the host already authorised, otherwise it is handed back to the model. Nothing is allowed by the tool itself:
@@ -35,8 +35,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import { domainPatternMatchesHost, parseDomainPattern } from "../Runtime/Permission/Domain.js"
-import { printRule } from "../Runtime/Permission/Rule.js"
+import { domainPatternMatchesHost, parseDomainPattern } from "../Permission/Domain.js"
+import { printRule } from "../Permission/Rule.js"
 import { PermissionCheck } from "../Tool/Permission.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import * as Tool from "../Tool/Tool.js"

@@ -26,7 +26,6 @@ import { describeCurrent, inspect, StaleError, staleMessage, staleness, unchange
 import { checkFilePath, displayPath, fileResource, resolveSync, ruleCovers } from "./internal/filesPaths.js"
 import { Workspace } from "../Runtime/Workspace.js"
 import { PathString } from "./internal/argumentLimits.js"
-import { ruleNamesSameFile } from "./internal/filesIdentity.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // definition
@@ -128,7 +127,7 @@ export const layer = Write.implementEffect(
       traits: (input) => ({ destructive: fs.existsSync(resolveSync(input.file_path, workspace.cwd, workspace.home).real) }),
       claims: (input) => [Tool.Claim.write(fileResource(input.file_path, workspace.cwd, workspace.home))],
       // By path (as given and real) and by identity: a hard link of a file a rule names is that file.
-      matchesRule: (content, input, context) => ruleCovers(content, input.file_path, context) || ruleNamesSameFile(content, input.file_path, context),
+      matchesRule: (content, input, context) => ruleCovers(content, input.file_path, context),
 
       call: (input) =>
         Effect.gen(function*() {

@@ -3,9 +3,11 @@
  * a one-line reason (the CLI exits 2 with it).
  */
 import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import { parseArgs } from "node:util"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { PermissionModeSetting } from "../Permission/Settings.js"
 import { UsageError } from "./input.js"
 import type { RuntimeOptions } from "./layer.js"
 import type { McpCliOptions } from "./mcp.js"
@@ -49,7 +51,7 @@ Exit status: 0 when the run completed (whatever the tools did); 2 for an unusabl
 settings file or session (one line on standard error, nothing run); 130 after SIGINT and 143 after SIGTERM, once
 every outcome is printed (a second signal kills the running processes and exits at once).`
 
-const MODES = ["default", "manual", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk"] as const
+const isMode = Schema.is(PermissionModeSetting)
 
 /** What the command line asks for. */
 export type Command =
@@ -99,7 +101,7 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
   }
   if (values.help === true) return Either.right({ _tag: "Help" })
   const mode = values.mode
-  if (mode !== undefined && !(MODES as ReadonlyArray<string>).includes(mode)) return usage(`--mode must be one of ${MODES.join(", ")}, got ${mode}`)
+  if (mode !== undefined && !isMode(mode)) return usage(`--mode must be one of ${PermissionModeSetting.literals.join(", ")}, got ${mode}`)
   if (values.approve !== undefined && values.approve !== "allow" && values.approve !== "deny") return usage(`--approve must be allow or deny, got ${values.approve}`)
   if (values.scheduling !== undefined && values.scheduling !== "conflict-aware" && values.scheduling !== "batched") {
     return usage(`--scheduling must be conflict-aware or batched, got ${values.scheduling}`)
@@ -112,7 +114,7 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
     additionalDirectories: values["add-dir"] ?? [],
     settingsFiles: values.settings ?? [],
     claudeSettings: values["no-claude-settings"] !== true,
-    mode: mode as RuntimeOptions["mode"],
+    mode,
     trustProject: values["trust-project"] === true,
     // Configuration warnings go to standard error, one line each (standard output carries the results).
     warn: (line) => void process.stderr.write(`effect-tool-runtime: warning: ${line.replace(/\s*\n\s*/g, " ")}\n`),

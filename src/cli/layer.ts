@@ -10,12 +10,11 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as os from "node:os"
 import * as nodePath from "node:path"
-import { Approver } from "../Runtime/Approver.js"
+import { Approver } from "../Permission/Approver.js"
 import { AuditLog } from "../Runtime/AuditLog.js"
 import * as Hooks from "../Runtime/Hooks.js"
-import * as Permissions from "../Runtime/Permissions.js"
-import { formatSettingsWarning, resolveMode } from "../Runtime/Permission/Settings.js"
-import type { PermissionModeSetting } from "../Runtime/Permission/Settings.js"
+import { formatSettingsWarning, loadSettings, resolveMode } from "../Permission/Settings.js"
+import type { PermissionModeSetting } from "../Permission/Settings.js"
 import type { ResultStore } from "../Runtime/ResultStore.js"
 import { Session } from "../Runtime/Session.js"
 import { ToolRegistry } from "../Runtime/ToolRegistry.js"
@@ -69,7 +68,7 @@ export const runtimeLayer = <E, R>(options: RuntimeOptions, approver: Layer.Laye
       const cwd = nodePath.resolve(options.cwd)
       const home = os.homedir()
       const knownTools = builtinTools.map((tool) => tool.definition.name)
-      const settings = yield* Permissions.loadSettings({
+      const settings = yield* loadSettings({
         claudeSettings: options.claudeSettings,
         files: options.settingsFiles,
         cwd,

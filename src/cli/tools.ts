@@ -11,8 +11,9 @@ import * as os from "node:os"
 import * as nodePath from "node:path"
 import { parseArgs } from "node:util"
 import * as Definitions from "../Runtime/Definitions.js"
-import * as Permissions from "../Runtime/Permissions.js"
-import { DiscoveredTools, parseSearchMode, ToolCatalog, wholeToolDenial } from "../Runtime/ToolCatalog.js"
+import { loadSettings } from "../Permission/Settings.js"
+import { wholeToolDenial } from "../Permission/RulePolicy.js"
+import { DiscoveredTools, parseSearchMode, ToolCatalog } from "../Runtime/ToolCatalog.js"
 import type { CatalogRequest, SearchMode } from "../Runtime/ToolCatalog.js"
 import { builtinTools } from "../Tools/index.js"
 import { UsageError } from "./input.js"
@@ -96,7 +97,7 @@ export const parseToolsArgs = (argv: ReadonlyArray<string>): ToolsOptions | "hel
 export const toolsRequest = (options: ToolsOptions) =>
   Effect.gen(function*() {
     const cwd = nodePath.resolve(options.cwd)
-    const settings = yield* Permissions.loadSettings({ claudeSettings: options.claudeSettings, files: options.settingsFiles, cwd, home: os.homedir() })
+    const settings = yield* loadSettings({ claudeSettings: options.claudeSettings, files: options.settingsFiles, cwd, home: os.homedir() })
     const denies = wholeToolDenial({ settings, cliRules: { deny: options.deny } })
     const catalog = ToolCatalog.layer(builtinTools, { mode: options.mode, contextWindow: options.contextWindow, denies }).pipe(Layer.provide(DiscoveredTools.layer()))
     return yield* ToolCatalog.request(options.format, options.strict === undefined ? {} : { strict: options.strict }).pipe(Effect.provide(catalog))

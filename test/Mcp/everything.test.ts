@@ -5,7 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import { McpServers } from "../../src/Mcp/McpServers.js"
-import { Approver, ApprovalAnswer } from "../../src/Runtime/Approver.js"
+import { Approver, ApprovalAnswer } from "../../src/Permission/Approver.js"
 import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
 import { config, everythingEntry, resultText, runtimeLayer, use } from "./helpers.js"

@@ -12,8 +12,8 @@ import * as path from "node:path"
 import * as McpConfig from "../../src/Mcp/Config.js"
 import { McpServers } from "../../src/Mcp/McpServers.js"
 import type { McpServersOptions, ServerStatus } from "../../src/Mcp/McpServers.js"
-import { Approver } from "../../src/Runtime/Approver.js"
-import * as Permissions from "../../src/Runtime/Permissions.js"
+import { Approver } from "../../src/Permission/Approver.js"
+import * as RulePolicy from "../../src/Permission/RulePolicy.js"
 import { ResultStore } from "../../src/Runtime/ResultStore.js"
 import { ToolHooks } from "../../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"
@@ -59,7 +59,7 @@ export const runtimeLayer = (
   const cwd = tempDir("mcp-cwd")
   const servers = McpServers.layer(loaded, { connectTimeout: "20 seconds", ...options.servers })
   const registry = McpServers.extendRegistry.pipe(Layer.provide(ToolRegistry.layer([])))
-  const policy = Permissions.layer({ cliRules: { allow: options.allow ?? [], deny: options.deny ?? [], ask: [] } }).pipe(
+  const policy = RulePolicy.layer({ cliRules: { allow: options.allow ?? [], deny: options.deny ?? [], ask: [] } }).pipe(
     Layer.provide(Workspace.layer({ cwd })),
     Layer.orDie
   )

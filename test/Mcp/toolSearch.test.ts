@@ -6,11 +6,11 @@ import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Ref } from "effect"
 import { McpServers } from "../../src/Mcp/McpServers.js"
-import { ApprovalAnswer, Approver } from "../../src/Runtime/Approver.js"
-import type { ApprovalRequest } from "../../src/Runtime/Approver.js"
-import * as Permissions from "../../src/Runtime/Permissions.js"
+import { ApprovalAnswer, Approver } from "../../src/Permission/Approver.js"
+import type { ApprovalRequest } from "../../src/Permission/Approver.js"
+import * as RulePolicy from "../../src/Permission/RulePolicy.js"
 import { ResultStore } from "../../src/Runtime/ResultStore.js"
-import { DiscoveredTools, ToolCatalog, wholeToolDenial } from "../../src/Runtime/ToolCatalog.js"
+import { DiscoveredTools, ToolCatalog } from "../../src/Runtime/ToolCatalog.js"
 import { ToolHooks } from "../../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
@@ -29,12 +29,12 @@ const session = (asked: Ref.Ref<ReadonlyArray<ApprovalRequest>>, answer: Approva
       ToolCatalog.layer([...mcp.tools(), ToolSearch], {
         mode: "on",
         searchToolName: ToolSearch.definition.name,
-        denies: wholeToolDenial({ cliRules: { allow: [], deny, ask: [] } })
+        denies: RulePolicy.wholeToolDenial({ cliRules: { allow: [], deny, ask: [] } })
       }))
   )
   const registry = McpServers.extendRegistry.pipe(Layer.provide(ToolRegistry.layer([ToolSearch])), Layer.provide(ToolSearchLive))
   const tools = ToolCatalog.gate.pipe(Layer.provide(registry), Layer.provideMerge(catalog))
-  const policy = Permissions.layer({ cliRules: { allow: [], deny, ask: [] } }).pipe(Layer.provide(Workspace.layer({ cwd: tempDir("mcp-search") })), Layer.orDie)
+  const policy = RulePolicy.layer({ cliRules: { allow: [], deny, ask: [] } }).pipe(Layer.provide(Workspace.layer({ cwd: tempDir("mcp-search") })), Layer.orDie)
   return ToolRuntime.layer.pipe(
     Layer.provide(Layer.mergeAll(policy, ToolHooks.none, Approver.scripted(() => Effect.succeed(answer), asked))),
     Layer.provideMerge(tools),

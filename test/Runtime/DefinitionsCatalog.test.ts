@@ -4,12 +4,12 @@ import { Effect, Either, Layer, Ref, Schema } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Approver } from "../../src/Runtime/Approver.js"
+import { Approver } from "../../src/Permission/Approver.js"
 import * as Definitions from "../../src/Runtime/Definitions.js"
-import { PermissionPolicy } from "../../src/Runtime/PermissionPolicy.js"
-import * as Permissions from "../../src/Runtime/Permissions.js"
+import { PermissionPolicy } from "../../src/Permission/PermissionPolicy.js"
+import * as RulePolicy from "../../src/Permission/RulePolicy.js"
 import { ResultStore } from "../../src/Runtime/ResultStore.js"
-import { announcement, DiscoveredTools, notLoadedMessage, parseSearchMode, ToolCatalog, wholeToolDenial } from "../../src/Runtime/ToolCatalog.js"
+import { announcement, DiscoveredTools, notLoadedMessage, parseSearchMode, ToolCatalog } from "../../src/Runtime/ToolCatalog.js"
 import type { CatalogOptions } from "../../src/Runtime/ToolCatalog.js"
 import { ToolHooks } from "../../src/Runtime/ToolHooks.js"
 import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
@@ -211,8 +211,8 @@ describe("a deferred tool that was never loaded", () => {
 describe("deny rules and permissions", () => {
   const workspaceDir = fs.mkdtempSync(path.join(os.tmpdir(), "catalog-"))
   const rules = { deny: ["mcp__weather"], ask: ["mcp__ops__deploy"] }
-  const denies = wholeToolDenial({ cliRules: rules })
-  const policy = Permissions.layer({ cliRules: rules }).pipe(
+  const denies = RulePolicy.wholeToolDenial({ cliRules: rules })
+  const policy = RulePolicy.layer({ cliRules: rules }).pipe(
     Layer.provide(Workspace.layer({ cwd: workspaceDir, home: workspaceDir })),
     Layer.provide(NodeContext.layer),
     Layer.orDie
@@ -223,8 +223,8 @@ describe("deny rules and permissions", () => {
     expect(denies(Alerts.definition)).toBe(true)
     expect(denies(Deploy.definition)).toBe(false)
     expect(denies(Clock.definition)).toBe(false)
-    expect(wholeToolDenial({ cliRules: { deny: ["Clock(12:00)"] } })(Clock.definition)).toBe(false)
-    expect(wholeToolDenial({ cliRules: { deny: ["Clock(*)"] } })(Clock.definition)).toBe(true)
+    expect(RulePolicy.wholeToolDenial({ cliRules: { deny: ["Clock(12:00)"] } })(Clock.definition)).toBe(false)
+    expect(RulePolicy.wholeToolDenial({ cliRules: { deny: ["Clock(*)"] } })(Clock.definition)).toBe(true)
   })
 
   it.effect("a denied tool is never sent, announced or found; a call to it is denied by the policy with the rule", () =>

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option, Ref, Schema } from "effect"
-import { Approver } from "../../src/Runtime/Approver.js"
-import { PermissionPolicy } from "../../src/Runtime/PermissionPolicy.js"
+import { Approver } from "../../src/Permission/Approver.js"
+import { PermissionPolicy } from "../../src/Permission/PermissionPolicy.js"
 import { ResultStore } from "../../src/Runtime/ResultStore.js"
 import { ToolHooks } from "../../src/Runtime/ToolHooks.js"
 import { DiscoveredTools, requestEnabled, ToolCatalog } from "../../src/Runtime/ToolCatalog.js"

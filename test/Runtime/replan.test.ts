@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Effect, FastCheck as fc, Fiber, Layer, Ref, Schema, TestClock } from "effect"
-import { Approver, ApprovalAnswer } from "../../src/Runtime/Approver.js"
-import { PermissionPolicy } from "../../src/Runtime/PermissionPolicy.js"
+import { Approver, ApprovalAnswer } from "../../src/Permission/Approver.js"
+import { PermissionPolicy } from "../../src/Permission/PermissionPolicy.js"
 import { ResultStore } from "../../src/Runtime/ResultStore.js"
 import { noPostToolUse, noPreToolUse, ToolHooks } from "../../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"

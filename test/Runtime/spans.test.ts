@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Context, DefaultServices, Effect, Layer, Schema, Tracer } from "effect"
-import { Approver } from "../../src/Runtime/Approver.js"
-import { PermissionPolicy } from "../../src/Runtime/PermissionPolicy.js"
+import { Approver } from "../../src/Permission/Approver.js"
+import { PermissionPolicy } from "../../src/Permission/PermissionPolicy.js"
 import { ResultStore } from "../../src/Runtime/ResultStore.js"
 import { ToolHooks } from "../../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"

@@ -6,8 +6,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { PassThrough } from "node:stream"
-import type { ApprovalRequest } from "../../src/Runtime/Approver.js"
-import * as TerminalApprover from "../../src/Runtime/TerminalApprover.js"
+import type { ApprovalRequest } from "../../src/Permission/Approver.js"
+import * as TerminalApprover from "../../src/Permission/TerminalApprover.js"
 
 const request: ApprovalRequest = {
   toolUseId: "toolu_1",

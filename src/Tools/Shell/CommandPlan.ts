@@ -10,7 +10,7 @@
 import * as Option from "effect/Option"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { printRule } from "../../Runtime/Permission/Rule.js"
+import { printRule } from "../../Permission/Rule.js"
 import { isWithin } from "../../Runtime/Workspace.js"
 import { PermissionCheck } from "../../Tool/Permission.js"
 import * as Tool from "../../Tool/Tool.js"

@@ -1,35 +1,25 @@
 /**
- * Running one shell command as a child process whose whole lifecycle belongs to the caller's Scope.
+ * Running one shell command: Bash's shell over {@link Subprocess.run}, which owns the process lifecycle.
  *
- * - **Spawn**: `bash --norc --noprofile -c` through `@effect/platform`'s `Command`, in the given directory, with an explicit
- *   environment (never the parent's implicitly: `extendEnv` is off). The platform spawns detached, so the shell
- *   leads a process group of its own.
+ * - **Spawn**: `bash --norc --noprofile -c` in the given directory, with an explicit environment (never the
+ *   parent's implicitly). The shell leads a process group of its own and carries the run's marker variable.
  * - **Output**: stdout and stderr are one stream, interleaved exactly as written. The shell itself points
  *   descriptor 2 at descriptor 1 before the command runs (`exec 2>&1`), so both are the same pipe and the kernel
  *   keeps the order of writes. Merging two pipes afterwards could not: the order of reads across two pipes is
  *   a race. Standard input is `/dev/null`, so a command waiting for input ends instead of hanging.
  * - **Termination**: on timeout, on interruption, and also after a normal exit, every process of the call is
- *   terminated ({@link ProcessTree.terminate}): SIGTERM to the group and to every process carrying the call's
- *   marker variable, a grace period, then SIGKILL. A background job (`sleep 100 &`) does not outlive the call,
- *   and cannot hold the output pipe open after the shell exits.
+ *   terminated: SIGTERM to the group and to every process carrying the call's marker variable, a grace period,
+ *   then SIGKILL. A background job (`sleep 100 &`) does not outlive the call, and cannot hold the output pipe open
+ *   after the shell exits.
  *
  * @since 0.1.0
  */
-import * as Command from "@effect/platform/Command"
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
-import type { PlatformError } from "@effect/platform/Error"
 import * as Data from "effect/Data"
-import * as Deferred from "effect/Deferred"
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
-import { randomUUID } from "node:crypto"
-import * as os from "node:os"
+import * as Subprocess from "../../Runtime/Subprocess.js"
 import { argvProblem } from "../internal/argumentLimits.js"
-import { realSleep } from "./internal/realTime.js"
-import * as ProcessTree from "./ProcessTree.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // models
@@ -41,7 +31,7 @@ import * as ProcessTree from "./ProcessTree.js"
  * @since 0.1.0
  * @category models
  */
-export type Argv = readonly [program: string, ...args: Array<string>]
+export type Argv = Subprocess.Argv
 
 /**
  * What to run and how.
@@ -166,95 +156,47 @@ export const shellEnvironment = (base: Readonly<Record<string, string | undefine
  */
 export const shellScript = (command: string): string => `exec 2>&1 </dev/null; ${command}`
 
-const signalNumber = (name: string): number => (os.constants.signals as Record<string, number | undefined>)[name] ?? 0
-
-const DEFAULT_GRACE = Duration.seconds(2)
-/** How long output may keep arriving after every process we know of is gone. */
-const DRAIN_LIMIT_MS = 2_000
-
 /**
  * Runs a command to completion (or timeout). Interrupting the effect terminates the whole tree, as does closing
- * the Scope; either way no process of the call survives it (within the limits in `ProcessTree`).
+ * the Scope; either way no process of the call survives it (within the limits of {@link Subprocess.run}).
  *
  * @since 0.1.0
  * @category running
  */
-export const run = (options: ShellOptions): Effect.Effect<ShellResult, ShellProcessError, CommandExecutor.CommandExecutor | Scope.Scope> =>
+export const run = (options: ShellOptions): Effect.Effect<ShellResult, ShellProcessError, Scope.Scope> =>
   Effect.gen(function*() {
-    const grace = options.killGrace ?? DEFAULT_GRACE
-    const marker = randomUUID()
-    // `--norc`: libuv's stdio pipes are socketpairs, and bash reads ~/.bashrc when its stdin is a socket ("run by
-    // rshd") unless SHLVL says it is nested; a user's rc file must not change what an analysed command does.
+    // `--norc`: bash reads ~/.bashrc when its stdin is a socket ("run by rshd") unless SHLVL says it is nested;
+    // a user's rc file must not change what an analysed command does.
     const argv: Argv = ["bash", "--norc", "--noprofile", "-c", shellScript(options.command)]
-    const [program, ...args] = options.wrap?.(argv) ?? argv
+    const wrapped = options.wrap?.(argv) ?? argv
     // The kernel refuses NUL bytes and oversized arguments; Node throws on them. Say so instead of crashing.
-    const refused = argvProblem([program, ...args], options.env)
+    const refused = argvProblem(wrapped, options.env)
     if (refused !== undefined) return yield* new ShellProcessError({ message: `cannot start bash: ${refused}` })
-    const command = Command.make(program, ...args).pipe(
-      Command.workingDirectory(options.cwd),
-      Command.env({ ...options.env, [ProcessTree.markerVariable]: marker }, { extendEnv: false })
-    )
-    const startTicks = ProcessTree.startTicksFloor()
-    const started = yield* Command.start(command).pipe(
-      Effect.mapError((cause) => new ShellProcessError({ message: `cannot start bash in ${options.cwd}: ${cause.message}`, cause }))
-    )
-    const tree: ProcessTree.ProcessTree = { pgid: started.pid, marker, startTicks }
-    let cleanedUp = false
-    // Runs before the platform's own release (finalizers run in reverse), which would wait without limit.
-    yield* Effect.addFinalizer(() => (cleanedUp ? Effect.void : ProcessTree.terminate(tree, grace)))
-
-    // stderr carries nothing once the shell has redirected it, except what comes before (a syntax error in the
-    // command's first line) or from a wrapper (bwrap's own errors). Two readers share one lock, so chunks reach
-    // `onOutput` one at a time; `Stream.merge` would do the same at twice the cost per chunk.
-    const lock = yield* Effect.makeSemaphore(1)
-    // Output past the limit is never delivered (memory and disk stay bounded); its first byte ends the run.
     const limit = options.maxOutputBytes ?? Infinity
-    const overflowed = yield* Deferred.make<void>()
-    let delivered = 0
-    const deliver = (chunk: Uint8Array): Effect.Effect<void> => {
-      const room = limit - delivered
-      if (chunk.length <= room) {
-        delivered += chunk.length
-        return options.onOutput(chunk)
-      }
-      delivered = limit
-      const kept = room > 0 ? options.onOutput(chunk.subarray(0, room)) : Effect.void
-      return Effect.zipRight(kept, Deferred.succeed(overflowed, undefined))
-    }
-    const readAll = (stream: Stream.Stream<Uint8Array, PlatformError>) =>
-      Stream.runForEachChunk(stream, (chunk) => lock.withPermits(1)(Effect.forEach(chunk, deliver, { discard: true })))
-    const reader = yield* Effect.all([readAll(started.stdout), readAll(started.stderr)], { concurrency: 2, discard: true }).pipe(
-      Effect.mapError((cause) => new ShellProcessError({ message: `cannot read the command's output: ${cause.message}`, cause })),
-      Effect.forkScoped
-    )
-
-    const exitCode = started.exitCode.pipe(
-      Effect.map((code): ShellExit => ShellExit.Exited({ code })),
-      Effect.catchAll((error) => {
-        const signal = /signal: (SIG[A-Z0-9]+)/.exec(error.message)?.[1] ?? "SIGKILL"
-        return Effect.succeed(ShellExit.Signaled({ signal, code: 128 + signalNumber(signal) }))
+    const result = yield* Subprocess.run({
+      argv: wrapped,
+      cwd: options.cwd,
+      env: options.env,
+      timeout: options.timeout,
+      ...(options.killGrace === undefined ? {} : { killGrace: options.killGrace }),
+      // stderr carries nothing once the shell has redirected it, except what comes before (a syntax error in the
+      // command's first line) or from a wrapper (bwrap's own errors): it joins stdout, under stdout's limit.
+      stdout: { onChunk: options.onOutput, maxBytes: limit, overflow: "stop" },
+      stderr: "stdout"
+    }).pipe(
+      Effect.mapError((error) => {
+        // Named as the user knows it: bash, also when a sandbox wraps it.
+        const why = error.cause instanceof Error ? error.cause.message : String(error.cause)
+        return new ShellProcessError({ message: error.reason === "spawn" ? `cannot start bash in ${options.cwd}: ${why}` : error.message, cause: error })
       })
     )
-    const timeout = Duration.decode(options.timeout)
-    const exit = yield* Effect.raceAll([
-      exitCode,
-      Effect.as(realSleep(Duration.toMillis(timeout)), ShellExit.TimedOut({ after: timeout })),
-      Effect.as(Deferred.await(overflowed), ShellExit.OutputLimit({ limitBytes: limit }))
-    ])
-    const termination = yield* ProcessTree.terminate(tree, grace)
-    // Nothing of the call runs any more, so nothing can start anything: the finalizer has nothing left to do.
-    cleanedUp = termination.survivors.length === 0
-
-    // Every writer is gone, so the pipe reaches its end; unless a process we could not find holds it open.
-    const drained = yield* Fiber.join(reader).pipe(
-      Effect.as(true),
-      Effect.raceFirst(Effect.as(realSleep(DRAIN_LIMIT_MS), false))
-    )
-    if (!drained) yield* Fiber.interrupt(reader)
-    return {
-      exit,
-      pid: started.pid,
-      leftovers: exit._tag === "TimedOut" || exit._tag === "OutputLimit" ? 0 : termination.found,
-      outputIncomplete: !drained
-    } satisfies ShellResult
+    const exit: ShellExit = Subprocess.Exit.$match(result.exit, {
+      Exited: ({ code }) => ShellExit.Exited({ code }),
+      Signaled: ({ code, signal }) => ShellExit.Signaled({ signal, code }),
+      TimedOut: ({ after }) => ShellExit.TimedOut({ after }),
+      OutputLimit: ({ limitBytes }) => ShellExit.OutputLimit({ limitBytes }),
+      // `onOutput` never answers "enough".
+      Stopped: () => ShellExit.OutputLimit({ limitBytes: limit })
+    })
+    return { exit, pid: result.pid, leftovers: result.leftovers, outputIncomplete: result.outputIncomplete } satisfies ShellResult
   })

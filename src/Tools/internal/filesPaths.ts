@@ -9,8 +9,9 @@
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import { compilePathPattern } from "../../Runtime/Permission/PathPattern.js"
-import { printRule } from "../../Runtime/Permission/Rule.js"
+import { isAnotherNameOf, literalRulePath } from "../../Permission/FileIdentity.js"
+import { compilePathPattern } from "../../Permission/PathPattern.js"
+import { printRule } from "../../Permission/Rule.js"
 import { PermissionCheck } from "../../Tool/Permission.js"
 import { Claim } from "../../Tool/Tool.js"
 import type { RuleContext } from "../../Tool/Tool.js"
@@ -40,17 +41,19 @@ const anyChild = "\0".repeat(8)
 
 /**
  * Whether a rule's content (`Read(content)`, `Edit(content)`) covers a path, checked on the path as given (made
- * absolute) and on its real target, so neither a relative spelling nor a symlink slips past a rule. A `directory`
- * (a search root) is also covered when the rule covers everything inside it: `Read(./secrets/**)` covers a Grep of
- * `secrets`.
+ * absolute) and on its real target, so neither a relative spelling nor a symlink slips past a rule, and, for a file,
+ * on its identity: another name (a hard link) of the one file a rule names is covered too (`Permission/FileIdentity`).
+ * A `directory` (a search root) is also covered when the rule covers everything inside it: `Read(./secrets/**)`
+ * covers a Grep of `secrets`.
  */
 export const ruleCovers = (content: string, path: string, context: RuleContext, directory = false): boolean => {
-  const matcher = compilePathPattern(content, { cwd: context.cwd, home: context.home, ruleDir: context.ruleDirectory })
+  const patternContext = { cwd: context.cwd, home: context.home, ruleDir: context.ruleDirectory }
+  const matcher = compilePathPattern(content, patternContext)
   const { absolute, real } = resolveSync(path, context.cwd, context.home)
-  const candidates = directory
-    ? [absolute, real, `${absolute}/`, `${real}/`, `${absolute}/${anyChild}`, `${real}/${anyChild}`]
-    : [absolute, real]
-  return candidates.some(matcher)
+  if (directory) return [absolute, real, `${absolute}/`, `${real}/`, `${absolute}/${anyChild}`, `${real}/${anyChild}`].some(matcher)
+  if (matcher(absolute) || matcher(real)) return true
+  const named = literalRulePath(content, patternContext)
+  return named !== undefined && isAnotherNameOf(real, [named])
 }
 
 const devicePath = /^\/(dev|proc\/[^/]+\/fd)(\/|$)/

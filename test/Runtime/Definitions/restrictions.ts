@@ -110,7 +110,9 @@ export const strictProblems = (schema: Node): Array<string> => {
       problems.push(`${path}: no type`)
     }
     if (Array.isArray(node["enum"])) enums += node["enum"].length
-    const depth = path.split("/").filter((part) => part === "properties" || part === "items" || part === "anyOf").length
+    // Levels are the keywords a path steps through; the name after `properties` (which may be "items") is not one.
+    const parts = path.split("/")
+    const depth = parts.filter((part, i) => (part === "properties" || part === "items" || part === "anyOf") && parts[i - 1] !== "properties").length
     if (depth > 10) problems.push(`${path}: nested deeper than 10`)
   }
   if (properties > 5000) problems.push("more than 5000 properties")

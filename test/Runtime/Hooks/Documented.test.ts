@@ -13,9 +13,9 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as Hooks from "../../../src/Runtime/Hooks.js"
 import type { HooksOptions } from "../../../src/Runtime/Hooks.js"
-import type { HooksSettings } from "../../../src/Runtime/Permission/Settings.js"
+import type { HooksSettings } from "../../../src/Permission/Settings.js"
 import { ToolRegistry } from "../../../src/Runtime/ToolRegistry.js"
-import { allToolLayers, allTools, makeSandbox } from "../Permission/fixtures.js"
+import { allToolLayers, allTools, makeSandbox } from "../../Permission/fixtures.js"
 
 const box = makeSandbox()
 const scripts = fs.mkdtempSync(path.join(os.tmpdir(), "etr-hooks-doc-"))

@@ -4,17 +4,17 @@ import { Effect, Either, Layer, Ref } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Approver } from "../../../src/Runtime/Approver.js"
-import type { ApprovalRequest } from "../../../src/Runtime/Approver.js"
+import { Approver } from "../../../src/Permission/Approver.js"
+import type { ApprovalRequest } from "../../../src/Permission/Approver.js"
 import * as Hooks from "../../../src/Runtime/Hooks.js"
 import type { FunctionHook, HooksOptions } from "../../../src/Runtime/Hooks.js"
-import * as Permissions from "../../../src/Runtime/Permissions.js"
-import type { PermissionsOptions } from "../../../src/Runtime/Permissions.js"
+import * as RulePolicy from "../../../src/Permission/RulePolicy.js"
+import type { RulePolicyOptions } from "../../../src/Permission/RulePolicy.js"
 import { ResultStore } from "../../../src/Runtime/ResultStore.js"
 import { ToolRegistry } from "../../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../../src/Runtime/ToolRuntime.js"
 import { describeReason } from "../../../src/Tool/Permission.js"
-import { allToolLayers, allTools, makeSandbox, settingsFrom, workspaceLayer } from "../Permission/fixtures.js"
+import { allToolLayers, allTools, makeSandbox, settingsFrom, workspaceLayer } from "../../Permission/fixtures.js"
 
 const box = makeSandbox()
 const scripts = fs.mkdtempSync(path.join(os.tmpdir(), "etr-hooks-"))
@@ -195,6 +195,28 @@ describe("command hooks: PreToolUse", () => {
       expect(yield* eventuallyDead([child!, shell!])).toEqual([false, false])
     }))
 
+  it.live("a timed-out hook leaves nothing behind: a background child, and one that left its process group with setsid", () =>
+    Effect.gen(function*() {
+      const pids = path.join(scripts, "escapee.pids")
+      const command = script(`sleep 30 & echo $! > ${pids}; setsid sleep 30 & echo $! >> ${pids}; echo $$ >> ${pids}; wait`)
+      const result = yield* preToolUse({ settingsHooks: [pre(command, undefined, 0.3)], killGrace: "200 millis" })
+      expect(result.opinion?.message).toContain("timed out after 300ms")
+      const [child, escapee, shell] = fs.readFileSync(pids, "utf8").trim().split("\n").map(Number)
+      // The hook returns once its teardown found nothing running: checked at once, no waiting.
+      expect([child!, escapee!, shell!].map(alive)).toEqual([false, false, false])
+    }))
+
+  it.live("a hook that exits by itself keeps what it started in the background (as before)", () =>
+    Effect.gen(function*() {
+      const pids = path.join(scripts, "daemon.pids")
+      const command = script(`setsid sleep 30 >/dev/null 2>&1 & echo $! > ${pids}; echo ok`)
+      const result = yield* preToolUse({ settingsHooks: [pre(command)] })
+      expect(result.opinion).toBeUndefined()
+      const daemon = Number(fs.readFileSync(pids, "utf8").trim())
+      expect(alive(daemon)).toBe(true)
+      process.kill(daemon, "SIGKILL")
+    }))
+
   it.live("a timed-out hook that ignores SIGTERM is killed after the grace period", () =>
     Effect.gen(function*() {
       const pids = path.join(scripts, "stubborn.pids")
@@ -307,21 +329,21 @@ describe("command hooks: PostToolUse and PostToolUseFailure", () => {
 })
 
 describe("hooks and the permission policy, through the runtime", () => {
-  const runtime = (policy: PermissionsOptions, hooks: Omit<HooksOptions, "cwd">, asked: Ref.Ref<ReadonlyArray<ApprovalRequest>>) =>
+  const runtime = (policy: RulePolicyOptions, hooks: Omit<HooksOptions, "cwd">, asked: Ref.Ref<ReadonlyArray<ApprovalRequest>>) =>
     ToolRuntime.layer.pipe(
       Layer.provide(Layer.provide(ToolRegistry.layer(allTools), allToolLayers)),
       Layer.provide([
-        Permissions.layer(policy).pipe(Layer.provide(workspaceLayer(box))),
+        RulePolicy.layer(policy).pipe(Layer.provide(workspaceLayer(box))),
         Hooks.layer({ cwd: box.root, ...hooks }).pipe(Layer.provide(NodeContext.layer)),
         Approver.scripted(() => Effect.succeed({ _tag: "AllowOnce" }), asked),
         ResultStore.layerMemory()
       ])
     )
-  const project = (permissions: Record<string, unknown>): PermissionsOptions => ({ settings: [settingsFrom({ permissions }, path.join(box.root, ".claude/settings.json"))] })
+  const project = (permissions: Record<string, unknown>): RulePolicyOptions => ({ settings: [settingsFrom({ permissions }, path.join(box.root, ".claude/settings.json"))] })
   const hookSays = (behavior: string, extra: Record<string, unknown> = {}) => ({
     settingsHooks: [pre(script(json({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: behavior, permissionDecisionReason: `hook says ${behavior}`, ...extra } })), "Bash")]
   })
-  const run = (policy: PermissionsOptions, hooks: Omit<HooksOptions, "cwd">, input: unknown) =>
+  const run = (policy: RulePolicyOptions, hooks: Omit<HooksOptions, "cwd">, input: unknown) =>
     Effect.gen(function*() {
       const asked = yield* Ref.make<ReadonlyArray<ApprovalRequest>>([])
       const outcome = yield* Effect.flatMap(ToolRuntime, (rt) => rt.executeOne({ type: "tool_use", id: "toolu_1", name: "Bash", input })).pipe(

@@ -10,9 +10,9 @@ import { Effect, Layer, Ref } from "effect"
 import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { ApprovalAnswer, Approver } from "../../../src/Runtime/Approver.js"
-import type { ApprovalRequest } from "../../../src/Runtime/Approver.js"
-import * as Permissions from "../../../src/Runtime/Permissions.js"
+import { ApprovalAnswer, Approver } from "../../../src/Permission/Approver.js"
+import type { ApprovalRequest } from "../../../src/Permission/Approver.js"
+import * as RulePolicy from "../../../src/Permission/RulePolicy.js"
 import { ResultStore } from "../../../src/Runtime/ResultStore.js"
 import { ToolHooks } from "../../../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../../../src/Runtime/ToolRegistry.js"
@@ -77,12 +77,12 @@ const tree = (root: string): ReadonlyArray<string> => {
   return entries.sort()
 }
 
-const runtimeIn = (cwd: string, approver: Layer.Layer<Approver>, policy: Permissions.PermissionsOptions) => {
+const runtimeIn = (cwd: string, approver: Layer.Layer<Approver>, policy: RulePolicy.RulePolicyOptions) => {
   const workspace = Workspace.layer({ cwd })
   const tools = BashTool.layer({ killGrace: "500 millis" }).pipe(Layer.provide(Layer.mergeAll(workspace, ResultStore.layer(tempDir("bash-classes-store")))))
   return ToolRuntime.layer.pipe(
     Layer.provide(Layer.provide(ToolRegistry.layer([BashTool]), tools)),
-    Layer.provide([Permissions.layer(policy).pipe(Layer.provide(workspace)), approver, ToolHooks.none, ResultStore.layer(tempDir("bash-classes-results"))]),
+    Layer.provide([RulePolicy.layer(policy).pipe(Layer.provide(workspace)), approver, ToolHooks.none, ResultStore.layer(tempDir("bash-classes-results"))]),
     Layer.provide(NodeContext.layer)
   )
 }
@@ -91,7 +91,7 @@ const uses = (commands: ReadonlyArray<string>): ReadonlyArray<ToolUseBlock> =>
   commands.map((command, i) => ({ type: "tool_use", id: `toolu_${i}`, name: "Bash", input: { command, timeout: 20_000 } }))
 
 /** Runs hostile commands one by one: none may run, change the tree, or show outside content. */
-const expectNoneRun = (entries: ReadonlyArray<HostileCommand>, policy: Permissions.PermissionsOptions, prepare?: (repo: string) => void) => {
+const expectNoneRun = (entries: ReadonlyArray<HostileCommand>, policy: RulePolicy.RulePolicyOptions, prepare?: (repo: string) => void) => {
   const { repo, outside } = fixture()
   prepare?.(repo)
   const before = tree(repo)
@@ -116,7 +116,7 @@ const expectNoneRun = (entries: ReadonlyArray<HostileCommand>, policy: Permissio
  * Runs benign commands in order: none may ask, every one succeeds. `withLink: false` leaves the symlink out (a glob
  * such as `du -sh *` meeting a symlink to outside asks, even where the command would not follow it).
  */
-const expectAllRun = (entries: ReadonlyArray<BenignCommand>, policy: Permissions.PermissionsOptions, withLink = true) => {
+const expectAllRun = (entries: ReadonlyArray<BenignCommand>, policy: RulePolicy.RulePolicyOptions, withLink = true) => {
   const { repo } = fixture(withLink)
   return Effect.gen(function*() {
     const asked = yield* Ref.make<ReadonlyArray<ApprovalRequest>>([])
@@ -132,10 +132,10 @@ const expectAllRun = (entries: ReadonlyArray<BenignCommand>, policy: Permissions
   })
 }
 
-const defaultMode: Permissions.PermissionsOptions = { mode: "default" }
-const denyTouch: Permissions.PermissionsOptions = { mode: "bypassPermissions", cliRules: { deny: ["Bash(touch:*)"] } }
-const withAllowRules: Permissions.PermissionsOptions = { mode: "default", cliRules: { allow: allowRules.map((rule) => `Bash(${rule})`) } }
-const acceptEdits: Permissions.PermissionsOptions = { mode: "acceptEdits" }
+const defaultMode: RulePolicy.RulePolicyOptions = { mode: "default" }
+const denyTouch: RulePolicy.RulePolicyOptions = { mode: "bypassPermissions", cliRules: { deny: ["Bash(touch:*)"] } }
+const withAllowRules: RulePolicy.RulePolicyOptions = { mode: "default", cliRules: { allow: allowRules.map((rule) => `Bash(${rule})`) } }
+const acceptEdits: RulePolicy.RulePolicyOptions = { mode: "acceptEdits" }
 
 describe("the hardening classes of the corpus, end to end", () => {
   it.live(`1. second evaluation: no hostile command (${secondEvaluationHostile.length}) runs`, () => expectNoneRun(secondEvaluationHostile, defaultMode), 60_000)

@@ -9,9 +9,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Ref } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { ApprovalAnswer, Approver } from "../../../src/Runtime/Approver.js"
-import type { ApprovalRequest } from "../../../src/Runtime/Approver.js"
-import * as Permissions from "../../../src/Runtime/Permissions.js"
+import { ApprovalAnswer, Approver } from "../../../src/Permission/Approver.js"
+import type { ApprovalRequest } from "../../../src/Permission/Approver.js"
+import * as RulePolicy from "../../../src/Permission/RulePolicy.js"
 import { ResultStore } from "../../../src/Runtime/ResultStore.js"
 import { ToolHooks } from "../../../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../../../src/Runtime/ToolRegistry.js"
@@ -22,12 +22,12 @@ import { Workspace } from "../../../src/Runtime/Workspace.js"
 import { benign, hostile } from "../Shell/corpus.js"
 import { gitRepo, tempDir } from "./helpers.js"
 
-const runtimeIn = (cwd: string, approver: Layer.Layer<Approver>, policy: Permissions.PermissionsOptions = { mode: "default" }) => {
+const runtimeIn = (cwd: string, approver: Layer.Layer<Approver>, policy: RulePolicy.RulePolicyOptions = { mode: "default" }) => {
   const workspace = Workspace.layer({ cwd })
   const tools = BashTool.layer({ killGrace: "500 millis" }).pipe(Layer.provide(Layer.mergeAll(workspace, ResultStore.layer(tempDir("bash-e2e-store")))))
   return ToolRuntime.layer.pipe(
     Layer.provide(Layer.provide(ToolRegistry.layer([BashTool]), tools)),
-    Layer.provide([Permissions.layer(policy).pipe(Layer.provide(workspace)), approver, ToolHooks.none, ResultStore.layer(tempDir("bash-e2e-results"))]),
+    Layer.provide([RulePolicy.layer(policy).pipe(Layer.provide(workspace)), approver, ToolHooks.none, ResultStore.layer(tempDir("bash-e2e-results"))]),
     Layer.provide(NodeContext.layer)
   )
 }

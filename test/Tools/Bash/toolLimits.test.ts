@@ -8,8 +8,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Approver } from "../../../src/Runtime/Approver.js"
-import * as Permissions from "../../../src/Runtime/Permissions.js"
+import { Approver } from "../../../src/Permission/Approver.js"
+import * as RulePolicy from "../../../src/Permission/RulePolicy.js"
 import { ResultStore } from "../../../src/Runtime/ResultStore.js"
 import { ToolHooks } from "../../../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../../../src/Runtime/ToolRegistry.js"
@@ -81,7 +81,7 @@ describe("the output cap of one call", () => {
     const tools = BashTool.layer({ maxOutputBytes: cap, killGrace: "200 millis" }).pipe(Layer.provide(Layer.mergeAll(workspace, ResultStore.layer(store))))
     const runtime = ToolRuntime.layer.pipe(
       Layer.provide(Layer.provide(ToolRegistry.layer([BashTool]), tools)),
-      Layer.provide([Permissions.layer({ mode: "default" }).pipe(Layer.provide(workspace)), Approver.denyAll, ToolHooks.none, ResultStore.layer(tempDir("bash-cap-e2e-results"))]),
+      Layer.provide([RulePolicy.layer({ mode: "default" }).pipe(Layer.provide(workspace)), Approver.denyAll, ToolHooks.none, ResultStore.layer(tempDir("bash-cap-e2e-results"))]),
       Layer.provide(NodeContext.layer)
     )
     const runaways = [

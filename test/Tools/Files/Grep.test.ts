@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import * as childProcess from "node:child_process"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { Grep } from "../../../src/Tools/Grep.js"
 import { context, executeOne, runtimeLayer, tempDir, text, toolsLayer, use, writeTree } from "./helpers.js"
@@ -70,6 +71,20 @@ describe("Grep", () => {
       while (running().length === 0) yield* Effect.sleep("10 millis")
       yield* Fiber.interrupt(fiber)
       for (let i = 0; i < 100 && running().length > 0; i++) yield* Effect.sleep("10 millis")
+      expect(running()).toEqual([])
+    }).pipe(Effect.provide(toolsLayer(dir))))
+
+  it.live("reaching head_limit stops ripgrep: no rg process is left once the call returns", () =>
+    Effect.gen(function*() {
+      // 2 million matching lines: rg would print for a long while; the call wants 5 of them.
+      const big = tempDir("grep-big-")
+      fs.writeFileSync(path.join(big, "many.txt"), Buffer.alloc(4_000_000, "x\n"))
+      const running = () => childProcess.execFileSync("ps", ["-eo", "args"], { encoding: "utf8" }).split("\n").filter((l) => l.includes(big) && !l.startsWith("ps "))
+      const service = yield* Grep
+      const output = yield* Effect.scoped(service.call({ pattern: "x", path: big, output_mode: "content", head_limit: 5 }, context))
+      expect(output.lines).toHaveLength(5)
+      expect(output.truncated).toBe(true)
+      // The call returns once its teardown found nothing running: checked at once.
       expect(running()).toEqual([])
     }).pipe(Effect.provide(toolsLayer(dir))))
 

@@ -11,8 +11,8 @@ import * as fc from "fast-check"
 import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Approver } from "../../../src/Runtime/Approver.js"
-import * as Permissions from "../../../src/Runtime/Permissions.js"
+import { Approver } from "../../../src/Permission/Approver.js"
+import * as RulePolicy from "../../../src/Permission/RulePolicy.js"
 import { ResultStore } from "../../../src/Runtime/ResultStore.js"
 import { ToolHooks } from "../../../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../../../src/Runtime/ToolRegistry.js"
@@ -41,7 +41,7 @@ const layer = (() => {
   )
   return ToolRuntime.layer.pipe(
     Layer.provide(Layer.provide(ToolRegistry.layer([...FileTools.tools, BashTool]), tools)),
-    Layer.provide([Permissions.layer({ mode: "default" }).pipe(Layer.provide(ws)), Approver.denyAll, ToolHooks.none, ResultStore.layer(tempDir("fuzz-results"))]),
+    Layer.provide([RulePolicy.layer({ mode: "default" }).pipe(Layer.provide(ws)), Approver.denyAll, ToolHooks.none, ResultStore.layer(tempDir("fuzz-results"))]),
     Layer.provide(NodeContext.layer)
   )
 })()

@@ -8,11 +8,11 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Ref } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { ApprovalAnswer, Approver } from "../../../src/Runtime/Approver.js"
-import type { ApprovalRequest } from "../../../src/Runtime/Approver.js"
-import * as Permissions from "../../../src/Runtime/Permissions.js"
+import { ApprovalAnswer, Approver } from "../../../src/Permission/Approver.js"
+import type { ApprovalRequest } from "../../../src/Permission/Approver.js"
+import * as RulePolicy from "../../../src/Permission/RulePolicy.js"
 import { ResultStore } from "../../../src/Runtime/ResultStore.js"
-import { renderRequest } from "../../../src/Runtime/TerminalApprover.js"
+import { renderRequest } from "../../../src/Permission/TerminalApprover.js"
 import { ToolHooks } from "../../../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../../src/Runtime/ToolRuntime.js"
@@ -26,7 +26,7 @@ const asking = (cwd: string) =>
   Effect.gen(function*() {
     const asked = yield* Ref.make<ReadonlyArray<ApprovalRequest>>([])
     const tools = toolsLayer(cwd, { fileState: FileState.layer() })
-    const policy = Permissions.layer({ mode: "default" }).pipe(Layer.provide(Layer.merge(tools, NodeContext.layer)))
+    const policy = RulePolicy.layer({ mode: "default" }).pipe(Layer.provide(Layer.merge(tools, NodeContext.layer)))
     const approver = Approver.scripted(() => Effect.succeed(ApprovalAnswer.Deny({ cancelRun: false })), asked)
     const layer = ToolRuntime.layer.pipe(
       Layer.provide(Layer.provide(ToolRegistry.layer(FileTools.tools), tools)),
@@ -122,7 +122,7 @@ describe("file suggestions are never broader than the call", () => {
     Effect.gen(function*() {
       const asked = yield* Ref.make<ReadonlyArray<ApprovalRequest>>([])
       const tools = toolsLayer(cwd, { fileState: FileState.layer() })
-      const policy = Permissions.layer({ mode: "default" }).pipe(Layer.provide(Layer.merge(tools, NodeContext.layer)))
+      const policy = RulePolicy.layer({ mode: "default" }).pipe(Layer.provide(Layer.merge(tools, NodeContext.layer)))
       const approver = Approver.scripted((request) =>
         Ref.get(asked).pipe(Effect.map((all) => all.length === 1 ? ApprovalAnswer.AllowSession({ rules: request.suggestions }) : ApprovalAnswer.Deny({ cancelRun: false }))), asked)
       const layer = ToolRuntime.layer.pipe(

@@ -7,8 +7,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Approver } from "../../../src/Runtime/Approver.js"
-import * as Permissions from "../../../src/Runtime/Permissions.js"
+import { Approver } from "../../../src/Permission/Approver.js"
+import * as RulePolicy from "../../../src/Permission/RulePolicy.js"
 import { ResultStore } from "../../../src/Runtime/ResultStore.js"
 import { ToolHooks } from "../../../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../../../src/Runtime/ToolRegistry.js"
@@ -31,7 +31,7 @@ const workspace = () => {
 /** The file tools under the full policy with `deny` rules; nothing is ever approved by a person. */
 const guardedRuntime = (cwd: string, deny: ReadonlyArray<string>) => {
   const tools = toolsLayer(cwd)
-  const policy = Permissions.layer({ cliRules: { deny } }).pipe(Layer.provide(Layer.merge(tools, NodeContext.layer)))
+  const policy = RulePolicy.layer({ cliRules: { deny } }).pipe(Layer.provide(Layer.merge(tools, NodeContext.layer)))
   return ToolRuntime.layer.pipe(
     Layer.provide(Layer.provide(ToolRegistry.layer(FileTools.tools), tools)),
     Layer.provide([policy, Approver.denyAll, ToolHooks.none, ResultStore.layerMemory()])

@@ -8,9 +8,9 @@ import type { Scope } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as os from "node:os"
-import { ApprovalAnswer, Approver } from "../../../src/Runtime/Approver.js"
-import type { ApprovalRequest } from "../../../src/Runtime/Approver.js"
-import * as Permissions from "../../../src/Runtime/Permissions.js"
+import { ApprovalAnswer, Approver } from "../../../src/Permission/Approver.js"
+import type { ApprovalRequest } from "../../../src/Permission/Approver.js"
+import * as RulePolicy from "../../../src/Permission/RulePolicy.js"
 import { ResultStore } from "../../../src/Runtime/ResultStore.js"
 import { ToolHooks } from "../../../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../../../src/Runtime/ToolRegistry.js"
@@ -122,7 +122,7 @@ export const runtime = (
   ToolRuntime.layer.pipe(
     Layer.provide(Layer.provide(ToolRegistry.layer([WebFetchTool]), WebFetchTool.layer(options))),
     Layer.provide([
-      Permissions.layer({ cliRules: { allow: rules.allow ?? [], deny: rules.deny ?? [], ask: rules.ask ?? [] } }),
+      RulePolicy.layer({ cliRules: { allow: rules.allow ?? [], deny: rules.deny ?? [], ask: rules.ask ?? [] } }),
       approver,
       ToolHooks.none,
       ResultStore.layerMemory()

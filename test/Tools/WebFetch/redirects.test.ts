@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Ref } from "effect"
-import type { ApprovalRequest } from "../../../src/Runtime/Approver.js"
+import type { ApprovalRequest } from "../../../src/Permission/Approver.js"
 import { hopVerdict } from "../../../src/Tools/WebFetch.js"
 import type { WebFetchOutput } from "../../../src/Tools/WebFetch.js"
 import { contentReader, fetch, recordingApprover, resultText, runtime, serve, testOptions } from "./helpers.js"
