@@ -118,8 +118,8 @@ export type Reply = Data.TaggedEnum<{
   /** Any response at all. */
   Raw: { readonly status: number; readonly contentType: string; readonly body: string }
   /**
-   * `message_start`, the first block's start and first piece, then nothing until the client disconnects (a
-   * non-streamed request gets nothing at all).
+   * `message_start`, the first block's start and first piece (in one write, so the client sees them together),
+   * then nothing until the client disconnects (a non-streamed request gets nothing at all).
    */
   Hold: { readonly content: ReadonlyArray<ReplyBlock> }
 }>
@@ -532,7 +532,14 @@ const send = (res: http.ServerResponse, request: MessagesRequest, reply: Reply, 
     Hold: ({ content }) => {
       const events = messageEvents(request, content)
       const firstDelta = events.findIndex((event) => (event as { type: string }).type === "content_block_delta")
-      return Effect.zipRight(stream(events.slice(0, firstDelta === -1 ? 1 : firstDelta + 1), false), untilClosed())
+      const head = events.slice(0, firstDelta === -1 ? 1 : firstDelta + 1)
+      return Effect.zipRight(
+        Effect.sync(() => {
+          startEvents(res)
+          res.write(head.map(eventOf).join(""))
+        }),
+        untilClosed()
+      )
     }
   })
 }
