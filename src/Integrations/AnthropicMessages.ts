@@ -17,6 +17,7 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
@@ -215,6 +216,17 @@ export interface Options {
   readonly betas?: ReadonlyArray<string>
   /** More headers for every request (they win over the ones above). */
   readonly headers?: Readonly<Record<string, string>>
+  /**
+   * The longest wait for the next piece of a streamed reply (the API sends `ping`s while it thinks); default 10
+   * minutes. Past it the stream fails with a `Transport` error and the request is aborted.
+   */
+  readonly idleTimeout?: Duration.DurationInput
+  /**
+   * An event type this client does not know: `"fail"` (the default) ends the stream with an `UnknownBlock` error;
+   * `"ignore"` skips it, as Anthropic's versioning policy asks of clients (new event types may be added). Unknown
+   * content block and delta types always fail: skipping them would lose part of the reply.
+   */
+  readonly unknownEvents?: "fail" | "ignore"
 }
 
 /**
@@ -243,7 +255,9 @@ export const make = Effect.fn("AnthropicMessages.make")(function*(options: Optio
       "anthropic-version": options.anthropicVersion ?? "2023-06-01",
       ...(options.betas === undefined || options.betas.length === 0 ? {} : { "anthropic-beta": options.betas.join(",") }),
       ...options.headers
-    }
+    },
+    idleTimeout: Duration.decode(options.idleTimeout ?? "10 minutes"),
+    ignoreUnknownEvents: options.unknownEvents === "ignore"
   }
   return ModelBackend.of({ stream: (request) => Client.stream(client, settings, request) })
 })

@@ -11,8 +11,8 @@
  * const bodies = yield* server.requests   // what the loop sent, request by request
  * ```
  *
- * A streamed request (`stream: true`) gets server-sent events as the API sends them: `message_start`, a `ping`,
- * each block's `content_block_start`, its text or input JSON in several deltas, `content_block_stop`,
+ * A streamed request (`stream: true`) gets server-sent events as the API sends them: `message_start`, each block's
+ * `content_block_start` (the first one followed by a `ping`), its text or input JSON in several deltas, `content_block_stop`,
  * `message_delta` with the stop_reason and usage, `message_stop`. Any other request gets one JSON Message.
  *
  * Requests are checked a little as the real API checks them, and a request that fails a check is answered with a
@@ -110,13 +110,16 @@ export type Reply = Data.TaggedEnum<{
   Truncated: { readonly content: ReadonlyArray<ReplyBlock>; readonly keep?: number }
   /** `message_start`, a `ping`, then an `error` event. Streamed requests only. */
   ErrorEvent: { readonly errorType: string; readonly message: string }
-  /** Exactly these events (an object is sent as JSON, a string as the data itself), then the body ends. Streamed requests only. */
-  Events: { readonly events: ReadonlyArray<unknown> }
+  /**
+   * Exactly these events (an object is sent as JSON, a string as the data itself), then the body ends (with
+   * `end: false`, the connection stays open until the client leaves). Streamed requests only.
+   */
+  Events: { readonly events: ReadonlyArray<unknown>; readonly end?: boolean }
   /** Any response at all. */
   Raw: { readonly status: number; readonly contentType: string; readonly body: string }
   /**
-   * `message_start`, the first block's start and first piece, then nothing until the client disconnects (a
-   * non-streamed request gets nothing at all).
+   * `message_start`, the first block's start and first piece (in one write, so the client sees them together),
+   * then nothing until the client disconnects (a non-streamed request gets nothing at all).
    */
   Hold: { readonly content: ReadonlyArray<ReplyBlock> }
 }>
@@ -154,6 +157,8 @@ export interface Received {
   readonly method: string
   readonly path: string
   readonly headers: http.IncomingHttpHeaders
+  /** Which connection it came on (1, 2, ... in the order connections opened): a reused connection repeats a number. */
+  readonly connection: number
   /** The body as JSON, or the raw text when it is not JSON. */
   readonly body: unknown
 }
@@ -202,6 +207,14 @@ export const make = (script: Script): Effect.Effect<MessagesServer, never, Scope
     const inFlight = yield* Ref.make(0)
     const answered = yield* Ref.make(0)
     const run = yield* FiberSet.makeRuntime<never, void, never>()
+    const sockets = new WeakMap<object, number>()
+    let opened = 0
+    const connectionNumber = (req: http.IncomingMessage): number => {
+      const known = sockets.get(req.socket)
+      if (known !== undefined) return known
+      sockets.set(req.socket, ++opened)
+      return opened
+    }
 
     const nextReply = (request: MessagesRequest): Effect.Effect<Reply> =>
       Effect.flatMap(Ref.getAndUpdate(answered, (n) => n + 1), (index) => {
@@ -219,11 +232,15 @@ export const make = (script: Script): Effect.Effect<MessagesServer, never, Scope
       Effect.gen(function*() {
         const raw = yield* readBody(req)
         const body = raw === undefined ? undefined : parseJson(raw)
-        yield* Ref.update(received, (all) => [...all, { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body }])
+        yield* Ref.update(received, (all) => [...all, { method: req.method ?? "", path: req.url ?? "", headers: req.headers, connection: connectionNumber(req), body }])
         if (raw === undefined) return errorResponse(res, 413, "request_too_large", `Request exceeds the maximum allowed number of bytes (${maxBodyBytes})`)
         const checked = checkRequest(req, body)
         if (Either.isLeft(checked)) return errorResponse(res, checked.left.status, checked.left.type, checked.left.message)
-        const reply = yield* nextReply(checked.right)
+        const reply = yield* nextReply(checked.right).pipe(
+          Effect.catchAllDefect((defect) =>
+            Effect.succeed(Reply.HttpError({ status: 500, errorType: "api_error", message: `MessagesServer: the script failed: ${String(defect)}` }))
+          )
+        )
         yield* send(res, checked.right, reply, connection)
         yield* Deferred.await(connection.closed)
       }).pipe(
@@ -416,16 +433,17 @@ const messageEvents = (request: MessagesRequest, content: ReadonlyArray<ReplyBlo
   for (const [index, block] of content.entries()) {
     if (block.type === "text") {
       events.push({ type: "content_block_start", index, content_block: { type: "text", text: "" } })
+      if (index === 0) events.push({ type: "ping" })
       for (const piece of block.pieces ?? split(block.text, 3)) events.push({ type: "content_block_delta", index, delta: { type: "text_delta", text: piece } })
     } else {
       events.push({ type: "content_block_start", index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } })
+      if (index === 0) events.push({ type: "ping" })
       // The API's first input piece is empty; then the JSON in several pieces.
       for (const piece of block.pieces ?? ["", ...split(JSON.stringify(block.input), 3)]) {
         events.push({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: piece } })
       }
     }
     events.push({ type: "content_block_stop", index })
-    if (index === 0) events.push({ type: "ping" })
   }
   events.push(
     { type: "message_delta", delta: { stop_reason: stopReasonOf(content, stopReason), stop_sequence: null }, usage: { output_tokens: estimateTokens(content) } },
@@ -447,13 +465,18 @@ const startEvents = (res: http.ServerResponse): void => {
   res.flushHeaders()
 }
 
+/** A turn of the event loop, so that each event leaves in its own write, as a real stream's do. */
+const nextTurn: Effect.Effect<void> = Effect.async<void>((resume) => {
+  setImmediate(() => resume(Effect.void))
+})
+
 const writeEvents = (res: http.ServerResponse, events: ReadonlyArray<unknown>): Effect.Effect<void> =>
   Effect.forEach(events, (event) =>
     Effect.zipRight(
       Effect.sync(() => {
         if (!res.destroyed) res.write(eventOf(event))
       }),
-      Effect.yieldNow()
+      nextTurn
     ), { discard: true })
 
 const send = (res: http.ServerResponse, request: MessagesRequest, reply: Reply, connection: Connection): Effect.Effect<void> => {
@@ -505,11 +528,18 @@ const send = (res: http.ServerResponse, request: MessagesRequest, reply: Reply, 
       return stream(events.slice(0, keep ?? events.length - 1))
     },
     ErrorEvent: ({ errorType, message }) => stream([start(), { type: "ping" }, { type: "error", error: { type: errorType, message } }]),
-    Events: ({ events }) => stream(events),
+    Events: ({ end, events }) => end === false ? Effect.zipRight(stream(events, false), untilClosed()) : stream(events),
     Hold: ({ content }) => {
       const events = messageEvents(request, content)
       const firstDelta = events.findIndex((event) => (event as { type: string }).type === "content_block_delta")
-      return Effect.zipRight(stream(events.slice(0, firstDelta === -1 ? 1 : firstDelta + 1), false), untilClosed())
+      const head = events.slice(0, firstDelta === -1 ? 1 : firstDelta + 1)
+      return Effect.zipRight(
+        Effect.sync(() => {
+          startEvents(res)
+          res.write(head.map(eventOf).join(""))
+        }),
+        untilClosed()
+      )
     }
   })
 }

@@ -5,7 +5,7 @@
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, ConfigProvider, Deferred, Effect, Fiber, Layer, Redacted, Schema, Stream } from "effect"
+import { Chunk, ConfigProvider, Deferred, Effect, Fiber, Layer, Option, Redacted, Schema, Stream, TestClock } from "effect"
 import * as fc from "effect/FastCheck"
 import { MessagesServer } from "effect-tool-runtime/testing"
 import * as AnthropicMessages from "../../src/Integrations/AnthropicMessages.js"
@@ -102,6 +102,16 @@ describe("AnthropicMessages: a streamed reply", () => {
       expect(events.at(-1)).toMatchObject({ _tag: "Stop", reason: "end_turn" })
     }))
 
+  it.scoped("a reply read to its end leaves the connection for later requests (the client's pool reuses it)", () =>
+    Effect.gen(function*() {
+      const server = yield* MessagesServer.make(() => Reply.Message({ content: [text("again")] }))
+      yield* Effect.repeatN(Stream.runDrain(ask(hello)), 5).pipe(Effect.provide(backend(server.url)))
+      const connections = (yield* server.received).map((request) => request.connection)
+      expect(connections.length).toBe(6)
+      expect(new Set(connections).size).toBeLessThanOrEqual(2)
+      expect(yield* server.disconnects).toBe(0)
+    }))
+
   it.scoped("the request carries the tools (defer_loading) and the tool_result's tool_reference blocks exactly as given, and the headers", () =>
     Effect.gen(function*() {
       const request: ModelRequest = {
@@ -165,8 +175,9 @@ describe("AnthropicMessages: bad responses are typed ModelErrors naming the prob
     ["a block stopped twice", Reply.Events({ events: [start, textStart(0), { type: "content_block_stop", index: 0 }, { type: "content_block_stop", index: 0 }] }), "Malformed", /which had already stopped$/],
     ["message_stop with a block still open", Reply.Events({ events: [start, textStart(0), stopDelta, { type: "message_stop" }] }), "Malformed", /^message_stop while content block 0 is still open$/],
     ["message_stop without a stop_reason", Reply.Events({ events: [start, { type: "message_stop" }] }), "Malformed", /^message_stop before a message_delta gave the stop_reason$/],
+    ["an event after message_stop", Reply.Events({ events: [start, stopDelta, { type: "message_stop" }, { type: "ping" }, textStart(0)] }), "Malformed", /^a content_block_start event after message_stop$/],
     ["two tool_uses with one id", Reply.Events({ events: [start, toolStart(0, "toolu_x"), { type: "content_block_stop", index: 0 }, toolStart(1, "toolu_x")] }), "Malformed", /two tool_use blocks share the id "toolu_x"/],
-    ["an error event", Reply.ErrorEvent({ errorType: "overloaded_error", message: "Overloaded" }), "Api", /^overloaded_error: Overloaded$/]
+    ["an error event", Reply.ErrorEvent({ errorType: "overloaded_error", message: "Overloaded" }), "Api", /^the Messages API sent an error event: overloaded_error: Overloaded$/]
   ]
 
   for (const [name, reply, reason, message, status] of cases) {
@@ -192,6 +203,19 @@ describe("AnthropicMessages: bad responses are typed ModelErrors naming the prob
       })
       expect(error).toMatchObject({ reason: "Status", status: 400 })
       expect(error.message).toMatch(/answered 400 invalid_request_error: Tool reference 'Missing' not found in available tools/)
+    }))
+
+  it.scoped("with unknownEvents: \"ignore\", an unknown event type is skipped; an unknown block type still fails", () =>
+    Effect.gen(function*() {
+      const server = yield* MessagesServer.make([
+        Reply.Events({ events: [start, { type: "brand_new_event", detail: 1 }, textStart(0), { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "hi" } }, { type: "content_block_stop", index: 0 }, stopDelta, { type: "message_stop" }] }),
+        Reply.UnknownBlock({ blockType: "thinking" })
+      ])
+      const layer = backend(server.url, { unknownEvents: "ignore" })
+      const events = yield* Stream.runCollect(ask(hello)).pipe(Effect.provide(layer))
+      expect(Chunk.toReadonlyArray(events).map((event) => event._tag)).toEqual(["TextDelta", "Stop"])
+      const error = yield* Stream.runCollect(ask(hello)).pipe(Effect.provide(layer), Effect.flip)
+      expect(error.reason).toBe("UnknownBlock")
     }))
 
   it.effect("nothing listening is a Transport error naming the request", () =>
@@ -227,6 +251,34 @@ describe("AnthropicMessages: cancellation", () => {
       expect(yield* server.inFlight).toBe(0)
     }))
 
+  it.scoped("a body that goes on after message_stop is cut after a grace period: the reply ends complete, without an error", () =>
+    Effect.gen(function*() {
+      const server = yield* MessagesServer.make([Reply.Events({ events: [start, textStart(0), { type: "content_block_stop", index: 0 }, stopDelta, { type: "message_stop" }], end: false })])
+      const fiber = yield* Stream.runCollect(ask(hello)).pipe(Effect.provide(backend(server.url)), Effect.fork)
+      for (let step = 0; step < 20 && Option.isNone(yield* Fiber.poll(fiber)); step++) yield* TestClock.adjust("1 second")
+      expect(Option.isSome(yield* Fiber.poll(fiber))).toBe(true)
+      const events = Chunk.toReadonlyArray(yield* Fiber.join(fiber))
+      expect(events.map((event) => event._tag)).toEqual(["Stop"])
+      yield* server.awaitDisconnects(1)
+    }))
+
+  it.scoped("a reply that stalls past the idle timeout fails with Transport naming the timeout, and the request is aborted", () =>
+    Effect.gen(function*() {
+      const server = yield* MessagesServer.make([Reply.Hold({ content: [text("thinking...")] })])
+      const first = yield* Deferred.make<void>()
+      const fiber = yield* Stream.runForEach(ask(hello), () => Deferred.succeed(first, undefined)).pipe(
+        Effect.provide(backend(server.url, { idleTimeout: "30 seconds" })),
+        Effect.flip,
+        Effect.fork
+      )
+      yield* Deferred.await(first)
+      for (let step = 0; step < 40 && Option.isNone(yield* Fiber.poll(fiber)); step++) yield* TestClock.adjust("1 second")
+      expect(Option.isSome(yield* Fiber.poll(fiber))).toBe(true)
+      const error = yield* Fiber.join(fiber)
+      expect(error).toMatchObject({ reason: "Transport", message: "the Messages API sent nothing for 30s (the idle timeout)" })
+      yield* server.awaitDisconnects(1)
+    }))
+
   it.scoped("taking the first events of a held reply ends the request too", () =>
     Effect.gen(function*() {
       const server = yield* MessagesServer.make([Reply.Hold({ content: [text("one two three four")] })])
@@ -254,7 +306,7 @@ describe("AnthropicMessages: input pieces", () => {
       // Oracle: the non-empty pieces, in order; together they are the JSON the server sent for the input.
       expect(received).toEqual(pieces.filter((piece) => piece !== ""))
       expect(JSON.parse(received.join(""))).toEqual(JSON.parse(JSON.stringify(input)))
-    }).pipe(Effect.scoped), { fastCheck: { numRuns: 60 } })
+    }).pipe(Effect.scoped), { fastCheck: { numRuns: 50 } })
 })
 
 describe("AnthropicMessages: the non-streamed Message", () => {

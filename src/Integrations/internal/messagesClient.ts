@@ -11,6 +11,9 @@ import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -26,6 +29,9 @@ export interface Settings {
   readonly model: string
   readonly url: string
   readonly headers: Readonly<Record<string, string>>
+  /** The longest wait for the next piece of the body. */
+  readonly idleTimeout: Duration.Duration
+  readonly ignoreUnknownEvents: boolean
 }
 
 /** At most this much of an error body or a non-SSE body is read (the rest is not needed for the message). */
@@ -79,22 +85,76 @@ const sseTooLarge = <E>(cause: Cause.Cause<E>): Option.Option<Stream.Stream<neve
       ? Option.some(Stream.fail(new ModelError({ reason: "Malformed", message: `the event stream is malformed: ${defect.message}` })))
       : Option.none())
 
-const events = (response: HttpClientResponse.HttpClientResponse): Stream.Stream<ModelEvent, ModelError> =>
+/** How long the body may go on after `message_stop` before it is cut (the reply is complete by then). */
+const afterStopGrace = Duration.seconds(2)
+
+/**
+ * The reply's events, parsed from the body. The body is read to its end (the API ends it right after
+ * `message_stop`) rather than cut at `Stop`: a body read to the end leaves the connection to be reused, a cut one
+ * closes it.
+ */
+const parse = (response: HttpClientResponse.HttpClientResponse, settings: Settings, seen: () => void): Stream.Stream<ModelEvent, ModelError> =>
   Stream.suspend(() => {
     const reply = new Reply()
     return response.stream.pipe(
       Stream.mapError((error) => transport(error, "the connection broke while streaming the reply")),
+      Stream.mapChunks((chunk) => {
+        seen()
+        return chunk
+      }),
       Stream.decodeText(),
       Stream.pipeThroughChannel(Sse.makeChannel<ModelError, unknown>()),
       Stream.catchSomeCause(sseTooLarge),
-      Stream.mapConcatEffect((event) => Either.flatMap(decodeEvent(event.data), (wire) => reply.step(wire))),
-      Stream.takeUntil((event) => event._tag === "Stop"),
+      Stream.mapConcatEffect((event) => Either.flatMap(decodeEvent(event.data, settings.ignoreUnknownEvents), (wire) => reply.step(wire))),
       Stream.concat(Stream.suspend(() => {
         const early = reply.finish()
         return early === undefined ? Stream.empty : Stream.fail(early)
       }))
     )
   })
+
+/**
+ * The parsed events, bounded in time: nothing from the body for `idleTimeout` fails the stream (`Transport`), and a
+ * body that goes on after `message_stop` is cut after {@link afterStopGrace}. One watchdog per reply rather than a
+ * timer per piece: a timer per piece costs more than the parsing (`bench/messages.ts`).
+ */
+const events = (response: HttpClientResponse.HttpClientResponse, settings: Settings): Stream.Stream<ModelEvent, ModelError> =>
+  Stream.asyncScoped<ModelEvent, ModelError>((emit) =>
+    Effect.gen(function*() {
+      const clock = yield* Effect.clock
+      const idleMillis = Duration.toMillis(settings.idleTimeout)
+      let lastSeen = clock.unsafeCurrentTimeMillis()
+      const stopped = yield* Deferred.make<void>()
+      const body = parse(response, settings, () => {
+        lastSeen = clock.unsafeCurrentTimeMillis()
+      })
+      yield* body.pipe(
+        Stream.runForEachChunk((chunk) =>
+          Effect.zipRight(
+            Chunk.some(chunk, (event) => event._tag === "Stop") ? Deferred.succeed(stopped, undefined) : Effect.void,
+            Effect.promise(() => emit.chunk(chunk))
+          )
+        ),
+        Effect.matchCauseEffect({
+          onSuccess: () => Effect.promise(() => emit.end()),
+          onFailure: (cause) => Effect.promise(() => emit.halt(cause))
+        }),
+        Effect.forkScoped
+      )
+      const idle: Effect.Effect<void> = Effect.suspend(() => {
+        const left = lastSeen + idleMillis - clock.unsafeCurrentTimeMillis()
+        return left > 0
+          ? Effect.zipRight(Effect.sleep(left), idle)
+          : Effect.promise(() =>
+            emit.fail(new ModelError({ reason: "Transport", message: `the Messages API sent nothing for ${Duration.format(settings.idleTimeout)} (the idle timeout)` }))
+          )
+      })
+      const grace = Deferred.await(stopped).pipe(
+        Effect.zipRight(Effect.sleep(afterStopGrace)),
+        Effect.zipRight(Effect.promise(() => emit.end()))
+      )
+      yield* Effect.forkScoped(Effect.raceFirst(idle, grace))
+    }), 16)
 
 /** One request's reply, as it streams; interrupting the stream aborts the request. */
 export const stream = (
@@ -119,7 +179,7 @@ export const stream = (
           message: `the Messages API answered ${response.status} with ${contentType === "" ? "no content type" : `"${contentType}"`}, not an event stream: ${quote(body)}`
         })
       }
-      return events(response)
+      return events(response, settings)
     })
   ).pipe(
     Stream.withSpan("AnthropicMessages.stream", {

@@ -36,19 +36,22 @@ const decodeStreamEvent = Schema.decodeUnknownEither(Wire.StreamEvent)
 const typeOf = (value: unknown): string | undefined =>
   Predicate.hasProperty(value, "type") && typeof value.type === "string" ? value.type : undefined
 
+const ignored: StreamEvent = { type: "ping" }
+
 /**
  * One server-sent event's data as a wire event. Types this client does not know (events, content blocks, deltas)
- * are `UnknownBlock`; anything else that does not fit is `Malformed`, with the field and the problem named.
+ * are `UnknownBlock` (an unknown event type is read as a `ping` when `ignoreUnknownEvents`); anything else that does
+ * not fit is `Malformed`, with the field and the problem named.
  *
  * @internal
  */
-export const decodeEvent = (data: string): Either.Either<StreamEvent, ModelError> => {
+export const decodeEvent = (data: string, ignoreUnknownEvents = false): Either.Either<StreamEvent, ModelError> => {
   const json = parseJson(data)
   if (Either.isLeft(json)) return Either.left(malformed(`an event's data is not JSON: ${quote(data)}`))
   const value = json.right
   const type = typeOf(value)
   if (type === undefined) return Either.left(malformed(`an event's data has no "type": ${quote(data)}`))
-  if (!Wire.knownEventTypes.has(type)) return Either.left(unknownBlock(`unknown event type "${type}"`))
+  if (!Wire.knownEventTypes.has(type)) return ignoreUnknownEvents ? Either.right(ignored) : Either.left(unknownBlock(`unknown event type "${type}"`))
   if (type === "content_block_start" && Predicate.hasProperty(value, "content_block")) {
     const blockType = typeOf(value.content_block)
     if (blockType !== undefined && !Wire.knownBlockTypes.has(blockType)) {
@@ -95,9 +98,11 @@ export class Reply {
   private stopReason: StopReason | undefined
 
   step(event: StreamEvent): Either.Either<ReadonlyArray<ModelEvent>, ModelError> {
-    if (this.stopped) return Either.left(malformed(`a ${event.type} event after message_stop`))
     if (event.type === "ping") return Either.right([])
-    if (event.type === "error") return Either.left(new ModelError({ reason: "Api", message: `${event.error.type}: ${event.error.message}` }))
+    if (this.stopped) return Either.left(malformed(`a ${event.type} event after message_stop`))
+    if (event.type === "error") {
+      return Either.left(new ModelError({ reason: "Api", message: `the Messages API sent an error event: ${event.error.type}: ${event.error.message}` }))
+    }
     if (event.type === "message_start") {
       if (this.started) return Either.left(malformed("a second message_start in one reply"))
       this.started = true
