@@ -87,7 +87,9 @@ describe("AgentLoop over the Messages API", () => {
       const handle = yield* AgentLoop.start({ messages: [user] }).pipe(Effect.provide(Layer.merge(runtime(written), over(server))))
       const previewed = yield* Deferred.make<void>()
       const drained = yield* Effect.fork(Stream.runForEach(handle.events, (event) =>
-        event._tag === "Tool" && ToolEvent.$is("Previewed")(event.event) && event.event.toolUseId === "toolu_2"
+        // Once the first piece of its input has been seen (the held reply sends no more).
+        event._tag === "Tool" && ToolEvent.$is("Previewed")(event.event) && event.event.toolUseId === "toolu_2" &&
+          JSON.stringify(event.event.partialInput) === JSON.stringify({ text: "sec" })
           ? Deferred.succeed(previewed, undefined)
           : Effect.void))
       yield* Deferred.await(previewed)

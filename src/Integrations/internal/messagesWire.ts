@@ -39,12 +39,19 @@ export const ToolDefinition = Schema.Struct({
 })
 
 /** @internal */
+export const ToolChoice = Schema.Union(
+  Schema.Struct({ type: Schema.Literal("auto", "any", "none"), disable_parallel_tool_use: optional(Schema.Boolean) }),
+  Schema.Struct({ type: Schema.Literal("tool"), name: Schema.String, disable_parallel_tool_use: optional(Schema.Boolean) })
+)
+
+/** @internal */
 export const MessagesRequest = Schema.Struct({
   model: Schema.String,
   max_tokens: Schema.Int.pipe(Schema.positive()),
   system: optional(Schema.Union(Schema.String, Schema.Array(TextBlock))),
   messages: Schema.Array(Message),
   tools: optional(Schema.Array(ToolDefinition)),
+  tool_choice: optional(ToolChoice),
   stream: optional(Schema.Boolean)
 })
 
