@@ -13,7 +13,7 @@ import { FetchHttpClient } from "@effect/platform"
 import { Effect, Layer, Redacted, Schema, Stream } from "effect"
 import * as AgentLoop from "../dist/Integrations/AgentLoop.js"
 import * as AnthropicMessages from "../dist/Integrations/AnthropicMessages.js"
-import { ModelBackend } from "../dist/Integrations/ModelBackend.js"
+import { ModelBackend, ModelEvent } from "../dist/Integrations/ModelBackend.js"
 import { Approver } from "../dist/Permission/Approver.js"
 import { PermissionPolicy } from "../dist/Permission/PermissionPolicy.js"
 import { ResultStore } from "../dist/Runtime/ResultStore.js"
@@ -49,6 +49,20 @@ const AiEcho = AiTool.make("Echo", { description: "Echoes its text.", parameters
 const aiToolkit = Toolkit.make(AiEcho)
 const aiHandlers = aiToolkit.toLayer({ Echo: ({ text }) => Effect.succeed(text) })
 
+/** The same two replies as events, with no HTTP: what the loop and the runtime cost on their own. */
+const inProcess = ModelBackend.of({
+  stream: (request) =>
+    Stream.fromIterable(request.messages.length === 1
+      ? [
+        ModelEvent.TextDelta({ text: "Let me echo that for you." }),
+        ModelEvent.ToolUseStart({ id: "toolu_1", name: "Echo" }),
+        ModelEvent.ToolUseDelta({ id: "toolu_1", partialJson: "{\"text\": \"hello\"}" }),
+        ModelEvent.ToolUseEnd({ id: "toolu_1" }),
+        ModelEvent.Stop({ reason: "tool_use", usage: undefined })
+      ]
+      : [ModelEvent.TextDelta({ text: "It said hello." }), ModelEvent.Stop({ reason: "end_turn", usage: undefined })])
+})
+
 const time = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<number, E, R> =>
   Effect.suspend(() => {
     const start = performance.now()
@@ -65,6 +79,8 @@ export const run = (): Promise<void> =>
       Layer.provide(FetchHttpClient.layer)
     )
     const peer = yield* Layer.build(peerLayer)
+    // One runtime for every loop, as a session would hold it.
+    const tools = yield* Layer.build(runtime)
     const wire = JSON.stringify({ model: "bench", max_tokens: 1024, stream: true, messages: request.messages, tools: request.tools })
 
     const contenders: ReadonlyArray<readonly [string, Effect.Effect<unknown, unknown>]> = [
@@ -78,8 +94,12 @@ export const run = (): Promise<void> =>
         Effect.provide(peer)
       )],
       ["AgentLoop turn (2 requests + call)", AgentLoop.run({ messages: request.messages }).pipe(
-        Effect.provide(runtime),
+        Effect.provide(tools),
         Effect.provideService(ModelBackend, ours)
+      )],
+      ["AgentLoop turn, model in process", AgentLoop.run({ messages: request.messages }).pipe(
+        Effect.provide(tools),
+        Effect.provideService(ModelBackend, inProcess)
       )]
     ]
     for (const [, effect] of contenders) for (let i = 0; i < WARMUP; i++) yield* effect
@@ -87,11 +107,12 @@ export const run = (): Promise<void> =>
     for (let round = 0; round < ROUNDS; round++) {
       for (const [c, [, effect]] of contenders.entries()) samples[c]!.push(yield* time(effect))
     }
-    const [raw, backend, peerMs, loop] = samples.map(median) as [number, number, number, number]
+    const [raw, backend, peerMs, loop, local] = samples.map(median) as [number, number, number, number, number]
     report(`loop: one streamed request to the scripted Messages server on 127.0.0.1 (median of ${ROUNDS} interleaved rounds)`, [
       ["fetch + read the body", `${raw.toFixed(2)} ms`, "no parsing"],
       ["AnthropicMessages.stream", `${backend.toFixed(2)} ms`, `SSE -> checked ModelEvents; ${(backend / peerMs).toFixed(2)}x the peer`],
       ["@effect/ai-anthropic streamText", `${peerMs.toFixed(2)} ms`, "the peer, tool calls not resolved"],
-      ["AgentLoop turn", `${loop.toFixed(2)} ms`, `two requests, one governed call, the answer; ${(loop - 2 * backend).toFixed(2)} ms beyond its two requests`]
+      ["AgentLoop turn", `${loop.toFixed(2)} ms`, "two requests, one governed call, the answer"],
+      ["AgentLoop turn, model in process", `${local.toFixed(2)} ms`, "the same without HTTP: the loop and the runtime alone"]
     ])
   })).pipe(Effect.orDie))
