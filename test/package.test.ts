@@ -80,7 +80,8 @@ describe("the packed package", () => {
     const readme = fs.readFileSync(path.join(root, "README.md"), "utf8")
     const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!)
     expect(blocks.length).toBeGreaterThan(0)
-    blocks.forEach((block, i) => fs.writeFileSync(path.join(project, `readme-${i}.ts`), block))
+    // The first example is examples/readme.ts (test/readme.test.ts pins it), which the session example imports.
+    blocks.forEach((block, i) => fs.writeFileSync(path.join(project, i === 0 ? "readme.ts" : `readme-${i}.ts`), block))
     fs.writeFileSync(path.join(project, "consumer.ts"), CONSUMER)
     fs.writeFileSync(path.join(project, "tsconfig.json"), JSON.stringify({
       compilerOptions: {

@@ -31,7 +31,7 @@ import * as nodePath from "node:path"
  * @since 0.1.0
  * @category errors
  */
-export class ResultStoreError extends Data.TaggedError("effect-tool-runtime/ResultStoreError")<{
+export class ResultStoreError extends Data.TaggedError("ResultStoreError")<{
   readonly message: string
   readonly cause?: unknown
 }> {}

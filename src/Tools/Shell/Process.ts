@@ -106,7 +106,7 @@ export interface ShellResult {
  * @since 0.1.0
  * @category errors
  */
-export class ShellProcessError extends Data.TaggedError("effect-tool-runtime/Tools/Shell/ShellProcessError")<{
+export class ShellProcessError extends Data.TaggedError("ShellProcessError")<{
   readonly message: string
   readonly cause?: unknown
 }> {}

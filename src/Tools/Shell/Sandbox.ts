@@ -30,7 +30,7 @@ export type SandboxMode = "off" | "bubblewrap"
  * @since 0.1.0
  * @category errors
  */
-export class SandboxUnavailable extends Data.TaggedError("effect-tool-runtime/Tools/Shell/SandboxUnavailable")<{
+export class SandboxUnavailable extends Data.TaggedError("SandboxUnavailable")<{
   readonly message: string
 }> {}
 

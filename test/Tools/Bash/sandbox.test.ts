@@ -74,7 +74,7 @@ describe("Bash sandbox configuration", () => {
       )).pipe(Effect.scoped, Effect.ensuring(Effect.sync(() => (process.env.PATH = savedPath))))
       expect(Exit.isFailure(exit)).toBe(true)
       if (Exit.isSuccess(exit) || exit.cause._tag !== "Fail") return
-      expect(exit.cause.error._tag).toBe("effect-tool-runtime/Tools/Shell/SandboxUnavailable")
+      expect(exit.cause.error._tag).toBe("SandboxUnavailable")
       expect(exit.cause.error.message).toContain("`bwrap` is not installed")
     }))
 })
