@@ -357,7 +357,7 @@ export const explain = (
 export const restoreOmitted = (definition: Definition.Any, input: unknown): unknown =>
   Either.match(strictOf(definition), {
     onLeft: () => input,
-    onRight: (rewrite) => Providers.restoreOmitted(input, rewrite.nullable)
+    onRight: (rewrite) => Providers.restoreOmitted(input, rewrite)
   })
 
 /**

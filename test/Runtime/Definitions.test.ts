@@ -206,6 +206,25 @@ describe("the rewrites", () => {
     expect(Definitions.restoreOmitted(Tricky.definition, { note: null, count: null, other: null })).toEqual({ note: null })
   })
 
+  it("restoreOmitted follows a union's members: a null is dropped only where the member it belongs to made the property optional", () => {
+    const Choice = Tool.make("Choice", {
+      description: "A union whose members give `mode` two meanings.",
+      input: Schema.Struct({
+        pick: Schema.Union(
+          Schema.Struct({ kind: Schema.Literal("a"), mode: Schema.NullOr(Schema.Boolean) }),
+          Schema.Struct({ kind: Schema.Literal("b"), mode: Schema.optional(Schema.Boolean) })
+        )
+      }),
+      touchesEnvironment: false
+    })
+    const decode = Schema.decodeUnknownEither(Choice.definition.input as Schema.Schema<unknown>)
+    const a = Definitions.restoreOmitted(Choice.definition, { pick: { kind: "a", mode: null } })
+    const b = Definitions.restoreOmitted(Choice.definition, { pick: { kind: "b", mode: null } })
+    expect(a).toEqual({ pick: { kind: "a", mode: null } })
+    expect(b).toEqual({ pick: { kind: "b" } })
+    expect([decode(a)._tag, decode(b)._tag]).toEqual(["Right", "Right"])
+  })
+
   it("an input schema with a jsonSchema annotation (an MCP tool) is taken from it, without $schema", () => {
     const fixture = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "bench", "fixtures", "mcp-filesystem.json"), "utf8")) as {
       tools: ReadonlyArray<{ name: string; description: string; inputSchema: object }>

@@ -104,6 +104,11 @@ export const strictLimits = { maxDepth: 10, maxProperties: 5000, maxEnumValues: 
 export interface StrictRewrite extends Rewrite {
   /** Paths of data (property names, `*` for array items) where the model sends `null` for "not given". */
   readonly nullable: ReadonlyArray<ReadonlyArray<string>>
+  /**
+   * For each object node of the rewritten schema, the properties that were optional (their `null` means "not
+   * given"). Keyed by the node itself: two members of a union may give one name two meanings.
+   */
+  readonly omittable: WeakMap<JsonSchema, ReadonlySet<string>>
 }
 
 class NotStrict {
@@ -135,6 +140,17 @@ const nullableOf = (schema: JsonSchema): JsonSchema => {
 export const openAiStrict = (canonical: JsonSchema): Either.Either<StrictRewrite, string> => {
   const dropped: Array<Dropped> = []
   const nullable: Array<ReadonlyArray<string>> = []
+  const omittable = new WeakMap<JsonSchema, ReadonlySet<string>>()
+  /** `nullableOf`, keeping what is known of the object it wraps (its copies share its `properties`). */
+  const nullableKeeping = (schema: JsonSchema): JsonSchema => {
+    const out = nullableOf(schema)
+    const names = omittable.get(schema)
+    if (names === undefined || out === schema) return out
+    for (const node of [out, ...(Array.isArray(out["anyOf"]) ? out["anyOf"] : [])]) {
+      if (isObject(node) && node["properties"] === schema["properties"]) omittable.set(node, names)
+    }
+    return out
+  }
   let properties = 0
   let enumValues = 0
 
@@ -184,17 +200,20 @@ export const openAiStrict = (canonical: JsonSchema): Either.Either<StrictRewrite
       const props = isObject(out["properties"]) ? out["properties"] : {}
       const required = new Set(Array.isArray(out["required"]) ? (out["required"] as ReadonlyArray<string>) : [])
       const rewritten: JsonSchema = {}
+      const omitted = new Set<string>()
       for (const [name, child] of Object.entries(props)) {
         properties++
         if (properties > strictLimits.maxProperties) throw new NotStrict(`it has more than ${strictLimits.maxProperties} properties`, at)
         const childSchema = rewrite(child as JsonSchema, [...path, "properties", name], [...data, name], depth + 1)
         if (required.has(name) || acceptsNull(childSchema)) rewritten[name] = childSchema
         else {
-          rewritten[name] = nullableOf(childSchema)
+          rewritten[name] = nullableKeeping(childSchema)
           nullable.push([...data, name])
+          omitted.add(name)
         }
       }
       out["properties"] = rewritten
+      omittable.set(out, omitted)
       out["required"] = Object.keys(rewritten)
       out["additionalProperties"] = false
       if (!("type" in out)) out["type"] = "object"
@@ -216,7 +235,7 @@ export const openAiStrict = (canonical: JsonSchema): Either.Either<StrictRewrite
     if (Array.isArray(root["anyOf"]) && !isObject(root["properties"])) {
       throw new NotStrict("strict mode needs an object at the root, not a union", "")
     }
-    return Either.right({ schema: rewrite(root, [], [], 1), dropped, nullable })
+    return Either.right({ schema: rewrite(root, [], [], 1), dropped, nullable, omittable })
   } catch (error) {
     if (error instanceof NotStrict) return Either.left(error.path === "" ? error.reason : `${error.reason} (at ${error.path})`)
     throw error
@@ -224,26 +243,53 @@ export const openAiStrict = (canonical: JsonSchema): Either.Either<StrictRewrite
 }
 
 /**
- * Removes the `null`s a strict-mode model sends for optional properties it did not want to give (the paths of
- * {@link StrictRewrite.nullable}), so the decoder sees them as absent and applies its defaults.
+ * Removes the `null`s a strict-mode model sends for optional properties it did not want to give, so the decoder sees
+ * them as absent and applies its defaults. It walks the rewritten schema beside the value: at a union it follows the
+ * members the value can belong to (an object's keys are among their properties, and its enum-valued properties such
+ * as a `kind` agree), and it drops a `null` only where every such member says the property was optional. A required
+ * nullable property keeps its `null`.
  *
  * @internal
  */
-export const restoreOmitted = (input: unknown, paths: ReadonlyArray<ReadonlyArray<string>>): unknown => {
-  if (paths.length === 0) return input
-  const strip = (value: unknown, path: ReadonlyArray<string>): unknown => {
-    if (path.length === 0) return value
-    const [head, ...rest] = path
-    if (head === "*") return Array.isArray(value) ? value.map((item) => strip(item, rest)) : value
-    if (!isObject(value) || !(head! in value)) return value
-    if (rest.length === 0) {
-      if (value[head!] !== null) return value
-      const { [head!]: _omitted, ...kept } = value
-      return kept
-    }
-    return { ...value, [head!]: strip(value[head!], rest) as JsonValue }
+export const restoreOmitted = (input: unknown, rewrite: Pick<StrictRewrite, "schema" | "omittable">): unknown => {
+  const defs = isObject(rewrite.schema["$defs"]) ? rewrite.schema["$defs"] : {}
+  const resolve = (node: JsonSchema): JsonSchema => {
+    const ref = node["$ref"]
+    const target = typeof ref === "string" ? defs[ref.replace("#/$defs/", "")] : undefined
+    return isObject(target) ? target : node
   }
-  return paths.reduce<unknown>((acc, path) => strip(acc, path), input)
+  const membersOf = (node: JsonSchema): ReadonlyArray<JsonSchema> => {
+    const at = resolve(node)
+    return Array.isArray(at["anyOf"]) ? at["anyOf"].filter(isObject).flatMap(membersOf) : [at]
+  }
+  const fits = (value: unknown, member: JsonSchema): boolean => {
+    if (Array.isArray(value)) return isObject(member["items"])
+    if (!isObject(value)) return true
+    const props = member["properties"]
+    if (!isObject(props)) return false
+    return Object.entries(value).every(([key, item]) => {
+      const prop = props[key]
+      if (!isObject(prop)) return false
+      const values = resolve(prop)["enum"]
+      return !Array.isArray(values) || values.some((allowed) => allowed === item)
+    })
+  }
+  const strip = (value: unknown, node: JsonSchema): unknown => {
+    const candidates = membersOf(node).filter((member) => fits(value, member))
+    if (Array.isArray(value)) {
+      const items = candidates.map((member) => member["items"]).filter(isObject)
+      return items.length === 0 ? value : value.map((item) => strip(item, items.length === 1 ? items[0]! : { anyOf: items }))
+    }
+    if (!isObject(value) || candidates.length === 0) return value
+    const out: Record<string, JsonValue> = {}
+    for (const [key, item] of Object.entries(value)) {
+      if (item === null && candidates.every((member) => rewrite.omittable.get(member)?.has(key) === true)) continue
+      const children = candidates.map((member) => (member["properties"] as JsonSchema)[key]).filter(isObject)
+      out[key] = (children.length === 0 ? item : strip(item, children.length === 1 ? children[0]! : { anyOf: children })) as JsonValue
+    }
+    return out
+  }
+  return strip(input, rewrite.schema)
 }
 
 // ---------------------------------------------------------------------------------------------------------------
