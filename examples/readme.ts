@@ -10,8 +10,8 @@ import { builtinSessionLayer, builtinTools, Workspace } from "effect-tool-runtim
 //    "effect-tool-runtime/ai" puts any @effect/ai LanguageModel here instead.
 export const Claude = AnthropicMessages.layer({ model: "claude-sonnet-4-5" }).pipe(Layer.provide(FetchHttpClient.layer))
 
-// 2. The runtime of one session, built once: the built-in tools (Read, Write, Edit, Glob, Grep, Bash), the
-//    permission policy (acceptEdits: edits inside the workspace run without asking), an approver for the rest
+// 2. The runtime of one session, built once: the built-in tools (Read, Write, Edit, Glob, Grep, Bash, WebFetch),
+//    the permission policy (acceptEdits: edits inside the workspace run without asking), an approver for the rest
 //    (here: refuse), hooks, and the Session (what the model has read, rules allowed for the session, saved results).
 export const SessionRuntime = (cwd: string) =>
   ToolRuntime.layer.pipe(
