@@ -66,7 +66,10 @@ export interface LoopOptions {
   readonly maxTokens?: number
   /** How each turn's tool calls run (scheduling mode, concurrency, timeouts). */
   readonly run?: RunOptions
-  /** Called with every event, in order, before the loop goes on (a UI that renders as it goes). */
+  /**
+   * Called with every event, one at a time, in the order they happen (a UI that renders as it goes). The reply's
+   * events wait for it; the runtime's events of calls already running are not held back by it.
+   */
   readonly onEvent?: (event: LoopEvent) => Effect.Effect<void>
 }
 
@@ -193,6 +196,8 @@ export const run = (options: LoopOptions): Effect.Effect<LoopResult, AgentLoopEr
 export const start = (options: LoopOptions): Effect.Effect<LoopHandle, never, Requirements | Scope.Scope> =>
   Effect.gen(function*() {
     const events = yield* Mailbox.make<LoopEvent, AgentLoopError>()
+    // Added first, so it runs last: a consumer outside the Scope sees the events end when the Scope closes.
+    yield* Effect.addFinalizer(() => events.shutdown)
     const onEvent = options.onEvent
     const handle = yield* startWith(options, (event) => onEvent === undefined ? events.offer(event) : Effect.zipRight(onEvent(event), events.offer(event)))
     yield* Effect.forkScoped(Effect.flatMap(Effect.exit(Effect.asVoid(handle.await)), (exit) => events.done(exit)))
@@ -210,9 +215,12 @@ export const stream = (options: LoopOptions): Stream.Stream<LoopEvent, AgentLoop
 
 const startWith = (
   options: LoopOptions,
-  emit: (event: LoopEvent) => Effect.Effect<unknown>
+  emitUnordered: (event: LoopEvent) => Effect.Effect<unknown>
 ): Effect.Effect<Omit<LoopHandle, "events">, never, Requirements | Scope.Scope> =>
   Effect.gen(function*() {
+    // The conversation and the runtime's events are two fibers: one at a time, so a UI sees them in order.
+    const lock = yield* Effect.makeSemaphore(1)
+    const emit = (event: LoopEvent) => lock.withPermits(1)(emitUnordered(event))
     const backend = yield* ModelBackend
     const runtime = yield* ToolRuntime
     const registry = yield* ToolRegistry
@@ -224,7 +232,7 @@ const startWith = (
     })
     const history = yield* Ref.make<ReadonlyArray<Message>>(options.messages)
     const stopped = yield* Deferred.make<"cancel" | "interrupt">()
-    const maxTurns = Math.max(1, options.maxTurns ?? 20)
+    const maxTurns = options.maxTurns === undefined || !Number.isFinite(options.maxTurns) ? 20 : Math.max(1, Math.floor(options.maxTurns))
     const usage = { inputTokens: 0, outputTokens: 0 }
 
     const definitions = Option.match(catalog, {
@@ -306,6 +314,8 @@ const startWith = (
         const intake = yield* Mailbox.make<ToolUseBlock | ToolUsePart>()
         const runHandle: RunHandle = yield* runtime.start(Mailbox.toStream(intake), options.run)
         const toolEvents = yield* Effect.forkScoped(Stream.runForEach(runHandle.events, (event) => emit(LoopEvent.Tool({ turn, event }))))
+        // A stop after the reply has ended still stops the calls that run.
+        yield* Effect.forkScoped(Effect.flatMap(Deferred.await(stopped), (how) => (how === "interrupt" ? runHandle.interrupt : runHandle.cancel)))
         const content: Array<ContentBlock | OpenToolUse> = []
         const open = new Map<string, OpenToolUse>()
         let stop: Extract<ModelEvent, { _tag: "Stop" }> | undefined = undefined
@@ -378,10 +388,10 @@ const startWith = (
         const message: Message = { role: "assistant", content: blocks }
         const reply: Reply = {
           message,
-          results: outcomes.length === 0 ? undefined : { role: "user", content: answers(blocks, outcomes, cutShort) },
+          results: blocks.some((block) => block.type === "tool_use") ? { role: "user", content: answers(blocks, outcomes, cutShort) } : undefined,
           stop,
           error,
-          cancelled: stoppedBy !== undefined
+          cancelled: stoppedBy !== undefined || (yield* Deferred.isDone(stopped))
         }
         return reply
       })).pipe(Effect.withSpan("AgentLoop.turn", { attributes: { turn } }))

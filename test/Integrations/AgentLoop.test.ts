@@ -4,7 +4,7 @@
  * replies, the turn limit, and the invariant that every tool_use in the history is answered.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Deferred, Effect, Fiber, Layer, Option, Ref, Schema, Stream } from "effect"
+import { Chunk, Deferred, Effect, Exit, Fiber, Layer, Option, Ref, Schema, Scope, Stream } from "effect"
 import * as FastCheck from "effect/FastCheck"
 import * as AgentLoop from "../../src/Integrations/AgentLoop.js"
 import type { Message, ModelEvent as ModelEventType, ModelRequest } from "../../src/Integrations/ModelBackend.js"
@@ -233,6 +233,58 @@ describe("AgentLoop", () => {
         // The cut-short write never ran.
         expect((yield* Ref.get(notes)).get("todo")).toBe("buy milk")
       }))))
+
+  it.effect("cancelling after the reply has ended stops the call still running, and the loop ends cancelled", () =>
+    setup([[...toolUse("toolu_1", "Wait", {}), stop("tool_use")]], ({ waiting }) =>
+      Effect.scoped(Effect.gen(function*() {
+        const handle = yield* AgentLoop.start({ messages: [user] })
+        yield* Effect.fork(Stream.runDrain(handle.events))
+        yield* Deferred.await(waiting)
+        yield* handle.cancel
+        const result = yield* handle.await
+        expect([result.stopReason, result.turns]).toEqual(["cancelled", 1])
+        const results = result.messages.at(-1)!.content as ReadonlyArray<{ readonly tool_use_id: string; readonly content: unknown; readonly is_error?: boolean }>
+        expect(results.map((block) => [block.tool_use_id, block.is_error])).toEqual([["toolu_1", true]])
+        expect(String(results[0]!.content)).toMatch(/interrupted/i)
+      }))))
+
+  it.effect("onEvent is called one event at a time, though the runtime's events come from another fiber", () =>
+    setup([
+      [ModelEvent.TextDelta({ text: "a" }), ...toolUse("toolu_1", "ReadNote", { name: "todo" }), ModelEvent.TextDelta({ text: "b" }), ...toolUse("toolu_2", "ReadNote", { name: "a" }), ModelEvent.TextDelta({ text: "c" }), stop("tool_use")],
+      [ModelEvent.TextDelta({ text: "done" }), stop("end_turn")]
+    ], () =>
+      Effect.gen(function*() {
+        let inFlight = 0
+        let most = 0
+        let seen = 0
+        const result = yield* AgentLoop.run({
+          messages: [user],
+          onEvent: () =>
+            Effect.gen(function*() {
+              inFlight++
+              seen++
+              most = Math.max(most, inFlight)
+              // A slow UI: the other fiber gets every chance to call in meanwhile.
+              for (let i = 0; i < 20; i++) yield* Effect.yieldNow()
+              inFlight--
+            })
+        })
+        expect(result.stopReason).toBe("end_turn")
+        expect(seen).toBeGreaterThan(10)
+        expect(most).toBe(1)
+      })))
+
+  it.effect("closing the Scope of a started loop ends its events for a consumer outside it", () =>
+    setup([[...toolUse("toolu_1", "Wait", {}), stop("tool_use")]], ({ waiting }) =>
+      Effect.gen(function*() {
+        const scope = yield* Scope.make()
+        const handle = yield* Scope.extend(AgentLoop.start({ messages: [user] }), scope)
+        const consumer = yield* Effect.fork(Stream.runCollect(handle.events))
+        yield* Deferred.await(waiting)
+        yield* Scope.close(scope, Exit.void)
+        const seen = Chunk.toReadonlyArray(yield* Fiber.join(consumer))
+        expect(seen.map((event) => event._tag)).toContain("Requested")
+      })))
 
   it.effect("a reply that breaks off is a typed error whose history answers the tool_use that had arrived", () =>
     setup([
