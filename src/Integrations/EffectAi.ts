@@ -17,8 +17,8 @@
  *   long-lived run (the toolkit's Scope), so the scheduler still orders conflicting calls and lets reads run together.
  *   Calls run in parallel only when `generateText` is given `concurrency` (its default resolves them one by one).
  * - Results go back as text (`encodedResult` is the tool_result text; @effect/ai-anthropic JSON-stringifies it), so
- *   image blocks become a `[image]` placeholder and a ToolSearch's `tool_reference` blocks cannot be sent through it;
- *   use the Messages API loop for those.
+ *   image blocks become a `[image]` placeholder and a ToolSearch's `tool_reference` blocks, which cannot be sent
+ *   through it, a `Loaded tools: A, B` line ({@link resultText}); use the Messages API loop for real references.
  *
  * @since 0.2.0
  */
@@ -31,7 +31,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { Outcome } from "../Tool/Outcome.js"
-import type { ToolUseBlock } from "../Tool/Wire.js"
+import type { ToolResultBlock, ToolUseBlock } from "../Tool/Wire.js"
 import * as Definitions from "../Runtime/Definitions.js"
 import type { RegisteredTool } from "../Runtime/ToolRegistry.js"
 import { ToolRegistry } from "../Runtime/ToolRegistry.js"
@@ -76,11 +76,33 @@ const aiToolOf = (tool: RegisteredTool) => aiTool(Definitions.anthropic(tool.def
  */
 export type AdaptedTool = ReturnType<typeof aiToolOf>
 
-/** The text of a tool_result, as @effect/ai carries results. */
-const resultText = (outcome: Outcome): string => {
-  const content = outcome.result.content
-  return typeof content === "string" ? content : content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join("\n")
+/**
+ * The text @effect/ai carries for a tool_result's content: text as it is, an image as `[image]`, and each run of
+ * `tool_reference` blocks as one `Loaded tools: A, B` line.
+ *
+ * @since 0.2.0
+ * @category conversions
+ */
+export const resultText = (content: ToolResultBlock["content"]): string => {
+  if (typeof content === "string") return content
+  const lines: Array<string> = []
+  let references: Array<string> = []
+  const flush = () => {
+    if (references.length > 0) lines.push(`Loaded tools: ${references.join(", ")}`)
+    references = []
+  }
+  for (const block of content) {
+    if (block.type === "tool_reference") {
+      references.push(block.tool_name)
+      continue
+    }
+    flush()
+    lines.push(block.type === "text" ? block.text : "[image]")
+  }
+  flush()
+  return lines.join("\n")
 }
+
 
 /**
  * A toolkit over every registered tool, each call governed by the runtime. The calls of all requests go into one
@@ -114,7 +136,7 @@ export const toolkit = (
         waiting.set(id, deferred)
         yield* Queue.offer(intake, { type: "tool_use", id, name, input: params })
         const outcome = yield* Deferred.await(deferred)
-        const text = resultText(outcome)
+        const text = resultText(outcome.result.content)
         return { isFailure: outcome.status !== "success", result: text, encodedResult: text }
       })
     return { tools, handle } as unknown as Toolkit.WithHandler<Record<string, AdaptedTool>>

@@ -43,10 +43,9 @@ import type * as Toolkit from "@effect/ai/Toolkit"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import type { ToolResultBlock } from "../Tool/Wire.js"
 import type * as Definitions from "../Runtime/Definitions.js"
 import type { AdaptedTool } from "./EffectAi.js"
-import { aiTool } from "./EffectAi.js"
+import * as EffectAi from "./EffectAi.js"
 import type { Message, ModelRequest, StopReason } from "./ModelBackend.js"
 import { ModelBackend, ModelError, ModelEvent } from "./ModelBackend.js"
 
@@ -75,31 +74,12 @@ export interface Options {
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
- * The text @effect/ai carries for a tool_result's content: text as it is, an image as `[image]`, and each run of
- * `tool_reference` blocks as one `Loaded tools: A, B` line.
+ * The text @effect/ai carries for a tool_result's content (see `EffectAi.resultText`).
  *
  * @since 0.2.0
  * @category conversions
  */
-export const resultText = (content: ToolResultBlock["content"]): string => {
-  if (typeof content === "string") return content
-  const lines: Array<string> = []
-  let references: Array<string> = []
-  const flush = () => {
-    if (references.length > 0) lines.push(`Loaded tools: ${references.join(", ")}`)
-    references = []
-  }
-  for (const block of content) {
-    if (block.type === "tool_reference") {
-      references.push(block.tool_name)
-      continue
-    }
-    flush()
-    lines.push(block.type === "text" ? block.text : "[image]")
-  }
-  flush()
-  return lines.join("\n")
-}
+export const resultText = EffectAi.resultText
 
 /** Where a block goes in a Prompt: tool calls into an assistant message, results into a tool message. */
 type Destination = "user" | "assistant" | "tool"
@@ -172,7 +152,7 @@ export const toPrompt = (system: string | undefined, messages: ReadonlyArray<Mes
  * @category conversions
  */
 export const toToolkit = (tools: ReadonlyArray<Definitions.AnthropicTool>): Toolkit.WithHandler<Record<string, AdaptedTool>> => ({
-  tools: Object.fromEntries(tools.map((tool) => [tool.name, aiTool(tool)])),
+  tools: Object.fromEntries(tools.map((tool) => [tool.name, EffectAi.aiTool(tool)])),
   handle: (name) => Effect.dieMessage(`EffectAiModel: @effect/ai tried to run ${String(name)} itself; the loop runs tools`)
 })
 

@@ -6,10 +6,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Deferred, Effect, Exit, Fiber, Layer, Option, Ref, Schema, Scope, Stream } from "effect"
 import * as FastCheck from "effect/FastCheck"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import * as AgentLoop from "../../src/Integrations/AgentLoop.js"
 import type { Message, ModelEvent as ModelEventType, ModelRequest } from "../../src/Integrations/ModelBackend.js"
 import { ModelBackend, ModelError, ModelEvent } from "../../src/Integrations/ModelBackend.js"
-import { Approver, PermissionPolicy, ResultStore, Tool, ToolEvent, ToolHooks, ToolRegistry, ToolRuntime } from "../../src/index.js"
+import { Approver, PermissionPolicy, ResultStore, Session, Tool, ToolEvent, ToolHooks, ToolRegistry, ToolRuntime } from "../../src/index.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // tools: notes in memory, and a wait that only ends when interrupted
@@ -313,6 +316,23 @@ describe("AgentLoop", () => {
           expect([error.error.reason, error.error.message]).toEqual(["Malformed", says])
           expect(answeredInOrder(error.messages)).toBe(true)
         })), { discard: true }))
+
+  it.effect("a Session in context is saved after every turn, before the next request", () =>
+    Effect.gen(function*() {
+      const directory = fs.mkdtempSync(path.join(os.tmpdir(), "etr-loop-session-"))
+      const stateFile = path.join(directory, "session.json")
+      const savedBefore: Array<readonly [number, boolean]> = []
+      yield* setup([
+        [...toolUse("toolu_1", "ReadNote", { name: "todo" }), stop("tool_use")],
+        [ModelEvent.TextDelta({ text: "done" }), stop("end_turn")]
+      ], () =>
+        AgentLoop.run({
+          messages: [user],
+          onEvent: (event) => event._tag === "Requested" ? Effect.sync(() => void savedBefore.push([event.turn, fs.existsSync(stateFile)])) : Effect.void
+        }).pipe(Effect.provide(Session.layer({ directory }))))
+      expect(savedBefore).toEqual([[1, false], [2, true]])
+      fs.rmSync(directory, { recursive: true, force: true })
+    }))
 
   it.effect("the turn limit ends a model that never stops calling tools, with its last calls answered", () =>
     setup(Array.from({ length: 5 }, (_, i) => [...toolUse(`toolu_${i}`, "ReadNote", { name: "todo" }), stop("tool_use")]), ({ requests }) =>

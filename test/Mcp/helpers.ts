@@ -103,14 +103,5 @@ export const awaitStatus = <A>(select: (status: ReadonlyArray<ServerStatus>) => 
       Effect.orDie
     ))
 
-/** Polls `read` every 20 ms until it returns a value, for at most `limitMs` (for files another process writes). */
-export const pollFor = <A>(read: () => A | undefined, limitMs: number): Effect.Effect<A, Error> =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + limitMs
-    for (;;) {
-      const value = read()
-      if (value !== undefined) return value
-      if (Date.now() > deadline) return yield* Effect.fail(new Error(`nothing after ${limitMs} ms`))
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
-    }
-  })
+/** Polls `read` until it returns a value (for files another process writes). */
+export { pollFor } from "../Tools/Bash/helpers.js"
