@@ -1,6 +1,6 @@
 // @ts-check
-import js from "@eslint/js"
 import effect from "@effect/eslint-plugin"
+import js from "@eslint/js"
 import tseslint from "typescript-eslint"
 
 export default tseslint.config(
@@ -10,7 +10,18 @@ export default tseslint.config(
   {
     plugins: { "@effect": effect },
     rules: {
-      "@effect/dprint": "off",
+      // Effect's own style (the settings of Effect-TS/effect's eslint config).
+      "@effect/dprint": ["error", {
+        config: {
+          indentWidth: 2,
+          lineWidth: 120,
+          semiColons: "asi",
+          quoteStyle: "alwaysDouble",
+          trailingCommas: "never",
+          operatorPosition: "maintain",
+          "arrowFunction.useParentheses": "force"
+        }
+      }],
       "@effect/no-import-from-barrel-package": "off",
       "@typescript-eslint/no-explicit-any": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],

@@ -10,26 +10,37 @@ import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { ResultStore } from "../dist/Runtime/ResultStore.js"
-import type { CallContext } from "../dist/Tool/Tool.js"
-import { BashTool } from "../dist/Tools/Bash.js"
-import { analysisCount } from "../dist/Tools/Shell/CommandPlan.js"
-import { classifyReadOnly } from "../dist/Tools/Shell/ReadOnly.js"
-import * as RulePolicy from "../dist/Permission/RulePolicy.js"
 import { Approver } from "../dist/Permission/Approver.js"
+import * as RulePolicy from "../dist/Permission/RulePolicy.js"
+import { ResultStore } from "../dist/Runtime/ResultStore.js"
 import { ToolHooks } from "../dist/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../dist/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../dist/Runtime/ToolRuntime.js"
 import { Workspace } from "../dist/Runtime/Workspace.js"
+import type { CallContext } from "../dist/Tool/Tool.js"
+import { BashTool } from "../dist/Tools/Bash.js"
+import { analysisCount } from "../dist/Tools/Shell/CommandPlan.js"
+import { classifyReadOnly } from "../dist/Tools/Shell/ReadOnly.js"
 import { benign, hostile } from "../test/Tools/Shell/corpus.js"
 import { median, report } from "./stats.js"
 
 /** What agents typically run, next to the corpus' reads and attacks. */
 const everyday = [
-  "npm test", "npm run build", "npx vitest run test/Tools/Bash", "git status && git diff --stat", "git add -A && git commit -m 'wip'",
-  "ls -la src | head -20", "cat package.json | jq .scripts", "grep -rn \"TODO\" src --include=*.ts | wc -l", "cd packages/core && npm test",
-  "find . -name '*.ts' -not -path './node_modules/*' | xargs wc -l | tail -1", "python3 -m pytest -q tests/", "cargo build --release 2>&1 | tail -5",
-  "docker compose up -d && docker compose ps", "for f in src/*.ts; do echo \"$f\"; head -3 \"$f\"; done", "rm -rf dist && tsc -p tsconfig.build.json"
+  "npm test",
+  "npm run build",
+  "npx vitest run test/Tools/Bash",
+  "git status && git diff --stat",
+  "git add -A && git commit -m 'wip'",
+  "ls -la src | head -20",
+  "cat package.json | jq .scripts",
+  "grep -rn \"TODO\" src --include=*.ts | wc -l",
+  "cd packages/core && npm test",
+  "find . -name '*.ts' -not -path './node_modules/*' | xargs wc -l | tail -1",
+  "python3 -m pytest -q tests/",
+  "cargo build --release 2>&1 | tail -5",
+  "docker compose up -d && docker compose ps",
+  "for f in src/*.ts; do echo \"$f\"; head -3 \"$f\"; done",
+  "rm -rf dist && tsc -p tsconfig.build.json"
 ]
 
 const classification = (): ReadonlyArray<readonly [string, string, string]> => {
@@ -42,12 +53,25 @@ const classification = (): ReadonlyArray<readonly [string, string, string]> => {
     return ((performance.now() - start) / REPEAT) * 1000
   })
   return [
-    ["median per command", `${median(perCommand).toFixed(1)} us`, `analyze + classifyReadOnly, ${mix.length} commands (target <= 30 us)`],
-    ["p90 per command", `${[...perCommand].sort((a, b) => a - b)[Math.floor(perCommand.length * 0.9)]!.toFixed(1)} us`, ""]
+    [
+      "median per command",
+      `${median(perCommand).toFixed(1)} us`,
+      `analyze + classifyReadOnly, ${mix.length} commands (target <= 30 us)`
+    ],
+    [
+      "p90 per command",
+      `${[...perCommand].sort((a, b) => a - b)[Math.floor(perCommand.length * 0.9)]!.toFixed(1)} us`,
+      ""
+    ]
   ]
 }
 
-const context: CallContext = { toolUseId: "bench", toolName: "Bash", progress: () => Effect.void, isReadDenied: () => false }
+const context: CallContext = {
+  toolUseId: "bench",
+  toolName: "Bash",
+  progress: () => Effect.void,
+  isReadDenied: () => false
+}
 
 const toolRuns = (cwd: string, store: string) =>
   Effect.gen(function*() {
@@ -55,7 +79,10 @@ const toolRuns = (cwd: string, store: string) =>
     const call = (command: string) => Effect.scoped(bash.call({ command, timeout: 600_000 }, context))
 
     // Spawn overhead: medians of single calls, the tool against raw child_process, interleaved.
-    const raw = () => new Promise<void>((resolve) => childProcess.spawn("bash", ["-c", "true"], { stdio: "ignore" }).on("exit", () => resolve()))
+    const raw = () =>
+      new Promise<void>((resolve) =>
+        childProcess.spawn("bash", ["-c", "true"], { stdio: "ignore" }).on("exit", () => resolve())
+      )
     const toolMs: Array<number> = []
     const rawMs: Array<number> = []
     for (let i = 0; i < 60; i++) {
@@ -81,11 +108,20 @@ const toolRuns = (cwd: string, store: string) =>
       ["tool call `true`", `${median(toolMs).toFixed(1)} ms`, "median, spawn to result, tree cleanup included"],
       ["raw spawn bash -c true", `${median(rawMs).toFixed(1)} ms`, "median, child_process.spawn to exit"],
       ["1 GB output: peak RSS growth", `${((peak - baseline) / 1024 / 1024).toFixed(1)} MB`, "target <= 64 MB"],
-      ["1 GB output: time", `${seconds.toFixed(1)} s`, `${(1024 / seconds).toFixed(0)} MB/s; stored ${stored} bytes (${stored === 1024 ** 3 ? "complete" : "INCOMPLETE"})`]
+      [
+        "1 GB output: time",
+        `${seconds.toFixed(1)} s`,
+        `${(1024 / seconds).toFixed(0)} MB/s; stored ${stored} bytes (${
+          stored === 1024 ** 3 ? "complete" : "INCOMPLETE"
+        })`
+      ]
     ] as const
   }).pipe(
     Effect.provide(
-      BashTool.layer({ maxOutputBytes: 2 * 1024 ** 3 }).pipe(Layer.provide(Layer.mergeAll(Workspace.layer({ cwd }), ResultStore.layer(store))), Layer.provide(NodeContext.layer))
+      BashTool.layer({ maxOutputBytes: 2 * 1024 ** 3 }).pipe(
+        Layer.provide(Layer.mergeAll(Workspace.layer({ cwd }), ResultStore.layer(store))),
+        Layer.provide(NodeContext.layer)
+      )
     )
   )
 
@@ -96,12 +132,26 @@ const toolRuns = (cwd: string, store: string) =>
 const runtimeRuns = (cwd: string, store: string) =>
   Effect.gen(function*() {
     const rt = yield* ToolRuntime
-    const use = (id: number, command: string) => ({ type: "tool_use" as const, id: `b${id}`, name: "Bash", input: { command } })
+    const use = (id: number, command: string) => ({
+      type: "tool_use" as const,
+      id: `b${id}`,
+      name: "Bash",
+      input: { command }
+    })
     const before = analysisCount()
-    const commands = ["true", "ls -la", "git status && git log --oneline | head -5", "grep -rn TODO src | wc -l", "echo $((1 + 2))"]
+    const commands = [
+      "true",
+      "ls -la",
+      "git status && git log --oneline | head -5",
+      "grep -rn TODO src | wc -l",
+      "echo $((1 + 2))"
+    ]
     for (const [i, command] of commands.entries()) yield* rt.executeOne(use(i, command))
     const parses = (analysisCount() - before) / commands.length
-    const raw = () => new Promise<void>((resolve) => childProcess.spawn("bash", ["-c", "true"], { stdio: "ignore" }).on("exit", () => resolve()))
+    const raw = () =>
+      new Promise<void>((resolve) =>
+        childProcess.spawn("bash", ["-c", "true"], { stdio: "ignore" }).on("exit", () => resolve())
+      )
     const toolMs: Array<number> = []
     const rawMs: Array<number> = []
     for (let i = 0; i < 40; i++) {
@@ -114,8 +164,16 @@ const runtimeRuns = (cwd: string, store: string) =>
     }
     return [
       ["parses per call", parses.toFixed(2), `${commands.length} commands through the runtime (target 1)`],
-      ["runtime call `true`", `${median(toolMs).toFixed(1)} ms`, "median: plan, rules, auto-allow, spawn, tree cleanup"],
-      ["raw spawn bash -c true", `${median(rawMs).toFixed(1)} ms`, `median; ratio ${(median(toolMs) / median(rawMs)).toFixed(2)}x`]
+      [
+        "runtime call `true`",
+        `${median(toolMs).toFixed(1)} ms`,
+        "median: plan, rules, auto-allow, spawn, tree cleanup"
+      ],
+      [
+        "raw spawn bash -c true",
+        `${median(rawMs).toFixed(1)} ms`,
+        `median; ratio ${(median(toolMs) / median(rawMs)).toFixed(2)}x`
+      ]
     ] as const
   }).pipe(
     Effect.provide(

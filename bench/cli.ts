@@ -23,7 +23,11 @@ export const run = async (): Promise<void> => {
   const stdin = JSON.stringify([{ type: "tool_use", id: "t1", name: "Read", input: { file_path: "a.txt" } }])
   const subjects: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
     ["node -e 0", ["-e", "0"]],
-    ["exec, shipped bin (bundle)", [path.join(root, "dist/bin/effect-tool-runtime.js"), "exec", "--no-claude-settings"]],
+    ["exec, shipped bin (bundle)", [
+      path.join(root, "dist/bin/effect-tool-runtime.js"),
+      "exec",
+      "--no-claude-settings"
+    ]],
     ["exec, unbundled dist/cli/main.js", [path.join(root, "dist/cli/main.js"), "exec", "--no-claude-settings"]]
   ]
   const times = subjects.map(() => [] as Array<number>)
@@ -33,13 +37,26 @@ export const run = async (): Promise<void> => {
       const result = spawnSync(process.execPath, args, { cwd: dir, input: stdin, encoding: "utf8" })
       const elapsed = performance.now() - started
       if (result.status !== 0) throw new Error(`${name} failed: ${result.stderr}`)
-      if (name !== "node -e 0" && !result.stdout.includes("\"status\":\"success\"")) throw new Error(`${name}: unexpected output ${result.stdout}`)
+      if (name !== "node -e 0" && !result.stdout.includes("\"status\":\"success\"")) {
+        throw new Error(`${name}: unexpected output ${result.stdout}`)
+      }
       if (i >= 0) times[index]!.push(elapsed)
     }
   }
   fs.rmSync(dir, { recursive: true, force: true })
-  report(`CLI cold start (median of ${RUNS}, wall, spawn to exit; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores)`, subjects.map(([name], index) => {
-    const ms = median(times[index]!)
-    return [name, `${ms.toFixed(0)} ms`, index === 0 ? "the floor" : `${(ms / median(times[0]!)).toFixed(1)}x node -e 0${index === 1 ? "; target <= 300 ms" : ""}`] as const
-  }))
+  report(
+    `CLI cold start (median of ${RUNS}, wall, spawn to exit; load average ${
+      os.loadavg()[0]!.toFixed(1)
+    } on ${os.cpus().length} cores)`,
+    subjects.map(([name], index) => {
+      const ms = median(times[index]!)
+      return [
+        name,
+        `${ms.toFixed(0)} ms`,
+        index === 0
+          ? "the floor"
+          : `${(ms / median(times[0]!)).toFixed(1)}x node -e 0${index === 1 ? "; target <= 300 ms" : ""}`
+      ] as const
+    })
+  )
 }

@@ -20,12 +20,12 @@ import * as v8 from "node:v8"
 import * as vm from "node:vm"
 import { Approver } from "../dist/Permission/Approver.js"
 import { ToolRuntime } from "../dist/Runtime/ToolRuntime.js"
+import { Workspace } from "../dist/Runtime/Workspace.js"
 import { testRuntime } from "../dist/testing/index.js"
-import * as FileTools from "../dist/Tools/FileTools.js"
 import { FileState } from "../dist/Tools/FileState.js"
+import * as FileTools from "../dist/Tools/FileTools.js"
 import { Grep, ripgrepArgs } from "../dist/Tools/Grep.js"
 import type { GrepInput } from "../dist/Tools/Grep.js"
-import { Workspace } from "../dist/Runtime/Workspace.js"
 
 const median = (values: ReadonlyArray<number>): number => {
   const sorted = [...values].sort((a, b) => a - b)
@@ -36,7 +36,9 @@ const generateTree = (root: string, files: number): void => {
   for (let i = 0; i < files; i++) {
     const dir = path.join(root, `d${Math.floor(i / 100)}`)
     if (i % 100 === 0) fs.mkdirSync(dir, { recursive: true })
-    const body = `// file ${i}\nexport const value${i} = ${i}\n${i % 50 === 0 ? "const needle = true\n" : ""}function f${i}() { return ${i} }\n`
+    const body = `// file ${i}\nexport const value${i} = ${i}\n${
+      i % 50 === 0 ? "const needle = true\n" : ""
+    }function f${i}() { return ${i} }\n`
     fs.writeFileSync(path.join(dir, `f${i}.ts`), body)
   }
 }
@@ -79,10 +81,18 @@ export const run = async (): Promise<void> => {
     )
     const runtime = ManagedRuntime.make(testRuntime(FileTools.tools, tools, Approver.allowAll))
     const execute = (input: Record<string, unknown>) =>
-      runtime.runPromise(Effect.flatMap(ToolRuntime, (rt) => rt.executeOne({ type: "tool_use", id: "toolu_bench", name: "Grep", input })))
+      runtime.runPromise(
+        Effect.flatMap(ToolRuntime, (rt) => rt.executeOne({ type: "tool_use", id: "toolu_bench", name: "Grep", input }))
+      )
     const tool = ManagedRuntime.make(tools)
-    const context = { toolUseId: "toolu_bench", toolName: "Grep", progress: () => Effect.void, isReadDenied: () => false }
-    const callTool = (input: GrepInput) => tool.runPromise(Effect.flatMap(Grep, (grep) => Effect.scoped(grep.call(input, context))))
+    const context = {
+      toolUseId: "toolu_bench",
+      toolName: "Grep",
+      progress: () => Effect.void,
+      isReadDenied: () => false
+    }
+    const callTool = (input: GrepInput) =>
+      tool.runPromise(Effect.flatMap(Grep, (grep) => Effect.scoped(grep.call(input, context))))
 
     for (const input of [{ pattern: "needle" }, { pattern: "value\\d+", output_mode: "content" as const }]) {
       const args = ripgrepArgs(input, ".")
@@ -93,7 +103,11 @@ export const run = async (): Promise<void> => {
       const call: Array<number> = []
       const direct: Array<number> = []
       // Interleaved, rotating who goes first: rg's own run-to-run noise on a small, shared machine is large.
-      const contenders = [() => time(() => execute(input)), () => time(() => callTool(input)), () => time(() => runRg(args, tree))]
+      const contenders = [
+        () => time(() => execute(input)),
+        () => time(() => callTool(input)),
+        () => time(() => runRg(args, tree))
+      ]
       const results = [pipeline, call, direct]
       for (let i = 0; i < 5; i++) {
         for (let j = 0; j < 3; j++) {
@@ -104,7 +118,9 @@ export const run = async (): Promise<void> => {
       const [p, c, d] = [median(pipeline), median(call), median(direct)]
       console.log(
         `Grep ${JSON.stringify(input)} over 20,000 files (median of 5): rg ${d.toFixed(1)} ms; ` +
-          `tool call ${c.toFixed(1)} ms (${(c / d).toFixed(2)}x); through ToolRuntime ${p.toFixed(1)} ms (${(p / d).toFixed(2)}x)`
+          `tool call ${c.toFixed(1)} ms (${(c / d).toFixed(2)}x); through ToolRuntime ${p.toFixed(1)} ms (${
+            (p / d).toFixed(2)
+          }x)`
       )
     }
 
@@ -129,7 +145,10 @@ export const run = async (): Promise<void> => {
     }, 1)
     const started = performance.now()
     const outcome = await runtime.runPromise(
-      Effect.flatMap(ToolRuntime, (rt) => rt.executeOne({ type: "tool_use", id: "toolu_read", name: "Read", input: readInput }))
+      Effect.flatMap(
+        ToolRuntime,
+        (rt) => rt.executeOne({ type: "tool_use", id: "toolu_read", name: "Read", input: readInput })
+      )
     )
     const elapsed = performance.now() - started
     clearInterval(sampler)
@@ -139,8 +158,14 @@ export const run = async (): Promise<void> => {
     const content = outcome.result.content
     const shown = typeof content === "string" ? content.split("\n").filter((l) => /^\s*\d+\t/.test(l)).length : 0
     console.log(
-      `Read of a ${mb(fs.statSync(big).size)} file (${totalLines} lines), offset ${readInput.offset}, limit 100: ${outcome.status}, ${shown} lines in ${elapsed.toFixed(1)} ms; ` +
-        `peak RSS growth ${mb(peakRss - before.rss)}, peak heap growth ${mb(peakHeap - before.heapUsed)} (target < 16 MB)`
+      `Read of a ${
+        mb(fs.statSync(big).size)
+      } file (${totalLines} lines), offset ${readInput.offset}, limit 100: ${outcome.status}, ${shown} lines in ${
+        elapsed.toFixed(1)
+      } ms; ` +
+        `peak RSS growth ${mb(peakRss - before.rss)}, peak heap growth ${
+          mb(peakHeap - before.heapUsed)
+        } (target < 16 MB)`
     )
     await runtime.dispose()
     await tool.dispose()

@@ -2,7 +2,20 @@
  * `npm run bench`: every benchmark in turn, printing numbers. Benchmarks never assert: numbers go in the notes.
  * `npm run bench -- pipeline scheduler` runs only the named ones.
  */
-const all = ["pipeline", "scheduler", "permissions", "files", "bash", "toolsearch", "cli", "mcp", "webfetch", "preview", "messages", "loop"] as const
+const all = [
+  "pipeline",
+  "scheduler",
+  "permissions",
+  "files",
+  "bash",
+  "toolsearch",
+  "cli",
+  "mcp",
+  "webfetch",
+  "preview",
+  "messages",
+  "loop"
+] as const
 
 const wanted = process.argv.slice(2)
 for (const name of all) {

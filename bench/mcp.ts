@@ -28,17 +28,27 @@ const WARMUP = 1000
 const SINGLES = 400
 
 const require = createRequire(import.meta.url)
-const EVERYTHING = path.join(path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")), "dist/index.js")
+const EVERYTHING = path.join(
+  path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")),
+  "dist/index.js"
+)
 
 export const run = async (): Promise<void> => {
   const raw = new Client({ name: "bench-raw", version: "1.0.0" })
-  await raw.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "ignore" }))
+  await raw.connect(
+    new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "ignore" })
+  )
   const rawCall = () => raw.callTool({ name: "echo", arguments: { message: "hi" } })
 
-  const config = McpConfig.fromJson("bench", { mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"] } } }, { trusted: true })
+  const config = McpConfig.fromJson("bench", {
+    mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"] } }
+  }, { trusted: true })
   const layer = ToolRuntime.layer.pipe(
     Layer.provide(Layer.mergeAll(
-      RulePolicy.layer({ cliRules: { allow: ["mcp__everything__echo"], deny: [], ask: [] } }).pipe(Layer.provide(Workspace.layer({ cwd: os.tmpdir() })), Layer.orDie),
+      RulePolicy.layer({ cliRules: { allow: ["mcp__everything__echo"], deny: [], ask: [] } }).pipe(
+        Layer.provide(Workspace.layer({ cwd: os.tmpdir() })),
+        Layer.orDie
+      ),
       ToolHooks.none,
       Approver.denyAll
     )),
@@ -52,8 +62,18 @@ export const run = async (): Promise<void> => {
     Effect.gen(function*() {
       const rt = yield* ToolRuntime
       let id = 0
-      const oursCall = Effect.flatMap(rt.executeOne({ type: "tool_use", id: `toolu_${++id}`, name: "mcp__everything__echo", input: { message: "hi" } }), (outcome) =>
-        outcome.status === "success" ? Effect.void : Effect.die(new Error(`echo failed: ${JSON.stringify(outcome.result)}`)))
+      const oursCall = Effect.flatMap(
+        rt.executeOne({
+          type: "tool_use",
+          id: `toolu_${++id}`,
+          name: "mcp__everything__echo",
+          input: { message: "hi" }
+        }),
+        (outcome) =>
+          outcome.status === "success"
+            ? Effect.void
+            : Effect.die(new Error(`echo failed: ${JSON.stringify(outcome.result)}`))
+      )
       const rawEffect = Effect.promise(rawCall)
       for (let i = 0; i < WARMUP; i++) {
         yield* oursCall
@@ -86,12 +106,29 @@ export const run = async (): Promise<void> => {
     }).pipe(Effect.scoped, Effect.provide(layer))
   ) as [number, number, number, number, number, number]
   await raw.close()
-  report(`mcp: server-everything echo over stdio, ours vs the raw SDK client, interleaved (after ${WARMUP} warm-up calls each)`, [
-    ["one call at a time, ours", `${oursSingle.toFixed(0)} us`, `${(oursSingle / theirsSingle).toFixed(2)}x the raw client (target <= 1.1x; median of ${SINGLES} calls, 2 ms apart)`],
-    ["one call at a time, raw", `${theirsSingle.toFixed(0)} us`, ""],
-    ["back to back, ours", `${ours.toFixed(0)} us`, `${(ours / theirs).toFixed(2)}x (median of ${BATCHES} batches of ${BATCH})`],
-    ["back to back, raw", `${theirs.toFixed(0)} us`, ""],
-    ["  client CPU, ours", `${oursCpu.toFixed(0)} us`, `${(oursCpu - theirsCpu).toFixed(0)} us more than the raw client's`],
-    ["  client CPU, raw", `${theirsCpu.toFixed(0)} us`, ""]
-  ])
+  report(
+    `mcp: server-everything echo over stdio, ours vs the raw SDK client, interleaved (after ${WARMUP} warm-up calls each)`,
+    [
+      [
+        "one call at a time, ours",
+        `${oursSingle.toFixed(0)} us`,
+        `${
+          (oursSingle / theirsSingle).toFixed(2)
+        }x the raw client (target <= 1.1x; median of ${SINGLES} calls, 2 ms apart)`
+      ],
+      ["one call at a time, raw", `${theirsSingle.toFixed(0)} us`, ""],
+      [
+        "back to back, ours",
+        `${ours.toFixed(0)} us`,
+        `${(ours / theirs).toFixed(2)}x (median of ${BATCHES} batches of ${BATCH})`
+      ],
+      ["back to back, raw", `${theirs.toFixed(0)} us`, ""],
+      [
+        "  client CPU, ours",
+        `${oursCpu.toFixed(0)} us`,
+        `${(oursCpu - theirsCpu).toFixed(0)} us more than the raw client's`
+      ],
+      ["  client CPU, raw", `${theirsCpu.toFixed(0)} us`, ""]
+    ]
+  )
 }

@@ -14,7 +14,12 @@ import * as AnthropicMessages from "../dist/Integrations/AnthropicMessages.js"
 import { ModelBackend } from "../dist/Integrations/ModelBackend.js"
 import { median, report } from "./stats.js"
 
-const request = { system: undefined, messages: [{ role: "user" as const, content: "write it" }], tools: [], maxTokens: 64_000 }
+const request = {
+  system: undefined,
+  messages: [{ role: "user" as const, content: "write it" }],
+  tools: [],
+  maxTokens: 64_000
+}
 const body = JSON.stringify({ model: "bench", max_tokens: 64_000, stream: true, messages: request.messages })
 
 const bare = async (url: string): Promise<number> => {
@@ -25,13 +30,19 @@ const bare = async (url: string): Promise<number> => {
       events++
     }
   })
-  const response = await fetch(`${url}/v1/messages`, { method: "POST", headers: { "x-api-key": "k", "anthropic-version": "2023-06-01" }, body })
+  const response = await fetch(`${url}/v1/messages`, {
+    method: "POST",
+    headers: { "x-api-key": "k", "anthropic-version": "2023-06-01" },
+    body
+  })
   const decoder = new TextDecoder()
   for await (const chunk of response.body!) parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }))
   return events
 }
 
-const timed = async <A>(f: () => Promise<A>): Promise<{ readonly value: A; readonly wall: number; readonly cpu: number }> => {
+const timed = async <A>(
+  f: () => Promise<A>
+): Promise<{ readonly value: A; readonly wall: number; readonly cpu: number }> => {
   const cpu = process.cpuUsage()
   const start = performance.now()
   const value = await f()
@@ -41,7 +52,11 @@ const timed = async <A>(f: () => Promise<A>): Promise<{ readonly value: A; reado
 
 const startServer = (): Promise<{ readonly url: string; readonly stop: () => void }> =>
   new Promise((resolve, reject) => {
-    const child = childProcess.spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "fixtures", "messages-server.ts")], { stdio: ["pipe", "pipe", "inherit"] })
+    const child = childProcess.spawn(process.execPath, [
+      "--import",
+      "tsx",
+      path.join(import.meta.dirname, "fixtures", "messages-server.ts")
+    ], { stdio: ["pipe", "pipe", "inherit"] })
     child.on("error", reject)
     child.stdout.setEncoding("utf8")
     child.stdout.once("data", (line: string) => resolve({ url: line.trim(), stop: () => child.stdin.end() }))
@@ -50,7 +65,9 @@ const startServer = (): Promise<{ readonly url: string; readonly stop: () => voi
 export const run = async (): Promise<void> => {
   const server = await startServer()
   try {
-    const backend = AnthropicMessages.layer({ model: "bench", apiKey: Redacted.make("k"), baseUrl: server.url }).pipe(Layer.provide(FetchHttpClient.layer))
+    const backend = AnthropicMessages.layer({ model: "bench", apiKey: Redacted.make("k"), baseUrl: server.url }).pipe(
+      Layer.provide(FetchHttpClient.layer)
+    )
     const model = await Effect.runPromise(Effect.provide(ModelBackend, backend))
     const ours = () => Effect.runPromise(Stream.runCount(model.stream(request)))
     const RUNS = 15
@@ -65,14 +82,28 @@ export const run = async (): Promise<void> => {
       bareRuns.push(await timed(() => bare(server.url)))
     }
     const wireEvents = bareRuns[0]!.value
-    const row = (name: string, runs: ReadonlyArray<{ wall: number; cpu: number }>): readonly [string, string, string] => {
+    const row = (
+      name: string,
+      runs: ReadonlyArray<{ wall: number; cpu: number }>
+    ): readonly [string, string, string] => {
       const cpu = median(runs.map((r) => r.cpu))
-      return [name, `${cpu.toFixed(1)} ms CPU`, `${median(runs.map((r) => r.wall)).toFixed(1)} ms wall, ${((cpu * 1000) / wireEvents).toFixed(1)} us CPU per wire event`]
+      return [
+        name,
+        `${cpu.toFixed(1)} ms CPU`,
+        `${median(runs.map((r) => r.wall)).toFixed(1)} ms wall, ${
+          ((cpu * 1000) / wireEvents).toFixed(1)
+        } us CPU per wire event`
+      ]
     }
-    report(`Messages API: one streamed reply (${wireEvents} events, a 200 kB input in 2,000 deltas; ${oursRuns[0]!.value} ModelEvents), median of ${RUNS}`, [
-      row("AnthropicMessages", oursRuns),
-      row("bare fetch + Sse + JSON.parse", bareRuns)
-    ])
+    report(
+      `Messages API: one streamed reply (${wireEvents} events, a 200 kB input in 2,000 deltas; ${
+        oursRuns[0]!.value
+      } ModelEvents), median of ${RUNS}`,
+      [
+        row("AnthropicMessages", oursRuns),
+        row("bare fetch + Sse + JSON.parse", bareRuns)
+      ]
+    )
   } finally {
     server.stop()
   }

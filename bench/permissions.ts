@@ -14,9 +14,9 @@ import { performance } from "node:perf_hooks"
 import type { PolicyRequest } from "../dist/Permission/PermissionPolicy.js"
 import * as RulePolicy from "../dist/Permission/RulePolicy.js"
 import { decodeSettingsJson } from "../dist/Permission/Settings.js"
+import { isWithin, Workspace } from "../dist/Runtime/Workspace.js"
 import { PermissionCheck } from "../dist/Tool/Permission.js"
 import * as Tool from "../dist/Tool/Tool.js"
-import { isWithin, Workspace } from "../dist/Runtime/Workspace.js"
 
 const cwd = "/work/bench-project"
 const home = "/home/bench"
@@ -31,11 +31,20 @@ const WriteLive = Write.service({
 const Run = Tool.make("Run", { description: "Runs a script.", input: Schema.Struct({ script: Schema.String }) })
 const RunLive = Run.service({
   checkPermissions: () => Effect.succeed(PermissionCheck.passthrough()),
-  matchesRule: (content, input) => (content.endsWith(":*") ? input.script.startsWith(content.slice(0, -2)) : input.script === content),
+  matchesRule: (
+    content,
+    input
+  ) => (content.endsWith(":*") ? input.script.startsWith(content.slice(0, -2)) : input.script === content),
   call: () => Effect.succeed("ok")
 })
-const Mcp = Tool.make("mcp__tracker__create_issue", { description: "Creates an issue.", input: Schema.Struct({ title: Schema.String }) })
-const McpLive = Mcp.service({ checkPermissions: () => Effect.succeed(PermissionCheck.passthrough()), call: () => Effect.succeed("ok") })
+const Mcp = Tool.make("mcp__tracker__create_issue", {
+  description: "Creates an issue.",
+  input: Schema.Struct({ title: Schema.String })
+})
+const McpLive = Mcp.service({
+  checkPermissions: () => Effect.succeed(PermissionCheck.passthrough()),
+  call: () => Effect.succeed("ok")
+})
 
 const rules = (prefix: string, n: number): Array<string> =>
   Array.from({ length: n }, (_, i) => {
@@ -61,11 +70,22 @@ const rules = (prefix: string, n: number): Array<string> =>
 
 const loaded = (kind: "userSettings" | "projectSettings", path: string, prefix: string, n: number) =>
   Either.getOrThrow(decodeSettingsJson(
-    { permissions: { allow: rules(`${prefix}a`, Math.ceil(n / 2)), deny: rules(`${prefix}d`, Math.floor(n / 4)), ask: rules(`${prefix}q`, n - Math.ceil(n / 2) - Math.floor(n / 4)) } },
+    {
+      permissions: {
+        allow: rules(`${prefix}a`, Math.ceil(n / 2)),
+        deny: rules(`${prefix}d`, Math.floor(n / 4)),
+        ask: rules(`${prefix}q`, n - Math.ceil(n / 2) - Math.floor(n / 4))
+      }
+    },
     { kind, path }
   ))
 
-const context = (toolName: string): Tool.CallContext => ({ toolUseId: "toolu_bench", toolName, progress: () => Effect.void, isReadDenied: () => false })
+const context = (toolName: string): Tool.CallContext => ({
+  toolUseId: "toolu_bench",
+  toolName,
+  progress: () => Effect.void,
+  isReadDenied: () => false
+})
 
 const requestFor = <I, O, F>(tool: Tool.Any, service: Tool.Service<I, O, F>, input: I): PolicyRequest => ({
   definition: tool.definition,
@@ -92,7 +112,10 @@ export const run = async (): Promise<void> => {
   })
   const policy = Effect.runSync(
     RulePolicy.make({
-      settings: [loaded("userSettings", `${home}/.claude/settings.json`, "u", 80), loaded("projectSettings", `${cwd}/.claude/settings.json`, "p", 80)],
+      settings: [
+        loaded("userSettings", `${home}/.claude/settings.json`, "u", 80),
+        loaded("projectSettings", `${cwd}/.claude/settings.json`, "p", 80)
+      ],
       cliRules: { allow: rules("ca", 20), deny: rules("cd", 10), ask: rules("cq", 10) }
     }).pipe(Effect.provide(Layer.merge(workspace, NodeFileSystem.layer)))
   )
@@ -131,7 +154,9 @@ export const run = async (): Promise<void> => {
   baseline.sort((a, b) => a - b)
   console.log(
     `permissions: 200 rules from 3 sources, ${requests.length} call shapes: median ${median.toFixed(2)} us/call ` +
-      `(p95 ${p95.toFixed(2)} us), target <= 5 us; a trivial Effect step: ${baseline[Math.floor(baseline.length / 2)]!.toFixed(2)} us`
+      `(p95 ${p95.toFixed(2)} us), target <= 5 us; a trivial Effect step: ${
+        baseline[Math.floor(baseline.length / 2)]!.toFixed(2)
+      } us`
   )
 }
 

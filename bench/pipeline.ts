@@ -69,9 +69,12 @@ export const run = async (): Promise<void> => {
       ])
     }).pipe(Effect.provide(Layer.merge(runtimeLayer, AiToolkitLayer)))
   ) as [number, number, number]
-  report("pipeline: per-call CPU time, trivial tool (median of interleaved batches of 1,000; 120k calls each after 20k warm-up)", [
-    ["effect-tool-runtime executeOne", `${ours.toFixed(2)} us`, "target <= 10 us"],
-    ["@effect/ai Toolkit.handle", `${ai.toFixed(2)} us`, `ours is ${(ai / ours).toFixed(1)}x faster (target >= 5x)`],
-    ["bare decode + handler", `${bareCost.toFixed(2)} us`, ""]
-  ])
+  report(
+    "pipeline: per-call CPU time, trivial tool (median of interleaved batches of 1,000; 120k calls each after 20k warm-up)",
+    [
+      ["effect-tool-runtime executeOne", `${ours.toFixed(2)} us`, "target <= 10 us"],
+      ["@effect/ai Toolkit.handle", `${ai.toFixed(2)} us`, `ours is ${(ai / ours).toFixed(1)}x faster (target >= 5x)`],
+      ["bare decode + handler", `${bareCost.toFixed(2)} us`, ""]
+    ]
+  )
 }

@@ -9,8 +9,15 @@ import { makeRegistry } from "../dist/Runtime/ToolRegistry.js"
 import * as Tool from "../dist/Tool/Tool.js"
 import { median, report } from "./stats.js"
 
-const Write = Tool.make("Write", { description: "bench", input: Schema.Struct({ file_path: Schema.String, content: Schema.String }), touchesEnvironment: false })
-const registry = makeRegistry([{ definition: Write.definition, service: Write.service({ call: () => Effect.succeed("") }) as Tool.AnyService }])
+const Write = Tool.make("Write", {
+  description: "bench",
+  input: Schema.Struct({ file_path: Schema.String, content: Schema.String }),
+  touchesEnvironment: false
+})
+const registry = makeRegistry([{
+  definition: Write.definition,
+  service: Write.service({ call: () => Effect.succeed("") }) as Tool.AnyService
+}])
 
 const deltasOf = (json: string, count: number): ReadonlyArray<string> => {
   const size = Math.ceil(json.length / count)
@@ -50,13 +57,20 @@ const measure = (deltas: ReadonlyArray<string>, runs: number) => {
 
 export const run = async (): Promise<void> => {
   const small = JSON.stringify({ file_path: "src/a.ts", content: "export const a = 1\n".repeat(15) })
-  const large = JSON.stringify({ file_path: "src/big.ts", content: "export const line = \"some text\"\n".repeat(6_250) })
+  const large = JSON.stringify({
+    file_path: "src/big.ts",
+    content: "export const line = \"some text\"\n".repeat(6_250)
+  })
   const s = measure(deltasOf(small, 30), 50)
   const l = measure(deltasOf(large, 2_000), 5)
   report("preview: CPU time per streamed tool_use (median)", [
     [`small (${small.length} B, 30 deltas) assemble`, `${s.ours.toFixed(2)} ms`, `${s.previews} previews`],
     ["small: parse on every delta", `${s.naive.toFixed(2)} ms`, ""],
-    [`large (${Math.round(large.length / 1000)} kB, 2,000 deltas) assemble`, `${l.ours.toFixed(1)} ms`, `${l.previews} previews`],
+    [
+      `large (${Math.round(large.length / 1000)} kB, 2,000 deltas) assemble`,
+      `${l.ours.toFixed(1)} ms`,
+      `${l.previews} previews`
+    ],
     ["large: parse on every delta", `${l.naive.toFixed(1)} ms`, `assemble is ${(l.naive / l.ours).toFixed(0)}x cheaper`]
   ])
 }

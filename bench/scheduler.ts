@@ -75,7 +75,15 @@ const cpuPerCall = (effect: Effect.Effect<unknown, never, ToolRuntime>, calls: n
   })
 
 export const run = async (): Promise<void> => {
-  const trivial = Array.from({ length: 10_000 }, (_, i) => ({ type: "tool_use" as const, id: `t${i}`, name: "Work", input: { file: `f${i % 20}`, write: false, ms: 0 } }))
+  const trivial = Array.from(
+    { length: 10_000 },
+    (_, i) => ({
+      type: "tool_use" as const,
+      id: `t${i}`,
+      name: "Work",
+      input: { file: `f${i % 20}`, write: false, ms: 0 }
+    })
+  )
   const overhead = await Effect.runPromise(
     Effect.gen(function*() {
       const rt = yield* ToolRuntime
@@ -83,7 +91,9 @@ export const run = async (): Promise<void> => {
       const single = [] as Array<number>
       for (let round = 0; round < 6; round++) {
         batch.push(yield* cpuPerCall(rt.execute(trivial), trivial.length))
-        single.push(yield* cpuPerCall(Effect.forEach(trivial, (use) => rt.executeOne(use), { discard: true }), trivial.length))
+        single.push(
+          yield* cpuPerCall(Effect.forEach(trivial, (use) => rt.executeOne(use), { discard: true }), trivial.length)
+        )
       }
       // The first round warms up.
       return { scheduled: median(batch.slice(1)), pipeline: median(single.slice(1)) }
@@ -98,7 +108,15 @@ export const run = async (): Promise<void> => {
   // Cost per call as a turn grows, every call claiming a different file (the case that was quadratic).
   const growth: Array<readonly [string, string, string]> = []
   for (const n of [2_500, 10_000, 40_000]) {
-    const distinct = Array.from({ length: n }, (_, i) => ({ type: "tool_use" as const, id: `t${i}`, name: "Work", input: { file: `dir${i % 50}/f${i}`, write: i % 3 === 0, ms: 0 } }))
+    const distinct = Array.from(
+      { length: n },
+      (_, i) => ({
+        type: "tool_use" as const,
+        id: `t${i}`,
+        name: "Work",
+        input: { file: `dir${i % 50}/f${i}`, write: i % 3 === 0, ms: 0 }
+      })
+    )
     const perCall = await Effect.runPromise(
       Effect.gen(function*() {
         const rt = yield* ToolRuntime
@@ -128,18 +146,37 @@ export const run = async (): Promise<void> => {
           yield* rt.execute(calls, { maxConcurrency: calls.length })
           return performance.now() - start
         })
-        return { conflictAware: yield* time("conflict-aware"), batched: yield* time("batched"), unbounded: yield* unbounded }
+        return {
+          conflictAware: yield* time("conflict-aware"),
+          batched: yield* time("batched"),
+          unbounded: yield* unbounded
+        }
       }).pipe(Effect.provide(layer))
     )
     const bound = lowerBound(calls, 10)
     const criticalPath = lowerBound(calls, Infinity)
     rows.push(
       [`seed ${seed}: critical path (no cap)`, `${criticalPath.toFixed(0)} ms`, ""],
-      [`seed ${seed}: conflict-aware, no cap`, `${makespans.unbounded.toFixed(0)} ms`, `${((makespans.unbounded / criticalPath - 1) * 100).toFixed(1)}% over the critical path`],
+      [
+        `seed ${seed}: conflict-aware, no cap`,
+        `${makespans.unbounded.toFixed(0)} ms`,
+        `${((makespans.unbounded / criticalPath - 1) * 100).toFixed(1)}% over the critical path`
+      ],
       [`seed ${seed}: lower bound (cap 10)`, `${bound.toFixed(0)} ms`, ""],
-      [`seed ${seed}: conflict-aware`, `${makespans.conflictAware.toFixed(0)} ms`, `${((makespans.conflictAware / bound - 1) * 100).toFixed(1)}% over the bound (target <= 10%)`],
-      [`seed ${seed}: batched`, `${makespans.batched.toFixed(0)} ms`, `conflict-aware is ${(makespans.conflictAware / makespans.batched).toFixed(2)}x of batched (target <= 0.6x)`]
+      [
+        `seed ${seed}: conflict-aware`,
+        `${makespans.conflictAware.toFixed(0)} ms`,
+        `${((makespans.conflictAware / bound - 1) * 100).toFixed(1)}% over the bound (target <= 10%)`
+      ],
+      [
+        `seed ${seed}: batched`,
+        `${makespans.batched.toFixed(0)} ms`,
+        `conflict-aware is ${(makespans.conflictAware / makespans.batched).toFixed(2)}x of batched (target <= 0.6x)`
+      ]
     )
   }
-  report("scheduler: makespan of 200 calls (70% reads, 30% writes, 20 files, 1-50 ms, real clock; cap 10 unless said)", rows)
+  report(
+    "scheduler: makespan of 200 calls (70% reads, 30% writes, 20 files, 1-50 ms, real clock; cap 10 unless said)",
+    rows
+  )
 }

@@ -17,8 +17,8 @@ import * as Layer from "effect/Layer"
 import { encode } from "gpt-tokenizer/encoding/o200k_base"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import { performance } from "node:perf_hooks"
+import { fileURLToPath } from "node:url"
 import * as Definitions from "../dist/Runtime/Definitions.js"
 import { DiscoveredTools, ToolCatalog } from "../dist/Runtime/ToolCatalog.js"
 import { builtinTools } from "../dist/Tools/index.js"
@@ -31,7 +31,8 @@ const here = path.dirname(fileURLToPath(import.meta.url))
 
 const tokens = (value: unknown): number => encode(typeof value === "string" ? value : JSON.stringify(value)).length
 
-const percentile = (sorted: ReadonlyArray<number>, p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
 
 interface Query {
   readonly query: string
@@ -39,38 +40,60 @@ interface Query {
 }
 
 const queries = (): ReadonlyArray<Query> =>
-  JSON.parse(fs.readFileSync(process.env["TOOLSEARCH_QUERIES"] ?? path.join(here, "fixtures", "toolsearch-queries.json"), "utf8")) as ReadonlyArray<Query>
+  JSON.parse(
+    fs.readFileSync(process.env["TOOLSEARCH_QUERIES"] ?? path.join(here, "fixtures", "toolsearch-queries.json"), "utf8")
+  ) as ReadonlyArray<Query>
 
 /** The first request a session sends: everything, or (with deferral) eager + always tools and the announcement. */
 const firstRequest = (tools: ReadonlyArray<Definition>, mode: "on" | "off") =>
   Effect.runSync(
-    ToolCatalog.request("anthropic").pipe(Effect.provide(ToolCatalog.layer(tools.map((definition) => ({ definition })), { mode }).pipe(Layer.provide(DiscoveredTools.layer()))))
+    ToolCatalog.request("anthropic").pipe(
+      Effect.provide(
+        ToolCatalog.layer(tools.map((definition) => ({ definition })), { mode }).pipe(
+          Layer.provide(DiscoveredTools.layer())
+        )
+      )
+    )
   )
 
 const context = () => {
   const builtins = [...builtinTools.map((tool) => tool.definition), ToolSearch.definition]
   const servers = recordedServers()
   const rows: Array<readonly [string, string, string]> = []
-  for (const [label, tools] of [
-    ["built-ins + 3 MCP servers", [...builtins, ...servers]],
-    ["built-ins + 3 MCP servers + 2,000 synthetic", [...builtins, ...servers, ...synthetic(2000)]]
-  ] as const) {
+  for (
+    const [label, tools] of [
+      ["built-ins + 3 MCP servers", [...builtins, ...servers]],
+      ["built-ins + 3 MCP servers + 2,000 synthetic", [...builtins, ...servers, ...synthetic(2000)]]
+    ] as const
+  ) {
     const without = firstRequest(tools, "off")
     const withDeferral = firstRequest(tools, "on")
     const sentWithout = tokens(without.tools)
-    const sentWith = tokens(withDeferral.tools) + (withDeferral.announcement === undefined ? 0 : tokens(withDeferral.announcement))
-    rows.push([`${label}: no deferral`, `${sentWithout} tok`, `${without.included.length} tools in full (o200k; estimate ${without.estimatedTokens})`])
+    const sentWith = tokens(withDeferral.tools) +
+      (withDeferral.announcement === undefined ? 0 : tokens(withDeferral.announcement))
+    rows.push([
+      `${label}: no deferral`,
+      `${sentWithout} tok`,
+      `${without.included.length} tools in full (o200k; estimate ${without.estimatedTokens})`
+    ])
     rows.push([
       `${label}: deferral on`,
       `${sentWith} tok`,
-      `${withDeferral.included.length} in full + ${withDeferral.deferred.length} names announced (estimate ${withDeferral.estimatedTokens}); ${(100 * (1 - sentWith / sentWithout)).toFixed(1)}% fewer, target >= 90%`
+      `${withDeferral.included.length} in full + ${withDeferral.deferred.length} names announced (estimate ${withDeferral.estimatedTokens}); ${
+        (100 * (1 - sentWith / sentWithout)).toFixed(1)
+      }% fewer, target >= 90%`
     ])
   }
   report("toolsearch: context of the first request (Anthropic shape)", rows)
 
   // The estimate against the tokenizer, definition by definition.
   const estimateRows: Array<readonly [string, string, string]> = []
-  for (const [label, tools] of [["built-in tools", builtins], ["3 MCP servers", servers], ["synthetic", synthetic(2000)]] as const) {
+  for (
+    const [label, tools] of [["built-in tools", builtins], ["3 MCP servers", servers], [
+      "synthetic",
+      synthetic(2000)
+    ]] as const
+  ) {
     const errors = tools.map((definition) => {
       const json = Definitions.anthropic(definition)
       const real = tokens(json)
@@ -78,9 +101,18 @@ const context = () => {
     })
     const mean = errors.reduce((sum, e) => sum + Math.abs(e), 0) / errors.length
     const worst = errors.reduce((w, e) => (Math.abs(e) > Math.abs(w) ? e : w), 0)
-    const total = tools.reduce((sum, definition) => sum + Definitions.estimateTokens(Definitions.anthropic(definition)), 0)
+    const total = tools.reduce(
+      (sum, definition) => sum + Definitions.estimateTokens(Definitions.anthropic(definition)),
+      0
+    )
     const realTotal = tools.reduce((sum, definition) => sum + tokens(Definitions.anthropic(definition)), 0)
-    estimateRows.push([label, `${(100 * mean).toFixed(1)}%`, `mean |error| of chars/4 vs o200k per definition; worst ${(100 * worst).toFixed(1)}%; total ${total} vs ${realTotal} (${(100 * (total - realTotal) / realTotal).toFixed(1)}%)`])
+    estimateRows.push([
+      label,
+      `${(100 * mean).toFixed(1)}%`,
+      `mean |error| of chars/4 vs o200k per definition; worst ${
+        (100 * worst).toFixed(1)
+      }%; total ${total} vs ${realTotal} (${(100 * (total - realTotal) / realTotal).toFixed(1)}%)`
+    ])
   }
   report("toolsearch: token estimate (chars/4) against o200k", estimateRows)
 }
@@ -91,7 +123,9 @@ const substringScan = (tools: ReadonlyArray<Definition>) => {
   return (query: string, limit: number): ReadonlyArray<string> => {
     const words = query.toLowerCase().split(/\s+/).filter((w) => w.length > 2)
     const out: Array<string> = []
-    for (let i = 0; i < texts.length && out.length < limit; i++) if (words.every((word) => texts[i]!.includes(word))) out.push(tools[i]!.name)
+    for (let i = 0; i < texts.length && out.length < limit; i++) {
+      if (words.every((word) => texts[i]!.includes(word))) out.push(tools[i]!.name)
+    }
     return out
   }
 }
@@ -134,8 +168,18 @@ const speed = () => {
     }
     scanTimes.sort((a, b) => a - b)
     rows.push([`${size} tools: index build`, `${builds[2]!.toFixed(1)} ms`, "median of 5"])
-    rows.push([`${size} tools: query p50`, `${percentile(times, 50).toFixed(3)} ms`, `p99 ${percentile(times, 99).toFixed(3)} ms over ${times.length} queries${size === 2000 ? "; target p50 < 1 ms" : ""}`])
-    rows.push([`${size} tools: substring scan p50`, `${percentile(scanTimes, 50).toFixed(3)} ms`, `p99 ${percentile(scanTimes, 99).toFixed(3)} ms (the peer)`])
+    rows.push([
+      `${size} tools: query p50`,
+      `${percentile(times, 50).toFixed(3)} ms`,
+      `p99 ${percentile(times, 99).toFixed(3)} ms over ${times.length} queries${
+        size === 2000 ? "; target p50 < 1 ms" : ""
+      }`
+    ])
+    rows.push([
+      `${size} tools: substring scan p50`,
+      `${percentile(scanTimes, 50).toFixed(3)} ms`,
+      `p99 ${percentile(scanTimes, 99).toFixed(3)} ms (the peer)`
+    ])
   }
   report("toolsearch: search speed (MiniSearch)", rows)
 }
@@ -147,7 +191,9 @@ const quality = () => {
   const set = queries()
   const known = new Set(tools.map((definition) => definition.name))
   const unknown = set.filter(({ expected }) => !known.has(expected))
-  if (unknown.length > 0) throw new Error(`queries expect tools not in the catalogue: ${unknown.map((q) => q.expected).join(", ")}`)
+  if (unknown.length > 0) {
+    throw new Error(`queries expect tools not in the catalogue: ${unknown.map((q) => q.expected).join(", ")}`)
+  }
   let at1 = 0
   let at5 = 0
   let scanAt5 = 0

@@ -18,10 +18,14 @@ import { testRuntime } from "../dist/testing/index.js"
 import { WebFetchTool } from "../dist/Tools/WebFetch.js"
 import { median, report } from "./stats.js"
 
-const paragraph = `<p>Effect is a <b>powerful</b> TypeScript library with <a href="/docs">documentation</a>, <code>code</code> and <em>emphasis</em>.</p>\n`
-const htmlPage = `<!doctype html><html><head><title>Bench</title><style>p{margin:0}</style><script>var x = 1</script></head><body><h1>Bench page</h1>${
-  `<section><h2>Section</h2>${paragraph.repeat(20)}<ul><li>one</li><li>two</li></ul></section>\n`.repeat(Math.ceil(1_000_000 / (paragraph.length * 20 + 80)))
-}</body></html>`
+const paragraph =
+  `<p>Effect is a <b>powerful</b> TypeScript library with <a href="/docs">documentation</a>, <code>code</code> and <em>emphasis</em>.</p>\n`
+const htmlPage =
+  `<!doctype html><html><head><title>Bench</title><style>p{margin:0}</style><script>var x = 1</script></head><body><h1>Bench page</h1>${
+    `<section><h2>Section</h2>${paragraph.repeat(20)}<ul><li>one</li><li>two</li></ul></section>\n`.repeat(
+      Math.ceil(1_000_000 / (paragraph.length * 20 + 80))
+    )
+  }</body></html>`
 const textPage = "plain text line for the benchmark, sixty-four characters long.\n".repeat(1600)
 
 const listen = (): Promise<{ server: http.Server; port: number }> =>
@@ -48,10 +52,21 @@ export const run = async (): Promise<void> => {
   const service = await serviceRuntime.runPromise(WebFetchTool)
   let id = 0
   const viaRuntime = (url: string) =>
-    runtime.runPromise(Effect.flatMap(ToolRuntime, (rt) => rt.executeOne({ type: "tool_use", id: `toolu_${++id}`, name: "WebFetch", input: { url, prompt: "Summarise" } })))
+    runtime.runPromise(
+      Effect.flatMap(ToolRuntime, (rt) =>
+        rt.executeOne({ type: "tool_use", id: `toolu_${++id}`, name: "WebFetch", input: { url, prompt: "Summarise" } }))
+    )
   const viaService = (url: string) =>
-    serviceRuntime.runPromise(Effect.flatMap(Scope.make(), (scope) => Effect.provideService(service.call({ url, prompt: "Summarise" }, context), Scope.Scope, scope)))
-  const context = { toolUseId: "toolu_bench", toolName: "WebFetch", progress: () => Effect.void, isReadDenied: () => false }
+    serviceRuntime.runPromise(
+      Effect.flatMap(Scope.make(), (scope) =>
+        Effect.provideService(service.call({ url, prompt: "Summarise" }, context), Scope.Scope, scope))
+    )
+  const context = {
+    toolUseId: "toolu_bench",
+    toolName: "WebFetch",
+    progress: () => Effect.void,
+    isReadDenied: () => false
+  }
   const raw = async (url: string) => {
     const response = await Undici.request(url)
     return (await response.body.text()).length
@@ -88,10 +103,24 @@ export const run = async (): Promise<void> => {
   }
   const rawMedian = median(rawTimes)
   report("WebFetch (loopback server, same process)", [
-    [`fetch + convert ${(htmlPage.length / 1e6).toFixed(2)} MB HTML`, `${median(htmlTimes).toFixed(1)} ms`, "median of 7, whole pipeline, cache off"],
+    [
+      `fetch + convert ${(htmlPage.length / 1e6).toFixed(2)} MB HTML`,
+      `${median(htmlTimes).toFixed(1)} ms`,
+      "median of 7, whole pipeline, cache off"
+    ],
     ["raw undici request, 100 KB text", `${rawMedian.toFixed(3)} ms`, "median of 300, keep-alive, body as text"],
-    ["WebFetch service call, 100 KB text", `${median(serviceTimes).toFixed(3)} ms`, `${(median(serviceTimes) / rawMedian).toFixed(2)}x raw; median per-round ratio ${median(serviceRatios).toFixed(2)}x (target <= 1.5x)`],
-    ["WebFetch through ToolRuntime, 100 KB", `${median(toolTimes).toFixed(3)} ms`, `${(median(toolTimes) / rawMedian).toFixed(2)}x raw (pipeline and result budget included)`]
+    [
+      "WebFetch service call, 100 KB text",
+      `${median(serviceTimes).toFixed(3)} ms`,
+      `${(median(serviceTimes) / rawMedian).toFixed(2)}x raw; median per-round ratio ${
+        median(serviceRatios).toFixed(2)
+      }x (target <= 1.5x)`
+    ],
+    [
+      "WebFetch through ToolRuntime, 100 KB",
+      `${median(toolTimes).toFixed(3)} ms`,
+      `${(median(toolTimes) / rawMedian).toFixed(2)}x raw (pipeline and result budget included)`
+    ]
   ])
   await runtime.dispose()
   await serviceRuntime.dispose()

@@ -12,12 +12,11 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Console, Effect, Layer, Redacted } from "effect"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
+import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
-import { createRequire } from "node:module"
 import { AgentLoop, AnthropicMessages, ApprovalAnswer, Approver, renderEvent } from "../src/index.js"
 import type { LoopEvent } from "../src/index.js"
-import * as MessagesServer from "../src/testing/MessagesServer.js"
 import * as McpConfig from "../src/Mcp/Config.js"
 import { McpServers } from "../src/Mcp/McpServers.js"
 import * as RulePolicy from "../src/Permission/RulePolicy.js"
@@ -25,20 +24,23 @@ import { ResultStore } from "../src/Runtime/ResultStore.js"
 import { ToolHooks } from "../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../src/Runtime/ToolRuntime.js"
+import { Workspace } from "../src/Runtime/Workspace.js"
+import * as MessagesServer from "../src/testing/MessagesServer.js"
 import { contentText } from "../src/Tool/Wire.js"
 import { builtinLayer, builtinTools } from "../src/Tools/index.js"
-import { Workspace } from "../src/Runtime/Workspace.js"
 
 const project = fs.mkdtempSync(path.join(os.tmpdir(), "etr-demo-"))
 fs.mkdirSync(path.join(project, "src"))
 fs.writeFileSync(path.join(project, "README.md"), "# greeter\n\nSays hello. TODO: say goodbye too.\n")
 fs.writeFileSync(
   path.join(project, "src", "greet.ts"),
-  'export const greet = (name: string): string => {\n  return "Hello, " + name\n}\n'
+  "export const greet = (name: string): string => {\n  return \"Hello, \" + name\n}\n"
 )
 execFileSync("git", ["init", "-q"], { cwd: project })
 execFileSync("git", ["-c", "user.name=demo", "-c", "user.email=demo@example.com", "add", "."], { cwd: project })
-execFileSync("git", ["-c", "user.name=demo", "-c", "user.email=demo@example.com", "commit", "-qm", "initial"], { cwd: project })
+execFileSync("git", ["-c", "user.name=demo", "-c", "user.email=demo@example.com", "commit", "-qm", "initial"], {
+  cwd: project
+})
 
 const use = MessagesServer.toolUse
 
@@ -49,7 +51,10 @@ const script = [
       MessagesServer.text("Let me look around the project."),
       use("toolu_01", "Read", { file_path: "src/greet.ts" }),
       use("toolu_02", "Grep", { pattern: "TODO", output_mode: "content", "-n": true }),
-      use("toolu_03", "Bash", { command: "git status --short && git log --oneline -n 1", description: "Show repository state" }),
+      use("toolu_03", "Bash", {
+        command: "git status --short && git log --oneline -n 1",
+        description: "Show repository state"
+      }),
       use("toolu_04", "Read", { file_path: "/etc/hostname" }),
       use("toolu_05", "Reed", { file_path: "README.md" }),
       use("toolu_05b", "mcp__everything__echo", { message: "hello from an MCP server" })
@@ -58,13 +63,21 @@ const script = [
   MessagesServer.Reply.Message({
     content: [
       MessagesServer.text("Now I'll make the greeting friendlier and try the tests."),
-      use("toolu_06", "Edit", { file_path: "src/greet.ts", old_string: '"Hello, " + name', new_string: "`Hello, ${name}!`" }),
+      use("toolu_06", "Edit", {
+        file_path: "src/greet.ts",
+        old_string: "\"Hello, \" + name",
+        new_string: "`Hello, ${name}!`"
+      }),
       use("toolu_07", "Bash", { command: "npm test", description: "Run the tests" }),
       use("toolu_08", "Edit", { file_path: "src/greet.ts", old_string: "greet", new_string: "welcome" })
     ]
   }),
   MessagesServer.Reply.Message({
-    content: [MessagesServer.text("The greeting now ends with an exclamation mark, and the function is called welcome. I could not run the tests: you declined.")]
+    content: [
+      MessagesServer.text(
+        "The greeting now ends with an exclamation mark, and the function is called welcome. I could not run the tests: you declined."
+      )
+    ]
   })
 ]
 
@@ -82,12 +95,26 @@ const person = Approver.scripted((request) =>
 
 /** One MCP server, as a `.mcp.json` would configure it; its echo tool is allowed by rule. */
 const mcp = McpConfig.fromJson("demo .mcp.json", {
-  mcpServers: { everything: { command: process.execPath, args: [path.join(path.dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/package.json")), "dist/index.js"), "stdio"] } }
+  mcpServers: {
+    everything: {
+      command: process.execPath,
+      args: [
+        path.join(
+          path.dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/package.json")),
+          "dist/index.js"
+        ),
+        "stdio"
+      ]
+    }
+  }
 }, { trusted: true })
 
 const runtime = ToolRuntime.layer.pipe(
   Layer.provideMerge(Layer.mergeAll(
-    McpServers.extendRegistry.pipe(Layer.provide(ToolRegistry.layer(builtinTools).pipe(Layer.provide(builtinLayer()))), Layer.provide(McpServers.layer(mcp))),
+    McpServers.extendRegistry.pipe(
+      Layer.provide(ToolRegistry.layer(builtinTools).pipe(Layer.provide(builtinLayer()))),
+      Layer.provide(McpServers.layer(mcp))
+    ),
     RulePolicy.layer({ mode: "default", cliRules: { allow: ["mcp__everything__echo"], deny: [], ask: [] } }),
     person,
     ToolHooks.none
@@ -97,13 +124,20 @@ const runtime = ToolRuntime.layer.pipe(
   Layer.provide(NodeContext.layer)
 )
 
-const clip = (text: string, max = 600) => (text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters)`)
+const clip = (
+  text: string,
+  max = 600
+) => (text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters)`)
 
 /** What a person sees, and (after each turn) what the model gets back. */
 const show = (event: LoopEvent): Effect.Effect<void> => {
   switch (event._tag) {
     case "Requested":
-      return Console.log(`\n━━ request ${event.turn} to the model, with ${event.tools.length} tool definitions (${event.tools.slice(0, 8).join(", ")}, …)\n`)
+      return Console.log(
+        `\n━━ request ${event.turn} to the model, with ${event.tools.length} tool definitions (${
+          event.tools.slice(0, 8).join(", ")
+        }, …)\n`
+      )
     case "Text":
       return Effect.sync(() => void process.stdout.write(event.text))
     case "Tool": {
@@ -113,12 +147,22 @@ const show = (event: LoopEvent): Effect.Effect<void> => {
     case "Replied": {
       if (event.results === undefined || typeof event.results.content === "string") return Effect.void
       const lines = event.results.content.flatMap((block) =>
-        block.type === "tool_result" ? [`[${block.tool_use_id}] ${block.is_error === true ? "is_error " : ""}${clip(contentText(block.content))}\n`] : []
+        block.type === "tool_result"
+          ? [
+            `[${block.tool_use_id}] ${block.is_error === true ? "is_error " : ""}${clip(contentText(block.content))}\n`
+          ]
+          : []
       )
-      return Console.log(`\n── what the model gets back in its next request (tool_result blocks, in tool_use order)\n\n${lines.join("\n")}`)
+      return Console.log(
+        `\n── what the model gets back in its next request (tool_result blocks, in tool_use order)\n\n${
+          lines.join("\n")
+        }`
+      )
     }
     case "Finished":
-      return Console.log(`\n\n━━ the model ended its turn (${event.result.stopReason}) after ${event.result.turns} requests`)
+      return Console.log(
+        `\n\n━━ the model ended its turn (${event.result.stopReason}) after ${event.result.turns} requests`
+      )
   }
 }
 
@@ -134,4 +178,6 @@ const program = Effect.gen(function*() {
   console.log(`\nFinal src/greet.ts:\n${fs.readFileSync(path.join(project, "src", "greet.ts"), "utf8")}`)
 })
 
-Effect.runPromise(Effect.scoped(program).pipe(Effect.provide(runtime))).finally(() => fs.rmSync(project, { recursive: true, force: true }))
+Effect.runPromise(Effect.scoped(program).pipe(Effect.provide(runtime))).finally(() =>
+  fs.rmSync(project, { recursive: true, force: true })
+)

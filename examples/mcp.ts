@@ -1,13 +1,25 @@
 import { NodeContext } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
-import { Approver, McpConfig, McpServers, ResultStore, RulePolicy, ToolHooks, ToolRegistry, ToolRuntime } from "effect-tool-runtime"
+import {
+  Approver,
+  McpConfig,
+  McpServers,
+  ResultStore,
+  RulePolicy,
+  ToolHooks,
+  ToolRegistry,
+  ToolRuntime
+} from "effect-tool-runtime"
 import { Workspace } from "effect-tool-runtime/tools"
 
 // A .mcp.json, as Claude Code reads it (`${VAR:-default}` is expanded). Usually: `McpConfig.loadFile(".mcp.json",
 // { trusted })`, where `trusted` is whether the person trusts the folder the file came from.
 const config = McpConfig.fromJson(".mcp.json", {
   mcpServers: {
-    everything: { command: "node", args: ["node_modules/@modelcontextprotocol/server-everything/dist/index.js", "${TRANSPORT:-stdio}"] }
+    everything: {
+      command: "node",
+      args: ["node_modules/@modelcontextprotocol/server-everything/dist/index.js", "${TRANSPORT:-stdio}"]
+    }
   }
 }, { trusted: true })
 

@@ -7,9 +7,9 @@ import { Console, Effect, Layer, Stream } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { activityOf } from "../src/Runtime/Activity.js"
 import { Approver } from "../src/Permission/Approver.js"
 import { PermissionPolicy } from "../src/Permission/PermissionPolicy.js"
+import { activityOf } from "../src/Runtime/Activity.js"
 import { ToolUsePart } from "../src/Runtime/Preview.js"
 import { ResultStore } from "../src/Runtime/ResultStore.js"
 import { ToolHooks } from "../src/Runtime/ToolHooks.js"
@@ -21,7 +21,12 @@ import * as Edit from "../src/Tools/Edit.js"
 import { FileState } from "../src/Tools/FileState.js"
 
 /** The chunks an Anthropic stream sends as `input_json_delta` for one Edit. */
-const deltas = ["{\"file_path\": \"src/gre", "et.ts\", \"old_string\": \"\", \"new_", "string\": \"export const greet = (name: string) => ", "`Hello, ${name}`\\n\"}"]
+const deltas = [
+  "{\"file_path\": \"src/gre",
+  "et.ts\", \"old_string\": \"\", \"new_",
+  "string\": \"export const greet = (name: string) => ",
+  "`Hello, ${name}`\\n\"}"
+]
 
 export const program = Effect.gen(function*() {
   const registry = yield* ToolRegistry
@@ -47,7 +52,9 @@ export const program = Effect.gen(function*() {
 
 const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "preview-example-")))
 fs.mkdirSync(path.join(cwd, "src"))
-const tools = Edit.layer.pipe(Layer.provide(Layer.mergeAll(Workspace.layer({ cwd }), FileState.layer()).pipe(Layer.provideMerge(NodeContext.layer))))
+const tools = Edit.layer.pipe(
+  Layer.provide(Layer.mergeAll(Workspace.layer({ cwd }), FileState.layer()).pipe(Layer.provideMerge(NodeContext.layer)))
+)
 const registry = Layer.provide(ToolRegistry.layer([Edit.Edit]), tools)
 export const runtime = ToolRuntime.layer.pipe(
   Layer.provideMerge(registry),

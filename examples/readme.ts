@@ -1,7 +1,16 @@
 import { FetchHttpClient } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { Console, Effect, Layer } from "effect"
-import { AgentLoop, AnthropicMessages, Approver, renderEvent, Session, ToolHooks, ToolRegistry, ToolRuntime } from "effect-tool-runtime"
+import {
+  AgentLoop,
+  AnthropicMessages,
+  Approver,
+  renderEvent,
+  Session,
+  ToolHooks,
+  ToolRegistry,
+  ToolRuntime
+} from "effect-tool-runtime"
 import type { LoopEvent } from "effect-tool-runtime"
 import { builtinSessionLayer, builtinTools, Workspace } from "effect-tool-runtime/tools"
 

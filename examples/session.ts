@@ -20,5 +20,10 @@ export const conversation = (cwd: string, turns: ReadonlyArray<ReadonlyArray<Too
 export const program = (cwd: string) =>
   conversation(cwd, [
     [{ type: "tool_use", id: "toolu_1", name: "Read", input: { file_path: "notes.txt" } }],
-    [{ type: "tool_use", id: "toolu_2", name: "Edit", input: { file_path: "notes.txt", old_string: "draft", new_string: "final" } }]
+    [{
+      type: "tool_use",
+      id: "toolu_2",
+      name: "Edit",
+      input: { file_path: "notes.txt", old_string: "draft", new_string: "final" }
+    }]
   ])

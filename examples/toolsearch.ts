@@ -1,5 +1,14 @@
 import { Effect, Layer, Schema } from "effect"
-import { Approver, DiscoveredTools, PermissionPolicy, ResultStore, Tool, ToolCatalog, ToolHooks, ToolRuntime } from "effect-tool-runtime"
+import {
+  Approver,
+  DiscoveredTools,
+  PermissionPolicy,
+  ResultStore,
+  Tool,
+  ToolCatalog,
+  ToolHooks,
+  ToolRuntime
+} from "effect-tool-runtime"
 import { Search } from "effect-tool-runtime/tools"
 
 // A deferred tool: the model sees only its name until ToolSearch loads it.
@@ -34,5 +43,11 @@ export const program = Effect.gen(function*() {
   const [forecast] = yield* ToolRuntime.execute([
     { type: "tool_use", id: "toolu_2", name: "mcp__weather__get_forecast", input: { city: "Oslo" } }
   ])
-  return { first: first.included, announced: first.deferred, search: search!.result, next: next.included, forecast: forecast!.result }
+  return {
+    first: first.included,
+    announced: first.deferred,
+    search: search!.result,
+    next: next.included,
+    forecast: forecast!.result
+  }
 }).pipe(Effect.provide(SessionLive))

@@ -10,12 +10,19 @@
 import { build } from "esbuild"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
-import process from "node:process"
 import * as os from "node:os"
 import * as path from "node:path"
+import process from "node:process"
 import * as vm from "node:vm"
 
-const common = { bundle: true, platform: "node", target: "node20", minify: true, legalComments: "none", logLevel: "warning" }
+const common = {
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  minify: true,
+  legalComments: "none",
+  logLevel: "warning"
+}
 
 await build({
   ...common,
@@ -27,7 +34,12 @@ await build({
   define: { "import.meta.url": "__etrImportMetaUrl" },
   banner: { js: "var __etrImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" }
 })
-await build({ ...common, entryPoints: ["src/cli/launcher.ts"], outfile: "dist/bin/effect-tool-runtime.js", format: "esm" })
+await build({
+  ...common,
+  entryPoints: ["src/cli/launcher.ts"],
+  outfile: "dist/bin/effect-tool-runtime.js",
+  format: "esm"
+})
 
 // The code cache, from a training run: one `exec` of a Read in a scratch directory, compiled with the same wrapper
 // as the launcher's, so V8 accepts it. Should the run fail, a cache of the top level alone does.
@@ -35,7 +47,13 @@ const bundle = path.resolve("dist/bin/cli.cjs")
 const cache = path.resolve("dist/bin/cli.cache")
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "etr-train-"))
 fs.writeFileSync(path.join(scratch, "a.txt"), "hello\n")
-const trained = spawnSync(process.execPath, [path.resolve("scripts/train-code-cache.mjs"), bundle, cache, "exec", "--no-claude-settings"], {
+const trained = spawnSync(process.execPath, [
+  path.resolve("scripts/train-code-cache.mjs"),
+  bundle,
+  cache,
+  "exec",
+  "--no-claude-settings"
+], {
   cwd: scratch,
   input: JSON.stringify([{ type: "tool_use", id: "t1", name: "Read", input: { file_path: "a.txt" } }]),
   env: { ...process.env, HOME: scratch, TMPDIR: scratch }
@@ -43,7 +61,9 @@ const trained = spawnSync(process.execPath, [path.resolve("scripts/train-code-ca
 fs.rmSync(scratch, { recursive: true, force: true })
 if (trained.status !== 0 || !fs.existsSync(cache)) {
   const source = fs.readFileSync(bundle, "utf8")
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: bundle })
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: bundle
+  })
   fs.writeFileSync(cache, script.createCachedData())
 }
 fs.chmodSync("dist/bin/effect-tool-runtime.js", 0o755)

@@ -68,7 +68,14 @@ export { AuditLog } from "./Runtime/AuditLog.js"
 /** @since 0.2.0 */
 export * as Definitions from "./Runtime/Definitions.js"
 /** @since 0.2.0 */
-export { announcement, DiscoveredTools, notLoadedMessage, parseSearchMode, requestEnabled, ToolCatalog } from "./Runtime/ToolCatalog.js"
+export {
+  announcement,
+  DiscoveredTools,
+  notLoadedMessage,
+  parseSearchMode,
+  requestEnabled,
+  ToolCatalog
+} from "./Runtime/ToolCatalog.js"
 /** @since 0.2.0 */
 export { wholeToolDenial } from "./Permission/RulePolicy.js"
 /** @since 0.2.0 */
@@ -78,8 +85,8 @@ export { ApprovalRecord, Session, SessionError } from "./Runtime/Session.js"
 /** @since 0.2.0 */
 export { renderEvent, renderOutcome } from "./cli/render.js"
 /** @since 0.2.0 */
-export type { ToolResultBlock, ToolUseBlock } from "./Tool/Wire.js"
 export type { Registry } from "./Runtime/ToolRegistry.js"
+export type { ToolResultBlock, ToolUseBlock } from "./Tool/Wire.js"
 /** @since 0.2.0 */
 export { makeDynamicRegistry } from "./Runtime/ToolRegistry.js"
 /** @since 0.2.0 */
@@ -103,7 +110,14 @@ export * as ClassifierApprover from "./Permission/ClassifierApprover.js"
 /** @since 0.2.0 */
 export * as AgentLoop from "./Integrations/AgentLoop.js"
 /** @since 0.2.0 */
-export type { AgentLoopError, LoopEvent, LoopHandle, LoopOptions, LoopResult, LoopStopReason } from "./Integrations/AgentLoop.js"
+export type {
+  AgentLoopError,
+  LoopEvent,
+  LoopHandle,
+  LoopOptions,
+  LoopResult,
+  LoopStopReason
+} from "./Integrations/AgentLoop.js"
 /** @since 0.2.0 */
 export * as AnthropicMessages from "./Integrations/AnthropicMessages.js"
 /** @since 0.2.0 */

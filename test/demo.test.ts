@@ -9,7 +9,10 @@ import * as path from "node:path"
 describe("npm start", () => {
   it("plays the whole loop: three requests, every call governed, the results sent back, the model's answer", () => {
     const root = path.join(__dirname, "..")
-    const output = execFileSync(process.execPath, [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), "examples/demo.ts"], {
+    const output = execFileSync(process.execPath, [
+      path.join(root, "node_modules", "tsx", "dist", "cli.mjs"),
+      "examples/demo.ts"
+    ], {
       cwd: root,
       encoding: "utf8",
       timeout: 60_000,

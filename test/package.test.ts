@@ -21,7 +21,8 @@ const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"))
   readonly devDependencies: Record<string, string>
 }
 const installed = (name: string): string =>
-  (JSON.parse(fs.readFileSync(path.join(root, "node_modules", name, "package.json"), "utf8")) as { version: string }).version
+  (JSON.parse(fs.readFileSync(path.join(root, "node_modules", name, "package.json"), "utf8")) as { version: string })
+    .version
 
 let project = ""
 
@@ -33,10 +34,18 @@ beforeAll(async () => {
   const tarball = path.join(base, `effect-tool-runtime-${pkg.version}.tgz`)
   project = path.join(base, "consumer")
   fs.mkdirSync(project)
-  fs.writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }))
+  fs.writeFileSync(
+    path.join(project, "package.json"),
+    JSON.stringify({ name: "consumer", private: true, type: "module" })
+  )
   // The peers at the versions this repository tests with.
-  const peers = [...Object.keys(pkg.peerDependencies), "typescript", "@types/node"].map((name) => `${name}@${installed(name)}`)
-  await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball, ...peers], { cwd: project, timeout: 240_000 })
+  const peers = [...Object.keys(pkg.peerDependencies), "typescript", "@types/node"].map((name) =>
+    `${name}@${installed(name)}`
+  )
+  await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball, ...peers], {
+    cwd: project,
+    timeout: 240_000
+  })
 }, 300_000)
 
 afterAll(() => {
@@ -46,26 +55,52 @@ afterAll(() => {
 describe("the packed package", () => {
   it("ships LICENSE, README, dist and the bundled bin, and declares @effect/platform-node as a peer", () => {
     const dir = path.join(project, "node_modules", "effect-tool-runtime")
-    for (const file of ["LICENSE", "README.md", "dist/index.js", "dist/index.d.ts", "dist/bin/effect-tool-runtime.js", "dist/bin/cli.cjs", "dist/bin/cli.cache"]) {
+    for (
+      const file of [
+        "LICENSE",
+        "README.md",
+        "dist/index.js",
+        "dist/index.d.ts",
+        "dist/bin/effect-tool-runtime.js",
+        "dist/bin/cli.cjs",
+        "dist/bin/cli.cache"
+      ]
+    ) {
       expect(fs.existsSync(path.join(dir, file)), file).toBe(true)
     }
     expect(pkg.peerDependencies["@effect/platform-node"]).toBeDefined()
   })
 
   it("every entry point imports in a fresh project", async () => {
-    const entries = Object.keys(pkg.exports).map((entry) => entry === "." ? "effect-tool-runtime" : `effect-tool-runtime/${entry.slice(2)}`)
-    expect(entries).toEqual(["effect-tool-runtime", "effect-tool-runtime/tools", "effect-tool-runtime/testing", "effect-tool-runtime/ai"])
-    const script = `const names = {}; for (const e of ${JSON.stringify(entries)}) names[e] = Object.keys(await import(e)).sort(); console.log(JSON.stringify(names))`
+    const entries = Object.keys(pkg.exports).map((entry) =>
+      entry === "." ? "effect-tool-runtime" : `effect-tool-runtime/${entry.slice(2)}`
+    )
+    expect(entries).toEqual([
+      "effect-tool-runtime",
+      "effect-tool-runtime/tools",
+      "effect-tool-runtime/testing",
+      "effect-tool-runtime/ai"
+    ])
+    const script = `const names = {}; for (const e of ${
+      JSON.stringify(entries)
+    }) names[e] = Object.keys(await import(e)).sort(); console.log(JSON.stringify(names))`
     const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: project })
     const names = JSON.parse(stdout) as Record<string, ReadonlyArray<string>>
-    expect(names["effect-tool-runtime"]).toEqual(expect.arrayContaining(["ToolRuntime", "Session", "ApprovalAnswer", "renderEvent", "ResultStore"]))
-    expect(names["effect-tool-runtime/tools"]).toEqual(expect.arrayContaining(["builtinLayer", "builtinTools", "SessionFileState", "Read"]))
+    expect(names["effect-tool-runtime"]).toEqual(
+      expect.arrayContaining(["ToolRuntime", "Session", "ApprovalAnswer", "renderEvent", "ResultStore"])
+    )
+    expect(names["effect-tool-runtime/tools"]).toEqual(
+      expect.arrayContaining(["builtinLayer", "builtinTools", "SessionFileState", "Read"])
+    )
     expect(names["effect-tool-runtime/testing"]).toEqual(expect.arrayContaining(["testRuntime", "arbitraryTurn"]))
   })
 
   it("the bin runs exec from the installed package", async () => {
     fs.writeFileSync(path.join(project, "a.txt"), "hello\n")
-    const child = execFile(path.join(project, "node_modules", ".bin", "effect-tool-runtime"), ["exec", "--no-claude-settings"], { cwd: project })
+    const child = execFile(path.join(project, "node_modules", ".bin", "effect-tool-runtime"), [
+      "exec",
+      "--no-claude-settings"
+    ], { cwd: project })
     child.stdin!.end(JSON.stringify([{ type: "tool_use", id: "t1", name: "Read", input: { file_path: "a.txt" } }]))
     const stdout = await new Promise<string>((resolve, reject) => {
       let out = ""
@@ -76,34 +111,45 @@ describe("the packed package", () => {
     expect(JSON.parse(stdout)).toMatchObject({ outcomes: [{ tool_use_id: "t1", status: "success" }] })
   }, 30_000)
 
-  it("README's examples and a consumer file compile against the published types with exactOptionalPropertyTypes", async () => {
-    const readme = fs.readFileSync(path.join(root, "README.md"), "utf8")
-    const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!)
-    expect(blocks.length).toBeGreaterThan(0)
-    // The first example is examples/readme.ts (test/readme.test.ts pins it), which the session example imports.
-    blocks.forEach((block, i) => fs.writeFileSync(path.join(project, i === 0 ? "readme.ts" : `readme-${i}.ts`), block))
-    fs.writeFileSync(path.join(project, "consumer.ts"), CONSUMER)
-    fs.writeFileSync(path.join(project, "tsconfig.json"), JSON.stringify({
-      compilerOptions: {
-        target: "ES2022",
-        lib: ["ES2022"],
-        module: "NodeNext",
-        moduleResolution: "NodeNext",
-        types: ["node"],
-        strict: true,
-        exactOptionalPropertyTypes: true,
-        skipLibCheck: false,
-        noEmit: true
-      },
-      include: ["*.ts"]
-    }))
-    const result = await run(path.join(project, "node_modules", ".bin", "tsc"), ["-p", "."], { cwd: project }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }))
-    // Library checking is on, so our .d.ts files are checked; other packages' own declarations (which want the DOM
-    // lib or @types/ws) are not this package's to fix.
-    const ours = result.stdout.split("\n").filter((line) => /^\S+\(\d+,\d+\): error/.test(line))
-      .filter((line) => !line.startsWith("node_modules/") || line.startsWith("node_modules/effect-tool-runtime/"))
-    expect(ours).toEqual([])
-  }, 180_000)
+  it(
+    "README's examples and a consumer file compile against the published types with exactOptionalPropertyTypes",
+    async () => {
+      const readme = fs.readFileSync(path.join(root, "README.md"), "utf8")
+      const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!)
+      expect(blocks.length).toBeGreaterThan(0)
+      // The first example is examples/readme.ts (test/readme.test.ts pins it), which the session example imports.
+      blocks.forEach((block, i) =>
+        fs.writeFileSync(path.join(project, i === 0 ? "readme.ts" : `readme-${i}.ts`), block)
+      )
+      fs.writeFileSync(path.join(project, "consumer.ts"), CONSUMER)
+      fs.writeFileSync(
+        path.join(project, "tsconfig.json"),
+        JSON.stringify({
+          compilerOptions: {
+            target: "ES2022",
+            lib: ["ES2022"],
+            module: "NodeNext",
+            moduleResolution: "NodeNext",
+            types: ["node"],
+            strict: true,
+            exactOptionalPropertyTypes: true,
+            skipLibCheck: false,
+            noEmit: true
+          },
+          include: ["*.ts"]
+        })
+      )
+      const result = await run(path.join(project, "node_modules", ".bin", "tsc"), ["-p", "."], { cwd: project }).catch((
+        error: { stdout?: string }
+      ) => ({ stdout: error.stdout ?? String(error) }))
+      // Library checking is on, so our .d.ts files are checked; other packages' own declarations (which want the DOM
+      // lib or @types/ws) are not this package's to fix.
+      const ours = result.stdout.split("\n").filter((line) => /^\S+\(\d+,\d+\): error/.test(line))
+        .filter((line) => !line.startsWith("node_modules/") || line.startsWith("node_modules/effect-tool-runtime/"))
+      expect(ours).toEqual([])
+    },
+    180_000
+  )
 })
 
 /** What a user writes: optional fields passed through as `T | undefined`, the layers a session needs. */

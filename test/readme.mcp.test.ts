@@ -13,14 +13,18 @@ describe("README: MCP servers", () => {
     expect(blocks).toContain(example)
   })
 
-  it.live("the example runs: echo is allowed by its rule, a bad input gets the built-in wording", () =>
-    Effect.gen(function*() {
-      const result = yield* program
-      expect(result.state).toBe("Connected")
-      expect(result.echo).toEqual({ type: "tool_result", tool_use_id: "toolu_1", content: "Echo: hi" })
-      expect(result.sum.is_error).toBe(true)
-      // The README shows the results it gets.
-      expect(readme).toContain(JSON.stringify(result.echo.content))
-      expect(readme).toContain(String(result.sum.content).split("\n")[1]!.replace("</tool_use_error>", ""))
-    }), 30_000)
+  it.live(
+    "the example runs: echo is allowed by its rule, a bad input gets the built-in wording",
+    () =>
+      Effect.gen(function*() {
+        const result = yield* program
+        expect(result.state).toBe("Connected")
+        expect(result.echo).toEqual({ type: "tool_result", tool_use_id: "toolu_1", content: "Echo: hi" })
+        expect(result.sum.is_error).toBe(true)
+        // The README shows the results it gets.
+        expect(readme).toContain(JSON.stringify(result.echo.content))
+        expect(readme).toContain(String(result.sum.content).split("\n")[1]!.replace("</tool_use_error>", ""))
+      }),
+    30_000
+  )
 })

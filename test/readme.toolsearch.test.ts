@@ -18,7 +18,11 @@ describe("README: tool definitions and ToolSearch", () => {
       const result = yield* program
       expect(result.first).toEqual(["ToolSearch"])
       expect(result.announced).toEqual(["mcp__weather__get_forecast"])
-      expect(result.search).toEqual({ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "tool_reference", tool_name: "mcp__weather__get_forecast" }] })
+      expect(result.search).toEqual({
+        type: "tool_result",
+        tool_use_id: "toolu_1",
+        content: [{ type: "tool_reference", tool_name: "mcp__weather__get_forecast" }]
+      })
       expect(result.next).toEqual(["mcp__weather__get_forecast", "ToolSearch"])
       expect(result.forecast).toEqual({ type: "tool_result", tool_use_id: "toolu_2", content: "Oslo: sunny" })
       // The README shows the result it gets.

@@ -31,9 +31,6 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type { Outcome } from "../Tool/Outcome.js"
-import { filterEnabled } from "../Tool/Tool.js"
-import type { ToolUseBlock } from "../Tool/Wire.js"
 import * as Definitions from "../Runtime/Definitions.js"
 import type { ToolEvent } from "../Runtime/Events.js"
 import { parsePartial, ToolUsePart } from "../Runtime/Preview.js"
@@ -42,6 +39,9 @@ import { requestEnabled, ToolCatalog } from "../Runtime/ToolCatalog.js"
 import { ToolRegistry } from "../Runtime/ToolRegistry.js"
 import type { RunHandle, RunOptions } from "../Runtime/ToolRuntime.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
+import type { Outcome } from "../Tool/Outcome.js"
+import { filterEnabled } from "../Tool/Tool.js"
+import type { ToolUseBlock } from "../Tool/Wire.js"
 import type { ContentBlock, Message, ModelEvent, ModelRequest, StopReason } from "./ModelBackend.js"
 import { ModelBackend, ModelError } from "./ModelBackend.js"
 
@@ -182,9 +182,10 @@ type Requirements = ModelBackend | ToolRuntime | ToolRegistry
  * @category running
  */
 export const run = (options: LoopOptions): Effect.Effect<LoopResult, AgentLoopError, Requirements> =>
-  Effect.scoped(Effect.flatMap(startWith(options, options.onEvent ?? (() => Effect.void)), (handle) => handle.await)).pipe(
-    Effect.withSpan("AgentLoop.run")
-  )
+  Effect.scoped(Effect.flatMap(startWith(options, options.onEvent ?? (() => Effect.void)), (handle) => handle.await))
+    .pipe(
+      Effect.withSpan("AgentLoop.run")
+    )
 
 /**
  * Starts a conversation whose events, cancellation and end are in the handle; it belongs to the Scope (closing it
@@ -199,7 +200,10 @@ export const start = (options: LoopOptions): Effect.Effect<LoopHandle, never, Re
     // Added first, so it runs last: a consumer outside the Scope sees the events end when the Scope closes.
     yield* Effect.addFinalizer(() => events.shutdown)
     const onEvent = options.onEvent
-    const handle = yield* startWith(options, (event) => onEvent === undefined ? events.offer(event) : Effect.zipRight(onEvent(event), events.offer(event)))
+    const handle = yield* startWith(
+      options,
+      (event) => onEvent === undefined ? events.offer(event) : Effect.zipRight(onEvent(event), events.offer(event))
+    )
     yield* Effect.forkScoped(Effect.flatMap(Effect.exit(Effect.asVoid(handle.await)), (exit) => events.done(exit)))
     return { ...handle, events: Mailbox.toStream(events) }
   }).pipe(Effect.withSpan("AgentLoop.start"))
@@ -228,25 +232,34 @@ const startWith = (
     // A session in context is saved after every turn (what the model read, discovered tools, approvals).
     const checkpoint = Option.match(yield* Effect.serviceOption(Session), {
       onNone: () => Effect.void,
-      onSome: (session) => Effect.catchAll(session.checkpoint, (error) => Effect.logWarning(`the session could not be saved: ${error.message}`))
+      onSome: (session) =>
+        Effect.catchAll(session.checkpoint, (error) =>
+          Effect.logWarning(`the session could not be saved: ${error.message}`))
     })
     const history = yield* Ref.make<ReadonlyArray<Message>>(options.messages)
     const stopped = yield* Deferred.make<"cancel" | "interrupt">()
-    const maxTurns = options.maxTurns === undefined || !Number.isFinite(options.maxTurns) ? 20 : Math.max(1, Math.floor(options.maxTurns))
+    const maxTurns = options.maxTurns === undefined || !Number.isFinite(options.maxTurns)
+      ? 20
+      : Math.max(1, Math.floor(options.maxTurns))
     const usage = { inputTokens: 0, outputTokens: 0 }
 
     const definitions = Option.match(catalog, {
       // Every registered tool that can work now (a down MCP server's tools are left out).
       onNone: () =>
         Effect.map(filterEnabled(registry.tools), (tools) => ({
-          tools: tools.map((tool) => Definitions.anthropic(tool.definition)),
+          tools: tools.map((tool) =>
+            Definitions.anthropic(tool.definition)
+          ),
           included: tools.map((tool) => tool.definition.name),
           deferred: [] as ReadonlyArray<string>,
           announcement: undefined as string | undefined
         })),
       onSome: (service) =>
         Effect.map(
-          requestEnabled("anthropic").pipe(Effect.provideService(ToolCatalog, service), Effect.provideService(ToolRegistry, registry)),
+          requestEnabled("anthropic").pipe(
+            Effect.provideService(ToolCatalog, service),
+            Effect.provideService(ToolRegistry, registry)
+          ),
           (request) => ({ ...request, tools: request.tools as ReadonlyArray<Definitions.AnthropicTool> })
         )
     })
@@ -260,12 +273,14 @@ const startWith = (
       })
 
     const conversation = Effect.gen(function*() {
-      for (let turn = 1; ; turn++) {
+      for (let turn = 1;; turn++) {
         // A stop between turns ends the loop before its next request.
         if (yield* Deferred.isDone(stopped)) return yield* finish("cancelled", turn - 1)
         const request = yield* definitions
         yield* emit(LoopEvent.Requested({ turn, tools: request.included, deferred: request.deferred }))
-        const system = [options.system, request.announcement].filter((part) => part !== undefined && part !== "").join("\n\n")
+        const system = [options.system, request.announcement].filter((part) => part !== undefined && part !== "").join(
+          "\n\n"
+        )
         const reply = yield* replyTurn(turn, {
           system: system === "" ? undefined : system,
           messages: yield* Ref.get(history),
@@ -313,9 +328,16 @@ const startWith = (
       Effect.scoped(Effect.gen(function*() {
         const intake = yield* Mailbox.make<ToolUseBlock | ToolUsePart>()
         const runHandle: RunHandle = yield* runtime.start(Mailbox.toStream(intake), options.run)
-        const toolEvents = yield* Effect.forkScoped(Stream.runForEach(runHandle.events, (event) => emit(LoopEvent.Tool({ turn, event }))))
+        const toolEvents = yield* Effect.forkScoped(
+          Stream.runForEach(runHandle.events, (event) => emit(LoopEvent.Tool({ turn, event })))
+        )
         // A stop after the reply has ended still stops the calls that run.
-        yield* Effect.forkScoped(Effect.flatMap(Deferred.await(stopped), (how) => (how === "interrupt" ? runHandle.interrupt : runHandle.cancel)))
+        yield* Effect.forkScoped(
+          Effect.flatMap(
+            Deferred.await(stopped),
+            (how) => (how === "interrupt" ? runHandle.interrupt : runHandle.cancel)
+          )
+        )
         const content: Array<ContentBlock | OpenToolUse> = []
         const open = new Map<string, OpenToolUse>()
         let stop: Extract<ModelEvent, { _tag: "Stop" }> | undefined = undefined
@@ -324,12 +346,15 @@ const startWith = (
           switch (event._tag) {
             case "TextDelta": {
               const last = content.at(-1)
-              if (last !== undefined && last.type === "text") content[content.length - 1] = { type: "text", text: last.text + event.text }
-              else content.push({ type: "text", text: event.text })
+              if (last !== undefined && last.type === "text") {
+                content[content.length - 1] = { type: "text", text: last.text + event.text }
+              } else content.push({ type: "text", text: event.text })
               return Effect.asVoid(emit(LoopEvent.Text({ turn, text: event.text })))
             }
             case "ToolUseStart": {
-              if (event.id === "") return malformed("a tool_use block has an empty id")
+              if (event.id === "") {
+                return malformed("a tool_use block has an empty id")
+              }
               if (open.has(event.id) || content.some((block) => block.type === "tool_use" && block.id === event.id)) {
                 return malformed(`two tool_use blocks have the id ${event.id}`)
               }
@@ -348,7 +373,12 @@ const startWith = (
               const block = open.get(event.id)
               if (block === undefined) return malformed(`the end of a tool_use that is not open (${event.id})`)
               open.delete(event.id)
-              content[content.indexOf(block)] = { type: "tool_use", id: block.id, name: block.name, input: inputOf(block.json) }
+              content[content.indexOf(block)] = {
+                type: "tool_use",
+                id: block.id,
+                name: block.name,
+                input: inputOf(block.json)
+              }
               return Effect.asVoid(intake.offer(ToolUsePart.End({ id: event.id })))
             }
             case "Stop": {
@@ -371,7 +401,9 @@ const startWith = (
           Effect.either
         )
         const error = streamed._tag === "Left" ? streamed.left : undefined
-        const stoppedBy = streamed._tag === "Right" && streamed.right !== undefined ? streamed.right.stoppedBy : undefined
+        const stoppedBy = streamed._tag === "Right" && streamed.right !== undefined
+          ? streamed.right.stoppedBy
+          : undefined
         // Stopped before the intake ends: calls still open or queued are answered as never run.
         if (stoppedBy === "interrupt") yield* runHandle.interrupt
         else if (stoppedBy !== undefined || error !== undefined) yield* runHandle.cancel
@@ -383,12 +415,16 @@ const startWith = (
         // the runtime never ran it (its input was incomplete, and the run was stopped before the intake ended).
         const cutShort = new Set(open.keys())
         const blocks: Array<ContentBlock> = content.map((block) =>
-          block.type === "open_tool_use" ? { type: "tool_use", id: block.id, name: block.name, input: partialInputOf(block.json) } : block
+          block.type === "open_tool_use"
+            ? { type: "tool_use", id: block.id, name: block.name, input: partialInputOf(block.json) }
+            : block
         )
         const message: Message = { role: "assistant", content: blocks }
         const reply: Reply = {
           message,
-          results: blocks.some((block) => block.type === "tool_use") ? { role: "user", content: answers(blocks, outcomes, cutShort) } : undefined,
+          results: blocks.some((block) => block.type === "tool_use")
+            ? { role: "user", content: answers(blocks, outcomes, cutShort) }
+            : undefined,
           stop,
           error,
           cancelled: stoppedBy !== undefined || (yield* Deferred.isDone(stopped))
@@ -397,8 +433,7 @@ const startWith = (
       })).pipe(Effect.withSpan("AgentLoop.turn", { attributes: { turn } }))
 
     const fiber = yield* Effect.forkScoped(conversation)
-    const stopWith = (how: "cancel" | "interrupt") =>
-      Effect.asVoid(Deferred.succeed(stopped, how))
+    const stopWith = (how: "cancel" | "interrupt") => Effect.asVoid(Deferred.succeed(stopped, how))
     return {
       cancel: stopWith("cancel"),
       interrupt: stopWith("interrupt"),

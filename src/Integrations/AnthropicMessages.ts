@@ -21,10 +21,10 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import type { ModelRequest } from "./ModelBackend.js"
-import { ModelBackend } from "./ModelBackend.js"
 import * as Client from "./internal/messagesClient.js"
 import * as Wire from "./internal/messagesWire.js"
+import type { ModelRequest } from "./ModelBackend.js"
+import { ModelBackend } from "./ModelBackend.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // the request
@@ -253,7 +253,9 @@ export const make = Effect.fn("AnthropicMessages.make")(function*(options: Optio
     headers: {
       "x-api-key": Redacted.value(apiKey),
       "anthropic-version": options.anthropicVersion ?? "2023-06-01",
-      ...(options.betas === undefined || options.betas.length === 0 ? {} : { "anthropic-beta": options.betas.join(",") }),
+      ...(options.betas === undefined || options.betas.length === 0
+        ? {}
+        : { "anthropic-beta": options.betas.join(",") }),
       ...options.headers
     },
     idleTimeout: Duration.decode(options.idleTimeout ?? "10 minutes"),
@@ -269,7 +271,9 @@ export const make = Effect.fn("AnthropicMessages.make")(function*(options: Optio
  * @since 0.2.0
  * @category layers
  */
-export function layer(options: Options & { readonly apiKey: Redacted.Redacted<string> }): Layer.Layer<ModelBackend, never, HttpClient.HttpClient>
+export function layer(
+  options: Options & { readonly apiKey: Redacted.Redacted<string> }
+): Layer.Layer<ModelBackend, never, HttpClient.HttpClient>
 export function layer(options: Options): Layer.Layer<ModelBackend, ConfigError.ConfigError, HttpClient.HttpClient>
 export function layer(options: Options): Layer.Layer<ModelBackend, ConfigError.ConfigError, HttpClient.HttpClient> {
   return Layer.effect(ModelBackend, make(options))

@@ -30,13 +30,13 @@ import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type { Outcome } from "../Tool/Outcome.js"
-import type { ToolResultBlock, ToolUseBlock } from "../Tool/Wire.js"
 import * as Definitions from "../Runtime/Definitions.js"
 import type { RegisteredTool } from "../Runtime/ToolRegistry.js"
 import { ToolRegistry } from "../Runtime/ToolRegistry.js"
 import type { RunOptions } from "../Runtime/ToolRuntime.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
+import type { Outcome } from "../Tool/Outcome.js"
+import type { ToolResultBlock, ToolUseBlock } from "../Tool/Wire.js"
 
 /** Accepts any object: our decoder is the authority (and writes the model-readable errors). */
 const anyObject = Schema.Struct({}, Schema.Record({ key: Schema.String, value: Schema.Unknown }))
@@ -103,7 +103,6 @@ export const resultText = (content: ToolResultBlock["content"]): string => {
   return lines.join("\n")
 }
 
-
 /**
  * A toolkit over every registered tool, each call governed by the runtime. The calls of all requests go into one
  * run that lasts as long as the Scope; closing it interrupts whatever still runs (each call still gets its Outcome).
@@ -127,7 +126,9 @@ export const toolkit = (
         return deferred === undefined ? Effect.void : Deferred.succeed(deferred, outcome)
       })
     )
-    const tools: Record<string, AdaptedTool> = Object.fromEntries(registry.tools.map((tool) => [tool.definition.name, aiToolOf(tool)]))
+    const tools: Record<string, AdaptedTool> = Object.fromEntries(
+      registry.tools.map((tool) => [tool.definition.name, aiToolOf(tool)])
+    )
     let next = 0
     const handle = (name: string, params: unknown) =>
       Effect.gen(function*() {

@@ -115,7 +115,9 @@ export const toPrompt = (system: string | undefined, messages: ReadonlyArray<Mes
     // A new message starts a new Prompt message even when the role repeats.
     flush()
     destination = undefined
-    const blocks = typeof message.content === "string" ? [{ type: "text" as const, text: message.content }] : message.content
+    const blocks = typeof message.content === "string"
+      ? [{ type: "text" as const, text: message.content }]
+      : message.content
     for (const block of blocks) {
       switch (block.type) {
         case "text":
@@ -123,7 +125,10 @@ export const toPrompt = (system: string | undefined, messages: ReadonlyArray<Mes
           break
         case "tool_use":
           names.set(block.id, block.name)
-          add("assistant", Prompt.toolCallPart({ id: block.id, name: block.name, params: block.input, providerExecuted: false }))
+          add(
+            "assistant",
+            Prompt.toolCallPart({ id: block.id, name: block.name, params: block.input, providerExecuted: false })
+          )
           break
         case "tool_result":
           add(
@@ -151,9 +156,12 @@ export const toPrompt = (system: string | undefined, messages: ReadonlyArray<Mes
  * @since 0.2.0
  * @category conversions
  */
-export const toToolkit = (tools: ReadonlyArray<Definitions.AnthropicTool>): Toolkit.WithHandler<Record<string, AdaptedTool>> => ({
+export const toToolkit = (
+  tools: ReadonlyArray<Definitions.AnthropicTool>
+): Toolkit.WithHandler<Record<string, AdaptedTool>> => ({
   tools: Object.fromEntries(tools.map((tool) => [tool.name, EffectAi.aiTool(tool)])),
-  handle: (name) => Effect.dieMessage(`EffectAiModel: @effect/ai tried to run ${String(name)} itself; the loop runs tools`)
+  handle: (name) =>
+    Effect.dieMessage(`EffectAiModel: @effect/ai tried to run ${String(name)} itself; the loop runs tools`)
 })
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -234,7 +242,9 @@ const makeTranslator = () => {
   const skipped = new Set<string>()
   let stopped = false
 
-  const next = (part: Response.StreamPart<Record<string, AdaptedTool>>): Effect.Effect<ReadonlyArray<ModelEvent>, ModelError> => {
+  const next = (
+    part: Response.StreamPart<Record<string, AdaptedTool>>
+  ): Effect.Effect<ReadonlyArray<ModelEvent>, ModelError> => {
     switch (part.type) {
       case "text-delta":
         return Effect.succeed(part.delta.length === 0 ? [] : [ModelEvent.TextDelta({ text: part.delta })])
@@ -251,7 +261,9 @@ const makeTranslator = () => {
       }
       case "tool-params-delta":
         if (skipped.has(part.id)) return Effect.succeed([])
-        if (!open.has(part.id)) return Effect.fail(malformed(`Params arrived for the tool call ${part.id}, which has not started.`))
+        if (!open.has(part.id)) {
+          return Effect.fail(malformed(`Params arrived for the tool call ${part.id}, which has not started.`))
+        }
         if (part.delta.length === 0) return Effect.succeed([])
         withParams.add(part.id)
         return Effect.succeed([ModelEvent.ToolUseDelta({ id: part.id, partialJson: part.delta })])
@@ -278,10 +290,16 @@ const makeTranslator = () => {
         ])
       }
       case "finish": {
-        if (open.size > 0) return Effect.fail(malformed(`The reply finished while the tool call ${[...open].join(", ")} was still streaming.`))
+        if (open.size > 0) {
+          return Effect.fail(
+            malformed(`The reply finished while the tool call ${[...open].join(", ")} was still streaming.`)
+          )
+        }
         stopped = true
         const { inputTokens, outputTokens } = part.usage
-        const usage = inputTokens === undefined && outputTokens === undefined ? undefined : { inputTokens: inputTokens ?? 0, outputTokens: outputTokens ?? 0 }
+        const usage = inputTokens === undefined && outputTokens === undefined
+          ? undefined
+          : { inputTokens: inputTokens ?? 0, outputTokens: outputTokens ?? 0 }
         return Effect.succeed([ModelEvent.Stop({ reason: stopReason(part.reason), usage })])
       }
       case "error":
@@ -291,7 +309,9 @@ const makeTranslator = () => {
     }
   }
 
-  const end = Effect.suspend(() => (stopped ? Effect.void : Effect.fail(malformed("The reply ended without a finish."))))
+  const end = Effect.suspend(
+    () => (stopped ? Effect.void : Effect.fail(malformed("The reply ended without a finish.")))
+  )
 
   return { next, end }
 }
@@ -340,7 +360,10 @@ export const stream = (
  * @category constructors
  */
 export const make = (options: Options = {}): Effect.Effect<ModelBackend["Type"], never, LanguageModel.LanguageModel> =>
-  Effect.map(LanguageModel.LanguageModel, (model) => ModelBackend.of({ stream: (request) => stream(model, request, options) }))
+  Effect.map(
+    LanguageModel.LanguageModel,
+    (model) => ModelBackend.of({ stream: (request) => stream(model, request, options) })
+  )
 
 /**
  * A {@link ModelBackend} over the `LanguageModel` in context.

@@ -12,8 +12,8 @@ import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Schema from "effect/Schema"
 import type * as Stream from "effect/Stream"
-import { TextBlock, ToolResultBlock, ToolUseBlock } from "../Tool/Wire.js"
 import type * as Definitions from "../Runtime/Definitions.js"
+import { TextBlock, ToolResultBlock, ToolUseBlock } from "../Tool/Wire.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // the conversation

@@ -139,7 +139,9 @@ export class McpConfigError extends Data.TaggedError("McpConfigError")<{
   readonly reason: string
 }> {
   override get message(): string {
-    const where = this.server === undefined ? "" : ` server "${this.server}"${this.field === undefined ? "" : `, field ${this.field}`}:`
+    const where = this.server === undefined
+      ? ""
+      : ` server "${this.server}"${this.field === undefined ? "" : `, field ${this.field}`}:`
     return `${this.file}:${where} ${this.reason}`
   }
 }
@@ -201,7 +203,10 @@ export const expandVariables = (
 }
 
 const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
-  path.reduce<string>((acc, key) => (typeof key === "number" ? `${acc}[${key}]` : acc === "" ? String(key) : `${acc}.${String(key)}`), "")
+  path.reduce<string>(
+    (acc, key) => (typeof key === "number" ? `${acc}[${key}]` : acc === "" ? String(key) : `${acc}.${String(key)}`),
+    ""
+  )
 
 /** Entries are unions; the issue of the member the entry meant (by `type`) names the right field. */
 const entrySchema = (raw: unknown) =>
@@ -223,19 +228,33 @@ export const resolveEntry = (
   raw: unknown,
   options: LoadOptions
 ): Either.Either<ServerConfig, McpConfigError> => {
-  const fail = (field: string | undefined, reason: string) => Either.left(new McpConfigError({ file, server: name, field, reason }))
+  const fail = (field: string | undefined, reason: string) =>
+    Either.left(new McpConfigError({ file, server: name, field, reason }))
   const decoded = Schema.decodeUnknownEither(entrySchema(raw) as Schema.Schema<ServerEntry, unknown>)(raw)
   if (Either.isLeft(decoded)) {
     const [first] = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)
-    return fail(first === undefined || first.path.length === 0 ? undefined : formatPath(first.path), first?.message ?? "invalid entry")
+    return fail(
+      first === undefined || first.path.length === 0 ? undefined : formatPath(first.path),
+      first?.message ?? "invalid entry"
+    )
   }
   const entry = decoded.right
   const env = options.env ?? process.env
   const expand = (field: string, text: string): Either.Either<string, McpConfigError> =>
-    Either.mapLeft(expandVariables(text, env), (missing) =>
-      new McpConfigError({ file, server: name, field, reason: `environment variable ${missing.map((m) => `\${${m}}`).join(", ")} is not set and has no default` }))
+    Either.mapLeft(
+      expandVariables(text, env),
+      (missing) =>
+        new McpConfigError({
+          file,
+          server: name,
+          field,
+          reason: `environment variable ${missing.map((m) => `\${${m}}`).join(", ")} is not set and has no default`
+        })
+    )
   const expandRecord = (field: string, record: Readonly<Record<string, string>> | undefined) =>
-    Either.all(Object.fromEntries(Object.entries(record ?? {}).map(([key, value]) => [key, expand(`${field}.${key}`, value)])))
+    Either.all(
+      Object.fromEntries(Object.entries(record ?? {}).map(([key, value]) => [key, expand(`${field}.${key}`, value)]))
+    )
   const transport: Either.Either<Transport, McpConfigError> = "url" in entry
     ? Either.gen(function*() {
       const url = yield* expand("url", entry.url)
@@ -258,7 +277,9 @@ export const resolveEntry = (
     enabled: options.trusted,
     trustAnnotations: options.trustAnnotations?.includes(name) ?? false,
     timeout: entry.timeout === undefined ? undefined : Duration.millis(entry.timeout),
-    toolTimeouts: Object.fromEntries(Object.entries<number>(entry.toolTimeouts ?? {}).map(([tool, ms]) => [tool, Duration.millis(ms)]))
+    toolTimeouts: Object.fromEntries(
+      Object.entries<number>(entry.toolTimeouts ?? {}).map(([tool, ms]) => [tool, Duration.millis(ms)])
+    )
   }))
 }
 
@@ -271,17 +292,35 @@ export const resolveEntry = (
  */
 export const fromJson = (file: string, json: unknown, options: LoadOptions): LoadedConfig => {
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
-    return { servers: [], errors: [new McpConfigError({ file, server: undefined, field: undefined, reason: "the file must hold a JSON object" })] }
+    return {
+      servers: [],
+      errors: [
+        new McpConfigError({ file, server: undefined, field: undefined, reason: "the file must hold a JSON object" })
+      ]
+    }
   }
   const servers = "mcpServers" in json ? json.mcpServers : undefined
   if (servers === undefined) return { servers: [], errors: [] }
   if (typeof servers !== "object" || servers === null || Array.isArray(servers)) {
-    return { servers: [], errors: [new McpConfigError({ file, server: undefined, field: "mcpServers", reason: "mcpServers must be an object of server entries" })] }
+    return {
+      servers: [],
+      errors: [
+        new McpConfigError({
+          file,
+          server: undefined,
+          field: "mcpServers",
+          reason: "mcpServers must be an object of server entries"
+        })
+      ]
+    }
   }
   const resolved: Array<ServerConfig> = []
   const errors: Array<McpConfigError> = []
   for (const [name, raw] of Object.entries(servers)) {
-    Either.match(resolveEntry(file, name, raw, options), { onLeft: (e) => errors.push(e), onRight: (s) => resolved.push(s) })
+    Either.match(resolveEntry(file, name, raw, options), {
+      onLeft: (e) => errors.push(e),
+      onRight: (s) => resolved.push(s)
+    })
   }
   return { servers: resolved, errors }
 }
@@ -295,7 +334,10 @@ export const fromJson = (file: string, json: unknown, options: LoadOptions): Loa
  */
 export const loadFile = Effect.fn("Mcp.loadConfig")(function*(path: string, options: LoadOptions) {
   const fs = yield* FileSystem.FileSystem
-  const fileError = (reason: string): LoadedConfig => ({ servers: [], errors: [new McpConfigError({ file: path, server: undefined, field: undefined, reason })] })
+  const fileError = (reason: string): LoadedConfig => ({
+    servers: [],
+    errors: [new McpConfigError({ file: path, server: undefined, field: undefined, reason })]
+  })
   const exists = yield* Effect.orElseSucceed(fs.exists(path), () => false)
   if (!exists) return { servers: [], errors: [] } satisfies LoadedConfig
   const text = yield* Effect.either(fs.readFileString(path))

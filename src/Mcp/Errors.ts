@@ -20,7 +20,14 @@ import * as Data from "effect/Data"
  * @since 0.2.0
  * @category models
  */
-export type McpErrorReason = "Connect" | "Disconnected" | "MessageTooLarge" | "Timeout" | "Protocol" | "ToolError" | "Down"
+export type McpErrorReason =
+  | "Connect"
+  | "Disconnected"
+  | "MessageTooLarge"
+  | "Timeout"
+  | "Protocol"
+  | "ToolError"
+  | "Down"
 
 /**
  * An MCP failure, naming the server.

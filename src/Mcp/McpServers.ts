@@ -29,8 +29,9 @@ import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
-import { ToolRegistry, makeDynamicRegistry } from "../Runtime/ToolRegistry.js"
+import { makeDynamicRegistry, ToolRegistry } from "../Runtime/ToolRegistry.js"
 import type { RegisteredTool } from "../Runtime/ToolRegistry.js"
+import { Availability } from "../Tool/Tool.js"
 import type { LoadedConfig, McpConfigError, ServerConfig } from "./Config.js"
 import { McpError } from "./Errors.js"
 import { adapt } from "./internal/adapt.js"
@@ -38,7 +39,6 @@ import type { Caller } from "./internal/adapt.js"
 import * as Connection from "./internal/connection.js"
 import { assignNames, sanitize } from "./internal/names.js"
 import type { Renamed } from "./internal/names.js"
-import { Availability } from "../Tool/Tool.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // models
@@ -182,7 +182,9 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
       servers.push({
         config: server,
         prefix,
-        state: server.enabled ? { _tag: "Connecting", attempt: 0, lastError: undefined } : { _tag: "Disabled", reason: `${server.source} is not trusted: trust the folder to start its servers` },
+        state: server.enabled
+          ? { _tag: "Connecting", attempt: 0, lastError: undefined }
+          : { _tag: "Disabled", reason: `${server.source} is not trusted: trust the folder to start its servers` },
         connection: undefined,
         tools: [],
         renamed: [],
@@ -210,14 +212,34 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
     /** The live connection, waiting (bounded) while the server restarts. */
     const connectionOf = (s: Supervised): Effect.Effect<Connection.Connection, McpError> =>
       Effect.suspend(() => {
-        const down = (reason: string) => Effect.fail(new McpError({ server: s.config.name, reason: "Down", message: `MCP server "${s.config.name}" is not running: ${reason}` }))
+        const down = (reason: string) =>
+          Effect.fail(
+            new McpError({
+              server: s.config.name,
+              reason: "Down",
+              message: `MCP server "${s.config.name}" is not running: ${reason}`
+            })
+          )
         if (s.connection !== undefined && s.state._tag === "Connected") return Effect.succeed(s.connection)
         if (s.state._tag === "Disabled" || s.state._tag === "Down") return down(s.state.reason)
         return statuses.changes.pipe(
           Stream.filter(() => s.state._tag !== "Connecting"),
           Stream.runHead,
-          Effect.timeoutFail({ duration: connectTimeout, onTimeout: () => new McpError({ server: s.config.name, reason: "Down", message: `MCP server "${s.config.name}" is restarting and did not come back within ${Duration.format(connectTimeout)}` }) }),
-          Effect.flatMap(() => (s.connection !== undefined && s.state._tag === "Connected" ? Effect.succeed(s.connection) : down(s.state._tag === "Down" || s.state._tag === "Disabled" ? s.state.reason : "it is restarting")))
+          Effect.timeoutFail({
+            duration: connectTimeout,
+            onTimeout: () =>
+              new McpError({
+                server: s.config.name,
+                reason: "Down",
+                message: `MCP server "${s.config.name}" is restarting and did not come back within ${
+                  Duration.format(connectTimeout)
+                }`
+              })
+          }),
+          Effect.flatMap(() => (s.connection !== undefined && s.state._tag === "Connected"
+            ? Effect.succeed(s.connection)
+            : down(s.state._tag === "Down" || s.state._tag === "Disabled" ? s.state.reason : "it is restarting"))
+          )
         )
       })
 
@@ -234,7 +256,10 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
           }
         }).pipe(
           // A remote server gone away does not close anything by itself: end this connection, so it is restored.
-          Effect.tapError((error) => (error.reason === "Disconnected" || error.reason === "MessageTooLarge" ? Deferred.succeed(connection.closed, { reason: error.message }) : Effect.void))
+          Effect.tapError((error) => (error.reason === "Disconnected" || error.reason === "MessageTooLarge"
+            ? Deferred.succeed(connection.closed, { reason: error.message })
+            : Effect.void)
+          )
         ))
 
     const refresh = (s: Supervised): Effect.Effect<void, McpError> =>
@@ -242,13 +267,17 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
         const connection = s.connection
         if (connection === undefined) return
         const listed = yield* Connection.listTools(connection, s.config.name, connectTimeout)
-        const taken = new Set(servers.filter((other) => other !== s).flatMap((other) => other.tools.map((tool) => tool.definition.name)))
+        const taken = new Set(
+          servers.filter((other) => other !== s).flatMap((other) => other.tools.map((tool) => tool.definition.name))
+        )
         const { names, renamed } = assignNames(s.prefix, listed.map((tool) => tool.name), taken)
         const caller = callerOf(s)
         // A name shortened for length answers to its full name too (for rules written with it); a collision does not.
         const collided = new Set(renamed.filter((r) => r.reason === "collision").map((r) => r.tool))
         const fullNames = new Map(
-          renamed.filter((r) => r.reason === "too long" && !collided.has(r.tool)).map((r) => [r.tool, `mcp__${s.prefix}__${sanitize(r.tool)}`])
+          renamed.filter((r) => r.reason === "too long" && !collided.has(r.tool)).map((
+            r
+          ) => [r.tool, `mcp__${s.prefix}__${sanitize(r.tool)}`])
         )
         const availability = Effect.sync(() =>
           s.state._tag === "Down" || s.state._tag === "Disabled"
@@ -258,11 +287,20 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
         s.tools = listed.map((definition) => {
           const full = fullNames.get(definition.name)
           const name = names.get(definition.name)!
-          return adapt(s.config, definition, name, caller, full === undefined || full === name ? [] : [full], availability)
+          return adapt(
+            s.config,
+            definition,
+            name,
+            caller,
+            full === undefined || full === name ? [] : [full],
+            availability
+          )
         })
         s.renamed = renamed
         if (renamed.length > 0) {
-          yield* Effect.logWarning(`MCP server "${s.config.name}": ${renamed.map((r) => `${r.tool} is ${r.name} (${r.reason})`).join("; ")}`)
+          yield* Effect.logWarning(
+            `MCP server "${s.config.name}": ${renamed.map((r) => `${r.tool} is ${r.name} (${r.reason})`).join("; ")}`
+          )
         }
         yield* publish
       }))
@@ -276,7 +314,11 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
           yield* publish
           const connectedAt = yield* Clock.currentTimeMillis
           const ended = yield* Effect.either(Effect.scoped(Effect.gen(function*() {
-            const connection = yield* Connection.connect(s.config, connectTimeout, Effect.ignoreLogged(Effect.suspend(() => refresh(s))))
+            const connection = yield* Connection.connect(
+              s.config,
+              connectTimeout,
+              Effect.ignoreLogged(Effect.suspend(() => refresh(s)))
+            )
             s.connection = connection
             yield* refresh(s)
             s.state = { _tag: "Connected", pid: connection.pid }
@@ -301,7 +343,9 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
             yield* Effect.logWarning(`MCP server "${s.config.name}" is down: ${lastError}`)
             return
           }
-          if (restarts > 1) yield* Effect.sleep(Duration.min(Duration.times(restartDelay, 2 ** (restarts - 2)), MAX_RESTART_DELAY))
+          if (restarts > 1) {
+            yield* Effect.sleep(Duration.min(Duration.times(restartDelay, 2 ** (restarts - 2)), MAX_RESTART_DELAY))
+          }
         }
       })
 
@@ -310,7 +354,9 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
       else yield* Deferred.succeed(s.started, undefined)
     }
     yield* publish
-    if (options.awaitStartup !== false) yield* Effect.forEach(servers, (s) => Deferred.await(s.started), { discard: true })
+    if (options.awaitStartup !== false) {
+      yield* Effect.forEach(servers, (s) => Deferred.await(s.started), { discard: true })
+    }
 
     return {
       status: SubscriptionRef.get(statuses),
@@ -326,4 +372,7 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
  * @since 0.2.0
  * @category accessors
  */
-export const status: Effect.Effect<ReadonlyArray<ServerStatus>, never, McpServers> = Effect.flatMap(McpServers, (servers) => servers.status)
+export const status: Effect.Effect<ReadonlyArray<ServerStatus>, never, McpServers> = Effect.flatMap(
+  McpServers,
+  (servers) => servers.status
+)

@@ -100,7 +100,12 @@ export class Approver extends Context.Tag("effect-tool-runtime/Approver")<
    */
   static readonly denyAll: Layer.Layer<Approver> = Layer.succeed(Approver, {
     ask: (request) =>
-      Effect.succeed(ApprovalAnswer.Deny({ message: `No one was available to approve ${request.toolName}; it was denied.`, cancelRun: false }))
+      Effect.succeed(
+        ApprovalAnswer.Deny({
+          message: `No one was available to approve ${request.toolName}; it was denied.`,
+          cancelRun: false
+        })
+      )
   })
 
   /**
@@ -127,7 +132,9 @@ export class Approver extends Context.Tag("effect-tool-runtime/Approver")<
             ])
         return {
           ask: (request) =>
-            (asked === undefined ? Effect.void : Ref.update(asked, (all) => [...all, request])).pipe(Effect.zipRight(answer(request)))
+            (asked === undefined ? Effect.void : Ref.update(asked, (all) => [...all, request])).pipe(
+              Effect.zipRight(answer(request))
+            )
         }
       })
     )

@@ -142,7 +142,9 @@ export const isJudgeable = (request: ApprovalRequest, maxRisk: Risk = "medium"):
  * @since 0.2.0
  * @category constructors
  */
-export const make = (options: ClassifierOptions = {}): Effect.Effect<Approver["Type"], never, LanguageModel.LanguageModel | Approver> =>
+export const make = (
+  options: ClassifierOptions = {}
+): Effect.Effect<Approver["Type"], never, LanguageModel.LanguageModel | Approver> =>
   Effect.gen(function*() {
     const model = yield* LanguageModel.LanguageModel
     const next = yield* Approver
@@ -153,7 +155,10 @@ export const make = (options: ClassifierOptions = {}): Effect.Effect<Approver["T
     /** The classifier's answer, or none when it took too long, failed, or said something that does not parse. */
     const classify = (request: ApprovalRequest): Effect.Effect<Option.Option<ClassifierAnswer>> =>
       model.generateText({
-        prompt: [{ role: "system", content: instructions }, { role: "user", content: promptOf(request, options.context) }]
+        prompt: [{ role: "system", content: instructions }, {
+          role: "user",
+          content: promptOf(request, options.context)
+        }]
       }).pipe(
         Effect.map((response) => parseAnswer(response.text)),
         Effect.timeoutOption(timeout),
@@ -168,10 +173,17 @@ export const make = (options: ClassifierOptions = {}): Effect.Effect<Approver["T
         return yield* next.ask(request)
       }
       const answer = yield* classify(request)
-      yield* Effect.annotateCurrentSpan("classifier.verdict", Option.match(answer, { onNone: () => "no answer", onSome: (a) => a.decision }))
+      yield* Effect.annotateCurrentSpan(
+        "classifier.verdict",
+        Option.match(answer, { onNone: () => "no answer", onSome: (a) => a.decision })
+      )
       if (Option.isNone(answer)) return yield* next.ask(request)
-      if (answer.value.decision === "allow") return ApprovalAnswer.AllowAuto({ approver: name, reason: answer.value.reason })
-      if (onBlock === "next") return yield* next.ask(request)
+      if (answer.value.decision === "allow") {
+        return ApprovalAnswer.AllowAuto({ approver: name, reason: answer.value.reason })
+      }
+      if (onBlock === "next") {
+        return yield* next.ask(request)
+      }
       return ApprovalAnswer.Deny({
         message: `The ${name} blocked this action: ${answer.value.reason} Try a safer way, or ask the user.`,
         cancelRun: false
@@ -187,5 +199,6 @@ export const make = (options: ClassifierOptions = {}): Effect.Effect<Approver["T
  * @since 0.2.0
  * @category layers
  */
-export const layer = (options: ClassifierOptions = {}): Layer.Layer<Approver, never, LanguageModel.LanguageModel | Approver> =>
-  Layer.effect(Approver, make(options))
+export const layer = (
+  options: ClassifierOptions = {}
+): Layer.Layer<Approver, never, LanguageModel.LanguageModel | Approver> => Layer.effect(Approver, make(options))

@@ -7,11 +7,11 @@
  * @since 0.1.0
  * @deprecated use `RulePolicy` and `Settings`.
  */
+import type { RuleLists as RulePolicyRuleLists, RulePolicyOptions } from "./RulePolicy.js"
+import { layer as rulePolicyLayer, make as makeRulePolicy } from "./RulePolicy.js"
 import type { PermissionMode } from "./Settings.js"
 import { loadSettings as loadSettingsFiles, resolveMode } from "./Settings.js"
 import type { LoadedSettings } from "./Settings.js"
-import type { RuleLists as RulePolicyRuleLists, RulePolicyOptions } from "./RulePolicy.js"
-import { layer as rulePolicyLayer, make as makeRulePolicy } from "./RulePolicy.js"
 
 /**
  * @since 0.1.0

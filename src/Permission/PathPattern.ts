@@ -158,7 +158,9 @@ const relativeInside = (base: string, baseSlash: string, absolutePath: string): 
     return path.startsWith(baseSlash) && path.length > baseSlash.length ? path.slice(baseSlash.length) : undefined
   }
   const relative = posix.relative(base, posix.resolve(absolutePath))
-  return relative === "" || relative === ".." || relative.startsWith("../") || posix.isAbsolute(relative) ? undefined : relative
+  return relative === "" || relative === ".." || relative.startsWith("../") || posix.isAbsolute(relative)
+    ? undefined
+    : relative
 }
 
 /**

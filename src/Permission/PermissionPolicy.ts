@@ -78,7 +78,10 @@ export class PermissionPolicy extends Context.Tag("effect-tool-runtime/Permissio
   {
     readonly evaluate: (request: PolicyRequest) => Effect.Effect<PolicyVerdict>
     /** Records rules a person allowed for the session or for always. */
-    readonly remember: (rules: ReadonlyArray<string>, scope: "session" | "always") => Effect.Effect<void, PolicyUpdateError>
+    readonly remember: (
+      rules: ReadonlyArray<string>,
+      scope: "session" | "always"
+    ) => Effect.Effect<void, PolicyUpdateError>
     /** Whether the policy refuses every call that is not read-only (plan mode). */
     readonly readOnlyOnly: Effect.Effect<boolean>
     /** Whether deny rules forbid reading this absolute path (e.g. `Read(./.env)`), for tools that read many files. */
@@ -109,22 +112,49 @@ export class PermissionPolicy extends Context.Tag("effect-tool-runtime/Permissio
 export class PolicyUpdateError extends Data.TaggedError("PolicyUpdateError")<{ readonly message: string }> {}
 
 const toolOnlyVerdict = ({ definition, hook, toolCheck }: PolicyRequest): PolicyVerdict => {
-  if (hook?.behavior === "deny") return PolicyVerdict.Deny({ reason: DecisionReason.Hook({ hook: hook.hook, message: hook.message }), message: hook.message })
+  if (hook?.behavior === "deny") {
+    return PolicyVerdict.Deny({
+      reason: DecisionReason.Hook({ hook: hook.hook, message: hook.message }),
+      message: hook.message
+    })
+  }
   switch (toolCheck._tag) {
     case "Deny":
-      return PolicyVerdict.Deny({ reason: DecisionReason.Tool({ message: toolCheck.message }), message: toolCheck.message })
+      return PolicyVerdict.Deny({
+        reason: DecisionReason.Tool({ message: toolCheck.message }),
+        message: toolCheck.message
+      })
     case "Ask":
-      return PolicyVerdict.Ask({ reason: DecisionReason.Tool({ message: toolCheck.message }), message: toolCheck.message, suggestions: toolCheck.suggestions ?? [] })
+      return PolicyVerdict.Ask({
+        reason: DecisionReason.Tool({ message: toolCheck.message }),
+        message: toolCheck.message,
+        suggestions: toolCheck.suggestions ?? []
+      })
     case "Allow":
       return hook?.behavior === "ask"
-        ? PolicyVerdict.Ask({ reason: DecisionReason.Hook({ hook: hook.hook, message: hook.message }), message: hook.message, suggestions: [] })
-        : PolicyVerdict.Allow({ reason: DecisionReason.Tool({ message: toolCheck.reason ?? `${definition.name} allowed this call` }), updatedInput: toolCheck.updatedInput })
+        ? PolicyVerdict.Ask({
+          reason: DecisionReason.Hook({ hook: hook.hook, message: hook.message }),
+          message: hook.message,
+          suggestions: []
+        })
+        : PolicyVerdict.Allow({
+          reason: DecisionReason.Tool({ message: toolCheck.reason ?? `${definition.name} allowed this call` }),
+          updatedInput: toolCheck.updatedInput
+        })
     case "Passthrough":
-      if (hook?.behavior === "allow") return PolicyVerdict.Allow({ reason: DecisionReason.Hook({ hook: hook.hook, message: hook.message }) })
+      if (hook?.behavior === "allow") {
+        return PolicyVerdict.Allow({ reason: DecisionReason.Hook({ hook: hook.hook, message: hook.message }) })
+      }
       if (hook?.behavior === "ask" || definition.touchesEnvironment) {
         const message = hook?.message ?? `${definition.name} wants to run and no rule allows it.`
-        return PolicyVerdict.Ask({ reason: DecisionReason.Default({ message }), message, suggestions: toolCheck.suggestions ?? [] })
+        return PolicyVerdict.Ask({
+          reason: DecisionReason.Default({ message }),
+          message,
+          suggestions: toolCheck.suggestions ?? []
+        })
       }
-      return PolicyVerdict.Allow({ reason: DecisionReason.Default({ message: `${definition.name} does not touch the environment` }) })
+      return PolicyVerdict.Allow({
+        reason: DecisionReason.Default({ message: `${definition.name} does not touch the environment` })
+      })
   }
 }

@@ -133,7 +133,9 @@ export const parseRule = (text: string): Either.Either<PermissionRule, RuleParse
   }
   for (let i = 0; i < toolName.length; i++) {
     if (!isToolNameChar(toolName[i]!)) {
-      const what = toolName[i] === ")" ? "unmatched \")\"" : `unexpected ${JSON.stringify(toolName[i])} in the tool name`
+      const what = toolName[i] === ")"
+        ? "unmatched \")\""
+        : `unexpected ${JSON.stringify(toolName[i])} in the tool name`
       return fail(what, i)
     }
   }
@@ -262,5 +264,6 @@ export const ruleMatchesToolName: {
   (rule: PermissionRule, toolName: string): boolean
 } = dual(
   2,
-  (rule: PermissionRule, toolName: string): boolean => rule.content === undefined && targetsName(rule.toolName, toolName)
+  (rule: PermissionRule, toolName: string): boolean =>
+    rule.content === undefined && targetsName(rule.toolName, toolName)
 )

@@ -78,11 +78,11 @@ import type { RuleSource } from "../Tool/Permission.js"
 import type { Definition } from "../Tool/Tool.js"
 import { decide, deniesRead, indexRule, makeIndex, ruleTargets } from "./internal/policy.js"
 import type { IndexedRule, PolicyEnvironment } from "./internal/policy.js"
+import { PermissionPolicy, PolicyUpdateError } from "./PermissionPolicy.js"
 import { parseRule } from "./Rule.js"
 import type { PermissionRule, RuleBehavior, RuleParseError } from "./Rule.js"
 import type { LoadedSettings, PermissionModeSetting } from "./Settings.js"
 import { addRuleToSettingsFile, claudeSettingsPaths, readFileRule, resolveMode } from "./Settings.js"
-import { PermissionPolicy, PolicyUpdateError } from "./PermissionPolicy.js"
 
 // -----------------------------------------------------------------------------
 // models
@@ -131,7 +131,10 @@ export interface RulePolicyOptions {
 
 const BEHAVIORS: ReadonlyArray<RuleBehavior> = ["deny", "ask", "allow"]
 
-const parseLists = (lists: RuleLists | undefined, source: Extract<RuleSource, "cliArg" | "session">): Either.Either<Array<IndexedRule>, RuleParseError> => {
+const parseLists = (
+  lists: RuleLists | undefined,
+  source: Extract<RuleSource, "cliArg" | "session">
+): Either.Either<Array<IndexedRule>, RuleParseError> => {
   const out: Array<IndexedRule> = []
   for (const behavior of BEHAVIORS) {
     for (const text of lists?.[behavior] ?? []) {
@@ -186,7 +189,10 @@ export const make = (
         index = makeIndex([...index.rules, ...rules])
       })
 
-    const remember = (texts: ReadonlyArray<string>, scope: "session" | "always"): Effect.Effect<void, PolicyUpdateError> =>
+    const remember = (
+      texts: ReadonlyArray<string>,
+      scope: "session" | "always"
+    ): Effect.Effect<void, PolicyUpdateError> =>
       Effect.gen(function*() {
         const parsed: Array<PermissionRule> = []
         for (const text of texts) {
@@ -194,7 +200,9 @@ export const make = (
           if (Either.isLeft(rule)) return yield* new PolicyUpdateError({ message: rule.left.message })
           parsed.push(rule.right)
         }
-        if (scope === "session") return yield* addRules(parsed.map((rule) => indexRule("allow", rule, "session", undefined)))
+        if (scope === "session") {
+          return yield* addRules(parsed.map((rule) => indexRule("allow", rule, "session", undefined)))
+        }
         // The session honours the rules even if writing them fails; the failure is still reported.
         yield* addRules(parsed.map((rule) => indexRule("allow", rule, "localSettings", localSettingsPath)))
         yield* writeLock.withPermits(1)(
@@ -225,7 +233,8 @@ export const make = (
  */
 export const layer = (
   options: RulePolicyOptions = {}
-): Layer.Layer<PermissionPolicy, RuleParseError, Workspace | FileSystem.FileSystem> => Layer.effect(PermissionPolicy, make(options))
+): Layer.Layer<PermissionPolicy, RuleParseError, Workspace | FileSystem.FileSystem> =>
+  Layer.effect(PermissionPolicy, make(options))
 
 // -----------------------------------------------------------------------------
 // deny rules
@@ -243,7 +252,9 @@ export const layer = (
 export const wholeToolDenial = (
   options: Pick<RulePolicyOptions, "settings" | "cliRules" | "sessionRules">
 ): (definition: Definition.Any) => boolean => {
-  const fromFiles = (options.settings ?? []).flatMap((loaded) => loaded.rules.filter((sourced) => sourced.behavior === "deny").map((sourced) => sourced.rule))
+  const fromFiles = (options.settings ?? []).flatMap((loaded) =>
+    loaded.rules.filter((sourced) => sourced.behavior === "deny").map((sourced) => sourced.rule)
+  )
   const fromText = [...(options.cliRules?.deny ?? []), ...(options.sessionRules?.deny ?? [])].flatMap((text) => {
     const parsed = parseRule(text)
     return Either.isRight(parsed) ? [parsed.right] : []

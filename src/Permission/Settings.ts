@@ -36,10 +36,10 @@ import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import * as Schema from "effect/Schema"
 import * as Path from "node:path"
+import { RuleSource } from "../Tool/Permission.js"
 import { closest, editDistance } from "./internal/closest.js"
 import { compileHookMatcher } from "./internal/hookMatcher.js"
 import { formatPath, issueLines } from "./internal/issues.js"
-import { RuleSource } from "../Tool/Permission.js"
 import { makeRule, parseMcpName, parseRule, PermissionRule, printRule, RuleBehavior } from "./Rule.js"
 
 // -----------------------------------------------------------------------------
@@ -67,7 +67,15 @@ export type PermissionMode = typeof PermissionMode.Type
  * @since 0.2.0
  * @category schemas
  */
-export const PermissionModeSetting = Schema.Literal("default", "manual", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk")
+export const PermissionModeSetting = Schema.Literal(
+  "default",
+  "manual",
+  "acceptEdits",
+  "plan",
+  "auto",
+  "bypassPermissions",
+  "dontAsk"
+)
 
 /**
  * @since 0.2.0
@@ -212,7 +220,9 @@ export const HOOK_EVENTS = [
  */
 export type HookEventName = (typeof HOOK_EVENTS)[number]
 
-const hookEventFields = Object.fromEntries(HOOK_EVENTS.map((event) => [event, optional(Schema.Array(HookMatcher))])) as {
+const hookEventFields = Object.fromEntries(
+  HOOK_EVENTS.map((event) => [event, optional(Schema.Array(HookMatcher))])
+) as {
   readonly [K in HookEventName]: Schema.optionalWith<Schema.Array$<typeof HookMatcher>, { exact: true }>
 }
 
@@ -293,7 +303,9 @@ export type RuleSourceKind = RuleSource
  * @since 0.1.0
  * @category sources
  */
-export const SettingsFileKind = RuleSource.pipe(Schema.pickLiteral("userSettings", "projectSettings", "localSettings", "flagSettings"))
+export const SettingsFileKind = RuleSource.pipe(
+  Schema.pickLiteral("userSettings", "projectSettings", "localSettings", "flagSettings")
+)
 
 /**
  * @since 0.1.0
@@ -423,20 +435,73 @@ export class SettingsError extends Schema.TaggedError<SettingsError>("effect-too
 
 /** Top-level keys Claude Code documents (and `trustedProjects`, this runtime's own). */
 const TOP_LEVEL_KEYS = [
-  "$schema", "apiKeyHelper", "attribution", "autoMemoryEnabled", "autoUpdatesChannel", "availableModels",
-  "awsAuthRefresh", "awsCredentialExport", "alwaysThinkingEnabled", "allowManagedHooksOnly",
-  "allowManagedMcpServersOnly", "allowManagedPermissionRulesOnly", "allowedHttpHookUrls", "allowedMcpServers",
-  "cleanupPeriodDays", "companyAnnouncements", "deniedMcpServers", "disableAllHooks", "disabledMcpjsonServers",
-  "effortLevel", "enableAllProjectMcpServers", "enabledMcpjsonServers", "enabledPlugins", "env",
-  "extraKnownMarketplaces", "feedbackSurveyRate", "fileSuggestion", "forceLoginMethod", "forceLoginOrgUUID",
-  "gcpAuthRefresh", "hooks", "httpHookAllowedEnvVars", "includeCoAuthoredBy", "includeGitInstructions", "language",
-  "model", "modelOverrides", "otelHeadersHelper", "outputStyle", "permissions", "plansDirectory", "prefersReducedMotion",
-  "respectGitignore", "sandbox", "showTurnDuration", "skipWebFetchPreflight", "spinnerTipsEnabled",
-  "spinnerTipsOverride", "spinnerVerbs", "statusLine", "strictKnownMarketplaces", "teammateMode",
-  "terminalProgressBarEnabled", "theme", "trustedProjects", "viewMode"
+  "$schema",
+  "apiKeyHelper",
+  "attribution",
+  "autoMemoryEnabled",
+  "autoUpdatesChannel",
+  "availableModels",
+  "awsAuthRefresh",
+  "awsCredentialExport",
+  "alwaysThinkingEnabled",
+  "allowManagedHooksOnly",
+  "allowManagedMcpServersOnly",
+  "allowManagedPermissionRulesOnly",
+  "allowedHttpHookUrls",
+  "allowedMcpServers",
+  "cleanupPeriodDays",
+  "companyAnnouncements",
+  "deniedMcpServers",
+  "disableAllHooks",
+  "disabledMcpjsonServers",
+  "effortLevel",
+  "enableAllProjectMcpServers",
+  "enabledMcpjsonServers",
+  "enabledPlugins",
+  "env",
+  "extraKnownMarketplaces",
+  "feedbackSurveyRate",
+  "fileSuggestion",
+  "forceLoginMethod",
+  "forceLoginOrgUUID",
+  "gcpAuthRefresh",
+  "hooks",
+  "httpHookAllowedEnvVars",
+  "includeCoAuthoredBy",
+  "includeGitInstructions",
+  "language",
+  "model",
+  "modelOverrides",
+  "otelHeadersHelper",
+  "outputStyle",
+  "permissions",
+  "plansDirectory",
+  "prefersReducedMotion",
+  "respectGitignore",
+  "sandbox",
+  "showTurnDuration",
+  "skipWebFetchPreflight",
+  "spinnerTipsEnabled",
+  "spinnerTipsOverride",
+  "spinnerVerbs",
+  "statusLine",
+  "strictKnownMarketplaces",
+  "teammateMode",
+  "terminalProgressBarEnabled",
+  "theme",
+  "trustedProjects",
+  "viewMode"
 ]
 
-const PERMISSIONS_KEYS = ["allow", "ask", "deny", "defaultMode", "additionalDirectories", "disableBypassPermissionsMode", "disableAutoMode"]
+const PERMISSIONS_KEYS = [
+  "allow",
+  "ask",
+  "deny",
+  "defaultMode",
+  "additionalDirectories",
+  "disableBypassPermissionsMode",
+  "disableAutoMode"
+]
 
 const MATCHER_KEYS = ["matcher", "hooks"]
 
@@ -480,7 +545,9 @@ const unknownKeys = (json: unknown, file: string): Array<SettingsWarning> => {
         if (!isPlainObject(group) || !Array.isArray(group.hooks)) return
         group.hooks.forEach((hook: unknown, j) => {
           const known = isPlainObject(hook) && typeof hook.type === "string" ? HOOK_KEYS[hook.type] : undefined
-          if (known !== undefined) check(hook, ["hooks", event, i, "hooks", j], known, `${String((hook as { type: string }).type)} hook key`)
+          if (known !== undefined) {
+            check(hook, ["hooks", event, i, "hooks", j], known, `${String((hook as { type: string }).type)} hook key`)
+          }
         })
       })
     }
@@ -498,7 +565,16 @@ const unknownKeys = (json: unknown, file: string): Array<SettingsWarning> => {
  * @since 0.2.0
  * @category rules
  */
-export const RUNTIME_TOOLS: ReadonlyArray<string> = ["Read", "Write", "Edit", "Glob", "Grep", "Bash", "WebFetch", "ToolSearch"]
+export const RUNTIME_TOOLS: ReadonlyArray<string> = [
+  "Read",
+  "Write",
+  "Edit",
+  "Glob",
+  "Grep",
+  "Bash",
+  "WebFetch",
+  "ToolSearch"
+]
 
 /**
  * Claude Code's tools that this runtime does not have. Rules for them load (real settings files carry them) and
@@ -508,11 +584,42 @@ export const RUNTIME_TOOLS: ReadonlyArray<string> = ["Read", "Write", "Edit", "G
  * @category rules
  */
 export const CLAUDE_CODE_ONLY_TOOLS: ReadonlyArray<string> = [
-  "Agent", "Task", "TaskOutput", "TaskStop", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "WebSearch",
-  "NotebookEdit", "NotebookRead", "TodoWrite", "TodoRead", "MultiEdit", "LS", "KillShell", "KillBash", "BashOutput",
-  "ExitPlanMode", "EnterPlanMode", "SlashCommand", "Skill", "AskUserQuestion", "ListMcpResourcesTool",
-  "ReadMcpResourceTool", "LSP", "EnterWorktree", "ExitWorktree", "SendMessage", "TeamCreate", "TeamDelete", "Monitor",
-  "CronCreate", "CronDelete", "CronList", "PowerShell"
+  "Agent",
+  "Task",
+  "TaskOutput",
+  "TaskStop",
+  "TaskCreate",
+  "TaskGet",
+  "TaskList",
+  "TaskUpdate",
+  "WebSearch",
+  "NotebookEdit",
+  "NotebookRead",
+  "TodoWrite",
+  "TodoRead",
+  "MultiEdit",
+  "LS",
+  "KillShell",
+  "KillBash",
+  "BashOutput",
+  "ExitPlanMode",
+  "EnterPlanMode",
+  "SlashCommand",
+  "Skill",
+  "AskUserQuestion",
+  "ListMcpResourcesTool",
+  "ReadMcpResourceTool",
+  "LSP",
+  "EnterWorktree",
+  "ExitWorktree",
+  "SendMessage",
+  "TeamCreate",
+  "TeamDelete",
+  "Monitor",
+  "CronCreate",
+  "CronDelete",
+  "CronList",
+  "PowerShell"
 ]
 
 /** File tools whose path rules Claude Code reads as `Edit(...)` or `Read(...)`. */
@@ -543,12 +650,18 @@ export const readFileRule = (
   if (behavior === "allow") {
     return {
       rule: undefined,
-      warning: `${printRule(rule)} has no effect: as in Claude Code, only ${family}(path) rules are matched by file permission checks (${family} rules cover every tool that ${family === "Edit" ? "writes" : "reads or lists"} files); write ${asFamily} instead`
+      warning: `${
+        printRule(rule)
+      } has no effect: as in Claude Code, only ${family}(path) rules are matched by file permission checks (${family} rules cover every tool that ${
+        family === "Edit" ? "writes" : "reads or lists"
+      } files); write ${asFamily} instead`
     }
   }
   return {
     rule: makeRule(family, rule.content),
-    warning: `${printRule(rule)} is read as ${asFamily}: ${family} rules cover every tool that ${family === "Edit" ? "writes" : "reads or lists"} files (Claude Code would not match ${printRule(rule)} at all)`
+    warning: `${printRule(rule)} is read as ${asFamily}: ${family} rules cover every tool that ${
+      family === "Edit" ? "writes" : "reads or lists"
+    } files (Claude Code would not match ${printRule(rule)} at all)`
   }
 }
 
@@ -565,7 +678,10 @@ export interface ToolNameOptions {
   readonly mcpServers?: ReadonlyArray<string>
 }
 
-type ToolNameCheck = { readonly _tag: "Ok" } | { readonly _tag: "Warning"; readonly message: string } | { readonly _tag: "Error"; readonly message: string }
+type ToolNameCheck = { readonly _tag: "Ok" } | { readonly _tag: "Warning"; readonly message: string } | {
+  readonly _tag: "Error"
+  readonly message: string
+}
 
 /**
  * Checks the tool a rule names: a known tool is fine; a Claude Code tool this runtime lacks, an unconfigured MCP
@@ -580,15 +696,24 @@ export const checkRuleToolName = (toolName: string, options: ToolNameOptions = {
   if (mcp !== undefined) {
     return (options.mcpServers ?? []).includes(mcp.server)
       ? { _tag: "Ok" }
-      : { _tag: "Warning", message: `no MCP server "${mcp.server}" is configured; the rule is kept and matches nothing until it is` }
+      : {
+        _tag: "Warning",
+        message: `no MCP server "${mcp.server}" is configured; the rule is kept and matches nothing until it is`
+      }
   }
   if (known.includes(toolName)) return { _tag: "Ok" }
   if (CLAUDE_CODE_ONLY_TOOLS.includes(toolName)) {
-    return { _tag: "Warning", message: `${toolName} is a Claude Code tool this runtime does not have; the rule is kept and matches nothing` }
+    return {
+      _tag: "Warning",
+      message: `${toolName} is a Claude Code tool this runtime does not have; the rule is kept and matches nothing`
+    }
   }
   const near = [...known, ...CLAUDE_CODE_ONLY_TOOLS].find((name) => editDistance(name, toolName) === 1)
   if (near !== undefined) return { _tag: "Error", message: `unknown tool "${toolName}", did you mean ${near}?` }
-  return { _tag: "Warning", message: `unknown tool "${toolName}"; the rule is kept and matches nothing until a tool of that name exists` }
+  return {
+    _tag: "Warning",
+    message: `unknown tool "${toolName}"; the rule is kept and matches nothing until a tool of that name exists`
+  }
 }
 
 // -----------------------------------------------------------------------------
@@ -615,7 +740,11 @@ const readJson = (
         text.trim() === "" ? Effect.succeed(Option.some<unknown>({})) : Either.try({
           try: () => Option.some<unknown>(JSON.parse(text)),
           catch: (error) =>
-            new SettingsError({ file, reason: "InvalidJson", detail: (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, " ") })
+            new SettingsError({
+              file,
+              reason: "InvalidJson",
+              detail: (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, " ")
+            })
         })
     }))
   )
@@ -633,11 +762,19 @@ const hookProblems = (hooks: HooksSettings | undefined): Array<string> => {
   for (const event of HOOK_EVENTS) {
     hooks[event]?.forEach((group, i) => {
       const compiled = compileHookMatcher(group.matcher)
-      if (Either.isLeft(compiled)) problems.push(`${formatPath(["hooks", event, i, "matcher"])}: invalid regular expression ${JSON.stringify(group.matcher)}: ${compiled.left}`)
+      if (Either.isLeft(compiled)) {
+        problems.push(
+          `${formatPath(["hooks", event, i, "matcher"])}: invalid regular expression ${
+            JSON.stringify(group.matcher)
+          }: ${compiled.left}`
+        )
+      }
       group.hooks.forEach((hook, j) => {
         if (hook.if === undefined) return
         const parsed = parseRule(hook.if)
-        if (Either.isLeft(parsed)) problems.push(`${formatPath(["hooks", event, i, "hooks", j, "if"])}: ${parsed.left.message}`)
+        if (Either.isLeft(parsed)) {
+          problems.push(`${formatPath(["hooks", event, i, "hooks", j, "if"])}: ${parsed.left.message}`)
+        }
       })
     })
   }
@@ -674,12 +811,17 @@ export const decodeSettingsJson = (
 
   const decoded = decodeSettings(json)
   if (Either.isLeft(decoded)) {
-    return Either.left(invalid(issueLines(decoded.left.issue).map(({ message, path }) =>
-      path.length === 0 ? message : `${formatPath(path)}: ${message}`
-    )))
+    return Either.left(
+      invalid(
+        issueLines(decoded.left.issue).map(({ message, path }) =>
+          path.length === 0 ? message : `${formatPath(path)}: ${message}`
+        )
+      )
+    )
   }
   const warnings = unknownKeys(json, file)
-  const warn = (path: ReadonlyArray<PropertyKey>, message: string) => warnings.push({ file, field: formatPath(path), message })
+  const warn = (path: ReadonlyArray<PropertyKey>, message: string) =>
+    warnings.push({ file, field: formatPath(path), message })
   let settings = decoded.right
   const rules: Array<SourcedRule> = []
   const problems: Array<string> = hookProblems(settings.hooks)
@@ -704,7 +846,13 @@ export const decodeSettingsJson = (
   if (problems.length > 0) return Either.left(invalid(problems))
   const directories = settings.permissions?.additionalDirectories
   if (directories !== undefined && options.home !== undefined) {
-    settings = { ...settings, permissions: { ...settings.permissions, additionalDirectories: directories.map((dir) => expandHome(dir, options.home)) } }
+    settings = {
+      ...settings,
+      permissions: {
+        ...settings.permissions,
+        additionalDirectories: directories.map((dir) => expandHome(dir, options.home))
+      }
+    }
   }
   return Either.right({ source, settings, rules, warnings, trusted: true })
 }
@@ -752,12 +900,21 @@ export const applyTrust = (loaded: LoadedSettings, trusted: boolean): LoadedSett
   const file = loaded.source.path
   const warnings = [...loaded.warnings]
   const untrusted = (field: string, what: string) =>
-    warnings.push({ file, field, message: `${what} not applied: this project is not trusted (run with --trust-project, or add it to trustedProjects in ~/.claude/settings.json)` })
+    warnings.push({
+      file,
+      field,
+      message:
+        `${what} not applied: this project is not trusted (run with --trust-project, or add it to trustedProjects in ~/.claude/settings.json)`
+    })
   const permissions = loaded.settings.permissions
   const mode = permissions?.defaultMode
   let keepMode = mode
   if (mode === "bypassPermissions") {
-    warnings.push({ file, field: "permissions.defaultMode", message: "bypassPermissions is never taken from a repository's settings; the mode stays default" })
+    warnings.push({
+      file,
+      field: "permissions.defaultMode",
+      message: "bypassPermissions is never taken from a repository's settings; the mode stays default"
+    })
     keepMode = undefined
   } else if (!trusted && mode !== undefined && PERMISSIVE_MODES.includes(mode)) {
     untrusted("permissions.defaultMode", `mode ${mode}`)
@@ -770,9 +927,13 @@ export const applyTrust = (loaded: LoadedSettings, trusted: boolean): LoadedSett
     const allows = rules.filter((rule) => rule.behavior === "allow").length
     if (allows > 0) untrusted("permissions.allow", `${allows} allow rule${allows === 1 ? "" : "s"}`)
     rules = rules.filter((rule) => rule.behavior !== "allow")
-    if (hooks !== undefined && HOOK_EVENTS.some((event) => (hooks?.[event]?.length ?? 0) > 0)) untrusted("hooks", "hooks")
+    if (hooks !== undefined && HOOK_EVENTS.some((event) => (hooks?.[event]?.length ?? 0) > 0)) {
+      untrusted("hooks", "hooks")
+    }
     hooks = undefined
-    if (directories !== undefined && directories.length > 0) untrusted("permissions.additionalDirectories", "additional directories")
+    if (directories !== undefined && directories.length > 0) {
+      untrusted("permissions.additionalDirectories", "additional directories")
+    }
     directories = undefined
   }
   const { additionalDirectories: _dirs, defaultMode: _mode, ...restrictive } = permissions ?? {}
@@ -861,10 +1022,13 @@ export const loadClaudeSettings = (
 ): Effect.Effect<ReadonlyArray<LoadedSettings>, SettingsError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const decodeOptions = decodeOptionsOf(options)
-    const loaded = yield* Effect.forEach(claudeSettingsPaths(options), ({ kind, path }) => loadSettingsFile(path, kind, decodeOptions))
+    const loaded = yield* Effect.forEach(claudeSettingsPaths(options), ({ kind, path }) =>
+      loadSettingsFile(path, kind, decodeOptions))
     const user = Option.getOrUndefined(loaded[0]!)
     const trusted = options.trustProject === true || isTrusted(user?.settings, options.cwd, options.home)
-    return loaded.flatMap(Option.toArray).map((file) => applyTrust(file, trusted))
+    return loaded.flatMap(Option.toArray).map((file) =>
+      applyTrust(file, trusted)
+    )
   })
 
 /** The decode options within loader options: home, and which tools and servers exist. */
@@ -884,13 +1048,15 @@ const decodeOptionsOf = (options: ToolNameOptions & { readonly home: string }): 
  * @since 0.1.0
  * @category loading
  */
-export const loadSettings = (options: {
-  readonly claudeSettings?: boolean
-  readonly files?: ReadonlyArray<string>
-  readonly cwd: string
-  readonly home: string
-  readonly trustProject?: boolean
-} & ToolNameOptions): Effect.Effect<ReadonlyArray<LoadedSettings>, SettingsError, FileSystem.FileSystem> =>
+export const loadSettings = (
+  options: {
+    readonly claudeSettings?: boolean
+    readonly files?: ReadonlyArray<string>
+    readonly cwd: string
+    readonly home: string
+    readonly trustProject?: boolean
+  } & ToolNameOptions
+): Effect.Effect<ReadonlyArray<LoadedSettings>, SettingsError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const standard = options.claudeSettings === true ? yield* loadClaudeSettings(options) : []
     const decodeOptions = decodeOptionsOf(options)
@@ -898,7 +1064,8 @@ export const loadSettings = (options: {
       const path = Path.resolve(options.cwd, file)
       return loadSettingsFile(path, "flagSettings", decodeOptions).pipe(
         Effect.flatMap(Option.match({
-          onNone: () => Effect.fail(new SettingsError({ file: path, reason: "Unreadable", detail: "the file does not exist" })),
+          onNone: () =>
+            Effect.fail(new SettingsError({ file: path, reason: "Unreadable", detail: "the file does not exist" })),
           onSome: Effect.succeed
         }))
       )
@@ -953,12 +1120,20 @@ export const resolveMode = (
     case "manual":
       return { mode: "default", warnings }
     case "auto":
-      if (options.classifier !== true) warnings.push(`mode auto (from ${from}) needs a classifier approver and none is configured; running in default mode`)
+      if (options.classifier !== true) {
+        warnings.push(
+          `mode auto (from ${from}) needs a classifier approver and none is configured; running in default mode`
+        )
+      }
       return { mode: "default", warnings }
     case "bypassPermissions": {
-      const disabler = settings.find((loaded) => loaded.settings.permissions?.disableBypassPermissionsMode === "disable")
+      const disabler = settings.find((loaded) =>
+        loaded.settings.permissions?.disableBypassPermissionsMode === "disable"
+      )
       if (disabler !== undefined) {
-        warnings.push(`mode bypassPermissions (from ${from}) is disabled by ${disabler.source.path} (permissions.disableBypassPermissionsMode); running in default mode`)
+        warnings.push(
+          `mode bypassPermissions (from ${from}) is disabled by ${disabler.source.path} (permissions.disableBypassPermissionsMode); running in default mode`
+        )
         return { mode: "default", warnings }
       }
       return { mode: wanted, warnings }
@@ -995,7 +1170,9 @@ const editSettingsFile = (
       new SettingsError({ file: path, reason: "Unwritable", detail: error.message })
 
     const json = Option.getOrElse(yield* readJson(fs, path), (): unknown => ({}))
-    if (!isPlainObject(json)) return yield* invalid(`expected object, got ${Array.isArray(json) ? "array" : typeof json}`)
+    if (!isPlainObject(json)) {
+      return yield* invalid(`expected object, got ${Array.isArray(json) ? "array" : typeof json}`)
+    }
     const edited = edit(json)
     if (Either.isLeft(edited)) return yield* invalid(edited.left)
     const updated = edited.right

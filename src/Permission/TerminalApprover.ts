@@ -89,7 +89,8 @@ const hiddenClasses = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\p{Zs}\u115F\u
 
 /** Invisible combining marks: the grapheme joiner, Khmer inherent vowels, Mongolian and other variation selectors. */
 const invisibleMark = (code: number): boolean =>
-  code === 0x034f || code === 0x17b4 || code === 0x17b5 || (code >= 0x180b && code <= 0x180f) || (code >= 0xfe00 && code <= 0xfe0f) || (code >= 0xe0100 && code <= 0xe01ef)
+  code === 0x034f || code === 0x17b4 || code === 0x17b5 || (code >= 0x180b && code <= 0x180f) ||
+  (code >= 0xfe00 && code <= 0xfe0f) || (code >= 0xe0100 && code <= 0xe01ef)
 
 const hidden = { test: (char: string): boolean => hiddenClasses.test(char) || invisibleMark(char.codePointAt(0)!) }
 
@@ -122,7 +123,9 @@ export const escapeForDisplay = (text: string, options: { readonly newlines?: "k
   const isHidden = (char: string) => char !== " " && char !== "\n" && hidden.test(char)
   /** Whether what `char` is shown as starts with a backslash or `<U+`, or is a letter a backslash escape uses. */
   const startsEscape = (char: string | undefined) =>
-    char !== undefined && (char === "r" || char === "t" || char === "x" || char === "\\" || char === "<" || (escapeNewlines && (char === "n" || char === "\n")) || isHidden(char))
+    char !== undefined &&
+    (char === "r" || char === "t" || char === "x" || char === "\\" || char === "<" ||
+      (escapeNewlines && (char === "n" || char === "\n")) || isHidden(char))
   let out = ""
   const chars = Array.from(text)
   for (let i = 0; i < chars.length; i++) {
@@ -156,17 +159,26 @@ export const maxShownLines = 400
 export const maxShownChars = 64 * 1024
 
 /** The head and tail of `items` (at most `max` in all), and how many were left out between them. */
-const headAndTail = <A>(items: ReadonlyArray<A>, max: number): { readonly head: ReadonlyArray<A>; readonly tail: ReadonlyArray<A>; readonly omitted: number } => {
+const headAndTail = <A>(
+  items: ReadonlyArray<A>,
+  max: number
+): { readonly head: ReadonlyArray<A>; readonly tail: ReadonlyArray<A>; readonly omitted: number } => {
   if (items.length <= max) return { head: items, tail: [], omitted: 0 }
   const tailCount = Math.floor(max / 4)
-  return { head: items.slice(0, max - tailCount), tail: items.slice(items.length - tailCount), omitted: items.length - max }
+  return {
+    head: items.slice(0, max - tailCount),
+    tail: items.slice(items.length - tailCount),
+    omitted: items.length - max
+  }
 }
 
 /** At most {@link maxShownChars} characters of a text: head, a note of how many were left out, tail. */
 const boundChars = (text: string): string => {
   if (text.length <= maxShownChars) return text
   const tail = Math.floor(maxShownChars / 4)
-  return `${text.slice(0, maxShownChars - tail)}\n… ${text.length - maxShownChars} more characters …\n${text.slice(text.length - tail)}`
+  return `${text.slice(0, maxShownChars - tail)}\n… ${text.length - maxShownChars} more characters …\n${
+    text.slice(text.length - tail)
+  }`
 }
 
 /** Content lines in a gutter, so nothing in them can pass for the prompt's own lines. */
@@ -177,7 +189,9 @@ const inGutter = (text: string): string => {
 }
 
 const rules = (suggestions: ReadonlyArray<string>) =>
-  suggestions.length === 0 ? "" : `  [${suggestions.map((rule) => escapeForDisplay(rule, { newlines: "escape" })).join(", ")}]`
+  suggestions.length === 0
+    ? ""
+    : `  [${suggestions.map((rule) => escapeForDisplay(rule, { newlines: "escape" })).join(", ")}]`
 
 /**
  * The text shown for a request, up to the choice prompt. Everything that comes from the call (the rendered use,
@@ -237,13 +251,18 @@ export const make = (input: NodeJS.ReadableStream, output: NodeJS.WritableStream
       ended ? Effect.succeed(Option.none()) : write(prompt).pipe(
         Effect.zipRight(Effect.sync(() => reader.resume())),
         Effect.zipRight(Queue.take(lines)),
-        Effect.tap((line) => Effect.sync(() => {
-          reader.pause()
-          if (Option.isNone(line)) ended = true
-        }))
+        Effect.tap((line) =>
+          Effect.sync(() => {
+            reader.pause()
+            if (Option.isNone(line)) ended = true
+          })
+        )
       )
 
-    const closed = ApprovalAnswer.Deny({ message: "The terminal closed before anyone answered; the call was denied.", cancelRun: false })
+    const closed = ApprovalAnswer.Deny({
+      message: "The terminal closed before anyone answered; the call was denied.",
+      cancelRun: false
+    })
 
     const ask = (request: ApprovalRequest): Effect.Effect<ApprovalAnswer> =>
       Effect.gen(function*() {
@@ -272,12 +291,18 @@ export const make = (input: NodeJS.ReadableStream, output: NodeJS.WritableStream
             case "5":
               return ApprovalAnswer.Deny({ message: "The user denied this call and stopped the run.", cancelRun: true })
             case "e": {
-              yield* write(`Current input: ${escapeForDisplay(boundChars(JSON.stringify(request.input) ?? "undefined"), { newlines: "escape" })}\n`)
+              yield* write(
+                `Current input: ${
+                  escapeForDisplay(boundChars(JSON.stringify(request.input) ?? "undefined"), { newlines: "escape" })
+                }\n`
+              )
               const edited = yield* readLine("New input (JSON on one line): ")
               if (Option.isNone(edited)) return closed
               try {
                 const value: unknown = JSON.parse(edited.value)
-                if (typeof value === "object" && value !== null && !Array.isArray(value)) return ApprovalAnswer.Edit({ input: value })
+                if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+                  return ApprovalAnswer.Edit({ input: value })
+                }
                 yield* write("The input must be a JSON object.\n")
               } catch (error) {
                 yield* write(`That is not JSON (${error instanceof Error ? error.message : String(error)}).\n`)
@@ -307,10 +332,11 @@ const openTerminal = Effect.acquireRelease(
     },
     catch: (error) => new TerminalUnavailable({ detail: error instanceof Error ? error.message : String(error) })
   }),
-  ({ input, output }) => Effect.sync(() => {
-    input.destroy()
-    output.destroy()
-  })
+  ({ input, output }) =>
+    Effect.sync(() => {
+      input.destroy()
+      output.destroy()
+    })
 )
 
 // -----------------------------------------------------------------------------
@@ -328,7 +354,9 @@ export const layer = (options: TerminalOptions = {}): Layer.Layer<Approver, Term
   Layer.scoped(
     Approver,
     Effect.gen(function*() {
-      if (options.input !== undefined && options.output !== undefined) return yield* make(options.input, options.output, options.lock)
+      if (options.input !== undefined && options.output !== undefined) {
+        return yield* make(options.input, options.output, options.lock)
+      }
       const terminal = yield* openTerminal
       return yield* make(options.input ?? terminal.input, options.output ?? terminal.output, options.lock)
     })
@@ -340,14 +368,15 @@ export const layer = (options: TerminalOptions = {}): Layer.Layer<Approver, Term
  * @since 0.1.0
  * @category layers
  */
-export const layerAuto = (options: Pick<TerminalOptions, "lock"> = {}): Layer.Layer<Approver> => layer(options).pipe(
-  Layer.catchAll(() =>
-    Layer.succeed(Approver, {
-      ask: (request) =>
-        Effect.succeed(ApprovalAnswer.Deny({
-          message: `${request.toolName} needs approval and there is no one to ask (no terminal); it was denied.`,
-          cancelRun: false
-        }))
-    })
+export const layerAuto = (options: Pick<TerminalOptions, "lock"> = {}): Layer.Layer<Approver> =>
+  layer(options).pipe(
+    Layer.catchAll(() =>
+      Layer.succeed(Approver, {
+        ask: (request) =>
+          Effect.succeed(ApprovalAnswer.Deny({
+            message: `${request.toolName} needs approval and there is no one to ask (no terminal); it was denied.`,
+            cancelRun: false
+          }))
+      })
+    )
   )
-)

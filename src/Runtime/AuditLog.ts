@@ -59,10 +59,12 @@ export type AuditEntry = typeof AuditEntry.Type
  * @since 0.2.0
  * @category errors
  */
-export class AuditLogError extends Schema.TaggedError<AuditLogError>("effect-tool-runtime/AuditLogError")("AuditLogError", {
-  path: Schema.String,
-  message: Schema.String
-}) {}
+export class AuditLogError
+  extends Schema.TaggedError<AuditLogError>("effect-tool-runtime/AuditLogError")("AuditLogError", {
+    path: Schema.String,
+    message: Schema.String
+  })
+{}
 
 /** Executed inputs larger than this (as JSON) are cut, so one call cannot blow up the log. */
 const MAX_INPUT_CHARS = 64 * 1024
@@ -70,7 +72,9 @@ const MAX_INPUT_CHARS = 64 * 1024
 const boundedInput = (input: unknown): unknown => {
   if (input === undefined) return undefined
   const json = JSON.stringify(input)
-  return json === undefined || json.length <= MAX_INPUT_CHARS ? input : { truncated: true, prefix: json.slice(0, MAX_INPUT_CHARS) }
+  return json === undefined || json.length <= MAX_INPUT_CHARS
+    ? input
+    : { truncated: true, prefix: json.slice(0, MAX_INPUT_CHARS) }
 }
 
 /**
@@ -89,7 +93,11 @@ export const entryOf = (sessionId: string, event: ToolEvent): AuditEntry => {
     case "Started":
       return { ...base, tool_use_id: event.toolUseId, tool: event.toolName, audit: toText(event.ui) }
     case "Progress":
-      return { ...base, tool_use_id: event.toolUseId, audit: [event.progress.message, ...(event.progress.lines ?? [])].filter((line) => line !== undefined).join("\n") }
+      return {
+        ...base,
+        tool_use_id: event.toolUseId,
+        audit: [event.progress.message, ...(event.progress.lines ?? [])].filter((line) => line !== undefined).join("\n")
+      }
     case "PermissionRequested":
       return {
         ...base,
@@ -101,7 +109,13 @@ export const entryOf = (sessionId: string, event: ToolEvent): AuditEntry => {
     case "PermissionAnswered":
       return { ...base, tool_use_id: event.toolUseId, decision: event.answer._tag, audit: "" }
     case "Decided":
-      return { ...base, tool_use_id: event.toolUseId, decision: event.decision._tag, reason: describeReason(event.decision.reason), audit: "" }
+      return {
+        ...base,
+        tool_use_id: event.toolUseId,
+        decision: event.decision._tag,
+        reason: describeReason(event.decision.reason),
+        audit: ""
+      }
     case "Notice":
       return { ...base, tool_use_id: event.toolUseId, audit: event.message }
     case "DefectLogged":
@@ -113,7 +127,9 @@ export const entryOf = (sessionId: string, event: ToolEvent): AuditEntry => {
         tool_use_id: outcome.toolUseId,
         tool: outcome.toolName ?? outcome.requestedName,
         status: outcome.status,
-        ...(outcome.decision === undefined ? {} : { decision: outcome.decision._tag, reason: describeReason(outcome.decision.reason) }),
+        ...(outcome.decision === undefined
+          ? {}
+          : { decision: outcome.decision._tag, reason: describeReason(outcome.decision.reason) }),
         executed_input: boundedInput(outcome.executedInput),
         audit: outcome.audit
       }
@@ -154,7 +170,9 @@ const none: AuditSink = { enabled: false, record: () => Effect.void }
  * @since 0.2.0
  * @category tags
  */
-export class AuditLog extends Context.Reference<AuditLog>()("effect-tool-runtime/AuditLog", { defaultValue: () => none }) {
+export class AuditLog
+  extends Context.Reference<AuditLog>()("effect-tool-runtime/AuditLog", { defaultValue: () => none })
+{
   /**
    * JSON lines appended to `path` (created 0600), rotated by size: `path.1` is the newest rotated file, at most
    * `maxFiles` are kept. A write that fails is logged and the run goes on: auditing never breaks a turn.
@@ -206,10 +224,15 @@ export class AuditLog extends Context.Reference<AuditLog>()("effect-tool-runtime
    * @since 0.2.0
    * @category layers
    */
-  static readonly layerMemory = (sessionId: string): { readonly layer: Layer.Layer<AuditLog>; readonly entries: Effect.Effect<ReadonlyArray<AuditEntry>> } => {
+  static readonly layerMemory = (
+    sessionId: string
+  ): { readonly layer: Layer.Layer<AuditLog>; readonly entries: Effect.Effect<ReadonlyArray<AuditEntry>> } => {
     const entries: Array<AuditEntry> = []
     return {
-      layer: Layer.succeed(AuditLog, { enabled: true, record: (event) => Effect.sync(() => void entries.push(entryOf(sessionId, event))) }),
+      layer: Layer.succeed(AuditLog, {
+        enabled: true,
+        record: (event) => Effect.sync(() => void entries.push(entryOf(sessionId, event)))
+      }),
       entries: Effect.sync(() => [...entries])
     }
   }
@@ -234,7 +257,9 @@ export const search = (path: string, query: string): Effect.Effect<ReadonlyArray
     try: () => {
       const rotated = fs.readdirSync(nodePath.dirname(path))
         .flatMap((name) => {
-          const match = new RegExp(`^${nodePath.basename(path).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\.(\\d+)$`).exec(name)
+          const match = new RegExp(`^${nodePath.basename(path).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\.(\\d+)$`).exec(
+            name
+          )
           return match === null ? [] : [[Number(match[1]), nodePath.join(nodePath.dirname(path), name)] as const]
         })
         .sort((a, b) => b[0] - a[0])

@@ -187,7 +187,9 @@ export const inputSchema = (definition: Definition.Any): JsonSchema => {
   } catch (error) {
     throw new DefinitionError({
       tool: definition.name,
-      message: `The input schema of ${definition.name} has no JSON Schema form: ${error instanceof Error ? error.message : String(error)}`
+      message: `The input schema of ${definition.name} has no JSON Schema form: ${
+        error instanceof Error ? error.message : String(error)
+      }`
     })
   }
   canonicals.set(definition.input, schema)
@@ -221,10 +223,15 @@ export const anthropic = (definition: Definition.Any, options: AnthropicOptions 
   ...(options.deferLoading === true ? { defer_loading: true } : {}),
   ...(options.strict === undefined ? {} : { strict: options.strict }),
   ...(options.inputExamples === undefined ? {} : { input_examples: options.inputExamples }),
-  ...(options.cacheControl === undefined || options.deferLoading === true ? {} : { cache_control: options.cacheControl })
+  ...(options.cacheControl === undefined || options.deferLoading === true
+    ? {}
+    : { cache_control: options.cacheControl })
 })
 
-const openAiParameters = (definition: Definition.Any, strict: boolean): { readonly parameters: JsonSchema; readonly strict: boolean } => {
+const openAiParameters = (
+  definition: Definition.Any,
+  strict: boolean
+): { readonly parameters: JsonSchema; readonly strict: boolean } => {
   if (strict) {
     const rewrite = strictOf(definition)
     if (Either.isRight(rewrite)) return { parameters: rewrite.right.schema, strict: true }
@@ -273,7 +280,9 @@ export const openAiResponses = (definition: Definition.Any, options: OpenAiOptio
 export const gemini = (definition: Definition.Any): GeminiFunctionDeclaration => {
   const { schema } = Providers.gemini(inputSchema(definition))
   const properties = schema["properties"]
-  const empty = schema["anyOf"] === undefined && (properties === undefined || (typeof properties === "object" && properties !== null && Object.keys(properties).length === 0))
+  const empty = schema["anyOf"] === undefined &&
+    (properties === undefined ||
+      (typeof properties === "object" && properties !== null && Object.keys(properties).length === 0))
   return empty
     ? { name: definition.name, description: definition.description }
     : { name: definition.name, description: definition.description, parameters: schema }
@@ -307,7 +316,9 @@ export const forProvider = (
   const strict = options.strict === undefined ? {} : { strict: options.strict }
   switch (provider) {
     case "anthropic":
-      return definitions.map((definition) => anthropic(definition, { deferLoading: options.deferLoading?.has(definition.name) === true }))
+      return definitions.map((definition) =>
+        anthropic(definition, { deferLoading: options.deferLoading?.has(definition.name) === true })
+      )
     case "openai-chat":
       return definitions.map((definition) => openAiChat(definition, strict))
     case "openai-responses":
@@ -367,7 +378,8 @@ export const restoreOmitted = (definition: Definition.Any, input: unknown): unkn
  * @since 0.2.0
  * @category budget
  */
-export const estimateTokens = (value: unknown): number => Math.ceil((typeof value === "string" ? value : JSON.stringify(value) ?? "").length / 4)
+export const estimateTokens = (value: unknown): number =>
+  Math.ceil((typeof value === "string" ? value : JSON.stringify(value) ?? "").length / 4)
 
 /**
  * The providers' tool-name rule: `^[a-zA-Z0-9_-]{1,64}$`.

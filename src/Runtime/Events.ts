@@ -6,11 +6,11 @@
  */
 import type * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
+import type { ApprovalAnswer, ApprovalRequest } from "../Permission/Approver.js"
 import type { Outcome } from "../Tool/Outcome.js"
 import type { Decision } from "../Tool/Permission.js"
 import type { UiBlock } from "../Tool/Presentation.js"
 import type { Progress } from "../Tool/Tool.js"
-import type { ApprovalAnswer, ApprovalRequest } from "../Permission/Approver.js"
 
 /**
  * One thing that happened to one tool_use.
@@ -23,7 +23,13 @@ export type ToolEvent = Data.TaggedEnum<{
    * The model is still streaming this tool_use's input: what a person sees of it so far (nothing is checked or run
    * until it is complete). `partialInput` is the input parsed so far.
    */
-  Previewed: { readonly toolUseId: string; readonly name: string; readonly ui: ReadonlyArray<UiBlock>; readonly partialInput: unknown; readonly at: number }
+  Previewed: {
+    readonly toolUseId: string
+    readonly name: string
+    readonly ui: ReadonlyArray<UiBlock>
+    readonly partialInput: unknown
+    readonly at: number
+  }
   /** The runtime received the tool_use and is waiting to start it. */
   Queued: { readonly toolUseId: string; readonly name: string; readonly at: number }
   /** The call passed its checks and its scheduling constraints, and begins. */

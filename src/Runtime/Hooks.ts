@@ -65,6 +65,7 @@
  *
  * @since 0.1.0
  */
+import type * as LanguageModel from "@effect/ai/LanguageModel"
 import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
@@ -74,22 +75,21 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import type * as LanguageModel from "@effect/ai/LanguageModel"
 import { randomUUID } from "node:crypto"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import { compileHookMatcher } from "../Permission/internal/hookMatcher.js"
 import { formatPath } from "../Permission/internal/issues.js"
 import { ruleCoversCall } from "../Permission/internal/policy.js"
+import type { HookOpinion } from "../Permission/PermissionPolicy.js"
 import { parseRule } from "../Permission/Rule.js"
 import type { PermissionRule } from "../Permission/Rule.js"
 import { HOOK_EVENTS } from "../Permission/Settings.js"
 import type { HookDefinition, HooksSettings, LoadedSettings } from "../Permission/Settings.js"
-import type { HookOpinion } from "../Permission/PermissionPolicy.js"
 import * as Subprocess from "./Subprocess.js"
-import { ToolRegistry } from "./ToolRegistry.js"
 import { noPreToolUse, ToolHooks } from "./ToolHooks.js"
 import type { PostToolUseEvent, PostToolUseResult, PreToolUseEvent, PreToolUseResult } from "./ToolHooks.js"
+import { ToolRegistry } from "./ToolRegistry.js"
 
 // -----------------------------------------------------------------------------
 // models
@@ -203,8 +203,11 @@ export interface HooksOptions {
 
 /** Whether a URL matches one of Claude Code's `allowedHttpHookUrls` patterns. */
 const urlAllowed = (url: string, patterns: ReadonlyArray<string> | undefined): boolean =>
-  patterns === undefined || patterns.some((pattern) =>
-    new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`).test(url)
+  patterns === undefined ||
+  patterns.some((pattern) =>
+    new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`).test(
+      url
+    )
   )
 
 /** The events this runtime raises. */
@@ -226,8 +229,12 @@ export class HookConfigError extends Data.TaggedError("HookConfigError")<{
   readonly field?: string
 }> {
   override get message(): string {
-    const where = `${this.file === undefined ? "" : `${this.file}: `}${this.field === undefined ? "" : `${this.field}: `}`
-    return `${where}Invalid hook ${this.field?.endsWith(".if") === true ? "condition" : "matcher"} ${JSON.stringify(this.matcher)}: ${this.detail}`
+    const where = `${this.file === undefined ? "" : `${this.file}: `}${
+      this.field === undefined ? "" : `${this.field}: `
+    }`
+    return `${where}Invalid hook ${this.field?.endsWith(".if") === true ? "condition" : "matcher"} ${
+      JSON.stringify(this.matcher)
+    }: ${this.detail}`
   }
 }
 
@@ -290,7 +297,9 @@ const denied = (hook: string, message: string): PreAnswer => preAnswer(hook, { o
 const fromPreAnswer = (hook: string, answer: PreToolUseAnswer, notices: ReadonlyArray<string> = []): PreAnswer => {
   const behavior = answer.permissionDecision
   return preAnswer(hook, {
-    opinion: behavior === undefined ? undefined : { behavior, message: answer.reason ?? `hook ${hook} answered ${behavior}` },
+    opinion: behavior === undefined
+      ? undefined
+      : { behavior, message: answer.reason ?? `hook ${hook} answered ${behavior}` },
     updatedInput: behavior === "deny" ? undefined : answer.updatedInput,
     additionalContext: answer.additionalContext === undefined ? [] : [answer.additionalContext],
     notices: [...notices, ...(answer.systemMessage === undefined ? [] : [answer.systemMessage])]
@@ -308,7 +317,8 @@ const parseStdout = (stdout: string): Either.Either<Option.Option<HookOutput>, s
     return Either.left(`printed invalid JSON (${error instanceof Error ? error.message : String(error)})`)
   }
   return Either.match(decodeHookOutput(json), {
-    onLeft: (error) => Either.left(`printed JSON that is not hook output: ${ParseResult.TreeFormatter.formatErrorSync(error)}`),
+    onLeft: (error) =>
+      Either.left(`printed JSON that is not hook output: ${ParseResult.TreeFormatter.formatErrorSync(error)}`),
     onRight: (output) => Either.right(Option.some(output))
   })
 }
@@ -329,7 +339,11 @@ type HookRun =
   | { readonly _tag: "Crashed"; readonly message: string }
 
 const formatBytes = (bytes: number): string =>
-  bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`
+  bytes % (1024 * 1024) === 0
+    ? `${bytes / (1024 * 1024)} MiB`
+    : bytes % 1024 === 0
+    ? `${bytes / 1024} KiB`
+    : `${bytes} bytes`
 
 const expandHome = (path: string, home: string): string =>
   path === "~" ? home : path.startsWith("~/") ? nodePath.join(home, path.slice(2)) : path
@@ -361,7 +375,9 @@ const runCommand = (
 ): Effect.Effect<HookRun> =>
   Effect.scoped(
     Subprocess.run({
-      argv: hook.args === undefined ? ["sh", "-c", hook.command] : [expandHome(hook.command, settings.home), ...hook.args],
+      argv: hook.args === undefined
+        ? ["sh", "-c", hook.command]
+        : [expandHome(hook.command, settings.home), ...hook.args],
       cwd: settings.cwd,
       env: { ...process.env, CLAUDE_PROJECT_DIR: settings.cwd },
       stdin,
@@ -379,7 +395,10 @@ const runCommand = (
         case "TimedOut":
           return { _tag: "TimedOut", after: timeout }
         case "OutputLimit":
-          return { _tag: "Crashed", message: `printed more than ${formatBytes(result.exit.limitBytes)} on ${result.exit.stream}` }
+          return {
+            _tag: "Crashed",
+            message: `printed more than ${formatBytes(result.exit.limitBytes)} on ${result.exit.stream}`
+          }
         case "Signaled":
           return { _tag: "Crashed", message: `killed by ${result.exit.signal}` }
         case "Stopped":
@@ -390,18 +409,30 @@ const runCommand = (
     Effect.catchAll((error) => Effect.succeed<HookRun>({ _tag: "Crashed", message: error.message }))
   )
 
-const utf8 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8")
+const utf8 = (bytes: Uint8Array): string =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8")
 
 /** `$VAR` and `${VAR}` replaced by the allowed environment variables, and by nothing when not allowed. */
-const interpolate = (value: string, allowed: ReadonlyArray<string>, env: Readonly<Record<string, string | undefined>>): string =>
-  value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (_, braced: string | undefined, bare: string | undefined) => {
-    const name = (braced ?? bare)!
-    return allowed.includes(name) ? env[name] ?? "" : ""
-  })
+const interpolate = (
+  value: string,
+  allowed: ReadonlyArray<string>,
+  env: Readonly<Record<string, string | undefined>>
+): string =>
+  value.replace(
+    /\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
+    (_, braced: string | undefined, bare: string | undefined) => {
+      const name = (braced ?? bare)!
+      return allowed.includes(name) ? env[name] ?? "" : ""
+    }
+  )
 
 /** POSTs the hook JSON; a 2xx body is read as a command's stdout on exit 0; anything else is a crash. */
 const runHttp = (
-  hook: { readonly url: string; readonly headers?: Readonly<Record<string, string>> | undefined; readonly allowedEnvVars?: ReadonlyArray<string> | undefined },
+  hook: {
+    readonly url: string
+    readonly headers?: Readonly<Record<string, string>> | undefined
+    readonly allowedEnvVars?: ReadonlyArray<string> | undefined
+  },
   body: string,
   timeout: Duration.Duration,
   settings: RunSettings
@@ -412,7 +443,9 @@ const runHttp = (
   const globalVars = settings.httpHookAllowedEnvVars
   const allowed = (hook.allowedEnvVars ?? []).filter((name) => globalVars === undefined || globalVars.includes(name))
   const headers: Record<string, string> = { "content-type": "application/json" }
-  for (const [name, value] of Object.entries(hook.headers ?? {})) headers[name] = interpolate(value, allowed, settings.env)
+  for (const [name, value] of Object.entries(hook.headers ?? {})) {
+    headers[name] = interpolate(value, allowed, settings.env)
+  }
   return Effect.tryPromise({
     try: async (signal): Promise<HookRun> => {
       const response = await fetch(hook.url, { method: "POST", headers, body, signal, redirect: "error" })
@@ -431,7 +464,9 @@ const runHttp = (
           chunks.push(value)
         }
       }
-      if (response.status < 200 || response.status > 299) return { _tag: "Crashed", message: `answered HTTP ${response.status}` }
+      if (response.status < 200 || response.status > 299) {
+        return { _tag: "Crashed", message: `answered HTTP ${response.status}` }
+      }
       return { _tag: "Exited", code: 0, stdout: Buffer.concat(chunks).toString("utf8"), stderr: "" }
     },
     catch: (error) => error
@@ -440,7 +475,10 @@ const runHttp = (
     Effect.map(Option.getOrElse((): HookRun => ({ _tag: "TimedOut", after: timeout }))),
     Effect.catchAll((error) => {
       const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : ""
-      return Effect.succeed<HookRun>({ _tag: "Crashed", message: `could not be reached (${error instanceof Error ? error.message : String(error)}${cause})` })
+      return Effect.succeed<HookRun>({
+        _tag: "Crashed",
+        message: `could not be reached (${error instanceof Error ? error.message : String(error)}${cause})`
+      })
     })
   )
 }
@@ -449,23 +487,44 @@ const ModelAnswer = Schema.parseJson(Schema.Struct({ ok: Schema.Boolean, reason:
 const decodeModelAnswer = Schema.decodeUnknownEither(ModelAnswer)
 
 /** The model's `{ok, reason}` as a command's exit: ok is exit 0, not ok is exit 2 with the reason on stderr. */
-const runPrompt = (prompt: string, input: string, timeout: Duration.Duration, settings: RunSettings): Effect.Effect<HookRun> => {
+const runPrompt = (
+  prompt: string,
+  input: string,
+  timeout: Duration.Duration,
+  settings: RunSettings
+): Effect.Effect<HookRun> => {
   const model = settings.languageModel
-  if (model === undefined) return Effect.succeed({ _tag: "Crashed", message: "cannot run: no language model is configured for prompt and agent hooks" })
+  if (model === undefined) {
+    return Effect.succeed({
+      _tag: "Crashed",
+      message: "cannot run: no language model is configured for prompt and agent hooks"
+    })
+  }
   const text = prompt.includes("$ARGUMENTS") ? prompt.split("$ARGUMENTS").join(input) : `${prompt}\n\n${input}`
-  const instructed = `${text}\n\nAnswer with JSON only: {"ok": true} to let this proceed, or {"ok": false, "reason": "why"} to block it.`
+  const instructed =
+    `${text}\n\nAnswer with JSON only: {"ok": true} to let this proceed, or {"ok": false, "reason": "why"} to block it.`
   return model.generateText({ prompt: instructed }).pipe(
     Effect.map((response): HookRun => {
       const raw = response.text.trim().replace(/^```(?:json)?\s*|\s*```$/g, "")
       const answer = decodeModelAnswer(raw)
-      if (Either.isLeft(answer)) return { _tag: "Crashed", message: `the model answered ${JSON.stringify(raw.slice(0, 200))}, not {"ok": boolean, "reason"?: string}` }
+      if (Either.isLeft(answer)) {
+        return {
+          _tag: "Crashed",
+          message: `the model answered ${JSON.stringify(raw.slice(0, 200))}, not {"ok": boolean, "reason"?: string}`
+        }
+      }
       return answer.right.ok
         ? { _tag: "Exited", code: 0, stdout: "", stderr: "" }
         : { _tag: "Exited", code: 2, stdout: "", stderr: answer.right.reason ?? "" }
     }),
     Effect.timeoutOption(timeout),
     Effect.map(Option.getOrElse((): HookRun => ({ _tag: "TimedOut", after: timeout }))),
-    Effect.catchAllCause((cause) => Effect.succeed<HookRun>({ _tag: "Crashed", message: `the model call failed: ${Cause.pretty(cause).split("\n")[0]}` }))
+    Effect.catchAllCause((cause) =>
+      Effect.succeed<HookRun>({
+        _tag: "Crashed",
+        message: `the model call failed: ${Cause.pretty(cause).split("\n")[0]}`
+      })
+    )
   )
 }
 
@@ -478,7 +537,9 @@ const describeFailure = (result: Exclude<HookRun, { readonly _tag: "Exited"; rea
     case "Crashed":
       return `crashed: ${result.message}`
     case "Exited":
-      return `${crashedExit(result.code) ? "crashed" : "failed"} with exit code ${result.code}${result.stderr.trim() === "" ? "" : `: ${result.stderr.trim()}`}`
+      return `${crashedExit(result.code) ? "crashed" : "failed"} with exit code ${result.code}${
+        result.stderr.trim() === "" ? "" : `: ${result.stderr.trim()}`
+      }`
   }
 }
 
@@ -502,10 +563,16 @@ interface CompiledHook {
  * @since 0.1.0
  * @category matchers
  */
-export const compileMatcher = (matcher: string | undefined): Either.Either<(toolName: string) => boolean, HookConfigError> =>
+export const compileMatcher = (
+  matcher: string | undefined
+): Either.Either<(toolName: string) => boolean, HookConfigError> =>
   Either.mapLeft(compileHookMatcher(matcher), (detail) => new HookConfigError({ matcher: matcher ?? "", detail }))
 
-const noPost = (hook: string, notices: ReadonlyArray<string>, context: ReadonlyArray<string> = []): PostToolUseResult => ({
+const noPost = (
+  hook: string,
+  notices: ReadonlyArray<string>,
+  context: ReadonlyArray<string> = []
+): PostToolUseResult => ({
   additionalContext: context,
   notices: notices.map((notice) => `hook ${hook}: ${notice}`)
 })
@@ -552,31 +619,45 @@ const externalHook = (
     matches,
     condition,
     pre: (call) =>
-      Effect.map(run({ tool_name: call.toolName, tool_input: call.input, tool_use_id: call.toolUseId }), (result): PreAnswer => {
-        if (result._tag !== "Exited" || crashedExit(result.code)) return denied(name, `PreToolUse hook ${name} ${describeFailure(result)}; the call is denied.`)
-        if (result.code === 2) return denied(name, result.stderr.trim() === "" ? `Blocked by hook ${name}.` : result.stderr.trim())
-        if (result.code !== 0) return preAnswer(name, { notices: [`hook ${name} ${describeFailure(result)}`] })
-        const parsed = parseStdout(result.stdout)
-        if (Either.isLeft(parsed)) return denied(name, `PreToolUse hook ${name} ${parsed.left}; the call is denied.`)
-        if (Option.isNone(parsed.right)) return preAnswer(name, { notices: plainText(name, result.stdout) })
-        const output = parsed.right.value
-        const notices = output.systemMessage === undefined ? [] : [output.systemMessage]
-        // Claude Code stops the whole turn on `continue: false`: the call is denied and the rest of the run stops.
-        if (output.continue === false) return { ...denied(name, output.stopReason ?? `Hook ${name} stopped processing.`), notices, stopRun: true }
-        const specific = output.hookSpecificOutput
-        if (specific !== undefined && specific.hookEventName !== "PreToolUse") {
-          return denied(name, `PreToolUse hook ${name} printed output for ${specific.hookEventName}; the call is denied.`)
+      Effect.map(
+        run({ tool_name: call.toolName, tool_input: call.input, tool_use_id: call.toolUseId }),
+        (result): PreAnswer => {
+          if (result._tag !== "Exited" || crashedExit(result.code)) {
+            return denied(name, `PreToolUse hook ${name} ${describeFailure(result)}; the call is denied.`)
+          }
+          if (result.code === 2) {
+            return denied(name, result.stderr.trim() === "" ? `Blocked by hook ${name}.` : result.stderr.trim())
+          }
+          if (result.code !== 0) {
+            return preAnswer(name, { notices: [`hook ${name} ${describeFailure(result)}`] })
+          }
+          const parsed = parseStdout(result.stdout)
+          if (Either.isLeft(parsed)) return denied(name, `PreToolUse hook ${name} ${parsed.left}; the call is denied.`)
+          if (Option.isNone(parsed.right)) return preAnswer(name, { notices: plainText(name, result.stdout) })
+          const output = parsed.right.value
+          const notices = output.systemMessage === undefined ? [] : [output.systemMessage]
+          // Claude Code stops the whole turn on `continue: false`: the call is denied and the rest of the run stops.
+          if (output.continue === false) {
+            return { ...denied(name, output.stopReason ?? `Hook ${name} stopped processing.`), notices, stopRun: true }
+          }
+          const specific = output.hookSpecificOutput
+          if (specific !== undefined && specific.hookEventName !== "PreToolUse") {
+            return denied(
+              name,
+              `PreToolUse hook ${name} printed output for ${specific.hookEventName}; the call is denied.`
+            )
+          }
+          const legacy = output.decision === "approve" ? "allow" : output.decision === "block" ? "deny" : undefined
+          const decision = specific?.permissionDecision ?? legacy
+          const reason = specific?.permissionDecisionReason ?? output.reason
+          return fromPreAnswer(name, {
+            ...(decision === undefined ? {} : { permissionDecision: decision }),
+            ...(reason === undefined ? {} : { reason }),
+            ...(specific?.updatedInput === undefined ? {} : { updatedInput: specific.updatedInput }),
+            ...(specific?.additionalContext === undefined ? {} : { additionalContext: specific.additionalContext })
+          }, notices)
         }
-        const legacy = output.decision === "approve" ? "allow" : output.decision === "block" ? "deny" : undefined
-        const decision = specific?.permissionDecision ?? legacy
-        const reason = specific?.permissionDecisionReason ?? output.reason
-        return fromPreAnswer(name, {
-          ...(decision === undefined ? {} : { permissionDecision: decision }),
-          ...(reason === undefined ? {} : { reason }),
-          ...(specific?.updatedInput === undefined ? {} : { updatedInput: specific.updatedInput }),
-          ...(specific?.additionalContext === undefined ? {} : { additionalContext: specific.additionalContext })
-        }, notices)
-      }),
+      ),
     post: (call) =>
       Effect.map(
         run({
@@ -584,7 +665,9 @@ const externalHook = (
           tool_input: call.input,
           tool_use_id: call.toolUseId,
           tool_response: call.response,
-          ...(call.failed ? { error: typeof call.response === "string" ? call.response : JSON.stringify(call.response) } : {})
+          ...(call.failed
+            ? { error: typeof call.response === "string" ? call.response : JSON.stringify(call.response) }
+            : {})
         }),
         (result): PostToolUseResult => {
           if (result._tag !== "Exited") return noPost(name, [describeFailure(result)])
@@ -596,7 +679,12 @@ const externalHook = (
           const output = parsed.right.value
           const notices = output.systemMessage === undefined ? [] : [output.systemMessage]
           const specific = output.hookSpecificOutput
-          if (specific !== undefined && specific.hookEventName !== event) return noPost(name, [...notices, `printed output for ${specific.hookEventName}`])
+          if (specific !== undefined && specific.hookEventName !== event) {
+            return noPost(name, [
+              ...notices,
+              `printed output for ${specific.hookEventName}`
+            ])
+          }
           const context = [
             ...(output.decision === "block" && output.reason !== undefined ? [output.reason] : []),
             ...(specific?.additionalContext === undefined ? [] : [specific.additionalContext])
@@ -607,7 +695,11 @@ const externalHook = (
   }
 }
 
-const functionHook = (hook: FunctionHook, matches: (toolName: string) => boolean, settings: RunSettings): CompiledHook => {
+const functionHook = (
+  hook: FunctionHook,
+  matches: (toolName: string) => boolean,
+  settings: RunSettings
+): CompiledHook => {
   const timeout = hook.timeout === undefined ? settings.defaultTimeout : Duration.decode(hook.timeout)
   const guarded = <A>(effect: Effect.Effect<A, unknown>) =>
     effect.pipe(
@@ -627,21 +719,27 @@ const functionHook = (hook: FunctionHook, matches: (toolName: string) => boolean
     condition: undefined,
     pre: (call) =>
       hook.event === "PreToolUse"
-        ? Effect.map(guarded(Effect.suspend(() => hook.run(call))), Either.match({
-          onLeft: (why) => denied(hook.name, `PreToolUse hook ${hook.name} ${why}; the call is denied.`),
-          onRight: (answer) => fromPreAnswer(hook.name, answer)
-        }))
+        ? Effect.map(
+          guarded(Effect.suspend(() => hook.run(call))),
+          Either.match({
+            onLeft: (why) => denied(hook.name, `PreToolUse hook ${hook.name} ${why}; the call is denied.`),
+            onRight: (answer) => fromPreAnswer(hook.name, answer)
+          })
+        )
         : Effect.succeed(preAnswer(hook.name)),
     post: (call) =>
       hook.event === "PreToolUse"
         ? Effect.succeed(noPost(hook.name, []))
-        : Effect.map(guarded(Effect.suspend(() => hook.run(call))), Either.match({
-          onLeft: (why) => noPost(hook.name, [why]),
-          onRight: (answer) => ({
-            additionalContext: answer.additionalContext === undefined ? [] : [answer.additionalContext],
-            notices: answer.systemMessage === undefined ? [] : [`hook ${hook.name}: ${answer.systemMessage}`]
+        : Effect.map(
+          guarded(Effect.suspend(() => hook.run(call))),
+          Either.match({
+            onLeft: (why) => noPost(hook.name, [why]),
+            onRight: (answer) => ({
+              additionalContext: answer.additionalContext === undefined ? [] : [answer.additionalContext],
+              notices: answer.systemMessage === undefined ? [] : [`hook ${hook.name}: ${answer.systemMessage}`]
+            })
           })
-        }))
+        )
   }
 }
 
@@ -649,7 +747,9 @@ const functionHook = (hook: FunctionHook, matches: (toolName: string) => boolean
 // warnings
 // -----------------------------------------------------------------------------
 
-const settingsFilesOf = (options: Pick<HooksOptions, "settingsHooks" | "settingsFiles">): ReadonlyArray<SettingsHooks> => [
+const settingsFilesOf = (
+  options: Pick<HooksOptions, "settingsHooks" | "settingsFiles">
+): ReadonlyArray<SettingsHooks> => [
   ...(options.settingsHooks ?? []).map((hooks): SettingsHooks => ({ path: "settings", hooks })),
   ...(options.settingsFiles ?? [])
 ]
@@ -673,7 +773,9 @@ export const optionsFromSettings = (
   const vars = union((loaded) => loaded.settings.httpHookAllowedEnvVars)
   const disabled = settings.some((loaded) => loaded.settings.disableAllHooks === true)
   return {
-    settingsFiles: disabled ? [] : settings.map((loaded) => ({ path: loaded.source.path, hooks: loaded.settings.hooks })),
+    settingsFiles: disabled
+      ? []
+      : settings.map((loaded) => ({ path: loaded.source.path, hooks: loaded.settings.hooks })),
     ...(urls === undefined ? {} : { allowedHttpHookUrls: urls }),
     ...(vars === undefined ? {} : { httpHookAllowedEnvVars: vars })
   }
@@ -697,18 +799,28 @@ export const hookWarnings = (
       const count = groups.reduce((n, group) => n + group.hooks.length, 0)
       if (count === 0) continue
       if (!RAISED.includes(event)) {
-        warnings.push(`${file.path}: hooks.${event}: ${count} hook${count === 1 ? "" : "s"} for ${event}, an event this runtime does not raise; unused`)
+        warnings.push(
+          `${file.path}: hooks.${event}: ${count} hook${
+            count === 1 ? "" : "s"
+          } for ${event}, an event this runtime does not raise; unused`
+        )
         continue
       }
-      const effect = event === "PreToolUse" ? "it denies every call it matches" : "it is reported as failed after every call it matches"
+      const effect = event === "PreToolUse"
+        ? "it denies every call it matches"
+        : "it is reported as failed after every call it matches"
       groups.forEach((group, i) =>
         group.hooks.forEach((hook, j) => {
           const field = formatPath(["hooks", event, i, "hooks", j])
           if ((hook.type === "prompt" || hook.type === "agent") && options.languageModel === undefined) {
-            warnings.push(`${file.path}: ${field}: ${hook.type} hook needs a language model and none is configured; ${effect}`)
+            warnings.push(
+              `${file.path}: ${field}: ${hook.type} hook needs a language model and none is configured; ${effect}`
+            )
           }
           if (hook.type === "http" && !urlAllowed(hook.url, options.allowedHttpHookUrls)) {
-            warnings.push(`${file.path}: ${field}: http hook URL ${hook.url} matches none of allowedHttpHookUrls; ${effect}`)
+            warnings.push(
+              `${file.path}: ${field}: http hook URL ${hook.url} matches none of allowedHttpHookUrls; ${effect}`
+            )
           }
         })
       )
@@ -735,8 +847,15 @@ const combinePre = (answers: ReadonlyArray<PreAnswer>): PreToolUseResult => {
   const rewrites = answers.filter((answer) => answer.updatedInput !== undefined)
   if (rewrites.length > 1) {
     const names = rewrites.map((answer) => answer.hook).join(", ")
-    const message = `Hooks ${names} each rewrote the input; the call is denied rather than guessing which rewrite to run.`
-    return { opinion: { behavior: "deny", hook: names, message }, updatedInput: undefined, additionalContext, notices, stopRun }
+    const message =
+      `Hooks ${names} each rewrote the input; the call is denied rather than guessing which rewrite to run.`
+    return {
+      opinion: { behavior: "deny", hook: names, message },
+      updatedInput: undefined,
+      additionalContext,
+      notices,
+      stopRun
+    }
   }
   return { opinion, updatedInput: rewrites[0]?.updatedInput, additionalContext, notices, stopRun }
 }
@@ -775,12 +894,27 @@ export const make = (options: HooksOptions): Effect.Effect<ToolHooks["Type"], Ho
         for (let i = 0; i < groups.length; i++) {
           const group = groups[i]!
           const field = (...rest: ReadonlyArray<PropertyKey>) => formatPath(["hooks", event, i, ...rest])
-          const matches = yield* Either.mapLeft(compileMatcher(group.matcher), (error) =>
-            new HookConfigError({ matcher: error.matcher, detail: error.detail, file: file.path, field: field("matcher") }))
+          const matches = yield* Either.mapLeft(
+            compileMatcher(group.matcher),
+            (error) =>
+              new HookConfigError({
+                matcher: error.matcher,
+                detail: error.detail,
+                file: file.path,
+                field: field("matcher")
+              })
+          )
           for (let j = 0; j < group.hooks.length; j++) {
             const hook = group.hooks[j]!
-            const condition = hook.if === undefined ? undefined : yield* Either.mapLeft(parseRule(hook.if), (error) =>
-              new HookConfigError({ matcher: hook.if ?? "", detail: error.reason, file: file.path, field: field("hooks", j, "if") }))
+            const condition = hook.if === undefined ?
+              undefined :
+              yield* Either.mapLeft(parseRule(hook.if), (error) =>
+                new HookConfigError({
+                  matcher: hook.if ?? "",
+                  detail: error.reason,
+                  file: file.path,
+                  field: field("hooks", j, "if")
+                }))
             hooks.push(externalHook(event, matches, condition, hook, settings))
           }
         }
@@ -796,29 +930,39 @@ export const make = (options: HooksOptions): Effect.Effect<ToolHooks["Type"], Ho
       const tool = registry === undefined ? undefined : Option.getOrUndefined(registry.lookup(toolName))
       if (tool === undefined) return condition.content !== undefined || condition.toolName === toolName
       try {
-        return ruleCoversCall(condition, { definition: tool.definition, service: tool.service, input }, { cwd: options.cwd, home, contains: () => false })
+        return ruleCoversCall(condition, { definition: tool.definition, service: tool.service, input }, {
+          cwd: options.cwd,
+          home,
+          contains: () => false
+        })
       } catch {
         return true
       }
     }
     const select = (event: HookEvent, toolName: string, input: unknown) =>
-      hooks.filter((hook) => hook.event === event && hook.matches(toolName) && conditionHolds(hook.condition, toolName, input))
+      hooks.filter((hook) =>
+        hook.event === event && hook.matches(toolName) && conditionHolds(hook.condition, toolName, input)
+      )
 
     return {
       preToolUse: (event) => {
         const selected = select("PreToolUse", event.toolName, event.input)
         if (selected.length === 0) return Effect.succeed(noPreToolUse)
-        return Effect.map(Effect.forEach(selected, (hook) => hook.pre(event), { concurrency: "unbounded" }), combinePre).pipe(
-          Effect.withSpan("Hooks.preToolUse", { attributes: { tool: event.toolName, hooks: selected.length } })
-        )
+        return Effect.map(Effect.forEach(selected, (hook) => hook.pre(event), { concurrency: "unbounded" }), combinePre)
+          .pipe(
+            Effect.withSpan("Hooks.preToolUse", { attributes: { tool: event.toolName, hooks: selected.length } })
+          )
       },
       postToolUse: (event) => {
         const selected = select(event.failed ? "PostToolUseFailure" : "PostToolUse", event.toolName, event.input)
         if (selected.length === 0) return Effect.succeed({ additionalContext: [], notices: [] })
-        return Effect.map(Effect.forEach(selected, (hook) => hook.post(event), { concurrency: "unbounded" }), (results) => ({
-          additionalContext: results.flatMap((result) => result.additionalContext),
-          notices: results.flatMap((result) => result.notices)
-        })).pipe(Effect.withSpan("Hooks.postToolUse", { attributes: { tool: event.toolName, hooks: selected.length } }))
+        return Effect.map(
+          Effect.forEach(selected, (hook) => hook.post(event), { concurrency: "unbounded" }),
+          (results) => ({
+            additionalContext: results.flatMap((result) => result.additionalContext),
+            notices: results.flatMap((result) => result.notices)
+          })
+        ).pipe(Effect.withSpan("Hooks.postToolUse", { attributes: { tool: event.toolName, hooks: selected.length } }))
       },
       warnings: hookWarnings(options)
     }

@@ -173,7 +173,12 @@ export const assemble = <E>(
 ): Stream.Stream<ToolUseBlock, E> =>
   Stream.suspend(() => {
     const open = new Map<string, Open>()
-    const complete = (id: string, block: Open): ToolUseBlock => ({ type: "tool_use", id, name: block.name, input: parseComplete(block.text) })
+    const complete = (id: string, block: Open): ToolUseBlock => ({
+      type: "tool_use",
+      id,
+      name: block.name,
+      input: parseComplete(block.text)
+    })
     const step = (part: ToolUseBlock | ToolUsePart): Effect.Effect<ReadonlyArray<ToolUseBlock>> => {
       if (!isToolUsePart(part)) return Effect.succeed([part])
       switch (part._tag) {
@@ -186,7 +191,9 @@ export const assemble = <E>(
           const block = open.get(part.id)
           if (block === undefined) return Effect.succeed([])
           block.text += part.partialJson
-          return shouldReparse(block.parsed, block.text.length) ? Effect.as(show(part.id, block), []) : Effect.succeed([])
+          return shouldReparse(block.parsed, block.text.length)
+            ? Effect.as(show(part.id, block), [])
+            : Effect.succeed([])
         }
         case "End": {
           const block = open.get(part.id)

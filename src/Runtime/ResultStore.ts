@@ -91,7 +91,10 @@ export class ResultStore extends Context.Tag("effect-tool-runtime/ResultStore")<
     Effect.gen(function*() {
       const directory = yield* Effect.acquireRelease(
         Effect.suspend(() => privateTempDirectory("results-")).pipe(Effect.either),
-        (made) => made._tag === "Right" ? Effect.sync(() => nodeFs.rmSync(made.right, { recursive: true, force: true })) : Effect.void
+        (made) =>
+          made._tag === "Right"
+            ? Effect.sync(() => nodeFs.rmSync(made.right, { recursive: true, force: true }))
+            : Effect.void
       )
       return yield* makeFileStore(directory)
     })
@@ -121,7 +124,8 @@ export class ResultStore extends Context.Tag("effect-tool-runtime/ResultStore")<
             Effect.map(Effect.tap(put(toolUseId, ""), record(toolUseId)), (path) => ({
               path,
               write: (chunk: Uint8Array) =>
-                Ref.update(files, (map) => new Map(map).set(path, (map.get(path) ?? "") + new TextDecoder().decode(chunk)))
+                Ref.update(files, (map) =>
+                  new Map(map).set(path, (map.get(path) ?? "") + new TextDecoder().decode(chunk)))
             })),
           saved: (toolUseId) => takeSaved(saved, toolUseId),
           owns: (realPath) => realPath.startsWith("memory://")
@@ -178,10 +182,22 @@ export const ensurePrivateDirectory = (directory: string): Effect.Effect<void, R
       if (stat.isSymbolicLink()) throw new Error(`${directory} is a symlink, not a directory of its own`)
       if (!stat.isDirectory()) throw new Error(`${directory} is not a directory`)
       const uid = process.getuid?.()
-      if (uid !== undefined && stat.uid !== uid) throw new Error(`${directory} belongs to another user (uid ${stat.uid})`)
-      if ((stat.mode & 0o077) !== 0) throw new Error(`${directory} is open to other users (mode ${(stat.mode & 0o777).toString(8)}); it must be 0700`)
+      if (uid !== undefined && stat.uid !== uid) {
+        throw new Error(`${directory} belongs to another user (uid ${stat.uid})`)
+      }
+      if ((stat.mode & 0o077) !== 0) {
+        throw new Error(
+          `${directory} is open to other users (mode ${(stat.mode & 0o777).toString(8)}); it must be 0700`
+        )
+      }
     },
-    catch: (cause) => new ResultStoreError({ message: `cannot create the result directory ${directory} (it must be private to this user): ${describe(cause)}`, cause })
+    catch: (cause) =>
+      new ResultStoreError({
+        message: `cannot create the result directory ${directory} (it must be private to this user): ${
+          describe(cause)
+        }`,
+        cause
+      })
   })
 
 /**
@@ -196,7 +212,8 @@ export const privateTempDirectory = (prefix: string): Effect.Effect<string, Resu
     yield* ensurePrivateDirectory(parent)
     return yield* Effect.try({
       try: () => nodeFs.mkdtempSync(nodePath.join(parent, prefix)),
-      catch: (cause) => new ResultStoreError({ message: `cannot create a directory in ${parent}: ${describe(cause)}`, cause })
+      catch: (cause) =>
+        new ResultStoreError({ message: `cannot create a directory in ${parent}: ${describe(cause)}`, cause })
     })
   })
 
@@ -228,7 +245,10 @@ const makeFileStore = (directoryOrError: Effect.Effect<string, ResultStoreError>
           // "wx" is O_CREAT|O_EXCL: an existing name, a planted symlink included, is never opened.
           const opened = yield* fs.open(candidate, { flag: "wx", mode: 0o600 }).pipe(
             Effect.map((file) => ({ file, path: candidate })),
-            Effect.catchIf((e) => e._tag === "SystemError" && e.reason === "AlreadyExists", () => Effect.succeed(undefined)),
+            Effect.catchIf(
+              (e) => e._tag === "SystemError" && e.reason === "AlreadyExists",
+              () => Effect.succeed(undefined)
+            ),
             Effect.mapError(fail(`cannot create ${candidate}`))
           )
           if (opened !== undefined) {
@@ -252,7 +272,9 @@ const makeFileStore = (directoryOrError: Effect.Effect<string, ResultStoreError>
     return {
       open,
       persist: (toolUseId: string, text: string) =>
-        Effect.scoped(Effect.flatMap(open(toolUseId), (sink) => Effect.as(sink.write(new TextEncoder().encode(text)), sink.path))),
+        Effect.scoped(
+          Effect.flatMap(open(toolUseId), (sink) => Effect.as(sink.write(new TextEncoder().encode(text)), sink.path))
+        ),
       saved: (toolUseId: string) => takeSaved(saved, toolUseId),
       owns: (realPath: string) =>
         realRoot !== undefined && nodePath.dirname(realPath) === realRoot && realPath.endsWith(".txt")

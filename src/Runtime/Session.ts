@@ -43,9 +43,9 @@ import { randomBytes } from "node:crypto"
 import * as nodeFs from "node:fs"
 import * as nodePath from "node:path"
 import { ApprovalAnswer, Approver } from "../Permission/Approver.js"
-import * as RulePolicy from "../Permission/RulePolicy.js"
-import type { RuleParseError } from "../Permission/Rule.js"
 import { PermissionPolicy } from "../Permission/PermissionPolicy.js"
+import type { RuleParseError } from "../Permission/Rule.js"
+import * as RulePolicy from "../Permission/RulePolicy.js"
 import { privateTempDirectory, ResultStore } from "./ResultStore.js"
 
 // -----------------------------------------------------------------------------
@@ -145,7 +145,9 @@ export class Session extends Context.Tag("effect-tool-runtime/Session")<
     Session,
     Effect.gen(function*() {
       const directory = yield* Effect.acquireRelease(
-        privateTempDirectory("session-").pipe(Effect.mapError((error) => new SessionError({ file: "(temporary session)", detail: error.message }))),
+        privateTempDirectory("session-").pipe(
+          Effect.mapError((error) => new SessionError({ file: "(temporary session)", detail: error.message }))
+        ),
         (made) => Effect.sync(() => nodeFs.rmSync(made, { recursive: true, force: true }))
       )
       return yield* make(directory, false)
@@ -158,7 +160,10 @@ export class Session extends Context.Tag("effect-tool-runtime/Session")<
    * @since 0.2.0
    * @category accessors
    */
-  static readonly checkpoint: Effect.Effect<void, SessionError, Session> = Effect.flatMap(Session, (session) => session.checkpoint)
+  static readonly checkpoint: Effect.Effect<void, SessionError, Session> = Effect.flatMap(
+    Session,
+    (session) => session.checkpoint
+  )
 
   /**
    * A Ref restored from the last checkpoint (else `initial()`), saved at every checkpoint: the generic way for a
@@ -167,7 +172,11 @@ export class Session extends Context.Tag("effect-tool-runtime/Session")<
    * @since 0.2.0
    * @category constructors
    */
-  static readonly ref = <A, I>(name: string, schema: Schema.Schema<A, I>, initial: () => A): Effect.Effect<Ref.Ref<A>, SessionError, Session> =>
+  static readonly ref = <A, I>(
+    name: string,
+    schema: Schema.Schema<A, I>,
+    initial: () => A
+  ): Effect.Effect<Ref.Ref<A>, SessionError, Session> =>
     Effect.gen(function*() {
       const session = yield* Session
       const restored = yield* session.restore(name, schema)
@@ -182,9 +191,10 @@ export class Session extends Context.Tag("effect-tool-runtime/Session")<
    * @since 0.2.0
    * @category layers
    */
-  static readonly resultStore: Layer.Layer<ResultStore, never, Session | FileSystem.FileSystem | Path.Path> = Layer.unwrapEffect(
-    Effect.map(Session, (session) => ResultStore.layer(session.resultsDirectory))
-  )
+  static readonly resultStore: Layer.Layer<ResultStore, never, Session | FileSystem.FileSystem | Path.Path> = Layer
+    .unwrapEffect(
+      Effect.map(Session, (session) => ResultStore.layer(session.resultsDirectory))
+    )
 
   /**
    * The full permission policy ({@link RulePolicy.layer}) whose session rules (an "allow for this session"
@@ -195,7 +205,11 @@ export class Session extends Context.Tag("effect-tool-runtime/Session")<
    */
   static readonly permissions = (
     options: RulePolicy.RulePolicyOptions = {}
-  ): Layer.Layer<PermissionPolicy, RuleParseError | SessionError, Session | Effect.Effect.Context<ReturnType<typeof RulePolicy.make>>> =>
+  ): Layer.Layer<
+    PermissionPolicy,
+    RuleParseError | SessionError,
+    Session | Effect.Effect.Context<ReturnType<typeof RulePolicy.make>>
+  > =>
     Layer.effect(
       PermissionPolicy,
       Effect.gen(function*() {
@@ -212,7 +226,10 @@ export class Session extends Context.Tag("effect-tool-runtime/Session")<
           remember: (rules, scope) =>
             Effect.tap(
               policy.remember(rules, scope),
-              () => scope === "session" ? Ref.update(kept, (all) => [...all, ...rules.filter((rule) => !all.includes(rule))]) : Effect.void
+              () =>
+                scope === "session"
+                  ? Ref.update(kept, (all) => [...all, ...rules.filter((rule) => !all.includes(rule))])
+                  : Effect.void
             )
         })
       })
@@ -224,7 +241,9 @@ export class Session extends Context.Tag("effect-tool-runtime/Session")<
    * @since 0.2.0
    * @category layers
    */
-  static readonly approvals = <E, R>(approver: Layer.Layer<Approver, E, R>): Layer.Layer<Approver, E | SessionError, R | Session> =>
+  static readonly approvals = <E, R>(
+    approver: Layer.Layer<Approver, E, R>
+  ): Layer.Layer<Approver, E | SessionError, R | Session> =>
     Layer.effect(
       Approver,
       Effect.gen(function*() {
@@ -234,13 +253,16 @@ export class Session extends Context.Tag("effect-tool-runtime/Session")<
           ask: (request) =>
             Effect.tap(inner.ask(request), (answer) =>
               Effect.clockWith((clock) =>
-                Ref.update(log, (all) => [...all, {
-                  toolUseId: request.toolUseId,
-                  toolName: request.toolName,
-                  answer: answer._tag,
-                  rules: ApprovalAnswer.$is("AllowSession")(answer) || ApprovalAnswer.$is("AllowAlways")(answer) ? answer.rules : [],
-                  at: clock.unsafeCurrentTimeMillis()
-                }].slice(-MAX_APPROVALS))
+                Ref.update(log, (all) =>
+                  [...all, {
+                    toolUseId: request.toolUseId,
+                    toolName: request.toolName,
+                    answer: answer._tag,
+                    rules: ApprovalAnswer.$is("AllowSession")(answer) || ApprovalAnswer.$is("AllowAlways")(answer)
+                      ? answer.rules
+                      : [],
+                    at: clock.unsafeCurrentTimeMillis()
+                  }].slice(-MAX_APPROVALS))
               ))
         })
       })
@@ -265,7 +287,9 @@ const StateFile = Schema.Struct({
 
 const firstIssue = (error: ParseResult.ParseError): string => {
   const [issue] = ParseResult.ArrayFormatter.formatErrorSync(error)
-  return issue === undefined ? "invalid" : `${issue.path.length === 0 ? "" : `at ${issue.path.map(String).join(".")}: `}${issue.message}`
+  return issue === undefined
+    ? "invalid"
+    : `${issue.path.length === 0 ? "" : `at ${issue.path.map(String).join(".")}: `}${issue.message}`
 }
 
 interface Tracked {
@@ -285,11 +309,23 @@ const readState = (file: string): Either.Either<Readonly<Record<string, unknown>
   try {
     json = JSON.parse(text)
   } catch (error) {
-    return Either.left(new SessionError({ file, detail: `is damaged (not JSON: ${(error as Error).message}); move it away to start afresh`, cause: error }))
+    return Either.left(
+      new SessionError({
+        file,
+        detail: `is damaged (not JSON: ${(error as Error).message}); move it away to start afresh`,
+        cause: error
+      })
+    )
   }
   const decoded = Schema.decodeUnknownEither(StateFile)(json)
   if (Either.isLeft(decoded)) {
-    return Either.left(new SessionError({ file, detail: `is damaged (${firstIssue(decoded.left)}); move it away to start afresh`, cause: decoded.left }))
+    return Either.left(
+      new SessionError({
+        file,
+        detail: `is damaged (${firstIssue(decoded.left)}); move it away to start afresh`,
+        cause: decoded.left
+      })
+    )
   }
   return Either.right(decoded.right.state)
 }
@@ -358,16 +394,30 @@ const make = (directory: string, persistent: boolean): Effect.Effect<Session["Ty
     const stateFile = nodePath.join(directory, "session.json")
     yield* Effect.try({
       try: () => nodeFs.mkdirSync(directory, { recursive: true, mode: 0o700 }),
-      catch: (cause) => new SessionError({ file: directory, detail: `the session directory cannot be created: ${(cause as Error).message}`, cause })
+      catch: (cause) =>
+        new SessionError({
+          file: directory,
+          detail: `the session directory cannot be created: ${(cause as Error).message}`,
+          cause
+        })
     })
     const saved = persistent ? yield* readState(stateFile) : {}
     const tracked = new Map<string, Tracked>()
 
-    const restore = <A, I>(name: string, schema: Schema.Schema<A, I>): Effect.Effect<Option.Option<A>, SessionError> => {
+    const restore = <A, I>(
+      name: string,
+      schema: Schema.Schema<A, I>
+    ): Effect.Effect<Option.Option<A>, SessionError> => {
       if (!(name in saved)) return Effect.succeed(Option.none())
       return Schema.decodeUnknown(schema)(saved[name]).pipe(
         Effect.map(Option.some),
-        Effect.mapError((error) => new SessionError({ file: stateFile, detail: `is damaged (piece "${name}" ${firstIssue(error)}); move it away to start afresh`, cause: error }))
+        Effect.mapError((error) =>
+          new SessionError({
+            file: stateFile,
+            detail: `is damaged (piece "${name}" ${firstIssue(error)}); move it away to start afresh`,
+            cause: error
+          })
+        )
       )
     }
 
@@ -376,7 +426,13 @@ const make = (directory: string, persistent: boolean): Effect.Effect<Session["Ty
         tracked.set(name, {
           encode: Effect.flatMap(snapshot, (value) =>
             Schema.encode(schema)(value).pipe(
-              Effect.mapError((error) => new SessionError({ file: stateFile, detail: `piece "${name}" cannot be encoded: ${firstIssue(error)}`, cause: error }))
+              Effect.mapError((error) =>
+                new SessionError({
+                  file: stateFile,
+                  detail: `piece "${name}" cannot be encoded: ${firstIssue(error)}`,
+                  cause: error
+                })
+              )
             ))
         })
       })
@@ -388,5 +444,13 @@ const make = (directory: string, persistent: boolean): Effect.Effect<Session["Ty
       yield* writeState(stateFile, state)
     }).pipe(Effect.withSpan("Session.checkpoint", { attributes: { directory } }))
 
-    return { directory, persistent, resultsDirectory: nodePath.join(directory, "results"), stateFile, restore, track, checkpoint }
+    return {
+      directory,
+      persistent,
+      resultsDirectory: nodePath.join(directory, "results"),
+      stateFile,
+      restore,
+      track,
+      checkpoint
+    }
   })

@@ -25,8 +25,8 @@ import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import * as internal from "./internal/subprocess.js"
 import * as processTree from "./internal/processTree.js"
+import * as internal from "./internal/subprocess.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // models

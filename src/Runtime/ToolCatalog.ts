@@ -35,8 +35,8 @@ import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import { UiBlock } from "../Tool/Presentation.js"
 import { filterEnabled, InputRejected, serviceFrom } from "../Tool/Tool.js"
-import type { ToolUseBlock } from "../Tool/Wire.js"
 import type { AnyService, Definition } from "../Tool/Tool.js"
+import type { ToolUseBlock } from "../Tool/Wire.js"
 import * as Definitions from "./Definitions.js"
 import { ToolRegistry } from "./ToolRegistry.js"
 import type { RegisteredTool } from "./ToolRegistry.js"
@@ -138,11 +138,12 @@ export class DiscoveredTools extends Context.Tag("effect-tool-runtime/Discovered
   static readonly fromRef = (ref: Ref.Ref<ReadonlySet<string>>): DiscoveredTools["Type"] => ({
     ref,
     get: Ref.get(ref),
-    add: (names) => Ref.update(ref, (current) => {
-      const next = new Set(current)
-      for (const name of names) next.add(name)
-      return next.size === current.size ? current : next
-    })
+    add: (names) =>
+      Ref.update(ref, (current) => {
+        const next = new Set(current)
+        for (const name of names) next.add(name)
+        return next.size === current.size ? current : next
+      })
   })
 
   /**
@@ -216,7 +217,13 @@ export class ToolCatalog extends Context.Tag("effect-tool-runtime/ToolCatalog")<
     tools: ReadonlyArray<{ readonly definition: Definition.Any }>,
     options: CatalogOptions = {}
   ): Layer.Layer<ToolCatalog, never, DiscoveredTools> =>
-    Layer.effect(ToolCatalog, Effect.map(DiscoveredTools, (discovered) => makeCatalog(tools.map((tool) => tool.definition), discovered, options)))
+    Layer.effect(
+      ToolCatalog,
+      Effect.map(
+        DiscoveredTools,
+        (discovered) => makeCatalog(tools.map((tool) => tool.definition), discovered, options)
+      )
+    )
 
   /**
    * The registry, gated: a call to a deferred tool that was never discovered fails with {@link notLoadedMessage}
@@ -244,7 +251,8 @@ export class ToolCatalog extends Context.Tag("effect-tool-runtime/ToolCatalog")<
   static readonly request = (
     provider: Definitions.Provider,
     options?: { readonly strict?: boolean }
-  ): Effect.Effect<CatalogRequest, never, ToolCatalog> => Effect.flatMap(ToolCatalog, (catalog) => catalog.request(provider, options))
+  ): Effect.Effect<CatalogRequest, never, ToolCatalog> =>
+    Effect.flatMap(ToolCatalog, (catalog) => catalog.request(provider, options))
 }
 
 /**
@@ -312,11 +320,17 @@ export const requestEnabled = (
   Effect.gen(function*() {
     const registry = yield* ToolRegistry
     const catalog = yield* ToolCatalog
-    const enabled = new Set((yield* filterEnabled(registry.tools)).flatMap((tool) => [tool.definition.name, ...tool.definition.aliases]))
+    const enabled = new Set(
+      (yield* filterEnabled(registry.tools)).flatMap((tool) => [tool.definition.name, ...tool.definition.aliases])
+    )
     return yield* catalog.request(provider, { ...options, enabled: (name) => enabled.has(name) })
   })
 
-const makeCatalog = (all: ReadonlyArray<Definition.Any>, discovered: DiscoveredTools["Type"], options: CatalogOptions): ToolCatalog["Type"] => {
+const makeCatalog = (
+  all: ReadonlyArray<Definition.Any>,
+  discovered: DiscoveredTools["Type"],
+  options: CatalogOptions
+): ToolCatalog["Type"] => {
   const mode = options.mode ?? "on"
   const searchTool = options.searchToolName ?? "ToolSearch"
   const denies = options.denies ?? (() => false)
@@ -329,10 +343,16 @@ const makeCatalog = (all: ReadonlyArray<Definition.Any>, discovered: DiscoveredT
     } else tools.push(definition)
   }
   const candidates = tools.filter((definition) => definition.loading === "deferred" && definition.name !== searchTool)
-  const deferredTokens = candidates.reduce((sum, definition) => sum + Definitions.estimateTokens(Definitions.anthropic(definition)), 0)
+  const deferredTokens = candidates.reduce(
+    (sum, definition) => sum + Definitions.estimateTokens(Definitions.anthropic(definition)),
+    0
+  )
   const contextWindow = options.contextWindow ?? 200_000
-  const deferring = candidates.length > 0 && (mode === "on" || (mode !== "off" && deferredTokens > (mode.auto / 100) * contextWindow))
-  const deferredNames = new Set(deferring ? candidates.flatMap((definition) => [definition.name, ...definition.aliases]) : [])
+  const deferring = candidates.length > 0 &&
+    (mode === "on" || (mode !== "off" && deferredTokens > (mode.auto / 100) * contextWindow))
+  const deferredNames = new Set(
+    deferring ? candidates.flatMap((definition) => [definition.name, ...definition.aliases]) : []
+  )
 
   let lastEnabled: (name: string) => boolean = () => true
   const request = (
@@ -344,8 +364,12 @@ const makeCatalog = (all: ReadonlyArray<Definition.Any>, discovered: DiscoveredT
       const enabled = requestOptions.enabled ?? lastEnabled
       const available = tools.filter((definition) => enabled(definition.name))
       const sent = available.filter((definition) => !deferredNames.has(definition.name) || found.has(definition.name))
-      const waiting = available.filter((definition) => deferredNames.has(definition.name) && !found.has(definition.name)).map((definition) => definition.name)
-      const deferLoading = new Set(sent.filter((definition) => deferredNames.has(definition.name)).map((definition) => definition.name))
+      const waiting = available.filter((definition) =>
+        deferredNames.has(definition.name) && !found.has(definition.name)
+      ).map((definition) => definition.name)
+      const deferLoading = new Set(
+        sent.filter((definition) => deferredNames.has(definition.name)).map((definition) => definition.name)
+      )
       const providerOptions = {
         deferLoading,
         ...(requestOptions.strict === undefined ? {} : { strict: requestOptions.strict })
@@ -357,12 +381,15 @@ const makeCatalog = (all: ReadonlyArray<Definition.Any>, discovered: DiscoveredT
         included: sent.map((definition) => definition.name),
         deferred: waiting,
         announcement: text,
-        estimatedTokens: Definitions.estimateTokens(definitions) + (text === undefined ? 0 : Definitions.estimateTokens(text))
+        estimatedTokens: Definitions.estimateTokens(definitions) +
+          (text === undefined ? 0 : Definitions.estimateTokens(text))
       }
     }).pipe(Effect.withSpan("ToolCatalog.request", { attributes: { provider } }))
 
   const byName = new Map<string, Definition.Any>()
-  for (const definition of tools) for (const name of [definition.name, ...definition.aliases]) byName.set(name, definition)
+  for (const definition of tools) {
+    for (const name of [definition.name, ...definition.aliases]) byName.set(name, definition)
+  }
   const restoreOmitted = (toolUse: ToolUseBlock): ToolUseBlock => {
     const definition = byName.get(toolUse.name)
     if (definition === undefined) return toolUse

@@ -99,7 +99,12 @@ export class ToolHooks extends Context.Tag("effect-tool-runtime/ToolHooks")<
  * @since 0.1.0
  * @category constructors
  */
-export const noPreToolUse: PreToolUseResult = { opinion: undefined, updatedInput: undefined, additionalContext: [], notices: [] }
+export const noPreToolUse: PreToolUseResult = {
+  opinion: undefined,
+  updatedInput: undefined,
+  additionalContext: [],
+  notices: []
+}
 
 /**
  * The answer of no hooks at all.

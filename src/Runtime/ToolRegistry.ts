@@ -8,8 +8,8 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type { AnyService, Definition, Tool } from "../Tool/Tool.js"
 import { editDistance } from "../Permission/internal/closest.js"
+import type { AnyService, Definition, Tool } from "../Tool/Tool.js"
 
 /** The model APIs' rule for tool names (Anthropic, OpenAI and Gemini agree on it). */
 const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/
@@ -94,7 +94,9 @@ export const makeRegistry = (tools: ReadonlyArray<RegisteredTool>): Registry => 
     // Checked here too: tools built at run time (MCP) do not pass through Tool.make.
     if (!toolNamePattern.test(tool.definition.name)) {
       throw new Error(
-        `Tool name ${JSON.stringify(tool.definition.name)} cannot be sent to a model: names must match ^[a-zA-Z0-9_-]{1,64}$ (letters, digits, _ and -; 1 to 64 characters)`
+        `Tool name ${
+          JSON.stringify(tool.definition.name)
+        } cannot be sent to a model: names must match ^[a-zA-Z0-9_-]{1,64}$ (letters, digits, _ and -; 1 to 64 characters)`
       )
     }
     for (const name of [tool.definition.name, ...tool.definition.aliases]) {
@@ -155,7 +157,9 @@ export const closestNames = (name: string, candidates: ReadonlyArray<string>): R
       const contains = wanted.length >= 3 && (lower.includes(wanted) || wanted.includes(lower))
       return { candidate, distance: contains ? 0 : editDistance(wanted, lower), contains }
     })
-    .filter(({ candidate, contains, distance }) => contains || distance <= Math.max(2, Math.floor(candidate.length / 3)))
+    .filter(({ candidate, contains, distance }) =>
+      contains || distance <= Math.max(2, Math.floor(candidate.length / 3))
+    )
     .sort((a, b) => a.distance - b.distance || a.candidate.localeCompare(b.candidate))
     .slice(0, 3)
     .map(({ candidate }) => candidate)

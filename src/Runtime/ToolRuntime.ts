@@ -26,17 +26,28 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import { Approver } from "../Permission/Approver.js"
+import { PermissionPolicy } from "../Permission/PermissionPolicy.js"
 import type { Outcome } from "../Tool/Outcome.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
-import { Approver } from "../Permission/Approver.js"
 import { AuditLog } from "./AuditLog.js"
 import { ToolEvent } from "./Events.js"
 import { continueWith as andThen } from "./internal/continuation.js"
-import { availabilityCache, availabilityOnce, interrupted, isParked, isTracing, prepare, run, runScheduled, traceOf, tracesCalls } from "./internal/pipeline.js"
+import {
+  availabilityCache,
+  availabilityOnce,
+  interrupted,
+  isParked,
+  isTracing,
+  prepare,
+  run,
+  runScheduled,
+  traceOf,
+  tracesCalls
+} from "./internal/pipeline.js"
 import type { Admission, AnyInvocation, Parked, PipelineEnv, Prepared, Trace } from "./internal/pipeline.js"
 import { DependencyGraph, isExclusive, makeNode, widens } from "./internal/scheduler.js"
 import type { Node, SchedulingMode } from "./internal/scheduler.js"
-import { PermissionPolicy } from "../Permission/PermissionPolicy.js"
 import { assemble } from "./Preview.js"
 import type { ToolUsePart } from "./Preview.js"
 import { ResultStore } from "./ResultStore.js"
@@ -118,8 +129,11 @@ export class ToolRuntime extends Context.Tag("effect-tool-runtime/ToolRuntime")<
    * @since 0.1.0
    * @category layers
    */
-  static readonly layer: Layer.Layer<ToolRuntime, never, ToolRegistry | PermissionPolicy | Approver | ToolHooks | ResultStore> =
-    Layer.effect(ToolRuntime, Effect.suspend(() => make))
+  static readonly layer: Layer.Layer<
+    ToolRuntime,
+    never,
+    ToolRegistry | PermissionPolicy | Approver | ToolHooks | ResultStore
+  > = Layer.effect(ToolRuntime, Effect.suspend(() => make))
 
   /**
    * Runs tool_uses to completion with the runtime in context.
@@ -130,7 +144,8 @@ export class ToolRuntime extends Context.Tag("effect-tool-runtime/ToolRuntime")<
   static readonly execute = <E = never>(
     toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>,
     options?: RunOptions
-  ): Effect.Effect<ReadonlyArray<Outcome>, E, ToolRuntime> => Effect.flatMap(ToolRuntime, (runtime) => runtime.execute(toolUses, options))
+  ): Effect.Effect<ReadonlyArray<Outcome>, E, ToolRuntime> =>
+    Effect.flatMap(ToolRuntime, (runtime) => runtime.execute(toolUses, options))
 
   /**
    * Starts a run with the runtime in context.
@@ -141,7 +156,8 @@ export class ToolRuntime extends Context.Tag("effect-tool-runtime/ToolRuntime")<
   static readonly start = <E = never>(
     toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>,
     options?: RunOptions
-  ): Effect.Effect<RunHandle<E>, never, ToolRuntime | Scope.Scope> => Effect.flatMap(ToolRuntime, (runtime) => runtime.start(toolUses, options))
+  ): Effect.Effect<RunHandle<E>, never, ToolRuntime | Scope.Scope> =>
+    Effect.flatMap(ToolRuntime, (runtime) => runtime.start(toolUses, options))
 }
 
 /** A call the scheduler holds: its place in the dependency graph, the prepared call, and how far it got. */
@@ -167,7 +183,10 @@ interface Task {
  * How a run publishes its events: to its listeners (when it has any) and to the audit log (when there is one).
  * Events are built lazily, so a run that nobody listens to and nothing audits does not build them.
  */
-const emitter = (audit: AuditLog["Type"], publish: ((event: ToolEvent) => Effect.Effect<unknown>) | undefined): PipelineEnv["emit"] => {
+const emitter = (
+  audit: AuditLog["Type"],
+  publish: ((event: ToolEvent) => Effect.Effect<unknown>) | undefined
+): PipelineEnv["emit"] => {
   if (!audit.enabled) return publish === undefined ? () => Effect.void : (event) => Effect.asVoid(publish(event()))
   if (publish === undefined) return (event) => audit.record(event())
   return (event) => {
@@ -224,8 +243,14 @@ const make = Effect.gen(function*() {
       const settings = yield* RuntimeConfig
       const mode = options.mode ?? "conflict-aware"
       const cap = Math.max(1, options.maxConcurrency ?? settings.maxConcurrency)
-      const events = yield* Effect.acquireRelease(Queue.unbounded<Exit.Exit<ToolEvent, Option.Option<never>>>(), Queue.shutdown)
-      const ordered = yield* Effect.acquireRelease(Queue.unbounded<Exit.Exit<Outcome, Option.Option<E>>>(), Queue.shutdown)
+      const events = yield* Effect.acquireRelease(
+        Queue.unbounded<Exit.Exit<ToolEvent, Option.Option<never>>>(),
+        Queue.shutdown
+      )
+      const ordered = yield* Effect.acquireRelease(
+        Queue.unbounded<Exit.Exit<Outcome, Option.Option<E>>>(),
+        Queue.shutdown
+      )
       // Calls whose conflicts have all finished, for the workers to take; `undefined` tells a worker to stop.
       const ready = yield* Effect.acquireRelease(Queue.unbounded<Task | undefined>(), Queue.shutdown)
       const all = yield* Deferred.make<ReadonlyArray<Outcome>, E>()
@@ -275,7 +300,9 @@ const make = Effect.gen(function*() {
         const inOrder: Array<Exit.Exit<Outcome, Option.Option<E>>> = []
         while (outcomes[delivered] !== undefined) inOrder.push(Exit.succeed(outcomes[delivered++]!))
         // Outcomes that cancelling produced do not cancel again; the run still ends when the last one settles.
-        let next = !cancelled && options.cancelSiblingsWhen?.(outcome) === true ? Effect.zipRight(cancelOthers, maybeFinish) : maybeFinish
+        let next = !cancelled && options.cancelSiblingsWhen?.(outcome) === true
+          ? Effect.zipRight(cancelOthers, maybeFinish)
+          : maybeFinish
         if (inOrder.length > 0) next = Effect.zipRight(Queue.offerAll(ordered, inOrder), next)
         if (!cancelled && released.length > 0) next = Effect.zipRight(enqueue(released), next)
         return next
@@ -287,7 +314,10 @@ const make = Effect.gen(function*() {
         const end = inputEnd
         inputEnd = undefined
         return Effect.all([
-          Queue.offer(ordered, Exit.isSuccess(end) ? Exit.fail(Option.none()) : Exit.failCause(Cause.map(end.cause, Option.some))),
+          Queue.offer(
+            ordered,
+            Exit.isSuccess(end) ? Exit.fail(Option.none()) : Exit.failCause(Cause.map(end.cause, Option.some))
+          ),
           Queue.offer(events, Exit.fail(Option.none())),
           Queue.offerAll(ready, workers.map(() => undefined)),
           Deferred.done(all, Exit.as(end, outcomes as ReadonlyArray<Outcome>))
@@ -303,7 +333,9 @@ const make = Effect.gen(function*() {
         Effect.withFiberRuntime<void>((self) => {
           // Decided in one synchronous step, with `cancelled` set first: no call can start executing in between.
           cancelled = true
-          const own = workers.find((worker) => worker.id() === self.id()) === undefined ? undefined : running.get(self.id())
+          const own = workers.find((worker) => worker.id() === self.id()) === undefined
+            ? undefined
+            : running.get(self.id())
           const spared = new Set<Task>()
           const others = workers.filter((worker) => {
             if (worker.id() === self.id()) return false
@@ -321,16 +353,23 @@ const make = Effect.gen(function*() {
               // `tasks` has holes where a call had its outcome at once (unknown tool, invalid input).
               task === undefined || task === own || spared.has(task) || outcomes[task.node.index] !== undefined
                 ? Effect.void
-                : Effect.flatMap(interrupted(env, task.call, task.trace), (outcome) => settle(task.node.index, outcome)), { discard: true })
+                : Effect.flatMap(interrupted(env, task.call, task.trace), (outcome) =>
+                  settle(task.node.index, outcome)), { discard: true })
           )
         })
 
       /** Cancels everything (see {@link stop}). */
-      const cancelOthers: Effect.Effect<void> = Effect.suspend(() => stop(() => false))
+      const cancelOthers: Effect.Effect<void> = Effect.suspend(() =>
+        stop(() =>
+          false
+        )
+      )
 
       /** A soft interrupt: executing calls whose tool blocks interrupts finish; everything else stops. */
       const interruptRun: Effect.Effect<void> = Effect.suspend(() =>
-        stop((task) => task.state === "executing" && task.call.tool.service.interruptBehavior === "block")
+        stop((task) =>
+          task.state === "executing" && task.call.tool.service.interruptBehavior === "block"
+        )
       )
 
       const running = new Map<FiberId.FiberId, Task>()
@@ -370,8 +409,13 @@ const make = Effect.gen(function*() {
         waiting += ready_.length
         // Every worker not running a call will take one waiting call: start enough for the rest.
         const missing = Math.min(waiting - (workers.length - busy), cap - workers.length)
-        const start = missing <= 0 ? Effect.void : Effect.forEach(Array.from({ length: missing }), () =>
-          Effect.map(Effect.forkIn(worker, runScope), (fiber) => void workers.push(fiber)), { discard: true })
+        const start = missing <= 0 ?
+          Effect.void :
+          Effect.forEach(
+            Array.from({ length: missing }),
+            () => Effect.map(Effect.forkIn(worker, runScope), (fiber) => void workers.push(fiber)),
+            { discard: true }
+          )
         return Effect.zipRight(start, Queue.offerAll(ready, ready_))
       }
 
@@ -406,25 +450,30 @@ const make = Effect.gen(function*() {
         outcomes.push(undefined)
         return andThen(
           env.emit(() => ToolEvent.Queued({ toolUseId: toolUse.id, name: toolUse.name, at: receivedAt })),
-          () => andThen(prepare(env, toolUse, receivedAt, timeoutOf(options, toolUse)), (prepared) => {
-            if (Either.isLeft(prepared)) return settle(index, prepared.left)
-            const call = prepared.right
-            const trace = traceOf(call)
-            if (cancelled) return Effect.flatMap(interrupted(env, call, trace), (outcome) => settle(index, outcome))
-            const { claims, traits } = call.invocation
-            const node = makeNode(index, isExclusive(mode, claims, traits.concurrencySafe), mode === "batched" ? [] : claims)
-            const task: Task = {
-              node,
-              call,
-              trace,
-              admission: { admit: (invocation) => admit(task, invocation) },
-              state: "waiting",
-              releasedWhileParking: false,
-              resume: undefined
-            }
-            tasks[index] = task
-            return graph.add(node) ? enqueue([task]) : Effect.void
-          })
+          () =>
+            andThen(prepare(env, toolUse, receivedAt, timeoutOf(options, toolUse)), (prepared) => {
+              if (Either.isLeft(prepared)) return settle(index, prepared.left)
+              const call = prepared.right
+              const trace = traceOf(call)
+              if (cancelled) return Effect.flatMap(interrupted(env, call, trace), (outcome) => settle(index, outcome))
+              const { claims, traits } = call.invocation
+              const node = makeNode(
+                index,
+                isExclusive(mode, claims, traits.concurrencySafe),
+                mode === "batched" ? [] : claims
+              )
+              const task: Task = {
+                node,
+                call,
+                trace,
+                admission: { admit: (invocation) => admit(task, invocation) },
+                state: "waiting",
+                releasedWhileParking: false,
+                resume: undefined
+              }
+              tasks[index] = task
+              return graph.add(node) ? enqueue([task]) : Effect.void
+            })
         )
       }
 
@@ -437,7 +486,10 @@ const make = Effect.gen(function*() {
           Stream.zipWithIndex(assemble(
             registry,
             toolUses as Stream.Stream<ToolUseBlock | ToolUsePart, E>,
-            withEvents ? (preview) => env.emit(() => ToolEvent.Previewed({ ...preview, at: env.clock.unsafeCurrentTimeMillis() })) : undefined
+            withEvents
+              ? (preview) =>
+                env.emit(() => ToolEvent.Previewed({ ...preview, at: env.clock.unsafeCurrentTimeMillis() }))
+              : undefined
           )),
           ([toolUse, index]) => schedule(toolUse, index)
         )
@@ -457,10 +509,18 @@ const make = Effect.gen(function*() {
       } satisfies RunHandle<E>
     })
 
-  const start = <E>(toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>, options: RunOptions = {}) =>
-    startRun(toolUses, options, true).pipe(Effect.withSpan("ToolRuntime.start", { attributes: { "run.mode": options.mode ?? "conflict-aware" } }))
+  const start = <E>(
+    toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>,
+    options: RunOptions = {}
+  ) =>
+    startRun(toolUses, options, true).pipe(
+      Effect.withSpan("ToolRuntime.start", { attributes: { "run.mode": options.mode ?? "conflict-aware" } })
+    )
 
-  const execute = <E>(toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>, options: RunOptions = {}) =>
+  const execute = <E>(
+    toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>,
+    options: RunOptions = {}
+  ) =>
     Effect.scoped(Effect.flatMap(startRun(toolUses, options, false), (handle) => handle.await)).pipe(
       Effect.withSpan("ToolRuntime.execute", { attributes: { "run.mode": options.mode ?? "conflict-aware" } })
     )
@@ -472,9 +532,18 @@ const make = Effect.gen(function*() {
       const settings = Context.get(fiber.currentContext as Context.Context<RuntimeConfig>, RuntimeConfig)
       const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
       const audit = Context.get(fiber.currentContext as Context.Context<AuditLog>, AuditLog)
-      const env = makeEnv(settings, clock, emitter(audit, undefined), Effect.void, tracesCalls(fiber.currentTracer), availabilityOnce)
-      return Effect.flatMap(prepare(env, toolUse, clock.unsafeCurrentTimeMillis(), timeoutOf(options, toolUse)), (prepared) =>
-        Either.isLeft(prepared) ? Effect.succeed(prepared.left) : run(env, prepared.right))
+      const env = makeEnv(
+        settings,
+        clock,
+        emitter(audit, undefined),
+        Effect.void,
+        tracesCalls(fiber.currentTracer),
+        availabilityOnce
+      )
+      return Effect.flatMap(
+        prepare(env, toolUse, clock.unsafeCurrentTimeMillis(), timeoutOf(options, toolUse)),
+        (prepared) => Either.isLeft(prepared) ? Effect.succeed(prepared.left) : run(env, prepared.right)
+      )
     })
 
   return { start, execute, executeOne }

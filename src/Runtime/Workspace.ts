@@ -80,7 +80,8 @@ export class Workspace extends Context.Tag("effect-tool-runtime/Workspace")<
 export const isWithin = (parent: string, child: string): boolean => {
   const relative = nodePath.relative(parent, child)
   // `..cache` is a name inside; only `..` itself or `../...` leaves.
-  return relative === "" || (relative !== ".." && !relative.startsWith(`..${nodePath.sep}`) && !nodePath.isAbsolute(relative))
+  return relative === "" ||
+    (relative !== ".." && !relative.startsWith(`..${nodePath.sep}`) && !nodePath.isAbsolute(relative))
 }
 
 /**
@@ -102,19 +103,30 @@ export const make = (options: WorkspaceOptions) =>
         Effect.orElse(() => {
           const parent = nodePath.dirname(absolute)
           if (parent === absolute) return Effect.succeed({ real: absolute, exists: false })
-          return Effect.map(realOf(parent), ({ real }) => ({ real: nodePath.join(real, nodePath.basename(absolute)), exists: false }))
+          return Effect.map(
+            realOf(parent),
+            ({ real }) => ({ real: nodePath.join(real, nodePath.basename(absolute)), exists: false })
+          )
         })
       )
 
-    const given = [nodePath.resolve(options.cwd), ...(options.additionalDirectories ?? []).map((dir) => nodePath.resolve(options.cwd, dir))]
+    const given = [
+      nodePath.resolve(options.cwd),
+      ...(options.additionalDirectories ?? []).map((dir) => nodePath.resolve(options.cwd, dir))
+    ]
     const [cwd, ...additional] = yield* Effect.forEach(given, realOrSelf)
     const roots = [cwd!, ...additional]
     const contains = (absolutePath: string) => roots.some((root) => isWithin(root, absolutePath))
     // The roots as written too, so `/tmp/w/x` counts as inside when `/tmp` is a link and the root is `/private/tmp/w`.
-    const containsAsWritten = (absolutePath: string) => contains(absolutePath) || given.some((root) => isWithin(root, absolutePath))
+    const containsAsWritten = (absolutePath: string) =>
+      contains(absolutePath) || given.some((root) => isWithin(root, absolutePath))
 
     const resolve = (requested: string): Effect.Effect<ResolvedPath> => {
-      const expanded = requested === "~" ? home : requested.startsWith("~/") ? nodePath.join(home, requested.slice(2)) : requested
+      const expanded = requested === "~"
+        ? home
+        : requested.startsWith("~/")
+        ? nodePath.join(home, requested.slice(2))
+        : requested
       const absolute = nodePath.resolve(cwd!, expanded)
       return Effect.map(realOf(absolute), ({ exists, real }) => ({
         requested,

@@ -107,7 +107,9 @@ export class InvalidInput extends Data.TaggedError("InvalidInput")<{
 }> {
   readonly [ToolCallErrorTypeId]: ToolCallErrorTypeId = ToolCallErrorTypeId
   override get message(): string {
-    return `InputValidationError: Tool failed due to the following issue(s):\n${this.issues.map(describeInputIssue).join("\n")}`
+    return `InputValidationError: Tool failed due to the following issue(s):\n${
+      this.issues.map(describeInputIssue).join("\n")
+    }`
   }
 }
 
@@ -122,7 +124,8 @@ export class ValidationFailed extends Data.TaggedError("ValidationFailed")<{
   readonly tool: string
   readonly message: string
 }> {
-  readonly [ToolCallErrorTypeId]: ToolCallErrorTypeId = ToolCallErrorTypeId}
+  readonly [ToolCallErrorTypeId]: ToolCallErrorTypeId = ToolCallErrorTypeId
+}
 
 /**
  * The permission policy, a hook or a person refused the call.
@@ -154,7 +157,8 @@ export class ToolFailed extends Data.TaggedError("ToolFailed")<{
   /** The failure rendered for the model. */
   readonly message: string
 }> {
-  readonly [ToolCallErrorTypeId]: ToolCallErrorTypeId = ToolCallErrorTypeId}
+  readonly [ToolCallErrorTypeId]: ToolCallErrorTypeId = ToolCallErrorTypeId
+}
 
 /**
  * The call ran past its timeout and was stopped; its scope was closed.
@@ -168,7 +172,9 @@ export class TimedOut extends Data.TaggedError("TimedOut")<{
 }> {
   readonly [ToolCallErrorTypeId]: ToolCallErrorTypeId = ToolCallErrorTypeId
   override get message(): string {
-    return `${this.tool} timed out after ${Duration.format(this.timeout)} and was stopped. It may have had partial effects.`
+    return `${this.tool} timed out after ${
+      Duration.format(this.timeout)
+    } and was stopped. It may have had partial effects.`
   }
 }
 
@@ -235,7 +241,8 @@ export type ToolCallError =
  * @since 0.2.0
  * @category guards
  */
-export const isToolCallError = (u: unknown): u is ToolCallError => typeof u === "object" && u !== null && ToolCallErrorTypeId in u
+export const isToolCallError = (u: unknown): u is ToolCallError =>
+  typeof u === "object" && u !== null && ToolCallErrorTypeId in u
 
 /**
  * The tool_result text of a failure: the message wrapped as Claude Code does, so models trained on it recognise it.

@@ -34,7 +34,12 @@ import * as Schema from "effect/Schema"
 export type PermissionCheck<Input> =
   | { readonly _tag: "Allow"; readonly updatedInput?: Input; readonly reason?: string }
   | { readonly _tag: "Deny"; readonly message: string }
-  | { readonly _tag: "Ask"; readonly message: string; readonly suggestions?: ReadonlyArray<string>; readonly overridable?: boolean }
+  | {
+    readonly _tag: "Ask"
+    readonly message: string
+    readonly suggestions?: ReadonlyArray<string>
+    readonly overridable?: boolean
+  }
   | { readonly _tag: "Passthrough"; readonly suggestions?: ReadonlyArray<string> }
 
 /**
@@ -44,7 +49,9 @@ export type PermissionCheck<Input> =
  * @category constructors
  */
 export const PermissionCheck = {
-  allow: <Input = never>(options?: { readonly updatedInput?: Input; readonly reason?: string }): PermissionCheck<Input> => ({
+  allow: <Input = never>(
+    options?: { readonly updatedInput?: Input; readonly reason?: string }
+  ): PermissionCheck<Input> => ({
     _tag: "Allow",
     ...options
   }),
@@ -78,7 +85,14 @@ export const PermissionCheck = {
  * @since 0.1.0
  * @category models
  */
-export const RuleSource = Schema.Literal("userSettings", "projectSettings", "localSettings", "flagSettings", "cliArg", "session")
+export const RuleSource = Schema.Literal(
+  "userSettings",
+  "projectSettings",
+  "localSettings",
+  "flagSettings",
+  "cliArg",
+  "session"
+)
 
 /**
  * @since 0.1.0
@@ -95,7 +109,12 @@ export type RuleSource = typeof RuleSource.Type
  */
 export type DecisionReason = Data.TaggedEnum<{
   /** A permission rule matched. */
-  Rule: { readonly rule: string; readonly behavior: "allow" | "deny" | "ask"; readonly source: RuleSource; readonly path?: string }
+  Rule: {
+    readonly rule: string
+    readonly behavior: "allow" | "deny" | "ask"
+    readonly source: RuleSource
+    readonly path?: string
+  }
   /** The permission mode decided (e.g. plan mode refuses writes). */
   Mode: { readonly mode: string; readonly message: string }
   /** A PreToolUse hook decided. */
@@ -129,12 +148,15 @@ export const DecisionReason = Data.taggedEnum<DecisionReason>()
  * @category utilities
  */
 export const describeReason = DecisionReason.$match({
-  Rule: ({ behavior, path, rule, source }) => `${behavior} rule \`${rule}\` from ${source}${path === undefined ? "" : ` (${path})`}`,
+  Rule: ({ behavior, path, rule, source }) =>
+    `${behavior} rule \`${rule}\` from ${source}${path === undefined ? "" : ` (${path})`}`,
   Mode: ({ message, mode }) => `permission mode ${mode}: ${message}`,
   Hook: ({ hook, message }) => `hook ${hook}: ${message}`,
   Tool: ({ message }) => message,
   User: ({ message, scope }) =>
-    message === undefined ? `the user (${scope === "once" ? "this call" : `allowed for ${scope === "session" ? "the session" : "always"}`})` : `the user: ${message}`,
+    message === undefined
+      ? `the user (${scope === "once" ? "this call" : `allowed for ${scope === "session" ? "the session" : "always"}`})`
+      : `the user: ${message}`,
   SafetyCheck: ({ message }) => `safety check: ${message}`,
   ReadOnly: () => "read-only call inside the workspace",
   Default: ({ message }) => message,

@@ -148,9 +148,11 @@ export interface CallContext {
  * @since 0.1.0
  * @category errors
  */
-export class InputRejected extends Schema.TaggedError<InputRejected>("effect-tool-runtime/Tool/InputRejected")("InputRejected", {
-  message: Schema.String
-}) {}
+export class InputRejected
+  extends Schema.TaggedError<InputRejected>("effect-tool-runtime/Tool/InputRejected")("InputRejected", {
+    message: Schema.String
+  })
+{}
 
 /**
  * The default typed failure of a tool: a message for the model.
@@ -335,7 +337,11 @@ export interface Service<Input, Output, Failure> {
    * shell command is allowed only when every part is covered, possibly by different rules). When absent, the policy
    * uses `matchesRule` rule by rule.
    */
-  readonly matchRules?: <R extends ContentRule>(input: Input, rules: RulesByBehavior<R>, context: RuleContext) => RuleMatch<R>
+  readonly matchRules?: <R extends ContentRule>(
+    input: Input,
+    rules: RulesByBehavior<R>,
+    context: RuleContext
+  ) => RuleMatch<R>
 }
 
 /**
@@ -403,7 +409,9 @@ export interface Invocation<Input, Output, Failure> {
   /** The tool's own view of the risk of this call. */
   readonly checkPermissions: (context: CallContext) => Effect.Effect<PermissionCheck<Input>>
   /** Decides this tool's content rules for this input (see {@link Service.matchRules}); undefined when per-rule. */
-  readonly matchRules: (<R extends ContentRule>(rules: RulesByBehavior<R>, context: RuleContext) => RuleMatch<R>) | undefined
+  readonly matchRules:
+    | (<R extends ContentRule>(rules: RulesByBehavior<R>, context: RuleContext) => RuleMatch<R>)
+    | undefined
   /** Whether one rule's content matches this input (see {@link Service.matchesRule}). */
   readonly matchesRule: ((content: string, context: RuleContext) => boolean) | undefined
   /** What the user sees when the call is requested. */
@@ -505,7 +513,8 @@ export declare namespace Tool {
    * @since 0.1.0
    * @category models
    */
-  export type IdentifierOf<T> = T extends { readonly definition: { readonly name: infer Name extends string } } ? Identifier<Name>
+  export type IdentifierOf<T> = T extends { readonly definition: { readonly name: infer Name extends string } } ?
+    Identifier<Name>
     : never
 
   /**
@@ -514,7 +523,8 @@ export declare namespace Tool {
    * @since 0.1.0
    * @category models
    */
-  export type InputOf<T> = T extends { readonly definition: { readonly input: Schema.Schema<infer A, infer _I> } } ? A : never
+  export type InputOf<T> = T extends { readonly definition: { readonly input: Schema.Schema<infer A, infer _I> } } ? A
+    : never
 }
 
 /**
@@ -701,7 +711,13 @@ const fillDefaults = <Input, Output, Failure>(
     renderUse: implementation.renderUse ?? ((input) => [UiBlock.Title({ text: `${name}(${JSON.stringify(input)})` })]),
     renderResult: implementation.renderResult ?? ((output, input) => {
       const content = toModel(output, input)
-      return [UiBlock.Text({ text: typeof content === "string" ? content : content.map((b) => (b.type === "text" ? b.text : "[image]")).join("\n") })]
+      return [
+        UiBlock.Text({
+          text: typeof content === "string"
+            ? content
+            : content.map((b) => (b.type === "text" ? b.text : "[image]")).join("\n")
+        })
+      ]
     }),
     toModel,
     renderFailure: implementation.renderFailure ?? defaultRenderFailure,
@@ -724,8 +740,10 @@ const fillDefaults = <Input, Output, Failure>(
       // The default claims follow the call's own traits: a plan that says "concurrency-safe" claims nothing.
       claims: bound?.claims ?? implementation.claims?.(input) ?? (callTraits.concurrencySafe ? [] : [Claim.world]),
       checkPermissions: bound?.checkPermissions ?? ((context) => service.checkPermissions(input, context)),
-      matchRules: bound?.matchRules ?? (matchRules === undefined ? undefined : (rules, context) => matchRules(input, rules, context)),
-      matchesRule: bound?.matchesRule ?? (matchesRule === undefined ? undefined : (content, context) => matchesRule(content, input, context)),
+      matchRules: bound?.matchRules ??
+        (matchRules === undefined ? undefined : (rules, context) => matchRules(input, rules, context)),
+      matchesRule: bound?.matchesRule ??
+        (matchesRule === undefined ? undefined : (content, context) => matchesRule(content, input, context)),
       renderUse: bound?.renderUse ?? (() => service.renderUse(input)),
       call: bound?.call ?? ((context) => service.call(input, context))
     }
@@ -745,8 +763,10 @@ const fillDefaults = <Input, Output, Failure>(
  * @since 0.2.0
  * @category constructors
  */
-export const serviceFrom = (name: string, implementation: Implementation<unknown, unknown, unknown, boolean>): AnyService =>
-  fillDefaults(name, implementation)
+export const serviceFrom = (
+  name: string,
+  implementation: Implementation<unknown, unknown, unknown, boolean>
+): AnyService => fillDefaults(name, implementation)
 
 /**
  * Defines a tool. The result is the Tag of the tool's service, carrying the definition.
@@ -809,7 +829,8 @@ export const isTool = (u: unknown): u is Tool.Any => typeof u === "object" && u 
  * @since 0.1.0
  * @category constructors
  */
-export const reject = (message: string): Effect.Effect<never, InputRejected> => Effect.fail(new InputRejected({ message }))
+export const reject = (message: string): Effect.Effect<never, InputRejected> =>
+  Effect.fail(new InputRejected({ message }))
 
 /**
  * The tools that are enabled now, in their order: for what the model is shown (tool definitions, tool search).
@@ -819,11 +840,16 @@ export const reject = (message: string): Effect.Effect<never, InputRejected> => 
  * @since 0.2.0
  * @category utilities
  */
-export const filterEnabled = <T extends { readonly service: AnyService }>(tools: ReadonlyArray<T>): Effect.Effect<ReadonlyArray<T>> =>
+export const filterEnabled = <T extends { readonly service: AnyService }>(
+  tools: ReadonlyArray<T>
+): Effect.Effect<ReadonlyArray<T>> =>
   Effect.map(
     Effect.forEach(tools, (tool) =>
       tool.service.isEnabled === alwaysEnabled
         ? Effect.succeed(true)
-        : Effect.match(tool.service.isEnabled, { onFailure: () => false, onSuccess: (availability) => availability._tag === "Enabled" }), { concurrency: "unbounded" }),
+        : Effect.match(tool.service.isEnabled, {
+          onFailure: () => false,
+          onSuccess: (availability) => availability._tag === "Enabled"
+        }), { concurrency: "unbounded" }),
     (enabled) => tools.filter((_, i) => enabled[i] === true)
   )

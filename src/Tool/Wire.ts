@@ -69,7 +69,10 @@ export type ToolReferenceBlock = typeof ToolReferenceBlock.Type
  * @since 0.1.0
  * @category models
  */
-export const ToolResultContent = Schema.Union(Schema.String, Schema.Array(Schema.Union(TextBlock, ImageBlock, ToolReferenceBlock)))
+export const ToolResultContent = Schema.Union(
+  Schema.String,
+  Schema.Array(Schema.Union(TextBlock, ImageBlock, ToolReferenceBlock))
+)
 /**
  * @since 0.1.0
  * @category models
@@ -125,7 +128,9 @@ export type ToolResultBlock = typeof ToolResultBlock.Type
  */
 export const AssistantMessage = Schema.Struct({
   role: Schema.Literal("assistant"),
-  content: Schema.Array(Schema.Union(ToolUseBlock, Schema.Struct({ type: Schema.String }, { key: Schema.String, value: Schema.Unknown })))
+  content: Schema.Array(
+    Schema.Union(ToolUseBlock, Schema.Struct({ type: Schema.String }, { key: Schema.String, value: Schema.Unknown }))
+  )
 })
 /**
  * @since 0.1.0
@@ -155,4 +160,6 @@ export const contentText = (content: ToolResultContent): string =>
  * @category constructors
  */
 export const toolResult = (toolUseId: string, content: ToolResultContent, isError: boolean): ToolResultBlock =>
-  isError ? { type: "tool_result", tool_use_id: toolUseId, content, is_error: true } : { type: "tool_result", tool_use_id: toolUseId, content }
+  isError
+    ? { type: "tool_result", tool_use_id: toolUseId, content, is_error: true }
+    : { type: "tool_result", tool_use_id: toolUseId, content }

@@ -31,17 +31,17 @@ import * as Fiber from "effect/Fiber"
 import type * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
+import { realSleep } from "../Runtime/internal/realTime.js"
 import { ResultStore } from "../Runtime/ResultStore.js"
 import type { ResultSink } from "../Runtime/ResultStore.js"
+import { Workspace } from "../Runtime/Workspace.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import * as Tool from "../Tool/Tool.js"
-import * as CommandPlan from "./Shell/CommandPlan.js"
-import { realSleep } from "../Runtime/internal/realTime.js"
 import { ArgumentString } from "./internal/argumentLimits.js"
+import * as CommandPlan from "./Shell/CommandPlan.js"
 import { OutputBuffer } from "./Shell/OutputBuffer.js"
 import * as Process from "./Shell/Process.js"
 import * as Sandbox from "./Shell/Sandbox.js"
-import { Workspace } from "../Runtime/Workspace.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // limits
@@ -152,12 +152,14 @@ export type BashOutput = typeof BashOutput.Type
  * @since 0.1.0
  * @category errors
  */
-export class BashFailure extends Schema.TaggedError<BashFailure>("effect-tool-runtime/Tools/Bash/BashFailure")("BashFailure", {
-  reason: Schema.Literal("exit", "signal", "timeout", "start", "outputLimit"),
-  message: Schema.String,
-  exitCode: Schema.optional(Schema.Number),
-  fullOutputPath: Schema.optional(Schema.String)
-}) {}
+export class BashFailure
+  extends Schema.TaggedError<BashFailure>("effect-tool-runtime/Tools/Bash/BashFailure")("BashFailure", {
+    reason: Schema.Literal("exit", "signal", "timeout", "start", "outputLimit"),
+    message: Schema.String,
+    exitCode: Schema.optional(Schema.Number),
+    fullOutputPath: Schema.optional(Schema.String)
+  })
+{}
 
 /**
  * Options of {@link layer}.
@@ -187,7 +189,8 @@ export interface BashOptions {
 // the tool
 // ---------------------------------------------------------------------------------------------------------------
 
-const description = `Runs a bash command in the workspace directory and returns its output (stdout and stderr interleaved) and exit code. Use it for builds, tests, git, package managers and other programs; for reading, searching and editing files use Read, Grep, Glob and Edit instead.
+const description =
+  `Runs a bash command in the workspace directory and returns its output (stdout and stderr interleaved) and exit code. Use it for builds, tests, git, package managers and other programs; for reading, searching and editing files use Read, Grep, Glob and Edit instead.
 
 - command: the bash command line. Quote paths that contain spaces; chain dependent steps with \`&&\`.
 - Each call runs in a fresh shell: \`cd\`, variables and background jobs do not carry over, and every process the command started is stopped when it ends. Standard input is empty, so interactive commands cannot wait for input.
@@ -276,7 +279,9 @@ const modelText = (output: BashOutput): string => {
   const notes: Array<string> = []
   if (output.interpretation !== undefined) notes.push(`(exit code ${output.exitCode}: ${output.interpretation})`)
   if (output.stoppedBackgroundProcesses > 0) {
-    notes.push(`(${output.stoppedBackgroundProcesses} background process(es) were still running when the command ended and were stopped: nothing outlives a call)`)
+    notes.push(
+      `(${output.stoppedBackgroundProcesses} background process(es) were still running when the command ended and were stopped: nothing outlives a call)`
+    )
   }
   if (output.outputIncomplete) notes.push("(the output may be incomplete: a detached process kept it open)")
   const body = outputText(output).replace(/\n$/, "")
@@ -372,7 +377,9 @@ const runCommand = (
         realSleep(services.progressEvery).pipe(
           Effect.zipRight(Effect.suspend(() =>
             context.progress({
-              message: `Running for ${formatDuration(performance.now() - startedAt)}, ${formatBytes(buffer.totalBytes)} of output`,
+              message: `Running for ${formatDuration(performance.now() - startedAt)}, ${
+                formatBytes(buffer.totalBytes)
+              } of output`,
               lines: buffer.latestLines(5)
             })
           ))
@@ -394,15 +401,18 @@ const runCommand = (
       Effect.mapError((error) => new BashFailure({ reason: "start", message: error.message })),
       Effect.onInterrupt(() =>
         // Stop reporting "running" (the tree is killed after this), keep what the reader got, say where it is.
-        Fiber.interrupt(progress).pipe(Effect.zipRight(flush), Effect.zipRight(Effect.suspend(() => {
-          const partial = view()
-          return context.progress({
-            message: `Interrupted after ${formatDuration(performance.now() - startedAt)}; ${formatBytes(partial.totalBytes)} of output so far${
-              partial.fullOutputPath === undefined ? "" : ` (saved to ${partial.fullOutputPath})`
-            }`,
-            lines: buffer.latestLines(20)
-          })
-        })))
+        Fiber.interrupt(progress).pipe(
+          Effect.zipRight(flush),
+          Effect.zipRight(Effect.suspend(() => {
+            const partial = view()
+            return context.progress({
+              message: `Interrupted after ${formatDuration(performance.now() - startedAt)}; ${
+                formatBytes(partial.totalBytes)
+              } of output so far${partial.fullOutputPath === undefined ? "" : ` (saved to ${partial.fullOutputPath})`}`,
+              lines: buffer.latestLines(20)
+            })
+          }))
+        )
       )
     )
     yield* Fiber.interrupt(progress)
@@ -430,15 +440,26 @@ const runCommand = (
       })
     switch (result.exit._tag) {
       case "TimedOut":
-        return yield* failure("timeout", `Command timed out after ${formatDuration(timeoutMs)} and was stopped. Output so far:`)
+        return yield* failure(
+          "timeout",
+          `Command timed out after ${formatDuration(timeoutMs)} and was stopped. Output so far:`
+        )
       case "OutputLimit":
         return yield* failure(
           "outputLimit",
-          `Command produced more than ${formatBytes(result.exit.limitBytes)} of output, the limit for one call, and was stopped; ` +
-            `the first ${formatBytes(result.exit.limitBytes)} were kept. Narrow the command (head, grep, a smaller range) and run it again. Output:`
+          `Command produced more than ${
+            formatBytes(result.exit.limitBytes)
+          } of output, the limit for one call, and was stopped; ` +
+            `the first ${
+              formatBytes(result.exit.limitBytes)
+            } were kept. Narrow the command (head, grep, a smaller range) and run it again. Output:`
         )
       case "Signaled":
-        return yield* failure("signal", `Command was killed by ${result.exit.signal} (exit code ${result.exit.code}). Output:`, result.exit.code)
+        return yield* failure(
+          "signal",
+          `Command was killed by ${result.exit.signal} (exit code ${result.exit.code}). Output:`,
+          result.exit.code
+        )
       case "Exited": {
         const code = result.exit.code
         if (code === 0) return output
@@ -459,7 +480,11 @@ const runCommand = (
  */
 export const layer = (
   options: BashOptions = {}
-): Layer.Layer<Tool.Identifier<"Bash">, Sandbox.SandboxUnavailable, Workspace | ResultStore | CommandExecutor.CommandExecutor> =>
+): Layer.Layer<
+  Tool.Identifier<"Bash">,
+  Sandbox.SandboxUnavailable,
+  Workspace | ResultStore | CommandExecutor.CommandExecutor
+> =>
   definition.implementEffect(
     Effect.gen(function*() {
       const workspace = yield* Workspace
@@ -484,7 +509,9 @@ export const layer = (
       return {
         // A soft interrupt lets a command finish (Claude Code's default): stopping it halfway may leave a mess.
         interruptBehavior: "block",
-        validate: (input) => (input.command.trim() === "" ? Tool.reject("The command is empty.") : Effect.succeed(input)),
+        validate: (
+          input
+        ) => (input.command.trim() === "" ? Tool.reject("The command is empty.") : Effect.succeed(input)),
         // The command is analysed once per input, here; every stage of the call reads this plan.
         plan: (input) => {
           const plan = CommandPlan.planCommand(input.command, workspace)
@@ -501,16 +528,26 @@ export const layer = (
         traits: (input) => CommandPlan.planCommand(input.command, workspace).traits,
         claims: (input) => CommandPlan.planCommand(input.command, workspace).claims,
         matchRules: (input, rules) => CommandPlan.planCommand(input.command, workspace).matchRules(rules),
-        call: (input, context) => runCommand(services, input, context, CommandPlan.planCommand(input.command, workspace)),
+        call: (input, context) =>
+          runCommand(services, input, context, CommandPlan.planCommand(input.command, workspace)),
         renderUse: (input) => [
-          UiBlock.Title({ text: input.description === undefined || input.description.trim() === "" ? "Bash" : `Bash: ${input.description}` }),
+          UiBlock.Title({
+            text: input.description === undefined || input.description.trim() === ""
+              ? "Bash"
+              : `Bash: ${input.description}`
+          }),
           UiBlock.Code({ text: input.command, language: "bash" })
         ],
         renderResult: (output) => [
           UiBlock.Code({ text: outputText(output) }),
           UiBlock.Fields({
             fields: [
-              ["exit code", output.interpretation === undefined ? String(output.exitCode) : `${output.exitCode} (${output.interpretation})`],
+              [
+                "exit code",
+                output.interpretation === undefined
+                  ? String(output.exitCode)
+                  : `${output.exitCode} (${output.interpretation})`
+              ],
               ["duration", formatDuration(output.durationMs)],
               ["output", formatBytes(output.totalBytes)],
               ...(output.fullOutputPath === undefined ? [] : [["full output", output.fullOutputPath] as const])

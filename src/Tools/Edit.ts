@@ -20,9 +20,11 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
-import * as Tool from "../Tool/Tool.js"
+import { Workspace } from "../Runtime/Workspace.js"
 import { UiBlock } from "../Tool/Presentation.js"
+import * as Tool from "../Tool/Tool.js"
 import { FileState, hashContent } from "./FileState.js"
+import { PathString } from "./internal/argumentLimits.js"
 import { writeFileAtomic } from "./internal/filesAtomic.js"
 import { applyAt, describeNearMatch, lineAt, nearMatch, occurrences, unifiedDiff } from "./internal/filesEdit.js"
 import type { Applied } from "./internal/filesEdit.js"
@@ -30,8 +32,6 @@ import { inspect, readCurrent, StaleError, staleMessage, staleness, unchangedSin
 import type { Current } from "./internal/filesGuard.js"
 import { checkFilePath, displayPath, fileResource, resolveSync, ruleCovers } from "./internal/filesPaths.js"
 import { boundPreview, previewLines, readForPreview } from "./internal/filesPreview.js"
-import { Workspace } from "../Runtime/Workspace.js"
-import { PathString } from "./internal/argumentLimits.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // definition
@@ -46,7 +46,9 @@ import { PathString } from "./internal/argumentLimits.js"
 export const EditInput = Schema.Struct({
   file_path: PathString("The absolute path to the file to modify"),
   old_string: Schema.String.annotations({ description: "The text to replace" }),
-  new_string: Schema.String.annotations({ description: "The text to replace it with (must be different from old_string)" }),
+  new_string: Schema.String.annotations({
+    description: "The text to replace it with (must be different from old_string)"
+  }),
   replace_all: Schema.optionalWith(Schema.Boolean, { default: () => false }).annotations({
     description: "Replace all occurences of old_string (default false)"
   })
@@ -93,8 +95,7 @@ export const Edit = Tool.make("Edit", {
   ].join("\n"),
   input: EditInput,
   output: EditOutput,
-  fileAccess: "edit"
-,
+  fileAccess: "edit",
   // Bounded in time like everything else; a timeout stops the work (the call's signal, or the child process).
   timeout: Duration.minutes(1)
 })
@@ -121,11 +122,15 @@ const plan = (input: EditInput, path: string, before: string | undefined, curren
   if (old_string === new_string) return problem("No changes to make: old_string and new_string are exactly the same.")
   if (old_string === "") {
     if (before !== undefined && before !== "") {
-      return problem(`Cannot create ${path}: the file already exists and is not empty. Give the old_string to replace, or use Write to replace the whole file.`)
+      return problem(
+        `Cannot create ${path}: the file already exists and is not empty. Give the old_string to replace, or use Write to replace the whole file.`
+      )
     }
     return { _tag: "Plan", before: before ?? "", applied: applyAt("", "", new_string, [0]), current }
   }
-  if (before === undefined) return problem(`File does not exist: ${path}. To create it, use an empty old_string (or Write).`)
+  if (before === undefined) {
+    return problem(`File does not exist: ${path}. To create it, use an empty old_string (or Write).`)
+  }
 
   let needle = old_string
   let replacement = new_string
@@ -145,7 +150,9 @@ const plan = (input: EditInput, path: string, before: string | undefined, curren
   if (found.length > 1 && !replace_all) {
     const lines = found.slice(0, 10).map((at) => lineAt(before, at))
     return problem(
-      `Found ${found.length} matches of old_string in ${path} (at lines ${lines.join(", ")}${found.length > 10 ? ", ..." : ""}), but replace_all is false. ` +
+      `Found ${found.length} matches of old_string in ${path} (at lines ${lines.join(", ")}${
+        found.length > 10 ? ", ..." : ""
+      }), but replace_all is false. ` +
         "To replace all of them, set replace_all to true. To replace only one, add surrounding context to old_string to make it unique."
     )
   }
@@ -169,19 +176,38 @@ export const layer = Edit.implementEffect(
       Effect.gen(function*() {
         const { refusal, resolved, stat } = yield* inspect(workspace, input.file_path)
         if (refusal !== undefined) return { resolved, plan: problem(refusal) }
-        if (input.old_string === input.new_string) return { resolved, plan: plan(input, resolved.absolute, undefined, undefined) }
-        if (stat?.isDirectory() === true) return { resolved, plan: problem(`${resolved.absolute} is a directory; give the path of a file.`) }
-        if (stat === undefined) return { resolved, plan: plan(input, resolved.absolute, undefined, undefined) }
+        if (input.old_string === input.new_string) {
+          return { resolved, plan: plan(input, resolved.absolute, undefined, undefined) }
+        }
+        if (stat?.isDirectory() === true) {
+          return { resolved, plan: problem(`${resolved.absolute} is a directory; give the path of a file.`) }
+        }
+        if (stat === undefined) {
+          return { resolved, plan: plan(input, resolved.absolute, undefined, undefined) }
+        }
         if (stat.size > maxEditBytes) {
-          return { resolved, plan: problem(`${resolved.absolute} is too large to edit (${Math.round(stat.size / 1024 / 1024)} MB; the limit is 16 MB).`) }
+          return {
+            resolved,
+            plan: problem(
+              `${resolved.absolute} is too large to edit (${
+                Math.round(stat.size / 1024 / 1024)
+              } MB; the limit is 16 MB).`
+            )
+          }
         }
         const read = yield* Effect.either(Effect.tryPromise(() => readCurrent(resolved.real)))
-        if (read._tag === "Left") return { resolved, plan: problem(`Could not read ${resolved.absolute}: ${read.left.message}`) }
+        if (read._tag === "Left") {
+          return { resolved, plan: problem(`Could not read ${resolved.absolute}: ${read.left.message}`) }
+        }
         const { bytes, current } = read.right
         // An empty old_string never needs a read: it fills an empty file (nothing to lose) or is refused anyway.
         const creating = input.old_string === ""
-        const stale = creating ? undefined : staleness(resolved.absolute, yield* fileState.get(resolved.real), current, false)
-        if (stale !== undefined) return { resolved, plan: problem(stale) }
+        const stale = creating
+          ? undefined
+          : staleness(resolved.absolute, yield* fileState.get(resolved.real), current, false)
+        if (stale !== undefined) {
+          return { resolved, plan: problem(stale) }
+        }
         return { resolved, plan: plan(input, resolved.absolute, bytes.toString("utf8"), current) }
       })
 
@@ -189,8 +215,13 @@ export const layer = Edit.implementEffect(
       // A soft interrupt: an edit finishes (Claude Code's default).
       interruptBehavior: "block",
       validate: (input) =>
-        Effect.flatMap(prepare(input), ({ plan, resolved }) =>
-          plan._tag === "Problem" ? Tool.reject(plan.message) : Effect.succeed({ ...input, file_path: resolved.absolute })),
+        Effect.flatMap(
+          prepare(input),
+          ({ plan, resolved }) =>
+            plan._tag === "Problem"
+              ? Tool.reject(plan.message)
+              : Effect.succeed({ ...input, file_path: resolved.absolute })
+        ),
 
       checkPermissions: (input) => checkFilePath(workspace, input.file_path, "Edit"),
       traits: () => ({ destructive: false }),
@@ -207,14 +238,29 @@ export const layer = Edit.implementEffect(
           const bytes = Buffer.from(plan.applied.content, "utf8")
           yield* Effect.tryPromise({
             try: (signal) =>
-              writeFileAtomic(resolved.real, bytes, { signal, beforeRename: unchangedSince(resolved.real, plan.current, staleMessage(resolved.absolute)) }),
+              writeFileAtomic(resolved.real, bytes, {
+                signal,
+                beforeRename: unchangedSince(resolved.real, plan.current, staleMessage(resolved.absolute))
+              }),
             catch: (e) =>
-              new Tool.ToolError({ message: e instanceof StaleError ? e.message : `Could not write ${path}: ${e instanceof Error ? e.message : String(e)}` })
+              new Tool.ToolError({
+                message: e instanceof StaleError
+                  ? e.message
+                  : `Could not write ${path}: ${e instanceof Error ? e.message : String(e)}`
+              })
           })
           const after = yield* Effect.promise(() => fs.promises.stat(resolved.real))
           // The model knows the whole file now only if it knew it before: a ranged read stays partial.
-          const partial = Option.match(yield* fileState.get(resolved.real), { onNone: () => false, onSome: (seen) => seen.partial })
-          yield* fileState.record(resolved.real, { contentHash: hashContent(bytes), mtimeMs: after.mtimeMs, size: after.size, partial })
+          const partial = Option.match(yield* fileState.get(resolved.real), {
+            onNone: () => false,
+            onSome: (seen) => seen.partial
+          })
+          yield* fileState.record(resolved.real, {
+            contentHash: hashContent(bytes),
+            mtimeMs: after.mtimeMs,
+            size: after.size,
+            partial
+          })
           return {
             path,
             created: plan.current === undefined,
@@ -240,7 +286,9 @@ export const layer = Edit.implementEffect(
       renderResult: (output) => [UiBlock.Diff({ path: output.path, patch: output.patch })],
       toModel: (output) => {
         if (output.created) return `File created successfully at: ${output.path}`
-        const lines = output.firstLine === output.lastLine ? `line ${output.firstLine}` : `lines ${output.firstLine}-${output.lastLine}`
+        const lines = output.firstLine === output.lastLine
+          ? `line ${output.firstLine}`
+          : `lines ${output.firstLine}-${output.lastLine}`
         const what = output.replacements === 1 ? "1 replacement" : `${output.replacements} replacements`
         return `The file ${output.path} has been updated (${what}, ${lines}).`
       }

@@ -78,7 +78,8 @@ export class FileState extends Context.Tag("effect-tool-runtime/Tools/FileState"
    * @since 0.1.0
    * @category layers
    */
-  static readonly layer = (options: FileStateOptions = {}): Layer.Layer<FileState> => Layer.sync(FileState, () => make(options))
+  static readonly layer = (options: FileStateOptions = {}): Layer.Layer<FileState> =>
+    Layer.sync(FileState, () => make(options))
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -139,4 +140,5 @@ export const make = (options: FileStateOptions = {}): FileState["Type"] => {
  * @since 0.1.0
  * @category utilities
  */
-export const hashContent = (content: string | Uint8Array): string => crypto.createHash("sha256").update(content).digest("hex")
+export const hashContent = (content: string | Uint8Array): string =>
+  crypto.createHash("sha256").update(content).digest("hex")

@@ -15,13 +15,13 @@
  * @since 0.1.0
  */
 import * as Layer from "effect/Layer"
+import type { Workspace } from "../Runtime/Workspace.js"
 import type * as Tool from "../Tool/Tool.js"
 import { Edit, layer as EditLayer } from "./Edit.js"
 import type { FileState } from "./FileState.js"
 import { Glob, layer as GlobLayer } from "./Glob.js"
 import { Grep, layer as GrepLayer } from "./Grep.js"
 import { layer as ReadLayer, Read } from "./Read.js"
-import type { Workspace } from "../Runtime/Workspace.js"
 import { layer as WriteLayer, Write } from "./Write.js"
 
 export {
@@ -59,4 +59,10 @@ export type FileTools = Tool.IdentifierOf<(typeof tools)[number]>
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<FileTools, never, Workspace | FileState> = Layer.mergeAll(ReadLayer, WriteLayer, EditLayer, GlobLayer, GrepLayer)
+export const layer: Layer.Layer<FileTools, never, Workspace | FileState> = Layer.mergeAll(
+  ReadLayer,
+  WriteLayer,
+  EditLayer,
+  GlobLayer,
+  GrepLayer
+)

@@ -16,13 +16,13 @@ import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { glob, isDynamicPattern } from "tinyglobby"
-import * as Tool from "../Tool/Tool.js"
+import { isWithin, Workspace } from "../Runtime/Workspace.js"
 import { UiBlock } from "../Tool/Presentation.js"
+import * as Tool from "../Tool/Tool.js"
+import { PathString } from "./internal/argumentLimits.js"
 import { gitignoreFilter, rootIgnoreGlobs } from "./internal/filesIgnore.js"
 import { directorySearchStages, displayPath, realPathSync, specialFileReason } from "./internal/filesPaths.js"
 import { withheldNote, withholding } from "./internal/filesWithheld.js"
-import { isWithin, Workspace } from "../Runtime/Workspace.js"
-import { PathString } from "./internal/argumentLimits.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // definition
@@ -87,8 +87,7 @@ export const Glob = Tool.make("Glob", {
   ].join("\n"),
   input: GlobInput,
   output: GlobOutput,
-  fileAccess: "read"
-,
+  fileAccess: "read",
   // Bounded in time like everything else; a timeout stops the work (the call's signal, or the child process).
   timeout: Duration.minutes(2)
 })
@@ -138,20 +137,26 @@ export const layer = Glob.implementEffect(
           if (nodePath.isAbsolute(pattern)) {
             const split = splitAbsolute(pattern)
             if (path !== undefined && !isWithin(nodePath.resolve(workspace.cwd, path), split.base)) {
-              return yield* Tool.reject("The pattern is absolute and lies outside `path`: give a relative pattern, or leave `path` out.")
+              return yield* Tool.reject(
+                "The pattern is absolute and lies outside `path`: give a relative pattern, or leave `path` out."
+              )
             }
             path = split.base
             pattern = split.rest
           }
           if (pattern.split("/").includes("..")) {
-            return yield* Tool.reject("The pattern may not contain `..`: set `path` to the directory to search instead.")
+            return yield* Tool.reject(
+              "The pattern may not contain `..`: set `path` to the directory to search instead."
+            )
           }
           const resolved = yield* workspace.resolve(path ?? workspace.cwd)
           const stat = yield* Effect.promise(() => fs.promises.stat(resolved.real).catch(() => undefined))
           const refusal = specialFileReason(resolved, stat)
           if (refusal !== undefined) return yield* Tool.reject(refusal)
           if (stat === undefined) return yield* Tool.reject(`Directory does not exist: ${resolved.absolute}.`)
-          if (!stat.isDirectory()) return yield* Tool.reject(`${resolved.absolute} is not a directory. Give a directory as path.`)
+          if (!stat.isDirectory()) {
+            return yield* Tool.reject(`${resolved.absolute} is not a directory. Give a directory as path.`)
+          }
           return { pattern, path: resolved.absolute }
         }),
 
@@ -186,7 +191,9 @@ export const layer = Glob.implementEffect(
               const inside = new Map<string, number>()
               named.forEach((file, i) => {
                 const stat = stats[i]
-                const real = stat === undefined || stat.isSymbolicLink() ? realPathSync(file) : nodePath.join(realDir(nodePath.dirname(file)), nodePath.basename(file))
+                const real = stat === undefined || stat.isSymbolicLink()
+                  ? realPathSync(file)
+                  : nodePath.join(realDir(nodePath.dirname(file)), nodePath.basename(file))
                 if (isWithin(base, real) || workspace.contains(real)) inside.set(file, stat?.mtimeMs ?? 0)
               })
               outside = named.length - inside.size
@@ -198,7 +205,8 @@ export const layer = Glob.implementEffect(
           })
           // Shown relative to the working directory as the model wrote it (roots may be reached through a link).
           const shownBase = resolved.absolute
-          const show = (file: string) => displayPath(nodePath.join(shownBase, nodePath.relative(base, file)), workspace.cwd)
+          const show = (file: string) =>
+            displayPath(nodePath.join(shownBase, nodePath.relative(base, file)), workspace.cwd)
           return {
             files: found.slice(0, maxResults).map(({ file }) => show(file)),
             total: found.length,
@@ -208,18 +216,39 @@ export const layer = Glob.implementEffect(
           }
         }),
 
-      renderUse: (input) =>
-        [UiBlock.Title({ text: `Glob(${input.pattern}${input.path === undefined ? "" : ` in ${displayPath(input.path, workspace.cwd)}`})` })],
-      renderResult: (output) => [UiBlock.Text({ text: `Found ${output.total} file${output.total === 1 ? "" : "s"}${output.truncated ? ` (showing ${maxResults})` : ""}` })],
+      renderUse: (
+        input
+      ) => [
+        UiBlock.Title({
+          text: `Glob(${input.pattern}${
+            input.path === undefined ? "" : ` in ${displayPath(input.path, workspace.cwd)}`
+          })`
+        })
+      ],
+      renderResult: (
+        output
+      ) => [
+        UiBlock.Text({
+          text: `Found ${output.total} file${output.total === 1 ? "" : "s"}${
+            output.truncated ? ` (showing ${maxResults})` : ""
+          }`
+        })
+      ],
       toModel: (output) => {
         const body = output.total === 0
           ? "No files found"
           : output.truncated
-          ? `${output.files.join("\n")}\n(Results are truncated: showing the ${maxResults} most recently modified of ${output.total} files. Use a more specific path or pattern.)`
+          ? `${
+            output.files.join("\n")
+          }\n(Results are truncated: showing the ${maxResults} most recently modified of ${output.total} files. Use a more specific path or pattern.)`
           : output.files.join("\n")
         const notes = [
           withheldNote(output.withheld),
-          output.outside === undefined ? undefined : `(${output.outside} match${output.outside === 1 ? "" : "es"} left out: ${output.outside === 1 ? "it resolves" : "they resolve"} through a symlink outside the searched directory)`
+          output.outside === undefined
+            ? undefined
+            : `(${output.outside} match${output.outside === 1 ? "" : "es"} left out: ${
+              output.outside === 1 ? "it resolves" : "they resolve"
+            } through a symlink outside the searched directory)`
         ].filter((note) => note !== undefined)
         return [body, ...notes].join("\n")
       }

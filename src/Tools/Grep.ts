@@ -24,15 +24,15 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import * as Tool from "../Tool/Tool.js"
+import * as Subprocess from "../Runtime/Subprocess.js"
+import { isWithin, Workspace } from "../Runtime/Workspace.js"
 import { UiBlock } from "../Tool/Presentation.js"
+import * as Tool from "../Tool/Tool.js"
+import { ArgumentString, argvProblem, PathString } from "./internal/argumentLimits.js"
 import { directorySearchStages, displayPath, specialFileReason } from "./internal/filesPaths.js"
 import { complaintPaths, contextSeparatorArg, recordReader } from "./internal/filesRipgrep.js"
 import type { RgRecord } from "./internal/filesRipgrep.js"
 import { withheldNote, withholding } from "./internal/filesWithheld.js"
-import * as Subprocess from "../Runtime/Subprocess.js"
-import { isWithin, Workspace } from "../Runtime/Workspace.js"
-import { ArgumentString, argvProblem, PathString } from "./internal/argumentLimits.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // definition
@@ -54,14 +54,19 @@ export const GrepInput = Schema.Struct({
   glob: Schema.optional(ArgumentString("Glob pattern to filter files (e.g. \"*.js\", \"*.{ts,tsx}\")")),
   type: Schema.optional(ArgumentString("File type to search (rg --type), e.g. js, py, rust")),
   output_mode: Schema.optional(Schema.Literal("content", "files_with_matches", "count")).annotations({
-    description: "\"content\" shows matching lines, \"files_with_matches\" shows file paths (default), \"count\" shows match counts"
+    description:
+      "\"content\" shows matching lines, \"files_with_matches\" shows file paths (default), \"count\" shows match counts"
   }),
   "-i": Schema.optional(Schema.Boolean).annotations({ description: "Case insensitive search" }),
-  "-n": Schema.optional(Schema.Boolean).annotations({ description: "Show line numbers in output (content mode; default true)" }),
+  "-n": Schema.optional(Schema.Boolean).annotations({
+    description: "Show line numbers in output (content mode; default true)"
+  }),
   "-A": Schema.optional(Count).annotations({ description: "Lines to show after each match (content mode)" }),
   "-B": Schema.optional(Count).annotations({ description: "Lines to show before each match (content mode)" }),
   "-C": Schema.optional(Count).annotations({ description: "Lines to show before and after each match (content mode)" }),
-  multiline: Schema.optional(Schema.Boolean).annotations({ description: "Let patterns span lines and `.` match newlines (rg -U --multiline-dotall)" }),
+  multiline: Schema.optional(Schema.Boolean).annotations({
+    description: "Let patterns span lines and `.` match newlines (rg -U --multiline-dotall)"
+  }),
   head_limit: Schema.optional(Count).annotations({ description: "Only the first N lines or entries of the output" })
 })
 
@@ -111,8 +116,7 @@ export const Grep = Tool.make("Grep", {
   input: GrepInput,
   output: GrepOutput,
   maxResultChars: 20_000,
-  fileAccess: "read"
-,
+  fileAccess: "read",
   // Bounded in time like everything else; a timeout stops the work (the call's signal, or the child process).
   timeout: Duration.minutes(2)
 })
@@ -231,7 +235,11 @@ const runRipgrep = (
       stderr: { maxBytes: maxStderrBytes, overflow: "drop" }
     })).pipe(Effect.mapError((error) => new Tool.ToolError({ message: `Could not run ripgrep: ${error.message}` })))
     if (!truncated) take(decoder.decode())
-    const code = truncated || result.exit._tag === "Stopped" ? 0 : result.exit._tag === "Exited" ? result.exit.code : null
+    const code = truncated || result.exit._tag === "Stopped"
+      ? 0
+      : result.exit._tag === "Exited"
+      ? result.exit.code
+      : null
     return { lines, truncated, code, stderr: new TextDecoder().decode(result.stderr) }
   })
 
@@ -259,7 +267,9 @@ export const layer = Grep.implementEffect(
           const refusal = specialFileReason(resolved, stat)
           if (refusal !== undefined) return yield* Tool.reject(refusal)
           if (stat === undefined) return yield* Tool.reject(`Path does not exist: ${resolved.absolute}.`)
-          if (input.pattern === "") return yield* Tool.reject("The pattern is empty; give a regular expression to search for.")
+          if (input.pattern === "") {
+            return yield* Tool.reject("The pattern is empty; give a regular expression to search for.")
+          }
           return { ...input, path: resolved.absolute }
         }),
 
@@ -269,7 +279,9 @@ export const layer = Grep.implementEffect(
         Effect.gen(function*() {
           const resolved = yield* workspace.resolve(searchPath(input))
           // Searched through its real path (no symlink swap after the check); printed relative to the cwd when inside.
-          const target = isWithin(workspace.cwd, resolved.real) ? nodePath.relative(workspace.cwd, resolved.real) || "." : resolved.real
+          const target = isWithin(workspace.cwd, resolved.real)
+            ? nodePath.relative(workspace.cwd, resolved.real) || "."
+            : resolved.real
           const mode = input.output_mode ?? "files_with_matches"
           const withheld = withholding(context, resolved)
           const allows = (path: string) => withheld.allows(nodePath.resolve(workspace.cwd, path))
@@ -285,16 +297,26 @@ export const layer = Grep.implementEffect(
             if (number === null) return `${shown(record.path)}:${record.rest}`
             return `${shown(record.path)}${number[1]}${lineNumbers ? record.rest : record.rest.slice(number[0].length)}`
           }
-          const result = yield* runRipgrep(ripgrepArgs(input, target), workspace.cwd, mode, input.head_limit ?? Number.MAX_SAFE_INTEGER, toLine)
+          const result = yield* runRipgrep(
+            ripgrepArgs(input, target),
+            workspace.cwd,
+            mode,
+            input.head_limit ?? Number.MAX_SAFE_INTEGER,
+            toLine
+          )
           // rg's complaints about withheld files (unreadable, too large...) would name them: leave those out too.
-          const complaints = result.stderr.trim().split("\n").filter((line) => line !== "" && complaintPaths(line).every(allows))
+          const complaints = result.stderr.trim().split("\n").filter((line) =>
+            line !== "" && complaintPaths(line).every(allows)
+          )
           const stderr = complaints.join("\n")
           const onlyAboutWithheld = stderr === "" && result.stderr.trim() !== ""
           if (result.code === 2 && result.lines.length === 0 && !onlyAboutWithheld) {
             return yield* new Tool.ToolError({ message: `ripgrep failed: ${stderr === "" ? "exit code 2" : stderr}` })
           }
           if (result.code !== 0 && result.code !== 1 && result.code !== 2) {
-            return yield* new Tool.ToolError({ message: `ripgrep exited with code ${result.code}${stderr === "" ? "" : `: ${stderr}`}` })
+            return yield* new Tool.ToolError({
+              message: `ripgrep exited with code ${result.code}${stderr === "" ? "" : `: ${stderr}`}`
+            })
           }
           return {
             mode,
@@ -305,12 +327,21 @@ export const layer = Grep.implementEffect(
           }
         }),
 
-      renderUse: (input) =>
-        [UiBlock.Title({ text: `Grep(${JSON.stringify(input.pattern)}${input.path === undefined ? "" : ` in ${displayPath(input.path, workspace.cwd)}`})` })],
+      renderUse: (
+        input
+      ) => [
+        UiBlock.Title({
+          text: `Grep(${JSON.stringify(input.pattern)}${
+            input.path === undefined ? "" : ` in ${displayPath(input.path, workspace.cwd)}`
+          })`
+        })
+      ],
       renderResult: (output) => [UiBlock.Text({ text: summary(output) })],
       toModel: (output) => {
         const note = [
-          output.truncated ? "(Output truncated at head_limit or the size cap: narrow the search or raise head_limit.)" : undefined,
+          output.truncated
+            ? "(Output truncated at head_limit or the size cap: narrow the search or raise head_limit.)"
+            : undefined,
           output.warning === undefined ? undefined : `(ripgrep reported: ${output.warning})`,
           withheldNote(output.withheld)
         ].filter((n) => n !== undefined)
@@ -331,7 +362,9 @@ const summary = (output: GrepOutput): string => {
       return `Found ${output.lines.length} file${output.lines.length === 1 ? "" : "s"}`
     case "count": {
       const total = output.lines.reduce((sum, line) => sum + (Number(line.slice(line.lastIndexOf(":") + 1)) || 0), 0)
-      return `Found ${total} total occurrence${total === 1 ? "" : "s"} across ${output.lines.length} file${output.lines.length === 1 ? "" : "s"}`
+      return `Found ${total} total occurrence${total === 1 ? "" : "s"} across ${output.lines.length} file${
+        output.lines.length === 1 ? "" : "s"
+      }`
     }
     case "content":
       return `Found ${output.lines.length} line${output.lines.length === 1 ? "" : "s"}`

@@ -21,14 +21,14 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import { ResultStore } from "../Runtime/ResultStore.js"
-import * as Tool from "../Tool/Tool.js"
+import { Workspace } from "../Runtime/Workspace.js"
 import { UiBlock } from "../Tool/Presentation.js"
+import * as Tool from "../Tool/Tool.js"
 import { FileState, hashContent } from "./FileState.js"
+import { PathString } from "./internal/argumentLimits.js"
 import { numberLines, readHead, readLines, sniff } from "./internal/filesContent.js"
 import { inspect } from "./internal/filesGuard.js"
 import { checkFilePath, displayPath, fileResource, ruleCovers } from "./internal/filesPaths.js"
-import { Workspace } from "../Runtime/Workspace.js"
-import { PathString } from "./internal/argumentLimits.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // limits
@@ -64,7 +64,8 @@ export const limits = {
 export const ReadInput = Schema.Struct({
   file_path: PathString("The absolute path to the file to read"),
   offset: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))).annotations({
-    description: "The line number to start reading from (1-based). Only provide if the file is too large to read at once"
+    description:
+      "The line number to start reading from (1-based). Only provide if the file is too large to read at once"
   }),
   limit: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))).annotations({
     description: "The number of lines to read. Only provide if the file is too large to read at once."
@@ -113,7 +114,9 @@ export const Read = Tool.make("Read", {
   description: [
     "Reads a text file or an image from the local filesystem. Use it to look at a file before you edit it, and whenever you know (or have found with Glob or Grep) the path of a file whose content you need.",
     "- file_path: an absolute path; a relative one is resolved against the working directory.",
-    `- Reads up to ${limits.defaultLines} lines from the start by default. For long files pass offset (the line to start at, 1-based) and limit (how many lines); a file over ${limits.maxWholeFileBytes / 1024} KiB must be read in ranges.`,
+    `- Reads up to ${limits.defaultLines} lines from the start by default. For long files pass offset (the line to start at, 1-based) and limit (how many lines); a file over ${
+      limits.maxWholeFileBytes / 1024
+    } KiB must be read in ranges.`,
     `- Lines longer than ${limits.maxLineChars} characters are cut. Output is numbered like \`cat -n\` (line numbers from 1); the numbers are not part of the file, so leave them out of Edit's old_string.`,
     "- PNG, JPEG, GIF and WebP files come back as images; other binary files cannot be read.",
     "- Directories cannot be read: use Glob to list files. Files outside the workspace or protected by rules are refused."
@@ -121,8 +124,7 @@ export const Read = Tool.make("Read", {
   input: ReadInput,
   output: ReadOutput,
   maxResultChars: Infinity,
-  fileAccess: "read"
-,
+  fileAccess: "read",
   // Bounded in time like everything else; a timeout stops the work (the call's signal, or the child process).
   timeout: Duration.minutes(1)
 })
@@ -156,13 +158,21 @@ export const layer = Read.implementEffect(
         Effect.gen(function*() {
           const { refusal, resolved, stat } = yield* inspect(workspace, input.file_path)
           if (refusal !== undefined) return yield* Tool.reject(refusal)
-          if (stat === undefined) return yield* Tool.reject(`File does not exist: ${resolved.absolute}. Check the path, or use Glob to find the file.`)
+          if (stat === undefined) {
+            return yield* Tool.reject(
+              `File does not exist: ${resolved.absolute}. Check the path, or use Glob to find the file.`
+            )
+          }
           if (stat.isDirectory()) {
-            return yield* Tool.reject(`${resolved.absolute} is a directory, not a file. Use Glob (or ls through Bash) to list it.`)
+            return yield* Tool.reject(
+              `${resolved.absolute} is a directory, not a file. Use Glob (or ls through Bash) to list it.`
+            )
           }
           if (input.offset === undefined && input.limit === undefined && stat.size > limits.maxWholeFileBytes) {
             return yield* Tool.reject(
-              `File content (${kib(stat.size)}) exceeds the maximum size for reading a whole file (${kib(limits.maxWholeFileBytes)}). ` +
+              `File content (${kib(stat.size)}) exceeds the maximum size for reading a whole file (${
+                kib(limits.maxWholeFileBytes)
+              }). ` +
                 "Use the offset and limit parameters to read a range of lines (e.g. offset: 1, limit: 500), or use Grep to search for specific content."
             )
           }
@@ -180,7 +190,9 @@ export const layer = Read.implementEffect(
           // Inspect again: what is at the path now is what gets opened.
           const { refusal, resolved, stat } = yield* inspect(workspace, input.file_path)
           if (refusal !== undefined) return yield* fail(refusal)
-          if (stat === undefined || !stat.isFile()) return yield* fail(`${resolved.absolute} is no longer a regular file.`)
+          if (stat === undefined || !stat.isFile()) {
+            return yield* fail(`${resolved.absolute} is no longer a regular file.`)
+          }
           const path = shown(resolved.absolute)
           const real = resolved.real
 
@@ -191,17 +203,32 @@ export const layer = Read.implementEffect(
 
           const kind = sniff(yield* Effect.tryPromise({ try: () => readHead(real), catch: ioError(path) }))
           if (kind._tag === "Binary") {
-            return yield* fail(`Cannot read ${path}: it is a binary file (${kind.description}). Only text files and PNG/JPEG/GIF/WebP images can be read.`)
+            return yield* fail(
+              `Cannot read ${path}: it is a binary file (${kind.description}). Only text files and PNG/JPEG/GIF/WebP images can be read.`
+            )
           }
           if (kind._tag === "Image") {
             if (stat.size > limits.maxImageBytes) {
               return yield* fail(
-                `The image ${path} is ${(stat.size / 1024 / 1024).toFixed(1)} MB, more than the ${limits.maxImageBytes / 1024 / 1024} MB limit for images. Resize or compress it first.`
+                `The image ${path} is ${(stat.size / 1024 / 1024).toFixed(1)} MB, more than the ${
+                  limits.maxImageBytes / 1024 / 1024
+                } MB limit for images. Resize or compress it first.`
               )
             }
             const bytes = yield* Effect.tryPromise({ try: () => fs.promises.readFile(real), catch: ioError(path) })
-            yield* fileState.record(real, { contentHash: hashContent(bytes), mtimeMs: stat.mtimeMs, size: stat.size, partial: false })
-            return { _tag: "Image" as const, path, mediaType: kind.mediaType, base64: bytes.toString("base64"), bytes: bytes.length }
+            yield* fileState.record(real, {
+              contentHash: hashContent(bytes),
+              mtimeMs: stat.mtimeMs,
+              size: stat.size,
+              partial: false
+            })
+            return {
+              _tag: "Image" as const,
+              path,
+              mediaType: kind.mediaType,
+              base64: bytes.toString("base64"),
+              bytes: bytes.length
+            }
           }
 
           const ranged = input.offset !== undefined || input.limit !== undefined
@@ -210,7 +237,13 @@ export const layer = Read.implementEffect(
           }
           const offset = Math.max(1, input.offset ?? 1)
           const window = yield* Effect.tryPromise({
-            try: (signal) => readLines(real, { offset, limit: input.limit ?? limits.defaultLines, maxLineChars: limits.maxLineChars, signal }),
+            try: (signal) =>
+              readLines(real, {
+                offset,
+                limit: input.limit ?? limits.defaultLines,
+                maxLineChars: limits.maxLineChars,
+                signal
+              }),
             catch: ioError(path)
           })
           if (window.lines.length === 0 && window.totalLines !== undefined) {
@@ -236,13 +269,26 @@ export const layer = Read.implementEffect(
       renderResult: (output) => {
         switch (output._tag) {
           case "Text":
-            return [UiBlock.Text({ text: `Read ${output.lineCount} lines (${output.startLine}-${output.startLine + output.lineCount - 1}) of ${output.path}` })]
+            return [
+              UiBlock.Text({
+                text: `Read ${output.lineCount} lines (${output.startLine}-${
+                  output.startLine + output.lineCount - 1
+                }) of ${output.path}`
+              })
+            ]
           case "Image":
-            return [UiBlock.Image({ mediaType: output.mediaType, description: `${output.path} (${kib(output.bytes)})` })]
+            return [
+              UiBlock.Image({ mediaType: output.mediaType, description: `${output.path} (${kib(output.bytes)})` })
+            ]
           case "Empty":
             return [UiBlock.Notice({ level: "info", text: `${output.path} is empty` })]
           case "PastEnd":
-            return [UiBlock.Notice({ level: "warning", text: `${output.path} has ${output.totalLines} lines; offset ${output.offset} is past the end` })]
+            return [
+              UiBlock.Notice({
+                level: "warning",
+                text: `${output.path} has ${output.totalLines} lines; offset ${output.offset} is past the end`
+              })
+            ]
         }
       },
       toModel: (output) => {
@@ -250,7 +296,9 @@ export const layer = Read.implementEffect(
           case "Text": {
             if (!output.more) return output.content
             const next = output.startLine + output.lineCount
-            return `${output.content}\n\n(Showing lines ${output.startLine}-${next - 1}; the file continues. Use offset: ${next} to read on.)`
+            return `${output.content}\n\n(Showing lines ${output.startLine}-${
+              next - 1
+            }; the file continues. Use offset: ${next} to read on.)`
           }
           case "Image":
             return [{ type: "image", source: { type: "base64", media_type: output.mediaType, data: output.base64 } }]
@@ -270,4 +318,6 @@ const ioError = (path: string) => (cause: unknown) =>
   new Tool.ToolError({ message: `Could not read ${path}: ${cause instanceof Error ? cause.message : String(cause)}` })
 
 const rangeLabel = (input: typeof ReadInput.Type): string =>
-  input.offset === undefined && input.limit === undefined ? "" : `, lines ${input.offset ?? 1}-${input.limit === undefined ? "" : (input.offset ?? 1) + input.limit - 1}`
+  input.offset === undefined && input.limit === undefined
+    ? ""
+    : `, lines ${input.offset ?? 1}-${input.limit === undefined ? "" : (input.offset ?? 1) + input.limit - 1}`

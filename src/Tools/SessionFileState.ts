@@ -57,7 +57,9 @@ export const layer = (options: FileStateOptions = {}): Layer.Layer<FileState, Se
       const state = makeFileState(options)
       const restored = yield* session.restore(PIECE, FileEntries)
       // Least recently used first: recording in that order rebuilds the same order.
-      if (Option.isSome(restored)) yield* Effect.forEach(restored.value, ([path, record]) => state.record(path, record), { discard: true })
+      if (Option.isSome(restored)) {
+        yield* Effect.forEach(restored.value, ([path, record]) => state.record(path, record), { discard: true })
+      }
       const snapshot = Effect.flatMap(state.paths, (paths) =>
         Effect.map(
           Effect.forEach(paths, (path) => Effect.map(state.get(path), Option.map((record) => [path, record] as const))),

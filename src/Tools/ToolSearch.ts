@@ -54,10 +54,68 @@ export const splitWords = (text: string): ReadonlyArray<string> =>
 
 /** Words that say nothing about which tool is wanted. */
 const stopWords: ReadonlySet<string> = new Set([
-  "a", "an", "the", "and", "or", "of", "to", "in", "on", "for", "with", "by", "from", "at", "as", "is", "are", "be",
-  "it", "its", "this", "that", "these", "those", "my", "me", "i", "we", "our", "you", "your", "can", "could", "would",
-  "should", "will", "do", "does", "want", "need", "please", "some", "any", "all", "into", "about", "which", "what",
-  "tool", "tools", "use", "using", "via", "there", "here", "so", "if", "then", "than", "not", "no", "up",
+  "a",
+  "an",
+  "the",
+  "and",
+  "or",
+  "of",
+  "to",
+  "in",
+  "on",
+  "for",
+  "with",
+  "by",
+  "from",
+  "at",
+  "as",
+  "is",
+  "are",
+  "be",
+  "it",
+  "its",
+  "this",
+  "that",
+  "these",
+  "those",
+  "my",
+  "me",
+  "i",
+  "we",
+  "our",
+  "you",
+  "your",
+  "can",
+  "could",
+  "would",
+  "should",
+  "will",
+  "do",
+  "does",
+  "want",
+  "need",
+  "please",
+  "some",
+  "any",
+  "all",
+  "into",
+  "about",
+  "which",
+  "what",
+  "tool",
+  "tools",
+  "use",
+  "using",
+  "via",
+  "there",
+  "here",
+  "so",
+  "if",
+  "then",
+  "than",
+  "not",
+  "no",
+  "up",
   // Every MCP tool's name starts with it: it tells nothing apart, and matching it costs a pass over them all.
   "mcp"
 ])
@@ -126,7 +184,9 @@ const expand = (text: string): { readonly terms: ReadonlyArray<string>; readonly
     return term === null ? [] : [term]
   })
   const synonyms = new Set<string>()
-  for (const term of terms) for (const synonym of synonymsOf.get(term) ?? []) if (!terms.includes(synonym)) synonyms.add(synonym)
+  for (const term of terms) {
+    for (const synonym of synonymsOf.get(term) ?? []) if (!terms.includes(synonym)) synonyms.add(synonym)
+  }
   return { terms, synonyms }
 }
 
@@ -175,7 +235,9 @@ const parameterText = (definition: Definition.Any): string => {
   if (typeof properties !== "object" || properties === null || Array.isArray(properties)) return ""
   return Object.entries(properties as Record<string, unknown>)
     .map(([name, child]) => {
-      const description = typeof child === "object" && child !== null && "description" in child ? String(child.description) : ""
+      const description = typeof child === "object" && child !== null && "description" in child
+        ? String(child.description)
+        : ""
       return `${name} ${description}`
     })
     .join(" ")
@@ -194,7 +256,12 @@ export const makeIndex = (definitions: ReadonlyArray<Definition.Any>): SearchInd
     fields: ["name", "hint", "description", "parameters"],
     tokenize: (text) => splitWords(text) as Array<string>,
     processTerm,
-    searchOptions: { boost: boosts, prefix: (term) => term.length >= 3, fuzzy: (term) => (term.length >= 5 ? 0.2 : false), combineWith: "OR" }
+    searchOptions: {
+      boost: boosts,
+      prefix: (term) => term.length >= 3,
+      fuzzy: (term) => (term.length >= 5 ? 0.2 : false),
+      combineWith: "OR"
+    }
   })
   miniSearch.addAll(definitions.map((definition, id) => ({
     id,
@@ -213,13 +280,16 @@ export const makeIndex = (definitions: ReadonlyArray<Definition.Any>): SearchInd
   return { definitions, byName, miniSearch }
 }
 
-const lookupName = (index: SearchIndex, name: string): Definition.Any | undefined => index.byName.get(name) ?? index.byName.get(name.toLowerCase())
+const lookupName = (index: SearchIndex, name: string): Definition.Any | undefined =>
+  index.byName.get(name) ?? index.byName.get(name.toLowerCase())
 
 const closest = (index: SearchIndex, query: string): ReadonlyArray<string> => {
   const names = index.definitions.map((definition) => definition.name)
   const byEdit = closestNames(query, names)
   // Closest *names*: the name field alone, with generous fuzziness (a misspelt name is the usual case).
-  const byWords = index.miniSearch.search(query, { fields: ["name"], fuzzy: 0.4, prefix: true }).slice(0, 3).map((hit) => index.definitions[hit.id as number]!.name)
+  const byWords = index.miniSearch.search(query, { fields: ["name"], fuzzy: 0.4, prefix: true }).slice(0, 3).map((
+    hit
+  ) => index.definitions[hit.id as number]!.name)
   return [...new Set([...byEdit, ...byWords])].slice(0, 3)
 }
 
@@ -241,7 +311,9 @@ export const search = (index: SearchIndex, query: string, maxResults = 5): Searc
       if (definition === undefined) missing.push(name)
       else if (!found.includes(definition.name)) found.push(definition.name)
     }
-    return found.length === 0 ? { _tag: "NotFound", closest: missing.flatMap((name) => closest(index, name)).slice(0, 3) } : { _tag: "Found", names: found, missing }
+    return found.length === 0
+      ? { _tag: "NotFound", closest: missing.flatMap((name) => closest(index, name)).slice(0, 3) }
+      : { _tag: "Found", names: found, missing }
   }
   const exact = lookupName(index, text)
   if (exact !== undefined) return { _tag: "Found", names: [exact.name], missing: [] }
@@ -253,9 +325,12 @@ export const search = (index: SearchIndex, query: string, maxResults = 5): Searc
   const optional = rest.filter((word) => !(word.startsWith("+") && word.length > 1))
 
   const inServer = (definition: Definition.Any) =>
-    prefix === undefined || definition.name.toLowerCase() === prefix.toLowerCase() || definition.name.toLowerCase().startsWith(`${prefix.toLowerCase()}__`)
+    prefix === undefined || definition.name.toLowerCase() === prefix.toLowerCase() ||
+    definition.name.toLowerCase().startsWith(`${prefix.toLowerCase()}__`)
   // Each required term once: the ids of the tools that match it.
-  const requiredIds = required.map((term) => new Set(index.miniSearch.search(term, { prefix: true, fuzzy: false }).map((hit) => hit.id as number)))
+  const requiredIds = required.map((term) =>
+    new Set(index.miniSearch.search(term, { prefix: true, fuzzy: false }).map((hit) => hit.id as number))
+  )
   const matchesAll = (id: number) => requiredIds.every((ids) => ids.has(id))
 
   const { synonyms, terms } = expand([...optional, ...required].join(" "))
@@ -276,7 +351,9 @@ export const search = (index: SearchIndex, query: string, maxResults = 5): Searc
     .filter((id) => inServer(index.definitions[id]!) && matchesAll(id))
     .slice(0, limit)
     .map((id) => index.definitions[id]!.name)
-  return names.length === 0 ? { _tag: "NotFound", closest: closest(index, text) } : { _tag: "Found", names, missing: [] }
+  return names.length === 0
+    ? { _tag: "NotFound", closest: closest(index, text) }
+    : { _tag: "Found", names, missing: [] }
 }
 
 /**
@@ -309,7 +386,8 @@ export const resultContent = (query: string, result: SearchResult): ToolResultCo
  */
 export const ToolSearchInput = Schema.Struct({
   query: Schema.String.annotations({
-    description: "\"select:Name1,Name2\" to load tools by name; an exact tool name; \"mcp__server\" for a server's tools; or keywords (prefix a keyword with + to require it)"
+    description:
+      "\"select:Name1,Name2\" to load tools by name; an exact tool name; \"mcp__server\" for a server's tools; or keywords (prefix a keyword with + to require it)"
   }),
   max_results: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 50)), { default: () => 5 }).annotations({
     description: "How many tools to return at most (default 5)"
@@ -357,37 +435,45 @@ export const ToolSearch = Tool.make("ToolSearch", {
  * @since 0.2.0
  * @category layers
  */
-export const layer: Layer.Layer<Tool.Tool.IdentifierOf<typeof ToolSearch>, never, ToolCatalog> = ToolSearch.implementEffect(
-  Effect.gen(function*() {
-    const catalog = yield* ToolCatalog
-    const index = makeIndex(catalog.searchable)
-    return {
-      traits: () => ({ readOnly: true, concurrencySafe: true }),
-      claims: () => [],
-      call: ({ max_results, query }) =>
-        Effect.gen(function*() {
-          const enabled = yield* catalog.enabledNow
-          const searched = search(index, query, max_results)
-          // A tool that cannot work now (its server is down...) is not found: it is not in the definitions either.
-          const result: SearchResult = searched._tag === "Found" && !searched.names.every(enabled)
-            ? (searched.names.some(enabled)
-              ? { ...searched, names: searched.names.filter(enabled) }
-              : { _tag: "NotFound", closest: [] })
-            : searched
-          if (result._tag === "Found") yield* catalog.discovered.add(result.names)
-          return result._tag === "Found"
-            ? { query, found: result.names, missing: result.missing, closest: [] }
-            : { query, found: [], missing: [], closest: result.closest }
-        }).pipe(Effect.withSpan("ToolSearch.search", { attributes: { query } })),
-      toModel: (output) =>
-        resultContent(output.query, output.found.length === 0 ? { _tag: "NotFound", closest: output.closest } : { _tag: "Found", names: output.found, missing: output.missing }),
-      renderUse: ({ query }) => [UiBlock.Title({ text: `ToolSearch(${query})` })],
-      renderResult: (output) => [
-        UiBlock.Text({ text: output.found.length === 0 ? `No tools matched "${output.query}"` : `Loaded ${output.found.join(", ")}` })
-      ]
-    }
-  })
-)
+export const layer: Layer.Layer<Tool.Tool.IdentifierOf<typeof ToolSearch>, never, ToolCatalog> = ToolSearch
+  .implementEffect(
+    Effect.gen(function*() {
+      const catalog = yield* ToolCatalog
+      const index = makeIndex(catalog.searchable)
+      return {
+        traits: () => ({ readOnly: true, concurrencySafe: true }),
+        claims: () => [],
+        call: ({ max_results, query }) =>
+          Effect.gen(function*() {
+            const enabled = yield* catalog.enabledNow
+            const searched = search(index, query, max_results)
+            // A tool that cannot work now (its server is down...) is not found: it is not in the definitions either.
+            const result: SearchResult = searched._tag === "Found" && !searched.names.every(enabled)
+              ? (searched.names.some(enabled)
+                ? { ...searched, names: searched.names.filter(enabled) }
+                : { _tag: "NotFound", closest: [] })
+              : searched
+            if (result._tag === "Found") yield* catalog.discovered.add(result.names)
+            return result._tag === "Found"
+              ? { query, found: result.names, missing: result.missing, closest: [] }
+              : { query, found: [], missing: [], closest: result.closest }
+          }).pipe(Effect.withSpan("ToolSearch.search", { attributes: { query } })),
+        toModel: (output) =>
+          resultContent(
+            output.query,
+            output.found.length === 0
+              ? { _tag: "NotFound", closest: output.closest }
+              : { _tag: "Found", names: output.found, missing: output.missing }
+          ),
+        renderUse: ({ query }) => [UiBlock.Title({ text: `ToolSearch(${query})` })],
+        renderResult: (output) => [
+          UiBlock.Text({
+            text: output.found.length === 0 ? `No tools matched "${output.query}"` : `Loaded ${output.found.join(", ")}`
+          })
+        ]
+      }
+    })
+  )
 
 /**
  * A session's tools with deferral and search: the registry (the given tools plus ToolSearch, gated so that a

@@ -216,7 +216,10 @@ const definition = Tool.make("WebFetch", {
  * @since 0.2.0
  * @category permissions
  */
-export const judgeHost = <R extends Tool.ContentRule>(rules: Tool.RulesByBehavior<R>, host: string | undefined): Tool.RuleMatch<R> => {
+export const judgeHost = <R extends Tool.ContentRule>(
+  rules: Tool.RulesByBehavior<R>,
+  host: string | undefined
+): Tool.RuleMatch<R> => {
   const covers = (rule: R, restrictive: boolean): boolean => {
     const pattern = parseDomainPattern(rule.content)
     if (Option.isNone(pattern) || host === undefined) return restrictive
@@ -258,13 +261,16 @@ export const hopVerdict = (
   if (judged._tag === "Deny") {
     return {
       _tag: "Deny",
-      message: `Permission to use WebFetch has been denied by the deny rule ${printRule({ toolName: "WebFetch", content: judged.rule.content })}: ${start.href} redirected to ${hop.href}. The fetch was stopped.`
+      message: `Permission to use WebFetch has been denied by the deny rule ${
+        printRule({ toolName: "WebFetch", content: judged.rule.content })
+      }: ${start.href} redirected to ${hop.href}. The fetch was stopped.`
     }
   }
   if (hop.hostname === start.hostname) return { _tag: "Follow" }
   if (!view.checked) return { _tag: "HandBack" }
   const first = judgeHost(rules, start.hostname)
-  const alike = (judged._tag === "Allow" && first._tag === "Allow") || (judged._tag === "NoMatch" && first._tag === "NoMatch")
+  const alike = (judged._tag === "Allow" && first._tag === "Allow") ||
+    (judged._tag === "NoMatch" && first._tag === "NoMatch")
   return alike ? { _tag: "Follow" } : { _tag: "HandBack" }
 }
 
@@ -273,7 +279,11 @@ export const hopVerdict = (
 // ---------------------------------------------------------------------------------------------------------------
 
 const formatBytes = (bytes: number): string =>
-  bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / (1024 * 1024)).toFixed(1)} MB`
+  bytes < 1024
+    ? `${bytes} B`
+    : bytes < 1024 * 1024
+    ? `${(bytes / 1024).toFixed(1)} KB`
+    : `${(bytes / (1024 * 1024)).toFixed(1)} MB`
 
 const formatDuration = (ms: number): string => (ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`)
 
@@ -295,14 +305,19 @@ To complete your request, fetch the redirected URL with WebFetch again:
 - url: ${JSON.stringify(output.redirectUrl)}
 - prompt: ${JSON.stringify(output.prompt)}`
   }
-  return output.notes.length === 0 ? output.result : `${output.result}\n\n${output.notes.map((note) => `[${note}]`).join("\n")}`
+  return output.notes.length === 0
+    ? output.result
+    : `${output.result}\n\n${output.notes.map((note) => `[${note}]`).join("\n")}`
 }
 
 const renderResult = (output: WebFetchOutput): ReadonlyArray<UiBlock> => {
   if (output._tag === "Redirect") {
     return [
       UiBlock.Fields({
-        fields: [["URL", output.url], ["status", `${output.status} ${output.statusText}`.trim()], ["redirect to", output.redirectUrl], ["time", formatDuration(output.durationMs)]]
+        fields: [["URL", output.url], ["status", `${output.status} ${output.statusText}`.trim()], [
+          "redirect to",
+          output.redirectUrl
+        ], ["time", formatDuration(output.durationMs)]]
       }),
       UiBlock.Notice({ level: "info", text: `Redirect to another host not followed: ${output.redirectUrl}` })
     ]
@@ -317,7 +332,9 @@ const renderResult = (output: WebFetchOutput): ReadonlyArray<UiBlock> => {
         ["cached", output.cached ? "yes" : "no"]
       ]
     }),
-    ...(output.cached ? [UiBlock.Notice({ level: "info", text: "From the cache (fetched in the last 15 minutes)" })] : []),
+    ...(output.cached
+      ? [UiBlock.Notice({ level: "info", text: "From the cache (fetched in the last 15 minutes)" })]
+      : []),
     ...output.notes.map((note) => UiBlock.Notice({ level: "warning", text: note }))
   ]
 }
@@ -361,17 +378,29 @@ const pageOf = (services: Services, arrived: Arrived): Effect.Effect<CachedPage,
   Effect.gen(function*() {
     const url = arrived.url.href
     if (arrived.status < 200 || arrived.status >= 300) {
-      return yield* failWith("Status", `Request failed with status code ${arrived.status}${arrived.statusText === "" ? "" : ` (${arrived.statusText})`}: ${url}`, arrived.status)
+      return yield* failWith(
+        "Status",
+        `Request failed with status code ${arrived.status}${
+          arrived.statusText === "" ? "" : ` (${arrived.statusText})`
+        }: ${url}`,
+        arrived.status
+      )
     }
     const media = parseMediaType(arrived.headers["content-type"])
     const declared = kindOfMediaType(media.essence)
     if (declared === "binary") {
-      return yield* failWith("UnsupportedContent", `${url} is ${media.essence}, binary content that WebFetch does not read. Only HTML, markdown, JSON and other text can be fetched.`)
+      return yield* failWith(
+        "UnsupportedContent",
+        `${url} is ${media.essence}, binary content that WebFetch does not read. Only HTML, markdown, JSON and other text can be fetched.`
+      )
     }
     const body = yield* arrived.readBody
     const kind: ContentKind = declared ?? sniffKind(body.bytes)
     if (kind === "binary") {
-      return yield* failWith("UnsupportedContent", `${url} has no content type and its body looks binary; WebFetch only reads text.`)
+      return yield* failWith(
+        "UnsupportedContent",
+        `${url} has no content type and its body looks binary; WebFetch only reads text.`
+      )
     }
     const notes: Array<string> = []
     if (body.truncated) notes.push(`The body was cut at ${formatBytes(body.bytes.length)}; the rest was not read.`)
@@ -415,19 +444,35 @@ const fetchPage = Effect.fn("WebFetch.fetch")(function*(
 
   const cached = yield* services.cache.get(start.href)
   // A cached page is used only while the rules still let every hop it took through.
-  const reusable = cached !== undefined && cached.hops.slice(1).every((hop) => hopVerdict(view, start, new URL(hop))._tag === "Follow")
+  const reusable = cached !== undefined &&
+    cached.hops.slice(1).every((hop) => hopVerdict(view, start, new URL(hop))._tag === "Follow")
   if (cached !== undefined && reusable) {
     const result = yield* read(services, input, cached)
-    return { _tag: "Page", url: start.href, ...pageFields(cached), durationMs: yield* elapsed, cached: true, result } satisfies WebFetchOutput
+    return {
+      _tag: "Page",
+      url: start.href,
+      ...pageFields(cached),
+      durationMs: yield* elapsed,
+      cached: true,
+      result
+    } satisfies WebFetchOutput
   }
 
   const fetched = yield* fetchFollowing(services.fetch, start, checkHop).pipe(
     Effect.flatMap((arrived): Effect.Effect<NotFollowed | ReadPage, WebFetchError> =>
-      arrived._tag === "NotFollowed" ? Effect.succeed(arrived) : Effect.map(pageOf(services, arrived), (page) => ({ _tag: "ReadPage", page }))
+      arrived._tag === "NotFollowed"
+        ? Effect.succeed(arrived)
+        : Effect.map(pageOf(services, arrived), (page) => ({ _tag: "ReadPage", page }))
     ),
     Effect.timeoutFail({
       duration: services.timeout,
-      onTimeout: () => new WebFetchError({ reason: "Timeout", message: `Fetching ${start.href} took longer than ${formatDuration(Duration.toMillis(services.timeout))}; it was stopped.` })
+      onTimeout: () =>
+        new WebFetchError({
+          reason: "Timeout",
+          message: `Fetching ${start.href} took longer than ${
+            formatDuration(Duration.toMillis(services.timeout))
+          }; it was stopped.`
+        })
     }),
     Effect.provideService(Resolver, services.resolver)
   )
@@ -445,7 +490,14 @@ const fetchPage = Effect.fn("WebFetch.fetch")(function*(
   const page = fetched.page
   yield* services.cache.set(start.href, page, page.content.length * 2 + 512)
   const result = yield* read(services, input, page)
-  return { _tag: "Page", url: start.href, ...pageFields(page), durationMs: yield* elapsed, cached: false, result } satisfies WebFetchOutput
+  return {
+    _tag: "Page",
+    url: start.href,
+    ...pageFields(page),
+    durationMs: yield* elapsed,
+    cached: false,
+    result
+  } satisfies WebFetchOutput
 })
 
 const pageFields = (page: CachedPage) => ({
@@ -461,7 +513,7 @@ const pageFields = (page: CachedPage) => ({
 // layers
 // ---------------------------------------------------------------------------------------------------------------
 
-const hostList = (hosts: ReadonlyArray<string> | undefined): ((hostname: string) => boolean) => {
+const hostList = (hosts: ReadonlyArray<string> | undefined): (hostname: string) => boolean => {
   const set = new Set((hosts ?? []).map((host) => host.trim().toLowerCase().replace(/^\[(.*)\]$/, "[$1]")))
   return (hostname) => set.has(hostname.toLowerCase())
 }
@@ -505,7 +557,10 @@ export const layerWith = (
         },
         resolver: yield* Resolver,
         reader: yield* PageReader,
-        cache: makePageCache<CachedPage>({ maxBytes: ttl <= 0 ? 0 : options.cacheBytes ?? defaults.cacheBytes, ttlMillis: ttl }),
+        cache: makePageCache<CachedPage>({
+          maxBytes: ttl <= 0 ? 0 : options.cacheBytes ?? defaults.cacheBytes,
+          ttlMillis: ttl
+        }),
         timeout: Duration.decode(options.timeout ?? defaults.timeout),
         maxHtmlChars: options.maxHtmlChars ?? defaults.maxHtmlChars
       }
@@ -514,7 +569,8 @@ export const layerWith = (
           onLeft: (message) => Tool.reject(message),
           onRight: (url) => Effect.succeed(url.href === input.url ? input : { ...input, url: url.href })
         })
-      const checkPermissions = (input: WebFetchInput) => Effect.succeed(PermissionCheck.passthrough(suggestionFor(input.url)))
+      const checkPermissions = (input: WebFetchInput) =>
+        Effect.succeed(PermissionCheck.passthrough(suggestionFor(input.url)))
       const hostOf = (input: WebFetchInput) => Either.getOrUndefined(normalizeUrl(input.url, plainHttp))?.hostname
       return {
         validate,

@@ -16,16 +16,16 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
-import * as Tool from "../Tool/Tool.js"
+import { Workspace } from "../Runtime/Workspace.js"
 import { UiBlock } from "../Tool/Presentation.js"
+import * as Tool from "../Tool/Tool.js"
 import { FileState, hashContent } from "./FileState.js"
+import { PathString } from "./internal/argumentLimits.js"
 import { writeFileAtomic } from "./internal/filesAtomic.js"
 import { unifiedDiff } from "./internal/filesEdit.js"
-import { boundPreview, previewLines, readForPreview } from "./internal/filesPreview.js"
 import { describeCurrent, inspect, StaleError, staleMessage, staleness, unchangedSince } from "./internal/filesGuard.js"
 import { checkFilePath, displayPath, fileResource, resolveSync, ruleCovers } from "./internal/filesPaths.js"
-import { Workspace } from "../Runtime/Workspace.js"
-import { PathString } from "./internal/argumentLimits.js"
+import { boundPreview, previewLines, readForPreview } from "./internal/filesPreview.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // definition
@@ -79,8 +79,7 @@ export const Write = Tool.make("Write", {
   ].join("\n"),
   input: WriteInput,
   output: WriteOutput,
-  fileAccess: "edit"
-,
+  fileAccess: "edit",
   // Bounded in time like everything else; a timeout stops the work (the call's signal, or the child process).
   timeout: Duration.minutes(1)
 })
@@ -91,7 +90,9 @@ export const Write = Tool.make("Write", {
 
 const maxDiffBytes = 1024 * 1024
 
-const countLines = (content: string): number => (content === "" ? 0 : content.split("\n").length - (content.endsWith("\n") ? 1 : 0))
+const countLines = (
+  content: string
+): number => (content === "" ? 0 : content.split("\n").length - (content.endsWith("\n") ? 1 : 0))
 
 /**
  * Write's behaviour; requires the session's {@link Workspace} and {@link FileState}.
@@ -113,10 +114,14 @@ export const layer = Write.implementEffect(
         Effect.gen(function*() {
           const { refusal, resolved, stat } = yield* inspect(workspace, input.file_path)
           if (refusal !== undefined) return yield* Tool.reject(refusal)
-          if (stat?.isDirectory() === true) return yield* Tool.reject(`${resolved.absolute} is a directory; give the path of a file.`)
+          if (stat?.isDirectory() === true) {
+            return yield* Tool.reject(`${resolved.absolute} is a directory; give the path of a file.`)
+          }
           if (stat !== undefined) {
             const read = yield* Effect.either(Effect.tryPromise(() => describeCurrent(resolved.real, 0)))
-            if (read._tag === "Left") return yield* Tool.reject(`Could not read ${resolved.absolute}: ${read.left.message}`)
+            if (read._tag === "Left") {
+              return yield* Tool.reject(`Could not read ${resolved.absolute}: ${read.left.message}`)
+            }
             const problem = staleness(resolved.absolute, yield* fileState.get(resolved.real), read.right.current, true)
             if (problem !== undefined) return yield* Tool.reject(problem)
           }
@@ -124,7 +129,9 @@ export const layer = Write.implementEffect(
         }),
 
       checkPermissions: (input) => checkFilePath(workspace, input.file_path, "Edit"),
-      traits: (input) => ({ destructive: fs.existsSync(resolveSync(input.file_path, workspace.cwd, workspace.home).real) }),
+      traits: (input) => ({
+        destructive: fs.existsSync(resolveSync(input.file_path, workspace.cwd, workspace.home).real)
+      }),
       claims: (input) => [Tool.Claim.write(fileResource(input.file_path, workspace.cwd, workspace.home))],
       // By path (as given and real) and by identity: a hard link of a file a rule names is that file.
       matchesRule: (content, input, context) => ruleCovers(content, input.file_path, context),
@@ -137,7 +144,10 @@ export const layer = Write.implementEffect(
           // Staleness again: time passed since validation (an approval, other calls).
           const before = stat === undefined
             ? undefined
-            : yield* Effect.tryPromise({ try: () => describeCurrent(resolved.real, maxDiffBytes), catch: (e) => fail(String(e)) })
+            : yield* Effect.tryPromise({
+              try: () => describeCurrent(resolved.real, maxDiffBytes),
+              catch: (e) => fail(String(e))
+            })
           if (before !== undefined) {
             const problem = staleness(resolved.absolute, yield* fileState.get(resolved.real), before.current, true)
             if (problem !== undefined) return yield* Effect.fail(fail(problem))
@@ -145,11 +155,24 @@ export const layer = Write.implementEffect(
           const bytes = Buffer.from(input.content, "utf8")
           yield* Effect.tryPromise({
             try: (signal) =>
-              writeFileAtomic(resolved.real, bytes, { signal, beforeRename: unchangedSince(resolved.real, before?.current, staleMessage(resolved.absolute)) }),
-            catch: (e) => fail(e instanceof StaleError ? e.message : `Could not write ${path}: ${e instanceof Error ? e.message : String(e)}`)
+              writeFileAtomic(resolved.real, bytes, {
+                signal,
+                beforeRename: unchangedSince(resolved.real, before?.current, staleMessage(resolved.absolute))
+              }),
+            catch: (e) =>
+              fail(
+                e instanceof StaleError
+                  ? e.message
+                  : `Could not write ${path}: ${e instanceof Error ? e.message : String(e)}`
+              )
           })
           const after = yield* Effect.promise(() => fs.promises.stat(resolved.real))
-          yield* fileState.record(resolved.real, { contentHash: hashContent(bytes), mtimeMs: after.mtimeMs, size: after.size, partial: false })
+          yield* fileState.record(resolved.real, {
+            contentHash: hashContent(bytes),
+            mtimeMs: after.mtimeMs,
+            size: after.size,
+            partial: false
+          })
           const patch = before?.bytes !== undefined && bytes.length <= maxDiffBytes
             ? unifiedDiff(path, before.bytes.toString("utf8"), input.content)
             : undefined
@@ -167,13 +190,24 @@ export const layer = Write.implementEffect(
         const title = UiBlock.Title({ text: `Write(${shown(input.file_path)})` })
         const path = shown(input.file_path)
         const current = readForPreview(resolveSync(input.file_path, workspace.cwd, workspace.home).real)
-        if (current !== undefined) return [title, UiBlock.Diff({ path, patch: boundPreview(unifiedDiff(path, current, input.content), previewLines * 2) })]
+        if (current !== undefined) {
+          return [
+            title,
+            UiBlock.Diff({ path, patch: boundPreview(unifiedDiff(path, current, input.content), previewLines * 2) })
+          ]
+        }
         return [title, UiBlock.Code({ text: input.content === "" ? "(empty file)" : boundPreview(input.content) })]
       },
       renderResult: (output) =>
         output.patch !== undefined
           ? [UiBlock.Diff({ path: output.path, patch: output.patch })]
-          : [UiBlock.Text({ text: `${output.kind === "create" ? "Created" : "Updated"} ${output.path} (${output.lines} lines, ${output.bytes} bytes)` })],
+          : [
+            UiBlock.Text({
+              text: `${
+                output.kind === "create" ? "Created" : "Updated"
+              } ${output.path} (${output.lines} lines, ${output.bytes} bytes)`
+            })
+          ],
       toModel: (output) => {
         const lines = `${output.lines} line${output.lines === 1 ? "" : "s"}`
         return output.kind === "create"

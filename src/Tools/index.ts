@@ -5,19 +5,19 @@
  *
  * @since 0.1.0
  */
-import * as Layer from "effect/Layer"
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as Layer from "effect/Layer"
 import type { ResultStore } from "../Runtime/ResultStore.js"
+import type { Session, SessionError } from "../Runtime/Session.js"
+import type { Workspace } from "../Runtime/Workspace.js"
 import type * as Tool from "../Tool/Tool.js"
 import { BashTool } from "./Bash.js"
 import type { BashOptions } from "./Bash.js"
-import * as FileTools from "./FileTools.js"
 import { FileState } from "./FileState.js"
 import type { FileStateOptions } from "./FileState.js"
-import type { SandboxUnavailable } from "./Shell/Sandbox.js"
-import type { Workspace } from "../Runtime/Workspace.js"
-import type { Session, SessionError } from "../Runtime/Session.js"
+import * as FileTools from "./FileTools.js"
 import * as SessionFileState from "./SessionFileState.js"
+import type { SandboxUnavailable } from "./Shell/Sandbox.js"
 import type { InvalidAllowEntry } from "./Web/Address.js"
 import { WebFetchTool } from "./WebFetch.js"
 import type { WebFetchOptions } from "./WebFetch.js"
@@ -55,7 +55,7 @@ export { PageReader, PageReaderError } from "./Web/PageReader.js"
 /** @since 0.2.0 */
 export type { PageReaderOptions, PageRequest } from "./Web/PageReader.js"
 /** @since 0.2.0 */
-export { Resolver, ResolveError } from "./Web/Resolver.js"
+export { ResolveError, Resolver } from "./Web/Resolver.js"
 /** @since 0.2.0 */
 export type { ResolvedAddress } from "./Web/Resolver.js"
 /** @since 0.2.0 */
@@ -99,7 +99,11 @@ export interface BuiltinOptions {
  */
 export const builtinLayer = (
   options: BuiltinOptions = {}
-): Layer.Layer<BuiltinTools, SandboxUnavailable | InvalidAllowEntry, Workspace | ResultStore | CommandExecutor.CommandExecutor> =>
+): Layer.Layer<
+  BuiltinTools,
+  SandboxUnavailable | InvalidAllowEntry,
+  Workspace | ResultStore | CommandExecutor.CommandExecutor
+> =>
   Layer.mergeAll(
     FileTools.layer.pipe(Layer.provide(FileState.layer(options.fileState))),
     BashTool.layer(options.bash),
@@ -117,7 +121,11 @@ export * as SessionFileState from "./SessionFileState.js"
  */
 export const builtinSessionLayer = (
   options: BuiltinOptions = {}
-): Layer.Layer<BuiltinTools, SandboxUnavailable | InvalidAllowEntry | SessionError, Workspace | ResultStore | CommandExecutor.CommandExecutor | Session> =>
+): Layer.Layer<
+  BuiltinTools,
+  SandboxUnavailable | InvalidAllowEntry | SessionError,
+  Workspace | ResultStore | CommandExecutor.CommandExecutor | Session
+> =>
   Layer.mergeAll(
     FileTools.layer.pipe(Layer.provide(SessionFileState.layer(options.fileState))),
     BashTool.layer(options.bash),

@@ -4,10 +4,10 @@
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { parseArgs } from "node:util"
-import type { ParseArgsConfig } from "node:util"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { parseArgs } from "node:util"
+import type { ParseArgsConfig } from "node:util"
 import { PermissionModeSetting } from "../Permission/Settings.js"
 import { UsageError } from "./input.js"
 import type { RuntimeOptions } from "./layer.js"
@@ -64,10 +64,14 @@ export type Command =
 const usage = (message: string) => Either.left(new UsageError({ message: `${message} (see --help)` }))
 
 /** The options of a command line (node's `parseArgs`: strict, no positionals); an unknown or malformed one is a usage error. */
-const parseOptions = <const O extends NonNullable<ParseArgsConfig["options"]>>(args: ReadonlyArray<string>, options: O) =>
+const parseOptions = <const O extends NonNullable<ParseArgsConfig["options"]>>(
+  args: ReadonlyArray<string>,
+  options: O
+) =>
   Either.try({
     try: () => parseArgs({ args: [...args], strict: true, allowPositionals: false, options }).values,
-    catch: (error) => new UsageError({ message: `${error instanceof Error ? error.message : String(error)} (see --help)` })
+    catch: (error) =>
+      new UsageError({ message: `${error instanceof Error ? error.message : String(error)} (see --help)` })
   })
 
 /** Parses the command line. */
@@ -75,38 +79,46 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
   const [command, ...rest] = argv
   if (command === "--help" || command === "-h" || command === "help") return Either.right({ _tag: "Help" })
   if (command === "mcp") return parseMcpList(rest)
-  if (command !== "exec" && command !== "serve") return usage(command === undefined ? "missing command (exec or serve)" : `unknown command: ${command}`)
+  if (command !== "exec" && command !== "serve") {
+    return usage(command === undefined ? "missing command (exec or serve)" : `unknown command: ${command}`)
+  }
   const parsed = parseOptions(rest, {
-        cwd: { type: "string" },
-        "add-dir": { type: "string", multiple: true },
-        session: { type: "string" },
-        "session-dir": { type: "string" },
-        settings: { type: "string", multiple: true },
-        "claude-settings": { type: "boolean" },
-        "no-claude-settings": { type: "boolean" },
-        "trust-project": { type: "boolean" },
-        "mcp-config": { type: "string", multiple: true },
-        "mcp-trust": { type: "string", multiple: true },
-        audit: { type: "string" },
-        mode: { type: "string" },
-        allow: { type: "string", multiple: true },
-        deny: { type: "string", multiple: true },
-        ask: { type: "string", multiple: true },
-        approve: { type: "string" },
-        scheduling: { type: "string" },
-        verbose: { type: "boolean" },
-        help: { type: "boolean" }
+    cwd: { type: "string" },
+    "add-dir": { type: "string", multiple: true },
+    session: { type: "string" },
+    "session-dir": { type: "string" },
+    settings: { type: "string", multiple: true },
+    "claude-settings": { type: "boolean" },
+    "no-claude-settings": { type: "boolean" },
+    "trust-project": { type: "boolean" },
+    "mcp-config": { type: "string", multiple: true },
+    "mcp-trust": { type: "string", multiple: true },
+    audit: { type: "string" },
+    mode: { type: "string" },
+    allow: { type: "string", multiple: true },
+    deny: { type: "string", multiple: true },
+    ask: { type: "string", multiple: true },
+    approve: { type: "string" },
+    scheduling: { type: "string" },
+    verbose: { type: "boolean" },
+    help: { type: "boolean" }
   })
   if (Either.isLeft(parsed)) return Either.left(parsed.left)
   const values = parsed.right
   if (values.help === true) return Either.right({ _tag: "Help" })
   const mode = values.mode
-  if (mode !== undefined && !isMode(mode)) return usage(`--mode must be one of ${PermissionModeSetting.literals.join(", ")}, got ${mode}`)
-  if (values.approve !== undefined && values.approve !== "allow" && values.approve !== "deny") return usage(`--approve must be allow or deny, got ${values.approve}`)
+  if (mode !== undefined && !isMode(mode)) {
+    return usage(`--mode must be one of ${PermissionModeSetting.literals.join(", ")}, got ${mode}`)
+  }
+  if (values.approve !== undefined && values.approve !== "allow" && values.approve !== "deny") {
+    return usage(`--approve must be allow or deny, got ${values.approve}`)
+  }
   if (values.scheduling !== undefined && values.scheduling !== "conflict-aware" && values.scheduling !== "batched") {
     return usage(`--scheduling must be conflict-aware or batched, got ${values.scheduling}`)
   }
-  if (values["claude-settings"] === true && values["no-claude-settings"] === true) return usage("--claude-settings and --no-claude-settings contradict each other")
+  if (values["claude-settings"] === true && values["no-claude-settings"] === true) {
+    return usage("--claude-settings and --no-claude-settings contradict each other")
+  }
   const cwd = values.cwd ?? process.cwd()
   if (!isDirectory(cwd)) return Either.left(new UsageError({ message: `--cwd is not a directory: ${cwd}` }))
   const options: RuntimeOptions = {
@@ -140,12 +152,22 @@ const missingFile = (cwd: string, files: ReadonlyArray<string>): string | undefi
 const parseMcpList = (argv: ReadonlyArray<string>): Either.Either<Command, UsageError> => {
   const [sub, ...rest] = argv
   if (sub !== "list") return usage(sub === undefined ? "missing mcp command (list)" : `unknown mcp command: ${sub}`)
-  const parsed = parseOptions(rest, { cwd: { type: "string" }, "mcp-config": { type: "string", multiple: true }, "trust-project": { type: "boolean" }, "mcp-trust": { type: "string", multiple: true } })
+  const parsed = parseOptions(rest, {
+    cwd: { type: "string" },
+    "mcp-config": { type: "string", multiple: true },
+    "trust-project": { type: "boolean" },
+    "mcp-trust": { type: "string", multiple: true }
+  })
   if (Either.isLeft(parsed)) return Either.left(parsed.left)
   const values = parsed.right
   const cwd = values.cwd ?? process.cwd()
   if (!isDirectory(cwd)) return Either.left(new UsageError({ message: `--cwd is not a directory: ${cwd}` }))
-  const options: McpCliOptions = { cwd, mcpConfigFiles: values["mcp-config"] ?? [], trustProject: values["trust-project"] === true, mcpTrust: values["mcp-trust"] ?? [] }
+  const options: McpCliOptions = {
+    cwd,
+    mcpConfigFiles: values["mcp-config"] ?? [],
+    trustProject: values["trust-project"] === true,
+    mcpTrust: values["mcp-trust"] ?? []
+  }
   const missing = missingFile(cwd, options.mcpConfigFiles)
   if (missing !== undefined) return Either.left(new UsageError({ message: `--mcp-config file not found: ${missing}` }))
   return Either.right({ _tag: "McpList", options })

@@ -6,19 +6,19 @@
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Runtime from "effect/Runtime"
 import * as Stream from "effect/Stream"
 import * as nodeFs from "node:fs"
-import { Session } from "../Runtime/Session.js"
 import * as TerminalApprover from "../Permission/TerminalApprover.js"
+import { Session } from "../Runtime/Session.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
 import { decodeStdin, UsageError } from "./input.js"
 import { approverFor, runtimeLayer, sessionLayer } from "./layer.js"
 import type { RuntimeOptions } from "./layer.js"
-import { summary, suggestionsRecorder, writeJsonLine } from "./output.js"
+import { suggestionsRecorder, summary, writeJsonLine } from "./output.js"
 import { renderEvent } from "./render.js"
 import { beforeForcedExit, onFirstSignal } from "./signals.js"
 
@@ -35,7 +35,10 @@ export const readStdin: Effect.Effect<string, UsageError> = Effect.gen(function*
   const unregister = onFirstSignal(() => Deferred.unsafeDone(signalled, Exit.void))
   const reading = NodeStream.fromReadable(
     () => process.stdin,
-    (error) => new UsageError({ message: `cannot read standard input: ${error instanceof Error ? error.message : String(error)}` })
+    (error) =>
+      new UsageError({
+        message: `cannot read standard input: ${error instanceof Error ? error.message : String(error)}`
+      })
   ).pipe(Stream.decodeText(), Stream.runForEach((chunk) => Effect.sync(() => void (text += chunk))))
   yield* Effect.raceFirst(reading, Effect.zipRight(Deferred.await(signalled), Effect.sleep(DRAIN_AFTER_SIGNAL))).pipe(
     Effect.ensuring(Effect.sync(unregister))
@@ -54,7 +57,8 @@ export const forgetOnForcedExit = Effect.gen(function*() {
 /** Runs `exec`. */
 export const exec = (options: RuntimeOptions) =>
   Effect.gen(function*() {
-    const toolUses = yield* Effect.flatMap(readStdin, (raw) => Either.match(decodeStdin(raw), { onLeft: Effect.fail, onRight: Effect.succeed }))
+    const toolUses = yield* Effect.flatMap(readStdin, (raw) =>
+      Either.match(decodeStdin(raw), { onLeft: Effect.fail, onRight: Effect.succeed }))
     const lock = TerminalApprover.makeTerminalLock()
     const approver = approverFor(options, TerminalApprover.layerAuto({ lock }))
     yield* Effect.scoped(
@@ -65,7 +69,9 @@ export const exec = (options: RuntimeOptions) =>
         const runtime = yield* Effect.runtime<never>()
         const handle = yield* toolRuntime.start(toolUses, { mode: options.scheduling })
         // A signal that came earlier cancels at once: every call "never ran".
-        const unregister = onFirstSignal(() => Runtime.runFork(runtime)(handle.cancel))
+        const unregister = onFirstSignal(() =>
+          Runtime.runFork(runtime)(handle.cancel)
+        )
         yield* Effect.addFinalizer(() => Effect.sync(unregister))
         const suggestions = suggestionsRecorder()
         const printer = yield* Effect.forkScoped(Stream.runForEach(handle.events, (event) => {
@@ -73,7 +79,9 @@ export const exec = (options: RuntimeOptions) =>
           if (!options.verbose) return Effect.void
           const text = renderEvent(event)
           // Waits while a question is on the terminal, so nothing is printed over it.
-          return text === undefined ? Effect.void : lock.withPermits(1)(Effect.sync(() => void process.stderr.write(`${text}\n`)))
+          return text === undefined
+            ? Effect.void
+            : lock.withPermits(1)(Effect.sync(() => void process.stderr.write(`${text}\n`)))
         }))
         const outcomes = yield* handle.await
         // The events stream ends with the run: wait for the last lines to be printed.

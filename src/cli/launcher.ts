@@ -46,5 +46,11 @@ const script = new vm.Script(`(function (exports, require, module, __filename, _
   ...(cachedData === undefined ? {} : { cachedData })
 })
 const module = { exports: {} }
-const run = script.runInThisContext() as (exports: unknown, require: NodeRequire, module: unknown, filename: string, dirname: string) => void
+const run = script.runInThisContext() as (
+  exports: unknown,
+  require: NodeRequire,
+  module: unknown,
+  filename: string,
+  dirname: string
+) => void
 run(module.exports, createRequire(bundle), module, bundle, here)

@@ -10,18 +10,18 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as os from "node:os"
 import * as nodePath from "node:path"
+import { McpServers } from "../Mcp/McpServers.js"
 import { Approver } from "../Permission/Approver.js"
-import { AuditLog } from "../Runtime/AuditLog.js"
-import * as Hooks from "../Runtime/Hooks.js"
 import { formatSettingsWarning, loadSettings, resolveMode } from "../Permission/Settings.js"
 import type { PermissionModeSetting } from "../Permission/Settings.js"
+import { AuditLog } from "../Runtime/AuditLog.js"
+import * as Hooks from "../Runtime/Hooks.js"
 import type { ResultStore } from "../Runtime/ResultStore.js"
 import { Session } from "../Runtime/Session.js"
 import { ToolRegistry } from "../Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
 import { Workspace } from "../Runtime/Workspace.js"
 import { builtinSessionLayer, builtinTools } from "../Tools/index.js"
-import { McpServers } from "../Mcp/McpServers.js"
 import { loadMcpConfig } from "./mcp.js"
 
 /** Everything `exec` and `serve` were told on the command line. */
@@ -36,7 +36,11 @@ export interface RuntimeOptions {
   readonly trustProject: boolean
   /** Where configuration warnings go (one line each). */
   readonly warn: (line: string) => void
-  readonly rules: { readonly allow: ReadonlyArray<string>; readonly deny: ReadonlyArray<string>; readonly ask: ReadonlyArray<string> }
+  readonly rules: {
+    readonly allow: ReadonlyArray<string>
+    readonly deny: ReadonlyArray<string>
+    readonly ask: ReadonlyArray<string>
+  }
   readonly approve: "allow" | "deny" | undefined
   readonly scheduling: "conflict-aware" | "batched"
   /** `--session DIR`: keep the session there; otherwise a temporary session, removed at the end. */
@@ -51,7 +55,10 @@ export interface RuntimeOptions {
 }
 
 /** The Approver the flags ask for, else `fallback` (the terminal for `exec`, the channel for `serve`). */
-export const approverFor = <E, R>(options: RuntimeOptions, fallback: Layer.Layer<Approver, E, R>): Layer.Layer<Approver, E, R> =>
+export const approverFor = <E, R>(
+  options: RuntimeOptions,
+  fallback: Layer.Layer<Approver, E, R>
+): Layer.Layer<Approver, E, R> =>
   options.approve === "allow" ? Approver.allowAll : options.approve === "deny" ? Approver.denyAll : fallback
 
 /** The session the options name. */
@@ -77,8 +84,17 @@ export const runtimeLayer = <E, R>(options: RuntimeOptions, approver: Layer.Laye
         knownTools
       })
       const hookOptions = Hooks.optionsFromSettings(settings)
-      const { mode, warnings: modeWarnings } = resolveMode(settings, options.mode === undefined ? {} : { requested: options.mode })
-      for (const line of [...settings.flatMap((loaded) => loaded.warnings.map(formatSettingsWarning)), ...modeWarnings, ...Hooks.hookWarnings(hookOptions)]) {
+      const { mode, warnings: modeWarnings } = resolveMode(
+        settings,
+        options.mode === undefined ? {} : { requested: options.mode }
+      )
+      for (
+        const line of [
+          ...settings.flatMap((loaded) => loaded.warnings.map(formatSettingsWarning)),
+          ...modeWarnings,
+          ...Hooks.hookWarnings(hookOptions)
+        ]
+      ) {
         options.warn(line)
       }
       const additionalDirectories = [
@@ -100,7 +116,10 @@ export const runtimeLayer = <E, R>(options: RuntimeOptions, approver: Layer.Laye
       const session = yield* Session
       const audit = options.auditFile === undefined
         ? Layer.empty
-        : AuditLog.layerFile({ path: nodePath.resolve(cwd, options.auditFile), sessionId: nodePath.basename(session.directory) })
+        : AuditLog.layerFile({
+          path: nodePath.resolve(cwd, options.auditFile),
+          sessionId: nodePath.basename(session.directory)
+        })
       return ToolRuntime.layer.pipe(
         Layer.provide(Layer.mergeAll(registry, policy, hooks, Session.approvals(approver))),
         Layer.provideMerge(Session.resultStore),
@@ -108,4 +127,8 @@ export const runtimeLayer = <E, R>(options: RuntimeOptions, approver: Layer.Laye
         Layer.provideMerge(audit)
       )
     })
-  ) satisfies Layer.Layer<ToolRuntime | ResultStore, unknown, Session | R | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor>
+  ) satisfies Layer.Layer<
+    ToolRuntime | ResultStore,
+    unknown,
+    Session | R | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
+  >

@@ -9,7 +9,6 @@
  * process exits 130 or 143. Logs never reach standard output.
  */
 // The signal handlers must exist before any other module is evaluated: this import stays first.
-import { signalExitCode, setKiller } from "./signals.js"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Cause from "effect/Cause"
@@ -19,18 +18,22 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import { parseCommandLine, USAGE } from "./args.js"
 import { exec } from "./exec.js"
+import * as McpCli from "./mcp.js"
 import { loggerLayer, oneLine, writeText } from "./output.js"
 import { killKnownTrees } from "./processes.js"
 import { serve } from "./serve.js"
-import * as McpCli from "./mcp.js"
+import { setKiller, signalExitCode } from "./signals.js"
 import { parseToolsArgs, render as renderTools, TOOLS_USAGE, toolsRequest } from "./tools.js"
 
 setKiller(killKnownTrees)
 
-const complain = (message: string) => Effect.sync(() => void process.stderr.write(`effect-tool-runtime: ${oneLine(message)}\n`))
+const complain = (message: string) =>
+  Effect.sync(() => void process.stderr.write(`effect-tool-runtime: ${oneLine(message)}\n`))
 
 const messageOf = (error: unknown): string =>
-  typeof error === "object" && error !== null && "message" in error && typeof error.message === "string" ? error.message : String(error)
+  typeof error === "object" && error !== null && "message" in error && typeof error.message === "string"
+    ? error.message
+    : String(error)
 
 /** `tools`: prints the definitions the settings would send; its value is the exit code. */
 const toolsCommand = (argv: ReadonlyArray<string>) =>
@@ -68,7 +71,10 @@ const program: Effect.Effect<number> = Effect.gen(function*() {
     return 0
   }
   if (command.right._tag === "McpList") {
-    const text = yield* McpCli.list(command.right.options).pipe(Effect.provide(loggerLayer(false)), Effect.provide(NodeContext.layer))
+    const text = yield* McpCli.list(command.right.options).pipe(
+      Effect.provide(loggerLayer(false)),
+      Effect.provide(NodeContext.layer)
+    )
     yield* writeText(`${text}\n`)
     return 0
   }
@@ -96,5 +102,6 @@ const main = Effect.gen(function*() {
 NodeRuntime.runMain(main, {
   disableErrorReporting: true,
   disablePrettyLogger: true,
-  teardown: (exit, onExit) => onExit(signalExitCode() ?? (Exit.isSuccess(exit) && typeof exit.value === "number" ? exit.value : 1))
+  teardown: (exit, onExit) =>
+    onExit(signalExitCode() ?? (Exit.isSuccess(exit) && typeof exit.value === "number" ? exit.value : 1))
 })

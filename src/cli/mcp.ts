@@ -22,11 +22,18 @@ export interface McpCliOptions {
 }
 
 /** The merged configuration: the project's `.mcp.json` first, the named files after (they win on a shared name). */
-export const loadMcpConfig = (options: McpCliOptions): Effect.Effect<McpConfig.LoadedConfig, never, FileSystem.FileSystem> =>
+export const loadMcpConfig = (
+  options: McpCliOptions
+): Effect.Effect<McpConfig.LoadedConfig, never, FileSystem.FileSystem> =>
   Effect.map(
     Effect.all([
-      McpConfig.loadFile(nodePath.join(options.cwd, ".mcp.json"), { trusted: options.trustProject, trustAnnotations: options.mcpTrust }),
-      ...options.mcpConfigFiles.map((file) => McpConfig.loadFile(nodePath.resolve(options.cwd, file), { trusted: true, trustAnnotations: options.mcpTrust }))
+      McpConfig.loadFile(nodePath.join(options.cwd, ".mcp.json"), {
+        trusted: options.trustProject,
+        trustAnnotations: options.mcpTrust
+      }),
+      ...options.mcpConfigFiles.map((file) =>
+        McpConfig.loadFile(nodePath.resolve(options.cwd, file), { trusted: true, trustAnnotations: options.mcpTrust })
+      )
     ]),
     McpConfig.merge
   )
@@ -46,13 +53,20 @@ const stateText = (status: ServerStatus): string => {
 }
 
 /** The text `mcp list` prints. */
-export const renderList = (statuses: ReadonlyArray<ServerStatus>, errors: ReadonlyArray<McpConfig.McpConfigError>): string => {
+export const renderList = (
+  statuses: ReadonlyArray<ServerStatus>,
+  errors: ReadonlyArray<McpConfig.McpConfigError>
+): string => {
   const lines: Array<string> = []
-  if (statuses.length === 0 && errors.length === 0) lines.push("No MCP servers configured (.mcp.json in the working directory, or --mcp-config FILE).")
+  if (statuses.length === 0 && errors.length === 0) {
+    lines.push("No MCP servers configured (.mcp.json in the working directory, or --mcp-config FILE).")
+  }
   for (const status of statuses) {
     lines.push(`${status.name}  ${status.transport}  ${stateText(status)}  (${status.source})`)
     for (const tool of status.tools) lines.push(`  ${tool}`)
-    for (const renamed of status.renamed) lines.push(`  note: ${renamed.tool} is named ${renamed.name} (${renamed.reason})`)
+    for (const renamed of status.renamed) {
+      lines.push(`  note: ${renamed.tool} is named ${renamed.name} (${renamed.reason})`)
+    }
   }
   for (const error of errors) lines.push(`error: ${error.message}`)
   return lines.join("\n")
@@ -62,7 +76,8 @@ export const renderList = (statuses: ReadonlyArray<ServerStatus>, errors: Readon
 export const list = (options: McpCliOptions): Effect.Effect<string, never, FileSystem.FileSystem> =>
   Effect.flatMap(loadMcpConfig(options), (config) =>
     Effect.scoped(
-      Effect.flatMap(McpServers, (servers) => Effect.map(servers.status, (statuses) => renderList(statuses, servers.configErrors))).pipe(
-        Effect.provide(McpServers.layer(config))
-      )
+      Effect.flatMap(McpServers, (servers) =>
+        Effect.map(servers.status, (statuses) => renderList(statuses, servers.configErrors))).pipe(
+          Effect.provide(McpServers.layer(config))
+        )
     ))

@@ -3,12 +3,12 @@
  * logs go to standard error with `--verbose`, nowhere without. Every write to standard output is awaited, so the
  * process exits only once a pipe has taken all of it.
  */
-import { toText } from "../Tool/Presentation.js"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 import type { ToolEvent } from "../Runtime/Events.js"
 import type { Outcome } from "../Tool/Outcome.js"
 import { describeReason } from "../Tool/Permission.js"
+import { toText } from "../Tool/Presentation.js"
 
 /** Writes text to standard output and waits until it is handed to the OS. */
 export const writeText = (text: string): Effect.Effect<void> =>
@@ -36,7 +36,11 @@ export const summary = (outcome: Outcome, suggestions: ReadonlyArray<string> = [
   status: outcome.status,
   decision: outcome.decision === undefined
     ? null
-    : { behavior: outcome.decision._tag === "Allow" ? "allow" : "deny", reason: describeReason(outcome.decision.reason), kind: outcome.decision.reason._tag },
+    : {
+      behavior: outcome.decision._tag === "Allow" ? "allow" : "deny",
+      reason: describeReason(outcome.decision.reason),
+      kind: outcome.decision.reason._tag
+    },
   duration_ms: outcome.timings.durationMs,
   persisted_path: outcome.persistedPath ?? null,
   suggestions
@@ -63,9 +67,19 @@ export const eventJson = (event: ToolEvent): Record<string, unknown> => {
     case "Started":
       return { event: "started", tool_use_id: event.toolUseId, name: event.toolName }
     case "Progress":
-      return { event: "progress", tool_use_id: event.toolUseId, message: event.progress.message ?? null, lines: event.progress.lines ?? [] }
+      return {
+        event: "progress",
+        tool_use_id: event.toolUseId,
+        message: event.progress.message ?? null,
+        lines: event.progress.lines ?? []
+      }
     case "PermissionRequested":
-      return { event: "permission_requested", tool_use_id: event.toolUseId, message: event.request.message, suggestions: event.request.suggestions }
+      return {
+        event: "permission_requested",
+        tool_use_id: event.toolUseId,
+        message: event.request.message,
+        suggestions: event.request.suggestions
+      }
     case "PermissionAnswered":
       return { event: "permission_answered", tool_use_id: event.toolUseId, answer: event.answer._tag }
     case "Decided":

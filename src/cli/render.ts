@@ -39,7 +39,9 @@ export const renderEvent = (event: ToolEvent): string | undefined => {
       return last === undefined ? undefined : `  … ${last}`
     }
     case "PermissionRequested":
-      return `? ${event.request.toolName} asks for permission: ${event.request.message}\n${indent(toText(event.request.ui))}`
+      return `? ${event.request.toolName} asks for permission: ${event.request.message}\n${
+        indent(toText(event.request.ui))
+      }`
     case "PermissionAnswered":
       return `  answer: ${event.answer._tag}`
     case "Completed":
@@ -60,7 +62,11 @@ export const renderEvent = (event: ToolEvent): string | undefined => {
  * @category rendering
  */
 export const renderOutcome = (outcome: Outcome): string => {
-  const decision = outcome.decision === undefined ? "" : ` — ${outcome.decision._tag.toLowerCase()}: ${describeReason(outcome.decision.reason)}`
-  const head = `${symbol[outcome.status]} ${outcome.toolName ?? outcome.requestedName} ${outcome.status}${decision} (${outcome.timings.durationMs} ms)`
+  const decision = outcome.decision === undefined
+    ? ""
+    : ` — ${outcome.decision._tag.toLowerCase()}: ${describeReason(outcome.decision.reason)}`
+  const head = `${symbol[outcome.status]} ${
+    outcome.toolName ?? outcome.requestedName
+  } ${outcome.status}${decision} (${outcome.timings.durationMs} ms)`
   return `${head}\n${indent(clip(outcome.audit))}`
 }

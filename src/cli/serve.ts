@@ -31,15 +31,15 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { ApprovalAnswer, Approver } from "../Permission/Approver.js"
 import type { ApprovalRequest } from "../Permission/Approver.js"
-import type { RunHandle } from "../Runtime/ToolRuntime.js"
 import { Session } from "../Runtime/Session.js"
+import type { RunHandle } from "../Runtime/ToolRuntime.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
 import { forgetOnForcedExit } from "./exec.js"
 import { decodeTurn, parseJson, UsageError } from "./input.js"
 import { approverFor, runtimeLayer, sessionLayer } from "./layer.js"
 import type { RuntimeOptions } from "./layer.js"
-import { eventJson, summary, suggestionsRecorder, writeJsonLine } from "./output.js"
+import { eventJson, suggestionsRecorder, summary, writeJsonLine } from "./output.js"
 import { onFirstSignal } from "./signals.js"
 
 // -----------------------------------------------------------------------------
@@ -71,28 +71,42 @@ interface Turn {
 }
 
 const idOf = (json: unknown): string | null =>
-  typeof json === "object" && json !== null && typeof (json as { id?: unknown }).id === "string" ? (json as { id: string }).id : null
+  typeof json === "object" && json !== null && typeof (json as { id?: unknown }).id === "string"
+    ? (json as { id: string }).id
+    : null
 
 /** What a request line asks for, or why it is not a request (the id echoed when the line had one). */
 export type BadLine = { readonly id: string | null; readonly error: UsageError }
 
 export const parseRequest = (line: string): Either.Either<Turn | ApprovalReply, BadLine> =>
-  Either.flatMap(Either.mapLeft(parseJson(line, "the line"), (error): BadLine => ({ id: null, error })), (json): Either.Either<Turn | ApprovalReply, BadLine> => {
-    const decoded = Schema.decodeUnknownEither(Request)(json, { onExcessProperty: "ignore" })
-    if (Either.isLeft(decoded)) {
-      return Either.left({ id: idOf(json), error: new UsageError({ message: `not a request: expected {"type":"turn",...} or {"type":"approval",...}` }) })
+  Either.flatMap(
+    Either.mapLeft(parseJson(line, "the line"), (error): BadLine => ({ id: null, error })),
+    (json): Either.Either<Turn | ApprovalReply, BadLine> => {
+      const decoded = Schema.decodeUnknownEither(Request)(json, { onExcessProperty: "ignore" })
+      if (Either.isLeft(decoded)) {
+        return Either.left({
+          id: idOf(json),
+          error: new UsageError({ message: `not a request: expected {"type":"turn",...} or {"type":"approval",...}` })
+        })
+      }
+      const request = decoded.right
+      if (request.type === "approval") return Either.right(request)
+      const body = request.tool_uses ?? request.message
+      if (body === undefined || (request.tool_uses !== undefined && request.message !== undefined)) {
+        return Either.left({
+          id: request.id,
+          error: new UsageError({ message: "a turn has either tool_uses or message" })
+        })
+      }
+      return Either.map(
+        Either.mapLeft(
+          decodeTurn(body, request.tool_uses !== undefined ? "tool_uses" : "message"),
+          (error) => ({ id: request.id, error })
+        ),
+        (toolUses): Turn => ({ id: request.id, toolUses })
+      )
     }
-    const request = decoded.right
-    if (request.type === "approval") return Either.right(request)
-    const body = request.tool_uses ?? request.message
-    if (body === undefined || (request.tool_uses !== undefined && request.message !== undefined)) {
-      return Either.left({ id: request.id, error: new UsageError({ message: "a turn has either tool_uses or message" }) })
-    }
-    return Either.map(
-      Either.mapLeft(decodeTurn(body, request.tool_uses !== undefined ? "tool_uses" : "message"), (error) => ({ id: request.id, error })),
-      (toolUses): Turn => ({ id: request.id, toolUses })
-    )
-  })
+  )
 
 const answerOf = (reply: ApprovalReply, request: ApprovalRequest): ApprovalAnswer => {
   switch (reply.answer) {
@@ -105,7 +119,10 @@ const answerOf = (reply: ApprovalReply, request: ApprovalRequest): ApprovalAnswe
     case "deny":
       return ApprovalAnswer.Deny({ message: reply.message, cancelRun: false })
     case "deny_and_stop":
-      return ApprovalAnswer.Deny({ message: reply.message ?? "The user denied this call and stopped the run.", cancelRun: true })
+      return ApprovalAnswer.Deny({
+        message: reply.message ?? "The user denied this call and stopped the run.",
+        cancelRun: true
+      })
     case "edit":
       return ApprovalAnswer.Edit({ input: reply.input ?? request.input })
   }
@@ -118,18 +135,25 @@ const answerOf = (reply: ApprovalReply, request: ApprovalRequest): ApprovalAnswe
 /** Standard input as lines. */
 const stdinLines: Stream.Stream<string, UsageError> = NodeStream.fromReadable(
   () => process.stdin,
-  (error) => new UsageError({ message: `cannot read standard input: ${error instanceof Error ? error.message : String(error)}` })
+  (error) =>
+    new UsageError({ message: `cannot read standard input: ${error instanceof Error ? error.message : String(error)}` })
 ).pipe(Stream.decodeText(), Stream.splitLines)
 
 /** Runs `serve`. */
 export const serve = (options: RuntimeOptions) =>
   Effect.gen(function*() {
-    const pending = new Map<string, { readonly request: ApprovalRequest; readonly answer: Deferred.Deferred<ApprovalAnswer> }>()
+    const pending = new Map<
+      string,
+      { readonly request: ApprovalRequest; readonly answer: Deferred.Deferred<ApprovalAnswer> }
+    >()
     let approvals = 0
     let currentTurn: string | undefined
     let inputEnded = false
     const noOneLeft = (request: ApprovalRequest) =>
-      ApprovalAnswer.Deny({ message: `${request.toolName} needs approval and the client closed its input; it was denied.`, cancelRun: false })
+      ApprovalAnswer.Deny({
+        message: `${request.toolName} needs approval and the client closed its input; it was denied.`,
+        cancelRun: false
+      })
 
     const channel = Layer.succeed(Approver, {
       ask: (request) =>
@@ -166,15 +190,25 @@ export const serve = (options: RuntimeOptions) =>
         const onLine = (line: string): Effect.Effect<void> => {
           if (line.trim() === "") return Effect.void
           const parsed = parseRequest(line)
-          if (Either.isLeft(parsed)) return writeJsonLine({ type: "error", id: parsed.left.id, message: parsed.left.error.message })
+          if (Either.isLeft(parsed)) {
+            return writeJsonLine({ type: "error", id: parsed.left.id, message: parsed.left.error.message })
+          }
           const request = parsed.right
           if ("toolUses" in request) {
-            if (active.has(request.id)) return writeJsonLine({ type: "error", id: request.id, message: `turn ${request.id} is already running or queued` })
+            if (active.has(request.id)) {
+              return writeJsonLine({
+                type: "error",
+                id: request.id,
+                message: `turn ${request.id} is already running or queued`
+              })
+            }
             active.add(request.id)
             return Queue.offer(turns, request)
           }
           const waiting = pending.get(request.id)
-          if (waiting === undefined) return writeJsonLine({ type: "error", id: request.id, message: `no open approval request ${request.id}` })
+          if (waiting === undefined) {
+            return writeJsonLine({ type: "error", id: request.id, message: `no open approval request ${request.id}` })
+          }
           return Deferred.succeed(waiting.answer, answerOf(request, waiting.request))
         }
 
@@ -182,7 +216,11 @@ export const serve = (options: RuntimeOptions) =>
         const endInput = Effect.suspend(() => {
           inputEnded = true
           return Effect.zipRight(
-            Effect.forEach([...pending.values()], ({ answer, request }) => Deferred.succeed(answer, noOneLeft(request)), { discard: true }),
+            Effect.forEach(
+              [...pending.values()],
+              ({ answer, request }) => Deferred.succeed(answer, noOneLeft(request)),
+              { discard: true }
+            ),
             Queue.offer(turns, undefined)
           )
         })
@@ -196,7 +234,9 @@ export const serve = (options: RuntimeOptions) =>
         )
         const unregister = onFirstSignal(() => {
           stopping = true
-          Runtime.runFork(runtime)(Effect.zipRight(Fiber.interrupt(reader), Effect.zipRight(endInput, running?.cancel ?? Effect.void)))
+          Runtime.runFork(runtime)(
+            Effect.zipRight(Fiber.interrupt(reader), Effect.zipRight(endInput, running?.cancel ?? Effect.void))
+          )
         })
         yield* Effect.addFinalizer(() => Effect.sync(unregister))
 
@@ -204,13 +244,17 @@ export const serve = (options: RuntimeOptions) =>
 
         for (;;) {
           const turn = yield* Queue.take(turns)
-          if (turn === undefined) break
+          if (turn === undefined) {
+            break
+          }
           currentTurn = turn.id
           yield* Effect.scoped(
             Effect.gen(function*() {
               const handle = yield* toolRuntime.start(turn.toolUses, { mode: options.scheduling })
               running = handle
-              if (stopping) yield* handle.cancel
+              if (stopping) {
+                yield* handle.cancel
+              }
               const suggestions = suggestionsRecorder()
               const printer = yield* Effect.forkScoped(Stream.runForEach(handle.events, (event) => {
                 suggestions.record(event)
@@ -233,6 +277,9 @@ export const serve = (options: RuntimeOptions) =>
           active.delete(turn.id)
           currentTurn = undefined
         }
-      }).pipe(Effect.provide(runtimeLayer(options, approverFor(options, channel))), Effect.provide(sessionLayer(options)))
+      }).pipe(
+        Effect.provide(runtimeLayer(options, approverFor(options, channel))),
+        Effect.provide(sessionLayer(options))
+      )
     )
   })

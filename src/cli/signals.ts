@@ -44,9 +44,10 @@ process.on("SIGINT", onSignal)
 process.on("SIGTERM", onSignal)
 
 // Signals the launcher caught before this module was loaded (see `launcher.ts`) count as if they came now.
-const early = (globalThis as Record<symbol, { readonly received: ReadonlyArray<Signal>; readonly stop: () => void } | undefined>)[
-  Symbol.for("effect-tool-runtime/early-signals")
-]
+const early =
+  (globalThis as Record<symbol, { readonly received: ReadonlyArray<Signal>; readonly stop: () => void } | undefined>)[
+    Symbol.for("effect-tool-runtime/early-signals")
+  ]
 if (early !== undefined) {
   early.stop()
   for (const signal of early.received) onSignal(signal)
@@ -59,7 +60,7 @@ export const receivedSignal = (): Signal | undefined => received
 export const signalExitCode = (): number | undefined => (received === undefined ? undefined : exitCodeFor(received))
 
 /** Calls `cancel` on the first signal (at once when one already came); returns the unregistration. */
-export const onFirstSignal = (cancel: () => void): (() => void) => {
+export const onFirstSignal = (cancel: () => void): () => void => {
   if (received !== undefined) {
     cancel()
     return () => {}
@@ -74,7 +75,7 @@ export const setKiller = (kill: () => void): void => {
 }
 
 /** Synchronous cleanup a forced exit still does (removing a temporary session directory). */
-export const beforeForcedExit = (last: () => void): (() => void) => {
+export const beforeForcedExit = (last: () => void): () => void => {
   lastWords.add(last)
   return () => lastWords.delete(last)
 }

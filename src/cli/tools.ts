@@ -10,9 +10,9 @@ import * as Layer from "effect/Layer"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import { parseArgs } from "node:util"
-import * as Definitions from "../Runtime/Definitions.js"
-import { loadSettings } from "../Permission/Settings.js"
 import { wholeToolDenial } from "../Permission/RulePolicy.js"
+import { loadSettings } from "../Permission/Settings.js"
+import * as Definitions from "../Runtime/Definitions.js"
 import { DiscoveredTools, parseSearchMode, ToolCatalog } from "../Runtime/ToolCatalog.js"
 import type { CatalogRequest, SearchMode } from "../Runtime/ToolCatalog.js"
 import { builtinTools } from "../Tools/index.js"
@@ -79,7 +79,9 @@ export const parseToolsArgs = (argv: ReadonlyArray<string>): ToolsOptions | "hel
   const mode = parseSearchMode(values["tool-search"] ?? process.env["ENABLE_TOOL_SEARCH"] ?? "on")
   if (Either.isLeft(mode)) throw new UsageError({ message: `--tool-search: ${mode.left}` })
   const contextWindow = Number(values["context-window"] ?? 200_000)
-  if (!Number.isInteger(contextWindow) || contextWindow <= 0) throw new UsageError({ message: `--context-window must be a positive integer, got ${values["context-window"]}` })
+  if (!Number.isInteger(contextWindow) || contextWindow <= 0) {
+    throw new UsageError({ message: `--context-window must be a positive integer, got ${values["context-window"]}` })
+  }
   return {
     format: format as Definitions.Provider,
     strict: values.strict === true ? true : values["no-strict"] === true ? false : undefined,
@@ -97,10 +99,20 @@ export const parseToolsArgs = (argv: ReadonlyArray<string>): ToolsOptions | "hel
 export const toolsRequest = (options: ToolsOptions) =>
   Effect.gen(function*() {
     const cwd = nodePath.resolve(options.cwd)
-    const settings = yield* loadSettings({ claudeSettings: options.claudeSettings, files: options.settingsFiles, cwd, home: os.homedir() })
+    const settings = yield* loadSettings({
+      claudeSettings: options.claudeSettings,
+      files: options.settingsFiles,
+      cwd,
+      home: os.homedir()
+    })
     const denies = wholeToolDenial({ settings, cliRules: { deny: options.deny } })
-    const catalog = ToolCatalog.layer(builtinTools, { mode: options.mode, contextWindow: options.contextWindow, denies }).pipe(Layer.provide(DiscoveredTools.layer()))
-    return yield* ToolCatalog.request(options.format, options.strict === undefined ? {} : { strict: options.strict }).pipe(Effect.provide(catalog))
+    const catalog = ToolCatalog.layer(builtinTools, {
+      mode: options.mode,
+      contextWindow: options.contextWindow,
+      denies
+    }).pipe(Layer.provide(DiscoveredTools.layer()))
+    return yield* ToolCatalog.request(options.format, options.strict === undefined ? {} : { strict: options.strict })
+      .pipe(Effect.provide(catalog))
   }).pipe(Effect.withSpan("cli.tools"), Effect.provide(NodeContext.layer))
 
 /** The JSON `tools` prints. */

@@ -45,9 +45,9 @@ import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import type { MessagesRequest } from "../Integrations/AnthropicMessages.js"
-import type { StopReason } from "../Integrations/ModelBackend.js"
 import { describeParseError } from "../Integrations/internal/messagesEvents.js"
 import * as Wire from "../Integrations/internal/messagesWire.js"
+import type { StopReason } from "../Integrations/ModelBackend.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // the script
@@ -86,7 +86,12 @@ export const text = (text: string, pieces?: ReadonlyArray<string>): ReplyBlock =
  * @since 0.2.0
  * @category constructors
  */
-export const toolUse = (id: string, name: string, input: Readonly<Record<string, unknown>>, pieces?: ReadonlyArray<string>): ReplyBlock =>
+export const toolUse = (
+  id: string,
+  name: string,
+  input: Readonly<Record<string, unknown>>,
+  pieces?: ReadonlyArray<string>
+): ReplyBlock =>
   pieces === undefined ? { type: "tool_use", id, name, input } : { type: "tool_use", id, name, input, pieces }
 
 /**
@@ -224,7 +229,11 @@ export const make = (script: Script): Effect.Effect<MessagesServer, never, Scope
         }
         return Effect.succeed(
           script[index] ??
-            Reply.HttpError({ status: 500, errorType: "api_error", message: `MessagesServer: the script has no reply for request ${index + 1} (it has ${script.length})` })
+            Reply.HttpError({
+              status: 500,
+              errorType: "api_error",
+              message: `MessagesServer: the script has no reply for request ${index + 1} (it has ${script.length})`
+            })
         )
       })
 
@@ -232,13 +241,39 @@ export const make = (script: Script): Effect.Effect<MessagesServer, never, Scope
       Effect.gen(function*() {
         const raw = yield* readBody(req)
         const body = raw === undefined ? undefined : parseJson(raw)
-        yield* Ref.update(received, (all) => [...all, { method: req.method ?? "", path: req.url ?? "", headers: req.headers, connection: connectionNumber(req), body }])
-        if (raw === undefined) return errorResponse(res, 413, "request_too_large", `Request exceeds the maximum allowed number of bytes (${maxBodyBytes})`)
+        yield* Ref.update(
+          received,
+          (
+            all
+          ) => [...all, {
+            method: req.method ?? "",
+            path: req.url ?? "",
+            headers: req.headers,
+            connection: connectionNumber(req),
+            body
+          }]
+        )
+        if (raw === undefined) {
+          return errorResponse(
+            res,
+            413,
+            "request_too_large",
+            `Request exceeds the maximum allowed number of bytes (${maxBodyBytes})`
+          )
+        }
         const checked = checkRequest(req, body)
-        if (Either.isLeft(checked)) return errorResponse(res, checked.left.status, checked.left.type, checked.left.message)
+        if (Either.isLeft(checked)) {
+          return errorResponse(res, checked.left.status, checked.left.type, checked.left.message)
+        }
         const reply = yield* nextReply(checked.right).pipe(
           Effect.catchAllDefect((defect) =>
-            Effect.succeed(Reply.HttpError({ status: 500, errorType: "api_error", message: `MessagesServer: the script failed: ${String(defect)}` }))
+            Effect.succeed(
+              Reply.HttpError({
+                status: 500,
+                errorType: "api_error",
+                message: `MessagesServer: the script failed: ${String(defect)}`
+              })
+            )
           )
         )
         yield* send(res, checked.right, reply, connection)
@@ -279,7 +314,8 @@ export const make = (script: Script): Effect.Effect<MessagesServer, never, Scope
       requests: Effect.map(Ref.get(received), (all) => all.map((r) => r.body)),
       received: Ref.get(received),
       disconnects: SubscriptionRef.get(disconnects),
-      awaitDisconnects: (count) => disconnects.changes.pipe(Stream.filter((n) => n >= count), Stream.runHead, Effect.asVoid),
+      awaitDisconnects: (count) =>
+        disconnects.changes.pipe(Stream.filter((n) => n >= count), Stream.runHead, Effect.asVoid),
       inFlight: Ref.get(inFlight)
     }
   })
@@ -297,7 +333,10 @@ const readBody = (req: http.IncomingMessage): Effect.Effect<string | undefined> 
       size += chunk.length
       if (size <= maxBodyBytes) chunks.push(chunk)
     })
-    req.on("end", () => resume(Effect.succeed(size > maxBodyBytes ? undefined : Buffer.concat(chunks).toString("utf8"))))
+    req.on(
+      "end",
+      () => resume(Effect.succeed(size > maxBodyBytes ? undefined : Buffer.concat(chunks).toString("utf8")))
+    )
     req.on("error", () => resume(Effect.succeed("")))
   })
 
@@ -345,9 +384,13 @@ const problemOf = (request: MessagesRequest): string | undefined => {
     if (!toolNamePattern.test(tool.name)) return `tools.${i}.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`
     if (names.has(tool.name)) return "tools: Tool names must be unique."
     names.add(tool.name)
-    if (tool.defer_loading === true && tool.cache_control !== undefined) return `tools.${i}: a tool with defer_loading cannot have cache_control`
+    if (tool.defer_loading === true && tool.cache_control !== undefined) {
+      return `tools.${i}: a tool with defer_loading cannot have cache_control`
+    }
   }
-  if (tools.length > 0 && tools.every((tool) => tool.defer_loading === true)) return "tools: at least one tool must not be deferred (defer_loading)"
+  if (tools.length > 0 && tools.every((tool) => tool.defer_loading === true)) {
+    return "tools: at least one tool must not be deferred (defer_loading)"
+  }
   const seen = new Set<string>()
   for (const [i, message] of request.messages.entries()) {
     const blocks = typeof message.content === "string" ? [] : message.content
@@ -365,7 +408,9 @@ const problemOf = (request: MessagesRequest): string | undefined => {
       )
       const missing = uses.filter((id) => !answered.has(id))
       if (missing.length > 0) {
-        return `messages.${i + 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(", ")}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`
+        return `messages.${i + 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${
+          missing.join(", ")
+        }. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`
       }
     }
     const previous = request.messages[i - 1]
@@ -381,7 +426,9 @@ const problemOf = (request: MessagesRequest): string | undefined => {
       }
       if (typeof block.content === "string") continue
       for (const part of block.content) {
-        if (part.type === "tool_reference" && !names.has(part.tool_name)) return `Tool reference '${part.tool_name}' not found in available tools`
+        if (part.type === "tool_reference" && !names.has(part.tool_name)) {
+          return `Tool reference '${part.tool_name}' not found in available tools`
+        }
       }
     }
   }
@@ -416,7 +463,11 @@ const stopReasonOf = (content: ReadonlyArray<ReplyBlock>, stopReason: StopReason
   stopReason ?? (content.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn")
 
 /** The events of one streamed message, in the API's order. */
-const messageEvents = (request: MessagesRequest, content: ReadonlyArray<ReplyBlock>, stopReason?: StopReason): ReadonlyArray<object> => {
+const messageEvents = (
+  request: MessagesRequest,
+  content: ReadonlyArray<ReplyBlock>,
+  stopReason?: StopReason
+): ReadonlyArray<object> => {
   const events: Array<object> = [{
     type: "message_start",
     message: {
@@ -434,9 +485,15 @@ const messageEvents = (request: MessagesRequest, content: ReadonlyArray<ReplyBlo
     if (block.type === "text") {
       events.push({ type: "content_block_start", index, content_block: { type: "text", text: "" } })
       if (index === 0) events.push({ type: "ping" })
-      for (const piece of block.pieces ?? split(block.text, 3)) events.push({ type: "content_block_delta", index, delta: { type: "text_delta", text: piece } })
+      for (const piece of block.pieces ?? split(block.text, 3)) {
+        events.push({ type: "content_block_delta", index, delta: { type: "text_delta", text: piece } })
+      }
     } else {
-      events.push({ type: "content_block_start", index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } })
+      events.push({
+        type: "content_block_start",
+        index,
+        content_block: { type: "tool_use", id: block.id, name: block.name, input: {} }
+      })
       if (index === 0) events.push({ type: "ping" })
       // The API's first input piece is empty; then the JSON in several pieces.
       for (const piece of block.pieces ?? ["", ...split(JSON.stringify(block.input), 3)]) {
@@ -446,7 +503,11 @@ const messageEvents = (request: MessagesRequest, content: ReadonlyArray<ReplyBlo
     events.push({ type: "content_block_stop", index })
   }
   events.push(
-    { type: "message_delta", delta: { stop_reason: stopReasonOf(content, stopReason), stop_sequence: null }, usage: { output_tokens: estimateTokens(content) } },
+    {
+      type: "message_delta",
+      delta: { stop_reason: stopReasonOf(content, stopReason), stop_sequence: null },
+      usage: { output_tokens: estimateTokens(content) }
+    },
     { type: "message_stop" }
   )
   return events
@@ -461,7 +522,11 @@ const eventOf = (event: unknown): string => {
 }
 
 const startEvents = (res: http.ServerResponse): void => {
-  res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "request-id": nextId("req") })
+  res.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache",
+    "request-id": nextId("req")
+  })
   res.flushHeaders()
 }
 
@@ -479,7 +544,12 @@ const writeEvents = (res: http.ServerResponse, events: ReadonlyArray<unknown>): 
       nextTurn
     ), { discard: true })
 
-const send = (res: http.ServerResponse, request: MessagesRequest, reply: Reply, connection: Connection): Effect.Effect<void> => {
+const send = (
+  res: http.ServerResponse,
+  request: MessagesRequest,
+  reply: Reply,
+  connection: Connection
+): Effect.Effect<void> => {
   const untilClosed = () => Deferred.await(connection.closed)
   const streamed = request.stream === true
   const start = (): object => messageEvents(request, [])[0]!
@@ -493,10 +563,16 @@ const send = (res: http.ServerResponse, request: MessagesRequest, reply: Reply, 
             type: "message",
             role: "assistant",
             model: request.model,
-            content: content.map((block) => (block.type === "text" ? { type: "text", text: block.text } : { type: "tool_use", id: block.id, name: block.name, input: block.input })),
+            content: content.map((block) => (block.type === "text"
+              ? { type: "text", text: block.text }
+              : { type: "tool_use", id: block.id, name: block.name, input: block.input })
+            ),
             stop_reason: stopReasonOf(content, stopReason),
             stop_sequence: null,
-            usage: { input_tokens: estimateTokens([request.system, request.messages, request.tools]), output_tokens: estimateTokens(content) }
+            usage: {
+              input_tokens: estimateTokens([request.system, request.messages, request.tools]),
+              output_tokens: estimateTokens(content)
+            }
           }))
         }),
       HttpError: ({ errorType, message, status }) => Effect.sync(() => errorResponse(res, status, errorType, message)),
@@ -519,15 +595,25 @@ const send = (res: http.ServerResponse, request: MessagesRequest, reply: Reply, 
     Message: ({ content, stopReason }) => stream(messageEvents(request, content, stopReason)),
     HttpError: ({ errorType, message, status }) => Effect.sync(() => errorResponse(res, status, errorType, message)),
     Raw: (raw) => Effect.sync(() => rawResponse(res, raw)),
-    MalformedEvent: () => stream([start(), "{\"type\": \"content_block_start\", \"index\": 0, \"content_block\": {\"type\": \"text\", \"te"]),
-    UnknownBlock: ({ blockType }) => stream([start(), { type: "content_block_start", index: 0, content_block: { type: blockType } }]),
+    MalformedEvent: () =>
+      stream([
+        start(),
+        "{\"type\": \"content_block_start\", \"index\": 0, \"content_block\": {\"type\": \"text\", \"te"
+      ]),
+    UnknownBlock: ({ blockType }) =>
+      stream([start(), { type: "content_block_start", index: 0, content_block: { type: blockType } }]),
     ToolUseWithoutId: ({ id, name }) =>
-      stream([start(), { type: "content_block_start", index: 0, content_block: { type: "tool_use", ...(id === undefined ? {} : { id }), name, input: {} } }]),
+      stream([start(), {
+        type: "content_block_start",
+        index: 0,
+        content_block: { type: "tool_use", ...(id === undefined ? {} : { id }), name, input: {} }
+      }]),
     Truncated: ({ content, keep }) => {
       const events = messageEvents(request, content)
       return stream(events.slice(0, keep ?? events.length - 1))
     },
-    ErrorEvent: ({ errorType, message }) => stream([start(), { type: "ping" }, { type: "error", error: { type: errorType, message } }]),
+    ErrorEvent: ({ errorType, message }) =>
+      stream([start(), { type: "ping" }, { type: "error", error: { type: errorType, message } }]),
     Events: ({ end, events }) => end === false ? Effect.zipRight(stream(events, false), untilClosed()) : stream(events),
     Hold: ({ content }) => {
       const events = messageEvents(request, content)
@@ -544,10 +630,15 @@ const send = (res: http.ServerResponse, request: MessagesRequest, reply: Reply, 
   })
 }
 
-const rawResponse = (res: http.ServerResponse, raw: { readonly status: number; readonly contentType: string; readonly body: string }): void => {
+const rawResponse = (
+  res: http.ServerResponse,
+  raw: { readonly status: number; readonly contentType: string; readonly body: string }
+): void => {
   res.writeHead(raw.status, { "content-type": raw.contentType })
   res.end(raw.body)
 }
 
 const streamOnly = (res: http.ServerResponse, tag: string): Effect.Effect<void> =>
-  Effect.sync(() => errorResponse(res, 500, "api_error", `MessagesServer: the reply ${tag} is for streamed requests (stream: true)`))
+  Effect.sync(() =>
+    errorResponse(res, 500, "api_error", `MessagesServer: the reply ${tag} is for streamed requests (stream: true)`)
+  )

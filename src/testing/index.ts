@@ -18,13 +18,13 @@ import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
-import type { Outcome } from "../Tool/Outcome.js"
 import { Approver } from "../Permission/Approver.js"
 import { PermissionPolicy } from "../Permission/PermissionPolicy.js"
 import { ResultStore } from "../Runtime/ResultStore.js"
 import { ToolHooks } from "../Runtime/ToolHooks.js"
 import { ToolRegistry } from "../Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
+import type { Outcome } from "../Tool/Outcome.js"
 import * as Tool from "../Tool/Tool.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
 
@@ -102,7 +102,14 @@ export const scriptedLayer = (log: Ref.Ref<ReadonlyArray<Execution>>): Layer.Lay
             const now = yield* Clock.currentTimeMillis
             const startSeq = yield* tick
             const runningAtStart = yield* Ref.updateAndGet(running, (n) => n + 1)
-            const entry: Execution = { label: input.label, startedAt: now, endedAt: undefined, startSeq, endSeq: undefined, runningAtStart }
+            const entry: Execution = {
+              label: input.label,
+              startedAt: now,
+              endedAt: undefined,
+              startSeq,
+              endSeq: undefined,
+              runningAtStart
+            }
             const index = yield* Ref.modify(log, (all) => [all.length, [...all, entry]])
             const finish = Effect.gen(function*() {
               const endedAt = yield* Clock.currentTimeMillis
@@ -112,7 +119,9 @@ export const scriptedLayer = (log: Ref.Ref<ReadonlyArray<Execution>>): Layer.Lay
             })
             yield* Effect.addFinalizer(() => finish)
             yield* Effect.sleep(input.durationMs)
-            if (input.result === "fail") return yield* new Tool.ToolError({ message: `${input.label} failed as scripted` })
+            if (input.result === "fail") {
+              return yield* new Tool.ToolError({ message: `${input.label} failed as scripted` })
+            }
             if (input.result === "die") return yield* Effect.die(new Error(`${input.label} died as scripted`))
             return `${input.label} done`
           })
@@ -146,18 +155,35 @@ export interface TurnOptions {
  * @since 0.1.0
  * @category arbitraries
  */
-export const arbitraryScriptedInput = (options: TurnOptions = {}): FastCheck.Arbitrary<Omit<ScriptedInput, "label">> => {
+export const arbitraryScriptedInput = (
+  options: TurnOptions = {}
+): FastCheck.Arbitrary<Omit<ScriptedInput, "label">> => {
   const resources = options.resources ?? ["file:/w/a", "file:/w/b", "file:/w/c", "file:/w/d", "file:/w/d/e"]
   return FastCheck.record({
     durationMs: FastCheck.integer({ min: 0, max: options.maxDurationMs ?? 50 }),
     concurrencySafe: FastCheck.boolean(),
     readOnly: FastCheck.boolean(),
     claims: FastCheck.oneof(
-      { weight: 8, arbitrary: FastCheck.uniqueArray(FastCheck.record({ resource: FastCheck.constantFrom(...resources), access: FastCheck.constantFrom("read" as const, "write" as const) }), { maxLength: 2, selector: (c) => c.resource }) },
+      {
+        weight: 8,
+        arbitrary: FastCheck.uniqueArray(
+          FastCheck.record({
+            resource: FastCheck.constantFrom(...resources),
+            access: FastCheck.constantFrom("read" as const, "write" as const)
+          }),
+          { maxLength: 2, selector: (c) => c.resource }
+        )
+      },
       { weight: 1, arbitrary: FastCheck.constant([Tool.Claim.world]) }
     ),
     result: (options.failures ?? true)
-      ? FastCheck.constantFrom("succeed" as const, "succeed" as const, "succeed" as const, "fail" as const, "die" as const)
+      ? FastCheck.constantFrom(
+        "succeed" as const,
+        "succeed" as const,
+        "succeed" as const,
+        "fail" as const,
+        "die" as const
+      )
       : FastCheck.constant("succeed" as const)
   })
 }
@@ -169,8 +195,16 @@ export const arbitraryScriptedInput = (options: TurnOptions = {}): FastCheck.Arb
  * @category arbitraries
  */
 export const arbitraryTurn = (options: TurnOptions = {}): FastCheck.Arbitrary<ReadonlyArray<ToolUseBlock>> =>
-  FastCheck.array(arbitraryScriptedInput(options), { minLength: options.minLength ?? 1, maxLength: options.maxLength ?? 12 }).map((inputs) =>
-    inputs.map((input, i) => ({ type: "tool_use" as const, id: `t${i}`, name: "Scripted", input: { label: `t${i}`, ...input } }))
+  FastCheck.array(arbitraryScriptedInput(options), {
+    minLength: options.minLength ?? 1,
+    maxLength: options.maxLength ?? 12
+  }).map((inputs) =>
+    inputs.map((input, i) => ({
+      type: "tool_use" as const,
+      id: `t${i}`,
+      name: "Scripted",
+      input: { label: `t${i}`, ...input }
+    }))
   )
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -229,7 +263,12 @@ export class Recorder extends Context.Tag("effect-tool-runtime/testing/Recorder"
   {
     /** Wraps one call's action: recorded from its start to its end (the end is recorded when its scope closes). */
     readonly record: <A, E>(
-      call: { readonly toolUseId: string; readonly toolName: string; readonly input: unknown; readonly claims: ReadonlyArray<Tool.Claim> },
+      call: {
+        readonly toolUseId: string
+        readonly toolName: string
+        readonly input: unknown
+        readonly claims: ReadonlyArray<Tool.Claim>
+      },
       action: Effect.Effect<A, E, Scope.Scope>
     ) => Effect.Effect<A, E, Scope.Scope>
     /** Every recording so far, in the order the calls started. */
@@ -254,7 +293,14 @@ export class Recorder extends Context.Tag("effect-tool-runtime/testing/Recorder"
           Effect.gen(function*() {
             const startedAt = yield* Clock.currentTimeMillis
             running++
-            const entry: Recording = { ...call, startedAt, endedAt: undefined, startSeq: seq++, endSeq: undefined, runningAtStart: running }
+            const entry: Recording = {
+              ...call,
+              startedAt,
+              endedAt: undefined,
+              startSeq: seq++,
+              endSeq: undefined,
+              runningAtStart: running
+            }
             const index = yield* Ref.modify(log, (all) => [all.length, [...all, entry]])
             yield* Effect.addFinalizer(() =>
               Effect.flatMap(Clock.currentTimeMillis, (endedAt) => {
@@ -295,7 +341,10 @@ export const recorded = <const Tools extends ReadonlyArray<Tool.Any>, E, R>(
           return {
             ...invocation,
             call: (callContext: Tool.CallContext) =>
-              recorder.record({ toolUseId: callContext.toolUseId, toolName, input, claims: invocation.claims }, invocation.call(callContext))
+              recorder.record(
+                { toolUseId: callContext.toolUseId, toolName, input, claims: invocation.claims },
+                invocation.call(callContext)
+              )
           }
         }
         wrapped = Context.add(wrapped, tag, {
@@ -328,9 +377,10 @@ export const arbitraryTurnOf = (
     const encode = Schema.encodeSync(schema)
     return Arbitrary.make(schema).map((input) => ({ name: tool.definition.name, input: encode(input) }))
   })
-  return FastCheck.array(FastCheck.oneof(...calls), { minLength: options.minLength ?? 1, maxLength: options.maxLength ?? 10 }).map((uses) =>
-    uses.map((use, i) => ({ type: "tool_use" as const, id: `t${i}`, name: use.name, input: use.input }))
-  )
+  return FastCheck.array(FastCheck.oneof(...calls), {
+    minLength: options.minLength ?? 1,
+    maxLength: options.maxLength ?? 10
+  }).map((uses) => uses.map((use, i) => ({ type: "tool_use" as const, id: `t${i}`, name: use.name, input: use.input })))
 }
 
 /**
@@ -368,7 +418,9 @@ export const runTurn = <const Tools extends ReadonlyArray<Tool.Any>, E, R>(
     return { outcomes, recordings: yield* recorder.recordings }
   }).pipe(
     Effect.provide(
-      testRuntime(options.tools, recorded(options.tools, options.layer), options.approver).pipe(Layer.provideMerge(Recorder.layer))
+      testRuntime(options.tools, recorded(options.tools, options.layer), options.approver).pipe(
+        Layer.provideMerge(Recorder.layer)
+      )
     )
   )
 
@@ -389,7 +441,10 @@ const isInside = (a: string, b: string): boolean => a === b || a.startsWith(b.en
 export const recordingsConflict = (a: Recording, b: Recording): boolean =>
   a.claims.some((x) => x.resource === "*") || b.claims.some((y) => y.resource === "*") ||
   a.claims.some((x) =>
-    b.claims.some((y) => (x.access === "write" || y.access === "write") && (isInside(x.resource, y.resource) || isInside(y.resource, x.resource)))
+    b.claims.some((y) =>
+      (x.access === "write" || y.access === "write") &&
+      (isInside(x.resource, y.resource) || isInside(y.resource, x.resource))
+    )
   )
 
 /**
@@ -404,7 +459,9 @@ export const neverOverlapped = (recordings: ReadonlyArray<Recording>): void => {
     for (const b of recordings) {
       if (a.startSeq >= b.startSeq || !recordingsConflict(a, b)) continue
       if (a.endSeq === undefined || a.endSeq > b.startSeq) {
-        throw new Error(`${a.toolUseId} (${a.toolName}) and ${b.toolUseId} (${b.toolName}) conflict but ran at the same time`)
+        throw new Error(
+          `${a.toolUseId} (${a.toolName}) and ${b.toolUseId} (${b.toolName}) conflict but ran at the same time`
+        )
       }
     }
   }
@@ -417,15 +474,23 @@ export const neverOverlapped = (recordings: ReadonlyArray<Recording>): void => {
  * @since 0.2.0
  * @category assertions
  */
-export const finishedInModelOrder = (outcomes: ReadonlyArray<Outcome>, turn: ReadonlyArray<ToolUseBlock>, recordings: ReadonlyArray<Recording> = []): void => {
+export const finishedInModelOrder = (
+  outcomes: ReadonlyArray<Outcome>,
+  turn: ReadonlyArray<ToolUseBlock>,
+  recordings: ReadonlyArray<Recording> = []
+): void => {
   const got = outcomes.map((outcome) => outcome.toolUseId).join(", ")
   const want = turn.map((use) => use.id).join(", ")
   if (got !== want) throw new Error(`outcomes came back as [${got}], the model's order is [${want}]`)
   const position = new Map(turn.map((use, i) => [use.id, i]))
   for (const a of recordings) {
     for (const b of recordings) {
-      if (a.startSeq < b.startSeq && recordingsConflict(a, b) && position.get(a.toolUseId)! > position.get(b.toolUseId)!) {
-        throw new Error(`${b.toolUseId} comes first in the turn but ${a.toolUseId}, which conflicts with it, started first`)
+      if (
+        a.startSeq < b.startSeq && recordingsConflict(a, b) && position.get(a.toolUseId)! > position.get(b.toolUseId)!
+      ) {
+        throw new Error(
+          `${b.toolUseId} comes first in the turn but ${a.toolUseId}, which conflicts with it, started first`
+        )
       }
     }
   }

@@ -7,10 +7,19 @@
 import { FetchHttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Redacted, Ref, Schema, Stream } from "effect"
+import {
+  Approver,
+  DiscoveredTools,
+  PermissionPolicy,
+  ResultStore,
+  Tool,
+  ToolEvent,
+  ToolHooks,
+  ToolRuntime
+} from "../../src/index.js"
 import * as AgentLoop from "../../src/Integrations/AgentLoop.js"
 import * as AnthropicMessages from "../../src/Integrations/AnthropicMessages.js"
 import type { Message } from "../../src/Integrations/ModelBackend.js"
-import { Approver, DiscoveredTools, PermissionPolicy, ResultStore, Tool, ToolEvent, ToolHooks, ToolRuntime } from "../../src/index.js"
 import * as MessagesServer from "../../src/testing/MessagesServer.js"
 import { Search } from "../../src/Tools/index.js"
 
@@ -30,16 +39,20 @@ const Note = Tool.make("WriteNote", {
 
 const runtime = (written: Ref.Ref<ReadonlyArray<string>>) =>
   ToolRuntime.layer.pipe(
-    Layer.provideMerge(Search.catalogLayer([Note, Forecast]).pipe(Layer.provide([
-      Forecast.implement({ call: ({ city }) => Effect.succeed(`${city}: sunny`) }),
-      Note.implement({ call: ({ text }) => Effect.as(Ref.update(written, (all) => [...all, text]), "written") }),
-      DiscoveredTools.layer()
-    ]))),
+    Layer.provideMerge(
+      Search.catalogLayer([Note, Forecast]).pipe(Layer.provide([
+        Forecast.implement({ call: ({ city }) => Effect.succeed(`${city}: sunny`) }),
+        Note.implement({ call: ({ text }) => Effect.as(Ref.update(written, (all) => [...all, text]), "written") }),
+        DiscoveredTools.layer()
+      ]))
+    ),
     Layer.provide([PermissionPolicy.toolOnly, Approver.denyAll, ToolHooks.none, ResultStore.layerMemory()])
   )
 
 const over = (server: MessagesServer.MessagesServer) =>
-  AnthropicMessages.layer({ model: "scripted", baseUrl: server.url, apiKey: Redacted.make("scripted") }).pipe(Layer.provide(FetchHttpClient.layer))
+  AnthropicMessages.layer({ model: "scripted", baseUrl: server.url, apiKey: Redacted.make("scripted") }).pipe(
+    Layer.provide(FetchHttpClient.layer)
+  )
 
 interface Sent {
   readonly messages: ReadonlyArray<Message>
@@ -54,11 +67,17 @@ describe("AgentLoop over the Messages API", () => {
     Effect.scoped(Effect.gen(function*() {
       const written = yield* Ref.make<ReadonlyArray<string>>([])
       const server = yield* MessagesServer.make([
-        MessagesServer.Reply.Message({ content: [MessagesServer.toolUse("toolu_1", "ToolSearch", { query: "weather forecast" })] }),
-        MessagesServer.Reply.Message({ content: [MessagesServer.toolUse("toolu_2", "mcp__weather__get_forecast", { city: "Oslo" })] }),
+        MessagesServer.Reply.Message({
+          content: [MessagesServer.toolUse("toolu_1", "ToolSearch", { query: "weather forecast" })]
+        }),
+        MessagesServer.Reply.Message({
+          content: [MessagesServer.toolUse("toolu_2", "mcp__weather__get_forecast", { city: "Oslo" })]
+        }),
         MessagesServer.Reply.Message({ content: [MessagesServer.text("Sunny in Oslo.")] })
       ])
-      const result = yield* AgentLoop.run({ messages: [user], system: "Be brief." }).pipe(Effect.provide(Layer.merge(runtime(written), over(server))))
+      const result = yield* AgentLoop.run({ messages: [user], system: "Be brief." }).pipe(
+        Effect.provide(Layer.merge(runtime(written), over(server)))
+      )
       expect([result.stopReason, result.turns, result.text]).toEqual(["end_turn", 3, "Sunny in Oslo."])
       const sent = (yield* server.requests) as ReadonlyArray<Sent>
       // First request: the deferred tool is only announced.
@@ -68,10 +87,17 @@ describe("AgentLoop over the Messages API", () => {
       // Second: the search's result is a tool_reference, and the tool is sent with defer_loading.
       expect(sent[1]!.messages.at(-1)).toEqual({
         role: "user",
-        content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "tool_reference", tool_name: "mcp__weather__get_forecast" }] }]
+        content: [{
+          type: "tool_result",
+          tool_use_id: "toolu_1",
+          content: [{ type: "tool_reference", tool_name: "mcp__weather__get_forecast" }]
+        }]
       })
       expect(sent[1]!.tools.find((tool) => tool.name === "mcp__weather__get_forecast")?.defer_loading).toBe(true)
-      expect(sent[2]!.messages.at(-1)).toEqual({ role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_2", content: "Oslo: sunny" }] })
+      expect(sent[2]!.messages.at(-1)).toEqual({
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "toolu_2", content: "Oslo: sunny" }]
+      })
       // The server took every request (a refused one would have failed the loop).
       expect(sent.length).toBe(3)
     })))
@@ -81,10 +107,14 @@ describe("AgentLoop over the Messages API", () => {
       const written = yield* Ref.make<ReadonlyArray<string>>([])
       const server = yield* MessagesServer.make([
         MessagesServer.Reply.Message({ content: [MessagesServer.toolUse("toolu_1", "WriteNote", { text: "first" })] }),
-        MessagesServer.Reply.Hold({ content: [MessagesServer.toolUse("toolu_2", "WriteNote", { text: "second" }, ["{\"text\": \"sec", "ond\"}"])] }),
+        MessagesServer.Reply.Hold({
+          content: [MessagesServer.toolUse("toolu_2", "WriteNote", { text: "second" }, ["{\"text\": \"sec", "ond\"}"])]
+        }),
         MessagesServer.Reply.Message({ content: [MessagesServer.text("Understood, I stopped.")] })
       ])
-      const handle = yield* AgentLoop.start({ messages: [user] }).pipe(Effect.provide(Layer.merge(runtime(written), over(server))))
+      const handle = yield* AgentLoop.start({ messages: [user] }).pipe(
+        Effect.provide(Layer.merge(runtime(written), over(server)))
+      )
       const previewed = yield* Deferred.make<void>()
       const drained = yield* Effect.fork(Stream.runForEach(handle.events, (event) =>
         // Once the first piece of its input has been seen (the held reply sends no more).
@@ -99,15 +129,19 @@ describe("AgentLoop over the Messages API", () => {
       yield* server.awaitDisconnects(1)
       expect(result.stopReason).toBe("cancelled")
       expect(yield* Ref.get(written)).toEqual(["first"])
-      expect(result.messages.at(-2)).toEqual({ role: "assistant", content: [{ type: "tool_use", id: "toolu_2", name: "WriteNote", input: { text: "sec" } }] })
+      expect(result.messages.at(-2)).toEqual({
+        role: "assistant",
+        content: [{ type: "tool_use", id: "toolu_2", name: "WriteNote", input: { text: "sec" } }]
+      })
       expect(result.messages.at(-1)).toEqual({
         role: "user",
         content: [{ type: "tool_result", tool_use_id: "toolu_2", content: AgentLoop.cutShortMessage, is_error: true }]
       })
       // The history goes on: the server accepts it as the next request.
-      const resumed = yield* AgentLoop.run({ messages: [...result.messages, { role: "user", content: "Stop there." }] }).pipe(
-        Effect.provide(Layer.merge(runtime(written), over(server)))
-      )
+      const resumed = yield* AgentLoop.run({ messages: [...result.messages, { role: "user", content: "Stop there." }] })
+        .pipe(
+          Effect.provide(Layer.merge(runtime(written), over(server)))
+        )
       expect(resumed.text).toBe("Understood, I stopped.")
     })))
 
@@ -115,7 +149,9 @@ describe("AgentLoop over the Messages API", () => {
     Effect.scoped(Effect.gen(function*() {
       const written = yield* Ref.make<ReadonlyArray<string>>([])
       const server = yield* MessagesServer.make([
-        MessagesServer.Reply.Message({ content: [MessagesServer.text("Noting."), MessagesServer.toolUse("toolu_1", "WriteNote", { text: "a" })] }),
+        MessagesServer.Reply.Message({
+          content: [MessagesServer.text("Noting."), MessagesServer.toolUse("toolu_1", "WriteNote", { text: "a" })]
+        }),
         MessagesServer.Reply.MalformedEvent(),
         MessagesServer.Reply.HttpError({ status: 529, errorType: "overloaded_error", message: "Overloaded" }),
         MessagesServer.Reply.Message({ content: [MessagesServer.text("Back.")] })

@@ -5,9 +5,21 @@
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, ConfigProvider, Deferred, Effect, Fiber, Layer, Option, Redacted, Schema, Stream, TestClock } from "effect"
-import * as fc from "effect/FastCheck"
+import {
+  Chunk,
+  ConfigProvider,
+  Deferred,
+  Effect,
+  Fiber,
+  Layer,
+  Option,
+  Redacted,
+  Schema,
+  Stream,
+  TestClock
+} from "effect"
 import { MessagesServer } from "effect-tool-runtime/testing"
+import * as fc from "effect/FastCheck"
 import * as AnthropicMessages from "../../src/Integrations/AnthropicMessages.js"
 import type { ModelError, ModelEvent, ModelRequest } from "../../src/Integrations/ModelBackend.js"
 import { ModelBackend } from "../../src/Integrations/ModelBackend.js"
@@ -15,26 +27,43 @@ import { ModelBackend } from "../../src/Integrations/ModelBackend.js"
 const { Reply, text, toolUse } = MessagesServer
 
 const backend = (url: string, options: Partial<AnthropicMessages.Options> = {}) =>
-  AnthropicMessages.layer({ model: "claude-test", apiKey: Redacted.make("sk-test-key"), baseUrl: url, ...options }).pipe(
-    Layer.provide(FetchHttpClient.layer)
-  )
+  AnthropicMessages.layer({ model: "claude-test", apiKey: Redacted.make("sk-test-key"), baseUrl: url, ...options })
+    .pipe(
+      Layer.provide(FetchHttpClient.layer)
+    )
 
 const ask = (request: ModelRequest) => Stream.unwrap(Effect.map(ModelBackend, (model) => model.stream(request)))
 
 const hello: ModelRequest = {
   system: undefined,
   messages: [{ role: "user", content: "hello" }],
-  tools: [{ name: "Read", description: "Reads a file.", input_schema: { type: "object", properties: { file_path: { type: "string" } } } }],
+  tools: [{
+    name: "Read",
+    description: "Reads a file.",
+    input_schema: { type: "object", properties: { file_path: { type: "string" } } }
+  }],
   maxTokens: 1024
 }
 
 // Raw events for the out-of-order cases.
 const start = {
   type: "message_start",
-  message: { id: "msg_1", type: "message", role: "assistant", model: "m", content: [], stop_reason: null, usage: { input_tokens: 3, output_tokens: 1 } }
+  message: {
+    id: "msg_1",
+    type: "message",
+    role: "assistant",
+    model: "m",
+    content: [],
+    stop_reason: null,
+    usage: { input_tokens: 3, output_tokens: 1 }
+  }
 }
 const textStart = (index: number) => ({ type: "content_block_start", index, content_block: { type: "text", text: "" } })
-const toolStart = (index: number, id: string) => ({ type: "content_block_start", index, content_block: { type: "tool_use", id, name: "Read", input: {} } })
+const toolStart = (index: number, id: string) => ({
+  type: "content_block_start",
+  index,
+  content_block: { type: "tool_use", id, name: "Read", input: {} }
+})
 const stopDelta = { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 2 } }
 const emptyConfig = ConfigProvider.fromMap(new Map())
 
@@ -69,9 +98,17 @@ describe("AnthropicMessages: a streamed reply", () => {
       const first = { file_path: "src/a.ts", offset: 10 }
       const second = { pattern: "TODO", glob: "**/*.ts", flags: ["-i", "-n"] }
       const { events } = yield* replyTo([
-        Reply.Message({ content: [text("Let me look at both files."), toolUse("toolu_1", "Read", first), toolUse("toolu_2", "Grep", second)] })
+        Reply.Message({
+          content: [
+            text("Let me look at both files."),
+            toolUse("toolu_1", "Read", first),
+            toolUse("toolu_2", "Grep", second)
+          ]
+        })
       ])
-      const shape = events.map((event) => (event._tag === "ToolUseStart" || event._tag === "ToolUseEnd" ? `${event._tag}:${event.id}` : event._tag))
+      const shape = events.map((
+        event
+      ) => (event._tag === "ToolUseStart" || event._tag === "ToolUseEnd" ? `${event._tag}:${event.id}` : event._tag))
       const squeezed = shape.filter((tag, i) => tag !== shape[i - 1])
       expect(squeezed).toEqual([
         "TextDelta",
@@ -84,20 +121,30 @@ describe("AnthropicMessages: a streamed reply", () => {
         "Stop"
       ])
       expect(events.filter((event) => event._tag === "TextDelta").length).toBeGreaterThan(1)
-      expect(events.filter((event) => event._tag === "TextDelta").map((event) => event.text).join("")).toBe("Let me look at both files.")
-      expect(events.filter((event) => event._tag === "ToolUseDelta" && event.id === "toolu_1").length).toBeGreaterThan(1)
-      expect(events.find((event) => event._tag === "ToolUseStart" && event.id === "toolu_2")).toMatchObject({ name: "Grep" })
+      expect(events.filter((event) => event._tag === "TextDelta").map((event) => event.text).join("")).toBe(
+        "Let me look at both files."
+      )
+      expect(events.filter((event) => event._tag === "ToolUseDelta" && event.id === "toolu_1").length).toBeGreaterThan(
+        1
+      )
+      expect(events.find((event) => event._tag === "ToolUseStart" && event.id === "toolu_2")).toMatchObject({
+        name: "Grep"
+      })
       const inputs = inputsOf(events)
       expect(JSON.parse(inputs["toolu_1"]!)).toEqual(first)
       expect(JSON.parse(inputs["toolu_2"]!)).toEqual(second)
       const stop = events.at(-1)
       expect(stop).toMatchObject({ _tag: "Stop", reason: "tool_use" })
-      expect(stop?._tag === "Stop" && stop.usage !== undefined && stop.usage.inputTokens > 0 && stop.usage.outputTokens > 0).toBe(true)
+      expect(
+        stop?._tag === "Stop" && stop.usage !== undefined && stop.usage.inputTokens > 0 && stop.usage.outputTokens > 0
+      ).toBe(true)
     }))
 
   it.scoped("a text-only reply stops with end_turn; a tool_use whose input never arrives in pieces gets its start input, {}", () =>
     Effect.gen(function*() {
-      const { events } = yield* replyTo([Reply.Message({ content: [text("Done."), toolUse("toolu_9", "Now", {}, [])], stopReason: "end_turn" })])
+      const { events } = yield* replyTo([
+        Reply.Message({ content: [text("Done."), toolUse("toolu_9", "Now", {}, [])], stopReason: "end_turn" })
+      ])
       expect(inputsOf(events)).toEqual({ toolu_9: "{}" })
       expect(events.at(-1)).toMatchObject({ _tag: "Stop", reason: "end_turn" })
     }))
@@ -118,21 +165,39 @@ describe("AnthropicMessages: a streamed reply", () => {
         system: "You are terse.",
         messages: [
           { role: "user", content: "fetch the page" },
-          { role: "assistant", content: [{ type: "tool_use", id: "toolu_s", name: "ToolSearch", input: { query: "select:WebFetch" } }] },
+          {
+            role: "assistant",
+            content: [{ type: "tool_use", id: "toolu_s", name: "ToolSearch", input: { query: "select:WebFetch" } }]
+          },
           {
             role: "user",
-            content: [{ type: "tool_result", tool_use_id: "toolu_s", content: [{ type: "tool_reference", tool_name: "WebFetch" }] }]
+            content: [{
+              type: "tool_result",
+              tool_use_id: "toolu_s",
+              content: [{ type: "tool_reference", tool_name: "WebFetch" }]
+            }]
           }
         ],
         tools: [
-          { name: "ToolSearch", description: "Finds tools.", input_schema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] } },
-          { name: "WebFetch", description: "Fetches a URL.", input_schema: { type: "object", properties: { url: { type: "string" } } }, defer_loading: true }
+          {
+            name: "ToolSearch",
+            description: "Finds tools.",
+            input_schema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] }
+          },
+          {
+            name: "WebFetch",
+            description: "Fetches a URL.",
+            input_schema: { type: "object", properties: { url: { type: "string" } } },
+            defer_loading: true
+          }
         ],
         maxTokens: 2048
       }
       const server = yield* MessagesServer.make([Reply.Message({ content: [text("ok")] })])
       yield* Stream.runDrain(ask(request)).pipe(
-        Effect.provide(backend(server.url, { betas: ["advanced-tool-use-2025-11-20", "other-beta"], headers: { "x-trace": "t1" } }))
+        Effect.provide(
+          backend(server.url, { betas: ["advanced-tool-use-2025-11-20", "other-beta"], headers: { "x-trace": "t1" } })
+        )
       )
       expect(yield* server.requests).toEqual([{
         model: "claude-test",
@@ -156,28 +221,157 @@ describe("AnthropicMessages: a streamed reply", () => {
 
 describe("AnthropicMessages: bad responses are typed ModelErrors naming the problem", () => {
   const cases: ReadonlyArray<readonly [string, MessagesServer.Reply, ModelError["reason"], RegExp, number?]> = [
-    ["a 429", Reply.HttpError({ status: 429, errorType: "rate_limit_error", message: "Number of request tokens has exceeded your per-minute rate limit" }), "Status", /answered 429 rate_limit_error: Number of request tokens has exceeded your per-minute rate limit \(request-id req_/, 429],
-    ["a 529", Reply.HttpError({ status: 529, errorType: "overloaded_error", message: "Overloaded" }), "Status", /answered 529 overloaded_error: Overloaded/, 529],
-    ["an error status whose body is not an API error", Reply.Raw({ status: 502, contentType: "text/html", body: "<html>Bad Gateway</html>" }), "Status", /answered 502 with a body that is not an API error: "<html>Bad Gateway<\/html>"/, 502],
-    ["a body that is not an event stream", Reply.Raw({ status: 200, contentType: "application/json", body: "{\"type\":\"message\"}" }), "Malformed", /answered 200 with "application\/json", not an event stream: "\{\\"type\\":\\"message\\"\}"/],
-    ["an event that is not JSON", Reply.MalformedEvent(), "Malformed", /an event's data is not JSON: "\{\\"type\\": \\"content_block_start\\"/],
-    ["an unknown content block type", Reply.UnknownBlock({ blockType: "thinking" }), "UnknownBlock", /^unknown content block type "thinking" at index 0$/],
-    ["an unknown event type", Reply.Events({ events: [{ type: "mystery_event" }] }), "UnknownBlock", /^unknown event type "mystery_event"$/],
-    ["an unknown delta type", Reply.Events({ events: [{ type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "hm" } }] }), "UnknownBlock", /^unknown delta type "thinking_delta" at index 0$/],
-    ["a tool_use with no id", Reply.ToolUseWithoutId({ name: "Read" }), "Malformed", /content_block_start event: content_block\.id: a tool_use block needs an id/],
-    ["a tool_use with an empty id", Reply.ToolUseWithoutId({ name: "Read", id: "" }), "Malformed", /content_block\.id: a tool_use block needs a non-empty id/],
-    ["a stream that ends before message_stop", Reply.Truncated({ content: [text("partial")] }), "Malformed", /^the stream ended before message_stop$/],
-    ["a stream that ends mid-block", Reply.Truncated({ content: [toolUse("toolu_1", "Read", { file_path: "a" })], keep: 4 }), "Malformed", /^the stream ended before message_stop$/],
+    [
+      "a 429",
+      Reply.HttpError({
+        status: 429,
+        errorType: "rate_limit_error",
+        message: "Number of request tokens has exceeded your per-minute rate limit"
+      }),
+      "Status",
+      /answered 429 rate_limit_error: Number of request tokens has exceeded your per-minute rate limit \(request-id req_/,
+      429
+    ],
+    [
+      "a 529",
+      Reply.HttpError({ status: 529, errorType: "overloaded_error", message: "Overloaded" }),
+      "Status",
+      /answered 529 overloaded_error: Overloaded/,
+      529
+    ],
+    [
+      "an error status whose body is not an API error",
+      Reply.Raw({ status: 502, contentType: "text/html", body: "<html>Bad Gateway</html>" }),
+      "Status",
+      /answered 502 with a body that is not an API error: "<html>Bad Gateway<\/html>"/,
+      502
+    ],
+    [
+      "a body that is not an event stream",
+      Reply.Raw({ status: 200, contentType: "application/json", body: "{\"type\":\"message\"}" }),
+      "Malformed",
+      /answered 200 with "application\/json", not an event stream: "\{\\"type\\":\\"message\\"\}"/
+    ],
+    [
+      "an event that is not JSON",
+      Reply.MalformedEvent(),
+      "Malformed",
+      /an event's data is not JSON: "\{\\"type\\": \\"content_block_start\\"/
+    ],
+    [
+      "an unknown content block type",
+      Reply.UnknownBlock({ blockType: "thinking" }),
+      "UnknownBlock",
+      /^unknown content block type "thinking" at index 0$/
+    ],
+    [
+      "an unknown event type",
+      Reply.Events({ events: [{ type: "mystery_event" }] }),
+      "UnknownBlock",
+      /^unknown event type "mystery_event"$/
+    ],
+    [
+      "an unknown delta type",
+      Reply.Events({
+        events: [{ type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "hm" } }]
+      }),
+      "UnknownBlock",
+      /^unknown delta type "thinking_delta" at index 0$/
+    ],
+    [
+      "a tool_use with no id",
+      Reply.ToolUseWithoutId({ name: "Read" }),
+      "Malformed",
+      /content_block_start event: content_block\.id: a tool_use block needs an id/
+    ],
+    [
+      "a tool_use with an empty id",
+      Reply.ToolUseWithoutId({ name: "Read", id: "" }),
+      "Malformed",
+      /content_block\.id: a tool_use block needs a non-empty id/
+    ],
+    [
+      "a stream that ends before message_stop",
+      Reply.Truncated({ content: [text("partial")] }),
+      "Malformed",
+      /^the stream ended before message_stop$/
+    ],
+    [
+      "a stream that ends mid-block",
+      Reply.Truncated({ content: [toolUse("toolu_1", "Read", { file_path: "a" })], keep: 4 }),
+      "Malformed",
+      /^the stream ended before message_stop$/
+    ],
     ["an empty event stream", Reply.Events({ events: [] }), "Malformed", /^the stream ended before message_start$/],
-    ["an event before message_start", Reply.Events({ events: [{ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }] }), "Malformed", /^a content_block_start event before message_start$/],
-    ["a delta for a block that never started", Reply.Events({ events: [start, { type: "content_block_delta", index: 3, delta: { type: "text_delta", text: "x" } }] }), "Malformed", /^a content_block_delta for content block 3, which never started$/],
-    ["an input_json_delta for a text block", Reply.Events({ events: [start, textStart(0), { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: "{" } }] }), "Malformed", /^an input_json_delta for the text block at index 0$/],
-    ["a block stopped twice", Reply.Events({ events: [start, textStart(0), { type: "content_block_stop", index: 0 }, { type: "content_block_stop", index: 0 }] }), "Malformed", /which had already stopped$/],
-    ["message_stop with a block still open", Reply.Events({ events: [start, textStart(0), stopDelta, { type: "message_stop" }] }), "Malformed", /^message_stop while content block 0 is still open$/],
-    ["message_stop without a stop_reason", Reply.Events({ events: [start, { type: "message_stop" }] }), "Malformed", /^message_stop before a message_delta gave the stop_reason$/],
-    ["an event after message_stop", Reply.Events({ events: [start, stopDelta, { type: "message_stop" }, { type: "ping" }, textStart(0)] }), "Malformed", /^a content_block_start event after message_stop$/],
-    ["two tool_uses with one id", Reply.Events({ events: [start, toolStart(0, "toolu_x"), { type: "content_block_stop", index: 0 }, toolStart(1, "toolu_x")] }), "Malformed", /two tool_use blocks share the id "toolu_x"/],
-    ["an error event", Reply.ErrorEvent({ errorType: "overloaded_error", message: "Overloaded" }), "Api", /^the Messages API sent an error event: overloaded_error: Overloaded$/]
+    [
+      "an event before message_start",
+      Reply.Events({ events: [{ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }] }),
+      "Malformed",
+      /^a content_block_start event before message_start$/
+    ],
+    [
+      "a delta for a block that never started",
+      Reply.Events({
+        events: [start, { type: "content_block_delta", index: 3, delta: { type: "text_delta", text: "x" } }]
+      }),
+      "Malformed",
+      /^a content_block_delta for content block 3, which never started$/
+    ],
+    [
+      "an input_json_delta for a text block",
+      Reply.Events({
+        events: [start, textStart(0), {
+          type: "content_block_delta",
+          index: 0,
+          delta: { type: "input_json_delta", partial_json: "{" }
+        }]
+      }),
+      "Malformed",
+      /^an input_json_delta for the text block at index 0$/
+    ],
+    [
+      "a block stopped twice",
+      Reply.Events({
+        events: [start, textStart(0), { type: "content_block_stop", index: 0 }, {
+          type: "content_block_stop",
+          index: 0
+        }]
+      }),
+      "Malformed",
+      /which had already stopped$/
+    ],
+    [
+      "message_stop with a block still open",
+      Reply.Events({ events: [start, textStart(0), stopDelta, { type: "message_stop" }] }),
+      "Malformed",
+      /^message_stop while content block 0 is still open$/
+    ],
+    [
+      "message_stop without a stop_reason",
+      Reply.Events({ events: [start, { type: "message_stop" }] }),
+      "Malformed",
+      /^message_stop before a message_delta gave the stop_reason$/
+    ],
+    [
+      "an event after message_stop",
+      Reply.Events({ events: [start, stopDelta, { type: "message_stop" }, { type: "ping" }, textStart(0)] }),
+      "Malformed",
+      /^a content_block_start event after message_stop$/
+    ],
+    [
+      "two tool_uses with one id",
+      Reply.Events({
+        events: [start, toolStart(0, "toolu_x"), { type: "content_block_stop", index: 0 }, toolStart(1, "toolu_x")]
+      }),
+      "Malformed",
+      /two tool_use blocks share the id "toolu_x"/
+    ],
+    [
+      "an error event",
+      Reply.ErrorEvent({ errorType: "overloaded_error", message: "Overloaded" }),
+      "Api",
+      /^the Messages API sent an error event: overloaded_error: Overloaded$/
+    ]
   ]
 
   for (const [name, reply, reason, message, status] of cases) {
@@ -197,18 +391,40 @@ describe("AnthropicMessages: bad responses are typed ModelErrors naming the prob
         ...hello,
         messages: [
           { role: "user", content: "find a tool" },
-          { role: "assistant", content: [{ type: "tool_use", id: "toolu_s", name: "ToolSearch", input: { query: "x" } }] },
-          { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_s", content: [{ type: "tool_reference", tool_name: "Missing" }] }] }
+          {
+            role: "assistant",
+            content: [{ type: "tool_use", id: "toolu_s", name: "ToolSearch", input: { query: "x" } }]
+          },
+          {
+            role: "user",
+            content: [{
+              type: "tool_result",
+              tool_use_id: "toolu_s",
+              content: [{ type: "tool_reference", tool_name: "Missing" }]
+            }]
+          }
         ]
       })
       expect(error).toMatchObject({ reason: "Status", status: 400 })
-      expect(error.message).toMatch(/answered 400 invalid_request_error: Tool reference 'Missing' not found in available tools/)
+      expect(error.message).toMatch(
+        /answered 400 invalid_request_error: Tool reference 'Missing' not found in available tools/
+      )
     }))
 
   it.scoped("with unknownEvents: \"ignore\", an unknown event type is skipped; an unknown block type still fails", () =>
     Effect.gen(function*() {
       const server = yield* MessagesServer.make([
-        Reply.Events({ events: [start, { type: "brand_new_event", detail: 1 }, textStart(0), { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "hi" } }, { type: "content_block_stop", index: 0 }, stopDelta, { type: "message_stop" }] }),
+        Reply.Events({
+          events: [
+            start,
+            { type: "brand_new_event", detail: 1 },
+            textStart(0),
+            { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "hi" } },
+            { type: "content_block_stop", index: 0 },
+            stopDelta,
+            { type: "message_stop" }
+          ]
+        }),
         Reply.UnknownBlock({ blockType: "thinking" })
       ])
       const layer = backend(server.url, { unknownEvents: "ignore" })
@@ -237,7 +453,9 @@ describe("AnthropicMessages: bad responses are typed ModelErrors naming the prob
 describe("AnthropicMessages: cancellation", () => {
   it.scoped("interrupting the stream mid-reply closes the connection: the server sees the client leave and finishes the reply", () =>
     Effect.gen(function*() {
-      const server = yield* MessagesServer.make([Reply.Hold({ content: [toolUse("toolu_1", "Read", { file_path: "a.txt" })] })])
+      const server = yield* MessagesServer.make([
+        Reply.Hold({ content: [toolUse("toolu_1", "Read", { file_path: "a.txt" })] })
+      ])
       const first = yield* Deferred.make<ModelEvent>()
       const fiber = yield* Stream.runForEach(ask(hello), (event) => Deferred.succeed(first, event)).pipe(
         Effect.provide(backend(server.url)),
@@ -253,9 +471,16 @@ describe("AnthropicMessages: cancellation", () => {
 
   it.scoped("a body that goes on after message_stop is cut after a grace period: the reply ends complete, without an error", () =>
     Effect.gen(function*() {
-      const server = yield* MessagesServer.make([Reply.Events({ events: [start, textStart(0), { type: "content_block_stop", index: 0 }, stopDelta, { type: "message_stop" }], end: false })])
+      const server = yield* MessagesServer.make([
+        Reply.Events({
+          events: [start, textStart(0), { type: "content_block_stop", index: 0 }, stopDelta, { type: "message_stop" }],
+          end: false
+        })
+      ])
       const fiber = yield* Stream.runCollect(ask(hello)).pipe(Effect.provide(backend(server.url)), Effect.fork)
-      for (let step = 0; step < 20 && Option.isNone(yield* Fiber.poll(fiber)); step++) yield* TestClock.adjust("1 second")
+      for (let step = 0; step < 20 && Option.isNone(yield* Fiber.poll(fiber)); step++) {
+        yield* TestClock.adjust("1 second")
+      }
       expect(Option.isSome(yield* Fiber.poll(fiber))).toBe(true)
       const events = Chunk.toReadonlyArray(yield* Fiber.join(fiber))
       expect(events.map((event) => event._tag)).toEqual(["Stop"])
@@ -272,10 +497,15 @@ describe("AnthropicMessages: cancellation", () => {
         Effect.fork
       )
       yield* Deferred.await(first)
-      for (let step = 0; step < 40 && Option.isNone(yield* Fiber.poll(fiber)); step++) yield* TestClock.adjust("1 second")
+      for (let step = 0; step < 40 && Option.isNone(yield* Fiber.poll(fiber)); step++) {
+        yield* TestClock.adjust("1 second")
+      }
       expect(Option.isSome(yield* Fiber.poll(fiber))).toBe(true)
       const error = yield* Fiber.join(fiber)
-      expect(error).toMatchObject({ reason: "Transport", message: "the Messages API sent nothing for 30s (the idle timeout)" })
+      expect(error).toMatchObject({
+        reason: "Transport",
+        message: "the Messages API sent nothing for 30s (the idle timeout)"
+      })
       yield* server.awaitDisconnects(1)
     }))
 
@@ -299,20 +529,27 @@ describe("AnthropicMessages: input pieces", () => {
     })
   })
 
-  it.effect.prop("any split of a tool_use input's JSON into deltas arrives piece by piece and adds up to the same input", [inputAndPieces], ([{ input, pieces }]) =>
-    Effect.gen(function*() {
-      const { events } = yield* replyTo([Reply.Message({ content: [toolUse("toolu_p", "Tool", input, pieces)] })])
-      const received = events.flatMap((event) => (event._tag === "ToolUseDelta" ? [event.partialJson] : []))
-      // Oracle: the non-empty pieces, in order; together they are the JSON the server sent for the input.
-      expect(received).toEqual(pieces.filter((piece) => piece !== ""))
-      expect(JSON.parse(received.join(""))).toEqual(JSON.parse(JSON.stringify(input)))
-    }).pipe(Effect.scoped), { fastCheck: { numRuns: 50 } })
+  it.effect.prop(
+    "any split of a tool_use input's JSON into deltas arrives piece by piece and adds up to the same input",
+    [inputAndPieces],
+    ([{ input, pieces }]) =>
+      Effect.gen(function*() {
+        const { events } = yield* replyTo([Reply.Message({ content: [toolUse("toolu_p", "Tool", input, pieces)] })])
+        const received = events.flatMap((event) => (event._tag === "ToolUseDelta" ? [event.partialJson] : []))
+        // Oracle: the non-empty pieces, in order; together they are the JSON the server sent for the input.
+        expect(received).toEqual(pieces.filter((piece) => piece !== ""))
+        expect(JSON.parse(received.join(""))).toEqual(JSON.parse(JSON.stringify(input)))
+      }).pipe(Effect.scoped),
+    { fastCheck: { numRuns: 50 } }
+  )
 })
 
 describe("AnthropicMessages: the non-streamed Message", () => {
   it.scoped("the server's JSON Message for a request without stream decodes with MessageResponse", () =>
     Effect.gen(function*() {
-      const server = yield* MessagesServer.make([Reply.Message({ content: [text("hi"), toolUse("toolu_1", "Read", { file_path: "a" })] })])
+      const server = yield* MessagesServer.make([
+        Reply.Message({ content: [text("hi"), toolUse("toolu_1", "Read", { file_path: "a" })] })
+      ])
       const body = yield* Effect.promise(() =>
         fetch(`${server.url}/v1/messages`, {
           method: "POST",
@@ -321,18 +558,37 @@ describe("AnthropicMessages: the non-streamed Message", () => {
         }).then((response) => response.json())
       )
       const message = yield* Schema.decodeUnknown(AnthropicMessages.MessageResponse)(body)
-      expect(message).toMatchObject({ role: "assistant", stop_reason: "tool_use", content: [{ type: "text", text: "hi" }, { type: "tool_use", id: "toolu_1", input: { file_path: "a" } }] })
+      expect(message).toMatchObject({
+        role: "assistant",
+        stop_reason: "tool_use",
+        content: [{ type: "text", text: "hi" }, { type: "tool_use", id: "toolu_1", input: { file_path: "a" } }]
+      })
     }))
 })
 
 describe("AnthropicMessages: the real API", () => {
-  it.effect.skipIf(!process.env["ANTHROPIC_API_KEY"])("one tiny request streams text and stops", () =>
-    Effect.gen(function*() {
-      const events = yield* Stream.runCollect(ask({ system: undefined, messages: [{ role: "user", content: "Say hi in one word." }], tools: [], maxTokens: 16 })).pipe(
-        Effect.provide(AnthropicMessages.layer({ model: process.env["ANTHROPIC_MODEL"] ?? "claude-haiku-4-5" }).pipe(Layer.provide(FetchHttpClient.layer)))
-      )
-      const all = Chunk.toReadonlyArray(events)
-      expect(all.some((event) => event._tag === "TextDelta")).toBe(true)
-      expect(all.at(-1)?._tag).toBe("Stop")
-    }), 30_000)
+  it.effect.skipIf(!process.env["ANTHROPIC_API_KEY"])(
+    "one tiny request streams text and stops",
+    () =>
+      Effect.gen(function*() {
+        const events = yield* Stream.runCollect(
+          ask({
+            system: undefined,
+            messages: [{ role: "user", content: "Say hi in one word." }],
+            tools: [],
+            maxTokens: 16
+          })
+        ).pipe(
+          Effect.provide(
+            AnthropicMessages.layer({ model: process.env["ANTHROPIC_MODEL"] ?? "claude-haiku-4-5" }).pipe(
+              Layer.provide(FetchHttpClient.layer)
+            )
+          )
+        )
+        const all = Chunk.toReadonlyArray(events)
+        expect(all.some((event) => event._tag === "TextDelta")).toBe(true)
+        expect(all.at(-1)?._tag).toBe("Stop")
+      }),
+    30_000
+  )
 })

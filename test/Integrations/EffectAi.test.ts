@@ -57,14 +57,22 @@ const runtime = (starts: Ref.Ref<ReadonlyArray<readonly [string, number]>>) =>
   )
 
 /** A model that answers every request with the given tool calls. */
-const scriptedModel = (calls: ReadonlyArray<{ readonly name: string; readonly params: unknown }>, seen?: Ref.Ref<ReadonlyArray<unknown>>) =>
+const scriptedModel = (
+  calls: ReadonlyArray<{ readonly name: string; readonly params: unknown }>,
+  seen?: Ref.Ref<ReadonlyArray<unknown>>
+) =>
   Layer.effect(
     LanguageModel.LanguageModel,
     LanguageModel.make({
       generateText: (options) =>
         Effect.gen(function*() {
           if (seen !== undefined) yield* Ref.update(seen, (all) => [...all, options.tools])
-          return calls.map((call, i): Response.PartEncoded => ({ type: "tool-call", id: `call_${i}`, name: call.name, params: call.params }))
+          return calls.map((call, i): Response.PartEncoded => ({
+            type: "tool-call",
+            id: `call_${i}`,
+            name: call.name,
+            params: call.params
+          }))
         }),
       streamText: () => Effect.dieMessage("not used") as never
     })
@@ -77,7 +85,9 @@ const generate = (calls: ReadonlyArray<{ readonly name: string; readonly params:
     const response = yield* Effect.scoped(
       Effect.gen(function*() {
         const toolkit = yield* EffectAi.toolkit()
-        const fiber = yield* Effect.fork(LanguageModel.generateText({ prompt: "go", toolkit, concurrency: "unbounded" }))
+        const fiber = yield* Effect.fork(
+          LanguageModel.generateText({ prompt: "go", toolkit, concurrency: "unbounded" })
+        )
         yield* TestClock.adjust(100)
         return yield* Fiber.join(fiber)
       })
@@ -88,16 +98,26 @@ const generate = (calls: ReadonlyArray<{ readonly name: string; readonly params:
 describe("@effect/ai adapter", () => {
   it.effect("a denied call reaches the model as an error result; an allowed one as its result", () =>
     Effect.gen(function*() {
-      const { response } = yield* generate([{ name: "ReadFile", params: { path: "/a" } }, { name: "DeleteFile", params: { path: "/a" } }])
+      const { response } = yield* generate([{ name: "ReadFile", params: { path: "/a" } }, {
+        name: "DeleteFile",
+        params: { path: "/a" }
+      }])
       expect(response.toolResults.map((r) => [r.name, r.isFailure, r.result])).toEqual([
         ["ReadFile", false, "contents of /a"],
-        ["DeleteFile", true, "<tool_use_error>Permission to use DeleteFile was denied: No one was available to approve DeleteFile; it was denied.</tool_use_error>"]
+        [
+          "DeleteFile",
+          true,
+          "<tool_use_error>Permission to use DeleteFile was denied: No one was available to approve DeleteFile; it was denied.</tool_use_error>"
+        ]
       ])
     }))
 
   it.effect("a parallel read pair runs concurrently under the runtime's scheduler", () =>
     Effect.gen(function*() {
-      const { starts } = yield* generate([{ name: "ReadFile", params: { path: "/a" } }, { name: "ReadFile", params: { path: "/b" } }])
+      const { starts } = yield* generate([{ name: "ReadFile", params: { path: "/a" } }, {
+        name: "ReadFile",
+        params: { path: "/b" }
+      }])
       expect(starts).toEqual([["/a", 0], ["/b", 0]])
     }))
 
@@ -111,7 +131,14 @@ describe("@effect/ai adapter", () => {
   it.effect("the model is shown each tool's real JSON Schema", () =>
     Effect.gen(function*() {
       const { seen } = yield* generate([])
-      const sent = (seen[0] as ReadonlyArray<AiTool.Any>).map((t) => [t.name, AiTool.getJsonSchemaFromSchemaAst(t.parametersSchema.ast)])
-      expect(sent).toContainEqual(["ReadFile", { type: "object", required: ["path"], properties: { path: { type: "string" } }, additionalProperties: false }])
+      const sent = (seen[0] as ReadonlyArray<AiTool.Any>).map((
+        t
+      ) => [t.name, AiTool.getJsonSchemaFromSchemaAst(t.parametersSchema.ast)])
+      expect(sent).toContainEqual(["ReadFile", {
+        type: "object",
+        required: ["path"],
+        properties: { path: { type: "string" } },
+        additionalProperties: false
+      }])
     }))
 })

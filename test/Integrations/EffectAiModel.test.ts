@@ -6,7 +6,20 @@ import { AiError, LanguageModel, Prompt } from "@effect/ai"
 import type * as Response from "@effect/ai/Response"
 import * as AiTool from "@effect/ai/Tool"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Chunk, Context, Deferred, Effect, Fiber, Either, Exit, FastCheck as fc, Layer, Option, Stream } from "effect"
+import {
+  Cause,
+  Chunk,
+  Context,
+  Deferred,
+  Effect,
+  Either,
+  Exit,
+  FastCheck as fc,
+  Fiber,
+  Layer,
+  Option,
+  Stream
+} from "effect"
 import * as EffectAiModel from "../../src/Integrations/EffectAiModel.js"
 import type { Message, ModelRequest } from "../../src/Integrations/ModelBackend.js"
 import { ModelBackend, ModelEvent } from "../../src/Integrations/ModelBackend.js"
@@ -18,13 +31,27 @@ const object = (properties: Record<string, object>, required: ReadonlyArray<stri
 const tools: ReadonlyArray<Definitions.AnthropicTool> = [
   { name: "ReadFile", description: "Reads a file.", input_schema: object({ path: { type: "string" } }, ["path"]) },
   { name: "ToolSearch", description: "Finds tools.", input_schema: object({ query: { type: "string" } }, ["query"]) },
-  { name: "DbQuery", description: "Runs a query.", input_schema: object({ sql: { type: "string" } }, ["sql"]), defer_loading: true }
+  {
+    name: "DbQuery",
+    description: "Runs a query.",
+    input_schema: object({ sql: { type: "string" } }, ["sql"]),
+    defer_loading: true
+  }
 ]
 
-const request = (messages: ReadonlyArray<Message>, system?: string): ModelRequest => ({ system, messages, tools, maxTokens: 1024 })
+const request = (messages: ReadonlyArray<Message>, system?: string): ModelRequest => ({
+  system,
+  messages,
+  tools,
+  maxTokens: 1024
+})
 
 const usage = { inputTokens: 12, outputTokens: 7, totalTokens: 19 }
-const finish = (reason: Response.FinishReason = "stop"): Response.StreamPartEncoded => ({ type: "finish", reason, usage })
+const finish = (reason: Response.FinishReason = "stop"): Response.StreamPartEncoded => ({
+  type: "finish",
+  reason,
+  usage
+})
 
 /** A LanguageModel whose every stream is `reply`; it records what each request carried. */
 const scriptedModel = (reply: Stream.Stream<Response.StreamPartEncoded, AiError.AiError>) => {
@@ -89,8 +116,20 @@ describe("EffectAiModel: the conversation as a Prompt", () => {
         {
           role: "user",
           content: [
-            { type: "tool_result", tool_use_id: "toolu_1", content: "<tool_use_error>File does not exist.</tool_use_error>", is_error: true },
-            { type: "tool_result", tool_use_id: "toolu_2", content: [{ type: "tool_reference", tool_name: "DbQuery" }, { type: "tool_reference", tool_name: "DbSchema" }] },
+            {
+              type: "tool_result",
+              tool_use_id: "toolu_1",
+              content: "<tool_use_error>File does not exist.</tool_use_error>",
+              is_error: true
+            },
+            {
+              type: "tool_result",
+              tool_use_id: "toolu_2",
+              content: [{ type: "tool_reference", tool_name: "DbQuery" }, {
+                type: "tool_reference",
+                tool_name: "DbSchema"
+              }]
+            },
             { type: "text", text: "Carry on." }
           ]
         }
@@ -99,21 +138,55 @@ describe("EffectAiModel: the conversation as a Prompt", () => {
       expect(seen).toHaveLength(1)
       expect(plain(seen[0]!.prompt)).toEqual([
         { role: "system", content: "You are terse.", options: {} },
-        { role: "user", content: [{ type: "text", text: "Read /a and find a database tool.", options: {} }], options: {} },
+        {
+          role: "user",
+          content: [{ type: "text", text: "Read /a and find a database tool.", options: {} }],
+          options: {}
+        },
         {
           role: "assistant",
           content: [
             { type: "text", text: "On it.", options: {} },
-            { type: "tool-call", id: "toolu_1", name: "ReadFile", params: { path: "/a" }, providerExecuted: false, options: {} },
-            { type: "tool-call", id: "toolu_2", name: "ToolSearch", params: { query: "database" }, providerExecuted: false, options: {} }
+            {
+              type: "tool-call",
+              id: "toolu_1",
+              name: "ReadFile",
+              params: { path: "/a" },
+              providerExecuted: false,
+              options: {}
+            },
+            {
+              type: "tool-call",
+              id: "toolu_2",
+              name: "ToolSearch",
+              params: { query: "database" },
+              providerExecuted: false,
+              options: {}
+            }
           ],
           options: {}
         },
         {
           role: "tool",
           content: [
-            { type: "tool-result", id: "toolu_1", name: "ReadFile", isFailure: true, result: "<tool_use_error>File does not exist.</tool_use_error>", providerExecuted: false, options: {} },
-            { type: "tool-result", id: "toolu_2", name: "ToolSearch", isFailure: false, result: "Loaded tools: DbQuery, DbSchema", providerExecuted: false, options: {} }
+            {
+              type: "tool-result",
+              id: "toolu_1",
+              name: "ReadFile",
+              isFailure: true,
+              result: "<tool_use_error>File does not exist.</tool_use_error>",
+              providerExecuted: false,
+              options: {}
+            },
+            {
+              type: "tool-result",
+              id: "toolu_2",
+              name: "ToolSearch",
+              isFailure: false,
+              result: "Loaded tools: DbQuery, DbSchema",
+              providerExecuted: false,
+              options: {}
+            }
           ],
           options: {}
         },
@@ -124,7 +197,9 @@ describe("EffectAiModel: the conversation as a Prompt", () => {
   it.effect("every tool of the request, deferred ones too, goes to @effect/ai with its input_schema as the JSON Schema", () =>
     Effect.gen(function*() {
       const { seen } = yield* run(hello, Stream.make(finish()))
-      const sent = seen[0]!.tools.map((tool) => [tool.name, tool.description, AiTool.getJsonSchemaFromSchemaAst(tool.parametersSchema.ast)])
+      const sent = seen[0]!.tools.map((
+        tool
+      ) => [tool.name, tool.description, AiTool.getJsonSchemaFromSchemaAst(tool.parametersSchema.ast)])
       expect(sent).toEqual(tools.map((tool) => [tool.name, tool.description, tool.input_schema]))
     }))
 
@@ -158,7 +233,10 @@ describe("EffectAiModel: the conversation as a Prompt", () => {
     fc
       .record({
         text: fc.option(fc.string(), { nil: undefined }),
-        calls: fc.array(fc.record({ name: fc.constantFrom("ReadFile", "ToolSearch"), content: resultContent, isError: fc.boolean() }), { minLength: 1, maxLength: 4 }),
+        calls: fc.array(
+          fc.record({ name: fc.constantFrom("ReadFile", "ToolSearch"), content: resultContent, isError: fc.boolean() }),
+          { minLength: 1, maxLength: 4 }
+        ),
         after: fc.option(fc.string(), { nil: undefined })
       })
       .map(({ text, calls, after }): ReadonlyArray<Message> => [
@@ -172,7 +250,12 @@ describe("EffectAiModel: the conversation as a Prompt", () => {
         {
           role: "user",
           content: [
-            ...calls.map((call) => ({ type: "tool_result" as const, tool_use_id: "", content: call.content, is_error: call.isError })),
+            ...calls.map((call) => ({
+              type: "tool_result" as const,
+              tool_use_id: "",
+              content: call.content,
+              is_error: call.isError
+            })),
             ...(after === undefined ? [] : [{ type: "text" as const, text: after }])
           ]
         }
@@ -207,9 +290,15 @@ describe("EffectAiModel: the conversation as a Prompt", () => {
       const parts = prompt.content.flatMap((message, at) =>
         typeof message.content === "string" ? [] : message.content.map((part) => ({ role: message.role, at, part }))
       )
-      const calls = parts.flatMap(({ part, at }) => (part.type === "tool-call" ? [{ id: part.id, name: part.name, at }] : []))
-      const results = parts.flatMap(({ part, role, at }) => (part.type === "tool-result" ? [{ id: part.id, name: part.name, role, at }] : []))
-      const usesInConversation = messages.flatMap((m) => (typeof m.content === "string" ? [] : m.content.filter((b) => b.type === "tool_use")))
+      const calls = parts.flatMap((
+        { part, at }
+      ) => (part.type === "tool-call" ? [{ id: part.id, name: part.name, at }] : []))
+      const results = parts.flatMap((
+        { part, role, at }
+      ) => (part.type === "tool-result" ? [{ id: part.id, name: part.name, role, at }] : []))
+      const usesInConversation = messages.flatMap((
+        m
+      ) => (typeof m.content === "string" ? [] : m.content.filter((b) => b.type === "tool_use")))
       expect(calls).toHaveLength(usesInConversation.length)
       expect(results.map((r) => r.id)).toEqual(calls.map((c) => c.id))
       for (const call of calls) {
@@ -253,11 +342,15 @@ describe("EffectAiModel: the reply as ModelEvents", () => {
   it.effect("a tool call that arrives only complete becomes Start, one Delta whose JSON parses back to its params, End", () =>
     Effect.gen(function*() {
       const params = { sql: "select 1", options: { limit: 3, tags: ["a", "b"], dry: false, note: null } }
-      const got = yield* events(hello, [{ type: "tool-call", id: "toolu_9", name: "DbQuery", params }, finish("tool-calls")])
+      const got = yield* events(hello, [
+        { type: "tool-call", id: "toolu_9", name: "DbQuery", params },
+        finish("tool-calls")
+      ])
       expect(got.map((event) => event._tag)).toEqual(["ToolUseStart", "ToolUseDelta", "ToolUseEnd", "Stop"])
       expect(got[0]).toEqual(ModelEvent.ToolUseStart({ id: "toolu_9", name: "DbQuery" }))
       const delta = got[1]!
-      expect(delta._tag === "ToolUseDelta" && delta.id === "toolu_9" ? JSON.parse(delta.partialJson) : undefined).toEqual(params)
+      expect(delta._tag === "ToolUseDelta" && delta.id === "toolu_9" ? JSON.parse(delta.partialJson) : undefined)
+        .toEqual(params)
       expect(got[2]).toEqual(ModelEvent.ToolUseEnd({ id: "toolu_9" }))
     }))
 
@@ -290,14 +383,20 @@ describe("EffectAiModel: the reply as ModelEvents", () => {
       ]
       for (const [reason, expected] of table) {
         const got = yield* events(hello, [finish(reason)])
-        expect([reason, got]).toEqual([reason, [ModelEvent.Stop({ reason: expected as never, usage: { inputTokens: 12, outputTokens: 7 } })]])
+        expect([reason, got]).toEqual([reason, [
+          ModelEvent.Stop({ reason: expected as never, usage: { inputTokens: 12, outputTokens: 7 } })
+        ]])
       }
     }))
 
   it.effect("a finish without token counts has no usage; the events end at the first finish", () =>
     Effect.gen(function*() {
       const got = yield* events(hello, [
-        { type: "finish", reason: "stop", usage: { inputTokens: undefined, outputTokens: undefined, totalTokens: undefined } },
+        {
+          type: "finish",
+          reason: "stop",
+          usage: { inputTokens: undefined, outputTokens: undefined, totalTokens: undefined }
+        },
         { type: "text-delta", id: "t1", delta: "after the end" }
       ])
       expect(got).toEqual([ModelEvent.Stop({ reason: "end_turn", usage: undefined })])
@@ -307,12 +406,22 @@ describe("EffectAiModel: the reply as ModelEvents", () => {
     Effect.gen(function*() {
       // The backend's toolkit handler dies when called, so a resolved call would fail this run with a defect. The
       // finish comes in a later chunk: @effect/ai resolves the calls of a chunk before it reads the next one.
-      const reply = Stream.make<Array<Response.StreamPartEncoded>>({ type: "tool-call", id: "toolu_1", name: "ReadFile", params: { path: "/a" } }).pipe(
+      const reply = Stream.make<Array<Response.StreamPartEncoded>>({
+        type: "tool-call",
+        id: "toolu_1",
+        name: "ReadFile",
+        params: { path: "/a" }
+      }).pipe(
         Stream.concat(Stream.make(finish("tool-calls")))
       )
       const { exit } = yield* run(hello, reply)
       expect(Exit.isSuccess(exit)).toBe(true)
-      expect(Exit.isSuccess(exit) ? exit.value.map((event) => event._tag) : []).toEqual(["ToolUseStart", "ToolUseDelta", "ToolUseEnd", "Stop"])
+      expect(Exit.isSuccess(exit) ? exit.value.map((event) => event._tag) : []).toEqual([
+        "ToolUseStart",
+        "ToolUseDelta",
+        "ToolUseEnd",
+        "Stop"
+      ])
       // ... and the handler really would have died (so the assertion above can fail).
       const handled = yield* Effect.exit(EffectAiModel.toToolkit(tools).handle("ReadFile", { path: "/a" }))
       expect(Exit.isFailure(handled) && Cause.isDie(handled.cause)).toBe(true)
@@ -327,8 +436,14 @@ describe("EffectAiModel: options", () => {
     Effect.gen(function*() {
       const model = scriptedModel(
         Stream.unwrap(
-          Effect.map(Effect.serviceOption(MaxTokens), (max) =>
-            script({ type: "text-delta", id: "t", delta: `max_tokens=${Option.getOrElse(max, () => "unset")}` }, finish()))
+          Effect.map(
+            Effect.serviceOption(MaxTokens),
+            (max) =>
+              script(
+                { type: "text-delta", id: "t", delta: `max_tokens=${Option.getOrElse(max, () => "unset")}` },
+                finish()
+              )
+          )
         )
       )
       const firstText = (backend: Layer.Layer<ModelBackend, never, LanguageModel.LanguageModel>) =>
@@ -357,10 +472,11 @@ describe("EffectAiModel: interruption", () => {
       )
       const first = yield* Deferred.make<ModelEvent>()
       const model = scriptedModel(reply)
-      const fiber = yield* Effect.flatMap(ModelBackend, (backend) => Stream.runForEach(backend.stream(hello), (event) => Deferred.succeed(first, event))).pipe(
-        Effect.provide(EffectAiModel.layer.pipe(Layer.provide(model.layer))),
-        Effect.fork
-      )
+      const fiber = yield* Effect.flatMap(ModelBackend, (backend) =>
+        Stream.runForEach(backend.stream(hello), (event) => Deferred.succeed(first, event))).pipe(
+          Effect.provide(EffectAiModel.layer.pipe(Layer.provide(model.layer))),
+          Effect.fork
+        )
       expect(yield* Deferred.await(first)).toEqual(ModelEvent.TextDelta({ text: "Hi" }))
       yield* Fiber.interrupt(fiber)
       expect(yield* Deferred.isDone(released)).toBe(true)
@@ -380,9 +496,41 @@ describe("EffectAiModel: errors", () => {
   it.effect("each AiError becomes a ModelError with a fitting reason, its message kept", () =>
     Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [AiError.AiError, string, number | undefined]> = [
-        [new AiError.HttpRequestError({ module: "M", method: "m", reason: "Transport", request: request_, description: "connection reset" }), "Transport", undefined],
-        [new AiError.HttpResponseError({ module: "M", method: "m", reason: "StatusCode", request: request_, response: response(529), description: "overloaded" }), "Status", 529],
-        [new AiError.HttpResponseError({ module: "M", method: "m", reason: "Decode", request: request_, response: response(200), description: "not JSON" }), "Malformed", 200],
+        [
+          new AiError.HttpRequestError({
+            module: "M",
+            method: "m",
+            reason: "Transport",
+            request: request_,
+            description: "connection reset"
+          }),
+          "Transport",
+          undefined
+        ],
+        [
+          new AiError.HttpResponseError({
+            module: "M",
+            method: "m",
+            reason: "StatusCode",
+            request: request_,
+            response: response(529),
+            description: "overloaded"
+          }),
+          "Status",
+          529
+        ],
+        [
+          new AiError.HttpResponseError({
+            module: "M",
+            method: "m",
+            reason: "Decode",
+            request: request_,
+            response: response(200),
+            description: "not JSON"
+          }),
+          "Malformed",
+          200
+        ],
         [new AiError.MalformedOutput({ module: "M", method: "m", description: "bad part" }), "Malformed", undefined],
         [new AiError.MalformedInput({ module: "M", method: "m", description: "bad prompt" }), "Malformed", undefined],
         [new AiError.UnknownError({ module: "M", method: "m", description: "something" }), "Api", undefined]
@@ -397,11 +545,16 @@ describe("EffectAiModel: errors", () => {
     Effect.gen(function*() {
       const model = scriptedModel(
         Stream.make<Array<Response.StreamPartEncoded>>({ type: "text-delta", id: "t", delta: "Hi" }).pipe(
-          Stream.concat(Stream.fail(new AiError.UnknownError({ module: "M", method: "m", description: "overloaded_error" })))
+          Stream.concat(
+            Stream.fail(new AiError.UnknownError({ module: "M", method: "m", description: "overloaded_error" }))
+          )
         )
       )
       const seen: Array<ModelEvent> = []
-      const result = yield* Effect.flatMap(ModelBackend, (backend) => Stream.runForEach(backend.stream(hello), (event) => Effect.sync(() => seen.push(event)))).pipe(
+      const result = yield* Effect.flatMap(
+        ModelBackend,
+        (backend) => Stream.runForEach(backend.stream(hello), (event) => Effect.sync(() => seen.push(event)))
+      ).pipe(
         Effect.provide(EffectAiModel.layer.pipe(Layer.provide(model.layer))),
         Effect.either
       )
@@ -411,14 +564,27 @@ describe("EffectAiModel: errors", () => {
 
   it.effect("an error part in the stream is an Api error with its message", () =>
     Effect.gen(function*() {
-      const got = yield* failure(hello, script({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }))
+      const got = yield* failure(
+        hello,
+        script({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })
+      )
       expect([got.reason, got.message]).toEqual(["Api", "{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}"])
     }))
 
   it.effect("a tool call without an id is Malformed, streamed or complete", () =>
     Effect.gen(function*() {
-      const streamed = yield* failure(hello, script({ type: "tool-params-start", id: "", name: "ReadFile" }, { type: "tool-params-end", id: "" }, finish("tool-calls")))
-      const complete = yield* failure(hello, script({ type: "tool-call", id: "", name: "ReadFile", params: {} }, finish("tool-calls")))
+      const streamed = yield* failure(
+        hello,
+        script(
+          { type: "tool-params-start", id: "", name: "ReadFile" },
+          { type: "tool-params-end", id: "" },
+          finish("tool-calls")
+        )
+      )
+      const complete = yield* failure(
+        hello,
+        script({ type: "tool-call", id: "", name: "ReadFile", params: {} }, finish("tool-calls"))
+      )
       expect([streamed.reason, streamed.message]).toEqual(["Malformed", "A tool call of ReadFile has no id."])
       expect([complete.reason, complete.message]).toEqual(["Malformed", "A tool call of ReadFile has no id."])
     }))
@@ -426,11 +592,23 @@ describe("EffectAiModel: errors", () => {
   it.effect("events out of order, a call of a tool the request does not offer, and a reply without a finish are Malformed", () =>
     Effect.gen(function*() {
       const orphan = yield* failure(hello, script({ type: "tool-params-delta", id: "toolu_1", delta: "{}" }, finish()))
-      const unfinished = yield* failure(hello, script({ type: "tool-params-start", id: "toolu_1", name: "ReadFile" }, finish("tool-calls")))
-      const unknownTool = yield* failure(hello, script({ type: "tool-call", id: "toolu_1", name: "Nope", params: {} }, finish("tool-calls")))
+      const unfinished = yield* failure(
+        hello,
+        script({ type: "tool-params-start", id: "toolu_1", name: "ReadFile" }, finish("tool-calls"))
+      )
+      const unknownTool = yield* failure(
+        hello,
+        script({ type: "tool-call", id: "toolu_1", name: "Nope", params: {} }, finish("tool-calls"))
+      )
       const noFinish = yield* failure(hello, script({ type: "text-delta", id: "t", delta: "Hi" }))
-      expect([orphan.reason, orphan.message]).toEqual(["Malformed", "Params arrived for the tool call toolu_1, which has not started."])
-      expect([unfinished.reason, unfinished.message]).toEqual(["Malformed", "The reply finished while the tool call toolu_1 was still streaming."])
+      expect([orphan.reason, orphan.message]).toEqual([
+        "Malformed",
+        "Params arrived for the tool call toolu_1, which has not started."
+      ])
+      expect([unfinished.reason, unfinished.message]).toEqual([
+        "Malformed",
+        "The reply finished while the tool call toolu_1 was still streaming."
+      ])
       expect(unknownTool.reason).toBe("Malformed")
       expect([noFinish.reason, noFinish.message]).toEqual(["Malformed", "The reply ended without a finish."])
     }))

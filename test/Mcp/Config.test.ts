@@ -23,16 +23,31 @@ const oracle = (parts: ReadonlyArray<Part>, env: Record<string, string>): string
   return out
 }
 
-type Part = { readonly _tag: "text"; readonly text: string } | { readonly _tag: "var"; readonly name: string; readonly fallback: string | undefined }
+type Part = { readonly _tag: "text"; readonly text: string } | {
+  readonly _tag: "var"
+  readonly name: string
+  readonly fallback: string | undefined
+}
 
 const names = FastCheck.constantFrom("HOME_DIR", "TOKEN", "API_KEY", "X")
 const part: FastCheck.Arbitrary<Part> = FastCheck.oneof(
-  FastCheck.string({ unit: FastCheck.constantFrom("a", "b", "/", "-", " ", "$", "{", ":") , maxLength: 5 }).map((text) => ({ _tag: "text" as const, text })),
-  FastCheck.record({ name: names, fallback: FastCheck.option(FastCheck.string({ unit: FastCheck.constantFrom("d", "e", "/", "-"), maxLength: 4 }), { nil: undefined }) })
+  FastCheck.string({ unit: FastCheck.constantFrom("a", "b", "/", "-", " ", "$", "{", ":"), maxLength: 5 }).map((
+    text
+  ) => ({ _tag: "text" as const, text })),
+  FastCheck.record({
+    name: names,
+    fallback: FastCheck.option(FastCheck.string({ unit: FastCheck.constantFrom("d", "e", "/", "-"), maxLength: 4 }), {
+      nil: undefined
+    })
+  })
     .map(({ fallback, name }) => ({ _tag: "var" as const, name, fallback }))
 )
 const render = (parts: ReadonlyArray<Part>) =>
-  parts.map((p) => (p._tag === "text" ? p.text : p.fallback === undefined ? `\${${p.name}}` : `\${${p.name}:-${p.fallback}}`)).join("")
+  parts.map((
+    p
+  ) => (p._tag === "text" ? p.text : p.fallback === undefined ? `\${${p.name}}` : `\${${p.name}:-${p.fallback}}`)).join(
+    ""
+  )
 
 describe("variable expansion", () => {
   it.prop("expands ${VAR} and ${VAR:-default} as written, and fails exactly when a variable is unset without default", [
@@ -51,7 +66,11 @@ describe("variable expansion", () => {
   it("a missing variable is an error naming file, server and field; the other servers are kept", () => {
     const loaded = McpConfig.fromJson(".mcp.json", {
       mcpServers: {
-        github: { type: "http", url: "https://api.example.com/mcp", headers: { Authorization: "Bearer ${GITHUB_TOKEN}" } },
+        github: {
+          type: "http",
+          url: "https://api.example.com/mcp",
+          headers: { Authorization: "Bearer ${GITHUB_TOKEN}" }
+        },
         local: { command: "${BIN:-node}", args: ["server.js", "--root=${ROOT}"], env: { KEY: "${KEY:-none}" } }
       }
     }, { trusted: true, env: { ROOT: "/srv" } })
@@ -59,7 +78,13 @@ describe("variable expansion", () => {
       ".mcp.json: server \"github\", field headers.Authorization: environment variable ${GITHUB_TOKEN} is not set and has no default"
     ])
     expect(loaded.servers).toHaveLength(1)
-    expect(loaded.servers[0]?.transport).toEqual({ _tag: "stdio", command: "node", args: ["server.js", "--root=/srv"], env: { KEY: "none" }, cwd: undefined })
+    expect(loaded.servers[0]?.transport).toEqual({
+      _tag: "stdio",
+      command: "node",
+      args: ["server.js", "--root=/srv"],
+      env: { KEY: "none" },
+      cwd: undefined
+    })
   })
 })
 
@@ -73,7 +98,10 @@ describe("entries", () => {
         ok: { type: "sse", url: "http://127.0.0.1:1/sse", timeout: 5000, toolTimeouts: { slow: 100 } }
       }
     }, { trusted: true })
-    expect(loaded.errors.map((e) => [e.server, e.field])).toEqual([["remote", "url"], ["local", "command"], ["odd", "type"]])
+    expect(loaded.errors.map((e) => [e.server, e.field])).toEqual([["remote", "url"], ["local", "command"], [
+      "odd",
+      "type"
+    ]])
     expect(loaded.errors[0]?.message).toContain("/p/.mcp.json: server \"remote\", field url:")
     const ok = loaded.servers[0]!
     expect(ok.transport).toEqual({ _tag: "sse", url: "http://127.0.0.1:1/sse", headers: {} })
@@ -96,18 +124,36 @@ describe("entries", () => {
     Effect.gen(function*() {
       const dir = tempDir("mcp-untrusted")
       const marker = path.join(dir, "started")
-      fs.writeFileSync(path.join(dir, ".mcp.json"), JSON.stringify({ mcpServers: { repo: { command: process.execPath, args: ["-e", `require("fs").writeFileSync(${JSON.stringify(marker)}, "x")`] } } }))
+      fs.writeFileSync(
+        path.join(dir, ".mcp.json"),
+        JSON.stringify({
+          mcpServers: {
+            repo: {
+              command: process.execPath,
+              args: ["-e", `require("fs").writeFileSync(${JSON.stringify(marker)}, "x")`]
+            }
+          }
+        })
+      )
       const loaded = yield* McpConfig.loadFile(path.join(dir, ".mcp.json"), { trusted: false })
-      const status = yield* Effect.scoped(Effect.flatMap(McpServers, (servers) => servers.status).pipe(Effect.provide(McpServers.layer(loaded))))
+      const status = yield* Effect.scoped(
+        Effect.flatMap(McpServers, (servers) => servers.status).pipe(Effect.provide(McpServers.layer(loaded)))
+      )
       expect(status[0]?.state._tag).toBe("Disabled")
       expect(status[0]?.state._tag === "Disabled" ? status[0].state.reason : "").toContain("is not trusted")
       expect(fs.existsSync(marker)).toBe(false)
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it("a later configuration replaces a server of the same name", () => {
-    const project = McpConfig.fromJson("project", { mcpServers: { a: { command: "one" }, b: { command: "two" } } }, { trusted: false })
+    const project = McpConfig.fromJson("project", { mcpServers: { a: { command: "one" }, b: { command: "two" } } }, {
+      trusted: false
+    })
     const user = McpConfig.fromJson("user", { mcpServers: { a: { command: "three" } } }, { trusted: true })
     const merged = McpConfig.merge([project, user])
-    expect(merged.servers.map((s) => [s.name, s.source, s.enabled])).toEqual([["a", "user", true], ["b", "project", false]])
+    expect(merged.servers.map((s) => [s.name, s.source, s.enabled])).toEqual([["a", "user", true], [
+      "b",
+      "project",
+      false
+    ]])
   })
 })

@@ -15,8 +15,13 @@ const MAIN = path.join(import.meta.dirname, "../../src/cli/main.ts")
 
 const cli = (cwd: string, args: ReadonlyArray<string>, stdin?: string) =>
   new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
-    const child = execFile(process.execPath, [TSX, MAIN, ...args], { cwd, timeout: 60_000 }, (error, stdout, stderr) =>
-      error === null ? resolve({ stdout, stderr }) : reject(new Error(`${error.message}\n${stderr}`)))
+    const child = execFile(
+      process.execPath,
+      [TSX, MAIN, ...args],
+      { cwd, timeout: 60_000 },
+      (error, stdout, stderr) =>
+        error === null ? resolve({ stdout, stderr }) : reject(new Error(`${error.message}\n${stderr}`))
+    )
     if (stdin !== undefined) child.stdin!.end(stdin)
   })
 
@@ -24,7 +29,10 @@ const project = () => {
   const dir = tempDir("mcp-cli")
   const entry = { command: process.execPath, args: [EVERYTHING, "stdio"] }
   fs.writeFileSync(path.join(dir, ".mcp.json"), JSON.stringify({ mcpServers: { repo: entry } }))
-  fs.writeFileSync(path.join(dir, "mine.json"), JSON.stringify({ mcpServers: { mine: entry, broken: { type: "http" } } }))
+  fs.writeFileSync(
+    path.join(dir, "mine.json"),
+    JSON.stringify({ mcpServers: { mine: entry, broken: { type: "http" } } })
+  )
   return dir
 }
 
@@ -44,7 +52,12 @@ describe("CLI", () => {
 
   it("exec runs an MCP call from a --mcp-config server under the usual rules", async () => {
     const dir = project()
-    const input = JSON.stringify([{ type: "tool_use", id: "toolu_cli", name: "mcp__mine__echo", input: { message: "from the cli" } }])
+    const input = JSON.stringify([{
+      type: "tool_use",
+      id: "toolu_cli",
+      name: "mcp__mine__echo",
+      input: { message: "from the cli" }
+    }])
     const { stdout } = await cli(dir, ["exec", "--mcp-config", "mine.json", "--allow", "mcp__mine__echo"], input)
     const out = JSON.parse(stdout) as { results: Array<{ content: unknown }>; outcomes: Array<{ status: string }> }
     expect(out.outcomes[0]?.status).toBe("success")
@@ -52,7 +65,8 @@ describe("CLI", () => {
   }, 60_000)
 
   it("a --mcp-config file that does not exist is a usage error", async () => {
-    await expect(cli(tempDir("mcp-cli"), ["mcp", "list", "--mcp-config", "nope.json"])).rejects.toThrow(/--mcp-config file not found: nope\.json/)
+    await expect(cli(tempDir("mcp-cli"), ["mcp", "list", "--mcp-config", "nope.json"])).rejects.toThrow(
+      /--mcp-config file not found: nope\.json/
+    )
   }, 60_000)
 })
-

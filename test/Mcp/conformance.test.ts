@@ -24,10 +24,18 @@ const runScenario = (scenario: string) =>
   new Promise<{ code: number; output: string; checks: ReadonlyArray<Check> }>((resolve) => {
     const out = tempDir(`mcp-conformance-${scenario}`)
     const command = [process.execPath, TSX, CLIENT].join(" ")
-    execFile(process.execPath, [SUITE, "client", "--command", command, "--scenario", scenario, "-o", out], { timeout: 90_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [SUITE, "client", "--command", command, "--scenario", scenario, "-o", out], {
+      timeout: 90_000
+    }, (error, stdout, stderr) => {
       const [run] = fs.readdirSync(out)
-      const checks = run === undefined ? [] : JSON.parse(fs.readFileSync(path.join(out, run, "checks.json"), "utf8")) as ReadonlyArray<Check>
-      resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, output: `${stdout}\n${stderr}`, checks })
+      const checks = run === undefined
+        ? []
+        : JSON.parse(fs.readFileSync(path.join(out, run, "checks.json"), "utf8")) as ReadonlyArray<Check>
+      resolve({
+        code: error === null ? 0 : typeof error.code === "number" ? error.code : 1,
+        output: `${stdout}\n${stderr}`,
+        checks
+      })
     })
   })
 

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import { McpServers } from "../../src/Mcp/McpServers.js"
-import { Approver, ApprovalAnswer } from "../../src/Permission/Approver.js"
+import { ApprovalAnswer, Approver } from "../../src/Permission/Approver.js"
 import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
 import { config, everythingEntry, resultText, runtimeLayer, use } from "./helpers.js"
@@ -39,26 +39,32 @@ describe("server-everything over stdio", () => {
       expect(outcome?.decision?._tag).toBe("Allow")
     }).pipe(Effect.provide(layer)), 30_000)
 
-  it.live("a wrong input is refused before the server sees it, in the built-in tools' words", () =>
-    Effect.gen(function*() {
-      const [missing, wrongType, unexpected] = yield* ToolRuntime.execute([
-        use(ECHO, {}),
-        use(ECHO, { message: 42 }),
-        use("mcp__everything__get-sum", { a: 1, b: 2, c: 3 })
-      ])
-      expect(missing?.result.content).toBe(
-        "<tool_use_error>InputValidationError: Tool failed due to the following issue(s):\nThe required parameter `message` is missing</tool_use_error>"
-      )
-      expect(wrongType?.result.content).toBe(
-        "<tool_use_error>InputValidationError: Tool failed due to the following issue(s):\nThe parameter `message` type is expected as `string` but provided as `number`</tool_use_error>"
-      )
-      // server-everything's zod schemas do not forbid extra keys: a third parameter passes through to the server.
-      expect(unexpected?.status).toBe("success")
-    }).pipe(Effect.provide(layer)), 30_000)
+  it.live(
+    "a wrong input is refused before the server sees it, in the built-in tools' words",
+    () =>
+      Effect.gen(function*() {
+        const [missing, wrongType, unexpected] = yield* ToolRuntime.execute([
+          use(ECHO, {}),
+          use(ECHO, { message: 42 }),
+          use("mcp__everything__get-sum", { a: 1, b: 2, c: 3 })
+        ])
+        expect(missing?.result.content).toBe(
+          "<tool_use_error>InputValidationError: Tool failed due to the following issue(s):\nThe required parameter `message` is missing</tool_use_error>"
+        )
+        expect(wrongType?.result.content).toBe(
+          "<tool_use_error>InputValidationError: Tool failed due to the following issue(s):\nThe parameter `message` type is expected as `string` but provided as `number`</tool_use_error>"
+        )
+        // server-everything's zod schemas do not forbid extra keys: a third parameter passes through to the server.
+        expect(unexpected?.status).toBe("success")
+      }).pipe(Effect.provide(layer)),
+    30_000
+  )
 
   it.live("structured content is sent as JSON text", () =>
     Effect.gen(function*() {
-      const [outcome] = yield* ToolRuntime.execute([use("mcp__everything__get-structured-content", { location: "New York" })])
+      const [outcome] = yield* ToolRuntime.execute([
+        use("mcp__everything__get-structured-content", { location: "New York" })
+      ])
       expect(outcome?.status).toBe("success")
       const parsed = JSON.parse(resultText(outcome?.result.content)) as Record<string, unknown>
       expect(Object.keys(parsed).sort()).toEqual(["conditions", "humidity", "temperature"])
@@ -70,7 +76,9 @@ describe("server-everything over stdio", () => {
       expect(outcome?.status).toBe("success")
       const content = outcome?.result.content
       expect(Array.isArray(content)).toBe(true)
-      const image = (content as ReadonlyArray<{ type: string; source?: { media_type: string; data: string } }>).find((b) => b.type === "image")
+      const image = (content as ReadonlyArray<{ type: string; source?: { media_type: string; data: string } }>).find((
+        b
+      ) => b.type === "image")
       expect(image?.source?.media_type).toBe("image/png")
       expect(Buffer.from(image!.source!.data, "base64").subarray(1, 4).toString("latin1")).toBe("PNG")
     }).pipe(Effect.provide(layer)), 30_000)
@@ -84,7 +92,9 @@ describe("server-everything over stdio", () => {
 
   it.live("a long-running operation reports progress events while it runs", () =>
     Effect.gen(function*() {
-      const handle = yield* ToolRuntime.start([use("mcp__everything__trigger-long-running-operation", { duration: 0.6, steps: 3 })])
+      const handle = yield* ToolRuntime.start([
+        use("mcp__everything__trigger-long-running-operation", { duration: 0.6, steps: 3 })
+      ])
       const events = yield* Stream.runCollect(handle.events)
       const outcomes = yield* handle.await
       expect(outcomes[0]?.status).toBe("success")
@@ -107,12 +117,16 @@ describe("annotations", () => {
     return runtimeLayer(config({ everything: everythingEntry() }, trusted ? { trustAnnotations: ["everything"] } : {}))
   }
 
-  it.live("an untrusted server's readOnlyHint is ignored: not read-only, and its calls claim the server exclusively", () =>
-    Effect.gen(function*() {
-      const { claims, traits } = yield* claimsAndTraits
-      expect(traits).toEqual({ readOnly: false, concurrencySafe: false, destructive: true, openWorld: true })
-      expect(claims).toEqual([{ resource: "mcp:everything", access: "write" }])
-    }).pipe(Effect.provide(registryOf(false))), 30_000)
+  it.live(
+    "an untrusted server's readOnlyHint is ignored: not read-only, and its calls claim the server exclusively",
+    () =>
+      Effect.gen(function*() {
+        const { claims, traits } = yield* claimsAndTraits
+        expect(traits).toEqual({ readOnly: false, concurrencySafe: false, destructive: true, openWorld: true })
+        expect(claims).toEqual([{ resource: "mcp:everything", access: "write" }])
+      }).pipe(Effect.provide(registryOf(false))),
+    30_000
+  )
 
   it.live("a trusted server's read-only tool claims the server for reading", () =>
     Effect.gen(function*() {
@@ -121,15 +135,24 @@ describe("annotations", () => {
       expect(claims).toEqual([{ resource: "mcp:everything", access: "read" }])
     }).pipe(Effect.provide(registryOf(true))), 30_000)
 
-  it.live("a trusted read-only annotation never grants permission: without a rule the person is asked, with the tool's rule suggested", () =>
-    Effect.gen(function*() {
-      const [outcome] = yield* ToolRuntime.execute([use(ECHO, { message: "ask me" })])
-      expect(outcome?.status).toBe("success")
-      expect(outcome?.decision?.reason._tag).toBe("User")
-    }).pipe(
-      Effect.provide(runtimeLayer(config({ everything: everythingEntry() }, { trustAnnotations: ["everything"] }), {
-        approver: Approver.scripted((request) =>
-          Effect.succeed(request.suggestions.includes(ECHO) ? ApprovalAnswer.AllowOnce() : ApprovalAnswer.Deny({ message: "no suggestion", cancelRun: false })))
-      }))
-    ), 30_000)
+  it.live(
+    "a trusted read-only annotation never grants permission: without a rule the person is asked, with the tool's rule suggested",
+    () =>
+      Effect.gen(function*() {
+        const [outcome] = yield* ToolRuntime.execute([use(ECHO, { message: "ask me" })])
+        expect(outcome?.status).toBe("success")
+        expect(outcome?.decision?.reason._tag).toBe("User")
+      }).pipe(
+        Effect.provide(runtimeLayer(config({ everything: everythingEntry() }, { trustAnnotations: ["everything"] }), {
+          approver: Approver.scripted((request) =>
+            Effect.succeed(
+              request.suggestions.includes(ECHO)
+                ? ApprovalAnswer.AllowOnce()
+                : ApprovalAnswer.Deny({ message: "no suggestion", cancelRun: false })
+            )
+          )
+        }))
+      ),
+    30_000
+  )
 })

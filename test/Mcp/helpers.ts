@@ -18,8 +18,8 @@ import { ResultStore } from "../../src/Runtime/ResultStore.js"
 import { ToolHooks } from "../../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
-import type { ToolUseBlock } from "../../src/Tool/Wire.js"
 import { Workspace } from "../../src/Runtime/Workspace.js"
+import type { ToolUseBlock } from "../../src/Tool/Wire.js"
 
 const require = createRequire(import.meta.url)
 const packageDir = (name: string) => path.dirname(require.resolve(`${name}/package.json`))
@@ -35,14 +35,20 @@ export const FIXTURE = path.join(import.meta.dirname, "fixtures/server.mjs")
 export const tempDir = (prefix: string): string => fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`))
 
 /** server-everything over stdio, as a `.mcp.json` entry. */
-export const everythingEntry = (env: Record<string, string> = {}) => ({ command: process.execPath, args: [EVERYTHING, "stdio"], env })
+export const everythingEntry = (env: Record<string, string> = {}) => ({
+  command: process.execPath,
+  args: [EVERYTHING, "stdio"],
+  env
+})
 
 /** The fixture server, as a `.mcp.json` entry. */
 export const fixtureEntry = (env: Record<string, string> = {}) => ({ command: process.execPath, args: [FIXTURE], env })
 
 /** A configuration from `.mcp.json`-shaped JSON, trusted. */
-export const config = (mcpServers: Record<string, unknown>, options: Partial<McpConfig.LoadOptions> = {}): McpConfig.LoadedConfig =>
-  McpConfig.fromJson("test/.mcp.json", { mcpServers }, { trusted: true, ...options })
+export const config = (
+  mcpServers: Record<string, unknown>,
+  options: Partial<McpConfig.LoadOptions> = {}
+): McpConfig.LoadedConfig => McpConfig.fromJson("test/.mcp.json", { mcpServers }, { trusted: true, ...options })
 
 /** The runtime over the servers of `loaded`, with rules from the command line and a scripted approver. */
 export const runtimeLayer = (
@@ -64,7 +70,9 @@ export const runtimeLayer = (
     Layer.orDie
   )
   return ToolRuntime.layer.pipe(
-    Layer.provide(Layer.mergeAll(policy, Layer.orDie(options.hooks ?? ToolHooks.none), options.approver ?? Approver.denyAll)),
+    Layer.provide(
+      Layer.mergeAll(policy, Layer.orDie(options.hooks ?? ToolHooks.none), options.approver ?? Approver.denyAll)
+    ),
     Layer.provideMerge(registry),
     Layer.provide(ResultStore.layer(options.store ?? tempDir("mcp-store"))),
     Layer.provideMerge(servers),
@@ -74,11 +82,20 @@ export const runtimeLayer = (
 
 let next = 0
 /** A tool_use block. */
-export const use = (name: string, input: unknown): ToolUseBlock => ({ type: "tool_use", id: `toolu_mcp_${++next}`, name, input })
+export const use = (name: string, input: unknown): ToolUseBlock => ({
+  type: "tool_use",
+  id: `toolu_mcp_${++next}`,
+  name,
+  input
+})
 
 /** The text of a tool_result. */
 export const resultText = (content: unknown): string =>
-  typeof content === "string" ? content : Array.isArray(content) ? content.map((b: { type: string; text?: string }) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n") : String(content)
+  typeof content === "string"
+    ? content
+    : Array.isArray(content)
+    ? content.map((b: { type: string; text?: string }) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n")
+    : String(content)
 
 /** Whether a process runs (zombies count as dead): the Bash tests' own check. */
 export { isAlive } from "../Tools/Bash/helpers.js"

@@ -17,22 +17,39 @@ const lines = (schema: Schema.Schema<unknown, unknown>, input: unknown): Readonl
     onRight: () => []
   })
 
-const mcpLines = (jsonSchema: object, input: unknown) => lines(inputSchema(jsonSchema as Record<string, unknown>).schema as Schema.Schema<unknown, unknown>, input)
+const mcpLines = (jsonSchema: object, input: unknown) =>
+  lines(inputSchema(jsonSchema as Record<string, unknown>).schema as Schema.Schema<unknown, unknown>, input)
 
 type FieldType = "string" | "number" | "boolean"
 const schemaOf = { string: Schema.String, number: Schema.Number, boolean: Schema.Boolean } as const
 const fieldNames = ["path", "count", "flag", "query"] as const
 
 const fields = FastCheck.uniqueArray(
-  FastCheck.record({ name: FastCheck.constantFrom(...fieldNames), type: FastCheck.constantFrom<FieldType>("string", "number", "boolean"), required: FastCheck.boolean() }),
+  FastCheck.record({
+    name: FastCheck.constantFrom(...fieldNames),
+    type: FastCheck.constantFrom<FieldType>("string", "number", "boolean"),
+    required: FastCheck.boolean()
+  }),
   { selector: (f) => f.name, minLength: 1, maxLength: 4 }
 )
-const jsonValue = FastCheck.oneof(FastCheck.string({ maxLength: 3 }), FastCheck.integer(), FastCheck.boolean(), FastCheck.constant(null), FastCheck.constant([1]), FastCheck.constant({ a: 1 }))
+const jsonValue = FastCheck.oneof(
+  FastCheck.string({ maxLength: 3 }),
+  FastCheck.integer(),
+  FastCheck.boolean(),
+  FastCheck.constant(null),
+  FastCheck.constant([1]),
+  FastCheck.constant({ a: 1 })
+)
 const input = FastCheck.dictionary(FastCheck.constantFrom(...fieldNames, "extra"), jsonValue, { maxKeys: 5 })
 
 describe("ajv issues in the built-in wording", () => {
-  it.prop("for any object schema of simple fields and any input, the MCP lines equal the built-in tool's lines", [fields, input], ([spec, value]) => {
-    const struct = Schema.Struct(Object.fromEntries(spec.map((f) => [f.name, f.required ? schemaOf[f.type] : Schema.optional(schemaOf[f.type])])))
+  it.prop("for any object schema of simple fields and any input, the MCP lines equal the built-in tool's lines", [
+    fields,
+    input
+  ], ([spec, value]) => {
+    const struct = Schema.Struct(
+      Object.fromEntries(spec.map((f) => [f.name, f.required ? schemaOf[f.type] : Schema.optional(schemaOf[f.type])]))
+    )
     const jsonSchema = JSONSchema.make(struct)
     expect(mcpLines(jsonSchema, value)).toEqual(lines(struct as unknown as Schema.Schema<unknown, unknown>, value))
   })
@@ -57,13 +74,20 @@ describe("ajv issues in the built-in wording", () => {
       "The parameter `tags[1]` type is expected as `string` but provided as `number`",
       "The required parameter `nested.deep` is missing"
     ])
-    expect(mcpLines(strict, { mode: "fast", count: 1.5 })).toEqual(["The parameter `count` type is expected as `integer` but provided as `number`"])
+    expect(mcpLines(strict, { mode: "fast", count: 1.5 })).toEqual([
+      "The parameter `count` type is expected as `integer` but provided as `number`"
+    ])
     expect(mcpLines(strict, "fast")).toEqual(["The input must be a JSON object, but was provided as `string`"])
     expect(mcpLines(strict, { mode: "fast", tags: [], nested: { deep: true } })).toEqual([])
   })
 
   it("draft 2020-12 schemas are checked too, and a schema ajv cannot compile accepts any object (the server still checks)", () => {
-    const modern = { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { q: { type: "string" } }, required: ["q"] }
+    const modern = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      properties: { q: { type: "string" } },
+      required: ["q"]
+    }
     expect(mcpLines(modern, {})).toEqual(["The required parameter `q` is missing"])
     const broken = { type: "object", properties: { q: { $ref: "#/$defs/missing" } } }
     expect(inputSchema(broken).compiled).toBe(false)
@@ -72,6 +96,9 @@ describe("ajv issues in the built-in wording", () => {
   })
 
   it("the server's JSON Schema is what provider definitions show", () => {
-    expect(JSONSchema.make(inputSchema(strict).schema)).toEqual({ $schema: "http://json-schema.org/draft-07/schema#", ...strict })
+    expect(JSONSchema.make(inputSchema(strict).schema)).toEqual({
+      $schema: "http://json-schema.org/draft-07/schema#",
+      ...strict
+    })
   })
 })

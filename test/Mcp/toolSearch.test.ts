@@ -14,14 +14,18 @@ import { DiscoveredTools, ToolCatalog } from "../../src/Runtime/ToolCatalog.js"
 import { ToolHooks } from "../../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
-import { layer as ToolSearchLive, ToolSearch } from "../../src/Tools/ToolSearch.js"
 import { Workspace } from "../../src/Runtime/Workspace.js"
+import { layer as ToolSearchLive, ToolSearch } from "../../src/Tools/ToolSearch.js"
 import { config, everythingEntry, resultText, tempDir, use } from "./helpers.js"
 
 const ECHO = "mcp__everything__echo"
 
 /** A session: MCP servers, their tools plus ToolSearch in a gated registry and a catalogue, rules and an approver. */
-const session = (asked: Ref.Ref<ReadonlyArray<ApprovalRequest>>, answer: ApprovalAnswer, deny: ReadonlyArray<string> = []) => {
+const session = (
+  asked: Ref.Ref<ReadonlyArray<ApprovalRequest>>,
+  answer: ApprovalAnswer,
+  deny: ReadonlyArray<string> = []
+) => {
   const servers = McpServers.layer(config({ everything: everythingEntry() }))
   // The catalogue is built from the tools the servers listed at start-up.
   const catalog = Layer.unwrapEffect(
@@ -32,9 +36,15 @@ const session = (asked: Ref.Ref<ReadonlyArray<ApprovalRequest>>, answer: Approva
         denies: RulePolicy.wholeToolDenial({ cliRules: { allow: [], deny, ask: [] } })
       }))
   )
-  const registry = McpServers.extendRegistry.pipe(Layer.provide(ToolRegistry.layer([ToolSearch])), Layer.provide(ToolSearchLive))
+  const registry = McpServers.extendRegistry.pipe(
+    Layer.provide(ToolRegistry.layer([ToolSearch])),
+    Layer.provide(ToolSearchLive)
+  )
   const tools = ToolCatalog.gate.pipe(Layer.provide(registry), Layer.provideMerge(catalog))
-  const policy = RulePolicy.layer({ cliRules: { allow: [], deny, ask: [] } }).pipe(Layer.provide(Workspace.layer({ cwd: tempDir("mcp-search") })), Layer.orDie)
+  const policy = RulePolicy.layer({ cliRules: { allow: [], deny, ask: [] } }).pipe(
+    Layer.provide(Workspace.layer({ cwd: tempDir("mcp-search") })),
+    Layer.orDie
+  )
   return ToolRuntime.layer.pipe(
     Layer.provide(Layer.mergeAll(policy, ToolHooks.none, Approver.scripted(() => Effect.succeed(answer), asked))),
     Layer.provideMerge(tools),
@@ -66,7 +76,9 @@ describe("ToolSearch and MCP tools", () => {
       })
 
       // No rule allows it: the person is asked, with the tool's own rule suggested; their "no" is a denial.
-      const denied = yield* run.pipe(Effect.provide(session(asked, ApprovalAnswer.Deny({ message: "not now", cancelRun: false }))))
+      const denied = yield* run.pipe(
+        Effect.provide(session(asked, ApprovalAnswer.Deny({ message: "not now", cancelRun: false })))
+      )
       expect(denied?.status).toBe("denied")
       const requests = yield* Ref.get(asked)
       expect(requests.map((r) => [r.toolName, r.suggestions])).toEqual([[ECHO, [ECHO]]])

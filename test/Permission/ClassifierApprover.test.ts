@@ -26,7 +26,10 @@ import type { Outcome } from "../../src/Tool/Outcome.js"
 import * as Tool from "../../src/Tool/Tool.js"
 
 /** A language model that answers by script and records the user prompt of every request. */
-const scriptedModel = (answer: (prompt: string) => Effect.Effect<string, AiError.AiError>, prompts?: Ref.Ref<ReadonlyArray<string>>) =>
+const scriptedModel = (
+  answer: (prompt: string) => Effect.Effect<string, AiError.AiError>,
+  prompts?: Ref.Ref<ReadonlyArray<string>>
+) =>
   Layer.effect(
     LanguageModel.LanguageModel,
     LanguageModel.make({
@@ -44,7 +47,8 @@ const scriptedModel = (answer: (prompt: string) => Effect.Effect<string, AiError
     })
   )
 
-const allowing = (reason = "the user asked for this") => () => Effect.succeed(JSON.stringify({ decision: "allow", reason }))
+const allowing = (reason = "the user asked for this") => () =>
+  Effect.succeed(JSON.stringify({ decision: "allow", reason }))
 
 const Input = Schema.Struct({ target: Schema.String, write: Schema.Boolean })
 
@@ -57,11 +61,20 @@ const actLive = (cwd: string) =>
   Act.implement({
     checkPermissions: () => Effect.succeed({ _tag: "Passthrough" }),
     traits: (i) => ({ readOnly: !i.write, concurrencySafe: !i.write, destructive: i.target.endsWith(".db") }),
-    claims: (i) => [i.write ? Tool.Claim.write(`file:${path.join(cwd, i.target)}`) : Tool.Claim.read(`file:${path.join(cwd, i.target)}`)],
+    claims: (
+      i
+    ) => [
+      i.write
+        ? Tool.Claim.write(`file:${path.join(cwd, i.target)}`)
+        : Tool.Claim.read(`file:${path.join(cwd, i.target)}`)
+    ],
     classifierInput: (i) => `${i.write ? "write" : "read"} ${i.target}`,
     call: (i) => Effect.succeed(`did ${i.target}`)
   })
-const quietLive = Quiet.implement({ checkPermissions: () => Effect.succeed({ _tag: "Passthrough" }), call: (i) => Effect.succeed(`did ${i.target}`) })
+const quietLive = Quiet.implement({
+  checkPermissions: () => Effect.succeed({ _tag: "Passthrough" }),
+  call: (i) => Effect.succeed(`did ${i.target}`)
+})
 
 /** A recording next approver: the person. */
 const person = (asked: Ref.Ref<ReadonlyArray<ApprovalRequest>>, answer: ApprovalAnswer = ApprovalAnswer.AllowOnce()) =>
@@ -76,10 +89,20 @@ const runtimeWith = (
 ) =>
   ToolRuntime.layer.pipe(
     Layer.provide(Layer.provide(ToolRegistry.layer([Act, Quiet]), Layer.merge(actLive(cwd), quietLive))),
-    Layer.provide([policy, ClassifierApprover.layer(options).pipe(Layer.provide([model, next])), ToolHooks.none, ResultStore.layerMemory()])
+    Layer.provide([
+      policy,
+      ClassifierApprover.layer(options).pipe(Layer.provide([model, next])),
+      ToolHooks.none,
+      ResultStore.layerMemory()
+    ])
   )
 
-const act = (target: string, write = true, name = "Act") => ({ type: "tool_use" as const, id: `t-${target}`, name, input: { target, write } })
+const act = (target: string, write = true, name = "Act") => ({
+  type: "tool_use" as const,
+  id: `t-${target}`,
+  name,
+  input: { target, write }
+})
 
 describe("ClassifierApprover", () => {
   it.effect("allows a plain ask from the classifier input and the caller's context; the decision names the classifier", () =>
@@ -87,10 +110,17 @@ describe("ClassifierApprover", () => {
       const prompts = yield* Ref.make<ReadonlyArray<string>>([])
       const asked = yield* Ref.make<ReadonlyArray<ApprovalRequest>>([])
       const [outcome] = yield* ToolRuntime.execute([act("src/a.ts")]).pipe(
-        Effect.provide(runtimeWith(scriptedModel(allowing("editing src is the task"), prompts), person(asked), undefined, { context: "Fix the bug in src/a.ts." }))
+        Effect.provide(
+          runtimeWith(scriptedModel(allowing("editing src is the task"), prompts), person(asked), undefined, {
+            context: "Fix the bug in src/a.ts."
+          })
+        )
       )
       expect(outcome!.status).toBe("success")
-      expect(outcome!.decision).toEqual({ _tag: "Allow", reason: { _tag: "Classifier", approver: "classifier", message: "editing src is the task" } })
+      expect(outcome!.decision).toEqual({
+        _tag: "Allow",
+        reason: { _tag: "Classifier", approver: "classifier", message: "editing src is the task" }
+      })
       expect(yield* Ref.get(asked)).toEqual([])
       const [prompt] = yield* Ref.get(prompts)
       expect(prompt).toContain("<context>\nFix the bug in src/a.ts.\n</context>")
@@ -99,14 +129,20 @@ describe("ClassifierApprover", () => {
 
   it.effect("a block denies with the classifier's reason (or asks the person with onBlock: next)", () =>
     Effect.gen(function*() {
-      const blocking = scriptedModel(() => Effect.succeed(`{"decision":"block","reason":"It overwrites the user's data."}`))
+      const blocking = scriptedModel(() =>
+        Effect.succeed(`{"decision":"block","reason":"It overwrites the user's data."}`)
+      )
       const asked = yield* Ref.make<ReadonlyArray<ApprovalRequest>>([])
-      const [denied] = yield* ToolRuntime.execute([act("src/a.ts")]).pipe(Effect.provide(runtimeWith(blocking, person(asked))))
+      const [denied] = yield* ToolRuntime.execute([act("src/a.ts")]).pipe(
+        Effect.provide(runtimeWith(blocking, person(asked)))
+      )
       expect(denied!.status).toBe("denied")
       expect(denied!.result.content).toBe(
         "<tool_use_error>Permission to use Act was denied: The classifier blocked this action: It overwrites the user's data. Try a safer way, or ask the user.</tool_use_error>"
       )
-      const [next] = yield* ToolRuntime.execute([act("src/a.ts")]).pipe(Effect.provide(runtimeWith(blocking, person(asked), undefined, { onBlock: "next" })))
+      const [next] = yield* ToolRuntime.execute([act("src/a.ts")]).pipe(
+        Effect.provide(runtimeWith(blocking, person(asked), undefined, { onBlock: "next" }))
+      )
       expect(next!.status).toBe("success")
       expect((yield* Ref.get(asked)).map((r) => r.toolName)).toEqual(["Act"])
     }))
@@ -114,13 +150,20 @@ describe("ClassifierApprover", () => {
   const fallsThrough: ReadonlyArray<readonly [string, Layer.Layer<LanguageModel.LanguageModel>]> = [
     ["an answer that is not JSON", scriptedModel(() => Effect.succeed("Sure, go ahead!"))],
     ["an answer of the wrong shape", scriptedModel(() => Effect.succeed(`{"decision":"yes"}`))],
-    ["a model error", scriptedModel(() => Effect.fail(new AiError.UnknownError({ module: "test", method: "generateText", description: "overloaded" })))]
+    [
+      "a model error",
+      scriptedModel(() =>
+        Effect.fail(new AiError.UnknownError({ module: "test", method: "generateText", description: "overloaded" }))
+      )
+    ]
   ]
   for (const [what, model] of fallsThrough) {
     it.effect(`${what} goes to the next approver`, () =>
       Effect.gen(function*() {
         const asked = yield* Ref.make<ReadonlyArray<ApprovalRequest>>([])
-        const [outcome] = yield* ToolRuntime.execute([act("src/a.ts")]).pipe(Effect.provide(runtimeWith(model, person(asked, ApprovalAnswer.Deny({ cancelRun: false })))))
+        const [outcome] = yield* ToolRuntime.execute([act("src/a.ts")]).pipe(
+          Effect.provide(runtimeWith(model, person(asked, ApprovalAnswer.Deny({ cancelRun: false }))))
+        )
         expect(outcome!.status).toBe("denied")
         expect(outcome!.decision?.reason._tag).toBe("User")
         expect((yield* Ref.get(asked)).length).toBe(1)
@@ -131,7 +174,11 @@ describe("ClassifierApprover", () => {
     Effect.gen(function*() {
       const asked = yield* Ref.make<ReadonlyArray<ApprovalRequest>>([])
       const slow = scriptedModel(() => Effect.as(Effect.sleep("1 minute"), `{"decision":"allow","reason":"late"}`))
-      const fiber = yield* Effect.fork(ToolRuntime.execute([act("src/a.ts")]).pipe(Effect.provide(runtimeWith(slow, person(asked), undefined, { timeout: "5 seconds" }))))
+      const fiber = yield* Effect.fork(
+        ToolRuntime.execute([act("src/a.ts")]).pipe(
+          Effect.provide(runtimeWith(slow, person(asked), undefined, { timeout: "5 seconds" }))
+        )
+      )
       yield* TestClock.adjust("5 seconds")
       const [outcome] = yield* Fiber.join(fiber)
       expect(outcome!.decision?.reason).toEqual({ _tag: "User", scope: "once" })
@@ -147,7 +194,11 @@ describe("ClassifierApprover", () => {
       )
       expect(outcomes.map((o) => o.decision?.reason._tag)).toEqual(["User", "User"])
       expect(yield* Ref.get(prompts)).toEqual([])
-      expect((yield* Ref.get(asked)).map((r) => [r.toolName, r.classifierInput, r.risk])).toEqual([["Quiet", "", "medium"], ["Act", "write data.db", "high"]])
+      expect((yield* Ref.get(asked)).map((r) => [r.toolName, r.classifierInput, r.risk])).toEqual([[
+        "Quiet",
+        "",
+        "medium"
+      ], ["Act", "write data.db", "high"]])
     }))
 })
 
@@ -164,11 +215,15 @@ const covers = (rule: string, target: string): boolean =>
   rule === "Act" || target.startsWith(`${rule.slice("Edit(".length, -"**)".length)}`)
 
 /** The protected places Claude Code's safety check never lets a write through without asking. */
-const isProtected = (target: string): boolean => target.startsWith(".git/") || target === ".bashrc" || target.startsWith(".claude/")
+const isProtected = (target: string): boolean =>
+  target.startsWith(".git/") || target === ".bashrc" || target.startsWith(".claude/")
 
 const reached = { refused: 0, judged: 0 }
 
-const rules = fc.oneof({ arbitrary: fc.constant([]), weight: 2 }, { arbitrary: fc.subarray([...ruleTexts], { maxLength: 2 }), weight: 1 })
+const rules = fc.oneof({ arbitrary: fc.constant([]), weight: 2 }, {
+  arbitrary: fc.subarray([...ruleTexts], { maxLength: 2 }),
+  weight: 1
+})
 
 describe("the classifier can never allow what the policy refuses before a person is asked", () => {
   const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "classifier-table-")))
@@ -178,7 +233,10 @@ describe("the classifier can never allow what the policy refuses before a person
       target: fc.constantFrom(...targets),
       write: fc.boolean(),
       // Weighted towards the default mode and few rules, so that plain asks (what the classifier judges) are common.
-      mode: fc.oneof({ arbitrary: fc.constant("default" as const), weight: 3 }, { arbitrary: fc.constantFrom(...modes), weight: 2 }),
+      mode: fc.oneof({ arbitrary: fc.constant("default" as const), weight: 3 }, {
+        arbitrary: fc.constantFrom(...modes),
+        weight: 2
+      }),
       deny: rules,
       ask: rules,
       allow: rules

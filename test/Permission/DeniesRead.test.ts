@@ -15,7 +15,8 @@ const { home, outside, root } = box
 fs.symlinkSync("../secrets/key.txt", path.join(root, "src", "link.txt"))
 fs.symlinkSync("../secrets", path.join(root, "src", "linked-dir"))
 
-const policy = (options: RulePolicyOptions) => Effect.runSync(RulePolicy.make(options).pipe(Effect.provide(workspaceLayer(box))))
+const policy = (options: RulePolicyOptions) =>
+  Effect.runSync(RulePolicy.make(options).pipe(Effect.provide(workspaceLayer(box))))
 const denying = (...deny: Array<string>) => policy({ cliRules: { deny } })
 
 describe("PermissionPolicy.deniesRead", () => {
@@ -48,7 +49,9 @@ describe("PermissionPolicy.deniesRead", () => {
 
   it("`/x` from a settings file is anchored at that file's project", () => {
     const sub = path.join(root, "sub")
-    const settings = [settingsFrom({ permissions: { deny: ["Read(/private/**)"] } }, path.join(sub, ".claude", "settings.json"))]
+    const settings = [
+      settingsFrom({ permissions: { deny: ["Read(/private/**)"] } }, path.join(sub, ".claude", "settings.json"))
+    ]
     const fromFile = policy({ settings })
     expect(fromFile.deniesRead(path.join(sub, "private", "a.txt"))).toBe(true)
     expect(fromFile.deniesRead(path.join(root, "private", "a.txt"))).toBe(false)
@@ -68,7 +71,9 @@ describe("PermissionPolicy.deniesRead", () => {
   })
 
   it("only deny rules of the Read family count: not allow or ask rules, not Edit or other tools' rules", () => {
-    expect(policy({ cliRules: { ask: ["Read(./.env)"], allow: ["Read(./secrets/**)"] } }).deniesRead(path.join(root, ".env"))).toBe(false)
+    expect(
+      policy({ cliRules: { ask: ["Read(./.env)"], allow: ["Read(./secrets/**)"] } }).deniesRead(path.join(root, ".env"))
+    ).toBe(false)
     expect(denying("Edit(./.env)", "Bash(cat:*)", "Edit").deniesRead(path.join(root, ".env"))).toBe(false)
     expect(policy({}).deniesRead(path.join(root, ".env"))).toBe(false)
   })

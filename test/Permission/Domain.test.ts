@@ -72,10 +72,14 @@ describe("matchDomainRule", () => {
     )
   })
 
-  it.prop("a wildcard rule matches every proper subdomain", [fc.domain(), fc.stringMatching(/^[a-z0-9]{1,10}$/)], ([host, label]) => {
-    expect(matchDomainRule(`domain:*.${host}`, `https://${label}.${host}/`)).toBe(true)
-    expect(matchDomainRule(`domain:*.${host}`, `https://${host}/`)).toBe(false)
-  })
+  it.prop(
+    "a wildcard rule matches every proper subdomain",
+    [fc.domain(), fc.stringMatching(/^[a-z0-9]{1,10}$/)],
+    ([host, label]) => {
+      expect(matchDomainRule(`domain:*.${host}`, `https://${label}.${host}/`)).toBe(true)
+      expect(matchDomainRule(`domain:*.${host}`, `https://${host}/`)).toBe(false)
+    }
+  )
 
   it.prop("never matches arbitrary non-URL strings", [fc.string().filter((s) => !URL.canParse(s))], ([text]) => {
     expect(matchDomainRule("domain:*", text)).toBe(false)

@@ -3,15 +3,18 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import * as RulePolicy from "../../src/Permission/RulePolicy.js"
 import type { PolicyRequest } from "../../src/Permission/PermissionPolicy.js"
+import * as RulePolicy from "../../src/Permission/RulePolicy.js"
 import { PermissionCheck } from "../../src/Tool/Permission.js"
 import * as Tool from "../../src/Tool/Tool.js"
 import { makeSandbox, workspaceLayer } from "./fixtures.js"
 
 const box = makeSandbox()
 
-const Sloppy = Tool.make("Sloppy", { description: "test", input: Schema.Struct({ verdict: Schema.Literal("Deny", "Ask") }) })
+const Sloppy = Tool.make("Sloppy", {
+  description: "test",
+  input: Schema.Struct({ verdict: Schema.Literal("Deny", "Ask") })
+})
 const service = Sloppy.service({
   checkPermissions: () => Effect.succeed(PermissionCheck.passthrough()),
   // Says deny (or ask) but names no rule: a bug in a tool must not turn into an allow.
@@ -31,7 +34,11 @@ const verdictFor = (verdict: "Deny" | "Ask") => {
     context: { toolUseId: "t", toolName: "Sloppy", progress: () => Effect.void, isReadDenied: () => false }
   }
   const options = { cliRules: { allow: ["Sloppy(*)", "Sloppy(x)"], deny: ["Sloppy(x)"], ask: ["Sloppy(y)"] } }
-  return Effect.runSync(Effect.flatMap(RulePolicy.make(options), (policy) => policy.evaluate(request)).pipe(Effect.provide(workspaceLayer(box))))
+  return Effect.runSync(
+    Effect.flatMap(RulePolicy.make(options), (policy) => policy.evaluate(request)).pipe(
+      Effect.provide(workspaceLayer(box))
+    )
+  )
 }
 
 describe("a tool's rule matching fails closed", () => {

@@ -18,9 +18,12 @@ describe("literalRulePath", () => {
     expect(literalRulePath(content, context)).toBe(expected)
   })
 
-  it.each(["*.env", "src/**", "./secrets/*", "a?.txt", "src/", "//etc/", "\\*literal"])("%s names no single file", (content) => {
-    expect(literalRulePath(content, context)).toBeUndefined()
-  })
+  it.each(["*.env", "src/**", "./secrets/*", "a?.txt", "src/", "//etc/", "\\*literal"])(
+    "%s names no single file",
+    (content) => {
+      expect(literalRulePath(content, context)).toBeUndefined()
+    }
+  )
 })
 
 describe("isAnotherNameOf", () => {

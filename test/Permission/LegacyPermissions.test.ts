@@ -29,7 +29,10 @@ describe("deprecated permission names", () => {
   })
 })
 
-const fileWith = (defaultMode: Settings.PermissionModeSetting, kind: Settings.SettingsFileKind): Settings.LoadedSettings => {
+const fileWith = (
+  defaultMode: Settings.PermissionModeSetting,
+  kind: Settings.SettingsFileKind
+): Settings.LoadedSettings => {
   const decoded = Settings.decodeSettingsJson({ permissions: { defaultMode } }, { kind, path: `/p/${kind}.json` })
   return Either.getOrThrow(decoded)
 }

@@ -3,28 +3,76 @@ import { Effect, FastCheck as fc } from "effect"
 import * as path from "node:path"
 import type { HookOpinion, PolicyVerdict } from "../../src/Permission/PermissionPolicy.js"
 import * as RulePolicy from "../../src/Permission/RulePolicy.js"
-import type { RulePolicyOptions, RuleLists } from "../../src/Permission/RulePolicy.js"
+import type { RuleLists, RulePolicyOptions } from "../../src/Permission/RulePolicy.js"
 import type { PermissionMode } from "../../src/Permission/Settings.js"
 import type * as Tool from "../../src/Tool/Tool.js"
-import { Bash, Echo, Edit, Grep, McpTool, makeSandbox, Read, request, settingsFrom, WebFetch, workspaceLayer, Write } from "./fixtures.js"
+import {
+  Bash,
+  Echo,
+  Edit,
+  Grep,
+  makeSandbox,
+  McpTool,
+  Read,
+  request,
+  settingsFrom,
+  WebFetch,
+  workspaceLayer,
+  Write
+} from "./fixtures.js"
 
 const box = makeSandbox()
 const { home, outside, root } = box
 
 const rulePool = [
-  "Bash", "Bash(rm:*)", "Bash(git log:*)", "Bash(npm test:*)", "Bash(ls)", "Bash(*)",
-  "Edit", "Edit(./src/**)", "Edit(./secrets/**)", "Edit(/src/**)", "Edit(~/**)", "Edit(//**)",
-  "Read", "Read(./secrets/**)", "Read(*.txt)", "Write", "Write(./src/**)", "Grep",
-  "WebFetch", "WebFetch(domain:example.com)", "mcp__srv", "mcp__srv__lookup", "mcp__other", "Echo", "Say"
+  "Bash",
+  "Bash(rm:*)",
+  "Bash(git log:*)",
+  "Bash(npm test:*)",
+  "Bash(ls)",
+  "Bash(*)",
+  "Edit",
+  "Edit(./src/**)",
+  "Edit(./secrets/**)",
+  "Edit(/src/**)",
+  "Edit(~/**)",
+  "Edit(//**)",
+  "Read",
+  "Read(./secrets/**)",
+  "Read(*.txt)",
+  "Write",
+  "Write(./src/**)",
+  "Grep",
+  "WebFetch",
+  "WebFetch(domain:example.com)",
+  "mcp__srv",
+  "mcp__srv__lookup",
+  "mcp__other",
+  "Echo",
+  "Say"
 ] as const
 
 const check = fc.constantFrom(undefined, "allow", "deny", "ask", "passthrough")
-const filePath = fc.constantFrom("src/a.ts", "secrets/key.txt", path.join(root, ".git/config"), path.join(outside, "x.txt"), path.join(home, ".bashrc"), "notes.txt")
+const filePath = fc.constantFrom(
+  "src/a.ts",
+  "secrets/key.txt",
+  path.join(root, ".git/config"),
+  path.join(outside, "x.txt"),
+  path.join(home, ".bashrc"),
+  "notes.txt"
+)
 
 const call: fc.Arbitrary<readonly [Tool.Any, unknown]> = fc.oneof(
-  fc.record({ command: fc.constantFrom("ls", "rm -rf x", "git log --oneline", "git logout", "npm test && rm x", "echo hi | sh"), check }).map((input) => [Bash, input] as const),
-  fc.record({ path: filePath, check }).chain((input) => fc.constantFrom(Read, Edit, Write, Grep).map((tool) => [tool, input] as const)),
-  fc.record({ url: fc.constantFrom("https://example.com/a", "https://evil.test/"), check }).map((input) => [WebFetch, input] as const),
+  fc.record({
+    command: fc.constantFrom("ls", "rm -rf x", "git log --oneline", "git logout", "npm test && rm x", "echo hi | sh"),
+    check
+  }).map((input) => [Bash, input] as const),
+  fc.record({ path: filePath, check }).chain((input) =>
+    fc.constantFrom(Read, Edit, Write, Grep).map((tool) => [tool, input] as const)
+  ),
+  fc.record({ url: fc.constantFrom("https://example.com/a", "https://evil.test/"), check }).map((input) =>
+    [WebFetch, input] as const
+  ),
   fc.record({ q: fc.string(), check }).map((input) => [McpTool, input] as const),
   fc.record({ text: fc.string() }).map((input) => [Echo, input] as const)
 )
@@ -37,7 +85,11 @@ const ruleLists: fc.Arbitrary<RuleLists> = fc.record({
 
 const mode = fc.constantFrom<PermissionMode>("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk")
 const hookOpinion = fc.option(
-  fc.record({ behavior: fc.constantFrom<HookOpinion["behavior"]>("allow", "deny", "ask"), hook: fc.constant("h"), message: fc.string() }),
+  fc.record({
+    behavior: fc.constantFrom<HookOpinion["behavior"]>("allow", "deny", "ask"),
+    hook: fc.constant("h"),
+    message: fc.string()
+  }),
   { nil: undefined }
 )
 
@@ -49,38 +101,59 @@ type Scenario = typeof scenario extends fc.Arbitrary<infer A> ? A : never
  * the properties about what such a rule guarantees meet their case in nearly every run (counted below).
  */
 const scenarioWithRule = (behaviors: ReadonlyArray<"deny" | "ask">): fc.Arbitrary<Scenario> =>
-  fc.tuple(scenario, fc.constantFrom(...behaviors), fc.constantFrom("project" as const, "cli" as const)).map(([s, behavior, where]) => {
-    const lists = s[where]
-    return { ...s, [where]: { ...lists, [behavior]: [...(lists[behavior] ?? []), s.call[0].definition.name] } }
-  })
+  fc.tuple(scenario, fc.constantFrom(...behaviors), fc.constantFrom("project" as const, "cli" as const)).map(
+    ([s, behavior, where]) => {
+      const lists = s[where]
+      return { ...s, [where]: { ...lists, [behavior]: [...(lists[behavior] ?? []), s.call[0].definition.name] } }
+    }
+  )
 
 const reached = { allowOverride: [0, 0], hookDeny: [0, 0] }
 
-const optionsOf = (s: Scenario, extra?: { readonly behavior: "allow" | "deny" | "ask"; readonly rule: string }): RulePolicyOptions => ({
+const optionsOf = (
+  s: Scenario,
+  extra?: { readonly behavior: "allow" | "deny" | "ask"; readonly rule: string }
+): RulePolicyOptions => ({
   settings: [settingsFrom({ permissions: s.project }, path.join(root, ".claude/settings.json"))],
-  cliRules: extra === undefined ? s.cli : { ...s.cli, [extra.behavior]: [...(s.cli[extra.behavior] ?? []), extra.rule] },
+  cliRules: extra === undefined
+    ? s.cli
+    : { ...s.cli, [extra.behavior]: [...(s.cli[extra.behavior] ?? []), extra.rule] },
   mode: s.mode
 })
 
 const verdict = (options: RulePolicyOptions, s: Scenario, hook: HookOpinion | undefined): PolicyVerdict =>
-  Effect.runSync(Effect.flatMap(RulePolicy.make(options), (policy) => policy.evaluate(request(s.call[0], s.call[1], hook))).pipe(Effect.provide(workspaceLayer(box))))
+  Effect.runSync(
+    Effect.flatMap(RulePolicy.make(options), (policy) => policy.evaluate(request(s.call[0], s.call[1], hook))).pipe(
+      Effect.provide(workspaceLayer(box))
+    )
+  )
 
-const byRule = (v: PolicyVerdict, behavior: "deny" | "ask") => v.reason._tag === "Rule" && v.reason.behavior === behavior
+const byRule = (v: PolicyVerdict, behavior: "deny" | "ask") =>
+  v.reason._tag === "Rule" && v.reason.behavior === behavior
 
 describe("RulePolicy: properties", () => {
-  it.prop("adding a deny rule never turns a call that was not allowed into an allowed one", [scenario, fc.constantFrom(...rulePool)], ([s, rule]) => {
+  it.prop("adding a deny rule never turns a call that was not allowed into an allowed one", [
+    scenario,
+    fc.constantFrom(...rulePool)
+  ], ([s, rule]) => {
     const before = verdict(optionsOf(s), s, s.hook)
     const after = verdict(optionsOf(s, { behavior: "deny", rule }), s, s.hook)
     if (before._tag !== "Allow") expect(after._tag).not.toBe("Allow")
   }, { fastCheck: { numRuns: 300 } })
 
-  it.prop("adding an ask rule never turns a call that was not allowed into an allowed one", [scenario, fc.constantFrom(...rulePool)], ([s, rule]) => {
+  it.prop("adding an ask rule never turns a call that was not allowed into an allowed one", [
+    scenario,
+    fc.constantFrom(...rulePool)
+  ], ([s, rule]) => {
     const before = verdict(optionsOf(s), s, s.hook)
     const after = verdict(optionsOf(s, { behavior: "ask", rule }), s, s.hook)
     if (before._tag !== "Allow") expect(after._tag).not.toBe("Allow")
   }, { fastCheck: { numRuns: 300 } })
 
-  it.prop("adding an allow rule never overrides a deny or ask rule", [scenarioWithRule(["deny", "deny", "deny", "ask"]), fc.constantFrom(...rulePool)], ([s, rule]) => {
+  it.prop("adding an allow rule never overrides a deny or ask rule", [
+    scenarioWithRule(["deny", "deny", "deny", "ask"]),
+    fc.constantFrom(...rulePool)
+  ], ([s, rule]) => {
     const before = verdict(optionsOf(s), s, s.hook)
     reached.allowOverride[1]!++
     if (!byRule(before, "deny") && !byRule(before, "ask")) return
@@ -108,7 +181,9 @@ describe("RulePolicy: properties", () => {
     expect(reached.hookDeny[0]! / reached.hookDeny[1]!).toBeGreaterThanOrEqual(0.8)
   })
 
-  it.prop("a hook's allow never bypasses an ask rule, the tool's deny or non-overridable ask, or a safety check", [scenario], ([s]) => {
+  it.prop("a hook's allow never bypasses an ask rule, the tool's deny or non-overridable ask, or a safety check", [
+    scenario
+  ], ([s]) => {
     const without = verdict(optionsOf(s), s, undefined)
     const kind = without.reason._tag
     if (without._tag === "Allow" || kind === "Default" || (kind === "Mode" && without.reason.mode === "dontAsk")) return

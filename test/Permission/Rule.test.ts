@@ -76,7 +76,9 @@ describe("parseRule", () => {
   })
 
   it("rejects unbalanced parentheses", () => {
-    expect(failure("Bash(ls")).toBe("Invalid permission rule \"Bash(ls\": missing \")\" to close the \"(\" opened here (at character 5)")
+    expect(failure("Bash(ls")).toBe(
+      "Invalid permission rule \"Bash(ls\": missing \")\" to close the \"(\" opened here (at character 5)"
+    )
     expect(failure("Bash(echo \\)")).toContain("missing \")\"")
     expect(failure("Bash)")).toContain("unmatched \")\"")
   })

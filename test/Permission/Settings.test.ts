@@ -49,7 +49,12 @@ describe("rule sources", () => {
   })
 
   it("a sourced rule carries its settings file through encoding", () => {
-    const rule = new SourcedRule({ behavior: "deny", rule: makeRule("Bash"), text: "Bash", source: { kind: "localSettings", path: "/p/.claude/settings.local.json" } })
+    const rule = new SourcedRule({
+      behavior: "deny",
+      rule: makeRule("Bash"),
+      text: "Bash",
+      source: { kind: "localSettings", path: "/p/.claude/settings.local.json" }
+    })
     const encoded = Schema.encodeSync(SourcedRule)(rule)
     expect(encoded.source).toEqual({ kind: "localSettings", path: "/p/.claude/settings.local.json" })
     expect(Schema.decodeUnknownSync(SourcedRule)(encoded)).toEqual(rule)
@@ -279,13 +284,23 @@ describe("addRuleToSettingsFile", () => {
       const fs = FileSystem.layerNoop({
         readFileString: (path) =>
           Effect.fail(
-            new SystemError({ reason: "NotFound", module: "FileSystem", method: "readFileString", pathOrDescriptor: path })
+            new SystemError({
+              reason: "NotFound",
+              module: "FileSystem",
+              method: "readFileString",
+              pathOrDescriptor: path
+            })
           ),
         makeDirectory: () => Effect.void,
         writeFileString: (path) => Effect.sync(() => void written.push(path)),
         rename: (from) =>
           Effect.fail(
-            new SystemError({ reason: "PermissionDenied", module: "FileSystem", method: "rename", pathOrDescriptor: from })
+            new SystemError({
+              reason: "PermissionDenied",
+              module: "FileSystem",
+              method: "rename",
+              pathOrDescriptor: from
+            })
           ),
         remove: (path) => Effect.sync(() => void removed.push(path))
       })

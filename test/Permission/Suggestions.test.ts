@@ -16,10 +16,10 @@ import * as RulePolicy from "../../src/Permission/RulePolicy.js"
 import { loadSettings } from "../../src/Permission/Settings.js"
 import { ResultStore } from "../../src/Runtime/ResultStore.js"
 import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"
+import { Workspace } from "../../src/Runtime/Workspace.js"
 import { PermissionCheck } from "../../src/Tool/Permission.js"
 import * as Tool from "../../src/Tool/Tool.js"
 import { builtinLayer, builtinTools } from "../../src/Tools/index.js"
-import { Workspace } from "../../src/Runtime/Workspace.js"
 
 // -----------------------------------------------------------------------------
 // a real tree
@@ -29,7 +29,16 @@ const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "etr-suggest-
 const project = path.join(base, "project")
 const home = path.join(base, "home")
 const outside = path.join(base, "outside")
-for (const file of ["project/src/a.ts", "project/README.md", "outside/notes.txt", "outside/deep/er/x.md", "home/.zshrc", "home/notes/n.md"]) {
+for (
+  const file of [
+    "project/src/a.ts",
+    "project/README.md",
+    "outside/notes.txt",
+    "outside/deep/er/x.md",
+    "home/.zshrc",
+    "home/notes/n.md"
+  ]
+) {
   fs.mkdirSync(path.dirname(path.join(base, file)), { recursive: true })
   fs.writeFileSync(path.join(base, file), "x\n")
 }
@@ -51,19 +60,30 @@ const DeployLive = Deploy.service({
 /** Asks, not overridably, though it suggests a rule (`Wipe(<disk>)`): no rule may answer it. */
 const Wipe = Tool.make("Wipe", { description: "Wipes a disk.", input: Schema.Struct({ disk: Schema.String }) })
 const WipeLive = Wipe.service({
-  checkPermissions: ({ disk }) => Effect.succeed(PermissionCheck.ask(`wipe ${disk}?`, [`Wipe(${disk})`], { overridable: false })),
+  checkPermissions: ({ disk }) =>
+    Effect.succeed(PermissionCheck.ask(`wipe ${disk}?`, [`Wipe(${disk})`], { overridable: false })),
   matchesRule: (content, { disk }) => content === disk,
   call: () => Effect.succeed("ok")
 })
 
 /** No opinion, no matcher: the policy asks and suggests the bare tool name. */
 const Notify = Tool.make("Notify", { description: "Notifies.", input: Schema.Struct({ text: Schema.String }) })
-const NotifyLive = Notify.service({ checkPermissions: () => Effect.succeed(PermissionCheck.passthrough()), call: () => Effect.succeed("ok") })
+const NotifyLive = Notify.service({
+  checkPermissions: () => Effect.succeed(PermissionCheck.passthrough()),
+  call: () => Effect.succeed("ok")
+})
 
 const tools = [...builtinTools, Deploy, Wipe, Notify] as const
 const workspace = Workspace.layer({ cwd: project, home })
 const services = ToolRegistry.layer(tools).pipe(
-  Layer.provide(Layer.mergeAll(builtinLayer(), Layer.succeed(Deploy, DeployLive), Layer.succeed(Wipe, WipeLive), Layer.succeed(Notify, NotifyLive))),
+  Layer.provide(
+    Layer.mergeAll(
+      builtinLayer(),
+      Layer.succeed(Deploy, DeployLive),
+      Layer.succeed(Wipe, WipeLive),
+      Layer.succeed(Notify, NotifyLive)
+    )
+  ),
   Layer.provide(ResultStore.layerMemory()),
   Layer.provideMerge(workspace),
   Layer.provideMerge(NodeContext.layer)
@@ -103,14 +123,36 @@ const outsidePath = fc.constantFrom(
 const insidePath = fc.oneof(fc.constantFrom("src/a.ts", "README.md", "src/new.ts"), name.map((n) => `src/${n}.ts`))
 
 const bashCommand = fc.oneof(
-  fc.constantFrom("make", "make test", "npm test", "npm run build", "git commit -m wip", "git push origin main", "mkdir -p build/out", "touch notes.md", "rm -rf dist", "python3 script.py", "cargo build --release", "docker compose up -d", "node scripts/gen.js"),
+  fc.constantFrom(
+    "make",
+    "make test",
+    "npm test",
+    "npm run build",
+    "git commit -m wip",
+    "git push origin main",
+    "mkdir -p build/out",
+    "touch notes.md",
+    "rm -rf dist",
+    "python3 script.py",
+    "cargo build --release",
+    "docker compose up -d",
+    "node scripts/gen.js"
+  ),
   fc.tuple(fc.constantFrom("make", "npm run", "cargo", "pnpm", "go"), name).map(([command, arg]) => `${command} ${arg}`)
 )
 
 const calls: fc.Arbitrary<Call> = fc.oneof(
   { weight: 3, arbitrary: outsidePath.map((file) => call("Read", { file_path: file })) },
-  { weight: 2, arbitrary: fc.oneof(outsidePath, insidePath).map((file) => call("Write", { file_path: file, content: "x\n" })) },
-  { weight: 1, arbitrary: fc.constantFrom(outside, path.join(outside, "deep"), home).map((dir) => call("Glob", { pattern: "**/*.md", path: dir })) },
+  {
+    weight: 2,
+    arbitrary: fc.oneof(outsidePath, insidePath).map((file) => call("Write", { file_path: file, content: "x\n" }))
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(outside, path.join(outside, "deep"), home).map((dir) =>
+      call("Glob", { pattern: "**/*.md", path: dir })
+    )
+  },
   { weight: 1, arbitrary: fc.constantFrom(outside, home).map((dir) => call("Grep", { pattern: "x", path: dir })) },
   { weight: 3, arbitrary: bashCommand.map((command) => call("Bash", { command })) },
   { weight: 2, arbitrary: name.map((target) => call("Deploy", { target })) },
@@ -119,7 +161,13 @@ const calls: fc.Arbitrary<Call> = fc.oneof(
 )
 
 /** Restrictive rules that, by construction, apply to no generated call (other tools, places nothing lives in). */
-const inertRestrictive = fc.subarray(["Bash(shutdown:*)", "Read(//nonexistent-place/**)", "Edit(//nonexistent-place/**)", "Deploy(never-generated-0)", "mcp__other"])
+const inertRestrictive = fc.subarray([
+  "Bash(shutdown:*)",
+  "Read(//nonexistent-place/**)",
+  "Edit(//nonexistent-place/**)",
+  "Deploy(never-generated-0)",
+  "mcp__other"
+])
 
 const scenario = fc.record({
   call: calls,
@@ -127,7 +175,17 @@ const scenario = fc.record({
   deny: inertRestrictive,
   ask: inertRestrictive,
   /** Also deny, or put an ask rule on, exactly what the prompt suggests: then the deny or the ask must win. */
-  restrictSuggestion: fc.constantFrom<"none" | "deny" | "ask">("none", "none", "none", "none", "none", "none", "none", "deny", "ask")
+  restrictSuggestion: fc.constantFrom<"none" | "deny" | "ask">(
+    "none",
+    "none",
+    "none",
+    "none",
+    "none",
+    "none",
+    "none",
+    "deny",
+    "ask"
+  )
 })
 
 // -----------------------------------------------------------------------------
@@ -138,7 +196,12 @@ const evaluate = (policy: PermissionPolicy["Type"], c: Call) =>
   Effect.gen(function*() {
     const registry = yield* ToolRegistry
     const tool = Option.getOrThrow(registry.lookup(c.tool))
-    const context: Tool.CallContext = { toolUseId: "toolu_1", toolName: c.tool, progress: () => Effect.void, isReadDenied: () => false }
+    const context: Tool.CallContext = {
+      toolUseId: "toolu_1",
+      toolName: c.tool,
+      progress: () => Effect.void,
+      isReadDenied: () => false
+    }
     const request: PolicyRequest = {
       definition: tool.definition,
       service: tool.service,
@@ -151,34 +214,46 @@ const evaluate = (policy: PermissionPolicy["Type"], c: Call) =>
     return yield* policy.evaluate(request)
   })
 
-const inRuntime = <A, E>(effect: Effect.Effect<A, E, Layer.Layer.Success<typeof services>>) => Effect.promise(() => runtime.runPromise(effect))
+const inRuntime = <A, E>(effect: Effect.Effect<A, E, Layer.Layer.Success<typeof services>>) =>
+  Effect.promise(() => runtime.runPromise(effect))
 
 let runs = 0
 let reached = 0
 const reachedBy = { allow: 0, deny: 0, ask: 0 }
 
 describe("suggested rules", () => {
-  it.effect.prop("adding the rule a prompt suggests allows the same call, unless a deny or a non-overridable ask applies", [scenario], ([s]) => Effect.gen(function*() {
-    runs++
-    const options = { cliRules: { deny: s.deny, ask: s.ask }, mode: s.mode as "default" }
-    const first = yield* inRuntime(Effect.flatMap(RulePolicy.make(options), (policy) => evaluate(policy, s.call)))
-    if (first._tag !== "Ask" || first.suggestions.length === 0) return
-    reached++
-    reachedBy[s.restrictSuggestion === "none" ? (s.call.strict ? "ask" : "allow") : s.restrictSuggestion]++
-    const suggestions = first.suggestions
-    const verdict: PolicyVerdict = yield* inRuntime(Effect.gen(function*() {
-      const restricted = s.restrictSuggestion === "none" ? options.cliRules : { ...options.cliRules, [s.restrictSuggestion]: [...options.cliRules[s.restrictSuggestion], ...suggestions] }
-      const policy = yield* RulePolicy.make({ ...options, cliRules: restricted })
-      yield* policy.remember(suggestions, "session")
-      return yield* evaluate(policy, s.call)
-    }))
-    // The oracle, in plain words: a deny of the suggested rule denies; an ask rule on it, or a non-overridable ask,
-    // still asks; otherwise the saved suggestion allows the call. (The other generated deny and ask rules apply to no
-    // generated call, by construction.)
-    if (s.restrictSuggestion === "deny") expect(verdict._tag).toBe("Deny")
-    else if (s.restrictSuggestion === "ask" || s.call.strict) expect(verdict._tag).toBe("Ask")
-    else expect({ verdict: verdict._tag, suggestions }).toEqual({ verdict: "Allow", suggestions })
-  }), { fastCheck: { numRuns: 300 } })
+  it.effect.prop(
+    "adding the rule a prompt suggests allows the same call, unless a deny or a non-overridable ask applies",
+    [scenario],
+    ([s]) =>
+      Effect.gen(function*() {
+        runs++
+        const options = { cliRules: { deny: s.deny, ask: s.ask }, mode: s.mode as "default" }
+        const first = yield* inRuntime(Effect.flatMap(RulePolicy.make(options), (policy) => evaluate(policy, s.call)))
+        if (first._tag !== "Ask" || first.suggestions.length === 0) return
+        reached++
+        reachedBy[s.restrictSuggestion === "none" ? (s.call.strict ? "ask" : "allow") : s.restrictSuggestion]++
+        const suggestions = first.suggestions
+        const verdict: PolicyVerdict = yield* inRuntime(Effect.gen(function*() {
+          const restricted = s.restrictSuggestion === "none"
+            ? options.cliRules
+            : {
+              ...options.cliRules,
+              [s.restrictSuggestion]: [...options.cliRules[s.restrictSuggestion], ...suggestions]
+            }
+          const policy = yield* RulePolicy.make({ ...options, cliRules: restricted })
+          yield* policy.remember(suggestions, "session")
+          return yield* evaluate(policy, s.call)
+        }))
+        // The oracle, in plain words: a deny of the suggested rule denies; an ask rule on it, or a non-overridable ask,
+        // still asks; otherwise the saved suggestion allows the call. (The other generated deny and ask rules apply to no
+        // generated call, by construction.)
+        if (s.restrictSuggestion === "deny") expect(verdict._tag).toBe("Deny")
+        else if (s.restrictSuggestion === "ask" || s.call.strict) expect(verdict._tag).toBe("Ask")
+        else expect({ verdict: verdict._tag, suggestions }).toEqual({ verdict: "Allow", suggestions })
+      }),
+    { fastCheck: { numRuns: 300 } }
+  )
 
   it.effect("a suggestion saved with \"allow always\" allows the same call in the next run, once the project is trusted", () =>
     inRuntime(Effect.gen(function*() {
@@ -203,7 +278,11 @@ describe("suggested rules", () => {
   it("the generator reaches a call that asks with a suggestion in at least 80% of runs", () => {
     expect(runs).toBeGreaterThan(0)
     const share = reached / runs
-    console.log(`suggested-rule property: ${reached}/${runs} runs (${(share * 100).toFixed(1)}%) asked with a suggestion; expected allow ${reachedBy.allow}, deny ${reachedBy.deny}, ask ${reachedBy.ask}`)
+    console.log(
+      `suggested-rule property: ${reached}/${runs} runs (${
+        (share * 100).toFixed(1)
+      }%) asked with a suggestion; expected allow ${reachedBy.allow}, deny ${reachedBy.deny}, ask ${reachedBy.ask}`
+    )
     expect(share).toBeGreaterThanOrEqual(0.8)
     // Every branch of the oracle is reached.
     expect(Math.min(reachedBy.allow, reachedBy.deny, reachedBy.ask)).toBeGreaterThan(0)

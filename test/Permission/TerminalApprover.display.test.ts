@@ -15,9 +15,25 @@ import { UiBlock } from "../../src/Tool/Presentation.js"
  * variation selectors, tag characters, Hangul fillers, and lone surrogates.
  */
 const forbiddenRanges: ReadonlyArray<readonly [number, number]> = [
-  [0x00, 0x09], [0x0b, 0x1f], [0x7f, 0xa0], [0xad, 0xad], [0x61c, 0x61c], [0x115f, 0x1160], [0x180e, 0x180e],
-  [0x2000, 0x200f], [0x2028, 0x202f], [0x205f, 0x206f], [0x3000, 0x3000], [0x3164, 0x3164], [0xfe00, 0xfe0f],
-  [0xfeff, 0xfeff], [0xffa0, 0xffa0], [0xfff9, 0xfffb], [0xe0000, 0xe007f], [0xe0100, 0xe01ef], [0xd800, 0xdfff]
+  [0x00, 0x09],
+  [0x0b, 0x1f],
+  [0x7f, 0xa0],
+  [0xad, 0xad],
+  [0x61c, 0x61c],
+  [0x115f, 0x1160],
+  [0x180e, 0x180e],
+  [0x2000, 0x200f],
+  [0x2028, 0x202f],
+  [0x205f, 0x206f],
+  [0x3000, 0x3000],
+  [0x3164, 0x3164],
+  [0xfe00, 0xfe0f],
+  [0xfeff, 0xfeff],
+  [0xffa0, 0xffa0],
+  [0xfff9, 0xfffb],
+  [0xe0000, 0xe007f],
+  [0xe0100, 0xe01ef],
+  [0xd800, 0xdfff]
 ]
 const isForbidden = (char: string): boolean => {
   const code = char.codePointAt(0)!
@@ -28,8 +44,39 @@ const forbiddenIn = (text: string): Array<string> => Array.from(text).filter(isF
 
 /** Characters that make escapes, or that an escape could be confused with: what a collision would be made of. */
 const tricky = fc.constantFrom(
-  "\\", "r", "t", "n", "x", "1", "b", "<", ">", "U", "+", "2", "0", "E", "\r", "\n", "\t", "\x1b", "\x00", "\x7f", "\u009b",
-  "\u202e", "\u2066", "\u200b", "\u00a0", "\ufeff", "\ud800", "\udc00", "\u{e0041}", "\ufe0f", " ", "a", "é"
+  "\\",
+  "r",
+  "t",
+  "n",
+  "x",
+  "1",
+  "b",
+  "<",
+  ">",
+  "U",
+  "+",
+  "2",
+  "0",
+  "E",
+  "\r",
+  "\n",
+  "\t",
+  "\x1b",
+  "\x00",
+  "\x7f",
+  "\u009b",
+  "\u202e",
+  "\u2066",
+  "\u200b",
+  "\u00a0",
+  "\ufeff",
+  "\ud800",
+  "\udc00",
+  "\u{e0041}",
+  "\ufe0f",
+  " ",
+  "a",
+  "é"
 )
 const trickyText = fc.array(tricky, { maxLength: 12 }).map((chars) => chars.join(""))
 const anyText = fc.oneof(trickyText, fc.string({ unit: "binary" }), fc.string({ unit: "grapheme" }))
@@ -51,7 +98,9 @@ describe("escapeForDisplay", () => {
 
   it("spells out bidi overrides, isolates, zero-width and other invisible characters as <U+XXXX>", () => {
     expect(escapeForDisplay("ls \u202etxt.exe")).toBe("ls <U+202E>txt.exe")
-    expect(escapeForDisplay("rm\u00a0-rf /tmp/\u200bx\u2066\ufeff")).toBe("rm<U+00A0>-rf /tmp/<U+200B>x<U+2066><U+FEFF>")
+    expect(escapeForDisplay("rm\u00a0-rf /tmp/\u200bx\u2066\ufeff")).toBe(
+      "rm<U+00A0>-rf /tmp/<U+200B>x<U+2066><U+FEFF>"
+    )
     expect(escapeForDisplay("a\u{e0041}b\u2028c")).toBe("a<U+E0041>b<U+2028>c")
     expect(escapeForDisplay("\t\x00\x7f\u009b")).toBe("\\t\\x00\\x7f\\x9b")
   })
@@ -110,7 +159,9 @@ describe("escapeForDisplay", () => {
     expect(readBack(escapeForDisplay(text, { newlines: "escape" }), "escape")).toBe(text)
   }, { fastCheck: { numRuns: 5_000 } })
 
-  const shortTricky = fc.array(fc.constantFrom("\\", "r", "x", "1", "b", "<", "U", "+", "\r", "\x1b", "\n", "n"), { maxLength: 4 }).map((c) => c.join(""))
+  const shortTricky = fc.array(fc.constantFrom("\\", "r", "x", "1", "b", "<", "U", "+", "\r", "\x1b", "\n", "n"), {
+    maxLength: 4
+  }).map((c) => c.join(""))
 
   it.prop("distinct texts are never displayed identically", [shortTricky, shortTricky], ([a, b]) => {
     if (a !== b) {
@@ -119,18 +170,24 @@ describe("escapeForDisplay", () => {
     }
   }, { fastCheck: { numRuns: 20_000 } })
 
-  it.prop("the generator reaches texts that differ only in hidden characters and backslashes", [trickyText], ([text]) => {
-    // Sanity of the property above: pairs made of these characters collide under a naive "drop what is hidden".
-    const naive = (t: string) => Array.from(t).filter((char) => !isForbidden(char)).join("")
-    const other = `${text}\u200b`
-    expect(naive(other)).toBe(naive(text))
-    expect(escapeForDisplay(other)).not.toBe(escapeForDisplay(text))
-  })
+  it.prop(
+    "the generator reaches texts that differ only in hidden characters and backslashes",
+    [trickyText],
+    ([text]) => {
+      // Sanity of the property above: pairs made of these characters collide under a naive "drop what is hidden".
+      const naive = (t: string) => Array.from(t).filter((char) => !isForbidden(char)).join("")
+      const other = `${text}\u200b`
+      expect(naive(other)).toBe(naive(text))
+      expect(escapeForDisplay(other)).not.toBe(escapeForDisplay(text))
+    }
+  )
 })
 
 describe("renderRequest", () => {
   it("shows the issue's disguised command as what it is, in a gutter, with no raw control character", () => {
-    const shown = renderRequest(request("touch X; git status #\r\x1b[2Kgit status", ["Bash(touch X; git status #\r\x1b[2Kgit status)"]))
+    const shown = renderRequest(
+      request("touch X; git status #\r\x1b[2Kgit status", ["Bash(touch X; git status #\r\x1b[2Kgit status)"])
+    )
     expect(shown).toContain("  │ touch X; git status #\\r\\x1b[2Kgit status")
     expect(shown).toContain("[Bash(touch X; git status #\\r\\x1b[2Kgit status)]")
     expect(forbiddenIn(shown)).toEqual([])
@@ -161,7 +218,12 @@ describe("renderRequest", () => {
     expect(shown.length).toBeLessThan(maxShownChars + 1_000)
   })
 
-  it.prop("for any command and suggestion, the whole prompt shows nothing hidden", [anyText, anyText], ([command, rule]) => {
-    expect(forbiddenIn(renderRequest(request(command, [rule])))).toEqual([])
-  }, { fastCheck: { numRuns: 500 } })
+  it.prop(
+    "for any command and suggestion, the whole prompt shows nothing hidden",
+    [anyText, anyText],
+    ([command, rule]) => {
+      expect(forbiddenIn(renderRequest(request(command, [rule])))).toEqual([])
+    },
+    { fastCheck: { numRuns: 500 } }
+  )
 })

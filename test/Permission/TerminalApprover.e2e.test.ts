@@ -12,8 +12,8 @@ import * as path from "node:path"
 import { ApprovalAnswer, Approver } from "../../src/Permission/Approver.js"
 import type { ApprovalRequest } from "../../src/Permission/Approver.js"
 import * as RulePolicy from "../../src/Permission/RulePolicy.js"
-import { ResultStore } from "../../src/Runtime/ResultStore.js"
 import { renderRequest } from "../../src/Permission/TerminalApprover.js"
+import { ResultStore } from "../../src/Runtime/ResultStore.js"
 import { ToolHooks } from "../../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
@@ -23,8 +23,10 @@ import { gitRepo, tempDir } from "../Tools/Bash/helpers.js"
 
 /** Code points no terminal shows as themselves (the test's own list: C0 but LF, DEL, C1, format, separators...). */
 const hiddenCodePoint = (code: number): boolean =>
-  (code <= 0x1f && code !== 0x0a) || (code >= 0x7f && code <= 0xa0) || code === 0xad || (code >= 0x200b && code <= 0x200f) ||
-  (code >= 0x2028 && code <= 0x202e) || (code >= 0x2060 && code <= 0x206f) || code === 0xfeff || (code >= 0xe0000 && code <= 0xe007f)
+  (code <= 0x1f && code !== 0x0a) || (code >= 0x7f && code <= 0xa0) || code === 0xad ||
+  (code >= 0x200b && code <= 0x200f) ||
+  (code >= 0x2028 && code <= 0x202e) || (code >= 0x2060 && code <= 0x206f) || code === 0xfeff ||
+  (code >= 0xe0000 && code <= 0xe007f)
 const hiddenIn = (text: string) => Array.from(text).filter((char) => hiddenCodePoint(char.codePointAt(0)!))
 
 /** [command, what the prompt must show of it] */
@@ -36,7 +38,10 @@ const hostile: ReadonlyArray<readonly [string, string]> = [
   ["touch\u00a0PWNED", "touch<U+00A0>PWNED"],
   ["touch PWNED\u200b", "touch PWNED<U+200B>"],
   ["touch PWNED\ufeff", "touch PWNED<U+FEFF>"],
-  ["touch PWNED #\b\b\b\b\b\b\b\b\b\b\b\bls   ", "touch PWNED #\\x08\\x08\\x08\\x08\\x08\\x08\\x08\\x08\\x08\\x08\\x08\\x08ls   "],
+  [
+    "touch PWNED #\b\b\b\b\b\b\b\b\b\b\b\bls   ",
+    "touch PWNED #\\x08\\x08\\x08\\x08\\x08\\x08\\x08\\x08\\x08\\x08\\x08\\x08ls   "
+  ],
   ["touch PWNED #\u009b2K", "touch PWNED #\\x9b2K"],
   ["touch PWNED\u2028echo fine", "touch PWNED<U+2028>echo fine"],
   ["touch PWNED\u{e0041}\u{e0042}", "touch PWNED<U+E0041><U+E0042>"],
@@ -44,13 +49,24 @@ const hostile: ReadonlyArray<readonly [string, string]> = [
 ]
 
 const benign = [
-  "echo 'héllo wörld'", "echo '日本語のテキスト'", "grep -c 'Demo' README.md", "echo 'a\\.b'", "printf 'x\\ny\\n'",
-  "ls -la", "wc -l README.md", "git status --short", "git log --oneline -1", "head -1 README.md", "echo '😀 ❤ ✓'"
+  "echo 'héllo wörld'",
+  "echo '日本語のテキスト'",
+  "grep -c 'Demo' README.md",
+  "echo 'a\\.b'",
+  "printf 'x\\ny\\n'",
+  "ls -la",
+  "wc -l README.md",
+  "git status --short",
+  "git log --oneline -1",
+  "head -1 README.md",
+  "echo '😀 ❤ ✓'"
 ]
 
 const runtimeIn = (cwd: string, asked: Ref.Ref<ReadonlyArray<ApprovalRequest>>) => {
   const workspace = Workspace.layer({ cwd })
-  const tools = BashTool.layer({ killGrace: "200 millis" }).pipe(Layer.provide(Layer.mergeAll(workspace, ResultStore.layer(tempDir("honest-store")))))
+  const tools = BashTool.layer({ killGrace: "200 millis" }).pipe(
+    Layer.provide(Layer.mergeAll(workspace, ResultStore.layer(tempDir("honest-store"))))
+  )
   return ToolRuntime.layer.pipe(
     Layer.provide(Layer.provide(ToolRegistry.layer([BashTool]), tools)),
     Layer.provide([
@@ -69,7 +85,12 @@ describe("honest prompts, end to end", () => {
     return Effect.gen(function*() {
       const asked = yield* Ref.make<ReadonlyArray<ApprovalRequest>>([])
       const outcomes = yield* ToolRuntime.execute(
-        hostile.map(([command], i) => ({ type: "tool_use" as const, id: `toolu_${i}`, name: "Bash", input: { command } }))
+        hostile.map(([command], i) => ({
+          type: "tool_use" as const,
+          id: `toolu_${i}`,
+          name: "Bash",
+          input: { command }
+        }))
       ).pipe(Effect.provide(runtimeIn(repo, asked)))
       expect(outcomes.map((outcome) => outcome.status)).toEqual(hostile.map(() => "denied"))
       expect(fs.existsSync(path.join(repo, "PWNED"))).toBe(false)
@@ -91,7 +112,9 @@ describe("honest prompts, end to end", () => {
       const outcomes = yield* ToolRuntime.execute(
         benign.map((command, i) => ({ type: "tool_use" as const, id: `toolu_${i}`, name: "Bash", input: { command } }))
       ).pipe(Effect.provide(runtimeIn(repo, asked)))
-      expect(outcomes.map((outcome) => `${outcome.status} ${benign[outcomes.indexOf(outcome)]}`)).toEqual(benign.map((c) => `success ${c}`))
+      expect(outcomes.map((outcome) => `${outcome.status} ${benign[outcomes.indexOf(outcome)]}`)).toEqual(
+        benign.map((c) => `success ${c}`)
+      )
       expect(yield* Ref.get(asked)).toEqual([])
     })
   }, 60_000)

@@ -55,9 +55,21 @@ const waitFor = async <A>(what: string, probe: () => A | undefined, timeoutMs = 
 /** Starts the ask script in a new tmux session; returns the session's pane reader and the result file. */
 const start = (session: string, workspace: string) => {
   const result = path.join(workspace, `${session}.result.json`)
-  tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "60", `cd '${workspace}' && '${tsx}' '${askScript}' '${result}'; sleep 60`)
+  tmux(
+    "new-session",
+    "-d",
+    "-s",
+    session,
+    "-x",
+    "160",
+    "-y",
+    "60",
+    `cd '${workspace}' && '${tsx}' '${askScript}' '${result}'; sleep 60`
+  )
   const pane = () => tmux("capture-pane", "-p", "-t", session, "-S", "-200")
-  const outcome = () => (fs.existsSync(result) ? JSON.parse(fs.readFileSync(result, "utf8")) as { status: string; reason: string; result: unknown } : undefined)
+  const outcome = () => (fs.existsSync(result)
+    ? JSON.parse(fs.readFileSync(result, "utf8")) as { status: string; reason: string; result: unknown }
+    : undefined)
   return { pane, outcome }
 }
 
@@ -70,30 +82,40 @@ const makeWorkspace = () => {
 }
 
 describe.skipIf(!hasTmux)("TerminalApprover in a pseudo-terminal", () => {
-  it("'always allow' writes the rule to the local settings file, and the next run honours it without asking", async () => {
-    const workspace = makeWorkspace()
-    useServer("always")
-    try {
-      const first = start("first", workspace)
-      const prompt = await waitFor("the prompt", () => (first.pane().includes("Choice [1-5, e]:") ? first.pane() : undefined))
-      expect(prompt).toContain("── Permission needed: Edit ──")
-      expect(prompt).toContain("Edit needs approval: no rule allows this call.")
-      const rule = `Edit(/${workspace}/src/**)`
-      expect(prompt).toContain(`3) Always allow (saved to local settings)  [${rule}]`)
-      tmux("send-keys", "-t", "first", "3", "Enter")
-      const outcome = await waitFor("the first outcome", first.outcome)
-      expect(outcome).toMatchObject({ status: "success", reason: "the user (allowed for always)" })
-      const settings = JSON.parse(fs.readFileSync(path.join(workspace, ".claude/settings.local.json"), "utf8"))
-      expect(settings).toEqual({ permissions: { allow: [rule] } })
+  it(
+    "'always allow' writes the rule to the local settings file, and the next run honours it without asking",
+    async () => {
+      const workspace = makeWorkspace()
+      useServer("always")
+      try {
+        const first = start("first", workspace)
+        const prompt = await waitFor(
+          "the prompt",
+          () => (first.pane().includes("Choice [1-5, e]:") ? first.pane() : undefined)
+        )
+        expect(prompt).toContain("── Permission needed: Edit ──")
+        expect(prompt).toContain("Edit needs approval: no rule allows this call.")
+        const rule = `Edit(/${workspace}/src/**)`
+        expect(prompt).toContain(`3) Always allow (saved to local settings)  [${rule}]`)
+        tmux("send-keys", "-t", "first", "3", "Enter")
+        const outcome = await waitFor("the first outcome", first.outcome)
+        expect(outcome).toMatchObject({ status: "success", reason: "the user (allowed for always)" })
+        const settings = JSON.parse(fs.readFileSync(path.join(workspace, ".claude/settings.local.json"), "utf8"))
+        expect(settings).toEqual({ permissions: { allow: [rule] } })
 
-      const second = start("second", workspace)
-      const again = await waitFor("the second outcome", second.outcome)
-      expect(again).toMatchObject({ status: "success", reason: `allow rule \`${rule}\` from localSettings (${path.join(workspace, ".claude/settings.local.json")})` })
-      expect(second.pane()).not.toContain("Permission needed")
-    } finally {
-      killServer()
-    }
-  }, 180_000)
+        const second = start("second", workspace)
+        const again = await waitFor("the second outcome", second.outcome)
+        expect(again).toMatchObject({
+          status: "success",
+          reason: `allow rule \`${rule}\` from localSettings (${path.join(workspace, ".claude/settings.local.json")})`
+        })
+        expect(second.pane()).not.toContain("Permission needed")
+      } finally {
+        killServer()
+      }
+    },
+    180_000
+  )
 
   it("deny with a message sends the message to the model", async () => {
     const workspace = makeWorkspace()
@@ -102,7 +124,10 @@ describe.skipIf(!hasTmux)("TerminalApprover in a pseudo-terminal", () => {
       const run = start("deny", workspace)
       await waitFor("the prompt", () => (run.pane().includes("Choice [1-5, e]:") ? true : undefined))
       tmux("send-keys", "-t", "deny", "x", "Enter")
-      await waitFor("the re-prompt", () => (run.pane().includes("Please answer 1, 2, 3, 4, 5 or e.") ? true : undefined))
+      await waitFor(
+        "the re-prompt",
+        () => (run.pane().includes("Please answer 1, 2, 3, 4, 5 or e.") ? true : undefined)
+      )
       tmux("send-keys", "-t", "deny", "4", "Enter")
       await waitFor("the message prompt", () => (run.pane().includes("Message for the model") ? true : undefined))
       tmux("send-keys", "-t", "deny", "use the formatter instead", "Enter")

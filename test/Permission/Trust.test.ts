@@ -24,14 +24,26 @@ import type { LoadedSettings, SettingsFileKind } from "../../src/Permission/Sett
 const decode = (json: unknown, kind: SettingsFileKind = "projectSettings", path = "/p/.claude/settings.json") =>
   decodeSettingsJson(json, { kind, path }, { home: "/home/me" })
 
-const loaded = (json: unknown, kind: SettingsFileKind = "projectSettings", path = "/p/.claude/settings.json"): LoadedSettings =>
-  Either.getOrThrowWith(decode(json, kind, path), (error) => new Error(error.message))
+const loaded = (
+  json: unknown,
+  kind: SettingsFileKind = "projectSettings",
+  path = "/p/.claude/settings.json"
+): LoadedSettings => Either.getOrThrowWith(decode(json, kind, path), (error) => new Error(error.message))
 
 const warnings = (json: unknown) => loaded(json).warnings.map(formatSettingsWarning)
 
 describe("unknown keys", () => {
   it("are warnings naming the closest known key, at every level", () => {
-    expect(warnings({ permissions: { Deny: ["Bash(rm:*)"], alow: [] }, hook: {}, hooks: { PreTooluse: [], PreToolUse: [{ matcher: "Bash", hook: [], hooks: [{ type: "command", command: "x", timout: 3 }] }] } })).toEqual([
+    expect(
+      warnings({
+        permissions: { Deny: ["Bash(rm:*)"], alow: [] },
+        hook: {},
+        hooks: {
+          PreTooluse: [],
+          PreToolUse: [{ matcher: "Bash", hook: [], hooks: [{ type: "command", command: "x", timout: 3 }] }]
+        }
+      })
+    ).toEqual([
       "/p/.claude/settings.json: hook: unknown setting, did you mean hooks? (ignored)",
       "/p/.claude/settings.json: permissions.Deny: unknown permissions key, did you mean deny? (ignored)",
       "/p/.claude/settings.json: permissions.alow: unknown permissions key, did you mean allow? (ignored)",
@@ -43,7 +55,15 @@ describe("unknown keys", () => {
 
   it("name no key when none is near, and documented keys need no comment", () => {
     expect(warnings({ zzzqqq: 1 })).toEqual(["/p/.claude/settings.json: zzzqqq: unknown setting (ignored)"])
-    expect(warnings({ model: "opus", env: { A: "1" }, statusLine: {}, enabledPlugins: {}, permissions: { disableBypassPermissionsMode: "disable" } })).toEqual([])
+    expect(
+      warnings({
+        model: "opus",
+        env: { A: "1" },
+        statusLine: {},
+        enabledPlugins: {},
+        permissions: { disableBypassPermissionsMode: "disable" }
+      })
+    ).toEqual([])
   })
 })
 
@@ -58,14 +78,32 @@ describe("tool names in rules", () => {
   })
 
   it("Claude Code tools this runtime lacks, unconfigured MCP servers and far names are kept with a warning", () => {
-    const file = loaded({ permissions: { allow: ["WebSearch", "Task", "mcp__github__create_issue", "mcp__serena", "FrobnicateAll"] } })
-    expect(file.rules.map((rule) => rule.text)).toEqual(["WebSearch", "Task", "mcp__github__create_issue", "mcp__serena", "FrobnicateAll"])
-    expect(file.warnings.map((warning) => warning.field)).toEqual(["permissions.allow[0]", "permissions.allow[1]", "permissions.allow[2]", "permissions.allow[3]", "permissions.allow[4]"])
+    const file = loaded({
+      permissions: { allow: ["WebSearch", "Task", "mcp__github__create_issue", "mcp__serena", "FrobnicateAll"] }
+    })
+    expect(file.rules.map((rule) => rule.text)).toEqual([
+      "WebSearch",
+      "Task",
+      "mcp__github__create_issue",
+      "mcp__serena",
+      "FrobnicateAll"
+    ])
+    expect(file.warnings.map((warning) => warning.field)).toEqual([
+      "permissions.allow[0]",
+      "permissions.allow[1]",
+      "permissions.allow[2]",
+      "permissions.allow[3]",
+      "permissions.allow[4]"
+    ])
     expect(checkRuleToolName("mcp__serena", { mcpServers: ["serena"] })._tag).toBe("Ok")
     expect(checkRuleToolName("Deploy", { knownTools: ["Deploy"] })._tag).toBe("Ok")
   })
 
-  it.prop("a name one substitution from a runtime tool is always an error", [fc.constantFrom("Read", "Write", "Edit", "Glob", "Grep", "Bash"), fc.nat(), fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")], ([tool, at, char]) => {
+  it.prop("a name one substitution from a runtime tool is always an error", [
+    fc.constantFrom("Read", "Write", "Edit", "Glob", "Grep", "Bash"),
+    fc.nat(),
+    fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+  ], ([tool, at, char]) => {
     const i = at % tool.length
     const name = `${tool.slice(0, i)}${char}${tool.slice(i + 1)}`
     if (name === tool || ["Grep", "Read"].includes(name)) return
@@ -108,7 +146,9 @@ describe("malformed rules", () => {
   })
 
   it("an invalid hook matcher or if condition stops the load, naming the field", () => {
-    const error = decode({ hooks: { PostToolUse: [{ matcher: "Edit(", hooks: [{ type: "command", command: "x", if: "Bash(" }] }] } })
+    const error = decode({
+      hooks: { PostToolUse: [{ matcher: "Edit(", hooks: [{ type: "command", command: "x", if: "Bash(" }] }] }
+    })
     expect(Either.isLeft(error) && error.left.message).toMatch(
       /^Invalid settings in \/p\/\.claude\/settings\.json: hooks\.PostToolUse\[0\]\.matcher: invalid regular expression "Edit\(": .*; hooks\.PostToolUse\[0\]\.hooks\[0\]\.if: Invalid permission rule "Bash\("/
     )
@@ -117,31 +157,56 @@ describe("malformed rules", () => {
 
 describe("paths", () => {
   it("~ in additionalDirectories is the home directory", () => {
-    expect(loaded({ permissions: { additionalDirectories: ["~/shared", "~", "../x", "/abs"] } }).settings.permissions?.additionalDirectories).toEqual(["/home/me/shared", "/home/me", "../x", "/abs"])
+    expect(
+      loaded({ permissions: { additionalDirectories: ["~/shared", "~", "../x", "/abs"] } }).settings.permissions
+        ?.additionalDirectories
+    ).toEqual(["/home/me/shared", "/home/me", "../x", "/abs"])
   })
 })
 
 describe("trust", () => {
-  const repo = { permissions: { allow: ["Bash(make:*)"], deny: ["Read(./.env)"], ask: ["Bash(git push:*)"], additionalDirectories: ["/"], defaultMode: "acceptEdits" }, hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "x" }] }] } }
+  const repo = {
+    permissions: {
+      allow: ["Bash(make:*)"],
+      deny: ["Read(./.env)"],
+      ask: ["Bash(git push:*)"],
+      additionalDirectories: ["/"],
+      defaultMode: "acceptEdits"
+    },
+    hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "x" }] }] }
+  }
 
   it("an untrusted repository file keeps its deny and ask rules and nothing permissive", () => {
     const judged = applyTrust(loaded(repo), false)
     expect(judged.trusted).toBe(false)
-    expect(judged.rules.map((rule) => `${rule.behavior} ${rule.text}`)).toEqual(["deny Read(./.env)", "ask Bash(git push:*)"])
+    expect(judged.rules.map((rule) => `${rule.behavior} ${rule.text}`)).toEqual([
+      "deny Read(./.env)",
+      "ask Bash(git push:*)"
+    ])
     expect(judged.settings.hooks).toBeUndefined()
     expect(judged.settings.permissions?.additionalDirectories).toBeUndefined()
     expect(judged.settings.permissions?.defaultMode).toBeUndefined()
-    expect(judged.warnings.map((warning) => warning.field)).toEqual(["permissions.defaultMode", "permissions.allow", "hooks", "permissions.additionalDirectories"])
+    expect(judged.warnings.map((warning) => warning.field)).toEqual([
+      "permissions.defaultMode",
+      "permissions.allow",
+      "hooks",
+      "permissions.additionalDirectories"
+    ])
   })
 
   it("a trusted one keeps everything but bypassPermissions; files outside the repository pass unchanged", () => {
     expect(applyTrust(loaded(repo), true).rules).toHaveLength(3)
-    const bypass = applyTrust(loaded({ permissions: { defaultMode: "bypassPermissions" } }, "localSettings", "/p/.claude/settings.local.json"), true)
+    const bypass = applyTrust(
+      loaded({ permissions: { defaultMode: "bypassPermissions" } }, "localSettings", "/p/.claude/settings.local.json"),
+      true
+    )
     expect(bypass.settings.permissions?.defaultMode).toBeUndefined()
     const user = loaded(repo, "userSettings", "/home/me/.claude/settings.json")
     expect(applyTrust(user, false)).toBe(user)
     // plan and default need no trust.
-    expect(applyTrust(loaded({ permissions: { defaultMode: "plan" } }), false).settings.permissions?.defaultMode).toBe("plan")
+    expect(applyTrust(loaded({ permissions: { defaultMode: "plan" } }), false).settings.permissions?.defaultMode).toBe(
+      "plan"
+    )
   })
 
   it("trustedProjects trusts a listed project and what is inside it, ~ expanded", () => {
@@ -171,12 +236,17 @@ describe("trust", () => {
 })
 
 describe("modes", () => {
-  const withMode = (defaultMode: string, kind: SettingsFileKind = "userSettings") => [loaded({ permissions: { defaultMode } }, kind)]
+  const withMode = (
+    defaultMode: string,
+    kind: SettingsFileKind = "userSettings"
+  ) => [loaded({ permissions: { defaultMode } }, kind)]
 
   it("manual is default; auto is default with a warning unless a classifier is configured", () => {
     expect(resolveMode(withMode("manual"))).toEqual({ mode: "default", warnings: [] })
     expect(resolveMode(withMode("auto")).mode).toBe("default")
-    expect(resolveMode(withMode("auto")).warnings[0]).toContain("mode auto (from /p/.claude/settings.json) needs a classifier approver")
+    expect(resolveMode(withMode("auto")).warnings[0]).toContain(
+      "mode auto (from /p/.claude/settings.json) needs a classifier approver"
+    )
     expect(resolveMode(withMode("auto"), { classifier: true })).toEqual({ mode: "default", warnings: [] })
   })
 

@@ -8,14 +8,14 @@ import { Effect, Either, Layer, Schema } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import type { PolicyRequest } from "../../src/Permission/PermissionPolicy.js"
 import { compilePathPattern } from "../../src/Permission/PathPattern.js"
+import type { PolicyRequest } from "../../src/Permission/PermissionPolicy.js"
 import { decodeSettingsJson } from "../../src/Permission/Settings.js"
 import type { LoadedSettings, SettingsFileKind } from "../../src/Permission/Settings.js"
+import { isWithin, Workspace } from "../../src/Runtime/Workspace.js"
 import { PermissionCheck } from "../../src/Tool/Permission.js"
 import * as Tool from "../../src/Tool/Tool.js"
 import { decideBashRules } from "../../src/Tools/Shell/BashRule.js"
-import { isWithin, Workspace } from "../../src/Runtime/Workspace.js"
 
 export const Check = Schema.optional(Schema.Literal("allow", "deny", "ask", "askStrict", "passthrough"))
 type CheckValue = "allow" | "deny" | "ask" | "askStrict" | "passthrough" | undefined
@@ -23,7 +23,11 @@ type CheckValue = "allow" | "deny" | "ask" | "askStrict" | "passthrough" | undef
 const toolCheck = (check: CheckValue, updated?: unknown): PermissionCheck<never> => {
   switch (check) {
     case "allow":
-      return PermissionCheck.allow(updated === undefined ? { reason: "the tool vouches" } : { reason: "the tool vouches", updatedInput: updated as never })
+      return PermissionCheck.allow(
+        updated === undefined
+          ? { reason: "the tool vouches" }
+          : { reason: "the tool vouches", updatedInput: updated as never }
+      )
     case "deny":
       return PermissionCheck.deny("the tool refuses")
     case "ask":
@@ -71,7 +75,10 @@ export const ReadLive = Read.service({
 
 export const Edit = Tool.make("Edit", { description: "Edits a file.", input: FileInput, fileAccess: "edit" })
 export const EditLive = Edit.service({
-  checkPermissions: (input) => Effect.succeed(toolCheck(input.check, input.check === "allow" ? { ...input, path: `${input.path}.rewritten` } : undefined)),
+  checkPermissions: (input) =>
+    Effect.succeed(
+      toolCheck(input.check, input.check === "allow" ? { ...input, path: `${input.path}.rewritten` } : undefined)
+    ),
   claims: fileClaims("write"),
   matchesRule: fileMatches,
   call: () => Effect.succeed("edited")
@@ -175,7 +182,12 @@ export const request = (
   hook?: PolicyRequest["hook"]
 ): PolicyRequest => {
   const service = services[tool.definition.name]!
-  const context: Tool.CallContext = { toolUseId: "toolu_1", toolName: tool.definition.name, progress: () => Effect.void, isReadDenied: () => false }
+  const context: Tool.CallContext = {
+    toolUseId: "toolu_1",
+    toolName: tool.definition.name,
+    progress: () => Effect.void,
+    isReadDenied: () => false
+  }
   return {
     definition: tool.definition,
     service,
@@ -204,7 +216,9 @@ export const makeSandbox = (): Sandbox => {
   const root = path.join(base, "proj")
   const home = path.join(base, "home")
   const outside = path.join(base, "outside")
-  for (const dir of [root, home, outside, path.join(root, "src"), path.join(root, "secrets"), path.join(root, ".git")]) {
+  for (
+    const dir of [root, home, outside, path.join(root, "src"), path.join(root, "secrets"), path.join(root, ".git")]
+  ) {
     fs.mkdirSync(dir, { recursive: true })
   }
   fs.writeFileSync(path.join(root, "secrets", "key.txt"), "secret")
@@ -227,7 +241,11 @@ export const workspaceLayer = (sandbox: Sandbox) =>
   )
 
 /** Settings as if loaded from a file. */
-export const settingsFrom = (json: unknown, path: string, kind: SettingsFileKind = "projectSettings"): LoadedSettings => {
+export const settingsFrom = (
+  json: unknown,
+  path: string,
+  kind: SettingsFileKind = "projectSettings"
+): LoadedSettings => {
   const decoded = decodeSettingsJson(json, { kind, path })
   if (Either.isLeft(decoded)) throw new Error(decoded.left.message)
   return decoded.right

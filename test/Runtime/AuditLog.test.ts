@@ -4,8 +4,8 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Approver } from "../../src/Permission/Approver.js"
-import { AuditLog, search } from "../../src/Runtime/AuditLog.js"
 import { PermissionPolicy } from "../../src/Permission/PermissionPolicy.js"
+import { AuditLog, search } from "../../src/Runtime/AuditLog.js"
 import { ResultStore } from "../../src/Runtime/ResultStore.js"
 import { ToolHooks } from "../../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"
@@ -17,7 +17,11 @@ import * as Tool from "../../src/Tool/Tool.js"
 /** A tool whose model result holds text the UI never shows. */
 const Split = Tool.make("Split", {
   description: "test",
-  input: Schema.Struct({ shown: Schema.String, hidden: Schema.String, ask: Schema.optionalWith(Schema.Boolean, { default: () => false }) }),
+  input: Schema.Struct({
+    shown: Schema.String,
+    hidden: Schema.String,
+    ask: Schema.optionalWith(Schema.Boolean, { default: () => false })
+  }),
   output: Schema.Struct({ shown: Schema.String, hidden: Schema.String }),
   touchesEnvironment: false
 })
@@ -37,7 +41,12 @@ const runtime = ToolRuntime.layer.pipe(
 
 const tempFile = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), "audit-")), "audit.jsonl")
 
-const use = (id: string, shown: string, hidden: string, ask = false) => ({ type: "tool_use" as const, id, name: "Split", input: { shown, hidden, ask } })
+const use = (id: string, shown: string, hidden: string, ask = false) => ({
+  type: "tool_use" as const,
+  id,
+  name: "Split",
+  input: { shown, hidden, ask }
+})
 
 describe("AuditLog", () => {
   it.effect("records every event and outcome with session id, tool_use id, decision, reason, executed input and audit text", () =>
@@ -56,7 +65,10 @@ describe("AuditLog", () => {
       ])
       expect(completed[1].reason).toContain("user")
       expect(completed[1].executed_input).toEqual({ shown: "two", hidden: "y", ask: true })
-      expect(entries.filter((e) => e.event === "PermissionRequested").map((e) => [e.tool_use_id, e.audit])).toEqual([["b", "may I?\nSplit"]])
+      expect(entries.filter((e) => e.event === "PermissionRequested").map((e) => [e.tool_use_id, e.audit])).toEqual([[
+        "b",
+        "may I?\nSplit"
+      ]])
       expect(fs.statSync(file).mode & 0o777).toBe(0o600)
     }))
 

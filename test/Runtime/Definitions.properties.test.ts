@@ -8,7 +8,12 @@ import { Ajv2020 } from "ajv/dist/2020.js"
 import { Arbitrary, FastCheck as fc, Schema } from "effect"
 import * as Definitions from "../../src/Runtime/Definitions.js"
 import * as Tool from "../../src/Tool/Tool.js"
-import { anthropicProblems, geminiToolsProblems, openAiChatProblems, openAiResponsesProblems } from "./Definitions/restrictions.js"
+import {
+  anthropicProblems,
+  geminiToolsProblems,
+  openAiChatProblems,
+  openAiResponsesProblems
+} from "./Definitions/restrictions.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // a small language of schemas, and its Effect Schema
@@ -24,7 +29,19 @@ type Spec =
   | { readonly kind: "tuple"; readonly a: Spec; readonly b: Spec }
   | { readonly kind: "tree" }
 
-type Leaf = "string" | "finite" | "int" | "boolean" | "nonEmpty" | "minLength" | "pattern" | "between" | "positiveInt" | "stringLiterals" | "numberLiterals" | "date"
+type Leaf =
+  | "string"
+  | "finite"
+  | "int"
+  | "boolean"
+  | "nonEmpty"
+  | "minLength"
+  | "pattern"
+  | "between"
+  | "positiveInt"
+  | "stringLiterals"
+  | "numberLiterals"
+  | "date"
 
 interface Field {
   readonly name: string
@@ -32,7 +49,20 @@ interface Field {
   readonly spec: Spec
 }
 
-const leaves: ReadonlyArray<Leaf> = ["string", "finite", "int", "boolean", "nonEmpty", "minLength", "pattern", "between", "positiveInt", "stringLiterals", "numberLiterals", "date"]
+const leaves: ReadonlyArray<Leaf> = [
+  "string",
+  "finite",
+  "int",
+  "boolean",
+  "nonEmpty",
+  "minLength",
+  "pattern",
+  "between",
+  "positiveInt",
+  "stringLiterals",
+  "numberLiterals",
+  "date"
+]
 
 const names = fc.constantFrom("a", "b", "file_path", "count", "mode", "x", "items", "meta")
 
@@ -40,16 +70,29 @@ const specArbitrary = fc.letrec<{ spec: Spec; fields: ReadonlyArray<Field> }>((t
   spec: fc.oneof(
     { depthSize: "small", withCrossShrink: true },
     { weight: 6, arbitrary: fc.constantFrom(...leaves).map((leaf): Spec => ({ kind: "leaf", leaf })) },
-    { weight: 2, arbitrary: fc.record({ fields: tie("fields"), identified: fc.boolean() }).map((r): Spec => ({ kind: "struct", ...r })) },
+    {
+      weight: 2,
+      arbitrary: fc.record({ fields: tie("fields"), identified: fc.boolean() }).map((r): Spec => ({
+        kind: "struct",
+        ...r
+      }))
+    },
     { weight: 1, arbitrary: tie("spec").map((of): Spec => ({ kind: "array", of })) },
     { weight: 1, arbitrary: tie("spec").map((of): Spec => ({ kind: "nullOr", of })) },
-    { weight: 1, arbitrary: fc.record({ a: tie("fields"), b: tie("fields") }).map((r): Spec => ({ kind: "union", ...r })) },
+    {
+      weight: 1,
+      arbitrary: fc.record({ a: tie("fields"), b: tie("fields") }).map((r): Spec => ({ kind: "union", ...r }))
+    },
     { weight: 1, arbitrary: tie("spec").map((of): Spec => ({ kind: "record", of })) },
     { weight: 1, arbitrary: fc.record({ a: tie("spec"), b: tie("spec") }).map((r): Spec => ({ kind: "tuple", ...r })) },
     { weight: 1, arbitrary: fc.constant<Spec>({ kind: "tree" }) }
   ),
   fields: fc.uniqueArray(
-    fc.record({ name: names, optional: fc.constantFrom("required" as const, "optional" as const, "default" as const), spec: tie("spec") }),
+    fc.record({
+      name: names,
+      optional: fc.constantFrom("required" as const, "optional" as const, "default" as const),
+      spec: tie("spec")
+    }),
     { minLength: 1, maxLength: 4, selector: (field) => field.name }
   )
 }))
@@ -128,7 +171,9 @@ const toSchema = (spec: Spec): AnySchema => {
 const structOf = (fields: ReadonlyArray<Field>, tag?: string): AnySchema => {
   const shape: Record<string, Schema.Struct.Field> = {}
   for (const field of fields) {
-    const schema = field.name === "kind" && tag !== undefined ? Schema.Literal(tag) as unknown as AnySchema : toSchema(field.spec)
+    const schema = field.name === "kind" && tag !== undefined
+      ? Schema.Literal(tag) as unknown as AnySchema
+      : toSchema(field.spec)
     shape[field.name] = field.optional === "required" || field.name === "kind"
       ? schema
       : field.optional === "optional"
@@ -138,13 +183,24 @@ const structOf = (fields: ReadonlyArray<Field>, tag?: string): AnySchema => {
   return Schema.Struct(shape) as unknown as AnySchema
 }
 
-const toolArbitrary = fc.uniqueArray(fc.record({ name: names, optional: fc.constantFrom("required" as const, "optional" as const, "default" as const), spec: specArbitrary.spec }), {
-  minLength: 0,
-  maxLength: 5,
-  selector: (field) => field.name
-}).map((fields) => {
+const toolArbitrary = fc.uniqueArray(
+  fc.record({
+    name: names,
+    optional: fc.constantFrom("required" as const, "optional" as const, "default" as const),
+    spec: specArbitrary.spec
+  }),
+  {
+    minLength: 0,
+    maxLength: 5,
+    selector: (field) => field.name
+  }
+).map((fields) => {
   const input = structOf(fields)
-  const tool = Tool.make("Generated", { description: "A generated tool.", input: input as Schema.Schema<unknown>, touchesEnvironment: false })
+  const tool = Tool.make("Generated", {
+    description: "A generated tool.",
+    input: input as Schema.Schema<unknown>,
+    touchesEnvironment: false
+  })
   return { tool: tool.definition, input, fields }
 })
 
@@ -157,7 +213,9 @@ const ajv = new Ajv2020({ strict: false, allErrors: true })
 /** A strict model must send every property: missing optional ones as null (the oracle, in the plainest words). */
 const asStrictModelSends = (value: unknown, schema: Definitions.JsonSchema, defs: Definitions.JsonSchema): unknown => {
   const resolve = (node: Definitions.JsonSchema): Definitions.JsonSchema =>
-    typeof node["$ref"] === "string" ? (defs[(node["$ref"] as string).replace("#/$defs/", "")] as Definitions.JsonSchema) : node
+    typeof node["$ref"] === "string"
+      ? (defs[(node["$ref"] as string).replace("#/$defs/", "")] as Definitions.JsonSchema)
+      : node
   const resolved = resolve(schema)
   // The members of a union (an optional value is one with null; a nullable union nests one anyOf in another),
   // references resolved.
@@ -167,7 +225,9 @@ const asStrictModelSends = (value: unknown, schema: Definitions.JsonSchema, defs
   }
   const candidates = membersOf(resolved)
   if (Array.isArray(value)) {
-    const items = candidates.find((candidate) => candidate["items"] !== undefined)?.["items"] as Definitions.JsonSchema | undefined
+    const items = candidates.find((candidate) => candidate["items"] !== undefined)?.["items"] as
+      | Definitions.JsonSchema
+      | undefined
     return items === undefined ? value : value.map((item) => asStrictModelSends(item, items, defs))
   }
   if (typeof value === "object" && value !== null) {
@@ -175,7 +235,8 @@ const asStrictModelSends = (value: unknown, schema: Definitions.JsonSchema, defs
     const member = candidates.find((candidate) => {
       const props = candidate["properties"] as Record<string, Definitions.JsonSchema> | undefined
       const kind = props?.["kind"]?.["enum"] as ReadonlyArray<unknown> | undefined
-      return props !== undefined && Object.keys(value).every((key) => key in props) && (kind === undefined || kind.includes((value as Record<string, unknown>)["kind"]))
+      return props !== undefined && Object.keys(value).every((key) => key in props) &&
+        (kind === undefined || kind.includes((value as Record<string, unknown>)["kind"]))
     }) ?? resolved
     const props = (member["properties"] ?? {}) as Record<string, Definitions.JsonSchema>
     const out: Record<string, unknown> = {}
@@ -196,7 +257,9 @@ describe("definitions of generated schemas", () => {
     expect(geminiToolsProblems(Definitions.forProvider("gemini", [tool]))).toEqual([])
   }, { fastCheck: { numRuns: 200 } })
 
-  it.prop("values the Effect Schema encodes validate against the Anthropic/OpenAI schema", [toolArbitrary.chain((t) => fc.tuple(fc.constant(t), Arbitrary.make(t.input)))], ([[{ input, tool }, value]]) => {
+  it.prop("values the Effect Schema encodes validate against the Anthropic/OpenAI schema", [
+    toolArbitrary.chain((t) => fc.tuple(fc.constant(t), Arbitrary.make(t.input)))
+  ], ([[{ input, tool }, value]]) => {
     const encoded = Schema.encodeSync(input)(value)
     const validate = ajv.compile(Definitions.anthropic(tool).input_schema)
     expect(validate(JSON.parse(JSON.stringify(encoded))), JSON.stringify(validate.errors)).toBe(true)
@@ -208,7 +271,11 @@ describe("definitions of generated schemas", () => {
     const definition = Definitions.openAiResponses(tool)
     if (!definition.strict) return
     const encoded = JSON.parse(JSON.stringify(Schema.encodeSync(input)(value))) as unknown
-    const sent = asStrictModelSends(encoded, definition.parameters, (definition.parameters["$defs"] ?? {}) as Definitions.JsonSchema)
+    const sent = asStrictModelSends(
+      encoded,
+      definition.parameters,
+      (definition.parameters["$defs"] ?? {}) as Definitions.JsonSchema
+    )
     const validate = ajv.compile(definition.parameters)
     expect(validate(sent), JSON.stringify(validate.errors)).toBe(true)
     const restored = Definitions.restoreOmitted(tool, sent)
@@ -218,10 +285,14 @@ describe("definitions of generated schemas", () => {
   it("the generators reach the interesting cases: strict refusals, $defs kept, dropped keywords, nullables", () => {
     const samples = fc.sample(toolArbitrary, { numRuns: 400, seed: 42 })
     const strictRefused = samples.filter(({ tool }) => !Definitions.openAiResponses(tool).strict).length
-    const withDefs = samples.filter(({ tool }) => Definitions.anthropic(tool).input_schema["$defs"] !== undefined).length
+    const withDefs =
+      samples.filter(({ tool }) => Definitions.anthropic(tool).input_schema["$defs"] !== undefined).length
     const geminiDropped = samples.filter(({ tool }) => Definitions.explain(tool, "gemini").dropped.length > 0).length
-    const strictDropped = samples.filter(({ tool }) => Definitions.explain(tool, "openai-strict").dropped.length > 0).length
-    const nullables = samples.filter(({ tool }) => JSON.stringify(Definitions.openAiResponses(tool).parameters).includes("\"null\"")).length
+    const strictDropped =
+      samples.filter(({ tool }) => Definitions.explain(tool, "openai-strict").dropped.length > 0).length
+    const nullables =
+      samples.filter(({ tool }) => JSON.stringify(Definitions.openAiResponses(tool).parameters).includes("\"null\""))
+        .length
     expect(strictRefused).toBeGreaterThan(20)
     expect(samples.length - strictRefused).toBeGreaterThan(50)
     expect(withDefs).toBeGreaterThan(10)

@@ -9,7 +9,13 @@ import { testRuntime } from "../../src/testing/index.js"
 import * as Tool from "../../src/Tool/Tool.js"
 import { builtinTools } from "../../src/Tools/index.js"
 import { ToolSearch } from "../../src/Tools/ToolSearch.js"
-import { anthropicProblems, geminiToolsProblems, nodes, openAiChatProblems, openAiResponsesProblems } from "./Definitions/restrictions.js"
+import {
+  anthropicProblems,
+  geminiToolsProblems,
+  nodes,
+  openAiChatProblems,
+  openAiResponsesProblems
+} from "./Definitions/restrictions.js"
 
 type Node = { readonly [key: string]: unknown }
 
@@ -20,7 +26,8 @@ const shapes = {
   "openai-chat": (definition: Tool.Definition.Any) => Definitions.openAiChat(definition),
   "openai-chat-strict": (definition: Tool.Definition.Any) => Definitions.openAiChat(definition, { strict: true }),
   "openai-responses": (definition: Tool.Definition.Any) => Definitions.openAiResponses(definition),
-  "openai-responses-lenient": (definition: Tool.Definition.Any) => Definitions.openAiResponses(definition, { strict: false }),
+  "openai-responses-lenient": (definition: Tool.Definition.Any) =>
+    Definitions.openAiResponses(definition, { strict: false }),
   gemini: (definition: Tool.Definition.Any) => Definitions.gemini(definition)
 } as const
 
@@ -69,7 +76,8 @@ describe("Definitions of the built-in tools", () => {
     expect(offset).toEqual({
       type: "integer",
       minimum: 0,
-      description: "The line number to start reading from (1-based). Only provide if the file is too large to read at once"
+      description:
+        "The line number to start reading from (1-based). Only provide if the file is too large to read at once"
     })
   })
 
@@ -77,7 +85,9 @@ describe("Definitions of the built-in tools", () => {
     const gemini = Definitions.forProvider("gemini", builtins)
     expect(geminiToolsProblems(gemini)).toEqual([])
     expect((gemini[0] as { functionDeclarations: Array<unknown> }).functionDeclarations).toHaveLength(builtins.length)
-    const anthropic = Definitions.forProvider("anthropic", builtins, { deferLoading: new Set(["Bash"]) }) as ReadonlyArray<Definitions.AnthropicTool>
+    const anthropic = Definitions.forProvider("anthropic", builtins, {
+      deferLoading: new Set(["Bash"])
+    }) as ReadonlyArray<Definitions.AnthropicTool>
     expect(anthropic.filter((tool) => tool.defer_loading === true).map((tool) => tool.name)).toEqual(["Bash"])
   })
 })
@@ -120,7 +130,10 @@ const Recursive = Tool.make("Recursive", {
 const Free = Tool.make("Free", {
   description: "A free-form map and a pair.",
   touchesEnvironment: false,
-  input: Schema.Struct({ labels: Schema.Record({ key: Schema.String, value: Schema.String }), pair: Schema.Tuple(Schema.String, Schema.Number) })
+  input: Schema.Struct({
+    labels: Schema.Record({ key: Schema.String, value: Schema.String }),
+    pair: Schema.Tuple(Schema.String, Schema.Number)
+  })
 })
 
 describe("the rewrites", () => {
@@ -160,13 +173,20 @@ describe("the rewrites", () => {
     const { parameters } = Definitions.openAiResponses(Tricky.definition)
     const properties = parameters["properties"] as Node
     expect(parameters["required"]).toEqual(["name", "ratio", "count", "mode", "level", "note", "point", "other"])
-    expect(properties["count"]).toEqual({ type: ["integer", "null"], exclusiveMinimum: 0, description: "a positive number" })
+    expect(properties["count"]).toEqual({
+      type: ["integer", "null"],
+      exclusiveMinimum: 0,
+      description: "a positive number"
+    })
     expect(properties["mode"]).toEqual({ type: ["string", "null"], enum: ["fast", "slow", null] })
     expect(properties["note"]).toEqual({ anyOf: [{ type: "string" }, { type: "null" }] })
     expect((properties["other"] as Node)["type"]).toEqual(["object", "null"])
     // minLength is not a strict keyword: dropped, and said so.
     expect(properties["name"]).toEqual({ type: "string", description: "At least three characters" })
-    expect(Definitions.explain(Tricky.definition, "openai-strict").dropped).toEqual([{ path: "/properties/name", keyword: "minLength" }])
+    expect(Definitions.explain(Tricky.definition, "openai-strict").dropped).toEqual([{
+      path: "/properties/name",
+      keyword: "minLength"
+    }])
   })
 
   it("Gemini: nullable instead of null unions, string enums only, integer exclusive bounds as inclusive ones", () => {
@@ -188,12 +208,19 @@ describe("the rewrites", () => {
     const responses = Definitions.openAiResponses(Free.definition)
     expect(responses.strict).toBe(false)
     expect(openAiResponsesProblems(responses as never)).toEqual([])
-    expect(Definitions.explain(Free.definition, "openai-strict").notStrict).toBe("strict mode cannot express a free-form object (a record) (at /properties/labels)")
+    expect(Definitions.explain(Free.definition, "openai-strict").notStrict).toBe(
+      "strict mode cannot express a free-form object (a record) (at /properties/labels)"
+    )
     const chat = Definitions.openAiChat(Free.definition, { strict: true })
     expect(chat.function.strict).toBe(false)
     const gemini = Definitions.gemini(Free.definition)
     expect(geminiToolsProblems([{ functionDeclarations: [gemini] }])).toEqual([])
-    expect((gemini.parameters!["properties"] as Node)["pair"]).toEqual({ type: "array", items: { anyOf: [{ type: "string" }, { type: "number" }] }, minItems: 2, maxItems: 2 })
+    expect((gemini.parameters!["properties"] as Node)["pair"]).toEqual({
+      type: "array",
+      items: { anyOf: [{ type: "string" }, { type: "number" }] },
+      minItems: 2,
+      maxItems: 2
+    })
   })
 
   it("restoreOmitted turns a strict model's nulls back into absent parameters, so defaults apply", () => {
@@ -201,9 +228,16 @@ describe("the rewrites", () => {
     const input = { file_path: "/a", old_string: "x", new_string: "y", replace_all: null }
     const restored = Definitions.restoreOmitted(edit, input)
     expect(restored).toEqual({ file_path: "/a", old_string: "x", new_string: "y" })
-    expect(Schema.decodeUnknownSync(edit.input as Schema.Schema<unknown>)(restored)).toEqual({ file_path: "/a", old_string: "x", new_string: "y", replace_all: false })
+    expect(Schema.decodeUnknownSync(edit.input as Schema.Schema<unknown>)(restored)).toEqual({
+      file_path: "/a",
+      old_string: "x",
+      new_string: "y",
+      replace_all: false
+    })
     // A null where the schema itself accepts null is the model's value, kept.
-    expect(Definitions.restoreOmitted(Tricky.definition, { note: null, count: null, other: null })).toEqual({ note: null })
+    expect(Definitions.restoreOmitted(Tricky.definition, { note: null, count: null, other: null })).toEqual({
+      note: null
+    })
   })
 
   it("restoreOmitted follows a union's members: a null is dropped only where the member it belongs to made the property optional", () => {
@@ -226,7 +260,9 @@ describe("the rewrites", () => {
   })
 
   it("an input schema with a jsonSchema annotation (an MCP tool) is taken from it, without $schema", () => {
-    const fixture = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "bench", "fixtures", "mcp-filesystem.json"), "utf8")) as {
+    const fixture = JSON.parse(
+      fs.readFileSync(path.join(__dirname, "..", "..", "bench", "fixtures", "mcp-filesystem.json"), "utf8")
+    ) as {
       tools: ReadonlyArray<{ name: string; description: string; inputSchema: object }>
     }
     const raw = fixture.tools.find((tool) => tool.name === "edit_file")!
@@ -244,7 +280,11 @@ describe("the rewrites", () => {
   })
 
   it("a schema without a JSON form is a DefinitionError naming the tool", () => {
-    const Opaque = Tool.make("Opaque", { description: "x", input: Schema.Struct({ at: Schema.DateFromSelf }), touchesEnvironment: false })
+    const Opaque = Tool.make("Opaque", {
+      description: "x",
+      input: Schema.Struct({ at: Schema.DateFromSelf }),
+      touchesEnvironment: false
+    })
     expect(() => Definitions.anthropic(Opaque.definition)).toThrow(/The input schema of Opaque has no JSON Schema form/)
   })
 })
@@ -276,8 +316,16 @@ describe("a constraint a shape drops is still enforced by the decoder", () => {
 
   it.effect("exclusiveMinimum (dropped for Gemini's numbers): ratio 0 gets InvalidInput naming ratio", () =>
     Effect.gen(function*() {
-      expect(Definitions.explain(Tricky.definition, "gemini").dropped).toContainEqual({ path: "/properties/ratio", keyword: "exclusiveMinimum" })
-      const [bad] = yield* ToolRuntime.execute([{ type: "tool_use", id: "t1", name: "Tricky", input: { ...valid, ratio: 0 } }])
+      expect(Definitions.explain(Tricky.definition, "gemini").dropped).toContainEqual({
+        path: "/properties/ratio",
+        keyword: "exclusiveMinimum"
+      })
+      const [bad] = yield* ToolRuntime.execute([{
+        type: "tool_use",
+        id: "t1",
+        name: "Tricky",
+        input: { ...valid, ratio: 0 }
+      }])
       expect(bad!.error?._tag).toBe("InvalidInput")
       expect(bad!.result.content).toContain("The parameter `ratio` is invalid")
     }).pipe(Effect.provide(layer)))

@@ -5,20 +5,26 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Approver } from "../../src/Permission/Approver.js"
-import * as Definitions from "../../src/Runtime/Definitions.js"
 import { PermissionPolicy } from "../../src/Permission/PermissionPolicy.js"
 import * as RulePolicy from "../../src/Permission/RulePolicy.js"
+import * as Definitions from "../../src/Runtime/Definitions.js"
 import { ResultStore } from "../../src/Runtime/ResultStore.js"
-import { announcement, DiscoveredTools, notLoadedMessage, parseSearchMode, ToolCatalog } from "../../src/Runtime/ToolCatalog.js"
+import {
+  announcement,
+  DiscoveredTools,
+  notLoadedMessage,
+  parseSearchMode,
+  ToolCatalog
+} from "../../src/Runtime/ToolCatalog.js"
 import type { CatalogOptions } from "../../src/Runtime/ToolCatalog.js"
 import { ToolHooks } from "../../src/Runtime/ToolHooks.js"
 import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
+import { Workspace } from "../../src/Runtime/Workspace.js"
 import * as Tool from "../../src/Tool/Tool.js"
 import { ToolResultContent } from "../../src/Tool/Wire.js"
 import type { ToolUseBlock } from "../../src/Tool/Wire.js"
 import { Edit } from "../../src/Tools/FileTools.js"
 import { catalogLayer } from "../../src/Tools/ToolSearch.js"
-import { Workspace } from "../../src/Runtime/Workspace.js"
 
 const use = (name: string, input: unknown, id = "toolu_1"): ToolUseBlock => ({ type: "tool_use", id, name, input })
 
@@ -56,7 +62,10 @@ const tools = [Clock, Forecast, Alerts, Deploy] as const
 const toolLayers = (ran: Ref.Ref<ReadonlyArray<string>>) =>
   Layer.mergeAll(
     Clock.implement({ call: () => Effect.as(Ref.update(ran, (names) => [...names, "Clock"]), "12:00") }),
-    Forecast.implement({ call: ({ city, days }) => Effect.as(Ref.update(ran, (names) => [...names, "Forecast"]), `${city}: sunny for ${days} days`) }),
+    Forecast.implement({
+      call: ({ city, days }) =>
+        Effect.as(Ref.update(ran, (names) => [...names, "Forecast"]), `${city}: sunny for ${days} days`)
+    }),
     Alerts.implement({ call: () => Effect.as(Ref.update(ran, (names) => [...names, "Alerts"]), "none") }),
     Deploy.implement({
       checkPermissions: () => Effect.succeed({ _tag: "Passthrough" }),
@@ -82,7 +91,9 @@ const session = (
 }
 
 const withSession = <A, E>(
-  body: (refs: { ran: Ref.Ref<ReadonlyArray<string>>; discovered: Ref.Ref<ReadonlySet<string>> }) => Effect.Effect<A, E, ToolRuntime | ToolCatalog>,
+  body: (
+    refs: { ran: Ref.Ref<ReadonlyArray<string>>; discovered: Ref.Ref<ReadonlySet<string>> }
+  ) => Effect.Effect<A, E, ToolRuntime | ToolCatalog>,
   options: CatalogOptions = {}
 ) =>
   Effect.gen(function*() {
@@ -97,7 +108,11 @@ describe("ToolCatalog: what the model sees", () => {
       Effect.gen(function*() {
         const request = yield* ToolCatalog.request("anthropic")
         expect(request.included).toEqual(["Clock", "ToolSearch"])
-        expect(request.deferred).toEqual(["mcp__weather__get_forecast", "mcp__weather__list_alerts", "mcp__ops__deploy"])
+        expect(request.deferred).toEqual([
+          "mcp__weather__get_forecast",
+          "mcp__weather__list_alerts",
+          "mcp__ops__deploy"
+        ])
         expect(request.announcement).toBe([
           "<system-reminder>",
           "The following deferred tools are available but not loaded yet: their definitions are not in your tool list. Before calling one, load it with ToolSearch: query \"select:<name>\" loads tools by name (comma-separated), \"mcp__<server>\" lists a server's tools, and keywords search names and descriptions. A line \"mcp__<server>__: a, b\" lists the tools mcp__<server>__a and mcp__<server>__b.",
@@ -105,16 +120,25 @@ describe("ToolCatalog: what the model sees", () => {
           "mcp__ops__deploy",
           "</system-reminder>"
         ].join("\n"))
-        expect(request.estimatedTokens).toBe(Definitions.estimateTokens(request.tools) + Definitions.estimateTokens(request.announcement!))
+        expect(request.estimatedTokens).toBe(
+          Definitions.estimateTokens(request.tools) + Definitions.estimateTokens(request.announcement!)
+        )
         const catalog = yield* ToolCatalog
         expect(catalog.deferring).toBe(true)
-      })))
+      })
+    ))
 
   it.effect("mode off: every tool in full, nothing announced, and deferred tools can be called", () =>
     withSession(({ ran }) =>
       Effect.gen(function*() {
         const request = yield* ToolCatalog.request("openai-responses")
-        expect(request.included).toEqual(["Clock", "mcp__weather__get_forecast", "mcp__weather__list_alerts", "mcp__ops__deploy", "ToolSearch"])
+        expect(request.included).toEqual([
+          "Clock",
+          "mcp__weather__get_forecast",
+          "mcp__weather__list_alerts",
+          "mcp__ops__deploy",
+          "ToolSearch"
+        ])
         expect(request.announcement).toBeUndefined()
         const [outcome] = yield* ToolRuntime.execute([use("mcp__weather__get_forecast", { city: "Oslo", days: 2 })])
         expect(outcome!.status).toBe("success")
@@ -125,10 +149,19 @@ describe("ToolCatalog: what the model sees", () => {
     Effect.gen(function*() {
       const ran = yield* Ref.make<ReadonlyArray<string>>([])
       const discovered = yield* Ref.make<ReadonlySet<string>>(new Set())
-      const deferredTokens = [Forecast, Alerts, Deploy].reduce((sum, tool) => sum + Definitions.estimateTokens(Definitions.anthropic(tool.definition)), 0)
+      const deferredTokens = [Forecast, Alerts, Deploy].reduce(
+        (sum, tool) => sum + Definitions.estimateTokens(Definitions.anthropic(tool.definition)),
+        0
+      )
       // 10% of a window just above / below ten times the deferred tokens.
-      const under = yield* Effect.provide(ToolCatalog, session(ran, discovered, { mode: { auto: 10 }, contextWindow: deferredTokens * 10 + 10 }))
-      const over = yield* Effect.provide(ToolCatalog, session(ran, discovered, { mode: { auto: 10 }, contextWindow: deferredTokens * 10 - 10 }))
+      const under = yield* Effect.provide(
+        ToolCatalog,
+        session(ran, discovered, { mode: { auto: 10 }, contextWindow: deferredTokens * 10 + 10 })
+      )
+      const over = yield* Effect.provide(
+        ToolCatalog,
+        session(ran, discovered, { mode: { auto: 10 }, contextWindow: deferredTokens * 10 - 10 })
+      )
       expect(under.deferredTokens).toBe(deferredTokens)
       expect(under.deferring).toBe(false)
       expect((yield* under.request("anthropic")).deferred).toEqual([])
@@ -164,22 +197,36 @@ describe("the discovered set across turns", () => {
         expect([...(yield* Ref.get(discovered))]).toEqual(["mcp__weather__get_forecast", "mcp__weather__list_alerts"])
         // Turn 2's request: the found tools are in `tools` (Anthropic: defer_loading, expanded by the reference).
         const anthropic = yield* ToolCatalog.request("anthropic")
-        expect(anthropic.included).toEqual(["Clock", "mcp__weather__get_forecast", "mcp__weather__list_alerts", "ToolSearch"])
+        expect(anthropic.included).toEqual([
+          "Clock",
+          "mcp__weather__get_forecast",
+          "mcp__weather__list_alerts",
+          "ToolSearch"
+        ])
         expect(anthropic.deferred).toEqual(["mcp__ops__deploy"])
-        const forecast = (anthropic.tools as ReadonlyArray<Definitions.AnthropicTool>).find((tool) => tool.name === "mcp__weather__get_forecast")
+        const forecast = (anthropic.tools as ReadonlyArray<Definitions.AnthropicTool>).find((tool) =>
+          tool.name === "mcp__weather__get_forecast"
+        )
         expect(forecast?.defer_loading).toBe(true)
         const openai = yield* ToolCatalog.request("openai-chat")
-        expect((openai.tools as ReadonlyArray<Definitions.OpenAiChatTool>).map((tool) => tool.function.name)).toEqual(anthropic.included)
-        const [call] = yield* ToolRuntime.execute([use("mcp__weather__get_forecast", { city: "Oslo", days: 3 }, "toolu_2")])
+        expect((openai.tools as ReadonlyArray<Definitions.OpenAiChatTool>).map((tool) => tool.function.name)).toEqual(
+          anthropic.included
+        )
+        const [call] = yield* ToolRuntime.execute([
+          use("mcp__weather__get_forecast", { city: "Oslo", days: 3 }, "toolu_2")
+        ])
         expect(call!.result.content).toBe("Oslo: sunny for 3 days")
         expect(yield* Ref.get(ran)).toEqual(["Forecast"])
-      })))
+      })
+    ))
 
   it.effect("the set belongs to the session: a restored set carries over to a new runtime", () =>
     Effect.gen(function*() {
       const ran = yield* Ref.make<ReadonlyArray<string>>([])
       const discovered = yield* Ref.make<ReadonlySet<string>>(new Set())
-      yield* ToolRuntime.execute([use("ToolSearch", { query: "select:mcp__ops__deploy" })]).pipe(Effect.provide(session(ran, discovered)))
+      yield* ToolRuntime.execute([use("ToolSearch", { query: "select:mcp__ops__deploy" })]).pipe(
+        Effect.provide(session(ran, discovered))
+      )
       const saved = [...(yield* Ref.get(discovered))]
       expect(saved).toEqual(["mcp__ops__deploy"])
       // A new process restores the saved names.
@@ -205,7 +252,8 @@ describe("a deferred tool that was never loaded", () => {
         expect(invalid!.result.content).toBe(text)
         expect(text).toContain("query \"select:mcp__weather__get_forecast\"")
         expect(yield* Ref.get(ran)).toEqual([])
-      })))
+      })
+    ))
 })
 
 describe("deny rules and permissions", () => {
@@ -246,7 +294,9 @@ describe("deny rules and permissions", () => {
           expect(outcome!.result.content).toMatch(/^No tools matched/)
         }
         expect((yield* Ref.get(discovered)).size).toBe(0)
-        const [direct] = yield* ToolRuntime.execute([use("mcp__weather__get_forecast", { city: "Oslo", days: 1 }, "c1")])
+        const [direct] = yield* ToolRuntime.execute([
+          use("mcp__weather__get_forecast", { city: "Oslo", days: 1 }, "c1")
+        ])
         expect(direct!.status).toBe("denied")
         expect(direct!.result.content).toContain("mcp__weather")
         expect(yield* Ref.get(ran)).toEqual([])
@@ -274,22 +324,27 @@ describe("strict OpenAI inputs", () => {
   it.effect("restoreOmitted turns a strict model's nulls for optional parameters back into absent ones", () =>
     Effect.gen(function*() {
       const catalog = yield* ToolCatalog
-      const strict = (yield* catalog.request("openai-responses")).tools as ReadonlyArray<Definitions.OpenAiResponsesTool>
+      const strict = (yield* catalog.request("openai-responses")).tools as ReadonlyArray<
+        Definitions.OpenAiResponsesTool
+      >
       expect(strict[0]!.parameters["required"]).toEqual(["file_path", "old_string", "new_string", "replace_all"])
       const toolUse = use("Edit", { file_path: "/a", old_string: "x", new_string: "y", replace_all: null })
-      expect(catalog.restoreOmitted(toolUse)).toEqual(use("Edit", { file_path: "/a", old_string: "x", new_string: "y" }))
+      expect(catalog.restoreOmitted(toolUse)).toEqual(
+        use("Edit", { file_path: "/a", old_string: "x", new_string: "y" })
+      )
       expect(catalog.restoreOmitted(use("Nope", { a: null }))).toEqual(use("Nope", { a: null }))
     }).pipe(Effect.provide(ToolCatalog.layer([Edit]).pipe(Layer.provide(DiscoveredTools.layer())))))
 })
 
 describe("announcement", () => {
   it("lists plain names in full and an MCP server's tools once under its prefix, in first-seen order", () => {
-    expect(announcement(["Alpha", "mcp__a_b__x", "mcp__c__y", "mcp__a_b__z-1", "mcp__odd__"]).split("\n").slice(2, -1)).toEqual([
-      "Alpha",
-      "mcp__a_b__: x, z-1",
-      "mcp__c__y",
-      "mcp__odd__"
-    ])
+    expect(announcement(["Alpha", "mcp__a_b__x", "mcp__c__y", "mcp__a_b__z-1", "mcp__odd__"]).split("\n").slice(2, -1))
+      .toEqual([
+        "Alpha",
+        "mcp__a_b__: x, z-1",
+        "mcp__c__y",
+        "mcp__odd__"
+      ])
     // Without a group of two, the explanation of the grouped form is left out.
     expect(announcement(["Alpha", "mcp__c__y"])).not.toContain("A line")
   })

@@ -8,15 +8,25 @@ import { Effect, Layer, Option, Ref, Schema } from "effect"
 import { Approver } from "../../src/Permission/Approver.js"
 import { PermissionPolicy } from "../../src/Permission/PermissionPolicy.js"
 import { ResultStore } from "../../src/Runtime/ResultStore.js"
-import { ToolHooks } from "../../src/Runtime/ToolHooks.js"
 import { DiscoveredTools, requestEnabled, ToolCatalog } from "../../src/Runtime/ToolCatalog.js"
+import { ToolHooks } from "../../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
 import * as Tool from "../../src/Tool/Tool.js"
 import * as Search from "../../src/Tools/ToolSearch.js"
 
-const Lookup = Tool.make("Lookup", { description: "test", input: Schema.Struct({ key: Schema.String }), output: Schema.String, touchesEnvironment: false })
-const Echo = Tool.make("Echo", { description: "test", input: Schema.Struct({ text: Schema.String }), output: Schema.String, touchesEnvironment: false })
+const Lookup = Tool.make("Lookup", {
+  description: "test",
+  input: Schema.Struct({ key: Schema.String }),
+  output: Schema.String,
+  touchesEnvironment: false
+})
+const Echo = Tool.make("Echo", {
+  description: "test",
+  input: Schema.Struct({ text: Schema.String }),
+  output: Schema.String,
+  touchesEnvironment: false
+})
 
 /** A tool whose server may be down: `up` is the live state, `checks` counts how often it was read. */
 const setup = Effect.gen(function*() {
@@ -27,7 +37,10 @@ const setup = Effect.gen(function*() {
     Lookup.implement({
       isEnabled: Effect.zipRight(
         Ref.update(checks, (n) => n + 1),
-        Effect.map(Ref.get(up), (isUp) => (isUp ? Tool.Availability.enabled : Tool.Availability.disabled("the lookup server is down")))
+        Effect.map(
+          Ref.get(up),
+          (isUp) => (isUp ? Tool.Availability.enabled : Tool.Availability.disabled("the lookup server is down"))
+        )
       ),
       call: ({ key }) => Effect.as(Ref.update(ran, (n) => n + 1), `value of ${key}`)
     }),
@@ -79,10 +92,17 @@ describe("isEnabled", () => {
     Effect.gen(function*() {
       const Flaky = Tool.make("Flaky", { description: "test", input: Schema.Struct({}), touchesEnvironment: false })
       const layer = ToolRuntime.layer.pipe(
-        Layer.provide(Layer.provide(ToolRegistry.layer([Flaky]), Flaky.implement({ isEnabled: Effect.die("boom"), call: () => Effect.succeed("ran") }))),
+        Layer.provide(
+          Layer.provide(
+            ToolRegistry.layer([Flaky]),
+            Flaky.implement({ isEnabled: Effect.die("boom"), call: () => Effect.succeed("ran") })
+          )
+        ),
         Layer.provide([PermissionPolicy.toolOnly, Approver.denyAll, ToolHooks.none, ResultStore.layerMemory()])
       )
-      const [outcome] = yield* ToolRuntime.execute([{ type: "tool_use", id: "x", name: "Flaky", input: {} }]).pipe(Effect.provide(layer))
+      const [outcome] = yield* ToolRuntime.execute([{ type: "tool_use", id: "x", name: "Flaky", input: {} }]).pipe(
+        Effect.provide(layer)
+      )
       expect(outcome!.error?._tag).toBe("ToolDisabled")
       expect(outcome!.error?.message).toContain("its availability check failed")
     }))
@@ -94,7 +114,9 @@ describe("isEnabled", () => {
   it.effect("filterEnabled: what the model is shown leaves disabled tools out, in order, and follows live state", () =>
     Effect.gen(function*() {
       const { tools, up } = yield* setup
-      const registry = yield* ToolRegistry.pipe(Effect.provide(Layer.provide(ToolRegistry.layer([Lookup, Echo]), tools)))
+      const registry = yield* ToolRegistry.pipe(
+        Effect.provide(Layer.provide(ToolRegistry.layer([Lookup, Echo]), tools))
+      )
       expect((yield* Tool.filterEnabled(registry.tools)).map((t) => t.definition.name)).toEqual(["Echo"])
       yield* Ref.set(up, true)
       expect((yield* Tool.filterEnabled(registry.tools)).map((t) => t.definition.name)).toEqual(["Lookup", "Echo"])
@@ -105,12 +127,20 @@ describe("isEnabled", () => {
 const upAndDown = (loading: Tool.Loading) =>
   Effect.gen(function*() {
     const Up = Tool.make("Up", { description: "works", input: Schema.Struct({}), touchesEnvironment: false })
-    const Down = Tool.make("Down", { description: "its server is down", input: Schema.Struct({}), touchesEnvironment: false, loading })
+    const Down = Tool.make("Down", {
+      description: "its server is down",
+      input: Schema.Struct({}),
+      touchesEnvironment: false,
+      loading
+    })
     const up = yield* Ref.make(false)
     const tools = Layer.mergeAll(
       Up.implement({ call: () => Effect.succeed("up") }),
       Down.implement({
-        isEnabled: Effect.map(Ref.get(up), (isUp) => (isUp ? Tool.Availability.enabled : Tool.Availability.disabled("the server is down"))),
+        isEnabled: Effect.map(
+          Ref.get(up),
+          (isUp) => (isUp ? Tool.Availability.enabled : Tool.Availability.disabled("the server is down"))
+        ),
         call: () => Effect.succeed("down")
       })
     )
@@ -144,8 +174,15 @@ describe("disabled tools are not found by ToolSearch", () => {
       const found = yield* Effect.gen(function*() {
         const registry = yield* ToolRegistry
         const searchTool = Option.getOrThrow(registry.lookup("ToolSearch")).service
-        const context = { toolUseId: "s", toolName: "ToolSearch", progress: () => Effect.void, isReadDenied: () => false }
-        const select = Effect.scoped(searchTool.call({ query: "select:Down", max_results: 5 }, context)) as Effect.Effect<{ readonly found: ReadonlyArray<string> }>
+        const context = {
+          toolUseId: "s",
+          toolName: "ToolSearch",
+          progress: () => Effect.void,
+          isReadDenied: () => false
+        }
+        const select = Effect.scoped(
+          searchTool.call({ query: "select:Down", max_results: 5 }, context)
+        ) as Effect.Effect<{ readonly found: ReadonlyArray<string> }>
         yield* requestEnabled("anthropic")
         const whileDown = (yield* select).found
         yield* Ref.set(up, true)

@@ -15,29 +15,41 @@ import { ResultStore } from "../../src/Runtime/ResultStore.js"
 import { ToolHooks } from "../../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
+import { Workspace } from "../../src/Runtime/Workspace.js"
 import type { Outcome } from "../../src/Tool/Outcome.js"
 import * as Tool from "../../src/Tool/Tool.js"
 import { BashTool } from "../../src/Tools/Bash.js"
 import * as Edit from "../../src/Tools/Edit.js"
+import { FileState } from "../../src/Tools/FileState.js"
 import * as Glob from "../../src/Tools/Glob.js"
 import * as Grep from "../../src/Tools/Grep.js"
 import * as Read from "../../src/Tools/Read.js"
 import * as Write from "../../src/Tools/Write.js"
-import { FileState } from "../../src/Tools/FileState.js"
-import { Workspace } from "../../src/Runtime/Workspace.js"
 import { bashLayer, tempDir } from "../Tools/Bash/helpers.js"
 
 const Input = Schema.Struct({ label: Schema.String, ms: Schema.Number, resource: Schema.String })
 type Input = typeof Input.Type
 
 /** Runs `ms` on the clock; may be interrupted. */
-const Reader = Tool.make("Reader", { description: "test", input: Input, output: Schema.String, touchesEnvironment: false })
+const Reader = Tool.make("Reader", {
+  description: "test",
+  input: Input,
+  output: Schema.String,
+  touchesEnvironment: false
+})
 /** Runs `ms` on the clock; finishes under a soft interrupt. */
-const Writer = Tool.make("Writer", { description: "test", input: Input, output: Schema.String, touchesEnvironment: false })
+const Writer = Tool.make("Writer", {
+  description: "test",
+  input: Input,
+  output: Schema.String,
+  touchesEnvironment: false
+})
 
 type Log = Ref.Ref<ReadonlyArray<{ readonly label: string; readonly event: "start" | "end"; readonly at: number }>>
 
-const newLog: Effect.Effect<Log> = Ref.make<ReadonlyArray<{ readonly label: string; readonly event: "start" | "end"; readonly at: number }>>([])
+const newLog: Effect.Effect<Log> = Ref.make<
+  ReadonlyArray<{ readonly label: string; readonly event: "start" | "end"; readonly at: number }>
+>([])
 
 const body = (log: Log) => (input: Input) =>
   Effect.gen(function*() {
@@ -55,7 +67,11 @@ const runtime = (log: Log) =>
       Layer.provide(
         ToolRegistry.layer([Reader, Writer]),
         Layer.mergeAll(
-          Reader.implement({ interruptBehavior: "cancel", claims: (i) => [Tool.Claim.write(i.resource)], call: body(log) }),
+          Reader.implement({
+            interruptBehavior: "cancel",
+            claims: (i) => [Tool.Claim.write(i.resource)],
+            call: body(log)
+          }),
           Writer.implement({ claims: (i) => [Tool.Claim.write(i.resource)], call: body(log) })
         )
       )
@@ -98,7 +114,9 @@ describe("soft interrupts", () => {
       ])
       expect(outcomes[0]!.timings.endedAt).toBe(100)
       expect((yield* Ref.get(log)).filter((e) => e.label === "queued")).toEqual([])
-      expect(outcomes[2]!.result.content).toBe("<tool_use_error>Writer was cancelled before it started. It never ran.</tool_use_error>")
+      expect(outcomes[2]!.result.content).toBe(
+        "<tool_use_error>Writer was cancelled before it started. It never ran.</tool_use_error>"
+      )
     }))
 
   it.scoped("cancel, unlike interrupt, stops blocking calls too", () =>
@@ -129,7 +147,10 @@ describe("soft interrupts", () => {
         yield* TestClock.adjust(100)
         return yield* handle.await
       }).pipe(Effect.provide(runtime(log)))
-      expect(outcomes.map((o) => [o.toolUseId, summary(o)])).toEqual([["w", "success"], ["late", "interrupted before starting"]])
+      expect(outcomes.map((o) => [o.toolUseId, summary(o)])).toEqual([["w", "success"], [
+        "late",
+        "interrupted before starting"
+      ]])
       expect((yield* Ref.get(log)).map((e) => `${e.label} ${e.event}`)).toEqual(["w start", "w end"])
     }))
 
@@ -140,9 +161,17 @@ describe("soft interrupts", () => {
       const layer = ToolRuntime.layer.pipe(
         Layer.provide(Layer.provide(
           ToolRegistry.layer([Asking]),
-          Asking.implement({ checkPermissions: () => Effect.succeed({ _tag: "Passthrough" }), call: () => Ref.set(ran, true) })
+          Asking.implement({
+            checkPermissions: () => Effect.succeed({ _tag: "Passthrough" }),
+            call: () => Ref.set(ran, true)
+          })
         )),
-        Layer.provide([PermissionPolicy.toolOnly, Approver.scripted(() => Effect.never), ToolHooks.none, ResultStore.layerMemory()])
+        Layer.provide([
+          PermissionPolicy.toolOnly,
+          Approver.scripted(() => Effect.never),
+          ToolHooks.none,
+          ResultStore.layerMemory()
+        ])
       )
       const outcomes = yield* Effect.gen(function*() {
         const handle = yield* ToolRuntime.start([{ type: "tool_use", id: "ask", name: "Asking", input: {} }])
@@ -158,7 +187,11 @@ describe("soft interrupts", () => {
     "every call ends as its tool's behaviour and the moment of the interrupt say (oracle: the tools' own log)",
     {
       calls: fc.array(
-        fc.record({ blocks: fc.boolean(), ms: fc.integer({ min: 1, max: 6 }).map((n) => n * 10), resource: fc.constantFrom("file:/a", "file:/b", "file:/c") }),
+        fc.record({
+          blocks: fc.boolean(),
+          ms: fc.integer({ min: 1, max: 6 }).map((n) => n * 10),
+          resource: fc.constantFrom("file:/a", "file:/b", "file:/c")
+        }),
         { minLength: 1, maxLength: 6 }
       ),
       // Between two multiples of 10: never at the same instant as a start or an end.
@@ -182,9 +215,12 @@ describe("soft interrupts", () => {
           const end = entries.find((e) => e.label === `c${i}` && e.event === "end")
           // The oracle, in plain words: finished before the interrupt -> success; running at the interrupt -> a
           // blocking tool finishes, an interruptible one stops; not started by then -> never starts.
-          const expected = start === undefined || start.at > at ? "interrupted before starting"
-            : end !== undefined && end.at < at ? "success"
-            : calls[i]!.blocks ? "success"
+          const expected = start === undefined || start.at > at ?
+            "interrupted before starting"
+            : end !== undefined && end.at < at ?
+            "success"
+            : calls[i]!.blocks ?
+            "success"
             : "interrupted while running"
           expect(summary(outcome)).toBe(expected)
           if (start !== undefined) expect(start.at).toBeLessThan(at)
@@ -199,14 +235,28 @@ describe("built-in tools' interrupt behaviour (Claude Code's defaults)", () => {
     Effect.gen(function*() {
       const cwd = tempDir("interrupt-builtins")
       const files = Layer.mergeAll(Read.layer, Edit.layer, Write.layer, Glob.layer, Grep.layer).pipe(
-        Layer.provide(Layer.mergeAll(Workspace.layer({ cwd }), FileState.layer(), ResultStore.layerMemory()).pipe(Layer.provideMerge(NodeContext.layer)))
+        Layer.provide(
+          Layer.mergeAll(Workspace.layer({ cwd }), FileState.layer(), ResultStore.layerMemory()).pipe(
+            Layer.provideMerge(NodeContext.layer)
+          )
+        )
       )
       const behaviours = yield* Effect.gen(function*() {
         const of = <T extends Tool.Any>(tool: T) =>
-          Effect.map(tool as unknown as Effect.Effect<Tool.AnyService>, (service) => [tool.definition.name, service.interruptBehavior] as const)
-        return Object.fromEntries(yield* Effect.all([of(BashTool), of(Edit.Edit), of(Write.Write), of(Read.Read), of(Glob.Glob), of(Grep.Grep)]))
+          Effect.map(tool as unknown as Effect.Effect<Tool.AnyService>, (service) =>
+            [tool.definition.name, service.interruptBehavior] as const)
+        return Object.fromEntries(
+          yield* Effect.all([of(BashTool), of(Edit.Edit), of(Write.Write), of(Read.Read), of(Glob.Glob), of(Grep.Grep)])
+        )
       }).pipe(Effect.provide(Layer.merge(files, bashLayer(cwd))))
-      expect(behaviours).toEqual({ Bash: "block", Edit: "block", Write: "block", Read: "cancel", Glob: "cancel", Grep: "cancel" })
+      expect(behaviours).toEqual({
+        Bash: "block",
+        Edit: "block",
+        Write: "block",
+        Read: "cancel",
+        Glob: "cancel",
+        Grep: "cancel"
+      })
     }))
 
   it.live("a real Bash command finishes under a soft interrupt; the call queued behind it never starts", () =>
@@ -224,7 +274,12 @@ describe("built-in tools' interrupt behaviour (Claude Code's defaults)", () => {
       const outcomes = yield* Effect.gen(function*() {
         // `sleep` claims the world: the Waiter is queued behind the command.
         const handle = yield* ToolRuntime.start([
-          { type: "tool_use", id: "bash", name: "Bash", input: { command: "sleep 0.3 && echo finished > done.txt && echo finished" } },
+          {
+            type: "tool_use",
+            id: "bash",
+            name: "Bash",
+            input: { command: "sleep 0.3 && echo finished > done.txt && echo finished" }
+          },
           { type: "tool_use", id: "wait", name: "Waiter", input: {} }
         ])
         yield* Stream.runDrain(Stream.takeUntil(handle.events, (e) => e._tag === "Started" && e.toolName === "Bash"))

@@ -11,8 +11,8 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Approver } from "../../src/Permission/Approver.js"
-import type { ToolEvent } from "../../src/Runtime/Events.js"
 import { PermissionPolicy } from "../../src/Permission/PermissionPolicy.js"
+import type { ToolEvent } from "../../src/Runtime/Events.js"
 import { parsePartial, previewOf, ToolUsePart } from "../../src/Runtime/Preview.js"
 import { ResultStore } from "../../src/Runtime/ResultStore.js"
 import { ToolHooks } from "../../src/Runtime/ToolHooks.js"
@@ -34,19 +34,37 @@ const PatchInput = Schema.Struct({
 })
 
 /** Shaped like Edit; its own renderPartial shows the diff as far as it has come. */
-const Patch = Tool.make("Patch", { description: "test", input: PatchInput, output: Schema.String, touchesEnvironment: false })
+const Patch = Tool.make("Patch", {
+  description: "test",
+  input: PatchInput,
+  output: Schema.String,
+  touchesEnvironment: false
+})
 
 const patchLayer = (calls: Ref.Ref<number>) =>
   Patch.implement({
-    validate: (input) => (input.old_string === input.new_string ? Tool.reject("old_string and new_string are the same.") : Effect.succeed(input)),
+    validate: (input) => (input.old_string === input.new_string
+      ? Tool.reject("old_string and new_string are the same.")
+      : Effect.succeed(input)),
     renderPartial: (partial) => [
       UiBlock.Title({ text: `Patching ${partial.file_path ?? "…"}` }),
-      ...(partial.new_string === undefined ? [] : [UiBlock.Diff({ path: partial.file_path ?? "", patch: `-${partial.old_string ?? ""}\n+${partial.new_string}` })])
+      ...(partial.new_string === undefined
+        ? []
+        : [
+          UiBlock.Diff({ path: partial.file_path ?? "", patch: `-${partial.old_string ?? ""}\n+${partial.new_string}` })
+        ])
     ],
-    call: (input) => Effect.as(Ref.update(calls, (n) => n + 1), `${input.file_path}: ${input.old_string.length} -> ${input.new_string.length}`)
+    call: (input) =>
+      Effect.as(
+        Ref.update(calls, (n) => n + 1),
+        `${input.file_path}: ${input.old_string.length} -> ${input.new_string.length}`
+      )
   })
 
-const runtimeWith = (tools: Layer.Layer<never, never, never> | Layer.Layer<Tool.Identifier<"Patch">>, registry: Layer.Layer<ToolRegistry, never, never>) =>
+const runtimeWith = (
+  tools: Layer.Layer<never, never, never> | Layer.Layer<Tool.Identifier<"Patch">>,
+  registry: Layer.Layer<ToolRegistry, never, never>
+) =>
   ToolRuntime.layer.pipe(
     Layer.provide(registry),
     Layer.provide([PermissionPolicy.toolOnly, Approver.allowAll, ToolHooks.none, ResultStore.layerMemory()]),
@@ -82,7 +100,10 @@ const essence = (outcome: Outcome) => ({
   error: outcome.error?._tag
 })
 
-const text = fc.string({ unit: fc.oneof(fc.constantFrom("\"", "\\", "\n", "é", "😀", "{", "}", ":", ","), fc.char()), maxLength: 12 })
+const text = fc.string({
+  unit: fc.oneof(fc.constantFrom("\"", "\\", "\n", "é", "😀", "{", "}", ":", ","), fc.char()),
+  maxLength: 12
+})
 
 describe("previews of streaming input", () => {
   it.effect.prop(
@@ -113,7 +134,8 @@ describe("previews of streaming input", () => {
           expect(() => previewOf(registry, "Patch", parsePartial(prefix))).not.toThrow()
         }
         const { events, whole, streamedOutcomes } = yield* Effect.gen(function*() {
-          const whole = yield* Effect.flatMap(ToolRuntime, (rt) => rt.executeOne({ type: "tool_use", id: "toolu_p", name: "Patch", input: JSON.parse(json) }))
+          const whole = yield* Effect.flatMap(ToolRuntime, (rt) =>
+            rt.executeOne({ type: "tool_use", id: "toolu_p", name: "Patch", input: JSON.parse(json) }))
           const handle = yield* ToolRuntime.start(streamed("toolu_p", "Patch", chunksOf(json, cuts)))
           const events = yield* Stream.runCollect(handle.events)
           return { events: Chunk.toReadonlyArray(events), whole, streamedOutcomes: yield* handle.await }
@@ -121,7 +143,9 @@ describe("previews of streaming input", () => {
         expect(streamedOutcomes.map(essence)).toEqual([essence(whole)])
         // Nothing ran before the block was complete: every preview comes before the call is queued, and the tool ran
         // once per successful call (the whole one and the streamed one).
-        const queuedAt = events.findIndex((e) => e._tag === "Queued")
+        const queuedAt = events.findIndex((e) =>
+          e._tag === "Queued"
+        )
         const lastPreview = events.map((e) => e._tag).lastIndexOf("Previewed")
         expect(queuedAt).toBeGreaterThan(lastPreview)
         expect(yield* Ref.get(calls)).toBe(whole.status === "success" ? 2 : 0)
@@ -133,9 +157,18 @@ describe("previews of streaming input", () => {
     Effect.gen(function*() {
       const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "preview-edit-")))
       fs.mkdirSync(path.join(cwd, "src"))
-      const tools = Edit.layer.pipe(Layer.provide(Layer.mergeAll(Workspace.layer({ cwd }), FileState.layer()).pipe(Layer.provideMerge(NodeContext.layer))))
+      const tools = Edit.layer.pipe(
+        Layer.provide(
+          Layer.mergeAll(Workspace.layer({ cwd }), FileState.layer()).pipe(Layer.provideMerge(NodeContext.layer))
+        )
+      )
       const layer = runtimeWith(tools, Layer.provide(ToolRegistry.layer([Edit.Edit]), tools))
-      const chunks = ["{\"file_pa", "th\": \"src/a.ts\", \"old_str", "ing\": \"\", \"new_string\": \"export const a", " = 1\\n\"}"]
+      const chunks = [
+        "{\"file_pa",
+        "th\": \"src/a.ts\", \"old_str",
+        "ing\": \"\", \"new_string\": \"export const a",
+        " = 1\\n\"}"
+      ]
       const events = yield* Effect.gen(function*() {
         const handle = yield* ToolRuntime.start(streamed("toolu_e", "Edit", chunks))
         return Chunk.toReadonlyArray(yield* Stream.runCollect(handle.events))
@@ -157,9 +190,16 @@ describe("previews of streaming input", () => {
       const layer = runtimeWith(tools, Layer.provide(ToolRegistry.layer([Patch]), tools))
       const outcomes = yield* ToolRuntime.execute(Stream.concat(
         streamed("bad", "Patch", ["{\"file_path\": \"a\", oops}"]),
-        Stream.make(ToolUsePart.Start({ id: "cut", name: "Patch" }), ToolUsePart.Delta({ id: "cut", partialJson: "{\"file_path\": \"b" }))
+        Stream.make(
+          ToolUsePart.Start({ id: "cut", name: "Patch" }),
+          ToolUsePart.Delta({ id: "cut", partialJson: "{\"file_path\": \"b" })
+        )
       )).pipe(Effect.provide(layer))
-      expect(outcomes.map((o) => [o.toolUseId, o.status, o.error?._tag])).toEqual([["bad", "error", "InvalidInput"], ["cut", "error", "InvalidInput"]])
+      expect(outcomes.map((o) => [o.toolUseId, o.status, o.error?._tag])).toEqual([["bad", "error", "InvalidInput"], [
+        "cut",
+        "error",
+        "InvalidInput"
+      ]])
       expect(outcomes[0]!.result.content).toBe(
         "<tool_use_error>InputValidationError: Tool failed due to the following issue(s):\nThe input must be a JSON object, but was provided as `string`</tool_use_error>"
       )

@@ -17,16 +17,21 @@ import { Session, SessionError } from "../../src/Runtime/Session.js"
 import { ToolHooks } from "../../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
+import { Workspace } from "../../src/Runtime/Workspace.js"
 import type { ToolUseBlock } from "../../src/Tool/Wire.js"
 import { contentText } from "../../src/Tool/Wire.js"
 import { BashTool } from "../../src/Tools/Bash.js"
 import * as FileTools from "../../src/Tools/FileTools.js"
 import * as SessionFileState from "../../src/Tools/SessionFileState.js"
-import { Workspace } from "../../src/Runtime/Workspace.js"
 
 const tempDir = (prefix: string): string => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`)))
 
-const use = (id: string, name: string, input: Record<string, unknown>): ToolUseBlock => ({ type: "tool_use", id, name, input })
+const use = (id: string, name: string, input: Record<string, unknown>): ToolUseBlock => ({
+  type: "tool_use",
+  id,
+  name,
+  input
+})
 
 /** The built-in tools and the full policy over `cwd`, with everything that lasts kept in `session`. */
 const sessionRuntime = (cwd: string, approver: Layer.Layer<Approver> = Approver.denyAll) => {
@@ -48,7 +53,12 @@ const sessionRuntime = (cwd: string, approver: Layer.Layer<Approver> = Approver.
 }
 
 /** One process's worth: build the session and the runtime, run turns, checkpoint, tear down. */
-const inProcess = <A, E>(directory: string, cwd: string, body: Effect.Effect<A, E, ToolRuntime | Session | ResultStore>, approver?: Layer.Layer<Approver>) =>
+const inProcess = <A, E>(
+  directory: string,
+  cwd: string,
+  body: Effect.Effect<A, E, ToolRuntime | Session | ResultStore>,
+  approver?: Layer.Layer<Approver>
+) =>
   Effect.scoped(
     Effect.gen(function*() {
       const result = yield* body
@@ -81,7 +91,11 @@ describe("Session", () => {
     Effect.gen(function*() {
       const cwd = tempDir("etr-session-ws")
       fs.writeFileSync(path.join(cwd, "a.txt"), "hello\n")
-      yield* inProcess(path.join(tempDir("etr-session"), "one"), cwd, ToolRuntime.execute([use("t1", "Read", { file_path: "a.txt" })]))
+      yield* inProcess(
+        path.join(tempDir("etr-session"), "one"),
+        cwd,
+        ToolRuntime.execute([use("t1", "Read", { file_path: "a.txt" })])
+      )
       const edit = yield* inProcess(
         path.join(tempDir("etr-session"), "other"),
         cwd,
@@ -124,12 +138,23 @@ describe("Session", () => {
       expect(first[0]!.status).toBe("success")
       expect((yield* Ref.get(asked)).map((request) => request.toolUseId)).toEqual(["t1"])
       // The next process has nobody to ask: the remembered rule allows it.
-      const second = yield* inProcess(directory, cwd, ToolRuntime.execute([use("t2", "Bash", { command: "touch two" })]))
+      const second = yield* inProcess(
+        directory,
+        cwd,
+        ToolRuntime.execute([use("t2", "Bash", { command: "touch two" })])
+      )
       expect(second[0]!.status).toBe("success")
       expect(fs.existsSync(path.join(cwd, "two"))).toBe(true)
-      const state = JSON.parse(fs.readFileSync(path.join(directory, "session.json"), "utf8")) as { state: Record<string, unknown> }
+      const state = JSON.parse(fs.readFileSync(path.join(directory, "session.json"), "utf8")) as {
+        state: Record<string, unknown>
+      }
       expect(state.state.sessionRules).toEqual(["Bash(touch:*)"])
-      expect(state.state.approvals).toMatchObject([{ toolUseId: "t1", toolName: "Bash", answer: "AllowSession", rules: ["Bash(touch:*)"] }])
+      expect(state.state.approvals).toMatchObject([{
+        toolUseId: "t1",
+        toolName: "Bash",
+        answer: "AllowSession",
+        rules: ["Bash(touch:*)"]
+      }])
     }))
 
   it.effect("one process at a time: a second session on the same directory fails naming the holder; a stale lock is taken over", () =>
@@ -153,13 +178,25 @@ describe("Session", () => {
 
   it.effect("a damaged state file is an error naming it, and it is left as it was", () =>
     Effect.gen(function*() {
-      for (const damaged of ["{not json", JSON.stringify({ version: 1, state: [] }), JSON.stringify({ version: 99, state: {} })]) {
+      for (
+        const damaged of [
+          "{not json",
+          JSON.stringify({ version: 1, state: [] }),
+          JSON.stringify({ version: 99, state: {} })
+        ]
+      ) {
         const directory = tempDir("etr-session")
         const file = path.join(directory, "session.json")
         fs.writeFileSync(file, damaged)
         const exit = yield* Effect.exit(Effect.scoped(Layer.build(Session.layer({ directory }))))
         expect(Exit.isFailure(exit)).toBe(true)
-        const error = Exit.isFailure(exit) ? Option.getOrUndefined(Exit.causeOption(exit).pipe(Option.flatMap((c) => Option.fromNullable(c._tag === "Fail" ? c.error : undefined)))) : undefined
+        const error = Exit.isFailure(exit)
+          ? Option.getOrUndefined(
+            Exit.causeOption(exit).pipe(
+              Option.flatMap((c) => Option.fromNullable(c._tag === "Fail" ? c.error : undefined))
+            )
+          )
+          : undefined
         expect(error).toBeInstanceOf(SessionError)
         expect((error as SessionError).message).toContain(file)
         expect(fs.readFileSync(file, "utf8")).toBe(damaged)
@@ -171,27 +208,40 @@ describe("Session", () => {
       const directory = tempDir("etr-session")
       const file = path.join(directory, "session.json")
       fs.writeFileSync(file, JSON.stringify({ version: 1, state: { counter: "three" } }))
-      const error = yield* Effect.flip(Session.ref("counter", Schema.Number, () => 0).pipe(Effect.provide(Session.layer({ directory }))))
+      const error = yield* Effect.flip(
+        Session.ref("counter", Schema.Number, () => 0).pipe(Effect.provide(Session.layer({ directory })))
+      )
       expect(error.message).toContain(file)
       expect(error.message).toContain("counter")
     }))
 
   it.effect.prop(
     "a named piece saved at a checkpoint is restored by the next session, and pieces nobody tracks are kept",
-    [fc.array(fc.record({ name: fc.string(), weight: fc.integer(), tags: fc.array(fc.string(), { maxLength: 3 }) }), { maxLength: 8 }), fc.jsonValue()],
+    [
+      fc.array(fc.record({ name: fc.string(), weight: fc.integer(), tags: fc.array(fc.string(), { maxLength: 3 }) }), {
+        maxLength: 8
+      }),
+      fc.jsonValue()
+    ],
     ([value, foreign]) =>
       Effect.gen(function*() {
         const directory = tempDir("etr-session")
-        const Piece = Schema.Array(Schema.Struct({ name: Schema.String, weight: Schema.Number, tags: Schema.Array(Schema.String) }))
+        const Piece = Schema.Array(
+          Schema.Struct({ name: Schema.String, weight: Schema.Number, tags: Schema.Array(Schema.String) })
+        )
         fs.writeFileSync(path.join(directory, "session.json"), JSON.stringify({ version: 1, state: { foreign } }))
         yield* Effect.gen(function*() {
           const ref = yield* Session.ref("discovered", Piece, () => [])
           yield* Ref.set(ref, value)
           yield* Session.checkpoint
         }).pipe(Effect.provide(Session.layer({ directory })))
-        const restored = yield* Effect.flatMap(Session.ref("discovered", Piece, () => []), Ref.get).pipe(Effect.provide(Session.layer({ directory })))
+        const restored = yield* Effect.flatMap(Session.ref("discovered", Piece, () => []), Ref.get).pipe(
+          Effect.provide(Session.layer({ directory }))
+        )
         expect(restored).toEqual(value)
-        const saved = JSON.parse(fs.readFileSync(path.join(directory, "session.json"), "utf8")) as { state: Record<string, unknown> }
+        const saved = JSON.parse(fs.readFileSync(path.join(directory, "session.json"), "utf8")) as {
+          state: Record<string, unknown>
+        }
         expect(saved.state.foreign).toEqual(JSON.parse(JSON.stringify(foreign)))
         fs.rmSync(directory, { recursive: true, force: true })
       }),
@@ -201,7 +251,10 @@ describe("Session", () => {
   it.effect("a temporary session's directory, with what the store saved in it, is removed when its scope closes", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
-      const context = yield* Layer.buildWithScope(Session.resultStore.pipe(Layer.provideMerge(Session.layerTemp), Layer.provide(NodeContext.layer)), scope)
+      const context = yield* Layer.buildWithScope(
+        Session.resultStore.pipe(Layer.provideMerge(Session.layerTemp), Layer.provide(NodeContext.layer)),
+        scope
+      )
       const session = Layer.succeedContext(context)
       const { directory, saved } = yield* Effect.gen(function*() {
         const s = yield* Session
@@ -220,7 +273,10 @@ describe("ResultStore privacy", () => {
   it.effect("the store's directory is 0700 and its files 0600", () =>
     Effect.gen(function*() {
       const directory = path.join(tempDir("etr-store"), "results")
-      const store = yield* Effect.provide(ResultStore, ResultStore.layer(directory).pipe(Layer.provide(NodeContext.layer)))
+      const store = yield* Effect.provide(
+        ResultStore,
+        ResultStore.layer(directory).pipe(Layer.provide(NodeContext.layer))
+      )
       const file = yield* store.persist("toolu_1", "secret output")
       expect(fs.statSync(directory).mode & 0o777).toBe(0o700)
       expect(fs.statSync(file).mode & 0o777).toBe(0o600)
@@ -236,7 +292,10 @@ describe("ResultStore privacy", () => {
       fs.mkdirSync(open, { mode: 0o777 })
       fs.chmodSync(open, 0o777)
       for (const directory of [planted, open]) {
-        const store = yield* Effect.provide(ResultStore, ResultStore.layer(directory).pipe(Layer.provide(NodeContext.layer)))
+        const store = yield* Effect.provide(
+          ResultStore,
+          ResultStore.layer(directory).pipe(Layer.provide(NodeContext.layer))
+        )
         const error = yield* Effect.flip(store.persist("toolu_1", "secret output"))
         expect(error.message).toContain(directory)
       }
@@ -251,7 +310,10 @@ describe("ResultStore privacy", () => {
       const directory = tempDir("etr-store")
       const target = path.join(tempDir("etr-attacker"), "victim")
       fs.symlinkSync(target, path.join(directory, "toolu_1.txt"))
-      const store = yield* Effect.provide(ResultStore, ResultStore.layer(directory).pipe(Layer.provide(NodeContext.layer)))
+      const store = yield* Effect.provide(
+        ResultStore,
+        ResultStore.layer(directory).pipe(Layer.provide(NodeContext.layer))
+      )
       const file = yield* store.persist("toolu_1", "secret output")
       expect(file).toBe(path.join(directory, "toolu_1-1.txt"))
       expect(fs.existsSync(target)).toBe(false)
@@ -266,7 +328,11 @@ describe("saved output", () => {
     Effect.gen(function*() {
       const cwd = tempDir("etr-session-ws")
       const directory = path.join(tempDir("etr-session"), "s")
-      const [outcome] = yield* inProcess(directory, cwd, ToolRuntime.execute([use("t1", "Bash", { command: bigCommand })]))
+      const [outcome] = yield* inProcess(
+        directory,
+        cwd,
+        ToolRuntime.execute([use("t1", "Bash", { command: bigCommand })])
+      )
       expect(outcome!.status).toBe("success")
       expect(outcome!.persistedPath).toBeDefined()
       expect(path.dirname(outcome!.persistedPath!)).toBe(path.join(directory, "results"))
@@ -278,7 +344,12 @@ describe("saved output", () => {
     Effect.gen(function*() {
       const cwd = tempDir("etr-session-ws")
       const directory = path.join(tempDir("etr-session"), "s")
-      const [outcome] = yield* inProcess(directory, cwd, ToolRuntime.execute([use("t1", "Bash", { command: `${bigCommand}; exit 3` })]), Approver.allowAll)
+      const [outcome] = yield* inProcess(
+        directory,
+        cwd,
+        ToolRuntime.execute([use("t1", "Bash", { command: `${bigCommand}; exit 3` })]),
+        Approver.allowAll
+      )
       expect(outcome!.status).toBe("error")
       expect(outcome!.persistedPath).toBeDefined()
       expect(fs.readFileSync(outcome!.persistedPath!, "utf8")).toBe(full)
@@ -288,11 +359,15 @@ describe("saved output", () => {
     Effect.gen(function*() {
       const cwd = tempDir("etr-session-ws")
       const directory = path.join(tempDir("etr-session"), "s")
-      const outcomes = yield* inProcess(directory, cwd, Effect.gen(function*() {
-        const big = yield* ToolRuntime.execute([use("same", "Bash", { command: bigCommand })])
-        const small = yield* ToolRuntime.execute([use("same", "Bash", { command: "echo hi" })])
-        return [...big, ...small]
-      }))
+      const outcomes = yield* inProcess(
+        directory,
+        cwd,
+        Effect.gen(function*() {
+          const big = yield* ToolRuntime.execute([use("same", "Bash", { command: bigCommand })])
+          const small = yield* ToolRuntime.execute([use("same", "Bash", { command: "echo hi" })])
+          return [...big, ...small]
+        })
+      )
       expect(outcomes[0]!.persistedPath).toBeDefined()
       expect(outcomes[1]!.persistedPath).toBeUndefined()
     }))
@@ -301,7 +376,11 @@ describe("saved output", () => {
     Effect.gen(function*() {
       const cwd = tempDir("etr-session-ws")
       const root = tempDir("etr-session")
-      const other = yield* inProcess(path.join(root, "other"), cwd, ToolRuntime.execute([use("t0", "Bash", { command: bigCommand })]))
+      const other = yield* inProcess(
+        path.join(root, "other"),
+        cwd,
+        ToolRuntime.execute([use("t0", "Bash", { command: bigCommand })])
+      )
       const otherSaved = other[0]!.persistedPath!
       const asked = yield* Ref.make<ReadonlyArray<{ readonly toolName: string }>>([])
       const outcomes = yield* inProcess(
@@ -314,7 +393,9 @@ describe("saved output", () => {
             use("t3", "Read", { file_path: otherSaved, offset: 1, limit: 1 })
           ])
         }),
-        Approver.scripted((request) => Effect.as(Ref.update(asked, (all) => [...all, request]), ApprovalAnswer.Deny({ cancelRun: false })))
+        Approver.scripted((request) =>
+          Effect.as(Ref.update(asked, (all) => [...all, request]), ApprovalAnswer.Deny({ cancelRun: false }))
+        )
       )
       const [mine, theirs] = outcomes
       expect(mine!.status).toBe("success")
@@ -332,7 +413,11 @@ describe("saved output", () => {
         Effect.gen(function*() {
           const [bash] = yield* ToolRuntime.execute([use("t1", "Bash", { command: bigCommand })])
           return yield* ToolRuntime.execute([use("t2", "Read", { file_path: bash!.persistedPath! })])
-        }).pipe(Effect.provide(denyingRuntime(cwd, path.join(directory, "results")).pipe(Layer.provideMerge(Session.layer({ directory })))))
+        }).pipe(
+          Effect.provide(
+            denyingRuntime(cwd, path.join(directory, "results")).pipe(Layer.provideMerge(Session.layer({ directory })))
+          )
+        )
       )
       expect(outcomes[0]!.status).toBe("denied")
       expect(outcomes[0]!.decision?.reason._tag).toBe("Rule")
@@ -342,7 +427,10 @@ describe("saved output", () => {
 /** Like {@link sessionRuntime}, with a `Read(//results/**)` deny rule on the command line. */
 const denyingRuntime = (cwd: string, results: string) => {
   const workspace = Workspace.layer({ cwd, home: cwd })
-  const tools = Layer.mergeAll(FileTools.layer.pipe(Layer.provide(SessionFileState.layer())), BashTool.layer({ sandbox: "off" })).pipe(
+  const tools = Layer.mergeAll(
+    FileTools.layer.pipe(Layer.provide(SessionFileState.layer())),
+    BashTool.layer({ sandbox: "off" })
+  ).pipe(
     Layer.provide(Session.resultStore),
     Layer.provide(workspace)
   )

@@ -23,7 +23,12 @@ const tempDir = (prefix: string): string => fs.mkdtempSync(path.join(os.tmpdir()
 const cwd = tempDir("subprocess")
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" }
 
-const sh = (script: string, options: Partial<Subprocess.Options> = {}): Subprocess.Options => ({ argv: ["sh", "-c", script], cwd, env, ...options })
+const sh = (script: string, options: Partial<Subprocess.Options> = {}): Subprocess.Options => ({
+  argv: ["sh", "-c", script],
+  cwd,
+  env,
+  ...options
+})
 const run = (options: Subprocess.Options) => Effect.scoped(Subprocess.run(options))
 const text = (bytes: Uint8Array) => Buffer.from(bytes).toString("utf8")
 
@@ -68,7 +73,8 @@ describe("Subprocess", () => {
       const pids = pidsOf(started)
       expect(pids.filter(isAlive)).toHaveLength(5)
       // The escapee really left the group: its process group is not the shell's.
-      const pgidOf = (pid: number) => Number(fs.readFileSync(`/proc/${pid}/stat`, "latin1").split(") ")[1]!.split(" ")[2])
+      const pgidOf = (pid: number) =>
+        Number(fs.readFileSync(`/proc/${pid}/stat`, "latin1").split(") ")[1]!.split(" ")[2])
       expect(pgidOf(started.escapee)).not.toBe(started.shell)
       expect(pgidOf(started.grandchild)).toBe(started.shell)
       yield* Fiber.interrupt(fiber)
@@ -79,7 +85,12 @@ describe("Subprocess", () => {
     Effect.gen(function*() {
       const pidFile = path.join(tempDir("subprocess-pids"), "pids")
       const started = Date.now()
-      const result = yield* run(sh(`trap '' TERM; echo $$ > ${pidFile}; sleep 1000 & wait; sleep 1000`, { timeout: "200 millis", killGrace: "400 millis" }))
+      const result = yield* run(
+        sh(`trap '' TERM; echo $$ > ${pidFile}; sleep 1000 & wait; sleep 1000`, {
+          timeout: "200 millis",
+          killGrace: "400 millis"
+        })
+      )
       const took = Date.now() - started
       expect(result.exit).toEqual(Subprocess.Exit.TimedOut({ after: expect.anything() }))
       expect(took).toBeGreaterThanOrEqual(200 + 400)
@@ -98,7 +109,11 @@ describe("Subprocess", () => {
   it.live("captured output past the cap is dropped and flagged; the run goes on with overflow drop; memory stays bounded", () =>
     Effect.gen(function*() {
       const heapBefore = process.memoryUsage().heapUsed
-      const result = yield* run(sh("head -c 100000000 /dev/zero | tr '\\0' a; echo done >&2", { stdout: { maxBytes: 65_536, overflow: "drop" } }))
+      const result = yield* run(
+        sh("head -c 100000000 /dev/zero | tr '\\0' a; echo done >&2", {
+          stdout: { maxBytes: 65_536, overflow: "drop" }
+        })
+      )
       expect(result.exit).toEqual(Subprocess.Exit.Exited({ code: 0 }))
       expect(result.stdout.length).toBe(65_536)
       expect(text(result.stdout)).toBe("a".repeat(65_536))
@@ -124,7 +139,9 @@ describe("Subprocess", () => {
     [fc.integer({ min: 0, max: 300_000 }), fc.integer({ min: 0, max: 300_000 })],
     ([size, cap]) =>
       Effect.gen(function*() {
-        const result = yield* run(sh(`head -c ${size} /dev/zero | tr '\\0' x`, { stdout: { maxBytes: cap, overflow: "drop" } }))
+        const result = yield* run(
+          sh(`head -c ${size} /dev/zero | tr '\\0' x`, { stdout: { maxBytes: cap, overflow: "drop" } })
+        )
         expect(result.stdout.length).toBe(Math.min(size, cap))
         expect(result.stdout.every((byte) => byte === 120)).toBe(true)
         expect(result.stdoutTruncated).toBe(size > cap)
@@ -178,7 +195,11 @@ describe("Subprocess", () => {
 
   it.live("the environment is the given one, with the run's marker", () =>
     Effect.gen(function*() {
-      const result = yield* run(sh(`echo "\${HOME-unset} \${KEPT-unset}"; printenv ${Subprocess.markerVariable}`, { env: { ...env, KEPT: "yes", DROPPED: undefined } }))
+      const result = yield* run(
+        sh(`echo "\${HOME-unset} \${KEPT-unset}"; printenv ${Subprocess.markerVariable}`, {
+          env: { ...env, KEPT: "yes", DROPPED: undefined }
+        })
+      )
       const [vars, marker] = text(result.stdout).split("\n")
       expect(vars).toBe("unset yes")
       expect(marker).toMatch(/^[0-9a-f-]{36}$/)
@@ -195,7 +216,9 @@ describe("Subprocess", () => {
       expect(pidsOf(readTree(pidFile)!).filter(isAlive)).toEqual([])
 
       const keptFile = path.join(tempDir("subprocess-pids"), "pids")
-      const kept = yield* run(sh(`setsid sleep 1000 >/dev/null 2>&1 & echo $! > ${keptFile}; echo bye`, { afterExit: "keep" }))
+      const kept = yield* run(
+        sh(`setsid sleep 1000 >/dev/null 2>&1 & echo $! > ${keptFile}; echo bye`, { afterExit: "keep" })
+      )
       expect(text(kept.stdout)).toBe("bye\n")
       const survivor = readPids(keptFile, 1)![0]!
       expect(isAlive(survivor)).toBe(true)

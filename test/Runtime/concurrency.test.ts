@@ -25,9 +25,19 @@ const Input = Schema.Struct({
 type Input = typeof Input.Type
 
 /** Declares its claims. */
-const Declaring = Tool.make("Declaring", { description: "test", input: Input, output: Schema.String, touchesEnvironment: false })
+const Declaring = Tool.make("Declaring", {
+  description: "test",
+  input: Input,
+  output: Schema.String,
+  touchesEnvironment: false
+})
 /** Declares no claims: the defaults follow `concurrencySafe`. */
-const Plain = Tool.make("Plain", { description: "test", input: Input, output: Schema.String, touchesEnvironment: false })
+const Plain = Tool.make("Plain", {
+  description: "test",
+  input: Input,
+  output: Schema.String,
+  touchesEnvironment: false
+})
 
 const call = (log: Ref.Ref<ReadonlyArray<readonly [string, number]>>) => (input: Input) =>
   Effect.gen(function*() {
@@ -43,7 +53,11 @@ const runtime = (log: Ref.Ref<ReadonlyArray<readonly [string, number]>>) =>
       Layer.provide(
         ToolRegistry.layer([Declaring, Plain]),
         Layer.mergeAll(
-          Declaring.implement({ traits: (i) => ({ concurrencySafe: i.safe, readOnly: i.readOnly }), claims: (i) => i.claims, call: call(log) }),
+          Declaring.implement({
+            traits: (i) => ({ concurrencySafe: i.safe, readOnly: i.readOnly }),
+            claims: (i) => i.claims,
+            call: call(log)
+          }),
           Plain.implement({ traits: (i) => ({ concurrencySafe: i.safe, readOnly: i.readOnly }), call: call(log) })
         )
       )
@@ -53,10 +67,13 @@ const runtime = (log: Ref.Ref<ReadonlyArray<readonly [string, number]>>) =>
 
 type ClaimShape = "none declared" | "different files" | "same file" | "world"
 const claimsFor = (shape: ClaimShape, which: "a" | "b") =>
-  shape === "different files" ? [{ resource: `file:/w/${which}`, access: "write" as const }]
-  : shape === "same file" ? [{ resource: "file:/w/same", access: "write" as const }]
-  : shape === "world" ? [Tool.Claim.world]
-  : []
+  shape === "different files" ?
+    [{ resource: `file:/w/${which}`, access: "write" as const }]
+    : shape === "same file" ?
+    [{ resource: "file:/w/same", access: "write" as const }]
+    : shape === "world" ?
+    [Tool.Claim.world]
+    : []
 
 /** Two calls of the same kind: do they run together? */
 const runTogether = (mode: SchedulingMode, shape: ClaimShape, safe: boolean, readOnly: boolean) =>

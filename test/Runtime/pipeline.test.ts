@@ -8,10 +8,10 @@ import { ApprovalAnswer, Approver } from "../../src/Permission/Approver.js"
 import type { ApprovalRequest } from "../../src/Permission/Approver.js"
 import { PermissionPolicy } from "../../src/Permission/PermissionPolicy.js"
 import { ResultStore } from "../../src/Runtime/ResultStore.js"
+import { RuntimeConfig } from "../../src/Runtime/RuntimeConfig.js"
 import { ToolHooks } from "../../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
-import { RuntimeConfig } from "../../src/Runtime/RuntimeConfig.js"
 import { testRuntime } from "../../src/testing/index.js"
 import { PermissionCheck } from "../../src/Tool/Permission.js"
 import * as Tool from "../../src/Tool/Tool.js"
@@ -33,7 +33,11 @@ const Echo = Tool.make("Echo", {
 })
 
 const EchoLive = Echo.implement({
-  validate: (input) => (input.text === "forbidden" ? Tool.reject("The text `forbidden` cannot be echoed; choose other words.") : Effect.succeed(input)),
+  validate: (
+    input
+  ) => (input.text === "forbidden"
+    ? Tool.reject("The text `forbidden` cannot be echoed; choose other words.")
+    : Effect.succeed(input)),
   call: ({ style, text, times }) => Effect.succeed((style === "loud" ? text.toUpperCase() : text).repeat(times ?? 1))
 })
 
@@ -47,7 +51,11 @@ const Boom = Tool.make("Boom", {
 const BoomLive = Boom.implement({
   checkPermissions: ({ how }) =>
     Effect.succeed(
-      how === "deny" ? PermissionCheck.deny("Boom refuses to deny-mode calls.") : how === "ask" ? PermissionCheck.ask("Boom wants to ask.") : PermissionCheck.allow()
+      how === "deny"
+        ? PermissionCheck.deny("Boom refuses to deny-mode calls.")
+        : how === "ask"
+        ? PermissionCheck.ask("Boom wants to ask.")
+        : PermissionCheck.allow()
     ),
   call: ({ how }) => {
     switch (how) {
@@ -78,7 +86,9 @@ describe("one-call pipeline: model-facing errors", () => {
       const outcome = yield* Effect.flatMap(ToolRuntime, (rt) => rt.executeOne(use("Ecko", { text: "x" })))
       expect(outcome.status).toBe("error")
       expect(outcome.result.is_error).toBe(true)
-      expect(text(outcome)).toBe("<tool_use_error>Error: No such tool available: Ecko. Closest available tools: Echo.</tool_use_error>")
+      expect(text(outcome)).toBe(
+        "<tool_use_error>Error: No such tool available: Ecko. Closest available tools: Echo.</tool_use_error>"
+      )
     }).pipe(Effect.provide(runtime())))
 
   it.effect("an alias resolves to the tool", () =>
@@ -93,7 +103,9 @@ describe("one-call pipeline: model-facing errors", () => {
   it.effect("invalid input lists one line per problem with the parameter path", () =>
     Effect.gen(function*() {
       const outcome = yield* Effect.flatMap(ToolRuntime, (rt) =>
-        rt.executeOne(use("Echo", { times: "3", extra: true, style: "quiet", meta: { tags: ["a", 1], level: "high" } })))
+        rt.executeOne(
+          use("Echo", { times: "3", extra: true, style: "quiet", meta: { tags: ["a", 1], level: "high" } })
+        ))
       expect(outcome.status).toBe("error")
       expect(text(outcome)).toBe(
         [
@@ -131,7 +143,9 @@ describe("one-call pipeline: model-facing errors", () => {
     Effect.gen(function*() {
       const outcome = yield* Effect.flatMap(ToolRuntime, (rt) => rt.executeOne(use("Echo", { text: "forbidden" })))
       expect(outcome.status).toBe("error")
-      expect(text(outcome)).toBe("<tool_use_error>The text `forbidden` cannot be echoed; choose other words.</tool_use_error>")
+      expect(text(outcome)).toBe(
+        "<tool_use_error>The text `forbidden` cannot be echoed; choose other words.</tool_use_error>"
+      )
     }).pipe(Effect.provide(runtime())))
 
   it.effect("the tool's deny is a denial with its reason", () =>
@@ -139,7 +153,9 @@ describe("one-call pipeline: model-facing errors", () => {
       const outcome = yield* Effect.flatMap(ToolRuntime, (rt) => rt.executeOne(use("Boom", { how: "deny" })))
       expect(outcome.status).toBe("denied")
       expect(outcome.decision?._tag).toBe("Deny")
-      expect(text(outcome)).toBe("<tool_use_error>Permission to use Boom was denied: Boom refuses to deny-mode calls.</tool_use_error>")
+      expect(text(outcome)).toBe(
+        "<tool_use_error>Permission to use Boom was denied: Boom refuses to deny-mode calls.</tool_use_error>"
+      )
       expect(outcome.executedInput).toEqual({ how: "deny" })
       expect(outcome.timings.startedAt).toBeUndefined()
     }).pipe(Effect.provide(runtime())))
@@ -148,7 +164,9 @@ describe("one-call pipeline: model-facing errors", () => {
     Effect.gen(function*() {
       const outcome = yield* Effect.flatMap(ToolRuntime, (rt) => rt.executeOne(use("Boom", { how: "ask" })))
       expect(outcome.status).toBe("denied")
-      expect(text(outcome)).toBe("<tool_use_error>Permission to use Boom was denied: No one was available to approve Boom; it was denied.</tool_use_error>")
+      expect(text(outcome)).toBe(
+        "<tool_use_error>Permission to use Boom was denied: No one was available to approve Boom; it was denied.</tool_use_error>"
+      )
     }).pipe(Effect.provide(runtime())))
 
   it.effect("an ask allowed by the approver runs, and the decision names the user", () =>
@@ -201,7 +219,16 @@ describe("one-call pipeline: model-facing errors", () => {
 
   it.effect("a tool that throws in any stage, or interrupts itself, still gets exactly one Outcome (execute and executeOne)", () =>
     Effect.gen(function*() {
-      const stages = ["validate", "checkPermissions", "traits", "claims", "toModel", "renderResult", "schema", "interrupt"] as const
+      const stages = [
+        "validate",
+        "checkPermissions",
+        "traits",
+        "claims",
+        "toModel",
+        "renderResult",
+        "schema",
+        "interrupt"
+      ] as const
       const Fragile = Tool.make("Fragile", {
         description: "Breaks where told.",
         input: Schema.Struct({
@@ -216,7 +243,9 @@ describe("one-call pipeline: model-facing errors", () => {
         if (stage === where) throw new Error(`thrown in ${stage}`)
       }
       const FragileLive = Fragile.implement({
-        validate: (input) => (input.where === "interrupt" ? Effect.interrupt : (boom("validate", input.where), Effect.succeed(input))),
+        validate: (
+          input
+        ) => (input.where === "interrupt" ? Effect.interrupt : (boom("validate", input.where), Effect.succeed(input))),
         checkPermissions: (input) => (boom("checkPermissions", input.where), Effect.succeed(PermissionCheck.allow())),
         traits: (input) => (boom("traits", input.where), { concurrencySafe: true }),
         claims: (input) => (boom("claims", input.where), []),
@@ -225,15 +254,29 @@ describe("one-call pipeline: model-facing errors", () => {
         call: () => Effect.succeed("done")
       })
       const turn = stages.map((where, i) => use("Fragile", { where }, `toolu_${i}`))
-      const outcomes = yield* Effect.flatMap(ToolRuntime, (rt) => rt.execute([...turn, use("Echo", { text: "sibling" }, "toolu_sibling")])).pipe(
+      const outcomes = yield* Effect.flatMap(
+        ToolRuntime,
+        (rt) => rt.execute([...turn, use("Echo", { text: "sibling" }, "toolu_sibling")])
+      ).pipe(
         Effect.provide(testRuntime([Fragile, Echo], Layer.mergeAll(FragileLive, EchoLive)))
       )
       expect(outcomes.map((o) => o.toolUseId)).toEqual([...turn.map((u) => u.id), "toolu_sibling"])
-      expect(outcomes.slice(0, -1).map((o) => o.status)).toEqual(["error", "error", "error", "error", "error", "error", "error", "interrupted"])
+      expect(outcomes.slice(0, -1).map((o) => o.status)).toEqual([
+        "error",
+        "error",
+        "error",
+        "error",
+        "error",
+        "error",
+        "error",
+        "interrupted"
+      ])
       expect(outcomes.at(-1)!.status).toBe("success")
       for (const outcome of outcomes) expect(JSON.stringify(outcome.result)).not.toContain("thrown in")
       for (const [i] of stages.entries()) {
-        const one = yield* Effect.flatMap(ToolRuntime, (rt) => rt.executeOne(turn[i]!)).pipe(Effect.provide(testRuntime([Fragile], FragileLive)))
+        const one = yield* Effect.flatMap(ToolRuntime, (rt) => rt.executeOne(turn[i]!)).pipe(
+          Effect.provide(testRuntime([Fragile], FragileLive))
+        )
         expect(one.status).toBe(outcomes[i]!.status)
       }
     }))
@@ -245,12 +288,15 @@ describe("one-call pipeline: model-facing errors", () => {
       yield* TestClock.adjust(Duration.seconds(1))
       const outcome = yield* fiber.await.pipe(Effect.flatten)
       expect(outcome.status).toBe("timed_out")
-      expect(text(outcome)).toBe("<tool_use_error>Boom timed out after 1s and was stopped. It may have had partial effects.</tool_use_error>")
+      expect(text(outcome)).toBe(
+        "<tool_use_error>Boom timed out after 1s and was stopped. It may have had partial effects.</tool_use_error>"
+      )
     }).pipe(Effect.provide(runtime())))
 
   it.effect("UI blocks and audit text come from one source", () =>
     Effect.gen(function*() {
-      const outcome = yield* Effect.flatMap(ToolRuntime, (rt) => rt.executeOne(use("Echo", { text: "hello", style: "loud" })))
+      const outcome = yield* Effect.flatMap(ToolRuntime, (rt) =>
+        rt.executeOne(use("Echo", { text: "hello", style: "loud" })))
       expect(outcome.audit).toContain("HELLO")
       expect(outcome.audit).toContain("Echo(")
       expect(outcome.ui.length).toBeGreaterThan(1)
@@ -270,7 +316,10 @@ describe("one-call pipeline: properties", () => {
       text: fc.oneof(fc.string(), jsonValue),
       times: fc.oneof(fc.integer({ min: -2, max: 8 }), jsonValue),
       style: fc.oneof(fc.constantFrom("plain", "loud", "LOUD"), jsonValue),
-      meta: fc.oneof(fc.record({ tags: fc.array(fc.oneof(fc.string(), jsonValue)), level: fc.oneof(fc.double(), jsonValue) }), jsonValue),
+      meta: fc.oneof(
+        fc.record({ tags: fc.array(fc.oneof(fc.string(), jsonValue)), level: fc.oneof(fc.double(), jsonValue) }),
+        jsonValue
+      ),
       extra: jsonValue
     },
     { requiredKeys: [] }
@@ -302,7 +351,9 @@ describe("result store and context budget", () => {
     touchesEnvironment: false
   })
   const line = "0123456789abcdef-é€😀\n"
-  const BigLive = Big.implement({ call: ({ size }) => Effect.succeed(line.repeat(Math.ceil(size / line.length)).slice(0, size)) })
+  const BigLive = Big.implement({
+    call: ({ size }) => Effect.succeed(line.repeat(Math.ceil(size / line.length)).slice(0, size))
+  })
 
   it.effect.prop(
     "results over the limit are persisted byte-identical and the preview stays within the limit",
@@ -312,12 +363,23 @@ describe("result store and context budget", () => {
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), "etr-store-"))
         const layer = ToolRuntime.layer.pipe(
           Layer.provide(Layer.provide(ToolRegistry.layer([Big]), BigLive)),
-          Layer.provide([PermissionPolicy.toolOnly, Approver.denyAll, ToolHooks.none, ResultStore.layer(dir).pipe(Layer.provide(NodeContext.layer))])
+          Layer.provide([
+            PermissionPolicy.toolOnly,
+            Approver.denyAll,
+            ToolHooks.none,
+            ResultStore.layer(dir).pipe(Layer.provide(NodeContext.layer))
+          ])
         )
-        const outcome = yield* Effect.flatMap(ToolRuntime, (rt) => rt.executeOne(use("Big", { size }, "toolu_big"))).pipe(
-          Effect.provide(layer),
-          Effect.provideService(RuntimeConfig, { maxResultChars: runtimeLimit, previewChars: 2_000, maxConcurrency: 10, timeout: undefined })
-        )
+        const outcome = yield* Effect.flatMap(ToolRuntime, (rt) => rt.executeOne(use("Big", { size }, "toolu_big")))
+          .pipe(
+            Effect.provide(layer),
+            Effect.provideService(RuntimeConfig, {
+              maxResultChars: runtimeLimit,
+              previewChars: 2_000,
+              maxConcurrency: 10,
+              timeout: undefined
+            })
+          )
         const full = outcome.output as string
         const limit = Math.min(5_000, runtimeLimit)
         const content = outcome.result.content as string
@@ -356,14 +418,23 @@ describe("result store and context budget", () => {
       fs.writeFileSync(blocker, "a file where the directory should be")
       const layer = ToolRuntime.layer.pipe(
         Layer.provide(Layer.provide(ToolRegistry.layer([Big]), BigLive)),
-        Layer.provide([PermissionPolicy.toolOnly, Approver.denyAll, ToolHooks.none, ResultStore.layer(blocker).pipe(Layer.provide(NodeContext.layer))])
+        Layer.provide([
+          PermissionPolicy.toolOnly,
+          Approver.denyAll,
+          ToolHooks.none,
+          ResultStore.layer(blocker).pipe(Layer.provide(NodeContext.layer))
+        ])
       )
-      const outcome = yield* Effect.flatMap(ToolRuntime, (rt) => rt.executeOne(use("Big", { size: 20_000 }))).pipe(Effect.provide(layer))
+      const outcome = yield* Effect.flatMap(ToolRuntime, (rt) => rt.executeOne(use("Big", { size: 20_000 }))).pipe(
+        Effect.provide(layer)
+      )
       expect(outcome.status).toBe("success")
       expect(outcome.persistedPath).toBeUndefined()
       const content = outcome.result.content as string
       expect(content.length).toBeLessThanOrEqual(5_000)
-      expect(content).toMatch(/\[Output truncated: .* in all; the full output could not be saved \(cannot create the result directory/)
+      expect(content).toMatch(
+        /\[Output truncated: .* in all; the full output could not be saved \(cannot create the result directory/
+      )
     }))
 })
 
@@ -378,8 +449,16 @@ describe("tools as services", () => {
     }))
 
   it("fills conservative defaults", () => {
-    const service = Boom.service({ checkPermissions: () => Effect.succeed(PermissionCheck.passthrough()), call: () => Effect.succeed("x") })
-    expect(service.traits({ how: "fail" })).toEqual({ readOnly: false, concurrencySafe: false, destructive: false, openWorld: false })
+    const service = Boom.service({
+      checkPermissions: () => Effect.succeed(PermissionCheck.passthrough()),
+      call: () => Effect.succeed("x")
+    })
+    expect(service.traits({ how: "fail" })).toEqual({
+      readOnly: false,
+      concurrencySafe: false,
+      destructive: false,
+      openWorld: false
+    })
     expect(service.claims({ how: "fail" })).toEqual([Tool.Claim.world])
     expect(Boom.definition.touchesEnvironment).toBe(true)
     expect(Echo.definition.maxResultChars).toBe(50_000)

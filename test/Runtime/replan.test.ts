@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Effect, FastCheck as fc, Fiber, Layer, Ref, Schema, TestClock } from "effect"
-import { Approver, ApprovalAnswer } from "../../src/Permission/Approver.js"
+import { ApprovalAnswer, Approver } from "../../src/Permission/Approver.js"
 import { PermissionPolicy } from "../../src/Permission/PermissionPolicy.js"
 import { ResultStore } from "../../src/Runtime/ResultStore.js"
 import { noPostToolUse, noPreToolUse, ToolHooks } from "../../src/Runtime/ToolHooks.js"
@@ -20,15 +20,30 @@ type PlainClaim = { readonly resource: string; readonly access: "read" | "write"
 const isInside = (a: string, b: string) => a === b || a.startsWith(b.endsWith("/") ? b : `${b}/`)
 const conflicts = (a: ReadonlyArray<PlainClaim>, b: ReadonlyArray<PlainClaim>) =>
   a.some((x) => x.resource === "*") || b.some((y) => y.resource === "*") ||
-  a.some((x) => b.some((y) => (x.access === "write" || y.access === "write") && (isInside(x.resource, y.resource) || isInside(y.resource, x.resource))))
+  a.some((x) =>
+    b.some((y) =>
+      (x.access === "write" || y.access === "write") &&
+      (isInside(x.resource, y.resource) || isInside(y.resource, x.resource))
+    )
+  )
 
 // -- a probe tool: claims and duration from its input; asks when told to ------------------------------------------
 
 const ClaimSchema = Schema.Struct({ resource: Schema.String, access: Schema.Literal("read", "write") })
-const ProbeInput = Schema.Struct({ label: Schema.String, durationMs: Schema.Number, claims: Schema.Array(ClaimSchema), ask: Schema.Boolean })
+const ProbeInput = Schema.Struct({
+  label: Schema.String,
+  durationMs: Schema.Number,
+  claims: Schema.Array(ClaimSchema),
+  ask: Schema.Boolean
+})
 type ProbeInput = typeof ProbeInput.Type
 
-const Probe = Tool.make("Probe", { description: "test", input: ProbeInput, output: Schema.String, touchesEnvironment: false })
+const Probe = Tool.make("Probe", {
+  description: "test",
+  input: ProbeInput,
+  output: Schema.String,
+  touchesEnvironment: false
+})
 
 interface Ran {
   readonly label: string
@@ -41,10 +56,16 @@ const probeLayer = (log: Ref.Ref<ReadonlyArray<Ran>>) =>
   Probe.implement({
     traits: () => ({ concurrencySafe: true }),
     claims: (input) => input.claims,
-    checkPermissions: (input) => Effect.succeed(input.ask ? PermissionCheck.ask("a person decides") : PermissionCheck.passthrough()),
+    checkPermissions: (input) =>
+      Effect.succeed(input.ask ? PermissionCheck.ask("a person decides") : PermissionCheck.passthrough()),
     call: (input) =>
       Effect.gen(function*() {
-        const entry: Ran = { label: input.label, claims: input.claims, start: yield* Clock.currentTimeMillis, end: undefined }
+        const entry: Ran = {
+          label: input.label,
+          claims: input.claims,
+          start: yield* Clock.currentTimeMillis,
+          end: undefined
+        }
         yield* Ref.update(log, (all) => [...all, entry])
         yield* Effect.addFinalizer(() => Effect.map(Clock.currentTimeMillis, (now) => void (entry.end = now)))
         yield* Effect.sleep(input.durationMs)
@@ -57,7 +78,11 @@ const rewritingHooks = (rewrites: ReadonlyMap<string, ReadonlyArray<PlainClaim>>
   Layer.succeed(ToolHooks, {
     preToolUse: (event) => {
       const claims = rewrites.get(event.toolUseId)
-      return Effect.succeed(claims === undefined ? noPreToolUse : { ...noPreToolUse, updatedInput: { ...(event.input as ProbeInput), claims } })
+      return Effect.succeed(
+        claims === undefined
+          ? noPreToolUse
+          : { ...noPreToolUse, updatedInput: { ...(event.input as ProbeInput), claims } }
+      )
     },
     postToolUse: () => Effect.succeed(noPostToolUse)
   })
@@ -66,7 +91,11 @@ const rewritingHooks = (rewrites: ReadonlyMap<string, ReadonlyArray<PlainClaim>>
 const editingApprover = (edits: ReadonlyMap<string, ReadonlyArray<PlainClaim>>) =>
   Approver.scripted((request) => {
     const claims = edits.get(request.toolUseId)
-    return Effect.succeed(claims === undefined ? ApprovalAnswer.AllowOnce() : ApprovalAnswer.Edit({ input: { ...(request.input as ProbeInput), claims } }))
+    return Effect.succeed(
+      claims === undefined
+        ? ApprovalAnswer.AllowOnce()
+        : ApprovalAnswer.Edit({ input: { ...(request.input as ProbeInput), claims } })
+    )
   })
 
 const runtimeFor = (log: Ref.Ref<ReadonlyArray<Ran>>, hooks: Layer.Layer<ToolHooks>, approver: Layer.Layer<Approver>) =>
@@ -109,18 +138,29 @@ describe("replanning the executed input", () => {
         rewritingHooks(new Map([["b", [write("file:/w/x")]]])),
         Approver.allowAll
       )
-      expect(outcomes.map((o) => [o.toolUseId, o.status])).toEqual([["a", "success"], ["b", "success"], ["c", "success"]])
+      expect(outcomes.map((o) => [o.toolUseId, o.status])).toEqual([["a", "success"], ["b", "success"], [
+        "c",
+        "success"
+      ]])
       const at = Object.fromEntries(ran.map((r) => [r.label, [r.start, r.end]]))
       // On the scheduler that admitted calls on the model's input, all three started at 0.
       expect(at).toEqual({ a: [0, 30], b: [30, 40], c: [40, 45] })
-      expect(outcomes[1]!.executedInput).toEqual({ label: "b", durationMs: 10, claims: [write("file:/w/x")], ask: false })
+      expect(outcomes[1]!.executedInput).toEqual({
+        label: "b",
+        durationMs: 10,
+        claims: [write("file:/w/x")],
+        ask: false
+      })
     }))
 
   it.effect("a person's edit that moves a call onto another resource waits for that resource's writer", () =>
     Effect.gen(function*() {
       const { ran } = yield* runTurn(
         [use("w", 20, [write("file:/w/y")]), use("e", 5, [read("file:/w/x")], true)],
-        Layer.succeed(ToolHooks, { preToolUse: () => Effect.succeed(noPreToolUse), postToolUse: () => Effect.succeed(noPostToolUse) }),
+        Layer.succeed(ToolHooks, {
+          preToolUse: () => Effect.succeed(noPreToolUse),
+          postToolUse: () => Effect.succeed(noPostToolUse)
+        }),
         editingApprover(new Map([["e", [read("file:/w/y/z")]]]))
       )
       expect(Object.fromEntries(ran.map((r) => [r.label, r.start]))).toEqual({ w: 0, e: 20 })
@@ -161,7 +201,9 @@ describe("replanning the executed input", () => {
   })
   type Case = typeof arbitraryCase extends fc.Arbitrary<infer A> ? A : never
 
-  const executedClaims = (call: Case["calls"][number]) => (call.rewrite.by === "none" ? call.claims : call.rewrite.claims)
+  const executedClaims = (
+    call: Case["calls"][number]
+  ) => (call.rewrite.by === "none" ? call.claims : call.rewrite.claims)
   /** The case the property is about: a rewritten call whose new claims conflict with another call's where the old ones did not. */
   const rewriteMatters = ({ calls }: Case) =>
     calls.some((a, i) =>
@@ -180,10 +222,25 @@ describe("replanning the executed input", () => {
     [arbitraryCase],
     ([testCase]) =>
       Effect.gen(function*() {
-        const turn = testCase.calls.map((call, i) => use(`t${i}`, call.durationMs, call.claims, call.rewrite.by === "person"))
-        const hooked = new Map(testCase.calls.flatMap((call, i) => (call.rewrite.by === "hook" ? [[`t${i}`, call.rewrite.claims] as const] : [])))
-        const edited = new Map(testCase.calls.flatMap((call, i) => (call.rewrite.by === "person" ? [[`t${i}`, call.rewrite.claims] as const] : [])))
-        const { outcomes, ran } = yield* runTurn(turn, rewritingHooks(hooked), editingApprover(edited), { maxConcurrency: testCase.cap, mode: testCase.mode })
+        const turn = testCase.calls.map((call, i) =>
+          use(`t${i}`, call.durationMs, call.claims, call.rewrite.by === "person")
+        )
+        const hooked = new Map(
+          testCase.calls.flatMap((
+            call,
+            i
+          ) => (call.rewrite.by === "hook" ? [[`t${i}`, call.rewrite.claims] as const] : []))
+        )
+        const edited = new Map(
+          testCase.calls.flatMap((
+            call,
+            i
+          ) => (call.rewrite.by === "person" ? [[`t${i}`, call.rewrite.claims] as const] : []))
+        )
+        const { outcomes, ran } = yield* runTurn(turn, rewritingHooks(hooked), editingApprover(edited), {
+          maxConcurrency: testCase.cap,
+          mode: testCase.mode
+        })
         expect(outcomes.map((o) => o.toolUseId)).toEqual(turn.map((u) => u.id))
         expect(outcomes.every((o) => o.status === "success")).toBe(true)
         expect(ran).toHaveLength(turn.length)

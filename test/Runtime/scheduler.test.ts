@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Deferred, Effect, Fiber, FastCheck as fc, Ref, Stream, TestClock } from "effect"
+import { Chunk, Deferred, Effect, FastCheck as fc, Fiber, Ref, Stream, TestClock } from "effect"
 import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
 import type { Execution, ScriptedInput } from "../../src/testing/index.js"
 import { arbitraryTurn, Scripted, scriptedLayer, testRuntime } from "../../src/testing/index.js"
@@ -15,7 +15,12 @@ const isInside = (a: string, b: string) => a === b || a.startsWith(b.endsWith("/
 /** Two calls conflict when either takes the whole world, or they touch one place (one inside the other) and one writes. */
 const conflicts = (a: ReadonlyArray<PlainClaim>, b: ReadonlyArray<PlainClaim>) =>
   a.some((x) => x.resource === "*") || b.some((y) => y.resource === "*") ||
-  a.some((x) => b.some((y) => (x.access === "write" || y.access === "write") && (isInside(x.resource, y.resource) || isInside(y.resource, x.resource))))
+  a.some((x) =>
+    b.some((y) =>
+      (x.access === "write" || y.access === "write") &&
+      (isInside(x.resource, y.resource) || isInside(y.resource, x.resource))
+    )
+  )
 
 const inputOf = (use: ToolUseBlock) => use.input as ScriptedInput
 const claimsOf = (use: ToolUseBlock) => inputOf(use).claims
@@ -46,7 +51,13 @@ const overlap = (a: Execution, b: Execution) => a.startSeq < b.endSeq! && b.star
 const nested = { resources: ["file:/w", "file:/w/a", "file:/w/a/x", "file:/w/b", "file:/w/b/", "file:/v"] }
 
 /** How often each property met the case it is about (checked after the property by the test that follows it). */
-const reached = { hierarchical: 0, capReached: 0, batchedMix: 0, cancelMix: 0, runs: { hierarchical: 0, capReached: 0, batchedMix: 0, cancelMix: 0 } }
+const reached = {
+  hierarchical: 0,
+  capReached: 0,
+  batchedMix: 0,
+  cancelMix: 0,
+  runs: { hierarchical: 0, capReached: 0, batchedMix: 0, cancelMix: 0 }
+}
 
 describe("scheduler properties (TestClock)", () => {
   it.effect.prop(
@@ -58,9 +69,16 @@ describe("scheduler properties (TestClock)", () => {
         expect(outcomes.map((o) => o.toolUseId)).toEqual(turn.map((u) => u.id))
         reached.runs.hierarchical++
         // The case: two calls that conflict only because one resource lies inside the other.
-        if (turn.some((a, i) => turn.slice(0, i).some((b) =>
-          conflicts(claimsOf(a), claimsOf(b)) && !claimsOf(a).some((x) => x.resource === "*" || claimsOf(b).some((y) => y.resource === "*" || y.resource === x.resource))
-        ))) reached.hierarchical++
+        if (
+          turn.some((a, i) =>
+            turn.slice(0, i).some((b) =>
+              conflicts(claimsOf(a), claimsOf(b)) &&
+              !claimsOf(a).some((x) =>
+                x.resource === "*" || claimsOf(b).some((y) => y.resource === "*" || y.resource === x.resource)
+              )
+            )
+          )
+        ) reached.hierarchical++
         for (const [i, a] of turn.entries()) {
           const ea = executions.get(a.id)!
           expect(ea.endSeq).toBeDefined()
@@ -86,7 +104,11 @@ describe("scheduler properties (TestClock)", () => {
 
   it.effect.prop(
     "never more than the cap running",
-    [arbitraryTurn({ minLength: 10, maxLength: 16 }), fc.integer({ min: 1, max: 3 }), fc.constantFrom("conflict-aware" as const, "batched" as const)],
+    [
+      arbitraryTurn({ minLength: 10, maxLength: 16 }),
+      fc.integer({ min: 1, max: 3 }),
+      fc.constantFrom("conflict-aware" as const, "batched" as const)
+    ],
     ([turn, cap, mode]) =>
       Effect.gen(function*() {
         const { executions, outcomes } = yield* runTurn(turn, { maxConcurrency: cap, mode })
@@ -139,7 +161,11 @@ describe("scheduler properties (TestClock)", () => {
 
   it.effect.prop(
     "cancelling at an arbitrary moment yields an Outcome for every tool_use and leaves nothing running",
-    [arbitraryTurn({ minLength: 5, maxLength: 12 }), fc.integer({ min: 1, max: 40 }), fc.constantFrom("conflict-aware" as const, "batched" as const)],
+    [
+      arbitraryTurn({ minLength: 5, maxLength: 12 }),
+      fc.integer({ min: 1, max: 40 }),
+      fc.constantFrom("conflict-aware" as const, "batched" as const)
+    ],
     ([turn, at, mode]) =>
       withLog((log) =>
         Effect.gen(function*() {
@@ -159,7 +185,10 @@ describe("scheduler properties (TestClock)", () => {
           for (const e of executions.values()) expect(e.endSeq).toBeDefined()
           reached.runs.cancelMix++
           // The case: the cancel met a running call and a call that had not started.
-          if (outcomes.some((o) => o.status === "interrupted" && executions.has(o.toolUseId)) && outcomes.some((o) => !executions.has(o.toolUseId))) reached.cancelMix++
+          if (
+            outcomes.some((o) => o.status === "interrupted" && executions.has(o.toolUseId)) &&
+            outcomes.some((o) => !executions.has(o.toolUseId))
+          ) reached.cancelMix++
           for (const outcome of outcomes) {
             const e = executions.get(outcome.toolUseId)
             if (e === undefined) {
@@ -219,7 +248,9 @@ describe("ToolRuntime", () => {
         const events = yield* Effect.fork(Stream.runCollect(handle.events))
         const outcomes = yield* Effect.fork(Stream.runCollect(handle.outcomes))
         yield* TestClock.adjust(30)
-        const completed = Chunk.toReadonlyArray(yield* Fiber.join(events)).flatMap((e) => (e._tag === "Completed" ? [e.outcome.toolUseId] : []))
+        const completed = Chunk.toReadonlyArray(yield* Fiber.join(events)).flatMap((
+          e
+        ) => (e._tag === "Completed" ? [e.outcome.toolUseId] : []))
         expect(completed).toEqual(["fast", "slow"])
         expect(Chunk.toReadonlyArray(yield* Fiber.join(outcomes)).map((o) => o.toolUseId)).toEqual(["slow", "fast"])
       }).pipe(Effect.scoped)
@@ -229,7 +260,11 @@ describe("ToolRuntime", () => {
     withLog(() =>
       Effect.gen(function*() {
         const rt = yield* ToolRuntime
-        const turn = [call("bad", { durationMs: 1, result: "fail" }), call("good", { durationMs: 20 }), call("later", { durationMs: 1, concurrencySafe: false, claims: [{ resource: "*", access: "write" }] })]
+        const turn = [
+          call("bad", { durationMs: 1, result: "fail" }),
+          call("good", { durationMs: 20 }),
+          call("later", { durationMs: 1, concurrencySafe: false, claims: [{ resource: "*", access: "write" }] })
+        ]
         const run = (options: Parameters<typeof rt.execute>[1]) =>
           Effect.gen(function*() {
             const fiber = yield* Effect.fork(rt.execute(turn, options))
@@ -237,9 +272,17 @@ describe("ToolRuntime", () => {
             return (yield* Fiber.join(fiber)).map((o) => o.status)
           })
         expect(yield* run({})).toEqual(["error", "success", "success"])
-        expect(yield* run({ cancelSiblingsWhen: (o) => o.status === "error" })).toEqual(["error", "interrupted", "interrupted"])
+        expect(yield* run({ cancelSiblingsWhen: (o) => o.status === "error" })).toEqual([
+          "error",
+          "interrupted",
+          "interrupted"
+        ])
         // The run ends even when the outcome that cancels is the last one, or matches the outcomes cancelling makes.
-        const fiber = yield* Effect.fork(rt.execute([call("only", { durationMs: 1, result: "fail" })], { cancelSiblingsWhen: (o) => o.status !== "success" }))
+        const fiber = yield* Effect.fork(
+          rt.execute([call("only", { durationMs: 1, result: "fail" })], {
+            cancelSiblingsWhen: (o) => o.status !== "success"
+          })
+        )
         yield* TestClock.adjust(5)
         expect((yield* Fiber.join(fiber)).map((o) => o.status)).toEqual(["error"])
       })
@@ -258,7 +301,10 @@ describe("ToolRuntime", () => {
         yield* TestClock.adjust(10)
         yield* handle.cancel
         const outcomes = yield* handle.await
-        expect(outcomes.map((o) => [o.toolUseId, o.status])).toEqual([["nope", "error"], ["a", "interrupted"], ["bad", "error"], ["b", "interrupted"]])
+        expect(outcomes.map((o) => [o.toolUseId, o.status])).toEqual([["nope", "error"], ["a", "interrupted"], [
+          "bad",
+          "error"
+        ], ["b", "interrupted"]])
         expect(outcomes[1]!.result.content).toContain("while running")
         expect(outcomes[3]!.result.content).toContain("never ran")
       }).pipe(Effect.scoped)
@@ -268,9 +314,11 @@ describe("ToolRuntime", () => {
     withLog(() =>
       Effect.gen(function*() {
         const rt = yield* ToolRuntime
-        const fiber = yield* Effect.fork(rt.execute([call("long", { durationMs: 1_000 }), call("short", { durationMs: 5 })], {
-          timeoutFor: (use) => (use.id === "long" ? 100 : undefined)
-        }))
+        const fiber = yield* Effect.fork(
+          rt.execute([call("long", { durationMs: 1_000 }), call("short", { durationMs: 5 })], {
+            timeoutFor: (use) => (use.id === "long" ? 100 : undefined)
+          })
+        )
         yield* TestClock.adjust(1_000)
         expect((yield* Fiber.join(fiber)).map((o) => o.status)).toEqual(["timed_out", "success"])
       })
@@ -280,7 +328,12 @@ describe("ToolRuntime", () => {
     withLog((log) =>
       Effect.gen(function*() {
         const rt = yield* ToolRuntime
-        const fiber = yield* Effect.fork(rt.execute([call("a", { durationMs: 100 }), call("b", { durationMs: 100, claims: [{ resource: "x", access: "write" }] })]))
+        const fiber = yield* Effect.fork(
+          rt.execute([
+            call("a", { durationMs: 100 }),
+            call("b", { durationMs: 100, claims: [{ resource: "x", access: "write" }] })
+          ])
+        )
         yield* TestClock.adjust(10)
         yield* Fiber.interrupt(fiber)
         const executions = yield* Ref.get(log)
@@ -300,7 +353,9 @@ describe("ToolRuntime", () => {
         ])
         const events = yield* Effect.fork(Stream.runCollect(handle.events))
         yield* TestClock.adjust(100)
-        const started = Chunk.toReadonlyArray(yield* Fiber.join(events)).flatMap((e) => (e._tag === "Started" ? [[e.toolUseId, e.at]] : []))
+        const started = Chunk.toReadonlyArray(yield* Fiber.join(events)).flatMap((
+          e
+        ) => (e._tag === "Started" ? [[e.toolUseId, e.at]] : []))
         expect(Object.fromEntries(started)).toEqual({ r1: 0, other: 0, w: 10, r2: 20 })
       }).pipe(Effect.scoped)
     ))

@@ -21,7 +21,8 @@ const Ask = Tool.make("Ask", {
 })
 const AskLive = Ask.implement({
   traits: () => ({ concurrencySafe: true, readOnly: true }),
-  checkPermissions: ({ ask }) => Effect.succeed(ask ? PermissionCheck.ask("a person decides") : PermissionCheck.passthrough()),
+  checkPermissions: ({ ask }) =>
+    Effect.succeed(ask ? PermissionCheck.ask("a person decides") : PermissionCheck.passthrough()),
   call: () => Effect.succeed("done")
 })
 
@@ -46,7 +47,9 @@ const recordingTracer = () => {
 }
 
 const parentName = (span: Tracer.Span, spans: ReadonlyArray<Tracer.Span>) =>
-  span.parent._tag === "Some" ? spans.find((other) => other.spanId === (span.parent as { value: Tracer.AnySpan }).value.spanId)?.name : undefined
+  span.parent._tag === "Some"
+    ? spans.find((other) => other.spanId === (span.parent as { value: Tracer.AnySpan }).value.spanId)?.name
+    : undefined
 
 describe("spans", () => {
   it.effect("a run, each call with its tool, id and status, each permission decision and each approval request", () =>
@@ -63,14 +66,21 @@ describe("spans", () => {
         { "tool.name": "Ask", "tool_use.id": "quiet", "tool.status": "success" },
         { "tool.name": "Ask", "tool_use.id": "asks", "tool.status": "success" }
       ])
-      expect(named("PermissionPolicy.evaluate").map((span) => [span.attributes.get("tool_use.id"), span.attributes.get("permission.verdict")])).toEqual([
+      expect(
+        named("PermissionPolicy.evaluate").map((
+          span
+        ) => [span.attributes.get("tool_use.id"), span.attributes.get("permission.verdict")])
+      ).toEqual([
         ["quiet", "Allow"],
         ["asks", "Ask"]
       ])
       const approvals = named("Approver.ask")
       expect(approvals.map((span) => span.attributes.get("tool_use.id"))).toEqual(["asks"])
       // Nested as they happen: decisions and approvals inside their call, every span ended.
-      expect(named("PermissionPolicy.evaluate").map((span) => parentName(span, spans))).toEqual(["ToolRuntime.call", "ToolRuntime.call"])
+      expect(named("PermissionPolicy.evaluate").map((span) => parentName(span, spans))).toEqual([
+        "ToolRuntime.call",
+        "ToolRuntime.call"
+      ])
       expect(parentName(approvals[0]!, spans)).toBe("ToolRuntime.call")
       expect(spans.every((span) => span.status._tag === "Ended")).toBe(true)
     }))

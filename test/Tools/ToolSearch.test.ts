@@ -4,9 +4,20 @@ import { DiscoveredTools, ToolCatalog } from "../../src/Runtime/ToolCatalog.js"
 import * as Tool from "../../src/Tool/Tool.js"
 import { ToolResultContent } from "../../src/Tool/Wire.js"
 import { builtinTools } from "../../src/Tools/index.js"
-import { layer as ToolSearchLive, makeIndex, resultContent, search, splitWords, ToolSearch } from "../../src/Tools/ToolSearch.js"
+import {
+  layer as ToolSearchLive,
+  makeIndex,
+  resultContent,
+  search,
+  splitWords,
+  ToolSearch
+} from "../../src/Tools/ToolSearch.js"
 
-const tool = (name: string, description: string, options: { aliases?: ReadonlyArray<string>; searchHint?: string; input?: Schema.Schema.AnyNoContext } = {}) =>
+const tool = (
+  name: string,
+  description: string,
+  options: { aliases?: ReadonlyArray<string>; searchHint?: string; input?: Schema.Schema.AnyNoContext } = {}
+) =>
   Tool.make(name, {
     description,
     input: options.input ?? Schema.Struct({}),
@@ -19,7 +30,11 @@ const tool = (name: string, description: string, options: { aliases?: ReadonlyAr
 const catalogue = [
   ...builtinTools.map((t) => t.definition),
   tool("mcp__github__create_issue", "Create a new issue in a GitHub repository.", {
-    input: Schema.Struct({ repo: Schema.String.annotations({ description: "owner/name" }), title: Schema.String, body: Schema.String })
+    input: Schema.Struct({
+      repo: Schema.String.annotations({ description: "owner/name" }),
+      title: Schema.String,
+      body: Schema.String
+    })
   }),
   tool("mcp__github__list_pull_requests", "List open pull requests of a repository."),
   tool("mcp__github__merge_pull_request", "Merge a pull request."),
@@ -43,8 +58,16 @@ const found = (query: string, max = 5) => {
 
 describe("ToolSearch queries", () => {
   it("select: loads tools by exact name or alias, in the order asked, and reports names that do not exist", () => {
-    expect(search(index, "select:mcp__slack__post_message,Read")).toEqual({ _tag: "Found", names: ["mcp__slack__post_message", "Read"], missing: [] })
-    expect(search(index, "select: slack_send , Nope")).toEqual({ _tag: "Found", names: ["mcp__slack__post_message"], missing: ["Nope"] })
+    expect(search(index, "select:mcp__slack__post_message,Read")).toEqual({
+      _tag: "Found",
+      names: ["mcp__slack__post_message", "Read"],
+      missing: []
+    })
+    expect(search(index, "select: slack_send , Nope")).toEqual({
+      _tag: "Found",
+      names: ["mcp__slack__post_message"],
+      missing: ["Nope"]
+    })
     expect(resultContent("select:slack_send,Nope", search(index, "select:slack_send,Nope"))).toEqual([
       { type: "tool_reference", tool_name: "mcp__slack__post_message" },
       { type: "text", text: "No tools named: Nope." }
@@ -57,7 +80,11 @@ describe("ToolSearch queries", () => {
   })
 
   it("an mcp__server prefix lists that server's tools, and words after it rank within the server", () => {
-    expect(found("mcp__github")).toEqual(["mcp__github__create_issue", "mcp__github__list_pull_requests", "mcp__github__merge_pull_request"])
+    expect(found("mcp__github")).toEqual([
+      "mcp__github__create_issue",
+      "mcp__github__list_pull_requests",
+      "mcp__github__merge_pull_request"
+    ])
     expect(found("mcp__github__")).toEqual(found("mcp__github"))
     expect(found("mcp__github merge")[0]).toBe("mcp__github__merge_pull_request")
     expect(found("mcp__slack issue")).toEqual([])
@@ -91,7 +118,10 @@ describe("ToolSearch queries", () => {
 
   it("nothing found: a plain text with the closest names", () => {
     const result = search(index, "mcp__githb__create_isue")
-    expect(result).toEqual({ _tag: "NotFound", closest: ["mcp__github__create_issue", "mcp__jira__createTicket", "mcp__github__list_pull_requests"] })
+    expect(result).toEqual({
+      _tag: "NotFound",
+      closest: ["mcp__github__create_issue", "mcp__jira__createTicket", "mcp__github__list_pull_requests"]
+    })
     expect(resultContent("mcp__githb__create_isue", result)).toBe(
       "No tools matched \"mcp__githb__create_isue\". Closest tool names: mcp__github__create_issue, mcp__jira__createTicket, mcp__github__list_pull_requests. Try \"select:<name>\" with an exact name, \"mcp__<server>\" for a server's tools, or other keywords."
     )
@@ -103,7 +133,10 @@ describe("ToolSearch queries", () => {
   it("results are tool_reference blocks the wire schema accepts", () => {
     const content = resultContent("slack", search(index, "slack"))
     expect(Schema.is(ToolResultContent)(content)).toBe(true)
-    expect(Schema.decodeUnknownSync(ToolResultContent)([{ type: "tool_reference", tool_name: "X" }])).toEqual([{ type: "tool_reference", tool_name: "X" }])
+    expect(Schema.decodeUnknownSync(ToolResultContent)([{ type: "tool_reference", tool_name: "X" }])).toEqual([{
+      type: "tool_reference",
+      tool_name: "X"
+    }])
   })
 })
 
@@ -115,7 +148,10 @@ describe("words", () => {
 
   // Words of two letters or more: "aAA" (one-letter words in camelCase) reads as "a" + the acronym "AA".
   const word = fc.stringMatching(/^[a-z][a-z0-9]{1,7}$/)
-  it.prop("a name joined from words with any separators splits back into those words", [fc.array(word, { minLength: 1, maxLength: 5 }), fc.array(fc.constantFrom("_", "__", "-", "camel"), { minLength: 4, maxLength: 4 })], ([words, separators]) => {
+  it.prop("a name joined from words with any separators splits back into those words", [
+    fc.array(word, { minLength: 1, maxLength: 5 }),
+    fc.array(fc.constantFrom("_", "__", "-", "camel"), { minLength: 4, maxLength: 4 })
+  ], ([words, separators]) => {
     let name = words[0]!
     words.slice(1).forEach((next, i) => {
       const separator = separators[i]!
@@ -124,11 +160,20 @@ describe("words", () => {
     expect(splitWords(name)).toEqual(words)
   })
 
-  it.prop("select: returns exactly the existing names asked for, once each, in the order asked", [fc.array(fc.oneof(fc.constantFrom(...catalogue.map((d) => d.name)), fc.constant("Missing_tool")), { minLength: 1, maxLength: 6 })], ([names]) => {
+  it.prop("select: returns exactly the existing names asked for, once each, in the order asked", [
+    fc.array(fc.oneof(fc.constantFrom(...catalogue.map((d) => d.name)), fc.constant("Missing_tool")), {
+      minLength: 1,
+      maxLength: 6
+    })
+  ], ([names]) => {
     const result = search(index, `select:${names.join(",")}`)
     const existing = [...new Set(names.filter((name) => name !== "Missing_tool"))]
     if (existing.length === 0) expect(result._tag).toBe("NotFound")
-    else expect(result).toEqual({ _tag: "Found", names: existing, missing: names.filter((name) => name === "Missing_tool") })
+    else {expect(result).toEqual({
+        _tag: "Found",
+        names: existing,
+        missing: names.filter((name) => name === "Missing_tool")
+      })}
   })
 })
 
@@ -144,7 +189,14 @@ describe("the ToolSearch tool", () => {
       const service = yield* ToolSearch
       expect(service.traits({ query: "x", max_results: 5 })).toMatchObject({ readOnly: true, concurrencySafe: true })
       expect(service.claims({ query: "x", max_results: 5 })).toEqual([])
-      const output = yield* Effect.scoped(service.call({ query: "mcp__slack", max_results: 5 }, { toolUseId: "t", toolName: "ToolSearch", progress: () => Effect.void, isReadDenied: () => false }))
+      const output = yield* Effect.scoped(
+        service.call({ query: "mcp__slack", max_results: 5 }, {
+          toolUseId: "t",
+          toolName: "ToolSearch",
+          progress: () => Effect.void,
+          isReadDenied: () => false
+        })
+      )
       expect(output.found).toEqual(["mcp__slack__post_message", "mcp__slack__list_channels"])
       const discovered = yield* DiscoveredTools
       expect([...(yield* discovered.get)]).toEqual(["mcp__slack__post_message", "mcp__slack__list_channels"])

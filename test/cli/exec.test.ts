@@ -58,7 +58,9 @@ const OutcomeSummary = Schema.Struct({
   tool_use_id: Schema.String,
   name: Schema.String,
   status: Schema.Literal("success", "error", "denied", "interrupted", "timed_out"),
-  decision: Schema.NullOr(Schema.Struct({ behavior: Schema.Literal("allow", "deny"), reason: Schema.String, kind: Schema.String })),
+  decision: Schema.NullOr(
+    Schema.Struct({ behavior: Schema.Literal("allow", "deny"), reason: Schema.String, kind: Schema.String })
+  ),
   duration_ms: Schema.NonNegative,
   persisted_path: Schema.NullOr(Schema.String),
   suggestions: Schema.Array(Schema.String)
@@ -89,7 +91,12 @@ const children = new Set<ChildProcessWithoutNullStreams>()
 
 const start = (cwd: string, args: ReadonlyArray<string>, stdin: string): Running => {
   // A home of its own: Claude Code's user settings are loaded by default, and the developer's must not leak in.
-  const child = spawn(process.execPath, [main, "exec", ...args], { cwd, detached: true, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, HOME: cwd } })
+  const child = spawn(process.execPath, [main, "exec", ...args], {
+    cwd,
+    detached: true,
+    stdio: ["pipe", "pipe", "pipe"],
+    env: { ...process.env, HOME: cwd }
+  })
   children.add(child)
   let stdout = ""
   let stderr = ""
@@ -113,7 +120,9 @@ const exec = (cwd: string, args: ReadonlyArray<string>, stdin: unknown): Promise
 const succeeded = (run: Finished, code = 0): ExecOutput => {
   if (run.code !== code) throw new Error(`exec exited with ${run.code ?? run.signal}; stderr:\n${run.stderr}`)
   const lines = run.stdout.split("\n")
-  if (lines.length !== 2 || lines[1] !== "") throw new Error(`standard output is not one line of JSON:\n${run.stdout.slice(0, 2000)}`)
+  if (lines.length !== 2 || lines[1] !== "") {
+    throw new Error(`standard output is not one line of JSON:\n${run.stdout.slice(0, 2000)}`)
+  }
   return Schema.decodeUnknownSync(ExecOutput, { onExcessProperty: "error" })(JSON.parse(lines[0]!))
 }
 
@@ -153,7 +162,10 @@ const workspace = (options: { readonly git?: boolean } = {}): string => {
   fs.writeFileSync(path.join(dir, "b.txt"), "foo\nbar hello\n")
   if (options.git === true) {
     const git = (...args: Array<string>) =>
-      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@e", "-c", "commit.gpgsign=false", ...args], { cwd: dir, stdio: "ignore" })
+      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@e", "-c", "commit.gpgsign=false", ...args], {
+        cwd: dir,
+        stdio: "ignore"
+      })
     git("init", "-q")
     git("add", "-A")
     git("commit", "-q", "-m", "init")
@@ -226,7 +238,12 @@ describe.concurrent("exec", () => {
 
     it("answers an unknown tool with an error naming the closest tool, and still exits 0", async ({ expect }) => {
       const dir = workspace()
-      const out = succeeded(await exec(dir, [], [toolUse("toolu_x", "Reed", { file_path: "a.txt" }), toolUse("toolu_a", "Read", { file_path: "a.txt" })]))
+      const out = succeeded(
+        await exec(dir, [], [
+          toolUse("toolu_x", "Reed", { file_path: "a.txt" }),
+          toolUse("toolu_a", "Read", { file_path: "a.txt" })
+        ])
+      )
       expect(out.results[0]).toMatchObject({ tool_use_id: "toolu_x", is_error: true })
       expect(out.results[0]!.content).toMatch(/No such tool available: Reed.*\bRead\b/)
       expect(out.outcomes[0]).toMatchObject({ name: "Reed", status: "error", decision: null })
@@ -235,10 +252,16 @@ describe.concurrent("exec", () => {
 
     it("answers invalid input with an InputValidationError naming the parameter, and still exits 0", async ({ expect }) => {
       const dir = workspace()
-      const out = succeeded(await exec(dir, [], [toolUse("toolu_missing", "Bash", {}), toolUse("toolu_type", "Read", { file_path: 5 })]))
+      const out = succeeded(
+        await exec(dir, [], [toolUse("toolu_missing", "Bash", {}), toolUse("toolu_type", "Read", { file_path: 5 })])
+      )
       expect(out.results.map((r) => r.is_error)).toEqual([true, true])
-      expect(out.results[0]!.content).toMatch(/^<tool_use_error>InputValidationError: [\s\S]*required parameter `command` is missing[\s\S]*<\/tool_use_error>$/)
-      expect(out.results[1]!.content).toMatch(/^<tool_use_error>InputValidationError: [\s\S]*`file_path`[\s\S]*`string`[\s\S]*`number`/)
+      expect(out.results[0]!.content).toMatch(
+        /^<tool_use_error>InputValidationError: [\s\S]*required parameter `command` is missing[\s\S]*<\/tool_use_error>$/
+      )
+      expect(out.results[1]!.content).toMatch(
+        /^<tool_use_error>InputValidationError: [\s\S]*`file_path`[\s\S]*`string`[\s\S]*`number`/
+      )
       expect(out.outcomes.map((o) => o.status)).toEqual(["error", "error"])
     })
   })
@@ -247,21 +270,36 @@ describe.concurrent("exec", () => {
     const touch = toolUse("toolu_touch", "Bash", { command: "touch EXECUTED" })
     const cases: ReadonlyArray<readonly [string, string, RegExp]> = [
       ["not JSON", `[${JSON.stringify(touch)}, {"type":"tool_use",`, /not JSON/],
-      ["an object that is not an assistant message", JSON.stringify({ role: "user", content: [touch] }), /array of tool_use blocks or an assistant message/],
-      ["a block without an id", JSON.stringify([touch, { type: "tool_use", name: "Read", input: { file_path: "a.txt" } }]), /\bid\b/],
-      ["duplicate tool_use ids", JSON.stringify([touch, toolUse("toolu_touch", "Read", { file_path: "a.txt" })]), /duplicate tool_use id: toolu_touch/],
+      [
+        "an object that is not an assistant message",
+        JSON.stringify({ role: "user", content: [touch] }),
+        /array of tool_use blocks or an assistant message/
+      ],
+      [
+        "a block without an id",
+        JSON.stringify([touch, { type: "tool_use", name: "Read", input: { file_path: "a.txt" } }]),
+        /\bid\b/
+      ],
+      [
+        "duplicate tool_use ids",
+        JSON.stringify([touch, toolUse("toolu_touch", "Read", { file_path: "a.txt" })]),
+        /duplicate tool_use id: toolu_touch/
+      ],
       ["empty", "", /empty/],
       ["only whitespace", " \n\t\n", /empty/]
     ]
-    it.for(cases)("%s: exit 2, one line on stderr, nothing on stdout, nothing executed", async ([, stdin, reason], { expect }) => {
-      const dir = workspace()
-      const run = await exec(dir, ["--approve", "allow"], stdin)
-      expect(run.code).toBe(2)
-      expect(run.stdout).toBe("")
-      expect(run.stderr).toMatch(/^effect-tool-runtime: [^\n]+\n$/)
-      expect(run.stderr).toMatch(reason)
-      expect(exists(dir, "EXECUTED")).toBe(false)
-    })
+    it.for(cases)(
+      "%s: exit 2, one line on stderr, nothing on stdout, nothing executed",
+      async ([, stdin, reason], { expect }) => {
+        const dir = workspace()
+        const run = await exec(dir, ["--approve", "allow"], stdin)
+        expect(run.code).toBe(2)
+        expect(run.stdout).toBe("")
+        expect(run.stderr).toMatch(/^effect-tool-runtime: [^\n]+\n$/)
+        expect(run.stderr).toMatch(reason)
+        expect(exists(dir, "EXECUTED")).toBe(false)
+      }
+    )
   })
 
   describe("a signal mid-run", () => {
@@ -282,7 +320,10 @@ describe.concurrent("exec", () => {
             toolUse("toolu_queued", "Bash", { command: "touch QUEUED" })
           ])
         )
-        await waitUntil("the sleep to run", async () => (await processes(`^${sleepPattern}$`)).length > 0 && run.stderr().includes("[toolu_sleep]"))
+        await waitUntil(
+          "the sleep to run",
+          async () => (await processes(`^${sleepPattern}$`)).length > 0 && run.stderr().includes("[toolu_sleep]")
+        )
         run.child.kill(signal)
         const out = succeeded(await run.finished, signal === "SIGINT" ? 130 : 143)
 
@@ -321,7 +362,9 @@ describe.concurrent("exec", () => {
 
     it("--approve deny denies a call that needs approval, and it does not run", async ({ expect }) => {
       const dir = workspace()
-      const out = succeeded(await exec(dir, ["--approve", "deny"], [toolUse("toolu_touch", "Bash", { command: "touch x" })]))
+      const out = succeeded(
+        await exec(dir, ["--approve", "deny"], [toolUse("toolu_touch", "Bash", { command: "touch x" })])
+      )
       expect(out.outcomes[0]).toMatchObject({ status: "denied", decision: { behavior: "deny" } })
       expect(out.results[0]!.is_error).toBe(true)
       expect(exists(dir, "x")).toBe(false)
@@ -329,7 +372,9 @@ describe.concurrent("exec", () => {
 
     it("--approve allow lets a call that needs approval run", async ({ expect }) => {
       const dir = workspace()
-      const out = succeeded(await exec(dir, ["--approve", "allow"], [toolUse("toolu_touch", "Bash", { command: "touch x" })]))
+      const out = succeeded(
+        await exec(dir, ["--approve", "allow"], [toolUse("toolu_touch", "Bash", { command: "touch x" })])
+      )
       expect(out.outcomes[0]).toMatchObject({ status: "success", decision: { behavior: "allow" } })
       expect(exists(dir, "x")).toBe(true)
     })
@@ -337,7 +382,9 @@ describe.concurrent("exec", () => {
     it("--mode plan denies a Write even with --approve allow", async ({ expect }) => {
       const dir = workspace()
       const out = succeeded(
-        await exec(dir, ["--mode", "plan", "--approve", "allow"], [toolUse("toolu_write", "Write", { file_path: path.join(dir, "new.txt"), content: "x" })])
+        await exec(dir, ["--mode", "plan", "--approve", "allow"], [
+          toolUse("toolu_write", "Write", { file_path: path.join(dir, "new.txt"), content: "x" })
+        ])
       )
       expect(out.outcomes[0]).toMatchObject({ status: "denied", decision: { behavior: "deny", kind: "Mode" } })
       expect(out.outcomes[0]!.decision!.reason).toContain("plan")
@@ -346,7 +393,9 @@ describe.concurrent("exec", () => {
 
     it("an unknown option exits 2 with one line naming it, before anything runs", async ({ expect }) => {
       const dir = workspace()
-      const run = await exec(dir, ["--aprove", "allow"], [toolUse("toolu_touch", "Bash", { command: "touch EXECUTED" })])
+      const run = await exec(dir, ["--aprove", "allow"], [
+        toolUse("toolu_touch", "Bash", { command: "touch EXECUTED" })
+      ])
       expect(run.code).toBe(2)
       expect(run.stdout).toBe("")
       expect(run.stderr).toBe("effect-tool-runtime: Unknown option '--aprove' (see --help)\n")
@@ -357,7 +406,9 @@ describe.concurrent("exec", () => {
       const dir = workspace()
       const settings = path.join(dir, "settings.json")
       fs.writeFileSync(settings, JSON.stringify({ permissions: { allow: "Bash(touch:*)" } }))
-      const run = await exec(dir, ["--settings", settings, "--approve", "allow"], [toolUse("toolu_touch", "Bash", { command: "touch EXECUTED" })])
+      const run = await exec(dir, ["--settings", settings, "--approve", "allow"], [
+        toolUse("toolu_touch", "Bash", { command: "touch EXECUTED" })
+      ])
       expect(run.code).toBe(2)
       expect(run.stdout).toBe("")
       expect(run.stderr).toMatch(/^effect-tool-runtime: [^\n]+\n$/)
@@ -368,7 +419,12 @@ describe.concurrent("exec", () => {
 
     it("without --approve and without a terminal, a call that asks is denied at once", async ({ expect }) => {
       const dir = workspace()
-      const out = succeeded(await exec(dir, [], [toolUse("toolu_touch", "Bash", { command: "touch x" }), toolUse("toolu_a", "Read", { file_path: "a.txt" })]))
+      const out = succeeded(
+        await exec(dir, [], [
+          toolUse("toolu_touch", "Bash", { command: "touch x" }),
+          toolUse("toolu_a", "Read", { file_path: "a.txt" })
+        ])
+      )
       expect(out.outcomes[0]).toMatchObject({ status: "denied", decision: { behavior: "deny" } })
       expect(out.results[0]!.content).toMatch(/no terminal/)
       expect(out.outcomes[1]!.status).toBe("success")
@@ -379,7 +435,10 @@ describe.concurrent("exec", () => {
   describe("--verbose", () => {
     it("writes what a person would see to stderr; stdout stays exactly one JSON object", async ({ expect }) => {
       const dir = workspace()
-      const run = await exec(dir, ["--verbose"], [toolUse("toolu_a", "Read", { file_path: "a.txt" }), toolUse("toolu_grep", "Grep", { pattern: "hello" })])
+      const run = await exec(dir, ["--verbose"], [
+        toolUse("toolu_a", "Read", { file_path: "a.txt" }),
+        toolUse("toolu_grep", "Grep", { pattern: "hello" })
+      ])
       const out = succeeded(run)
       expect(out.results.map((r) => r.tool_use_id)).toEqual(["toolu_a", "toolu_grep"])
       expect(run.stderr).toMatch(/^● Read \S*a\.txt\s+\[toolu_a\]$/m)
@@ -399,7 +458,9 @@ describe.concurrent("exec", () => {
     it("stores the full output in the session's results directory and points to it", async ({ expect }) => {
       const dir = workspace()
       const sessionDir = path.join(dir, ".session")
-      const out = succeeded(await exec(dir, ["--session", sessionDir], [toolUse("toolu_seq", "Bash", { command: "seq 1 20000" })]))
+      const out = succeeded(
+        await exec(dir, ["--session", sessionDir], [toolUse("toolu_seq", "Bash", { command: "seq 1 20000" })])
+      )
       const full = `${Array.from({ length: 20_000 }, (_, i) => i + 1).join("\n")}\n`
       const result = out.results[0]!
       expect(out.outcomes[0]!.status).toBe("success")

@@ -100,8 +100,11 @@ export const start = (
   return { child, stdout: () => stdout, stderr: () => stderr, finished }
 }
 
-export const run = (where: Parameters<typeof start>[0], args: ReadonlyArray<string>, stdin: unknown): Promise<Finished> =>
-  start(where, args, typeof stdin === "string" ? stdin : JSON.stringify(stdin)).finished
+export const run = (
+  where: Parameters<typeof start>[0],
+  args: ReadonlyArray<string>,
+  stdin: unknown
+): Promise<Finished> => start(where, args, typeof stdin === "string" ? stdin : JSON.stringify(stdin)).finished
 
 export interface Summary {
   readonly tool_use_id: string
@@ -119,16 +122,29 @@ export interface ExecOutput {
 
 /** Standard output is exactly one line of JSON, and the exit code the one expected. */
 export const output = (finished: Finished, code = 0): ExecOutput => {
-  if (finished.code !== code) throw new Error(`exited with ${finished.code ?? finished.signal}, expected ${code}; stderr:\n${finished.stderr}`)
+  if (finished.code !== code) {
+    throw new Error(`exited with ${finished.code ?? finished.signal}, expected ${code}; stderr:\n${finished.stderr}`)
+  }
   const lines = finished.stdout.split("\n")
-  if (lines.length !== 2 || lines[1] !== "") throw new Error(`standard output is not one line of JSON:\n${finished.stdout.slice(0, 2000)}`)
+  if (lines.length !== 2 || lines[1] !== "") {
+    throw new Error(`standard output is not one line of JSON:\n${finished.stdout.slice(0, 2000)}`)
+  }
   return JSON.parse(lines[0]!) as ExecOutput
 }
 
-export const toolUse = (id: string, name: string, input: Record<string, unknown>) => ({ type: "tool_use", id, name, input })
+export const toolUse = (id: string, name: string, input: Record<string, unknown>) => ({
+  type: "tool_use",
+  id,
+  name,
+  input
+})
 
 /** Polls until `check` holds, failing after `limitMs`. */
-export const waitUntil = async (what: string, check: () => Promise<boolean> | boolean, limitMs = 10_000): Promise<void> => {
+export const waitUntil = async (
+  what: string,
+  check: () => Promise<boolean> | boolean,
+  limitMs = 10_000
+): Promise<void> => {
   const deadline = Date.now() + limitMs
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`gave up after ${limitMs} ms waiting for ${what}`)

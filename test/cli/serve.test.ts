@@ -20,12 +20,18 @@ type Line = Record<string, unknown> & { readonly type: string }
 const lines = (running: Running): ReadonlyArray<Line> =>
   running.stdout().split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as Line)
 
-const send = (running: Running, request: unknown) => running.child.stdin.write(`${typeof request === "string" ? request : JSON.stringify(request)}\n`)
+const send = (running: Running, request: unknown) =>
+  running.child.stdin.write(`${typeof request === "string" ? request : JSON.stringify(request)}\n`)
 
 const resultOf = async (running: Running, turn: string) => {
-  await waitUntil(`the result of ${turn}`, () => lines(running).some((line) => line.type === "result" && line.turn === turn))
+  await waitUntil(
+    `the result of ${turn}`,
+    () => lines(running).some((line) => line.type === "result" && line.turn === turn)
+  )
   return lines(running).find((line) => line.type === "result" && line.turn === turn) as unknown as {
-    readonly results: ReadonlyArray<{ readonly tool_use_id: string; readonly content: string; readonly is_error?: true }>
+    readonly results: ReadonlyArray<
+      { readonly tool_use_id: string; readonly content: string; readonly is_error?: true }
+    >
     readonly outcomes: ReadonlyArray<Summary>
   }
 }
@@ -38,12 +44,24 @@ describe.concurrent("serve", () => {
     const first = await resultOf(serve, "t1")
     expect(first.outcomes[0]!.status).toBe("success")
 
-    send(serve, { type: "turn", id: "t2", message: { role: "assistant", content: [{ type: "text", text: "editing" }, toolUse("u2", "Edit", { file_path: "a.txt", old_string: "hello", new_string: "bye" })] } })
+    send(serve, {
+      type: "turn",
+      id: "t2",
+      message: {
+        role: "assistant",
+        content: [
+          { type: "text", text: "editing" },
+          toolUse("u2", "Edit", { file_path: "a.txt", old_string: "hello", new_string: "bye" })
+        ]
+      }
+    })
     await waitUntil("the approval request", () => lines(serve).some((line) => line.type === "approval_request"))
     const request = lines(serve).find((line) => line.type === "approval_request")!
     expect(request).toMatchObject({ turn: "t2", tool_use_id: "u2", tool_name: "Edit" })
     // Events come as they happen: the turn is queued and asked for, and has no result yet.
-    expect(lines(serve).some((line) => line.type === "event" && line.turn === "t2" && line.event === "queued")).toBe(true)
+    expect(lines(serve).some((line) => line.type === "event" && line.turn === "t2" && line.event === "queued")).toBe(
+      true
+    )
     expect(lines(serve).some((line) => line.type === "result" && line.turn === "t2")).toBe(false)
     send(serve, { type: "approval", id: request.id, answer: "allow_once" })
     const second = await resultOf(serve, "t2")
@@ -89,7 +107,9 @@ describe.concurrent("serve", () => {
     const errors = lines(serve).filter((line) => line.type === "error")
     expect(errors).toHaveLength(bad.length)
     expect(errors.map((line) => line.id)).toEqual([null, null, "b1", "b2", "b3", "approval-99", "approval-1"])
-    expect(errors.every((line) => typeof line.message === "string" && !(line.message as string).includes("\n"))).toBe(true)
+    expect(errors.every((line) => typeof line.message === "string" && !(line.message as string).includes("\n"))).toBe(
+      true
+    )
     expect(errors[4]!.message).toMatch(/duplicate tool_use id: x/)
   })
 
@@ -115,7 +135,11 @@ describe.concurrent("serve", () => {
     first.child.stdin.end()
     expect((await first.finished).code).toBe(0)
     const second = start(where, ["serve", "--session", session, "--approve", "allow"])
-    send(second, { type: "turn", id: "t2", tool_uses: [toolUse("u2", "Edit", { file_path: "a.txt", old_string: "hello", new_string: "bye" })] })
+    send(second, {
+      type: "turn",
+      id: "t2",
+      tool_uses: [toolUse("u2", "Edit", { file_path: "a.txt", old_string: "hello", new_string: "bye" })]
+    })
     const edit = await resultOf(second, "t2")
     expect(edit.outcomes[0]!.status).toBe("success")
     second.child.stdin.end()
@@ -125,17 +149,33 @@ describe.concurrent("serve", () => {
     expect(lines(second)[0]).toMatchObject({ type: "ready", session, persistent: true })
   })
 
-  it("SIGTERM during a turn: its result comes with every tool_use, then exit 143", { timeout: 20_000 }, async ({ expect }) => {
-    const where = workspace()
-    const seconds = `20.${randomInt(100_000, 1_000_000)}`
-    const serve = start(where, ["serve", "--approve", "allow"])
-    send(serve, { type: "turn", id: "t1", tool_uses: [toolUse("u1", "Bash", { command: `sleep ${seconds}` }), toolUse("u2", "Bash", { command: "touch QUEUED" })] })
-    await waitUntil("the sleep", async () => (await processes(`sleep ${seconds.replace(".", "\\.")}`)).length > 0)
-    serve.child.kill("SIGTERM")
-    const finished = await serve.finished
-    expect(finished.code).toBe(143)
-    const result = lines(serve).find((line) => line.type === "result") as unknown as { outcomes: ReadonlyArray<Summary> }
-    expect(result.outcomes.map((o) => [o.tool_use_id, o.status])).toEqual([["u1", "interrupted"], ["u2", "interrupted"]])
-    expect(fs.existsSync(path.join(where.dir, "QUEUED"))).toBe(false)
-  })
+  it(
+    "SIGTERM during a turn: its result comes with every tool_use, then exit 143",
+    { timeout: 20_000 },
+    async ({ expect }) => {
+      const where = workspace()
+      const seconds = `20.${randomInt(100_000, 1_000_000)}`
+      const serve = start(where, ["serve", "--approve", "allow"])
+      send(serve, {
+        type: "turn",
+        id: "t1",
+        tool_uses: [
+          toolUse("u1", "Bash", { command: `sleep ${seconds}` }),
+          toolUse("u2", "Bash", { command: "touch QUEUED" })
+        ]
+      })
+      await waitUntil("the sleep", async () => (await processes(`sleep ${seconds.replace(".", "\\.")}`)).length > 0)
+      serve.child.kill("SIGTERM")
+      const finished = await serve.finished
+      expect(finished.code).toBe(143)
+      const result = lines(serve).find((line) => line.type === "result") as unknown as {
+        outcomes: ReadonlyArray<Summary>
+      }
+      expect(result.outcomes.map((o) => [o.tool_use_id, o.status])).toEqual([["u1", "interrupted"], [
+        "u2",
+        "interrupted"
+      ]])
+      expect(fs.existsSync(path.join(where.dir, "QUEUED"))).toBe(false)
+    }
+  )
 })

@@ -31,7 +31,9 @@ describe.concurrent("exec --session", () => {
   it("Read in one exec and Edit in the next works with --session; without it the Edit is refused as unread", async ({ expect }) => {
     const where = workspace()
     const session = path.join(where.dir, "..", "session")
-    const read = output(await run(where, ["exec", "--session", session], [toolUse("t1", "Read", { file_path: "a.txt" })]))
+    const read = output(
+      await run(where, ["exec", "--session", session], [toolUse("t1", "Read", { file_path: "a.txt" })])
+    )
     expect(read.outcomes[0]!.status).toBe("success")
     const edit = toolUse("t2", "Edit", { file_path: "a.txt", old_string: "hello", new_string: "bye" })
     const without = output(await run(where, ["exec", "--approve", "allow"], [edit]))
@@ -46,7 +48,9 @@ describe.concurrent("exec --session", () => {
     const session = path.join(where.dir, "..", "session")
     fs.mkdirSync(session)
     fs.writeFileSync(path.join(session, "session.json"), "{\"version\":1,\"state\":")
-    const finished = await run(where, ["exec", "--session", session, "--approve", "allow"], [toolUse("t1", "Bash", { command: "touch EXECUTED" })])
+    const finished = await run(where, ["exec", "--session", session, "--approve", "allow"], [
+      toolUse("t1", "Bash", { command: "touch EXECUTED" })
+    ])
     expect(finished.code).toBe(2)
     expect(finished.stdout).toBe("")
     expect(finished.stderr).toMatch(/^effect-tool-runtime: [^\n]*session\.json[^\n]*damaged[^\n]*\n$/)
@@ -59,9 +63,13 @@ describe.concurrent("exec --session", () => {
     const session = path.join(where.dir, "..", "session")
     const serve = start(where, ["serve", "--session", session])
     await waitUntil("serve to be ready", () => serve.stdout().includes("\"ready\""))
-    const finished = await run(where, ["exec", "--session", session, "--approve", "allow"], [toolUse("t1", "Bash", { command: "touch EXECUTED" })])
+    const finished = await run(where, ["exec", "--session", session, "--approve", "allow"], [
+      toolUse("t1", "Bash", { command: "touch EXECUTED" })
+    ])
     expect(finished.code).toBe(2)
-    expect(finished.stderr).toMatch(new RegExp(`^effect-tool-runtime: [^\\n]*in use by process ${serve.child.pid}[^\\n]*\\n$`))
+    expect(finished.stderr).toMatch(
+      new RegExp(`^effect-tool-runtime: [^\\n]*in use by process ${serve.child.pid}[^\\n]*\\n$`)
+    )
     expect(fs.existsSync(path.join(where.dir, "EXECUTED"))).toBe(false)
     serve.child.stdin.end()
     expect((await serve.finished).code).toBe(0)
@@ -80,15 +88,23 @@ describe.concurrent("exec --session", () => {
   it("the model reads back saved output within the session without asking", async ({ expect }) => {
     const where = workspace()
     const session = path.join(where.dir, "..", "session")
-    const first = output(await run(where, ["exec", "--session", session], [toolUse("t1", "Bash", { command: "seq 1 30000" })]))
+    const first = output(
+      await run(where, ["exec", "--session", session], [toolUse("t1", "Bash", { command: "seq 1 30000" })])
+    )
     const saved = first.outcomes[0]!.persisted_path!
     expect(path.dirname(saved)).toBe(path.join(session, "results"))
     expect(first.results[0]!.content).toContain(saved)
     // No --approve and no terminal: anything that asked would be denied.
-    const again = output(await run(where, ["exec", "--session", session], [toolUse("t2", "Read", { file_path: saved, offset: 29_999, limit: 2 })]))
+    const again = output(
+      await run(where, ["exec", "--session", session], [
+        toolUse("t2", "Read", { file_path: saved, offset: 29_999, limit: 2 })
+      ])
+    )
     expect(again.outcomes[0]!.status).toBe("success")
     expect(again.results[0]!.content).toMatch(/29999\t29999\n\s*30000\t30000/)
-    const elsewhere = output(await run(where, ["exec"], [toolUse("t3", "Read", { file_path: saved, offset: 1, limit: 1 })]))
+    const elsewhere = output(
+      await run(where, ["exec"], [toolUse("t3", "Read", { file_path: saved, offset: 1, limit: 1 })])
+    )
     expect(elsewhere.outcomes[0]!.status).toBe("denied")
     expect(elsewhere.outcomes[0]!.suggestions.length).toBeGreaterThan(0)
   })
@@ -98,9 +114,15 @@ describe.concurrent("settings by default", () => {
   it("loads .claude/settings.json and ~/.claude/settings.json unless --no-claude-settings", async ({ expect }) => {
     const where = workspace()
     fs.mkdirSync(path.join(where.dir, ".claude"))
-    fs.writeFileSync(path.join(where.dir, ".claude", "settings.json"), JSON.stringify({ permissions: { deny: ["Read(./b.txt)"] } }))
+    fs.writeFileSync(
+      path.join(where.dir, ".claude", "settings.json"),
+      JSON.stringify({ permissions: { deny: ["Read(./b.txt)"] } })
+    )
     fs.mkdirSync(path.join(where.home, ".claude"))
-    fs.writeFileSync(path.join(where.home, ".claude", "settings.json"), JSON.stringify({ permissions: { deny: ["Grep"] } }))
+    fs.writeFileSync(
+      path.join(where.home, ".claude", "settings.json"),
+      JSON.stringify({ permissions: { deny: ["Grep"] } })
+    )
     const uses = [toolUse("t1", "Read", { file_path: "b.txt" }), toolUse("t2", "Grep", { pattern: "hello" })]
     const loaded = output(await run(where, ["exec"], uses))
     expect(loaded.outcomes.map((o) => o.status)).toEqual(["denied", "denied"])
@@ -112,18 +134,27 @@ describe.concurrent("settings by default", () => {
   it("'allow always' answered over serve is honoured by the next exec", async ({ expect }) => {
     const where = workspace()
     const serve = start(where, ["serve"])
-    serve.child.stdin.write(`${JSON.stringify({ type: "turn", id: "t1", tool_uses: [toolUse("u1", "Bash", { command: "touch one" })] })}\n`)
+    serve.child.stdin.write(
+      `${JSON.stringify({ type: "turn", id: "t1", tool_uses: [toolUse("u1", "Bash", { command: "touch one" })] })}\n`
+    )
     await waitUntil("the approval request", () => serve.stdout().includes("\"approval_request\""))
-    const request = JSON.parse(serve.stdout().split("\n").find((line) => line.includes("\"approval_request\""))!) as { id: string; suggestions: Array<string> }
+    const request = JSON.parse(serve.stdout().split("\n").find((line) => line.includes("\"approval_request\""))!) as {
+      id: string
+      suggestions: Array<string>
+    }
     expect(request.suggestions.length).toBeGreaterThan(0)
     serve.child.stdin.end(`${JSON.stringify({ type: "approval", id: request.id, answer: "allow_always" })}\n`)
     expect((await serve.finished).code).toBe(0)
     expect(fs.existsSync(path.join(where.dir, "one"))).toBe(true)
-    expect(JSON.parse(fs.readFileSync(path.join(where.dir, ".claude", "settings.local.json"), "utf8"))).toMatchObject({ permissions: { allow: request.suggestions } })
+    expect(JSON.parse(fs.readFileSync(path.join(where.dir, ".claude", "settings.local.json"), "utf8"))).toMatchObject({
+      permissions: { allow: request.suggestions }
+    })
     fs.rmSync(path.join(where.dir, "one"))
     // No --approve, no terminal: only the saved rule can allow it.
     // The rule lives in the project's .claude/settings.local.json: it applies once the person trusts the project.
-    const next = output(await run(where, ["exec", "--trust-project"], [toolUse("u2", "Bash", { command: "touch one" })]))
+    const next = output(
+      await run(where, ["exec", "--trust-project"], [toolUse("u2", "Bash", { command: "touch one" })])
+    )
     expect(next.outcomes[0]).toMatchObject({ status: "success", decision: { behavior: "allow", kind: "Rule" } })
     expect(fs.existsSync(path.join(where.dir, "one"))).toBe(true)
   })
@@ -144,7 +175,10 @@ describe.concurrent("one line and exit 2", () => {
     }, /s\.json/],
     ["a malformed rule in .claude/settings.json (loaded by default)", (dir) => {
       fs.mkdirSync(path.join(dir, ".claude"), { recursive: true })
-      fs.writeFileSync(path.join(dir, ".claude", "settings.json"), JSON.stringify({ permissions: { deny: ["Bash(("] } }))
+      fs.writeFileSync(
+        path.join(dir, ".claude", "settings.json"),
+        JSON.stringify({ permissions: { deny: ["Bash(("] } })
+      )
       return []
     }, /settings\.json/],
     ["an unknown flag", () => ["--frobnicate"], /frobnicate/],
@@ -154,7 +188,9 @@ describe.concurrent("one line and exit 2", () => {
   it.for(cases)("%s", async ([, args, reason], { expect }) => {
     const where = workspace()
     for (const command of ["exec", "serve"]) {
-      const finished = await run(where, [command, "--approve", "allow", ...args(where.dir)], [toolUse("t1", "Bash", { command: "touch EXECUTED" })])
+      const finished = await run(where, [command, "--approve", "allow", ...args(where.dir)], [
+        toolUse("t1", "Bash", { command: "touch EXECUTED" })
+      ])
       expect(finished.code).toBe(2)
       expect(finished.stdout).toBe("")
       expect(finished.stderr).toMatch(/^effect-tool-runtime: [^\n]+\n$/)
@@ -183,8 +219,13 @@ describe.concurrent("standard output is only JSON", () => {
     const audit = path.join(where.dir, "..", "audit.jsonl")
     const out = output(await run(where, ["exec", "--audit", audit], [toolUse("t1", "Read", { file_path: "a.txt" })]))
     expect(out.outcomes.map((o) => o.status)).toEqual(["success"])
-    const entries = fs.readFileSync(audit, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { event: string; tool_use_id: string; status?: string })
-    expect(entries.filter((e) => e.event === "Completed").map((e) => [e.tool_use_id, e.status])).toEqual([["t1", "success"]])
+    const entries = fs.readFileSync(audit, "utf8").trim().split("\n").map((line) =>
+      JSON.parse(line) as { event: string; tool_use_id: string; status?: string }
+    )
+    expect(entries.filter((e) => e.event === "Completed").map((e) => [e.tool_use_id, e.status])).toEqual([[
+      "t1",
+      "success"
+    ]])
     expect(entries.map((e) => e.event)).toContain("Started")
   })
 
@@ -193,7 +234,9 @@ describe.concurrent("standard output is only JSON", () => {
     const session = path.join(where.dir, "..", "session")
     fs.mkdirSync(session)
     fs.writeFileSync(path.join(session, "results"), "a file where the results directory should be")
-    const finished = await run(where, ["exec", "--session", session, "--verbose"], [toolUse("t1", "Bash", { command: "seq 1 30000" })])
+    const finished = await run(where, ["exec", "--session", session, "--verbose"], [
+      toolUse("t1", "Bash", { command: "seq 1 30000" })
+    ])
     const out = output(finished)
     expect(out.outcomes[0]!.status).toBe("success")
     expect(out.outcomes[0]!.persisted_path).toBeNull()
@@ -204,15 +247,22 @@ describe.concurrent("standard output is only JSON", () => {
     const where = workspace()
     const none = output(await run(where, ["exec"], { role: "assistant", content: "Nothing to run." }))
     expect(none).toEqual({ results: [], outcomes: [] })
-    const mixed = output(await run(where, ["exec"], {
-      role: "assistant",
-      content: [{ type: "thinking", thinking: "hm", signature: "x" }, { type: "text", text: "reading" }, toolUse("t1", "Read", { file_path: "a.txt" }), {
-        type: "server_tool_use",
-        id: "s1",
-        name: "web_search",
-        input: {}
-      }]
-    }))
+    const mixed = output(
+      await run(where, ["exec"], {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "hm", signature: "x" },
+          { type: "text", text: "reading" },
+          toolUse("t1", "Read", { file_path: "a.txt" }),
+          {
+            type: "server_tool_use",
+            id: "s1",
+            name: "web_search",
+            input: {}
+          }
+        ]
+      })
+    )
     expect(mixed.results.map((r) => r.tool_use_id)).toEqual(["t1"])
   })
 })
@@ -220,34 +270,49 @@ describe.concurrent("standard output is only JSON", () => {
 describe("signals", () => {
   const signals = ["SIGINT", "SIGTERM"] as const
   // Random moments from 50 to 1,500 ms after the start, both signals; two tool_uses: a long one and one behind it.
-  const moments = Array.from({ length: 8 }, (_, i) => [signals[i % 2]!, i === 0 ? 50 : i === 1 ? 60 : randomInt(50, 1_500)] as const)
-  it.concurrent.for(moments)("%s %i ms after the start: one outcome per tool_use, exit 130/143", { timeout: 20_000 }, async ([signal, ms], { expect }) => {
-    const where = workspace()
-    const seconds = `20.${randomInt(100_000, 1_000_000)}`
-    const running = start(where, ["exec", "--approve", "allow"], JSON.stringify([
-      toolUse("t1", "Bash", { command: `sleep ${seconds}` }),
-      toolUse("t2", "Bash", { command: "touch QUEUED" }),
-      toolUse("t3", "Read", { file_path: "a.txt" })
-    ]))
-    // Node's own start-up, before any JavaScript runs, cannot be covered: wait until the launcher has run (it sets
-    // the process title right after installing the handlers), then keep to the chosen moment if it is later.
-    const spawned = Date.now()
-    await waitUntil("the launcher", () => cmdline(running.child.pid!).startsWith("effect-tool-runtime"), 10_000)
-    await delay(Math.max(0, ms - (Date.now() - spawned)))
-    running.child.kill(signal)
-    const out = output(await running.finished, signal === "SIGINT" ? 130 : 143)
-    expect(out.outcomes.map((o) => o.tool_use_id)).toEqual(["t1", "t2", "t3"])
-    expect(out.outcomes[0]!.status).toBe("interrupted")
-    expect(out.results[1]!.content).toMatch(/never ran/)
-    expect(fs.existsSync(path.join(where.dir, "QUEUED"))).toBe(false)
-    expect(await processes(`sleep ${seconds.replace(".", "\\.")}`)).toEqual([])
-    expect(sessionsIn(where.tmp)).toEqual([])
-  })
+  const moments = Array.from(
+    { length: 8 },
+    (_, i) => [signals[i % 2]!, i === 0 ? 50 : i === 1 ? 60 : randomInt(50, 1_500)] as const
+  )
+  it.concurrent.for(moments)(
+    "%s %i ms after the start: one outcome per tool_use, exit 130/143",
+    { timeout: 20_000 },
+    async ([signal, ms], { expect }) => {
+      const where = workspace()
+      const seconds = `20.${randomInt(100_000, 1_000_000)}`
+      const running = start(
+        where,
+        ["exec", "--approve", "allow"],
+        JSON.stringify([
+          toolUse("t1", "Bash", { command: `sleep ${seconds}` }),
+          toolUse("t2", "Bash", { command: "touch QUEUED" }),
+          toolUse("t3", "Read", { file_path: "a.txt" })
+        ])
+      )
+      // Node's own start-up, before any JavaScript runs, cannot be covered: wait until the launcher has run (it sets
+      // the process title right after installing the handlers), then keep to the chosen moment if it is later.
+      const spawned = Date.now()
+      await waitUntil("the launcher", () => cmdline(running.child.pid!).startsWith("effect-tool-runtime"), 10_000)
+      await delay(Math.max(0, ms - (Date.now() - spawned)))
+      running.child.kill(signal)
+      const out = output(await running.finished, signal === "SIGINT" ? 130 : 143)
+      expect(out.outcomes.map((o) => o.tool_use_id)).toEqual(["t1", "t2", "t3"])
+      expect(out.outcomes[0]!.status).toBe("interrupted")
+      expect(out.results[1]!.content).toMatch(/never ran/)
+      expect(fs.existsSync(path.join(where.dir, "QUEUED"))).toBe(false)
+      expect(await processes(`sleep ${seconds.replace(".", "\\.")}`)).toEqual([])
+      expect(sessionsIn(where.tmp)).toEqual([])
+    }
+  )
 
-  it("a signal while standard input is still open: what arrived is the input, every tool_use answered, exit 130", { timeout: 20_000 }, async ({ expect }) => {
+  it("a signal while standard input is still open: what arrived is the input, every tool_use answered, exit 130", {
+    timeout: 20_000
+  }, async ({ expect }) => {
     const where = workspace()
     const running = start(where, ["exec", "--approve", "allow"])
-    running.child.stdin.write(JSON.stringify([toolUse("t1", "Bash", { command: "touch NEVER" }), toolUse("t2", "Read", { file_path: "a.txt" })]))
+    running.child.stdin.write(
+      JSON.stringify([toolUse("t1", "Bash", { command: "touch NEVER" }), toolUse("t2", "Read", { file_path: "a.txt" })])
+    )
     await waitUntil("the launcher", () => cmdline(running.child.pid!).startsWith("effect-tool-runtime"), 10_000)
     await delay(300)
     running.child.kill("SIGINT")
@@ -257,20 +322,31 @@ describe("signals", () => {
     expect(fs.existsSync(path.join(where.dir, "NEVER"))).toBe(false)
   })
 
-  it("a second signal SIGKILLs a process tree that ignores SIGTERM, then exits", { timeout: 20_000 }, async ({ expect }) => {
-    const where = workspace()
-    const seconds = `40.${randomInt(100_000, 1_000_000)}`
-    const pattern = `sleep ${seconds.replace(".", "\\.")}`
-    const running = start(where, ["exec", "--approve", "allow", "--verbose"], JSON.stringify([
-      toolUse("t1", "Bash", { command: `trap '' TERM; sleep ${seconds} & trap '' TERM; wait` })
-    ]))
-    await waitUntil("the sleep to run", async () => (await processes(pattern)).length > 0 && running.stderr().includes("[t1]"))
-    running.child.kill("SIGINT")
-    await delay(300)
-    running.child.kill("SIGINT")
-    // Well before the 2 s grace after SIGTERM would have ended it.
-    await waitUntil("the tree to be gone", async () => (await processes(pattern)).length === 0, 900)
-    const finished = await running.finished
-    expect(finished.code).toBe(130)
-  })
+  it(
+    "a second signal SIGKILLs a process tree that ignores SIGTERM, then exits",
+    { timeout: 20_000 },
+    async ({ expect }) => {
+      const where = workspace()
+      const seconds = `40.${randomInt(100_000, 1_000_000)}`
+      const pattern = `sleep ${seconds.replace(".", "\\.")}`
+      const running = start(
+        where,
+        ["exec", "--approve", "allow", "--verbose"],
+        JSON.stringify([
+          toolUse("t1", "Bash", { command: `trap '' TERM; sleep ${seconds} & trap '' TERM; wait` })
+        ])
+      )
+      await waitUntil(
+        "the sleep to run",
+        async () => (await processes(pattern)).length > 0 && running.stderr().includes("[t1]")
+      )
+      running.child.kill("SIGINT")
+      await delay(300)
+      running.child.kill("SIGINT")
+      // Well before the 2 s grace after SIGTERM would have ended it.
+      await waitUntil("the tree to be gone", async () => (await processes(pattern)).length === 0, 900)
+      const finished = await running.finished
+      expect(finished.code).toBe(130)
+    }
+  )
 })

@@ -28,12 +28,16 @@ describe("TerminalApprover lock", () => {
       const lock = TerminalApprover.makeTerminalLock()
       const approver = yield* TerminalApprover.make(input, output, lock)
       const asking = yield* Effect.fork(approver.ask(request))
-      yield* Effect.promise(() => new Promise<void>((resolve) => {
-        const poll = () => (screen.includes("Choice [1-5, e]: ") ? resolve() : setTimeout(poll, 5))
-        poll()
-      }))
+      yield* Effect.promise(() =>
+        new Promise<void>((resolve) => {
+          const poll = () => (screen.includes("Choice [1-5, e]: ") ? resolve() : setTimeout(poll, 5))
+          poll()
+        })
+      )
       // An event printed now waits for the answer.
-      const printer = yield* Effect.fork(lock.withPermits(1)(Effect.sync(() => void output.write("● something else happened\n"))))
+      const printer = yield* Effect.fork(
+        lock.withPermits(1)(Effect.sync(() => void output.write("● something else happened\n")))
+      )
       yield* Effect.sleep("50 millis")
       expect(screen).not.toContain("something else happened")
       input.write("1\n")
@@ -44,4 +48,3 @@ describe("TerminalApprover lock", () => {
       expect(screen.trimEnd().endsWith("● something else happened")).toBe(true)
     }))
 })
-

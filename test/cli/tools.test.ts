@@ -8,7 +8,12 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { promisify } from "node:util"
 import { beforeAll, describe, expect, it } from "vitest"
-import { anthropicProblems, geminiToolsProblems, openAiChatProblems, openAiResponsesProblems } from "../Runtime/Definitions/restrictions.js"
+import {
+  anthropicProblems,
+  geminiToolsProblems,
+  openAiChatProblems,
+  openAiResponsesProblems
+} from "../Runtime/Definitions/restrictions.js"
 
 const execFileAsync = promisify(execFile)
 const root = path.resolve(__dirname, "../..")
@@ -21,10 +26,15 @@ const newestSource = (dir: string): number =>
 
 beforeAll(async () => {
   const built = fs.existsSync(main) ? fs.statSync(main).mtimeMs : -1
-  if (built < newestSource(path.join(root, "src"))) await execFileAsync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: root })
+  if (built < newestSource(path.join(root, "src"))) {
+    await execFileAsync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: root })
+  }
 }, 120_000)
 
-const run = async (args: ReadonlyArray<string>, cwd: string): Promise<{ code: number; stdout: string; stderr: string }> => {
+const run = async (
+  args: ReadonlyArray<string>,
+  cwd: string
+): Promise<{ code: number; stdout: string; stderr: string }> => {
   try {
     const { stderr, stdout } = await execFileAsync(process.execPath, [main, "tools", ...args], { cwd })
     return { code: 0, stdout, stderr }
@@ -45,7 +55,9 @@ describe("effect-tool-runtime tools", () => {
     expect(anthropic.map((tool) => tool["name"])).toEqual(builtinNames)
     expect(anthropic.flatMap((tool) => anthropicProblems(tool))).toEqual([])
 
-    const chat = JSON.parse((await run(["--format", "openai-chat", "--strict"], cwd)).stdout) as Array<{ function: { name: string; strict: boolean } }>
+    const chat = JSON.parse((await run(["--format", "openai-chat", "--strict"], cwd)).stdout) as Array<
+      { function: { name: string; strict: boolean } }
+    >
     expect(chat.map((tool) => tool.function.name)).toEqual(builtinNames)
     expect(chat.every((tool) => tool.function.strict)).toBe(true)
     expect(chat.flatMap((tool) => openAiChatProblems(tool as never))).toEqual([])
@@ -57,17 +69,31 @@ describe("effect-tool-runtime tools", () => {
     expect(geminiToolsProblems(gemini)).toEqual([])
   }, 60_000)
 
-  it("deny rules that remove a whole tool remove it here too (settings files and --deny); content rules do not", async () => {
-    const settings = path.join(cwd, "settings.json")
-    fs.writeFileSync(settings, JSON.stringify({ permissions: { deny: ["Bash", "Edit(./secret/**)"] } }))
-    const { code, stdout } = await run(["--settings", settings, "--deny", "Write"], cwd)
-    expect(code).toBe(0)
-    expect((JSON.parse(stdout) as Array<{ name: string }>).map((tool) => tool.name)).toEqual(["Read", "Edit", "Glob", "Grep", "WebFetch"])
-  }, 60_000)
+  it(
+    "deny rules that remove a whole tool remove it here too (settings files and --deny); content rules do not",
+    async () => {
+      const settings = path.join(cwd, "settings.json")
+      fs.writeFileSync(settings, JSON.stringify({ permissions: { deny: ["Bash", "Edit(./secret/**)"] } }))
+      const { code, stdout } = await run(["--settings", settings, "--deny", "Write"], cwd)
+      expect(code).toBe(0)
+      expect((JSON.parse(stdout) as Array<{ name: string }>).map((tool) => tool.name)).toEqual([
+        "Read",
+        "Edit",
+        "Glob",
+        "Grep",
+        "WebFetch"
+      ])
+    },
+    60_000
+  )
 
   it("--with-announcement prints the tools, the announcement and the estimate", async () => {
     const { stdout } = await run(["--with-announcement"], cwd)
-    const parsed = JSON.parse(stdout) as { tools: Array<unknown>; announcement: string | null; estimated_tokens: number }
+    const parsed = JSON.parse(stdout) as {
+      tools: Array<unknown>
+      announcement: string | null
+      estimated_tokens: number
+    }
     expect(parsed.tools).toHaveLength(7)
     expect(parsed.announcement).toBeNull()
     expect(parsed.estimated_tokens).toBe(Math.ceil(JSON.stringify(parsed.tools).length / 4))
@@ -77,6 +103,8 @@ describe("effect-tool-runtime tools", () => {
     const { code, stderr, stdout } = await run(["--format", "claude"], cwd)
     expect(code).toBe(2)
     expect(stdout).toBe("")
-    expect(stderr).toBe("effect-tool-runtime: --format must be one of anthropic, openai-chat, openai-responses, gemini, got claude (see tools --help)\n")
+    expect(stderr).toBe(
+      "effect-tool-runtime: --format must be one of anthropic, openai-chat, openai-responses, gemini, got claude (see tools --help)\n"
+    )
   }, 60_000)
 })

@@ -5,14 +5,18 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
-import * as fc from "effect/FastCheck"
 import { MessagesServer } from "effect-tool-runtime/testing"
+import * as fc from "effect/FastCheck"
 
 const { Reply, text, toolUse } = MessagesServer
 
 const headers = { "x-api-key": "k", "anthropic-version": "2023-06-01", "content-type": "application/json" }
 
-const post = (url: string, body: unknown, extra: { readonly headers?: Record<string, string>; readonly path?: string } = {}) =>
+const post = (
+  url: string,
+  body: unknown,
+  extra: { readonly headers?: Record<string, string>; readonly path?: string } = {}
+) =>
   Effect.promise(async () => {
     const response = await fetch(`${url}${extra.path ?? "/v1/messages"}`, {
       method: "POST",
@@ -20,7 +24,12 @@ const post = (url: string, body: unknown, extra: { readonly headers?: Record<str
       body: typeof body === "string" ? body : JSON.stringify(body)
     })
     const raw = await response.text()
-    return { status: response.status, contentType: response.headers.get("content-type"), raw, json: raw.startsWith("{") ? JSON.parse(raw) as unknown : undefined }
+    return {
+      status: response.status,
+      contentType: response.headers.get("content-type"),
+      raw,
+      json: raw.startsWith("{") ? JSON.parse(raw) as unknown : undefined
+    }
   })
 
 const base = { model: "m", max_tokens: 100 }
@@ -34,16 +43,28 @@ const searched = (result: ReadonlyArray<unknown>) => [
   { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_s", content: result }] }
 ]
 
-const invalid = (message: string) => ({ type: "error", error: { type: "invalid_request_error", message }, request_id: expect.stringMatching(/^req_/) })
+const invalid = (message: string) => ({
+  type: "error",
+  error: { type: "invalid_request_error", message },
+  request_id: expect.stringMatching(/^req_/)
+})
 
 describe("MessagesServer: it refuses what the API refuses", () => {
   it.scoped("a tool_reference to a tool not in tools: 400 \"Tool reference 'X' not found in available tools\"; a known one passes", () =>
     Effect.gen(function*() {
       const server = yield* MessagesServer.make([Reply.Message({ content: [text("found it")] })])
-      const missing = yield* post(server.url, { ...base, tools, messages: searched([{ type: "tool_reference", tool_name: "Grep" }]) })
+      const missing = yield* post(server.url, {
+        ...base,
+        tools,
+        messages: searched([{ type: "tool_reference", tool_name: "Grep" }])
+      })
       expect(missing.status).toBe(400)
       expect(missing.json).toEqual(invalid("Tool reference 'Grep' not found in available tools"))
-      const known = yield* post(server.url, { ...base, tools, messages: searched([{ type: "tool_reference", tool_name: "WebFetch" }]) })
+      const known = yield* post(server.url, {
+        ...base,
+        tools,
+        messages: searched([{ type: "tool_reference", tool_name: "WebFetch" }])
+      })
       expect(known.status).toBe(200)
       expect(known.json).toMatchObject({ content: [{ type: "text", text: "found it" }] })
     }))
@@ -55,8 +76,19 @@ describe("MessagesServer: it refuses what the API refuses", () => {
         ...base,
         messages: [
           { role: "user", content: "go" },
-          { role: "assistant", content: [{ type: "tool_use", id: "toolu_a", name: "A", input: {} }, { type: "tool_use", id: "toolu_b", name: "B", input: {} }] },
-          { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_a", content: "done" }, { type: "text", text: "and?" }] }
+          {
+            role: "assistant",
+            content: [{ type: "tool_use", id: "toolu_a", name: "A", input: {} }, {
+              type: "tool_use",
+              id: "toolu_b",
+              name: "B",
+              input: {}
+            }]
+          },
+          {
+            role: "user",
+            content: [{ type: "tool_result", tool_use_id: "toolu_a", content: "done" }, { type: "text", text: "and?" }]
+          }
         ]
       })
       expect(refused.status).toBe(400)
@@ -107,13 +139,18 @@ describe("MessagesServer: it refuses what the API refuses", () => {
       const server = yield* MessagesServer.make([])
       const body = { ...base, messages: [{ role: "user", content: "hi" }] }
       const noKey = yield* post(server.url, body, { headers: { "anthropic-version": "2023-06-01" } })
-      expect([noKey.status, (noKey.json as { error: { type: string } }).error.type]).toEqual([401, "authentication_error"])
+      expect([noKey.status, (noKey.json as { error: { type: string } }).error.type]).toEqual([
+        401,
+        "authentication_error"
+      ])
       const noVersion = yield* post(server.url, body, { headers: { "x-api-key": "k" } })
       expect(noVersion.json).toEqual(invalid("anthropic-version: header is required"))
       const elsewhere = yield* post(server.url, body, { path: "/v1/complete" })
       expect(elsewhere.status).toBe(404)
       const notJson = yield* post(server.url, "{nope")
-      expect((notJson.json as { error: { message: string } }).error.message).toMatch(/^The request body is not valid JSON/)
+      expect((notJson.json as { error: { message: string } }).error.message).toMatch(
+        /^The request body is not valid JSON/
+      )
       const extra = yield* post(server.url, { ...body, temperature_x: 1 })
       expect(extra.status).toBe(400)
       expect((extra.json as { error: { message: string } }).error.message).toMatch(/temperature_x/)
@@ -125,7 +162,9 @@ describe("MessagesServer: it refuses what the API refuses", () => {
     { minLength: 1, maxLength: 4 }
   )
 
-  it.effect.prop("a conversation passes exactly when every turn's tool_results answer exactly that turn's tool_uses", [conversation], ([turns]) =>
+  it.effect.prop("a conversation passes exactly when every turn's tool_results answer exactly that turn's tool_uses", [
+    conversation
+  ], ([turns]) =>
     Effect.gen(function*() {
       const server = yield* MessagesServer.make([Reply.Message({ content: [text("ok")] })])
       const messages: Array<unknown> = [{ role: "user", content: "start" }]
@@ -133,8 +172,20 @@ describe("MessagesServer: it refuses what the API refuses", () => {
         const asked = Array.from({ length: turn.asked }, (_, i) => `toolu_${t}_${i}`)
         const answered = [...(turn.drop ? asked.slice(1) : asked), ...(turn.extra ? [`toolu_other_${t}`] : [])]
         messages.push(
-          { role: "assistant", content: [{ type: "text", text: `turn ${t}` }, ...asked.map((id) => ({ type: "tool_use", id, name: "T", input: {} }))] },
-          { role: "user", content: [...answered.map((id) => ({ type: "tool_result", tool_use_id: id, content: "r" })), { type: "text", text: "next" }] }
+          {
+            role: "assistant",
+            content: [
+              { type: "text", text: `turn ${t}` },
+              ...asked.map((id) => ({ type: "tool_use", id, name: "T", input: {} }))
+            ]
+          },
+          {
+            role: "user",
+            content: [...answered.map((id) => ({ type: "tool_result", tool_use_id: id, content: "r" })), {
+              type: "text",
+              text: "next"
+            }]
+          }
         )
       })
       // Oracle: a turn is answered exactly when nothing was dropped from a non-empty set of tool_uses and nothing extra added.
@@ -147,19 +198,28 @@ describe("MessagesServer: it refuses what the API refuses", () => {
 describe("MessagesServer: the script", () => {
   it.scoped("a function of the request and its position; a list beyond its end answers 500 api_error saying so", () =>
     Effect.gen(function*() {
-      const server = yield* MessagesServer.make((request, index) => Reply.Message({ content: [text(`${index}:${request.messages.length}`)] }))
+      const server = yield* MessagesServer.make((request, index) =>
+        Reply.Message({ content: [text(`${index}:${request.messages.length}`)] })
+      )
       const first = yield* post(server.url, { ...base, messages: [{ role: "user", content: "a" }] })
-      const second = yield* post(server.url, { ...base, messages: [{ role: "user", content: "a" }, { role: "assistant", content: "b" }, { role: "user", content: "c" }] })
+      const second = yield* post(server.url, {
+        ...base,
+        messages: [{ role: "user", content: "a" }, { role: "assistant", content: "b" }, { role: "user", content: "c" }]
+      })
       expect([first.json, second.json]).toMatchObject([{ content: [{ text: "0:1" }] }, { content: [{ text: "1:3" }] }])
       const short = yield* MessagesServer.make([])
       const beyond = yield* post(short.url, { ...base, messages: [{ role: "user", content: "a" }] })
       expect(beyond.status).toBe(500)
-      expect(beyond.json).toMatchObject({ error: { type: "api_error", message: "MessagesServer: the script has no reply for request 1 (it has 0)" } })
+      expect(beyond.json).toMatchObject({
+        error: { type: "api_error", message: "MessagesServer: the script has no reply for request 1 (it has 0)" }
+      })
     }))
 
   it.scoped("a streamed reply is server-sent events in the API's order: a ping after the first block starts, an empty first input piece", () =>
     Effect.gen(function*() {
-      const server = yield* MessagesServer.make([Reply.Message({ content: [text("hello there"), toolUse("toolu_1", "Read", { file_path: "a" })] })])
+      const server = yield* MessagesServer.make([
+        Reply.Message({ content: [text("hello there"), toolUse("toolu_1", "Read", { file_path: "a" })] })
+      ])
       const answer = yield* post(server.url, { ...base, stream: true, messages: [{ role: "user", content: "hi" }] })
       expect(answer.contentType).toMatch(/^text\/event-stream/)
       const events = answer.raw.split("\n\n").filter((event) => event !== "").map((event) => {
@@ -172,7 +232,9 @@ describe("MessagesServer: the script", () => {
       expect(types[0]).toBe("message_start")
       expect(types.slice(-2)).toEqual(["message_delta", "message_stop"])
       expect(types.slice(0, 3)).toEqual(["message_start", "content_block_start", "ping"])
-      const pieces = events.filter((event) => event.delta?.partial_json !== undefined).map((event) => event.delta!.partial_json)
+      const pieces = events.filter((event) => event.delta?.partial_json !== undefined).map((event) =>
+        event.delta!.partial_json
+      )
       expect(pieces[0]).toBe("")
       expect(pieces.length).toBeGreaterThan(2)
       expect(pieces.join("")).toBe(JSON.stringify({ file_path: "a" }))
@@ -183,7 +245,11 @@ describe("MessagesServer: the script", () => {
       const scope = yield* Scope.make()
       const server = yield* MessagesServer.make([Reply.Hold({ content: [text("waiting")] })]).pipe(Scope.extend(scope))
       const response = yield* Effect.promise(() =>
-        fetch(`${server.url}/v1/messages`, { method: "POST", headers, body: JSON.stringify({ ...base, stream: true, messages: [{ role: "user", content: "hi" }] }) })
+        fetch(`${server.url}/v1/messages`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ ...base, stream: true, messages: [{ role: "user", content: "hi" }] })
+        })
       )
       const reader = response.body!.getReader()
       const first = yield* Effect.promise(() => reader.read())

@@ -22,17 +22,34 @@ const recording = (toolUseId: string, access: "read" | "write", startSeq: number
 
 describe("testing kit: assertions", () => {
   it("neverOverlapped throws for two overlapping writes of one note, and not for reads or for writes one after the other", () => {
-    expect(() => neverOverlapped([recording("a", "write", 0, 3), recording("b", "write", 1, 4)])).toThrow("a (WriteNote) and b (WriteNote) conflict")
+    expect(() => neverOverlapped([recording("a", "write", 0, 3), recording("b", "write", 1, 4)])).toThrow(
+      "a (WriteNote) and b (WriteNote) conflict"
+    )
     expect(() => neverOverlapped([recording("a", "read", 0, 3), recording("b", "read", 1, 4)])).not.toThrow()
     expect(() => neverOverlapped([recording("a", "write", 0, 1), recording("b", "write", 2, 3)])).not.toThrow()
   })
 
   it("finishedInModelOrder throws for outcomes out of order, and for a conflicting later call that started first", () => {
-    const turn = [{ type: "tool_use" as const, id: "a", name: "WriteNote", input: {} }, { type: "tool_use" as const, id: "b", name: "WriteNote", input: {} }]
+    const turn = [{ type: "tool_use" as const, id: "a", name: "WriteNote", input: {} }, {
+      type: "tool_use" as const,
+      id: "b",
+      name: "WriteNote",
+      input: {}
+    }]
     const outcome = (toolUseId: string) => ({ toolUseId }) as Outcome
     expect(() => finishedInModelOrder([outcome("b"), outcome("a")], turn)).toThrow("[b, a]")
-    expect(() => finishedInModelOrder([outcome("a"), outcome("b")], turn, [recording("b", "write", 0, 1), recording("a", "write", 2, 3)])).toThrow("a comes first in the turn but b")
-    expect(() => finishedInModelOrder([outcome("a"), outcome("b")], turn, [recording("a", "write", 0, 1), recording("b", "write", 2, 3)])).not.toThrow()
+    expect(() =>
+      finishedInModelOrder([outcome("a"), outcome("b")], turn, [
+        recording("b", "write", 0, 1),
+        recording("a", "write", 2, 3)
+      ])
+    ).toThrow("a comes first in the turn but b")
+    expect(() =>
+      finishedInModelOrder([outcome("a"), outcome("b")], turn, [
+        recording("a", "write", 0, 1),
+        recording("b", "write", 2, 3)
+      ])
+    ).not.toThrow()
   })
 
   it.effect("recorded tools log each execution with its input, claims and times on the TestClock", () =>

@@ -27,11 +27,16 @@ export const NotesLive = Layer.unwrapEffect(
       ReadNote.implement({
         traits: () => ({ readOnly: true, concurrencySafe: true }),
         claims: (input) => [Tool.Claim.read(`note:${input.name}`)],
-        call: (input) => Effect.zipRight(Effect.sleep(5), Effect.map(Ref.get(notes), (all) => all.get(input.name) ?? ""))
+        call: (input) =>
+          Effect.zipRight(Effect.sleep(5), Effect.map(Ref.get(notes), (all) => all.get(input.name) ?? ""))
       }),
       WriteNote.implement({
         claims: (input) => [Tool.Claim.write(`note:${input.name}`)],
-        call: (input) => Effect.zipRight(Effect.sleep(10), Effect.as(Ref.update(notes, (all) => new Map(all).set(input.name, input.text)), "saved"))
+        call: (input) =>
+          Effect.zipRight(
+            Effect.sleep(10),
+            Effect.as(Ref.update(notes, (all) => new Map(all).set(input.name, input.text)), "saved")
+          )
       })
     ))
 )

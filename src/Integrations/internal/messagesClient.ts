@@ -82,7 +82,11 @@ const statusError = (response: HttpClientResponse.HttpClientResponse): Effect.Ef
 const sseTooLarge = <E>(cause: Cause.Cause<E>): Option.Option<Stream.Stream<never, ModelError>> =>
   Option.flatMap(Cause.dieOption(cause), (defect) =>
     defect instanceof Sse.SseError
-      ? Option.some(Stream.fail(new ModelError({ reason: "Malformed", message: `the event stream is malformed: ${defect.message}` })))
+      ? Option.some(
+        Stream.fail(
+          new ModelError({ reason: "Malformed", message: `the event stream is malformed: ${defect.message}` })
+        )
+      )
       : Option.none())
 
 /** How long the body may go on after `message_stop` before it is cut (the reply is complete by then). */
@@ -93,7 +97,11 @@ const afterStopGrace = Duration.seconds(2)
  * `message_stop`) rather than cut at `Stop`: a body read to the end leaves the connection to be reused, a cut one
  * closes it.
  */
-const parse = (response: HttpClientResponse.HttpClientResponse, settings: Settings, seen: () => void): Stream.Stream<ModelEvent, ModelError> =>
+const parse = (
+  response: HttpClientResponse.HttpClientResponse,
+  settings: Settings,
+  seen: () => void
+): Stream.Stream<ModelEvent, ModelError> =>
   Stream.suspend(() => {
     const reply = new Reply()
     return response.stream.pipe(
@@ -105,7 +113,9 @@ const parse = (response: HttpClientResponse.HttpClientResponse, settings: Settin
       Stream.decodeText(),
       Stream.pipeThroughChannel(Sse.makeChannel<ModelError, unknown>()),
       Stream.catchSomeCause(sseTooLarge),
-      Stream.mapConcatEffect((event) => Either.flatMap(decodeEvent(event.data, settings.ignoreUnknownEvents), (wire) => reply.step(wire))),
+      Stream.mapConcatEffect((event) =>
+        Either.flatMap(decodeEvent(event.data, settings.ignoreUnknownEvents), (wire) => reply.step(wire))
+      ),
       Stream.concat(Stream.suspend(() => {
         const early = reply.finish()
         return early === undefined ? Stream.empty : Stream.fail(early)
@@ -118,7 +128,10 @@ const parse = (response: HttpClientResponse.HttpClientResponse, settings: Settin
  * body that goes on after `message_stop` is cut after {@link afterStopGrace}. One watchdog per reply rather than a
  * timer per piece: a timer per piece costs more than the parsing (`bench/messages.ts`).
  */
-const events = (response: HttpClientResponse.HttpClientResponse, settings: Settings): Stream.Stream<ModelEvent, ModelError> =>
+const events = (
+  response: HttpClientResponse.HttpClientResponse,
+  settings: Settings
+): Stream.Stream<ModelEvent, ModelError> =>
   Stream.asyncScoped<ModelEvent, ModelError>((emit) =>
     Effect.gen(function*() {
       const clock = yield* Effect.clock
@@ -146,7 +159,12 @@ const events = (response: HttpClientResponse.HttpClientResponse, settings: Setti
         return left > 0
           ? Effect.zipRight(Effect.sleep(left), idle)
           : Effect.promise(() =>
-            emit.fail(new ModelError({ reason: "Transport", message: `the Messages API sent nothing for ${Duration.format(settings.idleTimeout)} (the idle timeout)` }))
+            emit.fail(
+              new ModelError({
+                reason: "Transport",
+                message: `the Messages API sent nothing for ${Duration.format(settings.idleTimeout)} (the idle timeout)`
+              })
+            )
           )
       })
       const grace = Deferred.await(stopped).pipe(
@@ -176,13 +194,19 @@ export const stream = (
         const body = yield* preview(response)
         return yield* new ModelError({
           reason: "Malformed",
-          message: `the Messages API answered ${response.status} with ${contentType === "" ? "no content type" : `"${contentType}"`}, not an event stream: ${quote(body)}`
+          message: `the Messages API answered ${response.status} with ${
+            contentType === "" ? "no content type" : `"${contentType}"`
+          }, not an event stream: ${quote(body)}`
         })
       }
       return events(response, settings)
     })
   ).pipe(
     Stream.withSpan("AnthropicMessages.stream", {
-      attributes: { "gen_ai.request.model": settings.model, messages: request.messages.length, tools: request.tools.length }
+      attributes: {
+        "gen_ai.request.model": settings.model,
+        messages: request.messages.length,
+        tools: request.tools.length
+      }
     })
   )

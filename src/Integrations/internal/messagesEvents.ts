@@ -51,7 +51,11 @@ export const decodeEvent = (data: string, ignoreUnknownEvents = false): Either.E
   const value = json.right
   const type = typeOf(value)
   if (type === undefined) return Either.left(malformed(`an event's data has no "type": ${quote(data)}`))
-  if (!Wire.knownEventTypes.has(type)) return ignoreUnknownEvents ? Either.right(ignored) : Either.left(unknownBlock(`unknown event type "${type}"`))
+  if (!Wire.knownEventTypes.has(type)) {
+    return ignoreUnknownEvents
+      ? Either.right(ignored)
+      : Either.left(unknownBlock(`unknown event type "${type}"`))
+  }
   if (type === "content_block_start" && Predicate.hasProperty(value, "content_block")) {
     const blockType = typeOf(value.content_block)
     if (blockType !== undefined && !Wire.knownBlockTypes.has(blockType)) {
@@ -64,7 +68,10 @@ export const decodeEvent = (data: string, ignoreUnknownEvents = false): Either.E
       return Either.left(unknownBlock(`unknown delta type "${deltaType}"${indexOf(value)}`))
     }
   }
-  return Either.mapLeft(decodeStreamEvent(value), (error) => malformed(`a malformed ${type} event: ${describeParseError(error)}`))
+  return Either.mapLeft(
+    decodeStreamEvent(value),
+    (error) => malformed(`a malformed ${type} event: ${describeParseError(error)}`)
+  )
 }
 
 const indexOf = (value: object): string =>
@@ -101,7 +108,12 @@ export class Reply {
     if (event.type === "ping") return Either.right([])
     if (this.stopped) return Either.left(malformed(`a ${event.type} event after message_stop`))
     if (event.type === "error") {
-      return Either.left(new ModelError({ reason: "Api", message: `the Messages API sent an error event: ${event.error.type}: ${event.error.message}` }))
+      return Either.left(
+        new ModelError({
+          reason: "Api",
+          message: `the Messages API sent an error event: ${event.error.type}: ${event.error.message}`
+        })
+      )
     }
     if (event.type === "message_start") {
       if (this.started) return Either.left(malformed("a second message_start in one reply"))
@@ -121,7 +133,13 @@ export class Reply {
         }
         if (this.ids.has(block.id)) return Either.left(malformed(`two tool_use blocks share the id "${block.id}"`))
         this.ids.add(block.id)
-        this.blocks.set(event.index, { kind: "tool_use", id: block.id, startInput: block.input ?? {}, open: true, sawInput: false })
+        this.blocks.set(event.index, {
+          kind: "tool_use",
+          id: block.id,
+          startInput: block.input ?? {},
+          open: true,
+          sawInput: false
+        })
         return Either.right([ModelEvent.ToolUseStart({ id: block.id, name: block.name })])
       }
       case "content_block_delta": {
@@ -129,10 +147,14 @@ export class Reply {
         if (Either.isLeft(block)) return Either.left(block.left)
         const delta = event.delta
         if (block.right.kind === "text") {
-          if (delta.type !== "text_delta") return Either.left(malformed(`an ${delta.type} for the text block at index ${event.index}`))
+          if (delta.type !== "text_delta") {
+            return Either.left(malformed(`an ${delta.type} for the text block at index ${event.index}`))
+          }
           return Either.right(delta.text === "" ? [] : [ModelEvent.TextDelta({ text: delta.text })])
         }
-        if (delta.type !== "input_json_delta") return Either.left(malformed(`a ${delta.type} for the tool_use block at index ${event.index}`))
+        if (delta.type !== "input_json_delta") {
+          return Either.left(malformed(`a ${delta.type} for the tool_use block at index ${event.index}`))
+        }
         if (delta.partial_json === "") return Either.right([])
         block.right.sawInput = true
         return Either.right([ModelEvent.ToolUseDelta({ id: block.right.id, partialJson: delta.partial_json })])
@@ -158,7 +180,9 @@ export class Reply {
         for (const [index, block] of this.blocks) {
           if (block.open) return Either.left(malformed(`message_stop while content block ${index} is still open`))
         }
-        if (this.stopReason === undefined) return Either.left(malformed("message_stop before a message_delta gave the stop_reason"))
+        if (this.stopReason === undefined) {
+          return Either.left(malformed("message_stop before a message_delta gave the stop_reason"))
+        }
         this.stopped = true
         const usage = this.inputTokens === undefined || this.outputTokens === undefined
           ? undefined

@@ -41,7 +41,11 @@ export const ToolDefinition = Schema.Struct({
 /** @internal */
 export const ToolChoice = Schema.Union(
   Schema.Struct({ type: Schema.Literal("auto", "any", "none"), disable_parallel_tool_use: optional(Schema.Boolean) }),
-  Schema.Struct({ type: Schema.Literal("tool"), name: Schema.String, disable_parallel_tool_use: optional(Schema.Boolean) })
+  Schema.Struct({
+    type: Schema.Literal("tool"),
+    name: Schema.String,
+    disable_parallel_tool_use: optional(Schema.Boolean)
+  })
 )
 
 /** @internal */

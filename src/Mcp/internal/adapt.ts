@@ -8,11 +8,11 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import type { RegisteredTool } from "../../Runtime/ToolRegistry.js"
 import { PermissionCheck } from "../../Tool/Permission.js"
 import { UiBlock } from "../../Tool/Presentation.js"
 import * as Tool from "../../Tool/Tool.js"
 import { contentText } from "../../Tool/Wire.js"
-import type { RegisteredTool } from "../../Runtime/ToolRegistry.js"
 import type { ServerConfig } from "../Config.js"
 import { McpError } from "../Errors.js"
 import { inputSchema } from "./inputSchema.js"
@@ -31,7 +31,9 @@ export type Caller = (
   options: { readonly timeout: Duration.Duration; readonly context: Tool.CallContext }
 ) => Effect.Effect<CallToolResult, McpError, Scope.Scope>
 
-const capped = (text: string): string => (text.length <= MAX_DESCRIPTION ? text : `${text.slice(0, MAX_DESCRIPTION - 1)}…`)
+const capped = (
+  text: string
+): string => (text.length <= MAX_DESCRIPTION ? text : `${text.slice(0, MAX_DESCRIPTION - 1)}…`)
 
 /**
  * Traits from annotations, for servers the person trusts; the spec's pessimistic defaults (not read-only,
@@ -72,7 +74,9 @@ export const adapt = (
     timeout
   })
   const traits = traitsOf(definition, server.trustAnnotations)
-  const claims = [traits.readOnly ? Tool.Claim.read(serverResource(server.name)) : Tool.Claim.write(serverResource(server.name))]
+  const claims = [
+    traits.readOnly ? Tool.Claim.read(serverResource(server.name)) : Tool.Claim.write(serverResource(server.name))
+  ]
   const label = `${server.name} - ${title ?? definition.name} (MCP)`
   const service = tool.service({
     // Annotations never grant: no opinion, so the policy decides (rules, mode, or a person, with this tool's rule).
@@ -84,9 +88,17 @@ export const adapt = (
     call: (args, context) =>
       Effect.flatMap(caller(definition.name, args, { timeout, context }), (result) =>
         result.isError === true
-          ? Effect.fail(new McpError({ server: server.name, reason: "ToolError", message: textOf(result) || `${definition.name} failed (the server gave no message)` }))
+          ? Effect.fail(
+            new McpError({
+              server: server.name,
+              reason: "ToolError",
+              message: textOf(result) || `${definition.name} failed (the server gave no message)`
+            })
+          )
           : Effect.succeed(result)),
-    renderUse: (args) => [UiBlock.Title({ text: label }), UiBlock.Code({ text: JSON.stringify(args, null, 2), language: "json" })],
+    renderUse: (
+      args
+    ) => [UiBlock.Title({ text: label }), UiBlock.Code({ text: JSON.stringify(args, null, 2), language: "json" })],
     toModel: (output) => toContent(output as CallToolResult),
     renderResult: (output) => {
       const content = toContent(output as CallToolResult)

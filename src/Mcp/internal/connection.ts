@@ -70,7 +70,9 @@ const makeTransport = (config: ServerConfig, stderr: (chunk: string) => void): T
       return stdio
     }
     case "http":
-      return new StreamableHTTPClientTransport(new URL(transport.url), { requestInit: { headers: { ...transport.headers } } })
+      return new StreamableHTTPClientTransport(new URL(transport.url), {
+        requestInit: { headers: { ...transport.headers } }
+      })
     case "sse":
       return new SSEClientTransport(new URL(transport.url), { requestInit: { headers: { ...transport.headers } } })
   }
@@ -100,7 +102,9 @@ export const connect = (
       if (lastError === undefined || !isOverflow(lastError)) lastError = error
     }
     client.onclose = () => {
-      Runtime.runFork(runtime)(Deferred.succeed(closed, { reason: lastError === undefined ? "the connection closed" : lastError.message }))
+      Runtime.runFork(runtime)(
+        Deferred.succeed(closed, { reason: lastError === undefined ? "the connection closed" : lastError.message })
+      )
     }
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       Runtime.runFork(runtime)(onToolsChanged)
@@ -113,12 +117,19 @@ export const connect = (
           new McpCallError({
             server: config.name,
             reason: "Connect",
-            message: `could not connect to MCP server "${config.name}": ${errorText(error)}${tail.length > 0 ? ` (stderr: ${tail.slice(-3).join(" | ")})` : ""}`
+            message: `could not connect to MCP server "${config.name}": ${errorText(error)}${
+              tail.length > 0 ? ` (stderr: ${tail.slice(-3).join(" | ")})` : ""
+            }`
           })
       }).pipe(
         Effect.timeoutFail({
           duration: timeout,
-          onTimeout: () => new McpCallError({ server: config.name, reason: "Connect", message: `MCP server "${config.name}" did not answer initialize within ${Duration.format(timeout)}` })
+          onTimeout: () =>
+            new McpCallError({
+              server: config.name,
+              reason: "Connect",
+              message: `MCP server "${config.name}" did not answer initialize within ${Duration.format(timeout)}`
+            })
         }),
         // A connection attempt that failed half-way may still hold a process: close whatever was started.
         Effect.tapError(() => Effect.promise(() => client.close().catch(() => undefined)))
@@ -137,26 +148,40 @@ export const connect = (
   })
 
 /** Every tool the server lists, following `nextCursor` (bounded). */
-export const listTools = (connection: Connection, server: string, timeout: Duration.Duration): Effect.Effect<ReadonlyArray<McpToolDefinition>, McpCallError> =>
+export const listTools = (
+  connection: Connection,
+  server: string,
+  timeout: Duration.Duration
+): Effect.Effect<ReadonlyArray<McpToolDefinition>, McpCallError> =>
   Effect.tryPromise({
     try: async (signal) => {
       const tools: Array<McpToolDefinition> = []
       let cursor: string | undefined
       for (let page = 0; page < MAX_PAGES; page++) {
-        const result = await connection.client.listTools(cursor === undefined ? {} : { cursor }, { signal, timeout: Duration.toMillis(timeout) })
+        const result = await connection.client.listTools(cursor === undefined ? {} : { cursor }, {
+          signal,
+          timeout: Duration.toMillis(timeout)
+        })
         tools.push(...result.tools)
         cursor = result.nextCursor
         if (cursor === undefined) break
       }
       return tools
     },
-    catch: (error) => new McpCallError({ server, reason: "Protocol", message: `MCP server "${server}" failed to list its tools: ${errorText(error)}` })
+    catch: (error) =>
+      new McpCallError({
+        server,
+        reason: "Protocol",
+        message: `MCP server "${server}" failed to list its tools: ${errorText(error)}`
+      })
   })
 
 /** Options of one call. */
 export interface CallOptions {
   readonly timeout: Duration.Duration
-  readonly onProgress: (progress: { readonly progress: number; readonly total?: number | undefined; readonly message?: string | undefined }) => void
+  readonly onProgress: (
+    progress: { readonly progress: number; readonly total?: number | undefined; readonly message?: string | undefined }
+  ) => void
 }
 
 /**
@@ -188,7 +213,9 @@ const callFailure = (connection: Connection, server: string, tool: string, error
     return new McpCallError({
       server,
       reason: "MessageTooLarge",
-      message: `MCP server "${server}" answered ${tool} with a message larger than the ${STDIO_BUFFER_BYTES / 1024 / 1024} MiB stdio limit, so the connection was reset (it is being restored). Ask for less output.`
+      message: `MCP server "${server}" answered ${tool} with a message larger than the ${
+        STDIO_BUFFER_BYTES / 1024 / 1024
+      } MiB stdio limit, so the connection was reset (it is being restored). Ask for less output.`
     })
   }
   // A remote server that went away fails the request itself (fetch failed, unknown session): the connection is gone.
@@ -197,11 +224,20 @@ const callFailure = (connection: Connection, server: string, tool: string, error
     return new McpCallError({
       server,
       reason: "Disconnected",
-      message: `MCP server "${server}" closed the connection while ${tool} was running (the server exited or crashed); it is being restarted. The call may have had effects: check before retrying.`
+      message:
+        `MCP server "${server}" closed the connection while ${tool} was running (the server exited or crashed); it is being restarted. The call may have had effects: check before retrying.`
     })
   }
   if (code === ErrorCode.RequestTimeout) {
-    return new McpCallError({ server, reason: "Timeout", message: `MCP server "${server}" did not answer ${tool} in time; the request was cancelled.` })
+    return new McpCallError({
+      server,
+      reason: "Timeout",
+      message: `MCP server "${server}" did not answer ${tool} in time; the request was cancelled.`
+    })
   }
-  return new McpCallError({ server, reason: "Protocol", message: `MCP server "${server}" rejected the call to ${tool}: ${errorText(error)}` })
+  return new McpCallError({
+    server,
+    reason: "Protocol",
+    message: `MCP server "${server}" rejected the call to ${tool}: ${errorText(error)}`
+  })
 }

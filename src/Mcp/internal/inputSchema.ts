@@ -21,7 +21,9 @@ let draft2020: Ajv2020 | undefined
 const validatorFor = (schema: JsonSchema): ValidateFunction | undefined => {
   const dialect = typeof schema.$schema === "string" ? schema.$schema : ""
   try {
-    if (dialect.includes("2020-12") || dialect.includes("2019-09")) return (draft2020 ??= new Ajv2020(options)).compile(schema)
+    if (dialect.includes("2020-12") || dialect.includes("2019-09")) {
+      return (draft2020 ??= new Ajv2020(options)).compile(schema)
+    }
     // Draft-07 (and earlier, and unmarked): ajv's default; an unknown `$schema` URI must not stop compilation.
     const { $schema: _, ...rest } = schema
     return (draft07 ??= new Ajv(options)).compile(rest)
@@ -61,7 +63,9 @@ const locate = (root: unknown, pointer: string): { readonly path: Array<Property
 }
 
 const at = (path: ReadonlyArray<PropertyKey>, actual: unknown, issue: ParseResult.ParseIssue): ParseResult.ParseIssue =>
-  path.length === 0 ? issue : new ParseResult.Pointer(path as unknown as readonly [PropertyKey, ...Array<PropertyKey>], actual, issue)
+  path.length === 0
+    ? issue
+    : new ParseResult.Pointer(path as unknown as readonly [PropertyKey, ...Array<PropertyKey>], actual, issue)
 
 const literalList = (values: ReadonlyArray<unknown>) => values.map((v) => JSON.stringify(v)).join(" | ")
 
@@ -74,7 +78,9 @@ const toIssue = (ast: SchemaAST.AST, root: unknown, error: ErrorObject): ParseRe
       return at([...path, String(params.missingProperty)], root, new ParseResult.Missing(new SchemaAST.Type(ast)))
     case "additionalProperties": {
       const key = String(params.additionalProperty)
-      const unexpected = typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined
+      const unexpected = typeof value === "object" && value !== null
+        ? (value as Record<string, unknown>)[key]
+        : undefined
       return at([...path, key], root, new ParseResult.Unexpected(unexpected))
     }
     case "type": {
@@ -82,9 +88,25 @@ const toIssue = (ast: SchemaAST.AST, root: unknown, error: ErrorObject): ParseRe
       return at(path, root, new ParseResult.Type(expectedAst(types.join(" | ")), value))
     }
     case "enum":
-      return at(path, root, new ParseResult.Type(ast, value, `expected one of ${literalList(params.allowedValues as ReadonlyArray<unknown>)}, got ${JSON.stringify(value)}`))
+      return at(
+        path,
+        root,
+        new ParseResult.Type(
+          ast,
+          value,
+          `expected one of ${literalList(params.allowedValues as ReadonlyArray<unknown>)}, got ${JSON.stringify(value)}`
+        )
+      )
     case "const":
-      return at(path, root, new ParseResult.Type(ast, value, `expected one of ${literalList([params.allowedValue])}, got ${JSON.stringify(value)}`))
+      return at(
+        path,
+        root,
+        new ParseResult.Type(
+          ast,
+          value,
+          `expected one of ${literalList([params.allowedValue])}, got ${JSON.stringify(value)}`
+        )
+      )
     default:
       return at(path, root, new ParseResult.Type(ast, value, error.message ?? `failed the ${error.keyword} check`))
   }
@@ -92,7 +114,9 @@ const toIssue = (ast: SchemaAST.AST, root: unknown, error: ErrorObject): ParseRe
 
 /** A failing anyOf/oneOf reports every branch's errors too; one line for the alternatives reads better. */
 const withoutBranchErrors = (errors: ReadonlyArray<ErrorObject>): ReadonlyArray<ErrorObject> => {
-  const alternatives = errors.filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf").map((e) => `${e.schemaPath}/`)
+  const alternatives = errors.filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf").map((e) =>
+    `${e.schemaPath}/`
+  )
   return errors.filter((e) => !alternatives.some((prefix) => e.schemaPath.startsWith(prefix)))
 }
 
@@ -114,9 +138,19 @@ export const inputSchema = (jsonSchema: JsonSchema, description?: string): {
         }
         if (validate === null) validate = validatorFor(jsonSchema)
         // ParseResult's own succeed/fail (Eithers): the pipeline's synchronous decode then needs no fiber.
-        if (validate === undefined || validate(input)) return ParseResult.succeed(input as Readonly<Record<string, unknown>>)
+        if (validate === undefined || validate(input)) {
+          return ParseResult.succeed(input as Readonly<Record<string, unknown>>)
+        }
         const issues = withoutBranchErrors(validate.errors ?? []).map((error) => toIssue(ast, input, error))
-        return ParseResult.fail(issues.length === 1 ? issues[0]! : new ParseResult.Composite(ast, input, issues as [ParseResult.ParseIssue, ...Array<ParseResult.ParseIssue>]))
+        return ParseResult.fail(
+          issues.length === 1
+            ? issues[0]!
+            : new ParseResult.Composite(
+              ast,
+              input,
+              issues as [ParseResult.ParseIssue, ...Array<ParseResult.ParseIssue>]
+            )
+        )
       },
       encode: () => (input) => ParseResult.succeed(input as Readonly<Record<string, unknown>>)
     },

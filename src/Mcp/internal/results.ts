@@ -8,7 +8,8 @@ import type { ImageBlock, TextBlock, ToolResultContent } from "../../Tool/Wire.j
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"])
 
 /** A base64 payload's decoded size, for descriptions of what was left out. */
-const base64Bytes = (data: string): number => Math.floor((data.length * 3) / 4) - (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0)
+const base64Bytes = (data: string): number =>
+  Math.floor((data.length * 3) / 4) - (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0)
 
 const text = (value: string): TextBlock => ({ type: "text", text: value })
 
@@ -18,17 +19,25 @@ const convertBlock = (block: ContentBlock): TextBlock | ImageBlock => {
       return text(block.text)
     case "image":
       return IMAGE_TYPES.has(block.mimeType)
-        ? { type: "image", source: { type: "base64", media_type: block.mimeType as ImageBlock["source"]["media_type"], data: block.data } }
+        ? {
+          type: "image",
+          source: { type: "base64", media_type: block.mimeType as ImageBlock["source"]["media_type"], data: block.data }
+        }
         : text(`[image of type ${block.mimeType} (${base64Bytes(block.data)} bytes) not shown: unsupported image type]`)
     case "audio":
       return text(`[audio of type ${block.mimeType} (${base64Bytes(block.data)} bytes) not shown]`)
     case "resource": {
       const resource = block.resource
       const mime = resource.mimeType === undefined ? "" : ` (${resource.mimeType})`
-      if ("text" in resource && typeof resource.text === "string") return text(`[resource ${resource.uri}${mime}]\n${resource.text}`)
+      if ("text" in resource && typeof resource.text === "string") {
+        return text(`[resource ${resource.uri}${mime}]\n${resource.text}`)
+      }
       const blob = "blob" in resource && typeof resource.blob === "string" ? resource.blob : ""
       if (resource.mimeType !== undefined && IMAGE_TYPES.has(resource.mimeType)) {
-        return { type: "image", source: { type: "base64", media_type: resource.mimeType as ImageBlock["source"]["media_type"], data: blob } }
+        return {
+          type: "image",
+          source: { type: "base64", media_type: resource.mimeType as ImageBlock["source"]["media_type"], data: blob }
+        }
       }
       return text(`[binary resource ${resource.uri}${mime}, ${base64Bytes(blob)} bytes, not shown]`)
     }

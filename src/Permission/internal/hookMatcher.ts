@@ -13,7 +13,9 @@ const SIMPLE = /^[A-Za-z0-9_\-|]+$/
  * else = a regular expression tested, unanchored, against the tool name (`mcp__serena__*` matches serena's tools).
  * Left: why the regular expression is invalid.
  */
-export const compileHookMatcher = (matcher: string | undefined): Either.Either<(toolName: string) => boolean, string> => {
+export const compileHookMatcher = (
+  matcher: string | undefined
+): Either.Either<(toolName: string) => boolean, string> => {
   const trimmed = matcher?.trim()
   if (trimmed === undefined || trimmed === "" || trimmed === "*") return Either.right(() => true)
   if (SIMPLE.test(trimmed)) {

@@ -4,9 +4,9 @@
  *
  * @internal
  */
-import * as AST from "effect/SchemaAST"
-import type * as ParseResult from "effect/ParseResult"
 import * as Option from "effect/Option"
+import type * as ParseResult from "effect/ParseResult"
+import * as AST from "effect/SchemaAST"
 
 /** @internal */
 export interface IssueLine {

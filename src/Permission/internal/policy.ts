@@ -8,11 +8,11 @@ import * as Path from "node:path"
 import { DecisionReason, describeReason } from "../../Tool/Permission.js"
 import type { RuleSource } from "../../Tool/Permission.js"
 import type { AnyService, Claim, ContentRule, Definition, RuleContext, RulesByBehavior } from "../../Tool/Tool.js"
-import type { PolicyRequest } from "../PermissionPolicy.js"
-import { PolicyVerdict } from "../PermissionPolicy.js"
 import { isAnotherNameOf, literalRulePath } from "../FileIdentity.js"
 import { compilePathPattern, pathPatternPrefix, settingsRootDir } from "../PathPattern.js"
 import type { PathMatcher } from "../PathPattern.js"
+import type { PolicyRequest } from "../PermissionPolicy.js"
+import { PolicyVerdict } from "../PermissionPolicy.js"
 import type { PermissionRule, RuleBehavior } from "../Rule.js"
 import { printRule, ruleTargetsTool } from "../Rule.js"
 import { protectedWriteReason } from "../SafetyCheck.js"
@@ -50,8 +50,17 @@ export const indexRule = (
   path: string | undefined
 ): IndexedRule => {
   const text = printRule(rule)
-  const base = { behavior, rule, text, source, path, ruleDirectory: path === undefined ? undefined : settingsRootDir(path) }
-  const reason = DecisionReason.Rule(path === undefined ? { rule: text, behavior, source } : { rule: text, behavior, source, path })
+  const base = {
+    behavior,
+    rule,
+    text,
+    source,
+    path,
+    ruleDirectory: path === undefined ? undefined : settingsRootDir(path)
+  }
+  const reason = DecisionReason.Rule(
+    path === undefined ? { rule: text, behavior, source } : { rule: text, behavior, source, path }
+  )
   if (rule.content === undefined) return { ...base, reason }
   const withContent: IndexedContentRule = { ...base, reason, content: rule.content }
   return withContent
@@ -87,7 +96,12 @@ interface CompiledPath {
 }
 
 /** @internal */
-export const makeIndex = (rules: ReadonlyArray<IndexedRule>): RuleIndex => ({ rules, byTool: new WeakMap(), pathMatchers: new WeakMap(), contexts: new WeakMap() })
+export const makeIndex = (rules: ReadonlyArray<IndexedRule>): RuleIndex => ({
+  rules,
+  byTool: new WeakMap(),
+  pathMatchers: new WeakMap(),
+  contexts: new WeakMap()
+})
 
 /**
  * Whether a rule's tool part names this tool: its name or an alias, `Read` for tools that read files, `Edit` for
@@ -120,7 +134,13 @@ const rulesFor = (index: RuleIndex, definition: Definition.Any): ToolRules => {
     else if (rule.behavior === "ask") wholeAsk ??= rule
     else wholeAllow ??= rule
   }
-  const rules: ToolRules = { wholeDeny, wholeAsk, wholeAllow, content: { deny, ask, allow }, contentCount: deny.length + ask.length + allow.length }
+  const rules: ToolRules = {
+    wholeDeny,
+    wholeAsk,
+    wholeAllow,
+    content: { deny, ask, allow },
+    contentCount: deny.length + ask.length + allow.length
+  }
   index.byTool.set(definition, rules)
   return rules
 }
@@ -225,7 +245,11 @@ const matchContent = (
   const files = () => (filesMemo ??= claimedFiles(claims()))
   const service: AnyService = request.service
   if (service.matchRules !== undefined) {
-    const result = service.matchRules(request.input, rules.content, { cwd: env.cwd, home: env.home, ruleDirectory: undefined })
+    const result = service.matchRules(request.input, rules.content, {
+      cwd: env.cwd,
+      home: env.home,
+      ruleDirectory: undefined
+    })
     // A tool that reports a deny or ask without naming a rule of the list still fails closed: the first such rule.
     switch (result._tag) {
       case "Deny":
@@ -280,7 +304,8 @@ export const ruleCoversCall = (
   if (rules.wholeDeny !== undefined) return true
   const full: PolicyEnvironment = { ...env, settingsFiles: new Set(), mode: "default", readOnlyAutoAllow: false }
   let claimsMemo: ReadonlyArray<Claim> | undefined
-  return matchContent(index, rules, call, () => (claimsMemo ??= call.service.claims(call.input)), full).deny !== undefined
+  return matchContent(index, rules, call, () => (claimsMemo ??= call.service.claims(call.input)), full).deny !==
+    undefined
 }
 
 // -----------------------------------------------------------------------------
@@ -380,7 +405,9 @@ const defaultSuggestions = (request: PolicyRequest, claims: ReadonlyArray<Claim>
     for (const claim of claims) {
       if (claim.resource.startsWith(FILE)) directories.add(posix.dirname(claim.resource.slice(FILE.length)))
     }
-    return [...directories].map((directory) => printRule({ toolName: ruleName, content: `/${directory === "/" ? "" : directory}/**` }))
+    return [...directories].map((directory) =>
+      printRule({ toolName: ruleName, content: `/${directory === "/" ? "" : directory}/**` })
+    )
   }
   return service.matchesRule === undefined && service.matchRules === undefined ? [definition.name] : []
 }
@@ -390,10 +417,17 @@ const defaultSuggestions = (request: PolicyRequest, claims: ReadonlyArray<Claim>
 // -----------------------------------------------------------------------------
 
 const denyByRule = (name: string, rule: IndexedRule): PolicyVerdict =>
-  PolicyVerdict.Deny({ reason: rule.reason, message: `Permission to use ${name} has been denied by the ${describeReason(rule.reason)}.` })
+  PolicyVerdict.Deny({
+    reason: rule.reason,
+    message: `Permission to use ${name} has been denied by the ${describeReason(rule.reason)}.`
+  })
 
 const askByRule = (name: string, rule: IndexedRule): PolicyVerdict =>
-  PolicyVerdict.Ask({ reason: rule.reason, message: `${name} needs approval: ${describeReason(rule.reason)}.`, suggestions: [] })
+  PolicyVerdict.Ask({
+    reason: rule.reason,
+    message: `${name} needs approval: ${describeReason(rule.reason)}.`,
+    suggestions: []
+  })
 
 const allowWith = (request: PolicyRequest, reason: DecisionReason): PolicyVerdict => {
   const { toolCheck } = request
@@ -413,8 +447,18 @@ const decideBeforeDontAsk = (index: RuleIndex, env: PolicyEnvironment, request: 
   if (rules.wholeDeny !== undefined) return denyByRule(name, rules.wholeDeny)
   const content = matchContent(index, rules, request, claims, env)
   if (content.deny !== undefined) return denyByRule(name, content.deny)
-  if (hook?.behavior === "deny") return PolicyVerdict.Deny({ reason: DecisionReason.Hook({ hook: hook.hook, message: hook.message }), message: hook.message })
-  if (toolCheck._tag === "Deny") return PolicyVerdict.Deny({ reason: DecisionReason.Tool({ message: toolCheck.message }), message: toolCheck.message })
+  if (hook?.behavior === "deny") {
+    return PolicyVerdict.Deny({
+      reason: DecisionReason.Hook({ hook: hook.hook, message: hook.message }),
+      message: hook.message
+    })
+  }
+  if (toolCheck._tag === "Deny") {
+    return PolicyVerdict.Deny({
+      reason: DecisionReason.Tool({ message: toolCheck.message }),
+      message: toolCheck.message
+    })
+  }
   const readOnly = traits.readOnly || !definition.touchesEnvironment
   if (env.mode === "plan" && !readOnly) {
     const message = `${name} may change things, and plan mode only runs read-only calls.`
@@ -425,46 +469,74 @@ const decideBeforeDontAsk = (index: RuleIndex, env: PolicyEnvironment, request: 
   if (rules.wholeAsk !== undefined) return askByRule(name, rules.wholeAsk)
   if (content.ask !== undefined) return askByRule(name, content.ask)
   if (hook?.behavior === "ask") {
-    return PolicyVerdict.Ask({ reason: DecisionReason.Hook({ hook: hook.hook, message: hook.message }), message: hook.message, suggestions: [] })
+    return PolicyVerdict.Ask({
+      reason: DecisionReason.Hook({ hook: hook.hook, message: hook.message }),
+      message: hook.message,
+      suggestions: []
+    })
   }
   // The tool's own ask: a non-overridable one asks here; an overridable one waits for the allow rules (below).
   const toolAsk = toolCheck._tag === "Ask"
-    ? PolicyVerdict.Ask({ reason: DecisionReason.Tool({ message: toolCheck.message }), message: toolCheck.message, suggestions: toolCheck.suggestions ?? [] })
+    ? PolicyVerdict.Ask({
+      reason: DecisionReason.Tool({ message: toolCheck.message }),
+      message: toolCheck.message,
+      suggestions: toolCheck.suggestions ?? []
+    })
     : undefined
   if (toolCheck._tag === "Ask" && toolCheck.overridable === false) return toolAsk!
   const unsafe = safetyCheck(claims(), env)
   if (unsafe !== undefined) {
-    return PolicyVerdict.Ask({ reason: DecisionReason.SafetyCheck({ message: unsafe }), message: `${name} needs approval: ${unsafe}.`, suggestions: [] })
+    return PolicyVerdict.Ask({
+      reason: DecisionReason.SafetyCheck({ message: unsafe }),
+      message: `${name} needs approval: ${unsafe}.`,
+      suggestions: []
+    })
   }
 
   // 3. The mode.
   if (env.mode === "bypassPermissions") {
-    return allowWith(request, DecisionReason.Mode({ mode: "bypassPermissions", message: "every call not denied or asked for by a rule, hook, unanalysable command or safety check runs" }))
+    return allowWith(
+      request,
+      DecisionReason.Mode({
+        mode: "bypassPermissions",
+        message: "every call not denied or asked for by a rule, hook, unanalysable command or safety check runs"
+      })
+    )
   }
   // The tool's own overridable ask (outside the workspace, a custom tool's check) is answered by the allow rules
   // (settings, command line, session) and a hook's allow before it reaches the person; no mode but bypass answers it.
   if (toolAsk !== undefined) {
     if (rules.wholeAllow !== undefined) return allowWith(request, rules.wholeAllow.reason)
     if (content.allow !== undefined) return allowWith(request, content.allow.reason)
-    if (hook?.behavior === "allow") return allowWith(request, DecisionReason.Hook({ hook: hook.hook, message: hook.message }))
+    if (hook?.behavior === "allow") {
+      return allowWith(request, DecisionReason.Hook({ hook: hook.hook, message: hook.message }))
+    }
     return toolAsk
   }
   // A tool that is not a file reader qualifies by its claims: only `file:` claims inside, at least one a write (the Bash
   // tool claims exactly that for `mkdir`, `touch`, `mv`, `cp` inside the workspace, and the whole world otherwise).
   if (env.mode === "acceptEdits" && definition.fileAccess !== "read" && staysInside(claims(), env, true)) {
-    return allowWith(request, DecisionReason.Mode({ mode: "acceptEdits", message: "edits inside the workspace are accepted" }))
+    return allowWith(
+      request,
+      DecisionReason.Mode({ mode: "acceptEdits", message: "edits inside the workspace are accepted" })
+    )
   }
 
   // 4. Allow rules, and a hook's allow (which counts as one).
   if (rules.wholeAllow !== undefined) return allowWith(request, rules.wholeAllow.reason)
   if (content.allow !== undefined) return allowWith(request, content.allow.reason)
-  if (hook?.behavior === "allow") return allowWith(request, DecisionReason.Hook({ hook: hook.hook, message: hook.message }))
+  if (hook?.behavior === "allow") {
+    return allowWith(request, DecisionReason.Hook({ hook: hook.hook, message: hook.message }))
+  }
 
   // 5. Read-only calls that stay inside the workspace. A tool that reads files without answering `Read(...)` rules
   // (Bash: `cat .env`, `grep -r x .`) cannot show it keeps out of a file those rules protect: while any exists, it asks.
   if (env.readOnlyAutoAllow && traits.readOnly && !traits.openWorld && staysInside(claims(), env, false)) {
     const readDenials = readDenial(index, env)
-    if (definition.touchesEnvironment && definition.fileAccess === undefined && (readDenials.everything || readDenials.matchers.length > 0)) {
+    if (
+      definition.touchesEnvironment && definition.fileAccess === undefined &&
+      (readDenials.everything || readDenials.matchers.length > 0)
+    ) {
       const message = `${name} needs approval: it is read-only, but Read deny rules protect files it could read.`
       return PolicyVerdict.Ask({ reason: DecisionReason.Default({ message }), message, suggestions: [] })
     }
@@ -476,7 +548,9 @@ const decideBeforeDontAsk = (index: RuleIndex, env: PolicyEnvironment, request: 
     return allowWith(request, DecisionReason.Tool({ message: toolCheck.reason ?? `${name} allowed this call` }))
   }
   if (!definition.touchesEnvironment) {
-    return PolicyVerdict.Allow({ reason: DecisionReason.Default({ message: `${name} does not touch the environment` }) })
+    return PolicyVerdict.Allow({
+      reason: DecisionReason.Default({ message: `${name} does not touch the environment` })
+    })
   }
 
   // 7. Nothing allowed it: a person decides.

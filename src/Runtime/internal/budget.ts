@@ -12,7 +12,11 @@ export const NO_OUTPUT = "(no output)"
 
 /** A size in human units, from a UTF-8 byte count. */
 export const formatSize = (bytes: number): string =>
-  bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`
+  bytes < 1024
+    ? `${bytes} B`
+    : bytes < 1024 * 1024
+    ? `${(bytes / 1024).toFixed(1)} KB`
+    : `${(bytes / 1024 / 1024).toFixed(1)} MB`
 
 /** The first `max` characters of `text`, cut at the last line break when one falls in the second half. */
 export const previewOf = (text: string, max: number): string => {
@@ -25,7 +29,9 @@ const replaceText = (content: ToolResultContent, text: string): ToolResultConten
   typeof content === "string" ? text : [{ type: "text", text }, ...content.filter((block) => block.type !== "text")]
 
 const isEmpty = (content: ToolResultContent): boolean =>
-  typeof content === "string" ? content.trim() === "" : content.every((block) => block.type === "text" && block.text.trim() === "")
+  typeof content === "string"
+    ? content.trim() === ""
+    : content.every((block) => block.type === "text" && block.text.trim() === "")
 
 /** The budgeted content and, when the full text was stored, its path. */
 export interface Budgeted {
@@ -56,7 +62,10 @@ export const applyBudget = (
     Effect.map((path) => ({
       content: replaceText(
         content,
-        fit(`<persisted-output>\nOutput too large (${size}). Full output saved to: ${path}\n\nPreview (the beginning):\n`, "\n...\n</persisted-output>")
+        fit(
+          `<persisted-output>\nOutput too large (${size}). Full output saved to: ${path}\n\nPreview (the beginning):\n`,
+          "\n...\n</persisted-output>"
+        )
       ),
       persistedPath: path
     })),

@@ -10,12 +10,17 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 
 /** `Effect.flatMap(effect, f)`, continued synchronously when `effect` is already an Exit. */
-export const continueWith = <A, E, B, E2>(effect: Effect.Effect<A, E>, f: (value: A) => Effect.Effect<B, E2>): Effect.Effect<B, E | E2> => {
+export const continueWith = <A, E, B, E2>(
+  effect: Effect.Effect<A, E>,
+  f: (value: A) => Effect.Effect<B, E2>
+): Effect.Effect<B, E | E2> => {
   if (!Exit.isExit(effect)) return Effect.flatMap(effect, f)
   const exit = effect as Exit.Exit<A, E>
   return Exit.isSuccess(exit) ? f(exit.value) : (exit as Exit.Exit<never, E>)
 }
 
 /** `Effect.flatMap(Effect.exit(effect), f)`, continued synchronously when `effect` is already an Exit. */
-export const continueWithExit = <A, E, B, E2>(effect: Effect.Effect<A, E>, f: (exit: Exit.Exit<A, E>) => Effect.Effect<B, E2>): Effect.Effect<B, E2> =>
-  Exit.isExit(effect) ? f(effect as Exit.Exit<A, E>) : Effect.flatMap(Effect.exit(effect), f)
+export const continueWithExit = <A, E, B, E2>(
+  effect: Effect.Effect<A, E>,
+  f: (exit: Exit.Exit<A, E>) => Effect.Effect<B, E2>
+): Effect.Effect<B, E2> => Exit.isExit(effect) ? f(effect as Exit.Exit<A, E>) : Effect.flatMap(Effect.exit(effect), f)

@@ -21,7 +21,9 @@ import type * as Schema from "effect/Schema"
 export type JsonSchema = { [keyword: string]: JsonValue }
 
 /** Any JSON value. */
-export type JsonValue = null | boolean | number | string | ReadonlyArray<JsonValue> | { readonly [key: string]: JsonValue }
+export type JsonValue = null | boolean | number | string | ReadonlyArray<JsonValue> | {
+  readonly [key: string]: JsonValue
+}
 
 /** Whether a JSON value is a (non-array) object. */
 export const isObject = (value: unknown): value is JsonSchema =>
@@ -75,7 +77,19 @@ const recursiveDefinitions = (defs: Readonly<Record<string, JsonValue>>): Readon
 
 /** Keywords whose values are schemas (one, a list, or a map of them). */
 const schemaKeywords = {
-  one: ["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedProperties", "unevaluatedItems", "additionalItems"],
+  one: [
+    "items",
+    "additionalProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "additionalItems"
+  ],
   list: ["anyOf", "oneOf", "allOf", "prefixItems"],
   map: ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]
 } as const
@@ -100,7 +114,11 @@ export const mapChildren = (
       out[key] = value.map((item, i) => (isObject(item) ? f(item, [...path, key, String(i)]) : item))
     } else if (isMap(key) && isObject(value)) {
       const map: JsonSchema = {}
-      for (const [name, child] of Object.entries(value)) map[name] = isObject(child) ? f(child, [...path, key, name]) : child
+      for (const [name, child] of Object.entries(value)) {
+        map[name] = isObject(child)
+          ? f(child, [...path, key, name])
+          : child
+      }
       out[key] = map
     } else out[key] = value
   }
@@ -137,7 +155,10 @@ const mergeAllOf = (schema: JsonSchema): JsonSchema => {
  * @internal
  */
 export const normalize = (document: JsonSchema): JsonSchema => {
-  const rawDefs = { ...(isObject(document["definitions"]) ? document["definitions"] : {}), ...(isObject(document["$defs"]) ? document["$defs"] : {}) }
+  const rawDefs = {
+    ...(isObject(document["definitions"]) ? document["definitions"] : {}),
+    ...(isObject(document["$defs"]) ? document["$defs"] : {})
+  }
   const recursive = recursiveDefinitions(rawDefs)
   const keptDefs: JsonSchema = {}
 
@@ -177,6 +198,8 @@ export const normalize = (document: JsonSchema): JsonSchema => {
  * @internal
  */
 export const fromSchema = (schema: Schema.Schema.Any): JsonSchema => {
-  const document = JSONSchema.make(schema as Schema.Schema<unknown, unknown, never>, { target: "jsonSchema2020-12" }) as unknown as JsonSchema
+  const document = JSONSchema.make(schema as Schema.Schema<unknown, unknown, never>, {
+    target: "jsonSchema2020-12"
+  }) as unknown as JsonSchema
   return normalize(document)
 }

@@ -81,7 +81,17 @@ const strictKeywords: ReadonlySet<string> = new Set([
 ])
 
 /** String formats strict mode supports. */
-const strictFormats: ReadonlySet<string> = new Set(["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"])
+const strictFormats: ReadonlySet<string> = new Set([
+  "date-time",
+  "time",
+  "date",
+  "duration",
+  "email",
+  "hostname",
+  "ipv4",
+  "ipv6",
+  "uuid"
+])
 
 /** Structures strict mode cannot express at all: the tool is then sent with `strict: false`. */
 const strictUnsupported: ReadonlyArray<readonly [string, string]> = [
@@ -126,7 +136,9 @@ const nullableOf = (schema: JsonSchema): JsonSchema => {
   if (Array.isArray(type)) return { ...schema, type: [...type, "null"] }
   if (Array.isArray(schema["anyOf"])) return { ...schema, anyOf: [...schema["anyOf"], { type: "null" }] }
   const { description, ...rest } = schema
-  return description === undefined ? { anyOf: [rest, { type: "null" }] } : { description, anyOf: [rest, { type: "null" }] }
+  return description === undefined
+    ? { anyOf: [rest, { type: "null" }] }
+    : { description, anyOf: [rest, { type: "null" }] }
 }
 
 /**
@@ -154,7 +166,12 @@ export const openAiStrict = (canonical: JsonSchema): Either.Either<StrictRewrite
   let properties = 0
   let enumValues = 0
 
-  const rewrite = (node: JsonSchema, path: ReadonlyArray<string>, data: ReadonlyArray<string>, depth: number): JsonSchema => {
+  const rewrite = (
+    node: JsonSchema,
+    path: ReadonlyArray<string>,
+    data: ReadonlyArray<string>,
+    depth: number
+  ): JsonSchema => {
     const at = pointer(path)
     if (depth > strictLimits.maxDepth) throw new NotStrict(`it nests deeper than ${strictLimits.maxDepth} levels`, at)
     for (const [keyword, what] of strictUnsupported) {
@@ -163,7 +180,13 @@ export const openAiStrict = (canonical: JsonSchema): Either.Either<StrictRewrite
     let source: JsonSchema = node
     if ("oneOf" in source) {
       const { oneOf, ...rest } = source
-      source = { ...rest, anyOf: [...((rest["anyOf"] as ReadonlyArray<JsonValue> | undefined) ?? []), ...(oneOf as ReadonlyArray<JsonValue>)] }
+      source = {
+        ...rest,
+        anyOf: [
+          ...((rest["anyOf"] as ReadonlyArray<JsonValue> | undefined) ?? []),
+          ...(oneOf as ReadonlyArray<JsonValue>)
+        ]
+      }
     }
     if ("const" in source) {
       const { const: value, ...rest } = source
@@ -191,19 +214,25 @@ export const openAiStrict = (canonical: JsonSchema): Either.Either<StrictRewrite
     }
     if (Array.isArray(out["enum"])) {
       enumValues += out["enum"].length
-      if (enumValues > strictLimits.maxEnumValues) throw new NotStrict(`it has more than ${strictLimits.maxEnumValues} enum values`, at)
+      if (enumValues > strictLimits.maxEnumValues) {
+        throw new NotStrict(`it has more than ${strictLimits.maxEnumValues} enum values`, at)
+      }
     }
     const isObjectType = out["type"] === "object" || (Array.isArray(out["type"]) && out["type"].includes("object"))
     if (isObjectType || "properties" in out) {
       const extra = out["additionalProperties"]
-      if (extra !== undefined && extra !== false) throw new NotStrict("strict mode cannot express a free-form object (a record)", at)
+      if (extra !== undefined && extra !== false) {
+        throw new NotStrict("strict mode cannot express a free-form object (a record)", at)
+      }
       const props = isObject(out["properties"]) ? out["properties"] : {}
       const required = new Set(Array.isArray(out["required"]) ? (out["required"] as ReadonlyArray<string>) : [])
       const rewritten: JsonSchema = {}
       const omitted = new Set<string>()
       for (const [name, child] of Object.entries(props)) {
         properties++
-        if (properties > strictLimits.maxProperties) throw new NotStrict(`it has more than ${strictLimits.maxProperties} properties`, at)
+        if (properties > strictLimits.maxProperties) {
+          throw new NotStrict(`it has more than ${strictLimits.maxProperties} properties`, at)
+        }
         const childSchema = rewrite(child as JsonSchema, [...path, "properties", name], [...data, name], depth + 1)
         if (required.has(name) || acceptsNull(childSchema)) rewritten[name] = childSchema
         else {
@@ -220,11 +249,16 @@ export const openAiStrict = (canonical: JsonSchema): Either.Either<StrictRewrite
     }
     if (isObject(out["items"])) out["items"] = rewrite(out["items"], [...path, "items"], [...data, "*"], depth + 1)
     if (Array.isArray(out["anyOf"])) {
-      out["anyOf"] = out["anyOf"].map((member, i) => (isObject(member) ? rewrite(member, [...path, "anyOf", String(i)], data, depth + 1) : member))
+      out["anyOf"] = out["anyOf"].map((
+        member,
+        i
+      ) => (isObject(member) ? rewrite(member, [...path, "anyOf", String(i)], data, depth + 1) : member))
     }
     if (isObject(out["$defs"])) {
       const defs: JsonSchema = {}
-      for (const [name, def] of Object.entries(out["$defs"])) defs[name] = rewrite(def as JsonSchema, [...path, "$defs", name], ["$defs", name], 1)
+      for (const [name, def] of Object.entries(out["$defs"])) {
+        defs[name] = rewrite(def as JsonSchema, [...path, "$defs", name], ["$defs", name], 1)
+      }
       out["$defs"] = defs
     }
     return out
@@ -237,7 +271,9 @@ export const openAiStrict = (canonical: JsonSchema): Either.Either<StrictRewrite
     }
     return Either.right({ schema: rewrite(root, [], [], 1), dropped, nullable, omittable })
   } catch (error) {
-    if (error instanceof NotStrict) return Either.left(error.path === "" ? error.reason : `${error.reason} (at ${error.path})`)
+    if (error instanceof NotStrict) {
+      return Either.left(error.path === "" ? error.reason : `${error.reason} (at ${error.path})`)
+    }
     throw error
   }
 }
@@ -278,14 +314,18 @@ export const restoreOmitted = (input: unknown, rewrite: Pick<StrictRewrite, "sch
     const candidates = membersOf(node).filter((member) => fits(value, member))
     if (Array.isArray(value)) {
       const items = candidates.map((member) => member["items"]).filter(isObject)
-      return items.length === 0 ? value : value.map((item) => strip(item, items.length === 1 ? items[0]! : { anyOf: items }))
+      return items.length === 0
+        ? value
+        : value.map((item) => strip(item, items.length === 1 ? items[0]! : { anyOf: items }))
     }
     if (!isObject(value) || candidates.length === 0) return value
     const out: Record<string, JsonValue> = {}
     for (const [key, item] of Object.entries(value)) {
       if (item === null && candidates.every((member) => rewrite.omittable.get(member)?.has(key) === true)) continue
       const children = candidates.map((member) => (member["properties"] as JsonSchema)[key]).filter(isObject)
-      out[key] = (children.length === 0 ? item : strip(item, children.length === 1 ? children[0]! : { anyOf: children })) as JsonValue
+      out[key] = (children.length === 0
+        ? item
+        : strip(item, children.length === 1 ? children[0]! : { anyOf: children })) as JsonValue
     }
     return out
   }
@@ -342,7 +382,11 @@ export const gemini = (canonical: JsonSchema): Rewrite => {
   const dropped: Array<Dropped> = []
   const defs = isObject(canonical["$defs"]) ? canonical["$defs"] : {}
 
-  const rewrite = (node: JsonSchema, path: ReadonlyArray<string>, unrolled: ReadonlyMap<string, number>): JsonSchema => {
+  const rewrite = (
+    node: JsonSchema,
+    path: ReadonlyArray<string>,
+    unrolled: ReadonlyMap<string, number>
+  ): JsonSchema => {
     const at = pointer(path)
     let source: JsonSchema = node
     const ref = source["$ref"]
@@ -361,7 +405,10 @@ export const gemini = (canonical: JsonSchema): Rewrite => {
     if (Array.isArray(source["allOf"])) {
       const { allOf, ...rest } = source
       // What the canonical schema could not merge: the first member's keywords where they do not clash.
-      source = { ...(allOf as ReadonlyArray<JsonSchema>).reduce<JsonSchema>((acc, member) => ({ ...member, ...acc }), {}), ...rest }
+      source = {
+        ...(allOf as ReadonlyArray<JsonSchema>).reduce<JsonSchema>((acc, member) => ({ ...member, ...acc }), {}),
+        ...rest
+      }
       dropped.push({ path: at, keyword: "allOf" })
     }
     if ("oneOf" in source) {
@@ -388,16 +435,24 @@ export const gemini = (canonical: JsonSchema): Rewrite => {
     for (const [keyword, value] of Object.entries(source)) {
       if (keyword === "type") continue
       if (keyword === "anyOf" && Array.isArray(value)) {
-        const members = value.filter((member) => !(isObject(member) && member["type"] === "null" && Object.keys(member).length === 1))
+        const members = value.filter((member) =>
+          !(isObject(member) && member["type"] === "null" && Object.keys(member).length === 1)
+        )
         if (members.length < value.length) nullable = true
-        const rewritten = members.map((member, i) => rewrite(member as JsonSchema, [...path, "anyOf", String(i)], unrolled))
+        const rewritten = members.map((member, i) =>
+          rewrite(member as JsonSchema, [...path, "anyOf", String(i)], unrolled)
+        )
         if (rewritten.length === 1) Object.assign(out, { ...rewritten[0]!, ...out })
-        else if (rewritten.length > 1) out["anyOf"] = [...((out["anyOf"] as ReadonlyArray<JsonValue> | undefined) ?? []), ...rewritten]
+        else if (rewritten.length > 1) {
+          out["anyOf"] = [...((out["anyOf"] as ReadonlyArray<JsonValue> | undefined) ?? []), ...rewritten]
+        }
         continue
       }
       if (keyword === "properties" && isObject(value)) {
         const props: JsonSchema = {}
-        for (const [name, child] of Object.entries(value)) props[name] = rewrite(child as JsonSchema, [...path, "properties", name], unrolled)
+        for (const [name, child] of Object.entries(value)) {
+          props[name] = rewrite(child as JsonSchema, [...path, "properties", name], unrolled)
+        }
         out["properties"] = props
         continue
       }
@@ -408,7 +463,9 @@ export const gemini = (canonical: JsonSchema): Rewrite => {
         continue
       }
       if (keyword === "prefixItems" && Array.isArray(value)) {
-        const members = value.map((member, i) => rewrite(member as JsonSchema, [...path, "prefixItems", String(i)], unrolled))
+        const members = value.map((member, i) =>
+          rewrite(member as JsonSchema, [...path, "prefixItems", String(i)], unrolled)
+        )
         out["items"] = members.length === 1 ? members[0]! : { anyOf: members }
         out["minItems"] ??= members.length
         if (source["items"] === false) out["maxItems"] = members.length
@@ -429,7 +486,9 @@ export const gemini = (canonical: JsonSchema): Rewrite => {
         if (source["type"] === "integer" && Number.isInteger(value)) {
           const converted = keyword === "exclusiveMinimum" ? value + 1 : value - 1
           const existing = out[bound]
-          out[bound] = typeof existing === "number" ? (bound === "minimum" ? Math.max(existing, converted) : Math.min(existing, converted)) : converted
+          out[bound] = typeof existing === "number"
+            ? (bound === "minimum" ? Math.max(existing, converted) : Math.min(existing, converted))
+            : converted
         } else dropped.push({ path: at, keyword })
         continue
       }

@@ -29,19 +29,19 @@ import * as ParseResult from "effect/ParseResult"
 import type * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Tracer from "effect/Tracer"
+import type { ApprovalRequest, Approver } from "../../Permission/Approver.js"
+import { ApprovalAnswer } from "../../Permission/Approver.js"
+import type { HookOpinion, PermissionPolicy, PolicyRequest } from "../../Permission/PermissionPolicy.js"
 import * as Errors from "../../Tool/Errors.js"
 import { inputIssues } from "../../Tool/internal/inputIssues.js"
 import type { Outcome, Status } from "../../Tool/Outcome.js"
 import { Decision, DecisionReason, describeReason } from "../../Tool/Permission.js"
-import { UiBlock, toText } from "../../Tool/Presentation.js"
+import { toText, UiBlock } from "../../Tool/Presentation.js"
 import { alwaysEnabled, Availability } from "../../Tool/Tool.js"
 import type { AnyService, CallContext, Invocation } from "../../Tool/Tool.js"
 import { toolResult } from "../../Tool/Wire.js"
 import type { ToolResultContent, ToolUseBlock } from "../../Tool/Wire.js"
-import type { Approver, ApprovalRequest } from "../../Permission/Approver.js"
-import { ApprovalAnswer } from "../../Permission/Approver.js"
 import { ToolEvent } from "../Events.js"
-import type { HookOpinion, PermissionPolicy, PolicyRequest } from "../../Permission/PermissionPolicy.js"
 import type { ResultStore } from "../ResultStore.js"
 import type { RuntimeSettings } from "../RuntimeConfig.js"
 import type { ToolHooks } from "../ToolHooks.js"
@@ -138,7 +138,10 @@ const decodeInput = (tool: RegisteredTool, raw: unknown): Either.Either<unknown,
     decode = ParseResult.decodeUnknownEither(schema, decodeOptions)
     decoders.set(schema, decode)
   }
-  return Either.mapLeft(decode(raw), (issue) => new Errors.InvalidInput({ tool: tool.definition.name, issues: inputIssues(raw, issue) }))
+  return Either.mapLeft(
+    decode(raw),
+    (issue) => new Errors.InvalidInput({ tool: tool.definition.name, issues: inputIssues(raw, issue) })
+  )
 }
 
 const statusOf = (error: Errors.ToolCallError): Status => {
@@ -180,7 +183,11 @@ const timings = (receivedAt: number, startedAt: number | undefined, endedAt: num
 const notify = (env: PipelineEnv, toolUseId: string, notices: ReadonlyArray<string>): Effect.Effect<void> =>
   notices.length === 0
     ? Effect.void
-    : Effect.forEach(notices, (message) => env.emit(() => ToolEvent.Notice({ toolUseId, message, at: env.clock.unsafeCurrentTimeMillis() })), { discard: true })
+    : Effect.forEach(
+      notices,
+      (message) => env.emit(() => ToolEvent.Notice({ toolUseId, message, at: env.clock.unsafeCurrentTimeMillis() })),
+      { discard: true }
+    )
 
 /**
  * Every Outcome ends here. A tool that streamed its output to the store (Bash) fits its own budget, so only the store
@@ -189,34 +196,41 @@ const notify = (env: PipelineEnv, toolUseId: string, notices: ReadonlyArray<stri
  */
 const complete = (env: PipelineEnv, outcome: Outcome): Effect.Effect<Outcome> =>
   andThen(env.store.saved(outcome.toolUseId), (saved) => {
-    const named = saved === undefined || outcome.persistedPath !== undefined ? outcome : { ...outcome, persistedPath: saved }
-    return andThen(env.emit(() => ToolEvent.Completed({ outcome: named, at: named.timings.endedAt })), () => Exit.succeed(named))
+    const named = saved === undefined || outcome.persistedPath !== undefined
+      ? outcome
+      : { ...outcome, persistedPath: saved }
+    return andThen(
+      env.emit(() => ToolEvent.Completed({ outcome: named, at: named.timings.endedAt })),
+      () => Exit.succeed(named)
+    )
   })
 
 /** The Outcome of a call that failed at any stage. */
-export const failed = (env: PipelineEnv, finish: Finish, error: Errors.ToolCallError): Effect.Effect<Outcome> =>
-{
-    const endedAt = env.clock.unsafeCurrentTimeMillis()
-    const additional = finish.additionalContext ?? []
-    const text = Errors.modelText(error)
-    const ui = [...finish.ui, UiBlock.Notice({ level: error._tag === "Interrupted" ? "warning" : "error", text: error.message })]
-    const outcome: Outcome = {
-      toolUseId: finish.toolUse.id,
-      requestedName: finish.toolUse.name,
-      toolName: finish.toolName,
-      status: statusOf(error),
-      result: toolResult(finish.toolUse.id, withContext(text, additional), true),
-      ui,
-      audit: toText(ui),
-      error,
-      originalInput: finish.toolUse.input,
-      ...(finish.executedInput === undefined ? {} : { executedInput: finish.executedInput }),
-      ...(finish.decision === undefined ? {} : { decision: finish.decision }),
-      additionalContext: additional,
-      timings: timings(finish.receivedAt, finish.startedAt, endedAt)
-    }
-    return complete(env, outcome)
+export const failed = (env: PipelineEnv, finish: Finish, error: Errors.ToolCallError): Effect.Effect<Outcome> => {
+  const endedAt = env.clock.unsafeCurrentTimeMillis()
+  const additional = finish.additionalContext ?? []
+  const text = Errors.modelText(error)
+  const ui = [
+    ...finish.ui,
+    UiBlock.Notice({ level: error._tag === "Interrupted" ? "warning" : "error", text: error.message })
+  ]
+  const outcome: Outcome = {
+    toolUseId: finish.toolUse.id,
+    requestedName: finish.toolUse.name,
+    toolName: finish.toolName,
+    status: statusOf(error),
+    result: toolResult(finish.toolUse.id, withContext(text, additional), true),
+    ui,
+    audit: toText(ui),
+    error,
+    originalInput: finish.toolUse.input,
+    ...(finish.executedInput === undefined ? {} : { executedInput: finish.executedInput }),
+    ...(finish.decision === undefined ? {} : { decision: finish.decision }),
+    additionalContext: additional,
+    timings: timings(finish.receivedAt, finish.startedAt, endedAt)
   }
+  return complete(env, outcome)
+}
 
 /**
  * Lookup, decode and plan. Returns the prepared call, or the Outcome of a call that cannot run (unknown tool,
@@ -232,7 +246,11 @@ export const prepare = (
   const tool = env.registry.lookup(toolUse.name)
   if (Option.isNone(tool)) {
     return Effect.map(
-      failed(env, finish, new Errors.UnknownTool({ name: toolUse.name, suggestions: env.registry.suggest(toolUse.name) })),
+      failed(
+        env,
+        finish,
+        new Errors.UnknownTool({ name: toolUse.name, suggestions: env.registry.suggest(toolUse.name) })
+      ),
       Either.left
     )
   }
@@ -242,7 +260,14 @@ export const prepare = (
     return andThen(env.availability(tool.value), (availability) =>
       availability._tag === "Enabled"
         ? decodeAndPlan(env, tool.value, named, toolUse, receivedAt, timeout)
-        : Effect.map(failed(env, named, new Errors.ToolDisabled({ tool: tool.value.definition.name, reason: availability.reason })), Either.left))
+        : Effect.map(
+          failed(
+            env,
+            named,
+            new Errors.ToolDisabled({ tool: tool.value.definition.name, reason: availability.reason })
+          ),
+          Either.left
+        ))
   }
   return decodeAndPlan(env, tool.value, named, toolUse, receivedAt, timeout)
 }
@@ -278,20 +303,26 @@ interface Stage {
   readonly context: CallContext
 }
 
-const rejected = (tool: string, error: { readonly message: string }) => new Errors.ValidationFailed({ tool, message: error.message })
+const rejected = (tool: string, error: { readonly message: string }) =>
+  new Errors.ValidationFailed({ tool, message: error.message })
 
 /** Plans an input the call has not been planned for yet (the same input keeps its invocation). */
 const replan = (prepared: Prepared, invocation: AnyInvocation, input: unknown): AnyInvocation =>
   input === invocation.input ? invocation : prepared.tool.service.plan(input)
 
 /** Decode a rewritten input (from a hook or a person), validate it again, and plan it. */
-const redecode = ({ context, prepared }: Stage, raw: unknown): Effect.Effect<AnyInvocation, Errors.InvalidInput | Errors.ValidationFailed> =>
+const redecode = (
+  { context, prepared }: Stage,
+  raw: unknown
+): Effect.Effect<AnyInvocation, Errors.InvalidInput | Errors.ValidationFailed> =>
   Either.match(decodeInput(prepared.tool, raw), {
     onLeft: (error) => Effect.fail(error),
     onRight: (input) =>
       Effect.map(
-        Effect.mapError(prepared.tool.service.validate(input, context), (e) => rejected(prepared.tool.definition.name, e)),
-        (validated) => prepared.tool.service.plan(validated)
+        Effect.mapError(prepared.tool.service.validate(input, context), (e) =>
+          rejected(prepared.tool.definition.name, e)),
+        (validated) =>
+          prepared.tool.service.plan(validated)
       )
   })
 
@@ -312,7 +343,10 @@ const policyView = (service: AnyService, invocation: AnyInvocation): AnyService 
 /** The policy's decision, in a span of its own (attributes: tool, tool_use id, verdict). */
 const evaluateTraced = (env: PipelineEnv, request: PolicyRequest) =>
   !env.traced ? env.policy.evaluate(request) : Effect.withSpan(
-    Effect.tap(env.policy.evaluate(request), (verdict) => Effect.annotateCurrentSpan("permission.verdict", verdict._tag)),
+    Effect.tap(
+      env.policy.evaluate(request),
+      (verdict) => Effect.annotateCurrentSpan("permission.verdict", verdict._tag)
+    ),
     "PermissionPolicy.evaluate",
     { attributes: { "tool.name": request.definition.name, "tool_use.id": request.context.toolUseId } }
   )
@@ -324,28 +358,57 @@ interface Authorised {
 }
 
 /** The permission stage: the tool's own check, then the policy's verdict, then the approver when it asks. */
-const authorise = (stage: Stage, invocation: AnyInvocation, hook: HookOpinion | undefined): Effect.Effect<Authorised, Errors.InvalidInput | Errors.ValidationFailed> => {
+const authorise = (
+  stage: Stage,
+  invocation: AnyInvocation,
+  hook: HookOpinion | undefined
+): Effect.Effect<Authorised, Errors.InvalidInput | Errors.ValidationFailed> => {
   const { context, env, prepared } = stage
   const { definition, service } = prepared.tool
   const input = invocation.input
-  return andThen(invocation.checkPermissions(context), (toolCheck) =>
-    andThen(evaluateTraced(env, { definition, service: policyView(service, invocation), input, traits: invocation.traits, toolCheck, hook, context }), (verdict) => {
-      switch (verdict._tag) {
-        case "Allow":
-          return Exit.succeed({
-            decision: Decision.Allow({ reason: verdict.reason }),
-            invocation: verdict.updatedInput === undefined ? invocation : replan(prepared, invocation, verdict.updatedInput)
-          })
-        case "Deny":
-          return Exit.succeed({ decision: Decision.Deny({ reason: verdict.reason, message: verdict.message }), invocation })
-        case "Ask":
-          return askPerson(stage, invocation, verdict.message, verdict.suggestions, verdict.reason)
-      }
-    }))
+  return andThen(
+    invocation.checkPermissions(context),
+    (toolCheck) =>
+      andThen(
+        evaluateTraced(env, {
+          definition,
+          service: policyView(service, invocation),
+          input,
+          traits: invocation.traits,
+          toolCheck,
+          hook,
+          context
+        }),
+        (verdict) => {
+          switch (verdict._tag) {
+            case "Allow":
+              return Exit.succeed({
+                decision: Decision.Allow({ reason: verdict.reason }),
+                invocation: verdict.updatedInput === undefined
+                  ? invocation
+                  : replan(prepared, invocation, verdict.updatedInput)
+              })
+            case "Deny":
+              return Exit.succeed({
+                decision: Decision.Deny({ reason: verdict.reason, message: verdict.message }),
+                invocation
+              })
+            case "Ask":
+              return askPerson(stage, invocation, verdict.message, verdict.suggestions, verdict.reason)
+          }
+        }
+      )
+  )
 }
 
 /** Puts an Ask to the approver (one question at a time) and turns the answer into a decision. */
-const askPerson = (stage: Stage, invocation: AnyInvocation, message: string, suggestions: ReadonlyArray<string>, reason: DecisionReason) =>
+const askPerson = (
+  stage: Stage,
+  invocation: AnyInvocation,
+  message: string,
+  suggestions: ReadonlyArray<string>,
+  reason: DecisionReason
+) =>
   Effect.gen(function*() {
     const { env, prepared } = stage
     const { definition } = prepared.tool
@@ -364,18 +427,37 @@ const askPerson = (stage: Stage, invocation: AnyInvocation, message: string, sug
     }
     const answer = yield* env.withApprovalLock(
       Effect.gen(function*() {
-        yield* env.emit(() => ToolEvent.PermissionRequested({ toolUseId: request.toolUseId, request, at: env.clock.unsafeCurrentTimeMillis() }))
+        yield* env.emit(() =>
+          ToolEvent.PermissionRequested({
+            toolUseId: request.toolUseId,
+            request,
+            at: env.clock.unsafeCurrentTimeMillis()
+          })
+        )
         const answer = yield* Effect.withSpan(env.approver.ask(request), "Approver.ask", {
           attributes: { "tool.name": definition.name, "tool_use.id": request.toolUseId }
         })
-        yield* env.emit(() => ToolEvent.PermissionAnswered({ toolUseId: request.toolUseId, answer, at: env.clock.unsafeCurrentTimeMillis() }))
+        yield* env.emit(() =>
+          ToolEvent.PermissionAnswered({
+            toolUseId: request.toolUseId,
+            answer,
+            at: env.clock.unsafeCurrentTimeMillis()
+          })
+        )
         return answer
       })
     )
     return yield* ApprovalAnswer.$match(answer, {
-      AllowOnce: () => Effect.succeed<Authorised>({ decision: Decision.Allow({ reason: DecisionReason.User({ scope: "once" }) }), invocation }),
+      AllowOnce: () =>
+        Effect.succeed<Authorised>({
+          decision: Decision.Allow({ reason: DecisionReason.User({ scope: "once" }) }),
+          invocation
+        }),
       AllowAuto: ({ approver, reason }) =>
-        Effect.succeed<Authorised>({ decision: Decision.Allow({ reason: DecisionReason.Classifier({ approver, message: reason }) }), invocation }),
+        Effect.succeed<Authorised>({
+          decision: Decision.Allow({ reason: DecisionReason.Classifier({ approver, message: reason }) }),
+          invocation
+        }),
       AllowSession: ({ rules }) =>
         Effect.as(env.policy.remember(rules, "session").pipe(Effect.ignoreLogged), {
           decision: Decision.Allow({ reason: DecisionReason.User({ scope: "session" }) }),
@@ -438,7 +520,10 @@ const scopedCall = <A, E>(call: Effect.Effect<A, E, Scope.Scope>): Effect.Effect
   Effect.flatMap(Scope.make(), (scope) =>
     FiberRef.getWith(FiberRef.currentContext, (context) =>
       Effect.onExit(
-        Effect.zipRight(FiberRef.set(FiberRef.currentContext, Context.add(context, Scope.Scope, scope)), call as Effect.Effect<A, E>),
+        Effect.zipRight(
+          FiberRef.set(FiberRef.currentContext, Context.add(context, Scope.Scope, scope)),
+          call as Effect.Effect<A, E>
+        ),
         (exit) => Effect.zipRight(FiberRef.set(FiberRef.currentContext, context), Scope.close(scope, exit))
       )))
 
@@ -477,26 +562,44 @@ export const run = (env: PipelineEnv, prepared: Prepared, trace: Trace = traceOf
  * Everything after scheduling. Never fails. Interruption (a cancelled run, or the caller's fiber) interrupts the call
  * and closes its scope; the interrupter reports it from the {@link Trace}.
  */
-export const runScheduled = (env: PipelineEnv, prepared: Prepared, trace: Trace, admission: Admission): Effect.Effect<Outcome | Parked> =>
-  traced(env, prepared, runStages(env, prepared, trace, admission))
+export const runScheduled = (
+  env: PipelineEnv,
+  prepared: Prepared,
+  trace: Trace,
+  admission: Admission
+): Effect.Effect<Outcome | Parked> => traced(env, prepared, runStages(env, prepared, trace, admission))
 
 /** A call's span: tool name, tool_use id, and the status it ended with (`parked` when it waits to be admitted again). */
-const traced = (env: PipelineEnv, prepared: Prepared, flow: Effect.Effect<Outcome | Parked>): Effect.Effect<Outcome | Parked> =>
+const traced = (
+  env: PipelineEnv,
+  prepared: Prepared,
+  flow: Effect.Effect<Outcome | Parked>
+): Effect.Effect<Outcome | Parked> =>
   !env.traced ? flow : Effect.withSpan(
-    Effect.tap(flow, (result) =>
-      Effect.annotateCurrentSpan("tool.status", isParked(result) ? "parked" : result.status)),
+    Effect.tap(
+      flow,
+      (result) => Effect.annotateCurrentSpan("tool.status", isParked(result) ? "parked" : result.status)
+    ),
     "ToolRuntime.call",
     { attributes: { "tool.name": prepared.tool.definition.name, "tool_use.id": prepared.toolUse.id } }
   )
 
-const runStages = (env: PipelineEnv, prepared: Prepared, trace: Trace, admission: Admission): Effect.Effect<Outcome | Parked> => {
+const runStages = (
+  env: PipelineEnv,
+  prepared: Prepared,
+  trace: Trace,
+  admission: Admission
+): Effect.Effect<Outcome | Parked> => {
   const { toolUse, tool } = prepared
   const { service } = tool
   const name = tool.definition.name
   const context: CallContext = {
     toolUseId: toolUse.id,
     toolName: name,
-    progress: (progress) => Effect.suspend(() => env.emit(() => ToolEvent.Progress({ toolUseId: toolUse.id, progress, at: env.clock.unsafeCurrentTimeMillis() }))),
+    progress: (progress) =>
+      Effect.suspend(() =>
+        env.emit(() => ToolEvent.Progress({ toolUseId: toolUse.id, progress, at: env.clock.unsafeCurrentTimeMillis() }))
+      ),
     isReadDenied: env.policy.deniesRead
   }
   const stage: Stage = { env, prepared, context }
@@ -508,47 +611,87 @@ const runStages = (env: PipelineEnv, prepared: Prepared, trace: Trace, admission
     additionalContext
   })
   const defect = (cause: Cause.Cause<unknown>): Effect.Effect<Outcome> =>
-    Effect.zipRight(logDefect(env, toolUse.id, cause), failed(env, base(), new Errors.Defect({ tool: name, cause, ran: trace.startedAt !== undefined })))
+    Effect.zipRight(
+      logDefect(env, toolUse.id, cause),
+      failed(env, base(), new Errors.Defect({ tool: name, cause, ran: trace.startedAt !== undefined }))
+    )
   /** A stage that interrupted itself (not the run: that never reaches here) still gets its Outcome. */
   const selfInterrupted = (): Effect.Effect<Outcome> =>
     failed(env, base(), new Errors.Interrupted({ tool: name, started: trace.startedAt !== undefined }))
   // -- gate: validate -> PreToolUse hooks -> permission, planning again whenever the input changes ---------------
   const gate = () => {
-    const validation = onExit(service.validate(prepared.invocation.input, context), (exit): Effect.Effect<AnyInvocation, Errors.ValidationFailed> => {
-      if (Exit.isSuccess(exit)) return Exit.succeed(replan(prepared, prepared.invocation, exit.value))
-      return exit.cause._tag === "Fail" ? Exit.fail(rejected(name, exit.cause.error)) : Exit.failCause(exit.cause as Cause.Cause<never>)
-    })
+    const validation = onExit(
+      service.validate(prepared.invocation.input, context),
+      (exit): Effect.Effect<AnyInvocation, Errors.ValidationFailed> => {
+        if (Exit.isSuccess(exit)) return Exit.succeed(replan(prepared, prepared.invocation, exit.value))
+        return exit.cause._tag === "Fail"
+          ? Exit.fail(rejected(name, exit.cause.error))
+          : Exit.failCause(exit.cause as Cause.Cause<never>)
+      }
+    )
     return andThen(
       validation,
       (validated) =>
-        andThen(env.hooks.preToolUse({ toolUseId: toolUse.id, toolName: name, input: validated.input }), (pre) =>
-          andThen(pre.stopRun === true ? Effect.zipRight(notify(env, toolUse.id, pre.notices), env.cancelRun) : notify(env, toolUse.id, pre.notices), () =>
-            andThen(pre.updatedInput === undefined ? Exit.succeed(validated) : redecode(stage, pre.updatedInput), (hooked) =>
-              andThen(authorise(stage, hooked, pre.opinion), (authorised) => Exit.succeed({ ...authorised, additionalContext: pre.additionalContext })))))
+        andThen(
+          env.hooks.preToolUse({ toolUseId: toolUse.id, toolName: name, input: validated.input }),
+          (pre) =>
+            andThen(
+              pre.stopRun === true
+                ? Effect.zipRight(notify(env, toolUse.id, pre.notices), env.cancelRun)
+                : notify(env, toolUse.id, pre.notices),
+              () =>
+                andThen(
+                  pre.updatedInput === undefined ? Exit.succeed(validated) : redecode(stage, pre.updatedInput),
+                  (hooked) =>
+                    andThen(
+                      authorise(stage, hooked, pre.opinion),
+                      (authorised) => Exit.succeed({ ...authorised, additionalContext: pre.additionalContext })
+                    )
+                )
+            )
+        )
     )
   }
 
   // -- after the gate: the decision, readmission when the executed input claims more, then execution ------------
-  const afterGate = (passed: Authorised & { readonly additionalContext: ReadonlyArray<string> }): Effect.Effect<Outcome | Parked> => {
+  const afterGate = (
+    passed: Authorised & { readonly additionalContext: ReadonlyArray<string> }
+  ): Effect.Effect<Outcome | Parked> => {
     const { additionalContext, decision, invocation } = passed
     if (invocation !== prepared.invocation) trace.ui = safeUi(() => invocation.renderUse(), name)
     trace.executedInput = invocation.input
     trace.decision = decision
-    return andThen(env.emit(() => ToolEvent.Decided({ toolUseId: toolUse.id, decision, at: env.clock.unsafeCurrentTimeMillis() })), (): Effect.Effect<Outcome | Parked> => {
-      if (decision._tag === "Deny") {
-        return failed(env, base(additionalContext), new Errors.PermissionDenied({ tool: name, reason: deniedText(decision) }))
+    return andThen(
+      env.emit(() => ToolEvent.Decided({ toolUseId: toolUse.id, decision, at: env.clock.unsafeCurrentTimeMillis() })),
+      (): Effect.Effect<Outcome | Parked> => {
+        if (decision._tag === "Deny") {
+          return failed(
+            env,
+            base(additionalContext),
+            new Errors.PermissionDenied({ tool: name, reason: deniedText(decision) })
+          )
+        }
+        return proceed(invocation, additionalContext)
       }
-      return proceed(invocation, additionalContext)
-    })
+    )
   }
 
   // -- admission: execute now, or park until the scheduler lets the call go on ----------------------------------
-  const proceed = (invocation: AnyInvocation, additionalContext: ReadonlyArray<string>): Effect.Effect<Outcome | Parked> => {
+  const proceed = (
+    invocation: AnyInvocation,
+    additionalContext: ReadonlyArray<string>
+  ): Effect.Effect<Outcome | Parked> => {
     if (!admission.admit(invocation)) return execute(invocation, additionalContext)
-    const parked: Parked = { _tag: "Parked", resume: traced(env, prepared, Effect.suspend(() => guardedProceed(invocation, additionalContext))) }
+    const parked: Parked = {
+      _tag: "Parked",
+      resume: traced(env, prepared, Effect.suspend(() => guardedProceed(invocation, additionalContext)))
+    }
     return Exit.succeed(parked)
   }
-  const guardedProceed = (invocation: AnyInvocation, additionalContext: ReadonlyArray<string>): Effect.Effect<Outcome | Parked> => {
+  const guardedProceed = (
+    invocation: AnyInvocation,
+    additionalContext: ReadonlyArray<string>
+  ): Effect.Effect<Outcome | Parked> => {
     let effect: Effect.Effect<Outcome | Parked>
     try {
       effect = proceed(invocation, additionalContext)
@@ -565,15 +708,45 @@ const runStages = (env: PipelineEnv, prepared: Prepared, trace: Trace, admission
     const input = invocation.input
     const startedAt = env.clock.unsafeCurrentTimeMillis()
     trace.startedAt = startedAt
-    return andThen(env.emit(() => ToolEvent.Started({ toolUseId: toolUse.id, toolName: name, ui: trace.ui, activity: activityText(service, name, input), at: startedAt })), () =>
-      onExit(callWithTimeout(invocation), (ran) => {
-        if (Exit.isFailure(ran)) return ran.cause._tag === "Fail" ? failed(env, base(additionalContext), ran.cause.error) : defect(ran.cause)
-        const exit = ran.value
-        if (Exit.isSuccess(exit)) return succeeded(env, base(), prepared, input, exit.value, additionalContext)
-        return andThen(callError(env, toolUse.id, name, exit.cause, (failure) => service.renderFailure(failure, input)), (error) =>
-          andThen(env.hooks.postToolUse({ toolUseId: toolUse.id, toolName: name, input, response: Errors.modelText(error), failed: true }), (post) =>
-            andThen(notify(env, toolUse.id, post.notices), () => failed(env, base([...additionalContext, ...post.additionalContext]), error))))
-      }))
+    return andThen(
+      env.emit(() =>
+        ToolEvent.Started({
+          toolUseId: toolUse.id,
+          toolName: name,
+          ui: trace.ui,
+          activity: activityText(service, name, input),
+          at: startedAt
+        })
+      ),
+      () =>
+        onExit(callWithTimeout(invocation), (ran) => {
+          if (Exit.isFailure(ran)) {
+            return ran.cause._tag === "Fail"
+              ? failed(env, base(additionalContext), ran.cause.error)
+              : defect(ran.cause)
+          }
+          const exit = ran.value
+          if (Exit.isSuccess(exit)) return succeeded(env, base(), prepared, input, exit.value, additionalContext)
+          return andThen(
+            callError(env, toolUse.id, name, exit.cause, (failure) => service.renderFailure(failure, input)),
+            (error) =>
+              andThen(
+                env.hooks.postToolUse({
+                  toolUseId: toolUse.id,
+                  toolName: name,
+                  input,
+                  response: Errors.modelText(error),
+                  failed: true
+                }),
+                (post) =>
+                  andThen(
+                    notify(env, toolUse.id, post.notices),
+                    () => failed(env, base([...additionalContext, ...post.additionalContext]), error)
+                  )
+              )
+          )
+        })
+    )
   }
 
   /** The call itself: its Exit, or TimedOut. A call that is already an Exit ran synchronously and needs no scope or timer. */
@@ -584,8 +757,10 @@ const runStages = (env: PipelineEnv, prepared: Prepared, trace: Trace, admission
     const scoped = Effect.exit(scopedCall(call))
     // A timer costs a fiber; tools without a finite timeout (the default) do not pay for one.
     if (!Duration.isFinite(timeout)) return scoped
-    return Effect.flatMap(Effect.timeoutOption(scoped, timeout), (ran) =>
-      Option.isSome(ran) ? Exit.succeed(ran.value) : Exit.fail(new Errors.TimedOut({ tool: name, timeout })))
+    return Effect.flatMap(
+      Effect.timeoutOption(scoped, timeout),
+      (ran) => Option.isSome(ran) ? Exit.succeed(ran.value) : Exit.fail(new Errors.TimedOut({ tool: name, timeout }))
+    )
   }
 
   let flow: Effect.Effect<Outcome | Parked>
@@ -632,7 +807,9 @@ const safeUi = (render: () => ReadonlyArray<UiBlock>, name: string): ReadonlyArr
 
 const logDefect = (env: PipelineEnv, toolUseId: string, cause: Cause.Cause<unknown>) =>
   Effect.zipRight(
-    Effect.suspend(() => env.emit(() => ToolEvent.DefectLogged({ toolUseId, cause, at: env.clock.unsafeCurrentTimeMillis() }))),
+    Effect.suspend(() =>
+      env.emit(() => ToolEvent.DefectLogged({ toolUseId, cause, at: env.clock.unsafeCurrentTimeMillis() }))
+    ),
     Effect.logError(`tool_use ${toolUseId} died`, cause)
   )
 
@@ -661,30 +838,42 @@ const succeeded = (
   additionalContext: ReadonlyArray<string>
 ): Effect.Effect<Outcome> => {
   const { definition, service } = prepared.tool
-  const limit = definition.maxResultChars === Infinity ? Infinity : Math.min(definition.maxResultChars, env.settings.maxResultChars)
-  return andThen(applyBudget(env.store, prepared.toolUse.id, service.toModel(output, input), limit, env.settings.previewChars), (budgeted) =>
-    andThen(
-      env.hooks.postToolUse({ toolUseId: prepared.toolUse.id, toolName: definition.name, input, response: budgeted.content, failed: false }),
-      (post) => andThen(notify(env, prepared.toolUse.id, post.notices), () => {
-        const context = [...additionalContext, ...post.additionalContext]
-        const ui = [...finish.ui, ...service.renderResult(output, input)]
-        const outcome: Outcome = {
+  const limit = definition.maxResultChars === Infinity
+    ? Infinity
+    : Math.min(definition.maxResultChars, env.settings.maxResultChars)
+  return andThen(
+    applyBudget(env.store, prepared.toolUse.id, service.toModel(output, input), limit, env.settings.previewChars),
+    (budgeted) =>
+      andThen(
+        env.hooks.postToolUse({
           toolUseId: prepared.toolUse.id,
-          requestedName: prepared.toolUse.name,
           toolName: definition.name,
-          status: "success",
-          result: toolResult(prepared.toolUse.id, withContext(budgeted.content, context), false),
-          ui,
-          audit: toText(ui),
-          output,
-          originalInput: prepared.toolUse.input,
-          executedInput: input,
-          ...(finish.decision === undefined ? {} : { decision: finish.decision }),
-          additionalContext: context,
-          ...(budgeted.persistedPath === undefined ? {} : { persistedPath: budgeted.persistedPath }),
-          timings: timings(finish.receivedAt, finish.startedAt, env.clock.unsafeCurrentTimeMillis())
-        }
-        return complete(env, outcome)
-      })
-    ))
+          input,
+          response: budgeted.content,
+          failed: false
+        }),
+        (post) =>
+          andThen(notify(env, prepared.toolUse.id, post.notices), () => {
+            const context = [...additionalContext, ...post.additionalContext]
+            const ui = [...finish.ui, ...service.renderResult(output, input)]
+            const outcome: Outcome = {
+              toolUseId: prepared.toolUse.id,
+              requestedName: prepared.toolUse.name,
+              toolName: definition.name,
+              status: "success",
+              result: toolResult(prepared.toolUse.id, withContext(budgeted.content, context), false),
+              ui,
+              audit: toText(ui),
+              output,
+              originalInput: prepared.toolUse.input,
+              executedInput: input,
+              ...(finish.decision === undefined ? {} : { decision: finish.decision }),
+              additionalContext: context,
+              ...(budgeted.persistedPath === undefined ? {} : { persistedPath: budgeted.persistedPath }),
+              timings: timings(finish.receivedAt, finish.startedAt, env.clock.unsafeCurrentTimeMillis())
+            }
+            return complete(env, outcome)
+          })
+      )
+  )
 }

@@ -89,7 +89,10 @@ const statBuffer = Buffer.alloc(4096)
  */
 const readStat = (
   pid: number
-): { readonly state: string; readonly ppid: number; readonly pgid: number; readonly startTicks: number } | undefined => {
+):
+  | { readonly state: string; readonly ppid: number; readonly pgid: number; readonly startTicks: number }
+  | undefined =>
+{
   let fd: number | undefined
   try {
     fd = fs.openSync(`/proc/${pid}/stat`, "r")

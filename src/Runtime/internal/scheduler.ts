@@ -69,12 +69,15 @@ const segmentsOf = (resource: string): ReadonlyArray<string> =>
   (resource.length > 1 && resource.endsWith("/") ? resource.slice(0, -1) : resource).split("/")
 
 const overlaps = (a: string, b: string): boolean =>
-  a === b || (a.startsWith(b) && (b.endsWith("/") || a[b.length] === "/")) || (b.startsWith(a) && (a.endsWith("/") || b[a.length] === "/"))
+  a === b || (a.startsWith(b) && (b.endsWith("/") || a[b.length] === "/")) ||
+  (b.startsWith(a) && (a.endsWith("/") || b[a.length] === "/"))
 
 /** Two registrations conflict: either is exclusive, or they overlap on a resource and one of them writes. */
 const conflictsWith = (node: Node, claims: ReadonlyArray<Claim>, exclusive: boolean): boolean =>
   exclusive || node.exclusive ||
-  claims.some((x) => node.claims.some((y) => (x.access === "write" || y.access === "write") && overlaps(x.resource, y.resource)))
+  claims.some((x) =>
+    node.claims.some((y) => (x.access === "write" || y.access === "write") && overlaps(x.resource, y.resource))
+  )
 
 /** Incremental dependency tracking for one run. */
 export class DependencyGraph {
@@ -158,10 +161,10 @@ export class DependencyGraph {
       const write = claim.access === "write"
       for (let at: Resource | undefined = target; at !== undefined; at = at.parent) {
         if (at.lastWriter !== undefined && !at.lastWriter.finished) waits.add(at.lastWriter)
-        if (write) for (const reader of at.readers) waits.add(reader)
+        if (write) { for (const reader of at.readers) waits.add(reader) }
       }
       for (const writer of target.writersBelow) waits.add(writer)
-      if (write) for (const reader of target.readersBelow) waits.add(reader)
+      if (write) { for (const reader of target.readersBelow) waits.add(reader) }
     })
     // Registered only after every claim looked: a call's own claims never make it wait for itself.
     node.claims.forEach((claim, i) => {
@@ -219,7 +222,8 @@ export const widens = (admitted: ReadonlyArray<Claim>, wider: ReadonlyArray<Clai
   wider.some((claim) =>
     !admitted.some((held) =>
       (held.resource === "*" || held.resource === claim.resource ||
-        (claim.resource.startsWith(held.resource) && (held.resource.endsWith("/") || claim.resource[held.resource.length] === "/"))) &&
+        (claim.resource.startsWith(held.resource) &&
+          (held.resource.endsWith("/") || claim.resource[held.resource.length] === "/"))) &&
       (held.access === "write" || claim.access === "read")
     )
   )

@@ -39,7 +39,10 @@ type Ended = { readonly code: number | null; readonly signal: NodeJS.Signals | n
 
 /** Spawns detached; succeeds once the process runs, fails when it cannot start (no such program, no such cwd). */
 const spawn = (options: Subprocess.Options, marker: string) =>
-  Effect.async<{ readonly child: childProcess.ChildProcess; readonly ended: Deferred.Deferred<Ended> }, SubprocessError>((resume) => {
+  Effect.async<
+    { readonly child: childProcess.ChildProcess; readonly ended: Deferred.Deferred<Ended> },
+    SubprocessError
+  >((resume) => {
     const [program, ...args] = options.argv
     const fail = (error: unknown) =>
       new SubprocessError({
@@ -163,18 +166,29 @@ export const run = (options: Subprocess.Options): Effect.Effect<Subprocess.Resul
       Stream.runForEachChunk(
         NodeStream.fromReadable<SubprocessError>(
           () => readable,
-          (cause) => new SubprocessError({ reason: "read", message: `cannot read the output of ${options.argv[0]}: ${String(cause)}`, cause })
+          (cause) =>
+            new SubprocessError({
+              reason: "read",
+              message: `cannot read the output of ${options.argv[0]}: ${String(cause)}`,
+              cause
+            })
         ),
         (chunk) => lock.withPermits(1)(Effect.forEach(chunk, into.deliver, { discard: true }))
       )
-    const reader = yield* Effect.all([readAll(child.stdout!, out), readAll(child.stderr!, err)], { concurrency: 2, discard: true }).pipe(
+    const reader = yield* Effect.all([readAll(child.stdout!, out), readAll(child.stderr!, err)], {
+      concurrency: 2,
+      discard: true
+    }).pipe(
       Effect.forkScoped
     )
 
-    const exited = Effect.map(Deferred.await(ended), ({ code, signal }): Subprocess.Exit =>
-      signal !== null || code === null
-        ? Exit.Signaled({ signal: signal ?? "SIGKILL", code: 128 + signalNumber(signal ?? "SIGKILL") })
-        : Exit.Exited({ code }))
+    const exited = Effect.map(
+      Deferred.await(ended),
+      ({ code, signal }): Subprocess.Exit =>
+        signal !== null || code === null
+          ? Exit.Signaled({ signal: signal ?? "SIGKILL", code: 128 + signalNumber(signal ?? "SIGKILL") })
+          : Exit.Exited({ code })
+    )
     // Keeping what the program left running, the run is over once its output ends too (a background job holding
     // the pipe keeps it going, up to the timeout). A read error ends it as well, and surfaces below.
     const finished = keep ? Effect.zipLeft(exited, Effect.either(Fiber.join(reader))) : exited
@@ -182,7 +196,9 @@ export const run = (options: Subprocess.Options): Effect.Effect<Subprocess.Resul
     const exit = yield* Effect.raceAll([
       finished,
       Deferred.await(stopped),
-      ...(timeout === undefined ? [] : [Effect.as(realSleep(Duration.toMillis(timeout)), Exit.TimedOut({ after: timeout }))])
+      ...(timeout === undefined
+        ? []
+        : [Effect.as(realSleep(Duration.toMillis(timeout)), Exit.TimedOut({ after: timeout }))])
     ])
     const byItself = exit._tag === "Exited" || exit._tag === "Signaled"
     let leftovers = 0

@@ -68,7 +68,9 @@ const isLiteralChoice = (ast: SchemaAST.AST): boolean =>
 /** A value of the right JSON type but not one of the allowed literals is named by value, not by type. */
 const mismatch = (ast: SchemaAST.AST, actual: unknown, path: string): InputIssue => {
   const expected = describeExpected(ast)
-  if (isLiteralChoice(ast) && (typeof actual === "string" || typeof actual === "number" || typeof actual === "boolean")) {
+  if (
+    isLiteralChoice(ast) && (typeof actual === "string" || typeof actual === "number" || typeof actual === "boolean")
+  ) {
     return { _tag: "Invalid", path, message: `expected one of ${expected}, got ${JSON.stringify(actual)}` }
   }
   return { _tag: "WrongType", path, expected, provided: jsonTypeOf(actual) }

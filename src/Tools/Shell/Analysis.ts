@@ -17,8 +17,8 @@ import type {
   ArithmeticExpression as UArithmetic,
   Assignment as UAssignment,
   Command as UCommand,
-  ParsedScript,
   ParameterExpansionPart as UParameterExpansion,
+  ParsedScript,
   Redirection as URedirection,
   SyntaxNode,
   TestExpression as UTestExpression,
@@ -317,7 +317,13 @@ const scanParts = (parts: ReadonlyArray<SyntaxNode>, flags: WordFlags, depth: nu
 
 const toWord = (word: UWord): ShellWord => {
   const flags: WordFlags = {
-    expansion: false, glob: false, brace: false, quoted: false, unquotedExpansion: false, prefix: "", prefixOpen: true
+    expansion: false,
+    glob: false,
+    brace: false,
+    quoted: false,
+    unquotedExpansion: false,
+    prefix: "",
+    prefixOpen: true
   }
   const parts = word.parts
   if (parts) scanParts(parts, flags, 0, false)
@@ -421,7 +427,15 @@ const arithmeticNumber = /^(?:0[xX][0-9A-Fa-f]+|[0-9]+|[0-9]+#[0-9A-Za-z@_]+)$/
  * @category second evaluation
  */
 export const numericShellVariables: ReadonlySet<string> = new Set([
-  "RANDOM", "SRANDOM", "SECONDS", "LINENO", "EPOCHSECONDS", "PPID", "UID", "EUID", "BASHPID"
+  "RANDOM",
+  "SRANDOM",
+  "SECONDS",
+  "LINENO",
+  "EPOCHSECONDS",
+  "PPID",
+  "UID",
+  "EUID",
+  "BASHPID"
 ])
 
 /** Whether a word in an arithmetic position is inert: a literal number or a shell-kept numeric variable. */
@@ -474,7 +488,10 @@ const parameterProblem = (node: UParameterExpansion): string | undefined => {
   }
   const operation = node.operation
   if (operation?.type === "Slice") {
-    if (!isInertArithmeticWord(operation.offset) || (operation.length !== undefined && !isInertArithmeticWord(operation.length))) {
+    if (
+      !isInertArithmeticWord(operation.offset) ||
+      (operation.length !== undefined && !isInertArithmeticWord(operation.length))
+    ) {
       return `the offset of \`${node.text}\` is evaluated as arithmetic`
     }
   } else if (operation?.type === "Transform") {
@@ -494,8 +511,10 @@ const hasUnparsedArithmetic = (parts: ReadonlyArray<SyntaxNode>, depth: number):
     if (part.type === "DoubleQuoted" && hasUnparsedArithmetic(part.parts, depth + 1)) return true
     const next = parts[i + 1]
     if (part.type === "Literal" && part.text.includes("$[")) return true
-    if ((part.type === "Literal" || part.type === "SimpleExpansion") && part.text.endsWith("$") && next !== undefined &&
-      "text" in next && next.text.startsWith("[")) return true
+    if (
+      (part.type === "Literal" || part.type === "SimpleExpansion") && part.text.endsWith("$") && next !== undefined &&
+      "text" in next && next.text.startsWith("[")
+    ) return true
   }
   return false
 }
@@ -509,14 +528,18 @@ const testProblem = (expression: UTestExpression, depth: number): string | undef
   if (depth > MAX_TREE_DEPTH) return "a `[[ ]]` expression nested too deep"
   switch (expression.type) {
     case "TestUnary":
-      if ((expression.operator === "-v" || expression.operator === "-R") &&
-        !(expression.operand.parts === undefined && plainName.test(expression.operand.value))) {
+      if (
+        (expression.operator === "-v" || expression.operator === "-R") &&
+        !(expression.operand.parts === undefined && plainName.test(expression.operand.value))
+      ) {
         return `\`[[ ${expression.operator} ${expression.operand.text} ]]\` evaluates a subscript`
       }
       return undefined
     case "TestBinary":
-      if (numericTestOperators.has(expression.operator) &&
-        !(isInertArithmeticWord(expression.left) && isInertArithmeticWord(expression.right))) {
+      if (
+        numericTestOperators.has(expression.operator) &&
+        !(isInertArithmeticWord(expression.left) && isInertArithmeticWord(expression.right))
+      ) {
         return `\`[[ ${expression.left.text} ${expression.operator} ${expression.right.text} ]]\` evaluates its operands as arithmetic`
       }
       return undefined
@@ -558,7 +581,9 @@ const recordCommand = (walker: Walker, command: UCommand, at: Position): void =>
         glob: value?.glob ?? false,
         brace: value?.brace ?? false,
         quoted: value?.quoted ?? false,
-        prefix: literal ? `${item.name}${assignment.append ? "+=" : "="}${value.value}` : `${item.name}${assignment.append ? "+=" : "="}${value?.prefix ?? ""}`,
+        prefix: literal
+          ? `${item.name}${assignment.append ? "+=" : "="}${value.value}`
+          : `${item.name}${assignment.append ? "+=" : "="}${value?.prefix ?? ""}`,
         unquotedExpansion: value?.unquotedExpansion ?? false
       })
     } else redirections.push(toRedirection(walker, item))

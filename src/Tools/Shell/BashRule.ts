@@ -222,11 +222,27 @@ const baseName = (word: string): string => word.slice(word.lastIndexOf("/") + 1)
 
 /** git's global options, with whether each takes a separate value: `git -C dir commit` is `git commit` to a rule. */
 const gitGlobalOptions: ReadonlyMap<string, boolean> = new Map([
-  ["-C", true], ["-c", true], ["--config-env", true], ["--git-dir", true], ["--work-tree", true], ["--namespace", true],
-  ["--exec-path", false], ["-p", false], ["--paginate", false], ["-P", false], ["--no-pager", false], ["--bare", false],
-  ["--no-replace-objects", false], ["--literal-pathspecs", false], ["--glob-pathspecs", false],
-  ["--noglob-pathspecs", false], ["--icase-pathspecs", false], ["--no-optional-locks", false], ["--no-lazy-fetch", false],
-  ["--no-advice", false], ["--super-prefix", true]
+  ["-C", true],
+  ["-c", true],
+  ["--config-env", true],
+  ["--git-dir", true],
+  ["--work-tree", true],
+  ["--namespace", true],
+  ["--exec-path", false],
+  ["-p", false],
+  ["--paginate", false],
+  ["-P", false],
+  ["--no-pager", false],
+  ["--bare", false],
+  ["--no-replace-objects", false],
+  ["--literal-pathspecs", false],
+  ["--glob-pathspecs", false],
+  ["--noglob-pathspecs", false],
+  ["--icase-pathspecs", false],
+  ["--no-optional-locks", false],
+  ["--no-lazy-fetch", false],
+  ["--no-advice", false],
+  ["--super-prefix", true]
 ])
 
 /** `git [global options] rest` as `git rest`; other commands unchanged. */
@@ -246,7 +262,9 @@ const withoutGitGlobals = (words: ReadonlyArray<string>): ReadonlyArray<string> 
 /** What deny and ask rules are checked against: every command the text may run, and what cannot be known. */
 interface Reach {
   readonly candidates: Set<string>
-  readonly unknown: Array<{ readonly known: ReadonlyArray<string>; readonly reason: string; readonly subcommand: string }>
+  readonly unknown: Array<
+    { readonly known: ReadonlyArray<string>; readonly reason: string; readonly subcommand: string }
+  >
 }
 
 const MAX_UNWRAP_DEPTH = 8
@@ -264,7 +282,13 @@ const explore = (words: ReadonlyArray<ShellWord>, subcommand: string, depth: num
   const values = words.map((word) => word.value)
   addCandidates(reach, values)
   const opaque = words.findIndex((word) => !word.literal)
-  if (opaque !== -1) reach.unknown.push({ known: values.slice(0, opaque), reason: `\`${words[opaque]!.text}\` is only known when it runs`, subcommand })
+  if (opaque !== -1) {
+    reach.unknown.push({
+      known: values.slice(0, opaque),
+      reason: `\`${words[opaque]!.text}\` is only known when it runs`,
+      subcommand
+    })
+  }
   if (depth >= MAX_UNWRAP_DEPTH) {
     reach.unknown.push({ known: [], reason: "wrappers nested too deep", subcommand })
     return
@@ -287,12 +311,20 @@ const explore = (words: ReadonlyArray<ShellWord>, subcommand: string, depth: num
 }
 
 const exploreAnalysis = (analysis: ParsedShell, depth: number, reach: Reach): void => {
-  for (const reason of analysis.features.secondEvaluations) reach.unknown.push({ known: [], reason, subcommand: analysis.source })
+  for (const reason of analysis.features.secondEvaluations) {
+    reach.unknown.push({ known: [], reason, subcommand: analysis.source })
+  }
   for (const simple of analysis.commands) {
     const evaluation = builtinEvaluation(simple)
     if (evaluation !== undefined) reach.unknown.push({ known: [], reason: evaluation, subcommand: simple.source })
     const program = simple.assignments.find((assignment) => namesProgram(assignment.name))
-    if (program !== undefined) reach.unknown.push({ known: [], reason: `\`${program.name}\` names a program that runs`, subcommand: simple.source })
+    if (program !== undefined) {
+      reach.unknown.push({
+        known: [],
+        reason: `\`${program.name}\` names a program that runs`,
+        subcommand: simple.source
+      })
+    }
     explore(simple.words, simple.source, depth, reach)
   }
 }
@@ -310,7 +342,9 @@ const exploreScript = (text: string, depth: number, reach: Reach): void => {
     return
   }
   reach.unknown.push({ known: [], reason: `a nested script cannot be analysed (${analysis.reason})`, subcommand: text })
-  for (const words of [...rawSegments(text), text.split(/\s+/).filter((word) => word.length > 0)]) addCandidates(reach, words)
+  for (const words of [...rawSegments(text), text.split(/\s+/).filter((word) => word.length > 0)]) {
+    addCandidates(reach, words)
+  }
 }
 
 // -----------------------------------------------------------------------------
@@ -322,9 +356,26 @@ const exploreScript = (text: string, depth: number, reach: Reach): void => {
  * strips safe environment variables when matching): they change no program that runs.
  */
 const harmlessVariables: ReadonlySet<string> = new Set([
-  "NODE_ENV", "RUST_LOG", "RUST_BACKTRACE", "CI", "NO_COLOR", "FORCE_COLOR", "LANG", "LC_ALL", "LC_CTYPE", "TZ",
-  "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "COLUMNS", "TERM", "GOOS", "GOARCH", "CGO_ENABLED", "DEBUG",
-  "NODE_NO_WARNINGS", "LOG_LEVEL"
+  "NODE_ENV",
+  "RUST_LOG",
+  "RUST_BACKTRACE",
+  "CI",
+  "NO_COLOR",
+  "FORCE_COLOR",
+  "LANG",
+  "LC_ALL",
+  "LC_CTYPE",
+  "TZ",
+  "PYTHONUNBUFFERED",
+  "PYTHONDONTWRITEBYTECODE",
+  "COLUMNS",
+  "TERM",
+  "GOOS",
+  "GOARCH",
+  "CGO_ENABLED",
+  "DEBUG",
+  "NODE_NO_WARNINGS",
+  "LOG_LEVEL"
 ])
 
 interface Subject {
@@ -344,7 +395,9 @@ const transparentWrappers: ReadonlySet<string> = new Set(["timeout", "time", "ni
  * `Bash(TZ=UTC npx vitest run:*)`); without them when every one sets a harmless variable to a literal value; and
  * inside `timeout`/`time`/`nice`/`nohup`/`stdbuf`.
  */
-const allowSubjects = (command: SimpleCommand): { readonly subjects: ReadonlyArray<Subject> } | { readonly problem: string } => {
+const allowSubjects = (
+  command: SimpleCommand
+): { readonly subjects: ReadonlyArray<Subject> } | { readonly problem: string } => {
   for (const assignment of command.assignments) {
     if (assignment.value === undefined || !assignment.value.literal) {
       return { problem: `${command.source} (assigns ${assignment.name} a value only known when it runs)` }
@@ -358,7 +411,9 @@ const allowSubjects = (command: SimpleCommand): { readonly subjects: ReadonlyArr
     return command.assignments.length === 0 ? { subjects: [] } : { problem: command.source }
   }
   if (!name.literal) return { problem: `${command.source} (the command name is not literal)` }
-  const assignments = command.assignments.map((assignment) => `${assignment.name}${assignment.append ? "+=" : "="}${assignment.value!.value}`)
+  const assignments = command.assignments.map((assignment) =>
+    `${assignment.name}${assignment.append ? "+=" : "="}${assignment.value!.value}`
+  )
   const subjects: Array<Subject> = []
   const add = (words: ReadonlyArray<ShellWord>, prefix: ReadonlyArray<string>) => {
     subjects.push({ text: [...prefix, ...words.map((word) => word.value)].join(" "), words })
@@ -373,7 +428,9 @@ const allowSubjects = (command: SimpleCommand): { readonly subjects: ReadonlyArr
     }
   }
   add(command.words, assignments)
-  if (command.assignments.length > 0 && command.assignments.every((assignment) => harmlessVariables.has(assignment.name))) add(command.words, [])
+  if (
+    command.assignments.length > 0 && command.assignments.every((assignment) => harmlessVariables.has(assignment.name))
+  ) add(command.words, [])
   return { subjects }
 }
 
@@ -385,14 +442,38 @@ interface DangerousOptions {
 }
 
 const dangerousOptions: Readonly<Record<string, DangerousOptions>> = {
-  npm: { long: ["script-shell", "node-options", "userconfig", "globalconfig", "call", "shell", "editor", "browser", "viewer", "git"] },
+  npm: {
+    long: [
+      "script-shell",
+      "node-options",
+      "userconfig",
+      "globalconfig",
+      "call",
+      "shell",
+      "editor",
+      "browser",
+      "viewer",
+      "git"
+    ]
+  },
   pnpm: { long: ["script-shell", "node-options", "userconfig", "globalconfig", "shell-emulator", "config"] },
   yarn: { long: ["script-shell", "node-options", "userconfig", "globalconfig"] },
   npx: { long: ["script-shell", "node-options", "userconfig", "globalconfig", "call", "shell"], short: "c" },
   find: { singleDash: ["exec", "execdir", "ok", "okdir", "delete", "fprint", "fprint0", "fprintf", "fls"] },
   sort: { long: ["output", "compress-program"], short: "o" },
   rg: { long: ["pre", "hostname-bin"] },
-  tar: { long: ["to-command", "use-compress-program", "checkpoint-action", "info-script", "new-volume-script", "rsh-command", "rmt-command"], short: "IF" },
+  tar: {
+    long: [
+      "to-command",
+      "use-compress-program",
+      "checkpoint-action",
+      "info-script",
+      "new-volume-script",
+      "rsh-command",
+      "rmt-command"
+    ],
+    short: "IF"
+  },
   rsync: { long: ["rsh", "rsync-path"], short: "e" },
   ssh: { short: "oF" },
   scp: { short: "oFS" },
@@ -400,10 +481,39 @@ const dangerousOptions: Readonly<Record<string, DangerousOptions>> = {
 }
 
 /** git: global options that reconfigure or relocate it, and per-subcommand options that write or run programs. */
-const gitDangerousGlobals: ReadonlySet<string> = new Set(["-c", "--config-env", "--exec-path", "-C", "--git-dir", "--work-tree"])
-const gitDangerousLong: ReadonlyArray<string> = ["output", "ext-diff", "open-files-in-pager", "exec", "upload-pack", "receive-pack", "extcmd", "template", "config"]
-const gitDangerousShort: Readonly<Record<string, string>> = { grep: "O", rebase: "x", difftool: "x", clone: "uc", "ls-remote": "u" }
-const gitDangerousWords: Readonly<Record<string, string>> = { submodule: "foreach", bisect: "run", "filter-branch": "", difftool: "", mergetool: "" }
+const gitDangerousGlobals: ReadonlySet<string> = new Set([
+  "-c",
+  "--config-env",
+  "--exec-path",
+  "-C",
+  "--git-dir",
+  "--work-tree"
+])
+const gitDangerousLong: ReadonlyArray<string> = [
+  "output",
+  "ext-diff",
+  "open-files-in-pager",
+  "exec",
+  "upload-pack",
+  "receive-pack",
+  "extcmd",
+  "template",
+  "config"
+]
+const gitDangerousShort: Readonly<Record<string, string>> = {
+  grep: "O",
+  rebase: "x",
+  difftool: "x",
+  clone: "uc",
+  "ls-remote": "u"
+}
+const gitDangerousWords: Readonly<Record<string, string>> = {
+  submodule: "foreach",
+  bisect: "run",
+  "filter-branch": "",
+  difftool: "",
+  mergetool: ""
+}
 
 const mentions = (content: string, option: string): boolean => content.includes(option)
 
@@ -413,14 +523,21 @@ const mentions = (content: string, option: string): boolean => content.includes(
  * is that option); `Bash(npm test:*)` does not allow `--script-shell=./x`; `Bash(git * main)` does not allow
  * `git -c core.fsmonitor=x ...`. A word that could expand to an option counts as one.
  */
-const dangerousForm = (words: ReadonlyArray<ShellWord>, content: string, isOperand: (word: ShellWord) => boolean): string | undefined => {
+const dangerousForm = (
+  words: ReadonlyArray<ShellWord>,
+  content: string,
+  isOperand: (word: ShellWord) => boolean
+): string | undefined => {
   const name = words[0]
   if (name === undefined || !name.literal) return undefined
   const program = baseName(name.value)
   const isGit = program === "git"
   const spec = isGit ? undefined : dangerousOptions[program]
   if (!isGit && spec === undefined) {
-    if (program === "sed" && words.slice(1).some((word) => word.literal && /e/.test(word.value) && unwrap(words)._tag === "Opaque")) return "`sed` runs commands (`e`)"
+    if (
+      program === "sed" &&
+      words.slice(1).some((word) => word.literal && /e/.test(word.value) && unwrap(words)._tag === "Opaque")
+    ) return "`sed` runs commands (`e`)"
     return undefined
   }
   let subcommand: string | undefined
@@ -436,13 +553,18 @@ const dangerousForm = (words: ReadonlyArray<ShellWord>, content: string, isOpera
       if (!value.startsWith("-")) {
         subcommand = value
         const marker = gitDangerousWords[value]
-        if (marker !== undefined && (marker === "" || words.some((w) => w.value === marker)) && !mentions(content, marker === "" ? value : marker)) {
+        if (
+          marker !== undefined && (marker === "" || words.some((w) => w.value === marker)) &&
+          !mentions(content, marker === "" ? value : marker)
+        ) {
           return `\`git ${value}${marker === "" ? "" : ` ${marker}`}\` runs programs`
         }
         continue
       }
       const flag = value.split("=", 1)[0]!
-      if (gitDangerousGlobals.has(flag) && !mentions(content, flag)) return `git's global option \`${flag}\` reconfigures or relocates git`
+      if (gitDangerousGlobals.has(flag) && !mentions(content, flag)) {
+        return `git's global option \`${flag}\` reconfigures or relocates git`
+      }
       if (gitGlobalOptions.get(flag) === true && !value.includes("=")) i++
       continue
     }
@@ -450,9 +572,15 @@ const dangerousForm = (words: ReadonlyArray<ShellWord>, content: string, isOpera
       const option = value.slice(2).split("=", 1)[0]!
       const list = isGit ? gitDangerousLong : spec!.long ?? []
       // `--template` and `--config` install hooks or configuration only for `git clone`, `init` and `submodule`.
-      const hit = list.find((dangerous) => dangerous.startsWith(option) &&
-        !(isGit && (dangerous === "template" || dangerous === "config") && !["clone", "init", "submodule"].includes(subcommand ?? "")))
-      if (hit !== undefined && !mentions(content, `--${hit}`) && !(option.length < hit.length && mentions(content, `--${option}`))) {
+      const hit = list.find((dangerous) =>
+        dangerous.startsWith(option) &&
+        !(isGit && (dangerous === "template" || dangerous === "config") &&
+          !["clone", "init", "submodule"].includes(subcommand ?? ""))
+      )
+      if (
+        hit !== undefined && !mentions(content, `--${hit}`) &&
+        !(option.length < hit.length && mentions(content, `--${option}`))
+      ) {
         return hit === option
           ? `\`--${hit}\` writes files or runs programs`
           : `\`--${option}\` abbreviates \`--${hit}\`, which writes files or runs programs`
@@ -461,11 +589,15 @@ const dangerousForm = (words: ReadonlyArray<ShellWord>, content: string, isOpera
     }
     if (value.startsWith("-") && value.length > 1) {
       const single = spec?.singleDash?.find((dangerous) => value === `-${dangerous}`)
-      if (single !== undefined && !mentions(content, `-${single}`)) return `\`-${single}\` runs commands, deletes or writes files`
+      if (single !== undefined && !mentions(content, `-${single}`)) {
+        return `\`-${single}\` runs commands, deletes or writes files`
+      }
       const letters = isGit ? gitDangerousShort[subcommand ?? ""] ?? "" : spec?.short ?? ""
       if (spec?.singleDash === undefined) {
         for (const letter of value.slice(1)) {
-          if (letters.includes(letter) && !mentions(content, `-${letter}`)) return `\`-${letter}\` writes files or runs programs`
+          if (letters.includes(letter) && !mentions(content, `-${letter}`)) {
+            return `\`-${letter}\` writes files or runs programs`
+          }
         }
       }
     }
@@ -516,7 +648,11 @@ const firstMatch = (
  * @since 0.1.0
  * @category decision
  */
-export const decideBashRules = (input: ShellAnalysis | string, rules: BashRules, context?: ClassifyContext): BashRuleVerdict => {
+export const decideBashRules = (
+  input: ShellAnalysis | string,
+  rules: BashRules,
+  context?: ClassifyContext
+): BashRuleVerdict => {
   const analysis = typeof input === "string" ? analyze(input) : input
   const command = analysis.source
   const reach: Reach = { candidates: new Set(), unknown: [] }
@@ -581,10 +717,15 @@ export const decideBashRules = (input: ShellAnalysis | string, rules: BashRules,
  * command a rule names. When a deny or ask rule could apply (its literal start agrees with the words that are known;
  * with none known, every rule could), the command is asked about rather than let through on a text that does not match.
  */
-const undecidedRule = (reach: Reach, rules: ReadonlyArray<RuleRef>): { readonly rule: RuleRef; readonly subcommand: string } | undefined => {
+const undecidedRule = (
+  reach: Reach,
+  rules: ReadonlyArray<RuleRef>
+): { readonly rule: RuleRef; readonly subcommand: string } | undefined => {
   if (rules.length === 0) return undefined
   for (const unknown of reach.unknown) {
-    const known = unknown.known.length === 0 ? "" : withoutGitGlobals([baseName(unknown.known[0]!), ...unknown.known.slice(1)]).join(" ")
+    const known = unknown.known.length === 0
+      ? ""
+      : withoutGitGlobals([baseName(unknown.known[0]!), ...unknown.known.slice(1)]).join(" ")
     const rule = rules.find((candidate) => {
       const content = candidate.content.trim().replace(/:\*$/, "")
       const literalPart = content.split("*")[0]!.trim()
@@ -606,9 +747,42 @@ const isMatchAll = (content: string): boolean => {
 
 /** Tools whose second word is a subcommand worth keeping in a suggestion. */
 const subcommandTools: ReadonlySet<string> = new Set([
-  "git", "npm", "pnpm", "yarn", "bun", "npx", "cargo", "go", "docker", "kubectl", "gh", "pip", "pip3", "uv",
-  "poetry", "dotnet", "mvn", "gradle", "./gradlew", "terraform", "helm", "brew", "make", "deno", "rustup",
-  "swift", "mix", "bundle", "rake", "composer", "nx", "turbo", "pytest", "tsc", "vitest", "jest"
+  "git",
+  "npm",
+  "pnpm",
+  "yarn",
+  "bun",
+  "npx",
+  "cargo",
+  "go",
+  "docker",
+  "kubectl",
+  "gh",
+  "pip",
+  "pip3",
+  "uv",
+  "poetry",
+  "dotnet",
+  "mvn",
+  "gradle",
+  "./gradlew",
+  "terraform",
+  "helm",
+  "brew",
+  "make",
+  "deno",
+  "rustup",
+  "swift",
+  "mix",
+  "bundle",
+  "rake",
+  "composer",
+  "nx",
+  "turbo",
+  "pytest",
+  "tsc",
+  "vitest",
+  "jest"
 ])
 
 /** Tools whose `run`/`exec`-like subcommand is followed by a script name worth keeping. */
@@ -616,18 +790,93 @@ const runSubcommands: ReadonlySet<string> = new Set(["run", "exec", "x", "test",
 
 /** Commands for which a prefix rule would grant arbitrary execution: suggest the exact command instead. */
 const unsafePrefixes: ReadonlySet<string> = new Set([
-  "eval", "exec", "source", ".", "sh", "bash", "zsh", "dash", "fish", "python", "python3", "node", "perl", "ruby",
-  "php", "awk", "gawk", "xargs", "env", "command", "builtin", "sudo", "doas", "su", "timeout", "nice", "nohup",
-  "time", "stdbuf", "find", "sed",
-  "rm", "rmdir", "shred", "dd", "chmod", "chown", "chgrp", "ln", "truncate", "ksh", "csh", "tcsh", "ash", "busybox",
-  "pwsh", "python2", "pypy", "pypy3", "ipython", "irb", "lua", "luajit", "Rscript", "julia", "tclsh", "expect", "osascript"
+  "eval",
+  "exec",
+  "source",
+  ".",
+  "sh",
+  "bash",
+  "zsh",
+  "dash",
+  "fish",
+  "python",
+  "python3",
+  "node",
+  "perl",
+  "ruby",
+  "php",
+  "awk",
+  "gawk",
+  "xargs",
+  "env",
+  "command",
+  "builtin",
+  "sudo",
+  "doas",
+  "su",
+  "timeout",
+  "nice",
+  "nohup",
+  "time",
+  "stdbuf",
+  "find",
+  "sed",
+  "rm",
+  "rmdir",
+  "shred",
+  "dd",
+  "chmod",
+  "chown",
+  "chgrp",
+  "ln",
+  "truncate",
+  "ksh",
+  "csh",
+  "tcsh",
+  "ash",
+  "busybox",
+  "pwsh",
+  "python2",
+  "pypy",
+  "pypy3",
+  "ipython",
+  "irb",
+  "lua",
+  "luajit",
+  "Rscript",
+  "julia",
+  "tclsh",
+  "expect",
+  "osascript"
 ])
 
 /** Subcommands whose prefix would grant code execution or configuration (`git config core.fsmonitor=...`): exact only. */
 const exactSubcommands: ReadonlySet<string> = new Set([
-  "git config", "git submodule", "git filter-branch", "git update-index", "npm config", "npm exec", "npm x", "pnpm config",
-  "pnpm exec", "pnpm dlx", "yarn config", "yarn exec", "yarn dlx", "bun x", "docker run", "docker exec", "kubectl exec",
-  "gh alias", "gh extension", "go env", "cargo install", "pip install", "pip3 install", "uv run", "poetry run"
+  "git config",
+  "git submodule",
+  "git filter-branch",
+  "git update-index",
+  "npm config",
+  "npm exec",
+  "npm x",
+  "pnpm config",
+  "pnpm exec",
+  "pnpm dlx",
+  "yarn config",
+  "yarn exec",
+  "yarn dlx",
+  "bun x",
+  "docker run",
+  "docker exec",
+  "kubectl exec",
+  "gh alias",
+  "gh extension",
+  "go env",
+  "cargo install",
+  "pip install",
+  "pip3 install",
+  "uv run",
+  "poetry run"
 ])
 
 const isPlainWord = (word: string): boolean => /^[A-Za-z0-9][A-Za-z0-9_.:@/-]*$/.test(word)
@@ -651,13 +900,17 @@ export const suggestRule = (input: ShellAnalysis | string): Option.Option<string
   const name = words[0]!
   if (!isPlainWord(name) || name.includes(":")) return Option.none()
   // Leading assignments are part of the rule (`Bash(PYTHONPATH=. python x.py)`), so the rule matches this call.
-  const assignments = simple.assignments.map((assignment) => `${assignment.name}${assignment.append ? "+=" : "="}${assignment.value!.value}`)
+  const assignments = simple.assignments.map((assignment) =>
+    `${assignment.name}${assignment.append ? "+=" : "="}${assignment.value!.value}`
+  )
   if (!assignments.every((assignment) => /^[A-Za-z0-9_+=.:/@,-]*$/.test(assignment))) return Option.none()
   const lead = assignments.length === 0 ? "" : `${assignments.join(" ")} `
   const exact = `${lead}${words.join(" ")}`
   // Keep the command, its subcommand, and the script name after `run`-like subcommands.
   // A program named by path (`/usr/bin/rm`) is judged by its name, and never gets a whole-program prefix.
-  if (unsafePrefixes.has(name.slice(name.lastIndexOf("/") + 1)) || (name.includes("/") && !subcommandTools.has(name))) return Option.some(exact)
+  if (unsafePrefixes.has(name.slice(name.lastIndexOf("/") + 1)) || (name.includes("/") && !subcommandTools.has(name))) {
+    return Option.some(exact)
+  }
   // A prefix that would also allow a dangerous form of this very call (`git log --output=x`): the exact command.
   if (dangerousForm(simple.words, "", () => false) !== undefined) return Option.some(exact)
   const kept = [name]

@@ -19,7 +19,13 @@ import type { ShellAnalysis, ShellRedirection, ShellWord } from "./Analysis.js"
 import { BashRuleVerdict, decideBashRules, suggestRule } from "./BashRule.js"
 import type { RuleRef } from "./BashRule.js"
 import { fileCommandPaths } from "./FileCommands.js"
-import { classifyReadOnly, operandsOf, readsBeyondArguments, simpleCommandProblemWith, structuralProblem } from "./ReadOnly.js"
+import {
+  classifyReadOnly,
+  operandsOf,
+  readsBeyondArguments,
+  simpleCommandProblemWith,
+  structuralProblem
+} from "./ReadOnly.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // the plan
@@ -102,7 +108,9 @@ export const planCommand = (command: string, place: CommandPlace): CommandPlan =
   const analysis = analyzeSafely(command)
   const directories = safely(() => directoriesOf(analysis, place), undefined)
   const readOnly = readOnlyOf(analysis, directories ?? [])
-  const files = readOnly || directories === undefined ? undefined : safely(() => fileCommandClaims(analysis, place, directories), undefined)
+  const files = readOnly || directories === undefined
+    ? undefined
+    : safely(() => fileCommandClaims(analysis, place, directories), undefined)
   return {
     command,
     analysis,
@@ -128,22 +136,47 @@ const safely = <A, B>(f: () => A, fallback: B): A | B => {
 // answers
 // ---------------------------------------------------------------------------------------------------------------
 
-const destructiveNames: ReadonlySet<string> = new Set(["rm", "rmdir", "shred", "dd", "mkfs", "truncate", "wipefs", "fdisk"])
-const networkNames: ReadonlySet<string> = new Set(["curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ncat", "telnet", "ftp"])
+const destructiveNames: ReadonlySet<string> = new Set([
+  "rm",
+  "rmdir",
+  "shred",
+  "dd",
+  "mkfs",
+  "truncate",
+  "wipefs",
+  "fdisk"
+])
+const networkNames: ReadonlySet<string> = new Set([
+  "curl",
+  "wget",
+  "ssh",
+  "scp",
+  "sftp",
+  "rsync",
+  "nc",
+  "ncat",
+  "telnet",
+  "ftp"
+])
 
 /**
  * The traits of a command: read-only (and so concurrency-safe) per `Shell/ReadOnly`; destructive and open-world by
  * a rough look at the command names (a hint for UIs, never a permission input).
  */
 const traitsFrom = (analysis: ShellAnalysis, readOnly: boolean): Tool.Traits => {
-  if (analysis._tag === "Unanalyzable") return { readOnly, concurrencySafe: readOnly, destructive: false, openWorld: true }
+  if (analysis._tag === "Unanalyzable") {
+    return { readOnly, concurrencySafe: readOnly, destructive: false, openWorld: true }
+  }
   const words = analysis.commands.map((simple) => simple.words.map((word) => word.value))
   const destructive = words.some(([name, ...args]) =>
     (name !== undefined && destructiveNames.has(name)) ||
-    (name === "git" && (args.includes("--force") || args.includes("--hard") || (args[0] === "clean" && args.some((a) => /^-[a-z]*f/.test(a)))))
+    (name === "git" && (args.includes("--force") || args.includes("--hard") || (args[0] === "clean" && args.some((a) =>
+      /^-[a-z]*f/.test(a)
+    ))))
   )
   const openWorld = words.some(([name, sub]) =>
-    (name !== undefined && networkNames.has(name)) || (name === "git" && ["push", "pull", "fetch", "clone", "ls-remote"].includes(sub ?? ""))
+    (name !== undefined && networkNames.has(name)) ||
+    (name === "git" && ["push", "pull", "fetch", "clone", "ls-remote"].includes(sub ?? ""))
   )
   return { readOnly, concurrencySafe: readOnly, destructive, openWorld }
 }
@@ -204,7 +237,9 @@ const expandGlob = (pattern: string, cwd: string): ReadonlyArray<string> | undef
         continue
       }
       for (const entry of entries) {
-        if (entry.length >= prefix.length + suffix.length && entry.startsWith(prefix) && entry.endsWith(suffix)) next.push(path.join(directory, entry))
+        if (entry.length >= prefix.length + suffix.length && entry.startsWith(prefix) && entry.endsWith(suffix)) {
+          next.push(path.join(directory, entry))
+        }
       }
       if (next.length > MAX_GLOB_MATCHES) return undefined
     }
@@ -222,9 +257,36 @@ const expandGlob = (pattern: string, cwd: string): ReadonlyArray<string> | undef
 
 /** Read-only commands that read no file named by an argument: their arguments are not checked. */
 const pathlessCommands: ReadonlySet<string> = new Set([
-  "echo", "printf", "basename", "dirname", "true", "false", ":", "pwd", "whoami", "id", "uname", "hostname",
-  "which", "type", "seq", "nproc", "tr", "df", "env", "printenv", "cd", "node", "nodejs", "python", "python3",
-  "perl", "ruby", "bash", "deno", "npm"
+  "echo",
+  "printf",
+  "basename",
+  "dirname",
+  "true",
+  "false",
+  ":",
+  "pwd",
+  "whoami",
+  "id",
+  "uname",
+  "hostname",
+  "which",
+  "type",
+  "seq",
+  "nproc",
+  "tr",
+  "df",
+  "env",
+  "printenv",
+  "cd",
+  "node",
+  "nodejs",
+  "python",
+  "python3",
+  "perl",
+  "ruby",
+  "bash",
+  "deno",
+  "npm"
 ])
 
 /** At most this many directories a command's `cd`s may lead to are followed; more asks. */
@@ -244,7 +306,10 @@ const directoriesOf = (analysis: ShellAnalysis, place: CommandPlace): ReadonlyAr
     if (name?.literal !== true || name.value !== "cd") continue
     const operands = args.filter((word) => !(word.literal && /^-[LPe@]+$/.test(word.value)))
     const target = operands[0]
-    if (operands.length !== 1 || target === undefined || !target.literal || target.value === "-" || target.value.startsWith("~")) return undefined
+    if (
+      operands.length !== 1 || target === undefined || !target.literal || target.value === "-" ||
+      target.value.startsWith("~")
+    ) return undefined
     if (target.value.split("/").includes("..")) return undefined
     const next = new Set(directories)
     for (const directory of directories) {
@@ -265,7 +330,11 @@ const directoriesOf = (analysis: ShellAnalysis, place: CommandPlace): ReadonlyAr
  * anywhere (another expansion, a brace expansion, `..`, `~user`), when a glob matches nothing (bash would pass the
  * pattern, and what it names later is unknown) or too much, or when a match could be read as an option.
  */
-const resolverOf = (analysis: Extract<ShellAnalysis, { _tag: "Parsed" }>, place: CommandPlace, directories: ReadonlyArray<string>) => {
+const resolverOf = (
+  analysis: Extract<ShellAnalysis, { _tag: "Parsed" }>,
+  place: CommandPlace,
+  directories: ReadonlyArray<string>
+) => {
   const loops = new Map<string, ReadonlyArray<ShellWord> | undefined>()
   for (const { variable, words } of analysis.features.loopLists) {
     const known = loops.has(variable) ? loops.get(variable) : []
@@ -277,7 +346,11 @@ const resolverOf = (analysis: Extract<ShellAnalysis, { _tag: "Parsed" }>, place:
     if (candidate.startsWith("~") && candidate !== "~" && !candidate.startsWith("~/")) return undefined
     // The kernel follows a symlink before `..`, path.resolve removes `..` first: a `..` segment is not checked, it asks.
     if (candidate.split("/").includes("..")) return undefined
-    const expanded = candidate === "~" ? place.home : candidate.startsWith("~/") ? path.join(place.home, candidate.slice(2)) : candidate
+    const expanded = candidate === "~"
+      ? place.home
+      : candidate.startsWith("~/")
+      ? path.join(place.home, candidate.slice(2))
+      : candidate
     return path.isAbsolute(expanded) ? [expanded] : directories.map((directory) => path.resolve(directory, expanded))
   }
   const resolveWord = (word: ShellWord, depth: number): ReadonlyArray<string> | undefined => {
@@ -313,7 +386,9 @@ const resolverOf = (analysis: Extract<ShellAnalysis, { _tag: "Parsed" }>, place:
         const matches = expandGlob(value, directory)
         if (matches === undefined || matches.length === 0) return undefined
         // A match bash would pass as an option (`*` meeting a file named `-R`).
-        if (word.prefix === "" && matches.some((match) => path.relative(directory, match).startsWith("-"))) return undefined
+        if (word.prefix === "" && matches.some((match) => path.relative(directory, match).startsWith("-"))) {
+          return undefined
+        }
         all.push(...matches)
       }
       return all
@@ -345,7 +420,11 @@ const harmlessTarget = (redirection: ShellRedirection): boolean =>
  * `$(...)`) could be anywhere: outside. A command whose reads go beyond its words (`grep -R`, `sha256sum -c`, jq
  * `import`; see `ReadOnly.readsBeyondArguments`) is never inside.
  */
-const staysInside = (analysis: ShellAnalysis, place: CommandPlace, directories: ReadonlyArray<string> | undefined): boolean => {
+const staysInside = (
+  analysis: ShellAnalysis,
+  place: CommandPlace,
+  directories: ReadonlyArray<string> | undefined
+): boolean => {
   if (analysis._tag === "Unanalyzable" || directories === undefined) return false
   const resolve = resolverOf(analysis, place, directories)
   const wordInside = (word: ShellWord): boolean => {
@@ -356,7 +435,9 @@ const staysInside = (analysis: ShellAnalysis, place: CommandPlace, directories: 
     readsBeyondArguments(simple) === undefined &&
     (pathlessCommands.has(simple.words[0]?.value ?? "") || simple.words.slice(1).every(wordInside)) &&
     simple.redirections.every((redirection) => harmlessTarget(redirection) || wordInside(redirection.target!))
-  ) && analysis.features.compoundRedirections.every((redirection) => harmlessTarget(redirection) || wordInside(redirection.target!))
+  ) && analysis.features.compoundRedirections.every((redirection) =>
+    harmlessTarget(redirection) || wordInside(redirection.target!)
+  )
 }
 
 /**
@@ -365,7 +446,12 @@ const staysInside = (analysis: ShellAnalysis, place: CommandPlace, directories: 
  * `ls ..`, `cat $HOME/.ssh/id_rsa`): a read of every file, `file:/`, which no workspace contains, so a person or a
  * rule decides. Anything else: the whole world.
  */
-const claimsFrom = (analysis: ShellAnalysis, readOnly: boolean, place: CommandPlace, directories: ReadonlyArray<string> | undefined): ReadonlyArray<Tool.Claim> => {
+const claimsFrom = (
+  analysis: ShellAnalysis,
+  readOnly: boolean,
+  place: CommandPlace,
+  directories: ReadonlyArray<string> | undefined
+): ReadonlyArray<Tool.Claim> => {
   if (!readOnly) return [Tool.Claim.world]
   const within = safely(() => staysInside(analysis, place, directories), false)
   return within ? place.roots.map((root) => Tool.Claim.read(`file:${root}`)) : [Tool.Claim.read("file:/")]
@@ -376,7 +462,11 @@ const claimsFrom = (analysis: ShellAnalysis, readOnly: boolean, place: CommandPl
  * path is inside the workspace: a write (or, for `cp` sources, a read) of each path, under its lexical and its real
  * spelling, and a read of the roots for the read-only parts. `undefined` when the command is anything else.
  */
-const fileCommandClaims = (analysis: ShellAnalysis, place: CommandPlace, directories: ReadonlyArray<string>): ReadonlyArray<Tool.Claim> | undefined => {
+const fileCommandClaims = (
+  analysis: ShellAnalysis,
+  place: CommandPlace,
+  directories: ReadonlyArray<string>
+): ReadonlyArray<Tool.Claim> | undefined => {
   if (analysis._tag === "Unanalyzable" || structuralProblem(analysis) !== undefined) return undefined
   const isOperand = operandsOf(analysis, { directories })
   const resolve = resolverOf(analysis, place, directories)
@@ -412,7 +502,13 @@ const fileCommandClaims = (analysis: ShellAnalysis, place: CommandPlace, directo
  * opinion (the policy's rules, modes and read-only auto-allow decide), with a suggested rule for the prompt.
  */
 const permissionCheckFrom = (analysis: ShellAnalysis): PermissionCheck<never> => {
-  if (analysis._tag === "Unanalyzable") return PermissionCheck.ask(`This command cannot be analysed (${analysis.reason}); approve it only if you have read it.`, undefined, { overridable: false })
+  if (analysis._tag === "Unanalyzable") {
+    return PermissionCheck.ask(
+      `This command cannot be analysed (${analysis.reason}); approve it only if you have read it.`,
+      undefined,
+      { overridable: false }
+    )
+  }
   let suggestion: Option.Option<string>
   try {
     suggestion = suggestRule(analysis)
@@ -428,7 +524,11 @@ const permissionCheckFrom = (analysis: ShellAnalysis): PermissionCheck<never> =>
 /**
  * Decides `Bash(...)` rules for a command with `Shell/BashRule`, reporting the policy's own rule values back.
  */
-const matchRulesFrom = <R extends Tool.ContentRule>(analysis: ShellAnalysis, rules: Tool.RulesByBehavior<R>, directories: ReadonlyArray<string>): Tool.RuleMatch<R> => {
+const matchRulesFrom = <R extends Tool.ContentRule>(
+  analysis: ShellAnalysis,
+  rules: Tool.RulesByBehavior<R>,
+  directories: ReadonlyArray<string>
+): Tool.RuleMatch<R> => {
   const original = new Map<RuleRef, R>()
   const refs = (list: ReadonlyArray<R>): ReadonlyArray<RuleRef> =>
     list.map((rule) => {
@@ -436,13 +536,27 @@ const matchRulesFrom = <R extends Tool.ContentRule>(analysis: ShellAnalysis, rul
       original.set(ref, rule)
       return ref
     })
-  const verdict = decideBashRules(analysis, { deny: refs(rules.deny), ask: refs(rules.ask), allow: refs(rules.allow) }, { directories })
+  const verdict = decideBashRules(
+    analysis,
+    { deny: refs(rules.deny), ask: refs(rules.ask), allow: refs(rules.allow) },
+    { directories }
+  )
   return BashRuleVerdict.$match(verdict, {
-    Deny: ({ rule, subcommand }): Tool.RuleMatch<R> => ({ _tag: "Deny", rule: original.get(rule)!, detail: `it matches \`${subcommand}\`` }),
-    Ask: ({ rule, subcommand }): Tool.RuleMatch<R> => ({ _tag: "Ask", rule: original.get(rule)!, detail: `it matches \`${subcommand}\`` }),
+    Deny: ({ rule, subcommand }): Tool.RuleMatch<R> => ({
+      _tag: "Deny",
+      rule: original.get(rule)!,
+      detail: `it matches \`${subcommand}\``
+    }),
+    Ask: ({ rule, subcommand }): Tool.RuleMatch<R> => ({
+      _tag: "Ask",
+      rule: original.get(rule)!,
+      detail: `it matches \`${subcommand}\``
+    }),
     Allow: ({ rules: used }): Tool.RuleMatch<R> => ({ _tag: "Allow", rules: used.map((rule) => original.get(rule)!) }),
     NoMatch: ({ unmatched }): Tool.RuleMatch<R> =>
-      unmatched.length === 0 ? { _tag: "NoMatch" } : { _tag: "NoMatch", detail: `no allow rule covers: ${unmatched.join("; ")}` }
+      unmatched.length === 0
+        ? { _tag: "NoMatch" }
+        : { _tag: "NoMatch", detail: `no allow rule covers: ${unmatched.join("; ")}` }
   })
 }
 
@@ -492,7 +606,8 @@ export const traitsOf = (command: string): Tool.Traits => planCommand(command, n
  * @since 0.1.0
  * @category classification
  */
-export const claimsOf = (command: string, place: CommandPlace): ReadonlyArray<Tool.Claim> => planCommand(command, place).claims
+export const claimsOf = (command: string, place: CommandPlace): ReadonlyArray<Tool.Claim> =>
+  planCommand(command, place).claims
 
 /**
  * The tool's own permission view of a command.
@@ -500,7 +615,8 @@ export const claimsOf = (command: string, place: CommandPlace): ReadonlyArray<To
  * @since 0.1.0
  * @category classification
  */
-export const permissionCheckOf = (command: string): PermissionCheck<never> => planCommand(command, nowhere).permissionCheck
+export const permissionCheckOf = (command: string): PermissionCheck<never> =>
+  planCommand(command, nowhere).permissionCheck
 
 /**
  * Decides `Bash(...)` rules for a command.
@@ -508,8 +624,10 @@ export const permissionCheckOf = (command: string): PermissionCheck<never> => pl
  * @since 0.1.0
  * @category classification
  */
-export const matchRules = <R extends Tool.ContentRule>(command: string, rules: Tool.RulesByBehavior<R>): Tool.RuleMatch<R> =>
-  planCommand(command, nowhere).matchRules(rules)
+export const matchRules = <R extends Tool.ContentRule>(
+  command: string,
+  rules: Tool.RulesByBehavior<R>
+): Tool.RuleMatch<R> => planCommand(command, nowhere).matchRules(rules)
 
 /**
  * What exit code 1 of a command means when it is an answer.

@@ -49,7 +49,12 @@ const grammars: Readonly<Record<string, FileGrammar>> = {
     operands: "write"
   },
   touch: {
-    options: { flags: "acfhm", values: "drt", long: "no-create,date=,reference=,time=,no-dereference,help,version", permute: true },
+    options: {
+      flags: "acfhm",
+      values: "drt",
+      long: "no-create,date=,reference=,time=,no-dereference,help,version",
+      permute: true
+    },
     pathValues: { "-r": "read", "--reference": "read" },
     operands: "write"
   },
@@ -57,7 +62,8 @@ const grammars: Readonly<Record<string, FileGrammar>> = {
     options: {
       flags: "bfinuvTZ",
       values: "St",
-      long: "backup?,force,interactive,no-clobber,strip-trailing-slashes,suffix=,target-directory=,no-target-directory,update?,verbose,context,exchange,no-copy,help,version",
+      long:
+        "backup?,force,interactive,no-clobber,strip-trailing-slashes,suffix=,target-directory=,no-target-directory,update?,verbose,context,exchange,no-copy,help,version",
       permute: true
     },
     pathValues: { "-t": "write", "--target-directory": "write" },
@@ -67,7 +73,8 @@ const grammars: Readonly<Record<string, FileGrammar>> = {
     options: {
       flags: "abdfilnprsuvxPRT",
       values: "St",
-      long: "archive,attributes-only,backup?,copy-contents,force,interactive,link,no-clobber,no-dereference,preserve?,no-preserve=,parents,recursive,reflink?,remove-destination,sparse=,strip-trailing-slashes,symbolic-link,suffix=,target-directory=,no-target-directory,update?,verbose,one-file-system,debug,keep-directory-symlink,help,version",
+      long:
+        "archive,attributes-only,backup?,copy-contents,force,interactive,link,no-clobber,no-dereference,preserve?,no-preserve=,parents,recursive,reflink?,remove-destination,sparse=,strip-trailing-slashes,symbolic-link,suffix=,target-directory=,no-target-directory,update?,verbose,one-file-system,debug,keep-directory-symlink,help,version",
       permute: true
     },
     pathValues: { "-t": "write", "--target-directory": "write" },
@@ -88,7 +95,9 @@ export const fileCommandPaths = (
   isOperand: (word: ShellWord) => boolean
 ): ReadonlyArray<FilePath> | string => {
   const [name, ...args] = command.words
-  if (name === undefined || !name.literal || name.quoted || !Object.hasOwn(grammars, name.value)) return "not a simple file command"
+  if (name === undefined || !name.literal || name.quoted || !Object.hasOwn(grammars, name.value)) {
+    return "not a simple file command"
+  }
   if (command.assignments.length > 0) return "assigns variables for the command"
   const redirection = command.redirections.find((r) => redirectionProblem(r) !== undefined)
   if (redirection !== undefined) return `redirection \`${redirection.text}\` writes a file`

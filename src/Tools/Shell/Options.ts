@@ -173,7 +173,9 @@ export const parseOptions = (
       operands.push(word)
       continue
     }
-    if (!word.literal) return { _tag: "Unknown", reason: `\`${word.text}\` is not literal and could expand to an option`, word }
+    if (!word.literal) {
+      return { _tag: "Unknown", reason: `\`${word.text}\` is not literal and could expand to an option`, word }
+    }
     const value = word.value
     if (value === "--") {
       endOfOptions = true
@@ -252,8 +254,11 @@ export const parseOptions = (
 /** The word may expand to several words: a glob, a brace expansion, an unquoted expansion. */
 const splits = (word: ShellWord): boolean => word.glob || word.brace || word.unquotedExpansion
 
-const firstRest = (args: ReadonlyArray<ShellWord>, operands: ReadonlyArray<ShellWord>, grammar: OptionGrammar): number =>
-  grammar.permute === true ? args.length : args.length - operands.length
+const firstRest = (
+  args: ReadonlyArray<ShellWord>,
+  operands: ReadonlyArray<ShellWord>,
+  grammar: OptionGrammar
+): number => grammar.permute === true ? args.length : args.length - operands.length
 
 const splitAttached = (text: string): readonly [string, string | undefined] => {
   const equals = text.indexOf("=")
@@ -269,7 +274,13 @@ const unknown = (word: ShellWord, reason: string): ParsedOptions => ({ _tag: "Un
  * @category parsing
  */
 export const optionValue = (option: GivenOption): string | undefined =>
-  option.value === undefined ? undefined : typeof option.value === "string" ? option.value : option.value.literal ? option.value.value : undefined
+  option.value === undefined
+    ? undefined
+    : typeof option.value === "string"
+    ? option.value
+    : option.value.literal
+    ? option.value.value
+    : undefined
 
 /**
  * Whether any of `names` was given.

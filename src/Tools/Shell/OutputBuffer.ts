@@ -78,7 +78,9 @@ export class OutputBuffer {
 
   /** The last `count` lines (at most 4 KB of them), for progress reports. */
   latestLines(count: number): ReadonlyArray<string> {
-    const source = this.tailLength > 0 ? concat(this.tailChunks, this.tailLength) : concat(this.headChunks, this.headLength)
+    const source = this.tailLength > 0
+      ? concat(this.tailChunks, this.tailLength)
+      : concat(this.headChunks, this.headLength)
     const text = decoder.decode(source.subarray(Math.max(0, source.length - 4096)))
     const lines = text.split("\n")
     if (lines.at(-1) === "") lines.pop()

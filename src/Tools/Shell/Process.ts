@@ -133,7 +133,9 @@ export const droppedVariable =
  * @since 0.1.0
  * @category environment
  */
-export const shellEnvironment = (base: Readonly<Record<string, string | undefined>> = process.env): Record<string, string> => {
+export const shellEnvironment = (
+  base: Readonly<Record<string, string | undefined>> = process.env
+): Record<string, string> => {
   const env: Record<string, string> = {}
   for (const [name, value] of Object.entries(base)) {
     if (value !== undefined && !droppedVariable.test(name)) env[name] = value
@@ -187,7 +189,10 @@ export const run = (options: ShellOptions): Effect.Effect<ShellResult, ShellProc
       Effect.mapError((error) => {
         // Named as the user knows it: bash, also when a sandbox wraps it.
         const why = error.cause instanceof Error ? error.cause.message : String(error.cause)
-        return new ShellProcessError({ message: error.reason === "spawn" ? `cannot start bash in ${options.cwd}: ${why}` : error.message, cause: error })
+        return new ShellProcessError({
+          message: error.reason === "spawn" ? `cannot start bash in ${options.cwd}: ${why}` : error.message,
+          cause: error
+        })
       })
     )
     const exit: ShellExit = Subprocess.Exit.$match(result.exit, {
@@ -198,5 +203,10 @@ export const run = (options: ShellOptions): Effect.Effect<ShellResult, ShellProc
       // `onOutput` never answers "enough".
       Stopped: () => ShellExit.OutputLimit({ limitBytes: limit })
     })
-    return { exit, pid: result.pid, leftovers: result.leftovers, outputIncomplete: result.outputIncomplete } satisfies ShellResult
+    return {
+      exit,
+      pid: result.pid,
+      leftovers: result.leftovers,
+      outputIncomplete: result.outputIncomplete
+    } satisfies ShellResult
   })

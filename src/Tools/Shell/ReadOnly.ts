@@ -118,15 +118,15 @@ const anyArguments: ArgumentRule = () => undefined
 
 const show = (word: ShellWord): string => `\`${word.text}\``
 
-const opaque = (word: ShellWord): string =>
-  `argument ${show(word)} is not literal and could expand to an option`
+const opaque = (word: ShellWord): string => `argument ${show(word)} is not literal and could expand to an option`
 
 /** A command read with a grammar, then checked by `check` (operand counts, option combinations). */
 const grammar = (
   name: string,
   options: OptionGrammar,
   check?: (parsed: Extract<ParsedOptions, { _tag: "Parsed" }>, args: ReadonlyArray<ShellWord>) => string | undefined
-): ArgumentRule => (args, words) => {
+): ArgumentRule =>
+(args, words) => {
   // A command none of whose real options writes, runs or reads a list of files takes any non-literal word: whatever
   // option it expands to is read-only (its reads are the plan's question, and non-literal words never count as inside).
   const parsed = parseOptions(options, args, inertCommands.has(name) ? () => true : words.isOperand)
@@ -134,18 +134,48 @@ const grammar = (
   return check?.(parsed, args)
 }
 
-const atMostOperands = (name: string, count: number, why: string) =>
-(parsed: Extract<ParsedOptions, { _tag: "Parsed" }>): string | undefined =>
-  parsed.operands.length > count ? `\`${name}\` with ${parsed.operands.length} operands ${why}` : undefined
+const atMostOperands =
+  (name: string, count: number, why: string) =>
+  (parsed: Extract<ParsedOptions, { _tag: "Parsed" }>): string | undefined =>
+    parsed.operands.length > count ? `\`${name}\` with ${parsed.operands.length} operands ${why}` : undefined
 
 /**
  * Commands with no option at all (in their full, real option set) that writes, runs a program, or reads files no
  * argument names.
  */
 const inertCommands: ReadonlySet<string> = new Set([
-  "ls", "cat", "head", "tail", "pwd", "cut", "tr", "nl", "od", "tac", "rev", "paste", "comm", "fold", "basename",
-  "dirname", "realpath", "readlink", "stat", "id", "uname", "printenv", "which", "cmp", "nproc", "seq", "whoami",
-  "df", "type", "grep", "egrep", "fgrep"
+  "ls",
+  "cat",
+  "head",
+  "tail",
+  "pwd",
+  "cut",
+  "tr",
+  "nl",
+  "od",
+  "tac",
+  "rev",
+  "paste",
+  "comm",
+  "fold",
+  "basename",
+  "dirname",
+  "realpath",
+  "readlink",
+  "stat",
+  "id",
+  "uname",
+  "printenv",
+  "which",
+  "cmp",
+  "nproc",
+  "seq",
+  "whoami",
+  "df",
+  "type",
+  "grep",
+  "egrep",
+  "fgrep"
 ])
 
 /** GNU's common `--help` and `--version`. */
@@ -297,8 +327,10 @@ const sedRule: ArgumentRule = (args) => {
         if (script === undefined) return "`sed --expression` needs a script"
         if (typeof script !== "string" && !script.literal) return opaque(script)
         scripts.push(typeof script === "string" ? script : script.value)
-      } else if (["--regexp-extended", "--posix", "--separate", "--null-data", "--unbuffered", "--debug", "--sandbox"]
-        .includes(name)) {
+      } else if (
+        ["--regexp-extended", "--posix", "--separate", "--null-data", "--unbuffered", "--debug", "--sandbox"]
+          .includes(name)
+      ) {
         // harmless
       } else return `\`sed ${name}\` is not known to be read-only`
       continue
@@ -334,7 +366,6 @@ const sedRule: ArgumentRule = (args) => {
   return undefined
 }
 
-
 // -----------------------------------------------------------------------------
 // the grammars of read-only commands
 // -----------------------------------------------------------------------------
@@ -342,7 +373,9 @@ const sedRule: ArgumentRule = (args) => {
 const lsGrammar: OptionGrammar = {
   flags: "aAbBcCdfFgGhHiklLmnNopqQrRsStuUvxXZ1",
   values: "ITw",
-  long: gnu("all,almost-all,author,escape,block-size=,ignore-backups,color?,colour?,directory,dired,classify?,file-type,format=,full-time,group-directories-first,no-group,human-readable,si,dereference-command-line,dereference-command-line-symlink-to-dir,hide=,hyperlink?,indicator-style=,inode,ignore=,kibibytes,dereference,numeric-uid-gid,literal,hide-control-chars,show-control-chars,quote-name,quoting-style=,reverse,recursive,size,sort=,time=,time-style=,tabsize=,width=,context,zero"),
+  long: gnu(
+    "all,almost-all,author,escape,block-size=,ignore-backups,color?,colour?,directory,dired,classify?,file-type,format=,full-time,group-directories-first,no-group,human-readable,si,dereference-command-line,dereference-command-line-symlink-to-dir,hide=,hyperlink?,indicator-style=,inode,ignore=,kibibytes,dereference,numeric-uid-gid,literal,hide-control-chars,show-control-chars,quote-name,quoting-style=,reverse,recursive,size,sort=,time=,time-style=,tabsize=,width=,context,zero"
+  ),
   permute: true
 }
 
@@ -350,7 +383,9 @@ const grepGrammar: OptionGrammar = {
   flags: "EFGPiyvwxcLloqsbHhnTZzUarRIV",
   values: "efmABCdD",
   numeric: true,
-  long: gnu("extended-regexp,fixed-strings,basic-regexp,perl-regexp,regexp=,file=,ignore-case,no-ignore-case,word-regexp,line-regexp,null-data,no-messages,invert-match,max-count=,byte-offset,line-number,no-line-number,line-buffered,with-filename,no-filename,label=,only-matching,quiet,silent,binary-files=,text,directories=,devices=,recursive,dereference-recursive,include=,exclude=,exclude-from=,exclude-dir=,files-without-match,files-with-matches,count,initial-tab,null,before-context=,after-context=,context?,color?,colour?,binary"),
+  long: gnu(
+    "extended-regexp,fixed-strings,basic-regexp,perl-regexp,regexp=,file=,ignore-case,no-ignore-case,word-regexp,line-regexp,null-data,no-messages,invert-match,max-count=,byte-offset,line-number,no-line-number,line-buffered,with-filename,no-filename,label=,only-matching,quiet,silent,binary-files=,text,directories=,devices=,recursive,dereference-recursive,include=,exclude=,exclude-from=,exclude-dir=,files-without-match,files-with-matches,count,initial-tab,null,before-context=,after-context=,context?,color?,colour?,binary"
+  ),
   permute: true
 }
 
@@ -364,29 +399,99 @@ const sumGrammar: OptionGrammar = {
 const diffGrammar: OptionGrammar = {
   flags: "abBcdeEilnNpqrsStTuwyZ",
   values: "CDFIStUWxX",
-  long: gnu("normal,brief,report-identical-files,context?,unified?,ed,rcs,side-by-side,width=,left-column,suppress-common-lines,show-c-function,show-function-line=,label=,expand-tabs,initial-tab,tabsize=,suppress-blank-empty,recursive,no-dereference,new-file,unidirectional-new-file,ignore-file-name-case,no-ignore-file-name-case,exclude=,exclude-from=,starting-file=,from-file=,to-file=,ignore-case,ignore-tab-expansion,ignore-trailing-space,ignore-space-change,ignore-all-space,ignore-blank-lines,ignore-matching-lines=,text,strip-trailing-cr,ifdef=,old-group-format=,new-group-format=,unchanged-group-format=,changed-group-format=,line-format=,old-line-format=,new-line-format=,unchanged-line-format=,minimal,horizon-lines=,speed-large-files,color?,palette="),
+  long: gnu(
+    "normal,brief,report-identical-files,context?,unified?,ed,rcs,side-by-side,width=,left-column,suppress-common-lines,show-c-function,show-function-line=,label=,expand-tabs,initial-tab,tabsize=,suppress-blank-empty,recursive,no-dereference,new-file,unidirectional-new-file,ignore-file-name-case,no-ignore-file-name-case,exclude=,exclude-from=,starting-file=,from-file=,to-file=,ignore-case,ignore-tab-expansion,ignore-trailing-space,ignore-space-change,ignore-all-space,ignore-blank-lines,ignore-matching-lines=,text,strip-trailing-cr,ifdef=,old-group-format=,new-group-format=,unchanged-group-format=,changed-group-format=,line-format=,old-line-format=,new-line-format=,unchanged-line-format=,minimal,horizon-lines=,speed-large-files,color?,palette="
+  ),
   permute: true
 }
 
 const findGlobals: ReadonlySet<string> = new Set(["-P", "-H", "-L"])
 /** find primaries and options that only test, print to standard output, or steer the walk. */
 const findFlags: ReadonlySet<string> = new Set([
-  "-print", "-print0", "-ls", "-prune", "-quit", "-true", "-false", "-empty", "-nouser", "-nogroup", "-readable",
-  "-writable", "-executable", "-depth", "-d", "-mount", "-xdev", "-noleaf", "-ignore_readdir_race",
-  "-noignore_readdir_race", "-daystart", "-follow", "-not", "!", "-a", "-and", "-o", "-or", "(", ")", ",", "-warn",
-  "-nowarn", "-help", "--help", "-version", "--version"
+  "-print",
+  "-print0",
+  "-ls",
+  "-prune",
+  "-quit",
+  "-true",
+  "-false",
+  "-empty",
+  "-nouser",
+  "-nogroup",
+  "-readable",
+  "-writable",
+  "-executable",
+  "-depth",
+  "-d",
+  "-mount",
+  "-xdev",
+  "-noleaf",
+  "-ignore_readdir_race",
+  "-noignore_readdir_race",
+  "-daystart",
+  "-follow",
+  "-not",
+  "!",
+  "-a",
+  "-and",
+  "-o",
+  "-or",
+  "(",
+  ")",
+  ",",
+  "-warn",
+  "-nowarn",
+  "-help",
+  "--help",
+  "-version",
+  "--version"
 ])
 const findWithValue: ReadonlySet<string> = new Set([
-  "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-type", "-xtype",
-  "-size", "-newer", "-anewer", "-cnewer", "-mtime", "-atime", "-ctime", "-mmin", "-amin", "-cmin", "-perm",
-  "-user", "-group", "-uid", "-gid", "-links", "-inum", "-samefile", "-lname", "-ilname", "-fstype", "-used",
-  "-maxdepth", "-mindepth", "-regextype", "-printf", "-context"
+  "-name",
+  "-iname",
+  "-path",
+  "-ipath",
+  "-wholename",
+  "-iwholename",
+  "-regex",
+  "-iregex",
+  "-type",
+  "-xtype",
+  "-size",
+  "-newer",
+  "-anewer",
+  "-cnewer",
+  "-mtime",
+  "-atime",
+  "-ctime",
+  "-mmin",
+  "-amin",
+  "-cmin",
+  "-perm",
+  "-user",
+  "-group",
+  "-uid",
+  "-gid",
+  "-links",
+  "-inum",
+  "-samefile",
+  "-lname",
+  "-ilname",
+  "-fstype",
+  "-used",
+  "-maxdepth",
+  "-mindepth",
+  "-regextype",
+  "-printf",
+  "-context"
 ])
 
 const findRule: ArgumentRule = (args, words) => {
   let i = 0
   // Leading options, then starting points, then the expression. find has no `--` for its expression.
-  while (i < args.length && args[i]!.literal && (findGlobals.has(args[i]!.value) || /^-D|^-O[0-9]/.test(args[i]!.value))) {
+  while (
+    i < args.length && args[i]!.literal && (findGlobals.has(args[i]!.value) || /^-D|^-O[0-9]/.test(args[i]!.value))
+  ) {
     if (args[i]!.value === "-D") i++
     i++
   }
@@ -403,7 +508,9 @@ const findRule: ArgumentRule = (args, words) => {
     if (findWithValue.has(value) || /^-newer[amcBt][amcBt]$/.test(value)) {
       const given = args[i + 1]
       if (given === undefined) return `\`find ${value}\` needs a value`
-      if ((given.glob || given.brace || given.unquotedExpansion) && !words.isOperand(given)) return `\`find\`: ${opaque(given)}`
+      if ((given.glob || given.brace || given.unquotedExpansion) && !words.isOperand(given)) {
+        return `\`find\`: ${opaque(given)}`
+      }
       i++
       continue
     }
@@ -424,8 +531,21 @@ const dateRule: ArgumentRule = grammar("date", {
 })
 
 const hostnameDisplayOptions: ReadonlySet<string> = new Set([
-  "-f", "-s", "-i", "-I", "-d", "-A", "-a", "--fqdn", "--long", "--short", "--domain", "--ip-address",
-  "--all-ip-addresses", "--all-fqdns", "--alias"
+  "-f",
+  "-s",
+  "-i",
+  "-I",
+  "-d",
+  "-A",
+  "-a",
+  "--fqdn",
+  "--long",
+  "--short",
+  "--domain",
+  "--ip-address",
+  "--all-ip-addresses",
+  "--all-fqdns",
+  "--alias"
 ])
 const hostnameRule: ArgumentRule = (args) => {
   const word = args.find((arg) => !arg.literal || !hostnameDisplayOptions.has(arg.value))
@@ -481,12 +601,17 @@ const envRule: ArgumentRule = (args) =>
     : "`env` with arguments runs a command or changes the environment"
 
 const jqRule: ArgumentRule = (args, words) => {
-  const parsed = parseOptions({
-    flags: "nRscrjaSCMehV",
-    values: "fL",
-    long: "null-input,raw-input,slurp,compact-output,raw-output,raw-output0,join-output,ascii-output,sort-keys,color-output,monochrome-output,tab,indent=,unbuffered,stream,stream-errors,seq,exit-status,from-file=,arg=,argjson=,slurpfile=,rawfile=,args,jsonargs,help,version,build-configuration",
-    permute: true
-  }, args, words.isOperand)
+  const parsed = parseOptions(
+    {
+      flags: "nRscrjaSCMehV",
+      values: "fL",
+      long:
+        "null-input,raw-input,slurp,compact-output,raw-output,raw-output0,join-output,ascii-output,sort-keys,color-output,monochrome-output,tab,indent=,unbuffered,stream,stream-errors,seq,exit-status,from-file=,arg=,argjson=,slurpfile=,rawfile=,args,jsonargs,help,version,build-configuration",
+      permute: true
+    },
+    args,
+    words.isOperand
+  )
   if (parsed._tag === "Unknown") return `\`jq\`: ${parsed.reason}, so it is not known to be read-only`
   // `--arg NAME VALUE` and friends take two words; the parser took one: the rest are operands either way.
   return undefined
@@ -499,8 +624,17 @@ const gitCommand = (sub: string) => `git ${sub}`
 // -----------------------------------------------------------------------------
 
 const gitSafeGlobals: ReadonlySet<string> = new Set([
-  "--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs",
-  "--icase-pathspecs", "--version", "--no-replace-objects", "--no-lazy-fetch", "--no-advice"
+  "--no-pager",
+  "-P",
+  "--no-optional-locks",
+  "--literal-pathspecs",
+  "--glob-pathspecs",
+  "--noglob-pathspecs",
+  "--icase-pathspecs",
+  "--version",
+  "--no-replace-objects",
+  "--no-lazy-fetch",
+  "--no-advice"
 ])
 
 const gitDiffLong =
@@ -515,7 +649,13 @@ const gitLogGrammar: OptionGrammar = {
   long: `${gitDiffLong},${gitLogLong}`,
   permute: true
 }
-const gitDiffGrammar: OptionGrammar = { flags: "pusRaDbwWz", values: "SG", optional: "UMCBl", long: gitDiffLong, permute: true }
+const gitDiffGrammar: OptionGrammar = {
+  flags: "pusRaDbwWz",
+  values: "SG",
+  optional: "UMCBl",
+  long: gitDiffLong,
+  permute: true
+}
 
 const gitGrammars: Readonly<Record<string, OptionGrammar>> = {
   log: gitLogGrammar,
@@ -524,71 +664,113 @@ const gitGrammars: Readonly<Record<string, OptionGrammar>> = {
   status: {
     flags: "sbvz",
     optional: "u",
-    long: "short,branch,show-stash,porcelain?,long,verbose,untracked-files?,ignore-submodules?,ignored?,column?,no-column,ahead-behind,no-ahead-behind,renames,no-renames,find-renames?,null",
+    long:
+      "short,branch,show-stash,porcelain?,long,verbose,untracked-files?,ignore-submodules?,ignored?,column?,no-column,ahead-behind,no-ahead-behind,renames,no-renames,find-renames?,null",
     permute: true
   },
   blame: {
     flags: "bclnpsfteMCwh",
     values: "LS",
-    long: "porcelain,line-porcelain,incremental,root,show-stats,progress,no-progress,score-debug,show-name,show-number,show-email,abbrev?,date=,reverse,first-parent,encoding=,contents=,ignore-rev=,ignore-revs-file=,color-lines,color-by-age,minimal,end-of-options",
+    long:
+      "porcelain,line-porcelain,incremental,root,show-stats,progress,no-progress,score-debug,show-name,show-number,show-email,abbrev?,date=,reverse,first-parent,encoding=,contents=,ignore-rev=,ignore-revs-file=,color-lines,color-by-age,minimal,end-of-options",
     permute: true
   },
-  shortlog: { flags: "nsec", optional: "w", long: `numbered,summary,email,committer,group=,format=,${gitLogLong}`, permute: true },
-  describe: { long: "all,tags,contains,abbrev=,candidates=,exact-match,debug,long,match=,exclude=,always,first-parent,dirty?,broken?", permute: true },
+  shortlog: {
+    flags: "nsec",
+    optional: "w",
+    long: `numbered,summary,email,committer,group=,format=,${gitLogLong}`,
+    permute: true
+  },
+  describe: {
+    long:
+      "all,tags,contains,abbrev=,candidates=,exact-match,debug,long,match=,exclude=,always,first-parent,dirty?,broken?",
+    permute: true
+  },
   "rev-parse": {
     flags: "qS",
-    long: "show-toplevel,git-dir,absolute-git-dir,git-common-dir,is-inside-work-tree,is-inside-git-dir,is-bare-repository,is-shallow-repository,show-prefix,show-cdup,short?,abbrev-ref?,symbolic,symbolic-full-name,verify,quiet,sq,sq-quote,not,all,branches?,tags?,remotes?,glob=,exclude=,default=,prefix=,local-env-vars,resolve-git-dir=,git-path=,show-superproject-working-tree,shared-index-path,show-object-format?,show-ref-format,since=,after=,until=,before=,revs-only,no-revs,flags,no-flags,disambiguate=,stop-at-non-option,keep-dashdash,path-format=,end-of-options",
+    long:
+      "show-toplevel,git-dir,absolute-git-dir,git-common-dir,is-inside-work-tree,is-inside-git-dir,is-bare-repository,is-shallow-repository,show-prefix,show-cdup,short?,abbrev-ref?,symbolic,symbolic-full-name,verify,quiet,sq,sq-quote,not,all,branches?,tags?,remotes?,glob=,exclude=,default=,prefix=,local-env-vars,resolve-git-dir=,git-path=,show-superproject-working-tree,shared-index-path,show-object-format?,show-ref-format,since=,after=,until=,before=,revs-only,no-revs,flags,no-flags,disambiguate=,stop-at-non-option,keep-dashdash,path-format=,end-of-options",
     permute: true
   },
   "ls-files": {
     flags: "cdmoiskuvtfz",
     values: "xX",
-    long: "cached,deleted,modified,others,ignored,stage,directory,no-empty-directory,unmerged,killed,exclude=,exclude-from=,exclude-per-directory=,exclude-standard,error-unmatch,with-tree=,full-name,recurse-submodules,abbrev?,debug,eol,deduplicate,sparse,format=,resolve-undo",
+    long:
+      "cached,deleted,modified,others,ignored,stage,directory,no-empty-directory,unmerged,killed,exclude=,exclude-from=,exclude-per-directory=,exclude-standard,error-unmatch,with-tree=,full-name,recurse-submodules,abbrev?,debug,eol,deduplicate,sparse,format=,resolve-undo",
     permute: true
   },
-  "ls-tree": { flags: "dlrtz", long: "long,name-only,name-status,object-only,full-name,full-tree,abbrev?,format=", permute: true },
+  "ls-tree": {
+    flags: "dlrtz",
+    long: "long,name-only,name-status,object-only,full-name,full-tree,abbrev?,format=",
+    permute: true
+  },
   "cat-file": {
     flags: "tspe",
-    long: "batch?,batch-check?,batch-all-objects,buffer,unordered,follow-symlinks,allow-unknown-type,mailmap,use-mailmap,no-mailmap,path=,Z",
+    long:
+      "batch?,batch-check?,batch-all-objects,buffer,unordered,follow-symlinks,allow-unknown-type,mailmap,use-mailmap,no-mailmap,path=,Z",
     permute: true
   },
   grep: {
     flags: "aiIwvhHEGFPnlLcozqrW",
     values: "efABCm",
     numeric: true,
-    long: "cached,no-index,untracked,no-exclude-standard,exclude-standard,recurse-submodules,text,no-textconv,ignore-case,max-depth=,recursive,no-recursive,word-regexp,invert-match,full-name,extended-regexp,basic-regexp,perl-regexp,fixed-strings,line-number,column,files-with-matches,name-only,files-without-match,null,only-matching,count,color?,no-color,break,heading,show-function,context=,after-context=,before-context=,function-context,max-count=,threads=,and,or,not,all-match,quiet",
+    long:
+      "cached,no-index,untracked,no-exclude-standard,exclude-standard,recurse-submodules,text,no-textconv,ignore-case,max-depth=,recursive,no-recursive,word-regexp,invert-match,full-name,extended-regexp,basic-regexp,perl-regexp,fixed-strings,line-number,column,files-with-matches,name-only,files-without-match,null,only-matching,count,color?,no-color,break,heading,show-function,context=,after-context=,before-context=,function-context,max-count=,threads=,and,or,not,all-match,quiet",
     permute: true
   }
 }
 
-const flagsOnly = (allowed: ReadonlySet<string>, listFlags: ReadonlySet<string>, subcommand: string) =>
-(args: ReadonlyArray<ShellWord>): string | undefined => {
-  const listing = args.some((word) => listFlags.has(word.value))
-  for (const word of args) {
-    if (!word.literal) return opaque(word)
-    if (word.value.startsWith("-")) {
-      const name = word.value.split("=", 1)[0]!
-      if (!allowed.has(word.value) && !allowed.has(`${name}=`)) {
-        return `\`git ${subcommand} ${word.text}\` is not a listing option`
-      }
-    } else if (!listing) return `\`git ${subcommand} ${word.text}\` would create or change a ${subcommand}`
+const flagsOnly =
+  (allowed: ReadonlySet<string>, listFlags: ReadonlySet<string>, subcommand: string) =>
+  (args: ReadonlyArray<ShellWord>): string | undefined => {
+    const listing = args.some((word) => listFlags.has(word.value))
+    for (const word of args) {
+      if (!word.literal) return opaque(word)
+      if (word.value.startsWith("-")) {
+        const name = word.value.split("=", 1)[0]!
+        if (!allowed.has(word.value) && !allowed.has(`${name}=`)) {
+          return `\`git ${subcommand} ${word.text}\` is not a listing option`
+        }
+      } else if (!listing) return `\`git ${subcommand} ${word.text}\` would create or change a ${subcommand}`
+    }
+    return undefined
   }
-  return undefined
-}
 
 const gitSubcommands: Readonly<Record<string, (args: ReadonlyArray<ShellWord>, words: Words) => string | undefined>> = {
   ...Object.fromEntries(Object.entries(gitGrammars).map(([sub, options]) => [sub, grammar(gitCommand(sub), options)])),
   branch: flagsOnly(
     new Set([
-      "-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "--show-current", "--no-color", "-l", "--list"
+      "-a",
+      "--all",
+      "-r",
+      "--remotes",
+      "-v",
+      "-vv",
+      "--verbose",
+      "--show-current",
+      "--no-color",
+      "-l",
+      "--list"
     ]),
     new Set(["-l", "--list"]),
     "branch"
   ),
   tag: flagsOnly(
     new Set([
-      "-l", "--list", "-n", "--sort=", "--format=", "--contains", "--no-contains", "--merged", "--no-merged",
-      "--points-at", "-i", "--ignore-case", "--column", "--no-column"
+      "-l",
+      "--list",
+      "-n",
+      "--sort=",
+      "--format=",
+      "--contains",
+      "--no-contains",
+      "--merged",
+      "--no-merged",
+      "--points-at",
+      "-i",
+      "--ignore-case",
+      "--column",
+      "--no-column"
     ]),
     new Set(["-l", "--list"]),
     "tag"
@@ -597,16 +779,37 @@ const gitSubcommands: Readonly<Record<string, (args: ReadonlyArray<ShellWord>, w
     if (args.some((word) => !word.literal)) return "`git remote` with a non-literal argument"
     if (args.length === 0) return undefined
     if (args.length === 1 && ["-v", "--verbose"].includes(args[0]!.value)) return undefined
-    if (args[0]!.value === "get-url" && args.slice(1).every((word) => !word.value.startsWith("-") || ["--all", "--push"].includes(word.value))) return undefined
+    if (
+      args[0]!.value === "get-url" &&
+      args.slice(1).every((word) => !word.value.startsWith("-") || ["--all", "--push"].includes(word.value))
+    ) return undefined
     return `\`git remote ${args[0]!.text}\` is not a listing form`
   },
   config: (args) => {
     // Read-only only in an explicit read form with the right number of operands: `git config NAME VALUE list` SETS
     // NAME (the last word is a value pattern), so a read word anywhere is not enough.
     if (args.some((word) => !word.literal)) return "`git config` with a non-literal argument may change configuration"
-    const scopes = new Set(["--global", "--system", "--local", "--worktree", "--show-origin", "--show-scope", "--null", "-z",
-      "--name-only", "--includes", "--no-includes"])
-    const reads: Record<string, number> = { "--get": 2, "--get-all": 2, "--get-regexp": 2, "--get-urlmatch": 2, "--list": 0, "-l": 0 }
+    const scopes = new Set([
+      "--global",
+      "--system",
+      "--local",
+      "--worktree",
+      "--show-origin",
+      "--show-scope",
+      "--null",
+      "-z",
+      "--name-only",
+      "--includes",
+      "--no-includes"
+    ])
+    const reads: Record<string, number> = {
+      "--get": 2,
+      "--get-all": 2,
+      "--get-regexp": 2,
+      "--get-urlmatch": 2,
+      "--list": 0,
+      "-l": 0
+    }
     const subcommands: Record<string, number> = { get: 1, list: 0 }
     const options = args.filter((word) => word.value.startsWith("-"))
     const operands = args.filter((word) => !word.value.startsWith("-"))
@@ -614,12 +817,20 @@ const gitSubcommands: Readonly<Record<string, (args: ReadonlyArray<ShellWord>, w
     const unknown = options.find((word) => !Object.hasOwn(reads, word.value) && !scopes.has(word.value))
     if (unknown !== undefined) return `\`git config ${unknown.text}\` is not a known read-only option`
     if (action.length === 1) {
-      return operands.length <= reads[action[0]!.value]! ? undefined : "`git config` with more operands than its read form takes may change configuration"
+      return operands.length <= reads[action[0]!.value]!
+        ? undefined
+        : "`git config` with more operands than its read form takes may change configuration"
     }
     const sub = operands[0]?.value
-    if (action.length === 0 && sub !== undefined && Object.hasOwn(subcommands, sub) && operands.length - 1 <= subcommands[sub]!) return undefined
+    if (
+      action.length === 0 && sub !== undefined && Object.hasOwn(subcommands, sub) &&
+      operands.length - 1 <= subcommands[sub]!
+    ) return undefined
     // `git config section.key`: one operand naming a key (a dot, no subcommand word) reads it.
-    if (action.length === 0 && operands.length === 1 && /^[A-Za-z0-9][A-Za-z0-9-]*(?:\.[^\s=]+)?\.[A-Za-z][A-Za-z0-9-]*$/.test(operands[0]!.value)) {
+    if (
+      action.length === 0 && operands.length === 1 &&
+      /^[A-Za-z0-9][A-Za-z0-9-]*(?:\.[^\s=]+)?\.[A-Za-z][A-Za-z0-9-]*$/.test(operands[0]!.value)
+    ) {
       return undefined
     }
     return "`git config` without exactly one `--get`/`--list` form may change configuration"
@@ -628,8 +839,11 @@ const gitSubcommands: Readonly<Record<string, (args: ReadonlyArray<ShellWord>, w
     if (args.some((word) => !word.literal)) return "`git reflog` with a non-literal argument"
     const first = args[0]
     if (first === undefined || first.value === "show" || first.value.startsWith("-")) {
-      const bad = args.find((word) => ["expire", "delete", "drop", "write"].includes(word.value) ||
-        (word.value.startsWith("-") && !/^-(?:n|-max-count=)?[0-9]*$|^--(?:oneline|date=.*|format=.*|pretty=.*|all|abbrev-commit)$/.test(word.value)))
+      const bad = args.find((word) =>
+        ["expire", "delete", "drop", "write"].includes(word.value) ||
+        (word.value.startsWith("-") &&
+          !/^-(?:n|-max-count=)?[0-9]*$|^--(?:oneline|date=.*|format=.*|pretty=.*|all|abbrev-commit)$/.test(word.value))
+      )
       return bad === undefined ? undefined : `\`git reflog ${bad.text}\` is not known to be read-only`
     }
     return `\`git reflog ${first.text}\` is not \`git reflog show\``
@@ -667,9 +881,36 @@ const gitRule: ArgumentRule = (args, words) => {
 
 const allowlist: ReadonlyMap<string, ArgumentRule> = new Map<string, ArgumentRule>([
   ["ls", grammar("ls", lsGrammar)],
-  ["cat", grammar("cat", { flags: "AbeEnstTuv", long: gnu("show-all,number-nonblank,show-ends,number,squeeze-blank,show-tabs,show-nonprinting"), permute: true })],
-  ["head", grammar("head", { flags: "qvz", values: "nc", numeric: true, long: gnu("bytes=,lines=,quiet,silent,verbose,zero-terminated"), permute: true })],
-  ["tail", grammar("tail", { flags: "fFqvrz", values: "ncs", numeric: true, long: gnu("bytes=,follow?,lines=,max-unchanged-stats=,pid=,quiet,silent,retry,sleep-interval=,verbose,zero-terminated"), permute: true })],
+  [
+    "cat",
+    grammar("cat", {
+      flags: "AbeEnstTuv",
+      long: gnu("show-all,number-nonblank,show-ends,number,squeeze-blank,show-tabs,show-nonprinting"),
+      permute: true
+    })
+  ],
+  [
+    "head",
+    grammar("head", {
+      flags: "qvz",
+      values: "nc",
+      numeric: true,
+      long: gnu("bytes=,lines=,quiet,silent,verbose,zero-terminated"),
+      permute: true
+    })
+  ],
+  [
+    "tail",
+    grammar("tail", {
+      flags: "fFqvrz",
+      values: "ncs",
+      numeric: true,
+      long: gnu(
+        "bytes=,follow?,lines=,max-unchanged-stats=,pid=,quiet,silent,retry,sleep-interval=,verbose,zero-terminated"
+      ),
+      permute: true
+    })
+  ],
   ["wc", grammar("wc", { flags: "clmwL", long: gnu("bytes,chars,lines,max-line-length,words,total="), permute: true })],
   ["pwd", grammar("pwd", { flags: "LP" })],
   ["echo", anyArguments],
@@ -677,28 +918,104 @@ const allowlist: ReadonlyMap<string, ArgumentRule> = new Map<string, ArgumentRul
   ["grep", grammar("grep", grepGrammar)],
   ["egrep", grammar("egrep", grepGrammar)],
   ["fgrep", grammar("fgrep", grepGrammar)],
-  ["rg", grammar("rg", {
-    flags: "0aciFHhIlLnNopqsSuUvVwxbPUj",
-    values: "ABCeEfgjmMrtTd",
-    long: "after-context=,before-context=,context=,case-sensitive,color=,colors=,column,no-column,count,count-matches,crlf,no-crlf,debug,trace,dfa-size-limit=,encoding=,engine=,fixed-strings,no-fixed-strings,follow,no-follow,glob=,iglob=,glob-case-insensitive,no-glob-case-insensitive,heading,no-heading,hidden,no-hidden,ignore-case,ignore-file=,ignore-file-case-insensitive,include-zero,invert-match,no-invert-match,json,no-json,line-buffered,block-buffered,line-number,no-line-number,line-regexp,max-columns=,max-columns-preview,max-count=,max-depth=,max-filesize=,mmap,no-mmap,multiline,no-multiline,multiline-dotall,no-config,no-ignore,no-ignore-dot,no-ignore-exclude,no-ignore-files,no-ignore-global,no-ignore-parent,no-ignore-vcs,no-messages,null,null-data,one-file-system,only-matching,passthru,path-separator=,pcre2,no-pcre2,pcre2-version,quiet,regex-size-limit=,regexp=,replace=,smart-case,sort=,sortr=,stats,text,no-text,threads=,trim,no-trim,type=,type-not=,type-list,type-add=,type-clear=,unrestricted,vimgrep,with-filename,no-filename,word-regexp,files,files-with-matches,files-without-match,help,version,hyperlink-format=,field-context-separator=,field-match-separator=,context-separator=,no-context-separator,byte-offset,binary,no-binary,auto-hybrid-regex,no-unicode,unicode,max-depth=,no-require-git,sort-files,no-sort-files",
-    permute: true
-  })],
-  ["cut", grammar("cut", { flags: "nsz", values: "bcdf", long: gnu("bytes=,characters=,delimiter=,fields=,complement,only-delimited,output-delimiter=,zero-terminated"), permute: true })],
-  ["tr", grammar("tr", { flags: "cCdst", long: gnu("complement,delete,squeeze-repeats,truncate-set1"), permute: true })],
+  [
+    "rg",
+    grammar("rg", {
+      flags: "0aciFHhIlLnNopqsSuUvVwxbPUj",
+      values: "ABCeEfgjmMrtTd",
+      long:
+        "after-context=,before-context=,context=,case-sensitive,color=,colors=,column,no-column,count,count-matches,crlf,no-crlf,debug,trace,dfa-size-limit=,encoding=,engine=,fixed-strings,no-fixed-strings,follow,no-follow,glob=,iglob=,glob-case-insensitive,no-glob-case-insensitive,heading,no-heading,hidden,no-hidden,ignore-case,ignore-file=,ignore-file-case-insensitive,include-zero,invert-match,no-invert-match,json,no-json,line-buffered,block-buffered,line-number,no-line-number,line-regexp,max-columns=,max-columns-preview,max-count=,max-depth=,max-filesize=,mmap,no-mmap,multiline,no-multiline,multiline-dotall,no-config,no-ignore,no-ignore-dot,no-ignore-exclude,no-ignore-files,no-ignore-global,no-ignore-parent,no-ignore-vcs,no-messages,null,null-data,one-file-system,only-matching,passthru,path-separator=,pcre2,no-pcre2,pcre2-version,quiet,regex-size-limit=,regexp=,replace=,smart-case,sort=,sortr=,stats,text,no-text,threads=,trim,no-trim,type=,type-not=,type-list,type-add=,type-clear=,unrestricted,vimgrep,with-filename,no-filename,word-regexp,files,files-with-matches,files-without-match,help,version,hyperlink-format=,field-context-separator=,field-match-separator=,context-separator=,no-context-separator,byte-offset,binary,no-binary,auto-hybrid-regex,no-unicode,unicode,max-depth=,no-require-git,sort-files,no-sort-files",
+      permute: true
+    })
+  ],
+  [
+    "cut",
+    grammar("cut", {
+      flags: "nsz",
+      values: "bcdf",
+      long: gnu("bytes=,characters=,delimiter=,fields=,complement,only-delimited,output-delimiter=,zero-terminated"),
+      permute: true
+    })
+  ],
+  [
+    "tr",
+    grammar("tr", { flags: "cCdst", long: gnu("complement,delete,squeeze-repeats,truncate-set1"), permute: true })
+  ],
   ["diff", grammar("diff", diffGrammar)],
-  ["cmp", grammar("cmp", { flags: "bls", values: "in", long: gnu("print-bytes,ignore-initial=,verbose,bytes=,quiet,silent"), permute: true })],
-  ["stat", grammar("stat", { flags: "LftZ", values: "c", long: gnu("dereference,file-system,format=,printf=,terse,cached="), permute: true })],
-  ["du", grammar("du", { flags: "0abcDhHklLmPsSx", values: "BdtX", long: gnu("null,all,apparent-size,block-size=,bytes,total,dereference-args,max-depth=,human-readable,inodes,si,count-links,dereference,separate-dirs,summarize,threshold=,time?,time-style=,exclude-from=,exclude=,one-file-system,no-dereference"), permute: true })],
-  ["df", grammar("df", { flags: "ahHiklPTv", values: "Btx", long: gnu("all,block-size=,human-readable,si,inodes,local,output?,portability,print-type,type=,exclude-type=,total,sync,no-sync"), permute: true })],
+  [
+    "cmp",
+    grammar("cmp", {
+      flags: "bls",
+      values: "in",
+      long: gnu("print-bytes,ignore-initial=,verbose,bytes=,quiet,silent"),
+      permute: true
+    })
+  ],
+  [
+    "stat",
+    grammar("stat", {
+      flags: "LftZ",
+      values: "c",
+      long: gnu("dereference,file-system,format=,printf=,terse,cached="),
+      permute: true
+    })
+  ],
+  [
+    "du",
+    grammar("du", {
+      flags: "0abcDhHklLmPsSx",
+      values: "BdtX",
+      long: gnu(
+        "null,all,apparent-size,block-size=,bytes,total,dereference-args,max-depth=,human-readable,inodes,si,count-links,dereference,separate-dirs,summarize,threshold=,time?,time-style=,exclude-from=,exclude=,one-file-system,no-dereference"
+      ),
+      permute: true
+    })
+  ],
+  [
+    "df",
+    grammar("df", {
+      flags: "ahHiklPTv",
+      values: "Btx",
+      long: gnu(
+        "all,block-size=,human-readable,si,inodes,local,output?,portability,print-type,type=,exclude-type=,total,sync,no-sync"
+      ),
+      permute: true
+    })
+  ],
   ["which", grammar("which", { flags: "a", permute: true })],
   ["type", grammar("type", { flags: "afptP", permute: true })],
   ["basename", grammar("basename", { flags: "az", values: "s", long: gnu("multiple,suffix=,zero"), permute: true })],
   ["dirname", grammar("dirname", { flags: "z", long: gnu("zero"), permute: true })],
-  ["realpath", grammar("realpath", { flags: "eLmPqsz", long: gnu("canonicalize-existing,canonicalize-missing,logical,physical,quiet,relative-to=,relative-base=,strip,no-symlinks,zero"), permute: true })],
-  ["readlink", grammar("readlink", { flags: "efmnqsvz", long: gnu("canonicalize,canonicalize-existing,canonicalize-missing,no-newline,quiet,silent,verbose,zero"), permute: true })],
+  [
+    "realpath",
+    grammar("realpath", {
+      flags: "eLmPqsz",
+      long: gnu(
+        "canonicalize-existing,canonicalize-missing,logical,physical,quiet,relative-to=,relative-base=,strip,no-symlinks,zero"
+      ),
+      permute: true
+    })
+  ],
+  [
+    "readlink",
+    grammar("readlink", {
+      flags: "efmnqsvz",
+      long: gnu("canonicalize,canonicalize-existing,canonicalize-missing,no-newline,quiet,silent,verbose,zero"),
+      permute: true
+    })
+  ],
   ["whoami", grammar("whoami", { long: gnu("") }, atMostOperands("whoami", 0, "is an error"))],
   ["id", grammar("id", { flags: "agGnruzZ", long: gnu("context,group,groups,name,real,user,zero"), permute: true })],
-  ["uname", grammar("uname", { flags: "asnrvmpio", long: gnu("all,kernel-name,nodename,kernel-release,kernel-version,machine,processor,hardware-platform,operating-system"), permute: true }, atMostOperands("uname", 0, "is an error"))],
+  [
+    "uname",
+    grammar("uname", {
+      flags: "asnrvmpio",
+      long: gnu(
+        "all,kernel-name,nodename,kernel-release,kernel-version,machine,processor,hardware-platform,operating-system"
+      ),
+      permute: true
+    }, atMostOperands("uname", 0, "is an error"))
+  ],
   ["printenv", grammar("printenv", { flags: "0", long: gnu("null"), permute: true })],
   ["env", envRule],
   ["true", anyArguments],
@@ -706,30 +1023,119 @@ const allowlist: ReadonlyMap<string, ArgumentRule> = new Map<string, ArgumentRul
   [":", anyArguments],
   ["test", testRule],
   ["[", testRule],
-  ["nl", grammar("nl", { flags: "p", values: "bdfhilnsvw", long: gnu("body-numbering=,section-delimiter=,footer-numbering=,header-numbering=,line-increment=,join-blank-lines=,number-format=,no-renumber,number-separator=,starting-line-number=,number-width="), permute: true })],
-  ["od", grammar("od", { flags: "abcdfhilosvx", values: "AjNtS", optional: "w", long: gnu("address-radix=,endian=,skip-bytes=,read-bytes=,strings?,format=,output-duplicates,width?,traditional"), permute: true })],
+  [
+    "nl",
+    grammar("nl", {
+      flags: "p",
+      values: "bdfhilnsvw",
+      long: gnu(
+        "body-numbering=,section-delimiter=,footer-numbering=,header-numbering=,line-increment=,join-blank-lines=,number-format=,no-renumber,number-separator=,starting-line-number=,number-width="
+      ),
+      permute: true
+    })
+  ],
+  [
+    "od",
+    grammar("od", {
+      flags: "abcdfhilosvx",
+      values: "AjNtS",
+      optional: "w",
+      long: gnu("address-radix=,endian=,skip-bytes=,read-bytes=,strings?,format=,output-duplicates,width?,traditional"),
+      permute: true
+    })
+  ],
   ["tac", grammar("tac", { flags: "br", values: "s", long: gnu("before,regex,separator="), permute: true })],
   ["rev", grammar("rev", { flags: "0", long: gnu("zero"), permute: true })],
   ["seq", grammar("seq", { flags: "w", values: "fs", long: gnu("format=,separator=,equal-width"), permute: true })],
-  ["paste", grammar("paste", { flags: "sz", values: "d", long: gnu("delimiters=,serial,zero-terminated"), permute: true })],
-  ["comm", grammar("comm", { flags: "123iz", long: gnu("check-order,nocheck-order,output-delimiter=,total,zero-terminated"), permute: true })],
+  [
+    "paste",
+    grammar("paste", { flags: "sz", values: "d", long: gnu("delimiters=,serial,zero-terminated"), permute: true })
+  ],
+  [
+    "comm",
+    grammar("comm", {
+      flags: "123iz",
+      long: gnu("check-order,nocheck-order,output-delimiter=,total,zero-terminated"),
+      permute: true
+    })
+  ],
   ["fold", grammar("fold", { flags: "bs", values: "w", long: gnu("bytes,characters,spaces,width="), permute: true })],
   ["nproc", grammar("nproc", { long: gnu("all,ignore=") }, atMostOperands("nproc", 0, "is an error"))],
-  ...["md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum"].map((name) => [name, grammar(name, sumGrammar)] as const),
-  ["cksum", grammar("cksum", { flags: "bctwz", values: "al", long: gnu("algorithm=,base64,check,length=,raw,tag,untagged,zero,ignore-missing,quiet,status,strict,warn,debug"), permute: true })],
+  ...["md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum"].map((name) =>
+    [name, grammar(name, sumGrammar)] as const
+  ),
+  [
+    "cksum",
+    grammar("cksum", {
+      flags: "bctwz",
+      values: "al",
+      long: gnu("algorithm=,base64,check,length=,raw,tag,untagged,zero,ignore-missing,quiet,status,strict,warn,debug"),
+      permute: true
+    })
+  ],
   ["jq", jqRule],
   ["find", findRule],
   ["sed", sedRule],
-  ["sort", grammar("sort", { flags: "bdfgiMhnRrVcCmsuz", values: "kSt", long: gnu("ignore-leading-blanks,dictionary-order,ignore-case,general-numeric-sort,ignore-nonprinting,month-sort,human-numeric-sort,numeric-sort,random-sort,random-source=,reverse,sort=,version-sort,batch-size=,check?,key=,merge,buffer-size=,stable,field-separator=,parallel=,unique,zero-terminated,debug"), permute: true })],
-  ["base64", grammar("base64", { flags: "di", values: "w", long: gnu("decode,ignore-garbage,wrap="), permute: true }, atMostOperands("base64", 1, "is an error"))],
-  ["uniq", grammar("uniq", { flags: "cdDiuz", values: "fsw", long: gnu("count,repeated,all-repeated?,skip-fields=,group?,ignore-case,skip-chars=,unique,zero-terminated,check-chars="), permute: true }, atMostOperands("uniq", 1, "writes its output to the second one"))],
-  ["tree", grammar("tree", { flags: "adfxlisAnCpugshDFqNQrtcUvSXJ", values: "LPIHT", long: "gitignore,ignore-case,matchdirs,metafirst,prune,noreport,dirsfirst,filesfirst,du,si,charset=,filelimit=,timefmt=,sort=,help,version,noindent,nolinks,hintro=,houtro=,info", permute: true })],
-  ["file", grammar("file", { flags: "bcdEhikLlNnrsvzZ0", values: "emFfP", long: gnu("brief,mime,mime-type,mime-encoding,keep-going,dereference,no-dereference,raw,special-files,uncompress,uncompress-noreport,no-pad,separator=,files-from=,magic-file=,exclude=,exclude-quiet=,extension,apple,parameter=,print0,checking-printout,debug,no-buffer"), permute: true })],
-  ["xxd", grammar("xxd", {
-    singleDash: "a,autoskip,b,bits,c=,cols=,C,capitalize,d,E,EBCDIC,e,g=,groupsize=,h,help,i,include,l=,len=,n=,name=,o=,offset=,p,ps,postscript,plain,s=,seek=,u,v,version,R=",
-    values: "cglnos",
-    flags: "abCdEehipuv"
-  }, atMostOperands("xxd", 1, "writes its output to the second one"))],
+  [
+    "sort",
+    grammar("sort", {
+      flags: "bdfgiMhnRrVcCmsuz",
+      values: "kSt",
+      long: gnu(
+        "ignore-leading-blanks,dictionary-order,ignore-case,general-numeric-sort,ignore-nonprinting,month-sort,human-numeric-sort,numeric-sort,random-sort,random-source=,reverse,sort=,version-sort,batch-size=,check?,key=,merge,buffer-size=,stable,field-separator=,parallel=,unique,zero-terminated,debug"
+      ),
+      permute: true
+    })
+  ],
+  [
+    "base64",
+    grammar(
+      "base64",
+      { flags: "di", values: "w", long: gnu("decode,ignore-garbage,wrap="), permute: true },
+      atMostOperands("base64", 1, "is an error")
+    )
+  ],
+  [
+    "uniq",
+    grammar("uniq", {
+      flags: "cdDiuz",
+      values: "fsw",
+      long: gnu(
+        "count,repeated,all-repeated?,skip-fields=,group?,ignore-case,skip-chars=,unique,zero-terminated,check-chars="
+      ),
+      permute: true
+    }, atMostOperands("uniq", 1, "writes its output to the second one"))
+  ],
+  [
+    "tree",
+    grammar("tree", {
+      flags: "adfxlisAnCpugshDFqNQrtcUvSXJ",
+      values: "LPIHT",
+      long:
+        "gitignore,ignore-case,matchdirs,metafirst,prune,noreport,dirsfirst,filesfirst,du,si,charset=,filelimit=,timefmt=,sort=,help,version,noindent,nolinks,hintro=,houtro=,info",
+      permute: true
+    })
+  ],
+  [
+    "file",
+    grammar("file", {
+      flags: "bcdEhikLlNnrsvzZ0",
+      values: "emFfP",
+      long: gnu(
+        "brief,mime,mime-type,mime-encoding,keep-going,dereference,no-dereference,raw,special-files,uncompress,uncompress-noreport,no-pad,separator=,files-from=,magic-file=,exclude=,exclude-quiet=,extension,apple,parameter=,print0,checking-printout,debug,no-buffer"
+      ),
+      permute: true
+    })
+  ],
+  [
+    "xxd",
+    grammar("xxd", {
+      singleDash:
+        "a,autoskip,b,bits,c=,cols=,C,capitalize,d,E,EBCDIC,e,g=,groupsize=,h,help,i,include,l=,len=,n=,name=,o=,offset=,p,ps,postscript,plain,s=,seek=,u,v,version,R=",
+      values: "cglnos",
+      flags: "abCdEehipuv"
+    }, atMostOperands("xxd", 1, "writes its output to the second one"))
+  ],
   ["date", dateRule],
   ["hostname", hostnameRule],
   ["cd", cdRule],
@@ -752,10 +1158,31 @@ const neverReason = (name: string): string | undefined => {
     return "is an interpreter and runs arbitrary code"
   }
   if (/^[gmn]?awk$/.test(name)) return "runs programs that can write files and run commands"
-  if (["xargs", "command", "builtin", "timeout", "nice", "nohup", "time", "sudo", "doas", "su", "stdbuf"]
-    .includes(name)) return "runs another command"
-  if (["trap", "alias", "unalias", "set", "shopt", "export", "declare", "typeset", "local", "readonly", "unset",
-    "read", "mapfile", "readarray", "enable", "hash", "let"].includes(name)) return "changes the shell session"
+  if (
+    ["xargs", "command", "builtin", "timeout", "nice", "nohup", "time", "sudo", "doas", "su", "stdbuf"]
+      .includes(name)
+  ) return "runs another command"
+  if (
+    [
+      "trap",
+      "alias",
+      "unalias",
+      "set",
+      "shopt",
+      "export",
+      "declare",
+      "typeset",
+      "local",
+      "readonly",
+      "unset",
+      "read",
+      "mapfile",
+      "readarray",
+      "enable",
+      "hash",
+      "let"
+    ].includes(name)
+  ) return "changes the shell session"
   if (["pushd", "popd"].includes(name)) return "changes the working directory for later commands"
   if (name === "tee") return "writes files"
   return undefined
@@ -765,7 +1192,8 @@ const neverReason = (name: string): string | undefined => {
 // reads beyond the arguments
 // -----------------------------------------------------------------------------
 
-const parsedWith = (options: OptionGrammar, args: ReadonlyArray<ShellWord>): ParsedOptions => parseOptions(options, args, () => true)
+const parsedWith = (options: OptionGrammar, args: ReadonlyArray<ShellWord>): ParsedOptions =>
+  parseOptions(options, args, () => true)
 
 /**
  * Why a read-only simple command reads files its words do not name, or `undefined`: recursion that follows
@@ -784,32 +1212,51 @@ export const readsBeyondArguments = (command: SimpleCommand): string | undefined
     case "grep":
     case "egrep":
     case "fgrep":
-      return hasOption(parsedWith(grepGrammar, args), "-R", "--dereference-recursive") ? "`grep -R` follows symlinks while recursing" : undefined
+      return hasOption(parsedWith(grepGrammar, args), "-R", "--dereference-recursive")
+        ? "`grep -R` follows symlinks while recursing"
+        : undefined
     case "ls": {
       const parsed = parsedWith(lsGrammar, args)
-      return hasOption(parsed, "-R", "--recursive") && hasOption(parsed, "-L", "--dereference") ? "`ls -LR` follows symlinks while recursing" : undefined
+      return hasOption(parsed, "-R", "--recursive") && hasOption(parsed, "-L", "--dereference")
+        ? "`ls -LR` follows symlinks while recursing"
+        : undefined
     }
     case "find":
-      return args.some((word) => word.value === "-L" || word.value === "-follow") ? "`find -L` follows symlinks while walking" : undefined
+      return args.some((word) => word.value === "-L" || word.value === "-follow")
+        ? "`find -L` follows symlinks while walking"
+        : undefined
     case "diff": {
       const parsed = parsedWith(diffGrammar, args)
-      return hasOption(parsed, "-r", "--recursive") && !hasOption(parsed, "--no-dereference") ? "`diff -r` follows symlinks while recursing" : undefined
+      return hasOption(parsed, "-r", "--recursive") && !hasOption(parsed, "--no-dereference")
+        ? "`diff -r` follows symlinks while recursing"
+        : undefined
     }
     case "du":
-      return args.some((word) => /^-[^-]*L/.test(word.value) || word.value === "--dereference") ? "`du -L` follows symlinks while recursing" : undefined
+      return args.some((word) => /^-[^-]*L/.test(word.value) || word.value === "--dereference")
+        ? "`du -L` follows symlinks while recursing"
+        : undefined
     case "rg":
-      return args.some((word) => /^-[^-]*L/.test(word.value) || word.value === "--follow") ? "`rg -L` follows symlinks while recursing" : undefined
+      return args.some((word) => /^-[^-]*L/.test(word.value) || word.value === "--follow")
+        ? "`rg -L` follows symlinks while recursing"
+        : undefined
     case "tree":
       return args.some((word) => /^-[^-]*l/.test(word.value)) ? "`tree -l` follows symlinks while recursing" : undefined
     case "file":
-      return args.some((word) => /^-[^-]*f/.test(word.value) || word.value.startsWith("--files-from")) ? "`file -f` reads a list of files" : undefined
+      return args.some((word) => /^-[^-]*f/.test(word.value) || word.value.startsWith("--files-from"))
+        ? "`file -f` reads a list of files"
+        : undefined
     case "jq":
-      return args.some((word) => /^-[^-]*[Lf]/.test(word.value) || /^--from-file/.test(word.value) || /\b(?:import|include|modulemeta|get_search_list)\b/.test(word.value))
+      return args.some((word) =>
+          /^-[^-]*[Lf]/.test(word.value) || /^--from-file/.test(word.value) ||
+          /\b(?:import|include|modulemeta|get_search_list)\b/.test(word.value)
+        )
         ? "`jq` program text or options load files by name"
         : undefined
     default:
       if (/^(?:md5|sha1|sha224|sha256|sha384|sha512|b2)sum$|^cksum$/.test(value)) {
-        return args.some((word) => /^-[^-]*c/.test(word.value) || word.value === "--check") ? `\`${value} -c\` reads the files a list names` : undefined
+        return args.some((word) => /^-[^-]*c/.test(word.value) || word.value === "--check")
+          ? `\`${value} -c\` reads the files a list names`
+          : undefined
       }
       return undefined
   }
@@ -834,7 +1281,10 @@ const listDirectoryDefault = (directory: string): ReadonlyArray<string> | undefi
  * Builds the operand proof for one analysis: a non-literal word is an operand when it cannot expand to a word
  * starting with `-` (see the module documentation).
  */
-const operandProof = (analysis: Extract<ShellAnalysis, { _tag: "Parsed" }>, context: ClassifyContext | undefined): (word: ShellWord) => boolean => {
+const operandProof = (
+  analysis: Extract<ShellAnalysis, { _tag: "Parsed" }>,
+  context: ClassifyContext | undefined
+): (word: ShellWord) => boolean => {
   const list = context?.listDirectory ?? listDirectoryDefault
   const directoryHasOptionLikeEntry = new Map<string, boolean>()
   const globIsOperand = (word: ShellWord): boolean => {
@@ -907,8 +1357,10 @@ export const redirectionProblem = (redirection: ShellRedirection): string | unde
     case "<&":
     case ">&":
       if (target !== undefined && target.literal && /^(?:[0-9]+-?|-)$/.test(target.value)) return undefined
-      if (redirection.operator === ">&" && target !== undefined && target.literal &&
-        harmlessOutputTargets.has(target.value)) return undefined
+      if (
+        redirection.operator === ">&" && target !== undefined && target.literal &&
+        harmlessOutputTargets.has(target.value)
+      ) return undefined
       return `redirection \`${redirection.text}\` writes to a file`
     case "<>":
       return `redirection \`${redirection.text}\` opens a file for writing`
@@ -924,7 +1376,8 @@ export const redirectionProblem = (redirection: ShellRedirection): string | unde
  * @since 0.1.0
  * @category classification
  */
-export const sensitiveVariable = /^(?:PATH|IFS|BASH_ENV|ENV|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|CDPATH|GLOBIGNORE|HOME|PWD|OLDPWD|LD_.*|GIT_.*|PAGER|EDITOR|VISUAL)$/
+export const sensitiveVariable =
+  /^(?:PATH|IFS|BASH_ENV|ENV|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|CDPATH|GLOBIGNORE|HOME|PWD|OLDPWD|LD_.*|GIT_.*|PAGER|EDITOR|VISUAL)$/
 
 /** A loop variable a read-only command may have: a plain lower-case name that no program reads from the environment. */
 const inertLoopVariable = (name: string): boolean => /^[a-z][a-z0-9_]*$/.test(name) && !/_proxy$/.test(name)
@@ -948,7 +1401,11 @@ const commandProblem = (command: SimpleCommand, words: Words): string | undefine
   if (name.value.includes("/")) return `the command name ${show(name)} is path-qualified`
   const rule = Object.hasOwn(Object.prototype, name.value) ? undefined : allowlist.get(name.value)
   const never = neverReason(name.value)
-  if (rule === undefined) return never === undefined ? `\`${name.value}\` is not on the read-only allowlist` : `\`${name.value}\` ${never}`
+  if (rule === undefined) {
+    return never === undefined
+      ? `\`${name.value}\` is not on the read-only allowlist`
+      : `\`${name.value}\` ${never}`
+  }
   return rule(args, words)
 }
 
@@ -992,7 +1449,9 @@ export const structuralProblem = (analysis: Extract<ShellAnalysis, { _tag: "Pars
   if (features.arithmeticCommands) return "`(( ... ))` can assign shell variables"
   if (features.selects) return "`select` reads a choice interactively"
   if (features.assigningExpansions) return "an expansion assigns a shell variable"
-  if (features.secondEvaluations.length > 0) return `bash evaluates text a second time: ${features.secondEvaluations[0]}`
+  if (features.secondEvaluations.length > 0) {
+    return `bash evaluates text a second time: ${features.secondEvaluations[0]}`
+  }
   const loopVariable = features.loopVariables.find((name) => !inertLoopVariable(name))
   if (loopVariable !== undefined) return `a loop assigns \`${loopVariable}\`, a variable the shell or programs read`
   for (const redirection of features.compoundRedirections) {
@@ -1009,8 +1468,10 @@ export const structuralProblem = (analysis: Extract<ShellAnalysis, { _tag: "Pars
  * @since 0.2.0
  * @category classification
  */
-export const operandsOf = (analysis: Extract<ShellAnalysis, { _tag: "Parsed" }>, context?: ClassifyContext): (word: ShellWord) => boolean =>
-  operandProof(analysis, context)
+export const operandsOf = (
+  analysis: Extract<ShellAnalysis, { _tag: "Parsed" }>,
+  context?: ClassifyContext
+): (word: ShellWord) => boolean => operandProof(analysis, context)
 
 /**
  * Why one simple command is not read-only, with the operand proof of its analysis ({@link operandsOf}).
@@ -1018,8 +1479,10 @@ export const operandsOf = (analysis: Extract<ShellAnalysis, { _tag: "Parsed" }>,
  * @since 0.2.0
  * @category classification
  */
-export const simpleCommandProblemWith = (command: SimpleCommand, isOperand: (word: ShellWord) => boolean): string | undefined =>
-  commandProblem(command, { isOperand })
+export const simpleCommandProblemWith = (
+  command: SimpleCommand,
+  isOperand: (word: ShellWord) => boolean
+): string | undefined => commandProblem(command, { isOperand })
 
 /**
  * Why a single simple command is not read-only, or `undefined` when it is (ignoring the rest of its

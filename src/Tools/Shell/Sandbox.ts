@@ -55,16 +55,22 @@ export interface SandboxOptions {
  * @category constructors
  */
 export const bwrapArgs = (options: SandboxOptions): ReadonlyArray<string> => [
-  "--ro-bind", "/", "/",
-  "--dev", "/dev",
-  "--proc", "/proc",
-  "--tmpfs", "/tmp",
+  "--ro-bind",
+  "/",
+  "/",
+  "--dev",
+  "/dev",
+  "--proc",
+  "/proc",
+  "--tmpfs",
+  "/tmp",
   ...options.writable.flatMap((dir) => ["--bind", dir, dir]),
   "--unshare-net",
   "--unshare-pid",
   "--unshare-ipc",
   "--die-with-parent",
-  "--chdir", options.cwd,
+  "--chdir",
+  options.cwd,
   "--"
 ]
 
@@ -82,7 +88,9 @@ export const wrap = (options: SandboxOptions) => (argv: Argv): Argv => ["bwrap",
  * @since 0.1.0
  * @category constructors
  */
-export const probe = (options: SandboxOptions): Effect.Effect<void, SandboxUnavailable, CommandExecutor.CommandExecutor> =>
+export const probe = (
+  options: SandboxOptions
+): Effect.Effect<void, SandboxUnavailable, CommandExecutor.CommandExecutor> =>
   Effect.scoped(
     Effect.gen(function*() {
       const process = yield* Command.start(Command.make("bwrap", ...bwrapArgs(options), "true"))
@@ -95,7 +103,9 @@ export const probe = (options: SandboxOptions): Effect.Effect<void, SandboxUnava
       )
       if (code !== 0) {
         return yield* new SandboxUnavailable({
-          message: `the bubblewrap sandbox does not work here (bwrap exited with ${code}): ${output.trim() || "no message"}`
+          message: `the bubblewrap sandbox does not work here (bwrap exited with ${code}): ${
+            output.trim() || "no message"
+          }`
         })
       }
     })
@@ -106,5 +116,6 @@ export const probe = (options: SandboxOptions): Effect.Effect<void, SandboxUnava
           ? "the bubblewrap sandbox was requested but `bwrap` is not installed (apt-get install bubblewrap)"
           : `the bubblewrap sandbox cannot start: ${error.message}`
       })),
-    Effect.catchTag("BadArgument", (error) => new SandboxUnavailable({ message: `the bubblewrap sandbox cannot start: ${error.message}` }))
+    Effect.catchTag("BadArgument", (error) =>
+      new SandboxUnavailable({ message: `the bubblewrap sandbox cannot start: ${error.message}` }))
   )

@@ -37,11 +37,21 @@ const opaque = (reason: string, known: ReadonlyArray<ShellWord> = []): Unwrapped
 const script = (word: ShellWord | string | undefined, what: string): Unwrapped => {
   if (word === undefined) return opaque(`${what} without its text`)
   if (typeof word === "string") return { _tag: "Script", text: word }
-  return word.literal ? { _tag: "Script", text: word.value } : opaque(`${what} runs text only known when it runs (\`${word.text}\`)`)
+  return word.literal
+    ? { _tag: "Script", text: word.value }
+    : opaque(`${what} runs text only known when it runs (\`${word.text}\`)`)
 }
 
 const literalWord = (value: string): ShellWord => ({
-  text: value, value, literal: true, expansion: false, glob: false, brace: false, quoted: false, prefix: value, unquotedExpansion: false
+  text: value,
+  value,
+  literal: true,
+  expansion: false,
+  glob: false,
+  brace: false,
+  quoted: false,
+  prefix: value,
+  unquotedExpansion: false
 })
 
 const valueOf = (option: GivenOption): ShellWord | undefined =>
@@ -58,7 +68,8 @@ const wrapper = (
   name: string,
   grammar: OptionGrammar,
   then: (options: ReadonlyArray<GivenOption>, rest: ReadonlyArray<ShellWord>) => Unwrapped
-) => (args: ReadonlyArray<ShellWord>): Unwrapped => {
+) =>
+(args: ReadonlyArray<ShellWord>): Unwrapped => {
   const parsed = parseOptions({ ...grammar, abbreviations: true, permute: false }, args)
   if (parsed._tag === "Unknown") return opaque(`\`${name}\`: ${parsed.reason}`)
   return then(parsed.options, args.slice(parsed.rest))
@@ -72,7 +83,8 @@ const envStep = (args: ReadonlyArray<ShellWord>, depth = 0): Unwrapped => {
   const grammar: OptionGrammar = {
     flags: "0iv",
     values: "uCSa",
-    long: "null,ignore-environment,unset=,chdir=,split-string=,debug,block-signal?,default-signal?,ignore-signal?,list-signal-handling,argv0=,help,version",
+    long:
+      "null,ignore-environment,unset=,chdir=,split-string=,debug,block-signal?,default-signal?,ignore-signal?,list-signal-handling,argv0=,help,version",
     abbreviations: true
   }
   const parsed = parseOptions(grammar, args)
@@ -100,7 +112,8 @@ const xargsStep = (args: ReadonlyArray<ShellWord>): Unwrapped => {
     flags: "0oprtx",
     values: "adEIHLnPs",
     optional: "eil",
-    long: "null,arg-file=,delimiter=,eof?,replace?,max-lines?,max-args=,open-tty,max-procs=,interactive,no-run-if-empty,max-chars=,verbose,show-limits,exit,process-slot-var=,help,version",
+    long:
+      "null,arg-file=,delimiter=,eof?,replace?,max-lines?,max-args=,open-tty,max-procs=,interactive,no-run-if-empty,max-chars=,verbose,show-limits,exit,process-slot-var=,help,version",
     abbreviations: true
   }, args)
   if (parsed._tag === "Unknown") return opaque(`\`xargs\`: ${parsed.reason}`)
@@ -108,7 +121,9 @@ const xargsStep = (args: ReadonlyArray<ShellWord>): Unwrapped => {
   const words = inner.length === 0 ? [literalWord("echo")] : inner
   // Standard input supplies more arguments (or, with -I, fills the replace string in): only a prefix is known.
   const replace = has(parsed.options, "-I", "-i", "--replace")
-  const marker = replace === undefined ? undefined : (replace.value === undefined ? "{}" : typeof replace.value === "string" ? replace.value : replace.value.value)
+  const marker = replace === undefined
+    ? undefined
+    : (replace.value === undefined ? "{}" : typeof replace.value === "string" ? replace.value : replace.value.value)
   const cut = marker === undefined ? words.length : words.findIndex((word) => word.value.includes(marker))
   const known = cut === -1 ? words : words.slice(0, cut)
   return opaque("`xargs` builds the rest of the command from its input", known)
@@ -129,25 +144,62 @@ const interpreterOpaque = (name: string, how: string): Unwrapped => opaque(`\`${
 
 /** A shell: `-c TEXT` runs TEXT; no script operand (or `-s`, `-`, `/dev/stdin`) reads code from standard input. */
 const shellStep = (name: string, args: ReadonlyArray<ShellWord>): Unwrapped => {
-  const parsed = parseOptions({ flags: "abefhkmnptuvxBCEHPTilrsc", values: "oO", long: "norc,noprofile,rcfile=,init-file=,login,noediting,posix,restricted,verbose,version,help,debugger,dump-strings,dump-po-strings,pretty-print", abbreviations: false }, args)
+  const parsed = parseOptions({
+    flags: "abefhkmnptuvxBCEHPTilrsc",
+    values: "oO",
+    long:
+      "norc,noprofile,rcfile=,init-file=,login,noediting,posix,restricted,verbose,version,help,debugger,dump-strings,dump-po-strings,pretty-print",
+    abbreviations: false
+  }, args)
   if (parsed._tag === "Unknown") return opaque(`\`${name}\`: ${parsed.reason}`)
   const rest = args.slice(parsed.rest)
   if (has(parsed.options, "-c") !== undefined) return script(rest[0], `\`${name} -c\``)
   if (has(parsed.options, "--version", "--help") !== undefined) return none
   const file = rest[0]
-  if (file === undefined || has(parsed.options, "-s") !== undefined || ["-", "/dev/stdin"].includes(file.value) || !file.literal) {
+  if (
+    file === undefined || has(parsed.options, "-s") !== undefined || ["-", "/dev/stdin"].includes(file.value) ||
+    !file.literal
+  ) {
     return interpreterOpaque(name, "read from standard input or a here-document")
   }
   return none
 }
 
 /** Interpreters: the options that take code inline, and whether no script operand means code on standard input. */
-const interpreters: Readonly<Record<string, { readonly code: ReadonlyArray<string>; readonly grammar: OptionGrammar }>> = {
-  python: { code: ["-c"], grammar: { flags: "bBdEhiIOPqsSuvVx3", values: "cmWX", long: "version,help,help-env,help-xoptions,help-all,check-hash-based-pycs=" } },
-  node: { code: ["-e", "-p", "--eval", "--print"], grammar: { flags: "hvicp", values: "er", long: "version,help,eval=,print?,require=,import=,loader=,experimental-loader=,input-type=,check,interactive,test,watch,env-file=,inspect?,inspect-brk?,enable-source-maps,no-warnings,trace-warnings,experimental-strip-types,experimental-vm-modules,conditions=,stack-size=,max-old-space-size=" } },
+const interpreters: Readonly<
+  Record<string, { readonly code: ReadonlyArray<string>; readonly grammar: OptionGrammar }>
+> = {
+  python: {
+    code: ["-c"],
+    grammar: {
+      flags: "bBdEhiIOPqsSuvVx3",
+      values: "cmWX",
+      long: "version,help,help-env,help-xoptions,help-all,check-hash-based-pycs="
+    }
+  },
+  node: {
+    code: ["-e", "-p", "--eval", "--print"],
+    grammar: {
+      flags: "hvicp",
+      values: "er",
+      long:
+        "version,help,eval=,print?,require=,import=,loader=,experimental-loader=,input-type=,check,interactive,test,watch,env-file=,inspect?,inspect-brk?,enable-source-maps,no-warnings,trace-warnings,experimental-strip-types,experimental-vm-modules,conditions=,stack-size=,max-old-space-size="
+    }
+  },
   perl: { code: ["-e", "-E"], grammar: { flags: "acnpsTtuUvWXwlS0", values: "eEIMmdxiDCF", long: "version,help" } },
-  ruby: { code: ["-e"], grammar: { flags: "acdlnpsSvwWyh", values: "eErICFx", long: "version,help,verbose,yydebug,disable=,enable=,encoding=,external-encoding=,internal-encoding=,dump=,jit,backtrace-limit=" } },
-  php: { code: ["-r", "-B", "-R", "-F", "-E"], grammar: { flags: "aCehHilmnqsvw", values: "cdfrBRFEtz", long: "version,help,ini?,rf=,rc=,re=,rz=,ri=" } },
+  ruby: {
+    code: ["-e"],
+    grammar: {
+      flags: "acdlnpsSvwWyh",
+      values: "eErICFx",
+      long:
+        "version,help,verbose,yydebug,disable=,enable=,encoding=,external-encoding=,internal-encoding=,dump=,jit,backtrace-limit="
+    }
+  },
+  php: {
+    code: ["-r", "-B", "-R", "-F", "-E"],
+    grammar: { flags: "aCehHilmnqsvw", values: "cdfrBRFEtz", long: "version,help,ini?,rf=,rc=,re=,rz=,ri=" }
+  },
   lua: { code: ["-e"], grammar: { flags: "iEvW", values: "el", long: "" } }
 }
 
@@ -165,7 +217,9 @@ const interpreterStep = (name: string, kind: string, args: ReadonlyArray<ShellWo
   if (parsed._tag === "Unknown") return opaque(`\`${name}\`: ${parsed.reason}`)
   const inline = parsed.options.find((option) => spec.code.includes(option.name))
   if (inline !== undefined) return interpreterOpaque(name, `given on its command line (\`${inline.name}\`)`)
-  if (parsed.options.some((option) => ["--version", "--help", "-V", "-v", "-h", "-m", "--check"].includes(option.name))) return none
+  if (
+    parsed.options.some((option) => ["--version", "--help", "-V", "-v", "-h", "-m", "--check"].includes(option.name))
+  ) return none
   const file = args[parsed.rest]
   if (file === undefined || ["-", "/dev/stdin"].includes(file.value) || !file.literal) {
     return interpreterOpaque(name, "read from standard input or a here-document")
@@ -175,13 +229,24 @@ const interpreterStep = (name: string, kind: string, args: ReadonlyArray<ShellWo
 
 /** `awk 'program'`: the program is code; one that can run commands (`system`, a pipe) is opaque. */
 const awkStep = (name: string, args: ReadonlyArray<ShellWord>): Unwrapped => {
-  const parsed = parseOptions({ flags: "bcCdDeghiklLMnNoOpPrsStVyz", values: "FvfEIlx", long: "field-separator=,assign=,file=,exec=,include=,load=,source=,version,help,posix,traditional,sandbox,characters-as-bytes,re-interval" }, args)
+  const parsed = parseOptions({
+    flags: "bcCdDeghiklLMnNoOpPrsStVyz",
+    values: "FvfEIlx",
+    long:
+      "field-separator=,assign=,file=,exec=,include=,load=,source=,version,help,posix,traditional,sandbox,characters-as-bytes,re-interval"
+  }, args)
   if (parsed._tag === "Unknown") return opaque(`\`${name}\`: ${parsed.reason}`)
-  if (parsed.options.some((option) => ["-f", "--file", "-E", "--exec", "-i", "--include", "-l", "--load"].includes(option.name))) return none
+  if (
+    parsed.options.some((option) =>
+      ["-f", "--file", "-E", "--exec", "-i", "--include", "-l", "--load"].includes(option.name)
+    )
+  ) return none
   const source = has(parsed.options, "--source")
   const program = source === undefined ? args[parsed.rest] : valueOf(source)
   if (program === undefined) return none
-  if (!program.literal || /system|\||getline|@/.test(program.value)) return opaque(`\`${name}\` runs a program that can run commands`)
+  if (!program.literal || /system|\||getline|@/.test(program.value)) {
+    return opaque(`\`${name}\` runs a program that can run commands`)
+  }
   return none
 }
 
@@ -190,7 +255,9 @@ const sedExecutes = (text: string): boolean =>
   /(?:^|[;\n{}!\s0-9$/])e(?:\s|;|$)/.test(text) || /s(.)(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gpiImMw0-9]*e/.test(text)
 
 const sedStep = (args: ReadonlyArray<ShellWord>): Unwrapped => {
-  if (args.some((word) => /^-[^-]*f|^--file/.test(word.value))) return opaque("`sed -f` runs a script file this runtime cannot see")
+  if (args.some((word) => /^-[^-]*f|^--file/.test(word.value))) {
+    return opaque("`sed -f` runs a script file this runtime cannot see")
+  }
   for (const word of args) {
     if (!word.literal) return opaque(`\`sed\` with a script only known when it runs (\`${word.text}\`)`)
     if (sedExecutes(word.value)) return opaque("`sed` runs commands (`e`)")
@@ -207,9 +274,13 @@ const gitStep = (args: ReadonlyArray<ShellWord>): Unwrapped => {
     const value = word.value
     if (!value.startsWith("-")) break
     if (value === "-c" || value === "--config-env" || value.startsWith("--config-env=")) {
-      const setting = value === "-c" || value === "--config-env" ? args[++i] : literalWord(value.slice("--config-env=".length))
+      const setting = value === "-c" || value === "--config-env"
+        ? args[++i]
+        : literalWord(value.slice("--config-env=".length))
       if (setting === undefined || !setting.literal) return opaque("`git -c` with a setting only known when it runs")
-      if (runsPrograms(setting.value)) return opaque(`\`git -c ${setting.value}\` configures a program or alias git runs`)
+      if (runsPrograms(setting.value)) {
+        return opaque(`\`git -c ${setting.value}\` configures a program or alias git runs`)
+      }
       continue
     }
     if (value.startsWith("--exec-path=")) return opaque("`git --exec-path` chooses where git's commands come from")
@@ -228,10 +299,16 @@ const gitStep = (args: ReadonlyArray<ShellWord>): Unwrapped => {
   if (synonym !== undefined) return command([git, literalWord(synonym), ...rest])
   switch (sub.value) {
     case "rebase": {
-      const index = rest.findIndex((word) => word.value === "-x" || word.value === "--exec" || word.value.startsWith("--exec=") || /^-x./.test(word.value))
+      const index = rest.findIndex((word) =>
+        word.value === "-x" || word.value === "--exec" || word.value.startsWith("--exec=") || /^-x./.test(word.value)
+      )
       if (index === -1) return none
       const word = rest[index]!
-      const text = word.value.startsWith("--exec=") ? word.value.slice(7) : /^-x./.test(word.value) ? word.value.slice(2) : rest[index + 1]
+      const text = word.value.startsWith("--exec=")
+        ? word.value.slice(7)
+        : /^-x./.test(word.value)
+        ? word.value.slice(2)
+        : rest[index + 1]
       return script(text === undefined || typeof text === "string" ? text : text, "`git rebase --exec`")
     }
     case "bisect":
@@ -240,7 +317,9 @@ const gitStep = (args: ReadonlyArray<ShellWord>): Unwrapped => {
       const index = rest.findIndex((word) => word.value === "foreach")
       if (index === -1) return none
       const words = rest.slice(index + 1).filter((word) => !["--recursive", "-q", "--quiet"].includes(word.value))
-      return words.every((word) => word.literal) ? script(words.map((word) => word.value).join(" "), "`git submodule foreach`") : opaque("`git submodule foreach` runs text only known when it runs")
+      return words.every((word) => word.literal)
+        ? script(words.map((word) => word.value).join(" "), "`git submodule foreach`")
+        : opaque("`git submodule foreach` runs text only known when it runs")
     }
     case "difftool":
     case "mergetool":
@@ -255,11 +334,13 @@ const gitStep = (args: ReadonlyArray<ShellWord>): Unwrapped => {
 /** Configuration keys whose value git runs as a program (or an alias it expands). */
 const runsPrograms = (setting: string): boolean => {
   const key = setting.split("=", 1)[0]!.toLowerCase()
-  return /^alias\.|^core\.(?:pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|attributesfile)$|^pager\.|^sequence\.editor$|^diff\.(?:external|.*\.(?:command|textconv))$|^merge\..*\.driver$|^filter\.|^credential\.|^gpg\.|^include(?:if)?\.|^(?:uploadpack|receive)\.|^remote\..*\.(?:uploadpack|receivepack|proxy)$|^(?:diff|merge)tool\.|^protocol\.|^url\.|^http\..*proxy|^ssh\.|^sendemail\.|^init\.templatedir$|^submodule\./.test(key)
+  return /^alias\.|^core\.(?:pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|attributesfile)$|^pager\.|^sequence\.editor$|^diff\.(?:external|.*\.(?:command|textconv))$|^merge\..*\.driver$|^filter\.|^credential\.|^gpg\.|^include(?:if)?\.|^(?:uploadpack|receive)\.|^remote\..*\.(?:uploadpack|receivepack|proxy)$|^(?:diff|merge)tool\.|^protocol\.|^url\.|^http\..*proxy|^ssh\.|^sendemail\.|^init\.templatedir$|^submodule\./
+    .test(key)
 }
 
 /** git's commands (porcelain and plumbing). Anything else is an alias, an external `git-*` program or a typo. */
-const gitCommands: ReadonlySet<string> = new Set(`add am annotate apply archive bisect blame branch bundle cat-file check-attr check-ignore
+const gitCommands: ReadonlySet<string> = new Set(
+  `add am annotate apply archive bisect blame branch bundle cat-file check-attr check-ignore
 check-mailmap check-ref-format checkout checkout-index cherry cherry-pick citool clean clone column commit commit-graph
 commit-tree config count-objects credential daemon describe diagnose diff diff-files diff-index diff-tree difftool
 fast-export fast-import fetch fetch-pack filter-branch filter-repo fmt-merge-msg for-each-ref for-each-repo format-patch fsck gc
@@ -269,67 +350,151 @@ name-rev notes pack-objects pack-refs prune prune-packed pull push range-diff re
 remote repack replace request-pull rerere reset restore rev-list rev-parse revert rm send-email send-pack shortlog show
 show-branch show-index show-ref sparse-checkout stage stash status stripspace submodule switch symbolic-ref tag
 unpack-file unpack-objects update-index update-ref update-server-info upload-archive upload-pack var verify-commit
-verify-pack verify-tag version whatchanged worktree write-tree lfs`.split(/\s+/))
+verify-pack verify-tag version whatchanged worktree write-tree lfs`.split(/\s+/)
+)
 
 /** Plumbing that does what a porcelain command does: a rule about the porcelain is about these too. */
-const gitSynonyms: ReadonlyMap<string, string> = new Map([["send-pack", "push"], ["http-push", "push"], ["stage", "add"], ["annotate", "blame"]])
+const gitSynonyms: ReadonlyMap<string, string> = new Map([["send-pack", "push"], ["http-push", "push"], [
+  "stage",
+  "add"
+], ["annotate", "blame"]])
 
 // -----------------------------------------------------------------------------
 // the table
 // -----------------------------------------------------------------------------
 
-const joinedScript = (what: string) => (_options: ReadonlyArray<GivenOption>, rest: ReadonlyArray<ShellWord>): Unwrapped =>
-  rest.every((word) => word.literal) ? script(rest.map((word) => word.value).join(" "), what) : opaque(`${what} runs text only known when it runs`)
+const joinedScript =
+  (what: string) => (_options: ReadonlyArray<GivenOption>, rest: ReadonlyArray<ShellWord>): Unwrapped =>
+    rest.every((word) => word.literal)
+      ? script(rest.map((word) => word.value).join(" "), what)
+      : opaque(`${what} runs text only known when it runs`)
 
 const steps: Readonly<Record<string, (args: ReadonlyArray<ShellWord>) => Unwrapped>> = {
   env: (args) => envStep(args),
-  timeout: wrapper("timeout", { flags: "v", values: "ks", long: "kill-after=,signal=,foreground,preserve-status,verbose,help,version" }, (_, rest) => command(rest.slice(1))),
+  timeout: wrapper("timeout", {
+    flags: "v",
+    values: "ks",
+    long: "kill-after=,signal=,foreground,preserve-status,verbose,help,version"
+  }, (_, rest) => command(rest.slice(1))),
   nice: wrapper("nice", { values: "n", numeric: true, long: "adjustment=,help,version" }, (_, rest) => command(rest)),
   nohup: wrapper("nohup", { long: "help,version" }, (_, rest) => command(rest)),
   stdbuf: wrapper("stdbuf", { values: "ioe", long: "input=,output=,error=,help,version" }, (_, rest) => command(rest)),
   setsid: wrapper("setsid", { flags: "cfw", long: "ctty,fork,wait,help,version" }, (_, rest) => command(rest)),
-  time: wrapper("time", { flags: "apqvV", values: "of", long: "output=,append,format=,portability,quiet,verbose,help,version" }, (_, rest) => command(rest)),
-  flock: wrapper("flock", { flags: "sexnuoFv", values: "wEc", long: "shared,exclusive,unlock,nonblock,nb,timeout=,wait=,conflict-exit-code=,close,no-fork,command=,verbose,help,version" }, (options, rest) => {
+  time: wrapper("time", {
+    flags: "apqvV",
+    values: "of",
+    long: "output=,append,format=,portability,quiet,verbose,help,version"
+  }, (_, rest) => command(rest)),
+  flock: wrapper("flock", {
+    flags: "sexnuoFv",
+    values: "wEc",
+    long:
+      "shared,exclusive,unlock,nonblock,nb,timeout=,wait=,conflict-exit-code=,close,no-fork,command=,verbose,help,version"
+  }, (options, rest) => {
     const text = has(options, "-c", "--command")
     if (text !== undefined) return script(valueOf(text), "`flock -c`")
     const after = rest.slice(1)
-    if (after[0] !== undefined && (after[0].value === "-c" || after[0].value === "--command")) return script(after[1], "`flock -c`")
+    if (after[0] !== undefined && (after[0].value === "-c" || after[0].value === "--command")) {
+      return script(after[1], "`flock -c`")
+    }
     return command(after)
   }),
-  taskset: wrapper("taskset", { flags: "pcaV", long: "pid,cpu-list,all-tasks,help,version" }, (options, rest) => (has(options, "-p", "--pid") !== undefined ? none : command(rest.slice(1)))),
-  ionice: wrapper("ionice", { flags: "tVh", values: "cnpPu", long: "class=,classdata=,pid=,pgid=,uid=,ignore,help,version" }, (options, rest) => (has(options, "-p", "-P", "-u", "--pid", "--pgid", "--uid") !== undefined ? none : command(rest))),
+  taskset: wrapper(
+    "taskset",
+    { flags: "pcaV", long: "pid,cpu-list,all-tasks,help,version" },
+    (options, rest) => (has(options, "-p", "--pid") !== undefined ? none : command(rest.slice(1)))
+  ),
+  ionice: wrapper(
+    "ionice",
+    { flags: "tVh", values: "cnpPu", long: "class=,classdata=,pid=,pgid=,uid=,ignore,help,version" },
+    (options, rest) => (has(options, "-p", "-P", "-u", "--pid", "--pgid", "--uid") !== undefined ? none : command(rest))
+  ),
   prlimit: wrapper("prlimit", {
     flags: "Vh",
     values: "po",
     optional: "acdefilmnqrstuvxy",
-    long: "noheadings,output=,pid=,raw,verbose,help,version,as?,core?,cpu?,data?,fsize?,locks?,memlock?,msgqueue?,nice?,nofile?,nproc?,rss?,rtprio?,rttime?,sigpending?,stack?"
+    long:
+      "noheadings,output=,pid=,raw,verbose,help,version,as?,core?,cpu?,data?,fsize?,locks?,memlock?,msgqueue?,nice?,nofile?,nproc?,rss?,rtprio?,rttime?,sigpending?,stack?"
   }, (options, rest) => (has(options, "-p", "--pid") !== undefined ? none : command(rest))),
-  chrt: wrapper("chrt", { flags: "abdefiomrRvh", values: "TPD", long: "all-tasks,batch,deadline,fifo,idle,other,rr,reset-on-fork,max,pid,verbose,sched-runtime=,sched-period=,sched-deadline=,help,version" }, (options, rest) => (has(options, "-p", "--pid", "-m", "--max") !== undefined ? none : command(rest.slice(1)))),
-  chroot: wrapper("chroot", { long: "userspec=,groups=,skip-chdir,help,version" }, (_, rest) => (rest.length <= 1 ? opaque("`chroot` without a command runs an interactive shell") : command(rest.slice(1)))),
-  command: wrapper("command", { flags: "pvV" }, (options, rest) => (has(options, "-v", "-V") !== undefined ? none : command(rest))),
+  chrt: wrapper("chrt", {
+    flags: "abdefiomrRvh",
+    values: "TPD",
+    long:
+      "all-tasks,batch,deadline,fifo,idle,other,rr,reset-on-fork,max,pid,verbose,sched-runtime=,sched-period=,sched-deadline=,help,version"
+  }, (options, rest) => (has(options, "-p", "--pid", "-m", "--max") !== undefined ? none : command(rest.slice(1)))),
+  chroot: wrapper(
+    "chroot",
+    { long: "userspec=,groups=,skip-chdir,help,version" },
+    (
+      _,
+      rest
+    ) => (rest.length <= 1 ? opaque("`chroot` without a command runs an interactive shell") : command(rest.slice(1)))
+  ),
+  command: wrapper(
+    "command",
+    { flags: "pvV" },
+    (options, rest) => (has(options, "-v", "-V") !== undefined ? none : command(rest))
+  ),
   builtin: (args) => command(args),
   exec: wrapper("exec", { flags: "cl", values: "a" }, (_, rest) => command(rest)),
   sudo: wrapper("sudo", {
     flags: "AbBEeHiKklNnPSsVv",
     values: "aCcDgpRrTtUu",
     optional: "h",
-    long: "askpass,background,bell,close-from=,chdir=,preserve-env?,edit,group=,set-home,help,host=,login,remove-timestamp,reset-timestamp,list,non-interactive,preserve-groups,prompt=,chroot=,role=,stdin,shell,type=,command-timeout=,other-user=,user=,version,validate"
+    long:
+      "askpass,background,bell,close-from=,chdir=,preserve-env?,edit,group=,set-home,help,host=,login,remove-timestamp,reset-timestamp,list,non-interactive,preserve-groups,prompt=,chroot=,role=,stdin,shell,type=,command-timeout=,other-user=,user=,version,validate"
   }, (options, rest) => {
-    if (rest.length === 0 && has(options, "-s", "-i", "--shell", "--login") !== undefined) return opaque("`sudo -s` runs a shell reading standard input")
+    if (rest.length === 0 && has(options, "-s", "-i", "--shell", "--login") !== undefined) {
+      return opaque("`sudo -s` runs a shell reading standard input")
+    }
     return command(rest)
   }),
-  doas: wrapper("doas", { flags: "Lns", values: "aCu" }, (options, rest) => (rest.length === 0 || has(options, "-s") !== undefined ? opaque("`doas -s` runs a shell") : command(rest))),
-  su: wrapper("su", { flags: "flmpP", values: "cgGsw", long: "command=,session-command=,fast,group=,supp-group=,login,preserve-environment,pty,shell=,whitelist-environment=,help,version" }, (options) => {
+  doas: wrapper(
+    "doas",
+    { flags: "Lns", values: "aCu" },
+    (
+      options,
+      rest
+    ) => (rest.length === 0 || has(options, "-s") !== undefined ? opaque("`doas -s` runs a shell") : command(rest))
+  ),
+  su: wrapper("su", {
+    flags: "flmpP",
+    values: "cgGsw",
+    long:
+      "command=,session-command=,fast,group=,supp-group=,login,preserve-environment,pty,shell=,whitelist-environment=,help,version"
+  }, (options) => {
     const text = has(options, "-c", "--command", "--session-command")
     return text === undefined ? opaque("`su` runs a shell reading standard input") : script(valueOf(text), "`su -c`")
   }),
-  script: wrapper("script", { flags: "aefqhV", values: "cEIOBmT", optional: "t", long: "append,command=,echo=,return,flush,force,quiet,log-in=,log-out=,log-io=,log-timing=,logging-format=,output-limit=,timing?,help,version" }, (options) => {
+  script: wrapper("script", {
+    flags: "aefqhV",
+    values: "cEIOBmT",
+    optional: "t",
+    long:
+      "append,command=,echo=,return,flush,force,quiet,log-in=,log-out=,log-io=,log-timing=,logging-format=,output-limit=,timing?,help,version"
+  }, (options) => {
     const text = has(options, "-c", "--command")
-    return text === undefined ? opaque("`script` runs a shell reading standard input") : script(valueOf(text), "`script -c`")
+    return text === undefined
+      ? opaque("`script` runs a shell reading standard input")
+      : script(valueOf(text), "`script -c`")
   }),
-  watch: wrapper("watch", { flags: "bcCeghprtwxv", values: "nq", optional: "d", long: "beep,color,no-color,differences?,errexit,chgexit,interval=,precise,no-rerun,no-title,no-wrap,exec,equexit=,help,version" }, (options, rest) =>
-    has(options, "-x", "--exec") !== undefined ? command(rest) : joinedScript("`watch`")(options, rest)),
-  eval: (args) => (args.every((word) => word.literal) ? script(args.map((word) => word.value).join(" "), "`eval`") : opaque("`eval` runs text only known when it runs")),
+  watch: wrapper(
+    "watch",
+    {
+      flags: "bcCeghprtwxv",
+      values: "nq",
+      optional: "d",
+      long:
+        "beep,color,no-color,differences?,errexit,chgexit,interval=,precise,no-rerun,no-title,no-wrap,exec,equexit=,help,version"
+    },
+    (options, rest) =>
+      has(options, "-x", "--exec") !== undefined ? command(rest) : joinedScript("`watch`")(options, rest)
+  ),
+  eval: (
+    args
+  ) => (args.every((word) => word.literal)
+    ? script(args.map((word) => word.value).join(" "), "`eval`")
+    : opaque("`eval` runs text only known when it runs")),
   trap: (args) => {
     const first = args[0]
     if (first === undefined || (first.literal && ["-l", "-p", "-lp", "-pl"].includes(first.value))) return none
@@ -341,7 +506,9 @@ const steps: Readonly<Record<string, (args: ReadonlyArray<ShellWord>) => Unwrapp
   alias: (args) => {
     const bodies = args.filter((word) => word.value.includes("="))
     if (bodies.some((word) => !word.literal)) return opaque("`alias` defines a command only known when it runs")
-    return bodies.length === 0 ? none : { _tag: "Script", text: bodies.map((word) => word.value.slice(word.value.indexOf("=") + 1)).join("\n") }
+    return bodies.length === 0
+      ? none
+      : { _tag: "Script", text: bodies.map((word) => word.value.slice(word.value.indexOf("=") + 1)).join("\n") }
   },
   // The remote shell runs the joined words (on another machine, perhaps this one).
   ssh: wrapper("ssh", { flags: "46AaCfGgKkMNnqsTtVvXxYy", values: "BbcDEeFIiJLlmOoPpQRSWw" }, (_options, rest) => {
@@ -358,15 +525,78 @@ const steps: Readonly<Record<string, (args: ReadonlyArray<ShellWord>) => Unwrapp
 
 /** Wrappers whose option grammar is not modelled here: what they run is not known. */
 const unknownWrappers: ReadonlySet<string> = new Set([
-  "strace", "ltrace", "valgrind", "gdb", "lldb", "unshare", "nsenter", "firejail", "bwrap", "systemd-run", "runuser",
-  "setpriv", "numactl", "parallel", "xvfb-run", "dbus-run-session", "dbus-launch", "faketime", "torsocks", "proxychains",
-  "proxychains4", "catchsegv", "pkexec", "busybox", "caffeinate", "fakeroot", "sg", "nix-shell", "tmux", "screen",
-  "rlwrap", "entr", "nodemon", "chpst", "softlimit", "envdir", "setuidgid", "s6-setuidgid", "gosu", "su-exec", "tini",
-  "dumb-init", "sshpass", "cross-env", "dotenv", "env-cmd", "direnv"
+  "strace",
+  "ltrace",
+  "valgrind",
+  "gdb",
+  "lldb",
+  "unshare",
+  "nsenter",
+  "firejail",
+  "bwrap",
+  "systemd-run",
+  "runuser",
+  "setpriv",
+  "numactl",
+  "parallel",
+  "xvfb-run",
+  "dbus-run-session",
+  "dbus-launch",
+  "faketime",
+  "torsocks",
+  "proxychains",
+  "proxychains4",
+  "catchsegv",
+  "pkexec",
+  "busybox",
+  "caffeinate",
+  "fakeroot",
+  "sg",
+  "nix-shell",
+  "tmux",
+  "screen",
+  "rlwrap",
+  "entr",
+  "nodemon",
+  "chpst",
+  "softlimit",
+  "envdir",
+  "setuidgid",
+  "s6-setuidgid",
+  "gosu",
+  "su-exec",
+  "tini",
+  "dumb-init",
+  "sshpass",
+  "cross-env",
+  "dotenv",
+  "env-cmd",
+  "direnv"
 ])
 
 /** Other interpreters: code on the command line (`-c`, `-e`) or on standard input (no operand) is not visible. */
-const otherInterpreters: ReadonlySet<string> = new Set(["deno", "bun", "tclsh", "wish", "expect", "osascript", "Rscript", "julia", "jshell", "groovy", "scala", "guile", "racket", "sbcl", "ocaml", "erl", "elixir", "iex", "ghci", "runghc"])
+const otherInterpreters: ReadonlySet<string> = new Set([
+  "deno",
+  "bun",
+  "tclsh",
+  "wish",
+  "expect",
+  "osascript",
+  "Rscript",
+  "julia",
+  "jshell",
+  "groovy",
+  "scala",
+  "guile",
+  "racket",
+  "sbcl",
+  "ocaml",
+  "erl",
+  "elixir",
+  "iex",
+  "ghci",
+  "runghc"
+])
 
 /** Editors take commands on their command line (`vim -c '!x'`, `emacs --eval`) or, for `ed` and `ex`, on standard input. */
 const editors: ReadonlySet<string> = new Set(["vim", "vi", "nvim", "view", "ex", "ed", "emacs", "nano"])
@@ -403,7 +633,9 @@ export const unwrap = (words: ReadonlyArray<ShellWord>): Unwrapped => {
   if (!name.literal) return opaque(`the command name \`${name.text}\` is only known when it runs`)
   const base = baseName(name.value)
   if (base !== name.value) return command([literalWord(base), ...args])
-  if (/^git-[a-z][a-z-]*$/.test(base) && base !== "git-shell") return command([literalWord("git"), literalWord(base.slice(4)), ...args])
+  if (/^git-[a-z][a-z-]*$/.test(base) && base !== "git-shell") {
+    return command([literalWord("git"), literalWord(base.slice(4)), ...args])
+  }
   if (Object.hasOwn(steps, base)) return steps[base]!(args)
   if (shells.has(base)) return shellStep(base, args)
   const interpreter = interpreterOf(base)
@@ -411,21 +643,34 @@ export const unwrap = (words: ReadonlyArray<ShellWord>): Unwrapped => {
   if (/^[gmn]?awk$/.test(base)) return awkStep(base, args)
   if (unknownWrappers.has(base)) return opaque(`\`${base}\` runs commands this runtime cannot see`)
   if (otherInterpreters.has(base)) {
-    if (args.length === 0 || args.some((word) => !word.literal || /^-(?:c|e|-eval|E|p|-print)$/.test(word.value) || word.value === "eval" || word.value === "-")) {
+    if (
+      args.length === 0 ||
+      args.some((word) =>
+        !word.literal || /^-(?:c|e|-eval|E|p|-print)$/.test(word.value) || word.value === "eval" || word.value === "-"
+      )
+    ) {
       return interpreterOpaque(base, "given on its command line or standard input")
     }
     return none
   }
   if (["npx", "pnpx", "bunx", "uvx"].includes(base)) return runnerStep(base, args, 0)
   if (editors.has(base)) {
-    if (base === "ed" || base === "ex" || args.length === 0 || args.some((word) => !word.literal || /^(?:[-+]|--cmd|--eval|--load|--funcall|--batch|--script)/.test(word.value) && !/^--?(?:version|help)$/.test(word.value))) {
+    if (
+      base === "ed" || base === "ex" || args.length === 0 || args.some((word) =>
+        !word.literal ||
+        /^(?:[-+]|--cmd|--eval|--load|--funcall|--batch|--script)/.test(word.value) &&
+          !/^--?(?:version|help)$/.test(word.value)
+      )
+    ) {
       return opaque(`\`${base}\` runs editor commands this runtime cannot see`)
     }
     return none
   }
   if (databaseShells.has(base)) return opaque(`\`${base}\` can run shell commands from its input`)
   const runner = runners.get(base)
-  if (runner !== undefined && args[0] !== undefined && runner.has(args[0].value)) return runnerStep(`${base} ${args[0].value}`, args, 1)
+  if (runner !== undefined && args[0] !== undefined && runner.has(args[0].value)) {
+    return runnerStep(`${base} ${args[0].value}`, args, 1)
+  }
   return none
 }
 
@@ -462,7 +707,8 @@ const runnerStep = (name: string, args: ReadonlyArray<ShellWord>, start: number)
  * @category unwrapping
  */
 export const namesProgram = (name: string): boolean =>
-  /EDITOR|PAGER|VISUAL|BROWSER|SHELL|ASKPASS|SSH|EXTERNAL_DIFF|DIFF_OPTS|PROXY_COMMAND|^GIT_|^LD_|^DYLD_|^PATH$|^BASH_ENV$|^ENV$|^PROMPT_COMMAND$|^PS[0-4]$|^IFS$|^NODE_OPTIONS$|^PYTHONSTARTUP$|^PYTHONPATH$|^PERL5OPT$|^PERL5LIB$|^RUBYOPT$|^LESSOPEN$|^LESSCLOSE$|^MANPAGER$|^TAR_OPTIONS$|^npm_config_|^NPM_CONFIG_/i.test(name)
+  /EDITOR|PAGER|VISUAL|BROWSER|SHELL|ASKPASS|SSH|EXTERNAL_DIFF|DIFF_OPTS|PROXY_COMMAND|^GIT_|^LD_|^DYLD_|^PATH$|^BASH_ENV$|^ENV$|^PROMPT_COMMAND$|^PS[0-4]$|^IFS$|^NODE_OPTIONS$|^PYTHONSTARTUP$|^PYTHONPATH$|^PERL5OPT$|^PERL5LIB$|^RUBYOPT$|^LESSOPEN$|^LESSCLOSE$|^MANPAGER$|^TAR_OPTIONS$|^npm_config_|^NPM_CONFIG_/i
+    .test(name)
 
 /**
  * Why a simple command makes bash evaluate model-chosen text again through a builtin (`let`, `declare -i`,
@@ -493,11 +739,17 @@ export const builtinEvaluation = (command: SimpleCommand): string | undefined =>
     case "[":
     case "getopts":
     case "wait":
-      if (args.some((word) => word.literal && (/^-[a-zA-Z]*[iC]/.test(word.value) && name.value !== "printf" && name.value !== "test" && name.value !== "["))) {
+      if (
+        args.some((word) =>
+          word.literal &&
+          (/^-[a-zA-Z]*[iC]/.test(word.value) && name.value !== "printf" && name.value !== "test" && name.value !== "[")
+        )
+      ) {
         return `\`${name.value}\` evaluates text as arithmetic or runs a callback`
       }
       return args.some(evaluates) && (name.value !== "printf" || args.some((word) => word.value === "-v")) &&
-          (name.value !== "test" && name.value !== "[" || args.some((word) => word.value === "-v" || word.value === "-R"))
+          (name.value !== "test" && name.value !== "[" ||
+            args.some((word) => word.value === "-v" || word.value === "-R"))
         ? `\`${name.value}\` may evaluate a subscript in its arguments`
         : undefined
     default:

@@ -81,10 +81,19 @@ const embedded = ([network, prefix]: readonly [string, number, string]): Readonl
 
 // One family per list: a BlockList matches IPv4 rules against IPv6 addresses too (and the other way round), which
 // would blur the reasons and the families' rules.
-const rules4: ReadonlyArray<BlockRule> = blockedIPv4.map(([network, prefix, reason]) => ({ subnets: [[network, prefix, "ipv4"]], reason: `${reason} (${network}/${prefix})` }))
+const rules4: ReadonlyArray<BlockRule> = blockedIPv4.map(([network, prefix, reason]) => ({
+  subnets: [[network, prefix, "ipv4"]],
+  reason: `${reason} (${network}/${prefix})`
+}))
 const rules6: ReadonlyArray<BlockRule> = [
-  ...blockedIPv6.map(([network, prefix, reason]): BlockRule => ({ subnets: [[network, prefix, "ipv6"]], reason: `${reason} (${network}/${prefix})` })),
-  ...blockedIPv4.map((entry): BlockRule => ({ subnets: embedded(entry), reason: `an address embedding ${entry[2]} (${entry[0]}/${entry[1]}) through NAT64 or 6to4` }))
+  ...blockedIPv6.map(([network, prefix, reason]): BlockRule => ({
+    subnets: [[network, prefix, "ipv6"]],
+    reason: `${reason} (${network}/${prefix})`
+  })),
+  ...blockedIPv4.map((entry): BlockRule => ({
+    subnets: embedded(entry),
+    reason: `an address embedding ${entry[2]} (${entry[0]}/${entry[1]}) through NAT64 or 6to4`
+  }))
 ]
 
 const listOf = (subnets: ReadonlyArray<Subnet>): net.BlockList => {
@@ -163,7 +172,9 @@ export class InvalidAllowEntry extends Data.TaggedError("InvalidAllowEntry")<{ r
  * @since 0.2.0
  * @category constructors
  */
-export const makeAddressPolicy = (allowPrivate: ReadonlyArray<string>): Either.Either<AddressPolicy, InvalidAllowEntry> => {
+export const makeAddressPolicy = (
+  allowPrivate: ReadonlyArray<string>
+): Either.Either<AddressPolicy, InvalidAllowEntry> => {
   const hosts = new Set<string>()
   const ranges = new net.BlockList()
   let anyRange = false
@@ -175,15 +186,26 @@ export const makeAddressPolicy = (allowPrivate: ReadonlyArray<string>): Either.E
       const family = net.isIP(bare) === 4 ? "ipv4" : "ipv6"
       const max = family === "ipv4" ? 32 : 128
       const prefix = prefixText === undefined ? max : Number(prefixText)
-      if (!Number.isInteger(prefix) || prefix < 0 || prefix > max || (prefixText !== undefined && !/^\d+$/.test(prefixText))) {
-        return Either.left(new InvalidAllowEntry({ message: `allowPrivate: ${JSON.stringify(raw)} has an invalid prefix length` }))
+      if (
+        !Number.isInteger(prefix) || prefix < 0 || prefix > max ||
+        (prefixText !== undefined && !/^\d+$/.test(prefixText))
+      ) {
+        return Either.left(
+          new InvalidAllowEntry({ message: `allowPrivate: ${JSON.stringify(raw)} has an invalid prefix length` })
+        )
       }
       ranges.addSubnet(bare, prefix, family)
       anyRange = true
-    } else if (prefixText === undefined && /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?$/.test(entry)) {
+    } else if (
+      prefixText === undefined && /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?$/.test(entry)
+    ) {
       hosts.add(entry.replace(/\.$/, ""))
     } else {
-      return Either.left(new InvalidAllowEntry({ message: `allowPrivate: ${JSON.stringify(raw)} is neither a host name nor an address or CIDR range` }))
+      return Either.left(
+        new InvalidAllowEntry({
+          message: `allowPrivate: ${JSON.stringify(raw)} is neither a host name nor an address or CIDR range`
+        })
+      )
     }
   }
   return Either.right({

@@ -47,7 +47,9 @@ export const parseMediaType = (header: string | undefined): MediaType => {
   let charset: string | undefined
   for (const param of params) {
     const [key, value] = param.split("=")
-    if (key?.trim().toLowerCase() === "charset" && value !== undefined) charset = value.trim().replace(/^"(.*)"$/, "$1").toLowerCase()
+    if (key?.trim().toLowerCase() === "charset" && value !== undefined) {
+      charset = value.trim().replace(/^"(.*)"$/, "$1").toLowerCase()
+    }
   }
   return { essence: essence.trim().toLowerCase(), charset }
 }
@@ -119,8 +121,38 @@ const metaCharset = (bytes: Uint8Array): string | undefined => {
 
 /** What windows-1252 has at 0x80-0x9F (the WHATWG index); the rest of it is Latin-1. */
 const windows1252High = [
-  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f,
-  0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178
+  0x20ac,
+  0x81,
+  0x201a,
+  0x192,
+  0x201e,
+  0x2026,
+  0x2020,
+  0x2021,
+  0x2c6,
+  0x2030,
+  0x160,
+  0x2039,
+  0x152,
+  0x8d,
+  0x17d,
+  0x8f,
+  0x90,
+  0x2018,
+  0x2019,
+  0x201c,
+  0x201d,
+  0x2022,
+  0x2013,
+  0x2014,
+  0x2dc,
+  0x2122,
+  0x161,
+  0x203a,
+  0x153,
+  0x9d,
+  0x17e,
+  0x178
 ]
 
 /**
@@ -155,9 +187,17 @@ export const decodeText = (bytes: Uint8Array, declared: string | undefined, kind
   try {
     const decoder = new TextDecoder(label)
     const text = decoder.decode(bytes)
-    return { text: decoder.encoding === "windows-1252" ? fixWindows1252(text) : text, encoding: decoder.encoding, note: undefined }
+    return {
+      text: decoder.encoding === "windows-1252" ? fixWindows1252(text) : text,
+      encoding: decoder.encoding,
+      note: undefined
+    }
   } catch {
-    return { text: new TextDecoder().decode(bytes), encoding: "utf-8", note: `The page declares the unknown charset ${JSON.stringify(label)}; it was read as UTF-8.` }
+    return {
+      text: new TextDecoder().decode(bytes),
+      encoding: "utf-8",
+      note: `The page declares the unknown charset ${JSON.stringify(label)}; it was read as UTF-8.`
+    }
   }
 }
 
@@ -175,9 +215,41 @@ export const MAX_NESTING = 512
 
 /** Elements whose end tag is optional or that have none: they never make the estimate deeper. */
 const flatElements: ReadonlySet<string> = new Set([
-  "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr", "param",
-  "p", "li", "dt", "dd", "tr", "td", "th", "option", "optgroup", "rb", "rt", "rp", "thead", "tbody", "tfoot",
-  "colgroup", "caption", "html", "head", "body", "!doctype"
+  "area",
+  "base",
+  "br",
+  "col",
+  "embed",
+  "hr",
+  "img",
+  "input",
+  "link",
+  "meta",
+  "source",
+  "track",
+  "wbr",
+  "param",
+  "p",
+  "li",
+  "dt",
+  "dd",
+  "tr",
+  "td",
+  "th",
+  "option",
+  "optgroup",
+  "rb",
+  "rt",
+  "rp",
+  "thead",
+  "tbody",
+  "tfoot",
+  "colgroup",
+  "caption",
+  "html",
+  "head",
+  "body",
+  "!doctype"
 ])
 
 /**
@@ -287,7 +359,11 @@ export const htmlToMarkdown = (html: string, maxHtmlChars: number): Converted =>
   try {
     return { markdown: converter().turndown(input), notes }
   } catch (error) {
-    notes.push(`The page could not be converted to markdown (${error instanceof Error ? error.message : String(error)}); it is shown as plain text.`)
+    notes.push(
+      `The page could not be converted to markdown (${
+        error instanceof Error ? error.message : String(error)
+      }); it is shown as plain text.`
+    )
     return { markdown: htmlText(input), notes }
   }
 }

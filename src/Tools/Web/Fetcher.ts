@@ -13,13 +13,13 @@
  *
  * @since 0.2.0
  */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodeStream from "@effect/platform-node/NodeStream"
+import * as Undici from "@effect/platform-node/Undici"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as NodeStream from "@effect/platform-node/NodeStream"
-import * as Undici from "@effect/platform-node/Undici"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -48,24 +48,26 @@ import { isFollowedRedirect, normalizeUrl } from "./Url.js"
  * @since 0.2.0
  * @category errors
  */
-export class WebFetchError extends Schema.TaggedError<WebFetchError>("effect-tool-runtime/Tools/WebFetch/WebFetchError")("WebFetchError", {
-  reason: Schema.Literal(
-    "InvalidUrl",
-    "BlockedAddress",
-    "Resolve",
-    "PermissionDenied",
-    "Transport",
-    "Status",
-    "TooManyRedirects",
-    "IdleTimeout",
-    "Timeout",
-    "UnsupportedContent",
-    "Conversion",
-    "Reader"
-  ),
-  message: Schema.String,
-  status: Schema.optional(Schema.Number)
-}) {}
+export class WebFetchError
+  extends Schema.TaggedError<WebFetchError>("effect-tool-runtime/Tools/WebFetch/WebFetchError")("WebFetchError", {
+    reason: Schema.Literal(
+      "InvalidUrl",
+      "BlockedAddress",
+      "Resolve",
+      "PermissionDenied",
+      "Transport",
+      "Status",
+      "TooManyRedirects",
+      "IdleTimeout",
+      "Timeout",
+      "UnsupportedContent",
+      "Conversion",
+      "Reader"
+    ),
+    message: Schema.String,
+    status: Schema.optional(Schema.Number)
+  })
+{}
 
 // ---------------------------------------------------------------------------------------------------------------
 // models
@@ -176,10 +178,15 @@ export const makeConnector: Effect.Effect<Connector, never, Scope.Scope> = Effec
   const lookup: net.LookupFunction = (hostname, options, callback) => {
     const pin = pins.get(hostname.toLowerCase())
     if (pin === undefined) {
-      const error: NodeJS.ErrnoException = Object.assign(new Error(`${hostname} was not resolved and checked by WebFetch`), { code: "ENOTFOUND" })
+      const error: NodeJS.ErrnoException = Object.assign(
+        new Error(`${hostname} was not resolved and checked by WebFetch`),
+        { code: "ENOTFOUND" }
+      )
       return options.all === true ? callback(error, []) : callback(error, "", 4)
     }
-    if (options.all === true) return callback(null, pin.addresses.map((a) => ({ address: a.address, family: a.family })))
+    if (options.all === true) {
+      return callback(null, pin.addresses.map((a) => ({ address: a.address, family: a.family })))
+    }
     const first = pin.addresses[0]!
     return callback(null, first.address, first.family)
   }
@@ -212,7 +219,8 @@ export const makeConnector: Effect.Effect<Connector, never, Scope.Scope> = Effec
 // addresses
 // ---------------------------------------------------------------------------------------------------------------
 
-const guardAdvice = "WebFetch does not connect to loopback, private, link-local or other non-public addresses unless its settings allow them (allowPrivate)."
+const guardAdvice =
+  "WebFetch does not connect to loopback, private, link-local or other non-public addresses unless its settings allow them (allowPrivate)."
 
 /**
  * The addresses a URL's host may be reached at, checked: a literal host is judged as it is; a name is resolved once
@@ -230,13 +238,21 @@ export const checkedAddresses = (
     if (literal !== undefined) {
       const refusal = policy.refusal(literal)
       if (refusal !== undefined) {
-        return yield* new WebFetchError({ reason: "BlockedAddress", message: `${url.host} is ${refusal}. ${guardAdvice}` })
+        return yield* new WebFetchError({
+          reason: "BlockedAddress",
+          message: `${url.host} is ${refusal}. ${guardAdvice}`
+        })
       }
       return [toResolved(literal)]
     }
     const resolver = yield* Resolver
     const addresses = yield* resolver.resolve(url.hostname).pipe(
-      Effect.mapError((error) => new WebFetchError({ reason: "Resolve", message: `The host ${url.hostname} could not be resolved (${error.message}).` }))
+      Effect.mapError((error) =>
+        new WebFetchError({
+          reason: "Resolve",
+          message: `The host ${url.hostname} could not be resolved (${error.message}).`
+        })
+      )
     )
     if (addresses.length === 0) {
       return yield* new WebFetchError({ reason: "Resolve", message: `The host ${url.hostname} has no addresses.` })
@@ -245,7 +261,10 @@ export const checkedAddresses = (
     for (const { address } of addresses) {
       const refusal = policy.refusal(address)
       if (refusal !== undefined) {
-        return yield* new WebFetchError({ reason: "BlockedAddress", message: `${url.hostname} resolves to ${address}, ${refusal}. ${guardAdvice}` })
+        return yield* new WebFetchError({
+          reason: "BlockedAddress",
+          message: `${url.hostname} resolves to ${address}, ${refusal}. ${guardAdvice}`
+        })
       }
     }
     return addresses
@@ -266,7 +285,11 @@ interface Gathered {
  * Gathers a stream's bytes up to `max`, then stops pulling (the rest is never read). One fold, no per-chunk
  * operators: on a loopback server a chain of stream operators costs several times the transfer itself.
  */
-const gatherUpTo = <E, R>(stream: Stream.Stream<Uint8Array, E, R>, max: number, onChunk: (chunk: Uint8Array) => void): Effect.Effect<Gathered, E, R> =>
+const gatherUpTo = <E, R>(
+  stream: Stream.Stream<Uint8Array, E, R>,
+  max: number,
+  onChunk: (chunk: Uint8Array) => void
+): Effect.Effect<Gathered, E, R> =>
   Stream.runFoldWhile(stream, { size: 0, parts: [], cut: false } as Gathered, (state) => !state.cut, (state, chunk) => {
     onChunk(chunk)
     const room = max - state.size
@@ -282,7 +305,12 @@ const gatherUpTo = <E, R>(stream: Stream.Stream<Uint8Array, E, R>, max: number, 
   })
 
 /** Passes at most `max` bytes, then ends the stream (so the rest is never pulled); `onCut` when something was left. */
-const capBytes = <E, R>(stream: Stream.Stream<Uint8Array, E, R>, max: number, onChunk: (chunk: Uint8Array) => void, onCut: () => void): Stream.Stream<Uint8Array, E, R> =>
+const capBytes = <E, R>(
+  stream: Stream.Stream<Uint8Array, E, R>,
+  max: number,
+  onChunk: (chunk: Uint8Array) => void,
+  onCut: () => void
+): Stream.Stream<Uint8Array, E, R> =>
   Stream.suspend(() => {
     let cut = false
     return stream.pipe(
@@ -336,17 +364,29 @@ const seconds = (duration: Duration.Duration): string => {
   return ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`
 }
 
-const readBody = (response: HttpClientResponse.HttpClientResponse, url: URL, limits: FetchLimits): Effect.Effect<Body, WebFetchError> =>
+const readBody = (
+  response: HttpClientResponse.HttpClientResponse,
+  url: URL,
+  limits: FetchLimits
+): Effect.Effect<Body, WebFetchError> =>
   Effect.suspend(() => {
     const encoding = (response.headers["content-encoding"] ?? "identity").trim().toLowerCase()
     const inflate = encoding === "identity" || encoding === "" ? undefined : decompressor(encoding)
     if (encoding !== "identity" && encoding !== "" && inflate === undefined) {
-      return Effect.fail(new WebFetchError({ reason: "UnsupportedContent", message: `${url.href} uses the content encoding ${JSON.stringify(encoding)}, which WebFetch cannot decode.` }))
+      return Effect.fail(
+        new WebFetchError({
+          reason: "UnsupportedContent",
+          message: `${url.href} uses the content encoding ${JSON.stringify(encoding)}, which WebFetch cannot decode.`
+        })
+      )
     }
     let wireBytes = 0
     let wireCut = false
     const transport = (cause: unknown) =>
-      new WebFetchError({ reason: "Transport", message: `Reading the body of ${url.href} failed: ${describeCause(cause)}` })
+      new WebFetchError({
+        reason: "Transport",
+        message: `Reading the body of ${url.href} failed: ${describeCause(cause)}`
+      })
     const wire = Stream.mapError(response.stream, transport)
     const gathered = (touch: () => void): Effect.Effect<Gathered, WebFetchError> => {
       const onWire = (chunk: Uint8Array) => {
@@ -358,19 +398,37 @@ const readBody = (response: HttpClientResponse.HttpClientResponse, url: URL, lim
       const decoded = NodeStream.pipeThroughDuplex(
         capBytes(wire, limits.maxBodyBytes, onWire, () => (wireCut = true)),
         () => inflate,
-        (cause) => cause instanceof WebFetchError ? cause : new WebFetchError({ reason: "Transport", message: `The ${encoding} body of ${url.href} could not be decoded: ${describeCause(cause)}` })
+        (cause) =>
+          cause instanceof WebFetchError
+            ? cause
+            : new WebFetchError({
+              reason: "Transport",
+              message: `The ${encoding} body of ${url.href} could not be decoded: ${describeCause(cause)}`
+            })
       )
       return gatherUpTo(decoded, limits.maxDecodedBytes, () => {})
     }
     return failWhenIdle(
       gathered,
       Duration.toMillis(limits.idleTimeout),
-      () => new WebFetchError({ reason: "IdleTimeout", message: `${url.href} sent nothing for ${seconds(limits.idleTimeout)}; the fetch was stopped.` })
-    ).pipe(Effect.map((body) => ({ bytes: concat(body.parts), wireBytes: Math.min(wireBytes, limits.maxBodyBytes), truncated: body.cut || wireCut })))
+      () =>
+        new WebFetchError({
+          reason: "IdleTimeout",
+          message: `${url.href} sent nothing for ${seconds(limits.idleTimeout)}; the fetch was stopped.`
+        })
+    ).pipe(
+      Effect.map((body) => ({
+        bytes: concat(body.parts),
+        wireBytes: Math.min(wireBytes, limits.maxBodyBytes),
+        truncated: body.cut || wireCut
+      }))
+    )
   })
 
 /** The chunks as one buffer; one chunk is returned as it is. */
-const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))
+const concat = (
+  chunks: ReadonlyArray<Uint8Array>
+): Uint8Array => (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))
 
 const describeCause = (cause: unknown): string => {
   if (typeof cause === "object" && cause !== null) {
@@ -411,19 +469,28 @@ const statusText = (status: number): string => http.STATUS_CODES[status] ?? ""
 const requestHop = (env: FetchEnvironment, url: URL, scope: Scope.Scope) =>
   Effect.gen(function*() {
     const addresses = yield* checkedAddresses(url, env.addresses)
-    if (literalAddress(url.hostname) === undefined) yield* Scope.extend(env.connector.pin(url.hostname, addresses), scope)
+    if (literalAddress(url.hostname) === undefined) {
+      yield* Scope.extend(env.connector.pin(url.hostname, addresses), scope)
+    }
     const request = HttpClientRequest.get(url).pipe(
       HttpClientRequest.setHeaders({
-        accept: "text/markdown, text/html;q=0.9, application/xhtml+xml;q=0.9, text/plain;q=0.8, application/json;q=0.8, */*;q=0.5",
+        accept:
+          "text/markdown, text/html;q=0.9, application/xhtml+xml;q=0.9, text/plain;q=0.8, application/json;q=0.8, */*;q=0.5",
         "accept-encoding": "gzip, deflate, br",
         "user-agent": env.userAgent
       })
     )
     const response = yield* env.connector.client.execute(request).pipe(
-      Effect.mapError((error) => new WebFetchError({ reason: "Transport", message: `Fetching ${url.href} failed: ${describeCause(error)}` })),
+      Effect.mapError((error) =>
+        new WebFetchError({ reason: "Transport", message: `Fetching ${url.href} failed: ${describeCause(error)}` })
+      ),
       Effect.timeoutFail({
         duration: env.limits.idleTimeout,
-        onTimeout: () => new WebFetchError({ reason: "IdleTimeout", message: `${url.href} sent no response for ${seconds(env.limits.idleTimeout)}; the fetch was stopped.` })
+        onTimeout: () =>
+          new WebFetchError({
+            reason: "IdleTimeout",
+            message: `${url.href} sent no response for ${seconds(env.limits.idleTimeout)}; the fetch was stopped.`
+          })
       }),
       Effect.provideService(Scope.Scope, scope)
     )
@@ -447,7 +514,7 @@ export const fetchFollowing = (
     const scope = yield* Effect.scope
     const hops: Array<URL> = []
     let url = start
-    for (let redirects = 0; ; redirects++) {
+    for (let redirects = 0;; redirects++) {
       hops.push(url)
       const hopScope = yield* Scope.fork(scope, ExecutionStrategy.sequential)
       const { addresses, response } = yield* requestHop(env, url, hopScope)
@@ -457,16 +524,34 @@ export const fetchFollowing = (
         yield* Scope.close(hopScope, Exit.void)
         const next = resolveLocation(location, url, env.plainHttp)
         if (Either.isLeft(next)) {
-          return yield* new WebFetchError({ reason: "InvalidUrl", message: `${url.href} redirects to ${JSON.stringify(location)}, which cannot be fetched: ${next.left}` })
+          return yield* new WebFetchError({
+            reason: "InvalidUrl",
+            message: `${url.href} redirects to ${JSON.stringify(location)}, which cannot be fetched: ${next.left}`
+          })
         }
-        const notFollowed: NotFollowed = { _tag: "NotFollowed", from: url, to: next.right, status, statusText: statusText(status), hops: hops.slice(0, -1) }
+        const notFollowed: NotFollowed = {
+          _tag: "NotFollowed",
+          from: url,
+          to: next.right,
+          status,
+          statusText: statusText(status),
+          hops: hops.slice(0, -1)
+        }
         if (!isFollowedRedirect(url, next.right)) return notFollowed
         if (redirects >= env.limits.maxRedirects) {
-          return yield* new WebFetchError({ reason: "TooManyRedirects", message: `${start.href} redirected more than ${env.limits.maxRedirects} times; the fetch was stopped at ${url.href}.` })
+          return yield* new WebFetchError({
+            reason: "TooManyRedirects",
+            message:
+              `${start.href} redirected more than ${env.limits.maxRedirects} times; the fetch was stopped at ${url.href}.`
+          })
         }
         const verdict = yield* checkHop(next.right)
-        if (verdict._tag === "Deny") return yield* new WebFetchError({ reason: "PermissionDenied", message: verdict.message })
-        if (verdict._tag === "HandBack") return notFollowed
+        if (verdict._tag === "Deny") {
+          return yield* new WebFetchError({ reason: "PermissionDenied", message: verdict.message })
+        }
+        if (verdict._tag === "HandBack") {
+          return notFollowed
+        }
         url = next.right
         continue
       }
@@ -483,7 +568,11 @@ export const fetchFollowing = (
     }
   })
 
-const resolveLocation = (location: string, base: URL, plainHttp: (hostname: string) => boolean): Either.Either<URL, string> => {
+const resolveLocation = (
+  location: string,
+  base: URL,
+  plainHttp: (hostname: string) => boolean
+): Either.Either<URL, string> => {
   let absolute: string
   try {
     absolute = new URL(location, base).href

@@ -71,7 +71,9 @@ export const DEFAULT_MAX_CHARS = 100_000
 export const withinBudget = (content: string, maxChars: number): string =>
   content.length <= maxChars
     ? content
-    : `${content.slice(0, maxChars)}\n\n[Content truncated: the first ${maxChars} of ${content.length} characters are shown.]`
+    : `${
+      content.slice(0, maxChars)
+    }\n\n[Content truncated: the first ${maxChars} of ${content.length} characters are shown.]`
 
 // ---------------------------------------------------------------------------------------------------------------
 // the service
@@ -117,8 +119,12 @@ export class PageReader extends Context.Tag("effect-tool-runtime/Tools/Web/PageR
         return {
           read: (request: PageRequest) =>
             model.generateText({ prompt: readerPrompt(request, maxChars) }).pipe(
-              Effect.map((response) => response.text.trim() === "" ? "The model reading the page gave no answer." : response.text),
-              Effect.mapError((error) => new PageReaderError({ message: `The model reading ${request.url} failed: ${error.message}` })),
+              Effect.map((response) =>
+                response.text.trim() === "" ? "The model reading the page gave no answer." : response.text
+              ),
+              Effect.mapError((error) =>
+                new PageReaderError({ message: `The model reading ${request.url} failed: ${error.message}` })
+              ),
               Effect.withSpan("PageReader.read", { attributes: { url: request.url } })
             )
         }
@@ -127,7 +133,9 @@ export class PageReader extends Context.Tag("effect-tool-runtime/Tools/Web/PageR
 }
 
 /** @effect/ai's `LanguageModel` Tag, by its key: the same Context entry without a runtime import of @effect/ai. */
-const LanguageModelTag = Context.GenericTag<LanguageModel.LanguageModel, LanguageModel.Service>("@effect/ai/LanguageModel")
+const LanguageModelTag = Context.GenericTag<LanguageModel.LanguageModel, LanguageModel.Service>(
+  "@effect/ai/LanguageModel"
+)
 
 /**
  * The prompt the model reading a page gets (after Claude Code's): the page, then the question, then how to answer.

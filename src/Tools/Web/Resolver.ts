@@ -32,7 +32,9 @@ export interface ResolvedAddress {
  * @since 0.2.0
  * @category errors
  */
-export class ResolveError extends Data.TaggedError("ResolveError")<{ readonly hostname: string; readonly message: string }> {}
+export class ResolveError
+  extends Data.TaggedError("ResolveError")<{ readonly hostname: string; readonly message: string }>
+{}
 
 /**
  * The Resolver service.

@@ -35,7 +35,9 @@ export const normalizeUrl = (raw: string, plainHttp: (hostname: string) => boole
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     return Either.left(`Only http: and https: URLs can be fetched, not ${url.protocol}`)
   }
-  if (url.username !== "" || url.password !== "") return Either.left("URLs with a user name or password are not fetched.")
+  if (url.username !== "" || url.password !== "") {
+    return Either.left("URLs with a user name or password are not fetched.")
+  }
   if (url.hostname.endsWith(".")) url.hostname = url.hostname.slice(0, -1)
   if (url.hostname === "") return Either.left(`${JSON.stringify(text)} has no host.`)
   url.hash = ""

@@ -34,10 +34,16 @@ const utf8Length = (text: string): number => Buffer.byteLength(text, "utf8")
  * `nulHint` tells the model what to write instead of a NUL byte, where there is a way.
  */
 export const argumentProblem = (value: string, spare = 0, nulHint?: string): string | undefined => {
-  if (value.includes("\0")) return `contains a NUL byte (\\0), which no program argument can hold${nulHint === undefined ? "" : ` (${nulHint})`}`
+  if (value.includes("\0")) {
+    return `contains a NUL byte (\\0), which no program argument can hold${
+      nulHint === undefined ? "" : ` (${nulHint})`
+    }`
+  }
   const bytes = utf8Length(value)
   const limit = maxArgumentBytes - spare
-  return bytes > limit ? `is ${kb(bytes)} long, over the ${kb(limit)} the system allows for one program argument` : undefined
+  return bytes > limit
+    ? `is ${kb(bytes)} long, over the ${kb(limit)} the system allows for one program argument`
+    : undefined
 }
 
 /** Why a string cannot be a path, or undefined. */
@@ -46,7 +52,9 @@ export const pathProblem = (value: string): string | undefined => {
   const bytes = utf8Length(value)
   if (bytes > maxPathBytes) return `is ${bytes} bytes long, over the ${maxPathBytes} bytes the system allows for a path`
   const long = value.split("/").find((name) => utf8Length(name) > maxNameBytes)
-  return long === undefined ? undefined : `has a name of ${utf8Length(long)} bytes, over the ${maxNameBytes} bytes the system allows for one file name`
+  return long === undefined
+    ? undefined
+    : `has a name of ${utf8Length(long)} bytes, over the ${maxNameBytes} bytes the system allows for one file name`
 }
 
 /**
@@ -54,20 +62,28 @@ export const pathProblem = (value: string): string | undefined => {
  * described for the model. The JSON Schema a provider sees is a plain string with that description (an empty
  * `jsonSchema` annotation keeps the description, which a bare refinement would lose); the decoder enforces the check.
  */
-export const ArgumentString = (description: string, options: { readonly spare?: number; readonly nulHint?: string } = {}) =>
+export const ArgumentString = (
+  description: string,
+  options: { readonly spare?: number; readonly nulHint?: string } = {}
+) =>
   Schema.String.annotations({ description }).pipe(
     Schema.filter((value) => argumentProblem(value, options.spare ?? 0, options.nulHint) ?? true, { jsonSchema: {} })
   )
 
 /** A string that can be a path (no NUL, at most {@link maxPathBytes}, names at most {@link maxNameBytes}), described for the model. */
 export const PathString = (description: string) =>
-  Schema.String.annotations({ description }).pipe(Schema.filter((value) => pathProblem(value) ?? true, { jsonSchema: {} }))
+  Schema.String.annotations({ description }).pipe(
+    Schema.filter((value) => pathProblem(value) ?? true, { jsonSchema: {} })
+  )
 
 /**
  * Why the kernel would refuse to start `argv` with `env`, or undefined: the last check before a spawn, for values
  * that did not come through a schema (the environment, wrapped argv).
  */
-export const argvProblem = (argv: ReadonlyArray<string>, env: Readonly<Record<string, string>> = {}): string | undefined => {
+export const argvProblem = (
+  argv: ReadonlyArray<string>,
+  env: Readonly<Record<string, string>> = {}
+): string | undefined => {
   let total = 0
   for (const [i, arg] of argv.entries()) {
     const problem = argumentProblem(arg)
@@ -80,5 +96,7 @@ export const argvProblem = (argv: ReadonlyArray<string>, env: Readonly<Record<st
     if (problem !== undefined) return `the environment variable ${name} ${problem}`
     total += utf8Length(entry) + 1 + 8
   }
-  return total > maxArgvBytes ? `the arguments and environment are ${kb(total)} together, over the ${kb(maxArgvBytes)} the system allows` : undefined
+  return total > maxArgvBytes
+    ? `the arguments and environment are ${kb(total)} together, over the ${kb(maxArgvBytes)} the system allows`
+    : undefined
 }

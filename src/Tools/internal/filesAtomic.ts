@@ -54,11 +54,18 @@ export const removeLeftovers = async (target: string): Promise<void> => {
  * Replaces (or creates) `target` with `content` atomically. An existing file's permission bits are kept; missing
  * parent directories are created. `target` should be a real path: a symlink at `target` is replaced, not followed.
  */
-export const writeFileAtomic = async (target: string, content: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> => {
+export const writeFileAtomic = async (
+  target: string,
+  content: string | Uint8Array,
+  options: AtomicWriteOptions = {}
+): Promise<void> => {
   const directory = nodePath.dirname(target)
   await fs.promises.mkdir(directory, { recursive: true })
   await removeLeftovers(target)
-  const existingMode = await fs.promises.stat(target).then((s) => (s.isFile() ? s.mode & 0o7777 : undefined), () => undefined)
+  const existingMode = await fs.promises.stat(target).then(
+    (s) => (s.isFile() ? s.mode & 0o7777 : undefined),
+    () => undefined
+  )
   const temp = tempPathFor(target)
   const handle = await fs.promises.open(temp, "wx", existingMode ?? 0o666)
   let renamed = false

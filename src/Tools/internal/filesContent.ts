@@ -56,10 +56,16 @@ const binarySignatures: ReadonlyArray<readonly [ReadonlyArray<number>, string, n
 
 /** Classifies a file from its first bytes (8 KB is plenty): images by magic number, binaries by magic or NUL bytes. */
 export const sniff = (head: Uint8Array): Sniffed => {
-  if (startsWith(head, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return { _tag: "Image", mediaType: "image/png" }
+  if (startsWith(head, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) {
+    return { _tag: "Image", mediaType: "image/png" }
+  }
   if (startsWith(head, [0xff, 0xd8, 0xff])) return { _tag: "Image", mediaType: "image/jpeg" }
-  if (startsWith(head, ascii("GIF87a")) || startsWith(head, ascii("GIF89a"))) return { _tag: "Image", mediaType: "image/gif" }
-  if (startsWith(head, ascii("RIFF")) && startsWith(head, ascii("WEBP"), 8)) return { _tag: "Image", mediaType: "image/webp" }
+  if (startsWith(head, ascii("GIF87a")) || startsWith(head, ascii("GIF89a"))) {
+    return { _tag: "Image", mediaType: "image/gif" }
+  }
+  if (startsWith(head, ascii("RIFF")) && startsWith(head, ascii("WEBP"), 8)) {
+    return { _tag: "Image", mediaType: "image/webp" }
+  }
   for (const [signature, description, at] of binarySignatures) {
     if (startsWith(head, signature, at ?? 0)) return { _tag: "Binary", description }
   }

@@ -34,7 +34,12 @@ export interface Applied {
  * Replaces the occurrences found at `positions` (as {@link occurrences} gives them) by `replacement`, literally
  * (no `$&` patterns), and says which lines of the result changed.
  */
-export const applyAt = (content: string, needle: string, replacement: string, positions: ReadonlyArray<number>): Applied => {
+export const applyAt = (
+  content: string,
+  needle: string,
+  replacement: string,
+  positions: ReadonlyArray<number>
+): Applied => {
   let result = ""
   let previous = 0
   let firstStart = 0
@@ -113,7 +118,9 @@ export const nearMatch = (content: string, needle: string): NearMatch | undefine
     const window = lines.slice(i, i + span).join("\n")
     const collapsed = collapse(window)
     // Equal once whitespace is collapsed: the model got indentation, spacing or line endings wrong.
-    if (target.length > 0 && collapsed.includes(target)) return { line: i + 1, text: window, whitespaceOnly: true, similarity: 1 }
+    if (target.length > 0 && collapsed.includes(target)) {
+      return { line: i + 1, text: window, whitespaceOnly: true, similarity: 1 }
+    }
     const similarity = dice(grams, gramCount, collapsed)
     if (similarity >= 0.5 && (best === undefined || similarity > best.similarity)) {
       best = { line: i + 1, text: window, whitespaceOnly: false, similarity }
@@ -142,5 +149,6 @@ export const describeNearMatch = (match: NearMatch): string => {
 /** A unified diff of one file, without the `Index:`/`===` preamble. */
 export const unifiedDiff = (path: string, before: string, after: string): string => {
   const patch = createTwoFilesPatch(path, path, before, after, undefined, undefined, { context: 3 })
-  return patch.split("\n").filter((line) => !line.startsWith("=====") && !line.startsWith("Index:")).join("\n").trimEnd()
+  return patch.split("\n").filter((line) => !line.startsWith("=====") && !line.startsWith("Index:")).join("\n")
+    .trimEnd()
 }

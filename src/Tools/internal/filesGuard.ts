@@ -9,8 +9,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
-import type { FileRecord } from "../FileState.js"
 import type { ResolvedPath, Workspace } from "../../Runtime/Workspace.js"
+import type { FileRecord } from "../FileState.js"
 import { specialFileReason, statOrUndefined } from "./filesPaths.js"
 
 /** A path from the model, resolved and inspected (never opened). */
@@ -24,8 +24,14 @@ export interface Target {
 
 /** Resolves a path through the workspace and stats its real target (stat only: opening a FIFO would block). */
 export const inspect = (workspace: Workspace["Type"], path: string): Effect.Effect<Target> =>
-  Effect.flatMap(workspace.resolve(path), (resolved) =>
-    Effect.map(statOrUndefined(resolved.real), (stat) => ({ resolved, stat, refusal: specialFileReason(resolved, stat) })))
+  Effect.flatMap(
+    workspace.resolve(path),
+    (resolved) =>
+      Effect.map(
+        statOrUndefined(resolved.real),
+        (stat) => ({ resolved, stat, refusal: specialFileReason(resolved, stat) })
+      )
+  )
 
 /** sha256 of a file's bytes, streamed. */
 export const hashFile = (path: string): Promise<string> =>
@@ -57,7 +63,12 @@ export interface Current {
  * decides (a file touched but unchanged is still current); after a ranged read that stopped early (no hash), mtime
  * and size must both be unchanged. `requireFull` (Write over an existing file) refuses partial reads.
  */
-export const staleness = (path: string, record: Option.Option<FileRecord>, current: Current, requireFull: boolean): string | undefined => {
+export const staleness = (
+  path: string,
+  record: Option.Option<FileRecord>,
+  current: Current,
+  requireFull: boolean
+): string | undefined => {
   if (Option.isNone(record)) return notReadMessage(path)
   const seen = record.value
   if (requireFull && seen.partial) {
@@ -73,11 +84,21 @@ export const staleness = (path: string, record: Option.Option<FileRecord>, curre
 export const readCurrent = async (path: string): Promise<{ readonly bytes: Buffer; readonly current: Current }> => {
   const stat = await fs.promises.stat(path)
   const bytes = await fs.promises.readFile(path)
-  return { bytes, current: { mtimeMs: stat.mtimeMs, size: stat.size, contentHash: crypto.createHash("sha256").update(bytes).digest("hex") } }
+  return {
+    bytes,
+    current: {
+      mtimeMs: stat.mtimeMs,
+      size: stat.size,
+      contentHash: crypto.createHash("sha256").update(bytes).digest("hex")
+    }
+  }
 }
 
 /** Describes a file for the staleness check, keeping its bytes only when it is at most `keepBytes` long (else streamed). */
-export const describeCurrent = async (path: string, keepBytes: number): Promise<{ readonly bytes: Buffer | undefined; readonly current: Current }> => {
+export const describeCurrent = async (
+  path: string,
+  keepBytes: number
+): Promise<{ readonly bytes: Buffer | undefined; readonly current: Current }> => {
   const stat = await fs.promises.stat(path)
   if (stat.size <= keepBytes) return readCurrent(path)
   return { bytes: undefined, current: { mtimeMs: stat.mtimeMs, size: stat.size, contentHash: await hashFile(path) } }
@@ -87,11 +108,14 @@ export const describeCurrent = async (path: string, keepBytes: number): Promise<
  * A `beforeRename` guard for the atomic write: fails when the target's mtime or size moved since it was read, so a
  * change made while the new content was being written is not clobbered.
  */
-export const unchangedSince = (path: string, current: Current | undefined, message: string) => async (): Promise<void> => {
-  const now = await fs.promises.stat(path).catch(() => undefined)
-  const same = current === undefined ? now === undefined : now !== undefined && now.mtimeMs === current.mtimeMs && now.size === current.size
-  if (!same) throw new StaleError(message)
-}
+export const unchangedSince =
+  (path: string, current: Current | undefined, message: string) => async (): Promise<void> => {
+    const now = await fs.promises.stat(path).catch(() => undefined)
+    const same = current === undefined
+      ? now === undefined
+      : now !== undefined && now.mtimeMs === current.mtimeMs && now.size === current.size
+    if (!same) throw new StaleError(message)
+  }
 
 /** The file changed under us; its message is for the model. */
 export class StaleError extends Error {}

@@ -13,7 +13,10 @@ import * as nodePath from "node:path"
 import { isWithin } from "../../Runtime/Workspace.js"
 
 const readGitignore = (directory: string): Promise<Ignore | undefined> =>
-  fs.promises.readFile(nodePath.join(directory, ".gitignore"), "utf8").then((text) => ignore().add(text), () => undefined)
+  fs.promises.readFile(nodePath.join(directory, ".gitignore"), "utf8").then(
+    (text) => ignore().add(text),
+    () => undefined
+  )
 
 /**
  * The files (absolute) that no `.gitignore` between `top` and their own directory ignores. Each `.gitignore` is

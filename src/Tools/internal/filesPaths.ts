@@ -12,11 +12,11 @@ import * as nodePath from "node:path"
 import { isAnotherNameOf, literalRulePath } from "../../Permission/FileIdentity.js"
 import { compilePathPattern } from "../../Permission/PathPattern.js"
 import { printRule } from "../../Permission/Rule.js"
+import { realPathSync } from "../../Runtime/Workspace.js"
+import type { ResolvedPath, Workspace } from "../../Runtime/Workspace.js"
 import { PermissionCheck } from "../../Tool/Permission.js"
 import { Claim } from "../../Tool/Tool.js"
 import type { RuleContext } from "../../Tool/Tool.js"
-import { realPathSync } from "../../Runtime/Workspace.js"
-import type { ResolvedPath, Workspace } from "../../Runtime/Workspace.js"
 
 export { realPathSync }
 
@@ -25,13 +25,18 @@ export const expandHome = (path: string, home: string): string =>
   path === "~" ? home : path.startsWith("~/") ? nodePath.join(home, path.slice(2)) : path
 
 /** The absolute and the real path of a path from the model, synchronously. */
-export const resolveSync = (path: string, cwd: string, home: string): { readonly absolute: string; readonly real: string } => {
+export const resolveSync = (
+  path: string,
+  cwd: string,
+  home: string
+): { readonly absolute: string; readonly real: string } => {
   const absolute = nodePath.resolve(cwd, expandHome(path, home))
   return { absolute, real: realPathSync(absolute) }
 }
 
 /** The claim resource of a file or directory: `file:` and its real path. */
-export const fileResource = (path: string, cwd: string, home: string): string => `file:${resolveSync(path, cwd, home).real}`
+export const fileResource = (path: string, cwd: string, home: string): string =>
+  `file:${resolveSync(path, cwd, home).real}`
 
 /**
  * A stand-in for "any file" inside a directory: only a pattern that covers every name there (`dir/**`, `dir/*`,
@@ -50,7 +55,9 @@ export const ruleCovers = (content: string, path: string, context: RuleContext, 
   const patternContext = { cwd: context.cwd, home: context.home, ruleDir: context.ruleDirectory }
   const matcher = compilePathPattern(content, patternContext)
   const { absolute, real } = resolveSync(path, context.cwd, context.home)
-  if (directory) return [absolute, real, `${absolute}/`, `${real}/`, `${absolute}/${anyChild}`, `${real}/${anyChild}`].some(matcher)
+  if (directory) {
+    return [absolute, real, `${absolute}/`, `${real}/`, `${absolute}/${anyChild}`, `${real}/${anyChild}`].some(matcher)
+  }
   if (matcher(absolute) || matcher(real)) return true
   const named = literalRulePath(content, patternContext)
   return named !== undefined && isAnotherNameOf(real, [named])
@@ -78,7 +85,9 @@ const specialKind = (stat: fs.Stats): string | undefined =>
  */
 export const specialFileReason = (resolved: ResolvedPath, stat: fs.Stats | undefined): string | undefined => {
   const kind = stat === undefined ? undefined : specialKind(stat)
-  if (kind !== undefined) return `${resolved.requested} is ${kind}, not a regular file; it cannot be read or written by this tool.`
+  if (kind !== undefined) {
+    return `${resolved.requested} is ${kind}, not a regular file; it cannot be read or written by this tool.`
+  }
   if (devicePath.test(resolved.absolute) || devicePath.test(resolved.real)) {
     return `${resolved.requested} is a device or process file (under /dev or /proc/*/fd); it cannot be read or written by this tool.`
   }
@@ -112,7 +121,9 @@ export const checkPath = (
     if (savedForSession?.(resolved.real) === true) {
       return PermissionCheck.allow({ reason: "output saved for this session by the result store" })
     }
-    const target = resolved.real === resolved.absolute ? resolved.absolute : `${resolved.absolute} (resolves to ${resolved.real})`
+    const target = resolved.real === resolved.absolute
+      ? resolved.absolute
+      : `${resolved.absolute} (resolves to ${resolved.real})`
     return PermissionCheck.ask(`${target} is outside the workspace`, suggestions)
   })
 
@@ -124,7 +135,8 @@ export const directorySearchStages = <Input>(workspace: Workspace["Type"], searc
   checkPermissions: (input: Input) => checkPath(workspace, searchPath(input), "Read", true),
   traits: () => ({ readOnly: true, concurrencySafe: true }),
   claims: (input: Input) => [Claim.read(fileResource(searchPath(input), workspace.cwd, workspace.home))],
-  matchesRule: (content: string, input: Input, context: RuleContext) => ruleCovers(content, searchPath(input), context, true)
+  matchesRule: (content: string, input: Input, context: RuleContext) =>
+    ruleCovers(content, searchPath(input), context, true)
 })
 
 /**
@@ -132,7 +144,10 @@ export const directorySearchStages = <Input>(workspace: Workspace["Type"], searc
  * space in the path are escaped for gitignore, parentheses for the rule syntax, so the rule names that file only.
  */
 export const fileSuggestion = (ruleTool: "Read" | "Edit", real: string): string =>
-  printRule({ toolName: ruleTool, content: `/${real.replace(/[\\*?[\]]/g, "\\$&").replace(/ +$/, (spaces) => spaces.replace(/ /g, "\\ "))}` })
+  printRule({
+    toolName: ruleTool,
+    content: `/${real.replace(/[\\*?[\]]/g, "\\$&").replace(/ +$/, (spaces) => spaces.replace(/ /g, "\\ "))}`
+  })
 
 /** {@link checkPath} for one file, suggesting a rule for that file only ({@link fileSuggestion}). */
 export const checkFilePath = (
@@ -141,9 +156,14 @@ export const checkFilePath = (
   ruleTool: "Read" | "Edit",
   savedForSession?: (realPath: string) => boolean
 ): Effect.Effect<PermissionCheck<never>> =>
-  Effect.flatMap(workspace.resolve(path), (resolved) =>
-    Effect.map(checkPath(workspace, path, ruleTool, false, savedForSession), (check) =>
-      check._tag === "Ask" || check._tag === "Passthrough" ? { ...check, suggestions: [fileSuggestion(ruleTool, resolved.real)] } : check))
+  Effect.flatMap(
+    workspace.resolve(path),
+    (resolved) =>
+      Effect.map(checkPath(workspace, path, ruleTool, false, savedForSession), (check) =>
+        check._tag === "Ask" || check._tag === "Passthrough"
+          ? { ...check, suggestions: [fileSuggestion(ruleTool, resolved.real)] }
+          : check)
+  )
 
 /** A path for people and the model: relative to the working directory when inside it, else absolute. */
 export const displayPath = (absolute: string, cwd: string): string => {

@@ -28,11 +28,17 @@ export const boundPreview = (text: string, maxLines = previewLines, maxChars = p
   const tailCount = Math.floor(maxLines / 4)
   const shown = lines.length <= maxLines
     ? lines
-    : [...lines.slice(0, maxLines - tailCount), `… ${lines.length - maxLines} more line${lines.length - maxLines === 1 ? "" : "s"} …`, ...lines.slice(lines.length - tailCount)]
+    : [
+      ...lines.slice(0, maxLines - tailCount),
+      `… ${lines.length - maxLines} more line${lines.length - maxLines === 1 ? "" : "s"} …`,
+      ...lines.slice(lines.length - tailCount)
+    ]
   const joined = shown.join("\n")
   if (joined.length <= maxChars) return joined
   const tailChars = Math.floor(maxChars / 4)
-  return `${joined.slice(0, maxChars - tailChars)}\n… ${joined.length - maxChars} more characters …\n${joined.slice(joined.length - tailChars)}`
+  return `${joined.slice(0, maxChars - tailChars)}\n… ${joined.length - maxChars} more characters …\n${
+    joined.slice(joined.length - tailChars)
+  }`
 }
 
 /** A regular file's text when it is at most {@link previewFileBytes}, else undefined (missing, special, large, unreadable). */

@@ -6,8 +6,8 @@
  * @internal
  */
 import * as nodePath from "node:path"
-import type { CallContext } from "../../Tool/Tool.js"
 import type { ResolvedPath } from "../../Runtime/Workspace.js"
+import type { CallContext } from "../../Tool/Tool.js"
 
 /**
  * The denied-file filter of one search.
@@ -39,7 +39,8 @@ export const withholding = (context: CallContext, searched: ResolvedPath): Withh
     allows: (absolutePath) => {
       const known = answers.get(absolutePath)
       if (known !== undefined) return known
-      const denied = context.isReadDenied(absolutePath) || (respelled !== undefined && context.isReadDenied(respelled(absolutePath)))
+      const denied = context.isReadDenied(absolutePath) ||
+        (respelled !== undefined && context.isReadDenied(respelled(absolutePath)))
       answers.set(absolutePath, !denied)
       if (denied) withheld++
       return !denied

@@ -15,10 +15,14 @@ import { ToolRuntime } from "../../../src/Runtime/ToolRuntime.js"
 
 const url = process.argv[process.argv.length - 1]!
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "initialize"
-const config = McpConfig.fromJson("conformance", { mcpServers: { conformance: { type: "http", url } } }, { trusted: true })
+const config = McpConfig.fromJson("conformance", { mcpServers: { conformance: { type: "http", url } } }, {
+  trusted: true
+})
 
 const layer = ToolRuntime.layer.pipe(
-  Layer.provide(Layer.mergeAll(PermissionPolicy.toolOnly, ToolHooks.none, Approver.allowAll, ResultStore.layerMemory())),
+  Layer.provide(
+    Layer.mergeAll(PermissionPolicy.toolOnly, ToolHooks.none, Approver.allowAll, ResultStore.layerMemory())
+  ),
   Layer.provideMerge(McpServers.extendRegistry.pipe(Layer.provide(ToolRegistry.layer([])))),
   Layer.provideMerge(McpServers.layer(config, { maxRestarts: 0 })),
   Layer.provide(NodeContext.layer)
@@ -29,8 +33,15 @@ const program = Effect.gen(function*() {
   const state = status[0]?.state
   if (state?._tag !== "Connected") return yield* Effect.fail(new Error(`not connected: ${JSON.stringify(state)}`))
   if (scenario === "tools_call") {
-    const [outcome] = yield* ToolRuntime.execute([{ type: "tool_use", id: "toolu_conformance", name: "mcp__conformance__add_numbers", input: { a: 2, b: 3 } }])
-    if (outcome?.status !== "success") return yield* Effect.fail(new Error(`add_numbers: ${JSON.stringify(outcome?.result)}`))
+    const [outcome] = yield* ToolRuntime.execute([{
+      type: "tool_use",
+      id: "toolu_conformance",
+      name: "mcp__conformance__add_numbers",
+      input: { a: 2, b: 3 }
+    }])
+    if (outcome?.status !== "success") {
+      return yield* Effect.fail(new Error(`add_numbers: ${JSON.stringify(outcome?.result)}`))
+    }
     process.stdout.write(`${JSON.stringify(outcome.result.content)}\n`)
   }
 })

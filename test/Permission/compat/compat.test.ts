@@ -37,7 +37,10 @@ describe("Claude Code settings compatibility", () => {
       if (result._tag === "LoadFailed") throw new Error(`the settings did not load: ${result.message}`)
       for (const warning of expected.warnings ?? []) {
         const wanted = substitute(warning, places) as string
-        expect(result.warnings.some((line) => line.includes(wanted)), `no warning contains ${JSON.stringify(wanted)}; warnings: ${JSON.stringify(result.warnings, null, 2)}`).toBe(true)
+        expect(
+          result.warnings.some((line) => line.includes(wanted)),
+          `no warning contains ${JSON.stringify(wanted)}; warnings: ${JSON.stringify(result.warnings, null, 2)}`
+        ).toBe(true)
       }
       for (const line of result.warnings) expect(line).not.toContain("\n")
       if (expected.noWarnings === true) expect(result.warnings).toEqual([])

@@ -15,17 +15,17 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { ApprovalAnswer, Approver } from "../../../src/Permission/Approver.js"
 import type { ApprovalRequest } from "../../../src/Permission/Approver.js"
-import * as Hooks from "../../../src/Runtime/Hooks.js"
+import * as RulePolicy from "../../../src/Permission/RulePolicy.js"
 import { formatSettingsWarning, loadSettings, resolveMode } from "../../../src/Permission/Settings.js"
 import type { PermissionModeSetting } from "../../../src/Permission/Settings.js"
-import * as RulePolicy from "../../../src/Permission/RulePolicy.js"
+import * as Hooks from "../../../src/Runtime/Hooks.js"
 import { ResultStore } from "../../../src/Runtime/ResultStore.js"
 import { ToolRegistry } from "../../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../../src/Runtime/ToolRuntime.js"
+import { Workspace } from "../../../src/Runtime/Workspace.js"
 import { PermissionCheck } from "../../../src/Tool/Permission.js"
 import * as Tool from "../../../src/Tool/Tool.js"
 import { builtinLayer, builtinTools } from "../../../src/Tools/index.js"
-import { Workspace } from "../../../src/Runtime/Workspace.js"
 
 // -----------------------------------------------------------------------------
 // the case format
@@ -121,10 +121,21 @@ export const makePlaces = (http: string): Places => {
   write(path.join(places.home, "shared", "doc.md"), "shared\n")
   write(path.join(places.outside, "notes.txt"), "notes\n")
   write(path.join(places.outside, "other", "x.txt"), "x\n")
-  write(path.join(places.hooks, "block.sh"), "#!/bin/sh\ncat > /dev/null\necho \"blocked by hook\" >&2\nexit 2\n", 0o755)
+  write(
+    path.join(places.hooks, "block.sh"),
+    "#!/bin/sh\ncat > /dev/null\necho \"blocked by hook\" >&2\nexit 2\n",
+    0o755
+  )
   write(path.join(places.hooks, "quiet.sh"), "#!/bin/sh\ncat > /dev/null\nexit 0\n", 0o755)
-  write(path.join(places.hooks, "allow.sh"), `#!/bin/sh\ncat > /dev/null\nprintf '%s' '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"the hook allows it"}}'\n`, 0o755)
-  write(path.join(places.hooks, "deny.cjs"), `let s = ""; process.stdin.on("data", (c) => s += c).on("end", () => process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "node says no to " + JSON.parse(s).tool_name } })))\n`)
+  write(
+    path.join(places.hooks, "allow.sh"),
+    `#!/bin/sh\ncat > /dev/null\nprintf '%s' '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"the hook allows it"}}'\n`,
+    0o755
+  )
+  write(
+    path.join(places.hooks, "deny.cjs"),
+    `let s = ""; process.stdin.on("data", (c) => s += c).on("end", () => process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "node says no to " + JSON.parse(s).tool_name } })))\n`
+  )
   execFileSync("git", ["init", "-q"], { cwd: places.project })
   return places
 }
@@ -137,18 +148,27 @@ export const startHookServer = (): Promise<{ readonly url: string; readonly clos
       request.on("data", (chunk) => body += chunk).on("end", () => {
         const input = JSON.parse(body) as { tool_input?: { command?: string } }
         response.setHeader("content-type", "application/json")
-        response.end(input.tool_input?.command?.includes("deploy") === true
-          ? JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "the release server refuses deploys" } })
-          : "")
+        response.end(
+          input.tool_input?.command?.includes("deploy") === true
+            ? JSON.stringify({
+              hookSpecificOutput: {
+                hookEventName: "PreToolUse",
+                permissionDecision: "deny",
+                permissionDecisionReason: "the release server refuses deploys"
+              }
+            })
+            : ""
+        )
       })
     })
     server.listen(0, "127.0.0.1", () =>
       resolve({
         url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/pre-tool-use`,
-        close: () => new Promise((done) => {
-          server.closeAllConnections()
-          server.close(() => done())
-        })
+        close: () =>
+          new Promise((done) => {
+            server.closeAllConnections()
+            server.close(() => done())
+          })
       }))
   })
 
@@ -159,14 +179,21 @@ export const startHookServer = (): Promise<{ readonly url: string; readonly clos
 /** A custom tool that asks with the rule it suggests: `Deploy(<target>)`. */
 const Deploy = Tool.make("Deploy", { description: "Deploys.", input: Schema.Struct({ target: Schema.String }) })
 const DeployLive = Deploy.service({
-  checkPermissions: ({ target }) => Effect.succeed(PermissionCheck.ask(`deploying to ${target} needs approval`, [`Deploy(${target})`])),
+  checkPermissions: ({ target }) =>
+    Effect.succeed(PermissionCheck.ask(`deploying to ${target} needs approval`, [`Deploy(${target})`])),
   matchesRule: (content, { target }) => content === target,
   call: ({ target }) => Effect.succeed(`deployed ${target}`)
 })
 
 /** Stands in for an MCP server's tool. */
-const Serena = Tool.make("mcp__serena__find_symbol", { description: "Finds a symbol.", input: Schema.Struct({ name: Schema.String }) })
-const SerenaLive = Serena.service({ checkPermissions: () => Effect.succeed(PermissionCheck.passthrough()), call: ({ name }) => Effect.succeed(`found ${name}`) })
+const Serena = Tool.make("mcp__serena__find_symbol", {
+  description: "Finds a symbol.",
+  input: Schema.Struct({ name: Schema.String })
+})
+const SerenaLive = Serena.service({
+  checkPermissions: () => Effect.succeed(PermissionCheck.passthrough()),
+  call: ({ name }) => Effect.succeed(`found ${name}`)
+})
 
 const tools = [...builtinTools, Deploy, Serena] as const
 
@@ -181,7 +208,12 @@ export interface CallResult {
 
 export type CaseResult =
   | { readonly _tag: "LoadFailed"; readonly message: string }
-  | { readonly _tag: "Loaded"; readonly warnings: ReadonlyArray<string>; readonly mode: string; readonly calls: ReadonlyArray<CallResult> }
+  | {
+    readonly _tag: "Loaded"
+    readonly warnings: ReadonlyArray<string>
+    readonly mode: string
+    readonly calls: ReadonlyArray<CallResult>
+  }
 
 export const runCase = (test: Case, places: Places): Promise<CaseResult> => {
   const files: Array<[string, unknown]> = [
@@ -203,16 +235,24 @@ export const runCase = (test: Case, places: Places): Promise<CaseResult> => {
     }))
     if (Either.isLeft(loaded)) return { _tag: "LoadFailed", message: loaded.left.message } as const
     const settings = loaded.right
-    const resolved = resolveMode(settings, test.mode === undefined ? {} : { requested: test.mode as PermissionModeSetting })
+    const resolved = resolveMode(
+      settings,
+      test.mode === undefined ? {} : { requested: test.mode as PermissionModeSetting }
+    )
     const hookOptions = Hooks.optionsFromSettings(settings)
-    const warnings = [...settings.flatMap((file) => file.warnings.map(formatSettingsWarning)), ...resolved.warnings, ...Hooks.hookWarnings(hookOptions)]
+    const warnings = [
+      ...settings.flatMap((file) => file.warnings.map(formatSettingsWarning)),
+      ...resolved.warnings,
+      ...Hooks.hookWarnings(hookOptions)
+    ]
 
     const asked: Array<ApprovalRequest> = []
     const approver = Layer.succeed(Approver, {
-      ask: (request) => Effect.sync(() => {
-        asked.push(request)
-        return ApprovalAnswer.Deny({ cancelRun: false })
-      })
+      ask: (request) =>
+        Effect.sync(() => {
+          asked.push(request)
+          return ApprovalAnswer.Deny({ cancelRun: false })
+        })
     })
     const workspace = Workspace.layer({
       cwd: places.project,
@@ -220,7 +260,9 @@ export const runCase = (test: Case, places: Places): Promise<CaseResult> => {
       additionalDirectories: settings.flatMap((file) => file.settings.permissions?.additionalDirectories ?? [])
     })
     const registry = ToolRegistry.layer(tools).pipe(
-      Layer.provide(Layer.mergeAll(builtinLayer(), Layer.succeed(Deploy, DeployLive), Layer.succeed(Serena, SerenaLive)))
+      Layer.provide(
+        Layer.mergeAll(builtinLayer(), Layer.succeed(Deploy, DeployLive), Layer.succeed(Serena, SerenaLive))
+      )
     )
     const runtime = ToolRuntime.layer.pipe(
       Layer.provide(Layer.mergeAll(
@@ -236,9 +278,16 @@ export const runCase = (test: Case, places: Places): Promise<CaseResult> => {
       Effect.gen(function*() {
         const before = asked.length
         const runtimeService = yield* ToolRuntime
-        const outcome = yield* runtimeService.executeOne({ type: "tool_use", id: `toolu_${i}`, name: call.tool, input: substitute(call.input, places) as Record<string, unknown> })
+        const outcome = yield* runtimeService.executeOne({
+          type: "tool_use",
+          id: `toolu_${i}`,
+          name: call.tool,
+          input: substitute(call.input, places) as Record<string, unknown>
+        })
         if (asked.length > before) return { decision: "ask", reason: asked[asked.length - 1]!.message } as CallResult
-        const reason = outcome.decision === undefined ? outcome.status : `${outcome.decision._tag}: ${JSON.stringify(outcome.decision.reason)}`
+        const reason = outcome.decision === undefined
+          ? outcome.status
+          : `${outcome.decision._tag}: ${JSON.stringify(outcome.decision.reason)}`
         return { decision: outcome.status === "denied" ? "deny" : "allow", reason } as CallResult
       }).pipe(Effect.provide(runtime)))
     return { _tag: "Loaded", warnings, mode: resolved.mode, calls } as const
@@ -250,6 +299,11 @@ export const runCase = (test: Case, places: Places): Promise<CaseResult> => {
 export const loadCases = (): ReadonlyArray<readonly [string, Case]> => {
   const dir = path.join(import.meta.dirname, "cases")
   return fs.readdirSync(dir).filter((file) => file.endsWith(".json")).sort().map((file) =>
-    [file, Schema.decodeUnknownSync(Case, { onExcessProperty: "error" })(JSON.parse(fs.readFileSync(path.join(dir, file), "utf8")))] as const
+    [
+      file,
+      Schema.decodeUnknownSync(Case, { onExcessProperty: "error" })(
+        JSON.parse(fs.readFileSync(path.join(dir, file), "utf8"))
+      )
+    ] as const
   )
 }

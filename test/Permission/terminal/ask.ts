@@ -11,13 +11,13 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as RulePolicy from "../../../src/Permission/RulePolicy.js"
 import { loadSettings } from "../../../src/Permission/Settings.js"
-import { ResultStore } from "../../../src/Runtime/ResultStore.js"
 import * as TerminalApprover from "../../../src/Permission/TerminalApprover.js"
+import { ResultStore } from "../../../src/Runtime/ResultStore.js"
 import { ToolHooks } from "../../../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../../src/Runtime/ToolRuntime.js"
-import { describeReason } from "../../../src/Tool/Permission.js"
 import { Workspace } from "../../../src/Runtime/Workspace.js"
+import { describeReason } from "../../../src/Tool/Permission.js"
 import { Edit, EditLive } from "../fixtures.js"
 
 const [resultFile] = process.argv.slice(2)
@@ -26,7 +26,9 @@ const home = path.join(cwd, "home")
 
 const program = Effect.gen(function*() {
   const outcome = yield* ToolRuntime.pipe(
-    Effect.flatMap((runtime) => runtime.executeOne({ type: "tool_use", id: "toolu_1", name: "Edit", input: { path: "src/a.ts" } }))
+    Effect.flatMap((runtime) =>
+      runtime.executeOne({ type: "tool_use", id: "toolu_1", name: "Edit", input: { path: "src/a.ts" } })
+    )
   )
   const reason = outcome.decision === undefined ? undefined : describeReason(outcome.decision.reason)
   fs.writeFileSync(resultFile!, JSON.stringify({ status: outcome.status, reason, result: outcome.result.content }))

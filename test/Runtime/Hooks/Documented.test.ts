@@ -11,9 +11,9 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import type { HooksSettings } from "../../../src/Permission/Settings.js"
 import * as Hooks from "../../../src/Runtime/Hooks.js"
 import type { HooksOptions } from "../../../src/Runtime/Hooks.js"
-import type { HooksSettings } from "../../../src/Permission/Settings.js"
 import { ToolRegistry } from "../../../src/Runtime/ToolRegistry.js"
 import { allToolLayers, allTools, makeSandbox } from "../../Permission/fixtures.js"
 
@@ -51,19 +51,30 @@ describe("matchers with Claude Code's semantics", () => {
   })
 
   it("a plain list still matches exact names only", () => {
-    expect([matches("Edit|Write", "Write"), matches("Edit", "MultiEdit"), matches("Bash", "BashOutput")]).toEqual([true, false, false])
+    expect([matches("Edit|Write", "Write"), matches("Edit", "MultiEdit"), matches("Bash", "BashOutput")]).toEqual([
+      true,
+      false,
+      false
+    ])
   })
 
   it.effect("an invalid regular expression is one line naming the file and the field", () =>
     Effect.gen(function*() {
-      const error = yield* Effect.flip(hooksWith(file({ PreToolUse: [{ matcher: "Bash", hooks: [] }, { matcher: "mcp__(x", hooks: [] }] })))
-      expect(error.message).toMatch(/^\/proj\/\.claude\/settings\.json: hooks\.PreToolUse\[1\]\.matcher: Invalid hook matcher "mcp__\(x": .+$/)
+      const error = yield* Effect.flip(
+        hooksWith(file({ PreToolUse: [{ matcher: "Bash", hooks: [] }, { matcher: "mcp__(x", hooks: [] }] }))
+      )
+      expect(error.message).toMatch(
+        /^\/proj\/\.claude\/settings\.json: hooks\.PreToolUse\[1\]\.matcher: Invalid hook matcher "mcp__\(x": .+$/
+      )
       expect(error.message).not.toContain("\n")
     }))
 })
 
 describe("if conditions", () => {
-  const guarded = (condition: string) => file({ PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", if: condition, command: blocker("no commits") }] }] })
+  const guarded = (condition: string) =>
+    file({
+      PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", if: condition, command: blocker("no commits") }] }]
+    })
 
   it.live("a hook meant for git commit blocks git commit and not ls", () =>
     Effect.gen(function*() {
@@ -74,12 +85,20 @@ describe("if conditions", () => {
 
   it.live("a condition matches any part of a compound command, as a deny rule does", () =>
     Effect.gen(function*() {
-      expect((yield* preToolUse(guarded("Bash(git commit *)"), "Bash", { command: "ls && git commit -m x" })).opinion?.behavior).toBe("deny")
+      expect(
+        (yield* preToolUse(guarded("Bash(git commit *)"), "Bash", { command: "ls && git commit -m x" })).opinion
+          ?.behavior
+      ).toBe("deny")
     }))
 
   it.live("a path condition is matched by the tool's own rule matching", () =>
     Effect.gen(function*() {
-      const options = file({ PreToolUse: [{ matcher: "Edit|Read", hooks: [{ type: "command", if: "Edit(./secrets/**)", command: blocker("not the secrets") }] }] })
+      const options = file({
+        PreToolUse: [{
+          matcher: "Edit|Read",
+          hooks: [{ type: "command", if: "Edit(./secrets/**)", command: blocker("not the secrets") }]
+        }]
+      })
       expect((yield* preToolUse(options, "Edit", { path: "secrets/key.txt" })).opinion?.message).toBe("not the secrets")
       expect((yield* preToolUse(options, "Edit", { path: "src/a.ts" })).opinion).toBeUndefined()
       // A condition for another tool never holds.
@@ -89,7 +108,9 @@ describe("if conditions", () => {
   it.live("without a registry, a content condition runs the hook for every call its matcher selects", () =>
     Effect.gen(function*() {
       const hooks = yield* hooksWith(guarded("Bash(git commit *)"), false)
-      expect((yield* hooks.preToolUse({ toolUseId: "t", toolName: "Bash", input: { command: "ls" } })).opinion?.behavior).toBe("deny")
+      expect(
+        (yield* hooks.preToolUse({ toolUseId: "t", toolName: "Bash", input: { command: "ls" } })).opinion?.behavior
+      ).toBe("deny")
     }))
 
   it.effect("a condition that is not a rule is one line naming the file and the field", () =>
@@ -106,27 +127,44 @@ describe("command hooks with args", () => {
     Effect.gen(function*() {
       const out = path.join(scripts, "args.json")
       const program = path.join(scripts, "args.js")
-      fs.writeFileSync(program, `
+      fs.writeFileSync(
+        program,
+        `
         let input = ""
         process.stdin.on("data", (c) => input += c).on("end", () => {
           require("node:fs").writeFileSync(process.argv[2], JSON.stringify({ argv: process.argv.slice(2), input: JSON.parse(input) }))
           process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "from node" } }))
-        })`)
-      const options = file({ PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "node", args: [program.replace(/\.js$/, ".cjs"), out, "$HOME", "a b"] }] }] })
+        })`
+      )
+      const options = file({
+        PreToolUse: [{
+          matcher: "Bash",
+          hooks: [{ type: "command", command: "node", args: [program.replace(/\.js$/, ".cjs"), out, "$HOME", "a b"] }]
+        }]
+      })
       fs.renameSync(program, program.replace(/\.js$/, ".cjs"))
       const result = yield* preToolUse(options, "Bash", { command: "ls" })
       expect(result.opinion).toMatchObject({ behavior: "ask", message: "from node" })
       const seen = JSON.parse(fs.readFileSync(out, "utf8"))
       // No shell: "$HOME" and "a b" arrive as written.
       expect(seen.argv).toEqual([out, "$HOME", "a b"])
-      expect(seen.input).toMatchObject({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } })
+      expect(seen.input).toMatchObject({
+        hook_event_name: "PreToolUse",
+        tool_name: "Bash",
+        tool_input: { command: "ls" }
+      })
     }))
 })
 
 describe("bounded hook output", () => {
   it.live("a PreToolUse hook that prints past the cap is killed and denies, saying why", () =>
     Effect.gen(function*() {
-      const options = { ...file({ PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: script("cat > /dev/null; yes") }] }] }), maxOutputBytes: 64 * 1024 }
+      const options = {
+        ...file({
+          PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: script("cat > /dev/null; yes") }] }]
+        }),
+        maxOutputBytes: 64 * 1024
+      }
       const result = yield* preToolUse(options, "Bash", { command: "ls" })
       expect(result.opinion?.behavior).toBe("deny")
       expect(result.opinion?.message).toContain("printed more than 64 KiB on stdout; the call is denied")
@@ -134,7 +172,12 @@ describe("bounded hook output", () => {
 
   it.live("the default cap is 1 MiB, on stderr too", () =>
     Effect.gen(function*() {
-      const options = file({ PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: script("cat > /dev/null; head -c 1100000 /dev/zero >&2; exit 2") }] }] })
+      const options = file({
+        PreToolUse: [{
+          matcher: "Bash",
+          hooks: [{ type: "command", command: script("cat > /dev/null; head -c 1100000 /dev/zero >&2; exit 2") }]
+        }]
+      })
       const result = yield* preToolUse(options, "Bash", { command: "ls" })
       expect(result.opinion?.message).toContain("printed more than 1 MiB on stderr")
     }))
@@ -143,7 +186,12 @@ describe("bounded hook output", () => {
 /** A real HTTP server on 127.0.0.1 that answers each request with `respond` and records what it got. */
 const server = (respond: (body: string, request: http.IncomingMessage, response: http.ServerResponse) => void) =>
   Effect.acquireRelease(
-    Effect.async<{ readonly url: string; readonly requests: Array<{ body: string; headers: http.IncomingHttpHeaders; method: string }> }>((resume) => {
+    Effect.async<
+      {
+        readonly url: string
+        readonly requests: Array<{ body: string; headers: http.IncomingHttpHeaders; method: string }>
+      }
+    >((resume) => {
       const requests: Array<{ body: string; headers: http.IncomingHttpHeaders; method: string }> = []
       const instance = http.createServer((request, response) => {
         let body = ""
@@ -152,14 +200,26 @@ const server = (respond: (body: string, request: http.IncomingMessage, response:
           respond(body, request, response)
         })
       })
-      instance.listen(0, "127.0.0.1", () => resume(Effect.succeed({ url: `http://127.0.0.1:${(instance.address() as AddressInfo).port}/hook`, requests, instance })))
+      instance.listen(
+        0,
+        "127.0.0.1",
+        () =>
+          resume(
+            Effect.succeed({
+              url: `http://127.0.0.1:${(instance.address() as AddressInfo).port}/hook`,
+              requests,
+              instance
+            })
+          )
+      )
     }).pipe(Effect.map((s) => s as typeof s & { instance?: http.Server })),
-    (s) => Effect.async<void>((resume) => {
-      const instance = (s as { instance?: http.Server }).instance
-      if (instance === undefined) return resume(Effect.void)
-      instance.closeAllConnections()
-      instance.close(() => resume(Effect.void))
-    })
+    (s) =>
+      Effect.async<void>((resume) => {
+        const instance = (s as { instance?: http.Server }).instance
+        if (instance === undefined) return resume(Effect.void)
+        instance.closeAllConnections()
+        instance.close(() => resume(Effect.void))
+      })
   )
 
 describe("http hooks", () => {
@@ -170,17 +230,33 @@ describe("http hooks", () => {
     Effect.gen(function*() {
       const s = yield* server((_, __, response) => {
         response.setHeader("content-type", "application/json")
-        response.end(JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "the server says no" } }))
+        response.end(
+          JSON.stringify({
+            hookSpecificOutput: {
+              hookEventName: "PreToolUse",
+              permissionDecision: "deny",
+              permissionDecisionReason: "the server says no"
+            }
+          })
+        )
       })
       const options = {
-        ...httpHook(s.url, { headers: { authorization: "Bearer $TOKEN", "x-other": "${SECRET}" }, allowedEnvVars: ["TOKEN"] }),
+        ...httpHook(s.url, {
+          headers: { authorization: "Bearer $TOKEN", "x-other": "${SECRET}" },
+          allowedEnvVars: ["TOKEN"]
+        }),
         env: { TOKEN: "t0k", SECRET: "not for you" }
       }
       const result = yield* preToolUse(options, "Bash", { command: "rm -rf build" })
       expect(result.opinion).toEqual({ behavior: "deny", hook: s.url, message: "the server says no" })
       expect(s.requests).toHaveLength(1)
       expect(s.requests[0]!.method).toBe("POST")
-      expect(JSON.parse(s.requests[0]!.body)).toMatchObject({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "rm -rf build" }, tool_use_id: "toolu_1" })
+      expect(JSON.parse(s.requests[0]!.body)).toMatchObject({
+        hook_event_name: "PreToolUse",
+        tool_name: "Bash",
+        tool_input: { command: "rm -rf build" },
+        tool_use_id: "toolu_1"
+      })
       expect(s.requests[0]!.headers.authorization).toBe("Bearer t0k")
       // A variable that is not in allowedEnvVars is replaced by nothing.
       expect(s.requests[0]!.headers["x-other"]).toBe("")
@@ -190,9 +266,22 @@ describe("http hooks", () => {
     Effect.gen(function*() {
       const s = yield* server((_, __, response) => response.end())
       const headers = { headers: { authorization: "Bearer $TOKEN" }, allowedEnvVars: ["TOKEN"] }
-      yield* preToolUse({ ...httpHook(s.url, headers), env: { TOKEN: "t0k" }, httpHookAllowedEnvVars: ["OTHER"], allowedHttpHookUrls: ["http://127.0.0.1:*"] }, "Bash", { command: "ls" })
+      yield* preToolUse(
+        {
+          ...httpHook(s.url, headers),
+          env: { TOKEN: "t0k" },
+          httpHookAllowedEnvVars: ["OTHER"],
+          allowedHttpHookUrls: ["http://127.0.0.1:*"]
+        },
+        "Bash",
+        { command: "ls" }
+      )
       expect(s.requests[0]!.headers.authorization).toBe("Bearer")
-      const refused = yield* preToolUse({ ...httpHook(s.url), allowedHttpHookUrls: ["https://hooks.example.com/*"] }, "Bash", { command: "ls" })
+      const refused = yield* preToolUse(
+        { ...httpHook(s.url), allowedHttpHookUrls: ["https://hooks.example.com/*"] },
+        "Bash",
+        { command: "ls" }
+      )
       expect(refused.opinion?.message).toContain("its URL matches none of allowedHttpHookUrls; the call is denied")
       expect(s.requests).toHaveLength(1)
     }))
@@ -241,13 +330,16 @@ const scriptedModel = (answer: string, prompts: Array<string>) =>
   })
 
 describe("prompt and agent hooks", () => {
-  const promptHook = (type: "prompt" | "agent", prompt: string) => file({ PreToolUse: [{ matcher: "Bash", hooks: [{ type, prompt }] }] })
+  const promptHook = (type: "prompt" | "agent", prompt: string) =>
+    file({ PreToolUse: [{ matcher: "Bash", hooks: [{ type, prompt }] }] })
 
   it.live("ok: false blocks with the model's reason; $ARGUMENTS is the hook JSON", () =>
     Effect.gen(function*() {
       const prompts: Array<string> = []
       const languageModel = yield* scriptedModel("{\"ok\": false, \"reason\": \"pushes to main\"}", prompts)
-      const result = yield* preToolUse({ ...promptHook("prompt", "Is this safe? $ARGUMENTS"), languageModel }, "Bash", { command: "git push origin main" })
+      const result = yield* preToolUse({ ...promptHook("prompt", "Is this safe? $ARGUMENTS"), languageModel }, "Bash", {
+        command: "git push origin main"
+      })
       expect(result.opinion).toMatchObject({ behavior: "deny", message: "pushes to main" })
       expect(prompts[0]).toContain("git push origin main")
       expect(prompts[0]).not.toContain("$ARGUMENTS")
@@ -256,13 +348,17 @@ describe("prompt and agent hooks", () => {
   it.live("ok: true lets the call go on to the policy; an agent hook is run the same way", () =>
     Effect.gen(function*() {
       const languageModel = yield* scriptedModel("{\"ok\": true}", [])
-      expect((yield* preToolUse({ ...promptHook("agent", "Check it"), languageModel }, "Bash", { command: "ls" })).opinion).toBeUndefined()
+      expect(
+        (yield* preToolUse({ ...promptHook("agent", "Check it"), languageModel }, "Bash", { command: "ls" })).opinion
+      ).toBeUndefined()
     }))
 
   it.live("an answer that is not {ok} fails closed", () =>
     Effect.gen(function*() {
       const languageModel = yield* scriptedModel("sure, go ahead", [])
-      const result = yield* preToolUse({ ...promptHook("prompt", "Check it"), languageModel }, "Bash", { command: "ls" })
+      const result = yield* preToolUse({ ...promptHook("prompt", "Check it"), languageModel }, "Bash", {
+        command: "ls"
+      })
       expect(result.opinion?.behavior).toBe("deny")
       expect(result.opinion?.message).toContain("not {\"ok\": boolean")
     }))
@@ -284,7 +380,9 @@ describe("every hook event loads", () => {
   it.effect("hooks for events the runtime does not raise are reported once as unused", () =>
     Effect.gen(function*() {
       const noop = { hooks: [{ type: "command" as const, command: "true" }] }
-      const hooks = yield* hooksWith(file({ Stop: [noop, noop], SessionStart: [noop], UserPromptSubmit: [noop], PreToolUse: [noop] }))
+      const hooks = yield* hooksWith(
+        file({ Stop: [noop, noop], SessionStart: [noop], UserPromptSubmit: [noop], PreToolUse: [noop] })
+      )
       expect(hooks.warnings).toEqual([
         "/proj/.claude/settings.json: hooks.UserPromptSubmit: 1 hook for UserPromptSubmit, an event this runtime does not raise; unused",
         "/proj/.claude/settings.json: hooks.Stop: 2 hooks for Stop, an event this runtime does not raise; unused",

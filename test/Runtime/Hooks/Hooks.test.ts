@@ -6,10 +6,10 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Approver } from "../../../src/Permission/Approver.js"
 import type { ApprovalRequest } from "../../../src/Permission/Approver.js"
-import * as Hooks from "../../../src/Runtime/Hooks.js"
-import type { FunctionHook, HooksOptions } from "../../../src/Runtime/Hooks.js"
 import * as RulePolicy from "../../../src/Permission/RulePolicy.js"
 import type { RulePolicyOptions } from "../../../src/Permission/RulePolicy.js"
+import * as Hooks from "../../../src/Runtime/Hooks.js"
+import type { FunctionHook, HooksOptions } from "../../../src/Runtime/Hooks.js"
 import { ResultStore } from "../../../src/Runtime/ResultStore.js"
 import { ToolRegistry } from "../../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../../src/Runtime/ToolRuntime.js"
@@ -28,11 +28,15 @@ const script = (body: string): string => {
 }
 
 const pre = (command: string, matcher?: string, timeout?: number) => ({
-  PreToolUse: [{ ...(matcher === undefined ? {} : { matcher }), hooks: [{ type: "command" as const, command, ...(timeout === undefined ? {} : { timeout }) }] }]
+  PreToolUse: [{
+    ...(matcher === undefined ? {} : { matcher }),
+    hooks: [{ type: "command" as const, command, ...(timeout === undefined ? {} : { timeout }) }]
+  }]
 })
 
 const hooksWith = (options: Omit<HooksOptions, "cwd">) =>
-  Effect.flatMap(Hooks.make({ cwd: box.root, sessionId: "session-1", ...options }), (hooks) => Effect.succeed(hooks)).pipe(Effect.provide(NodeContext.layer))
+  Effect.flatMap(Hooks.make({ cwd: box.root, sessionId: "session-1", ...options }), (hooks) => Effect.succeed(hooks))
+    .pipe(Effect.provide(NodeContext.layer))
 
 const preToolUse = (options: Omit<HooksOptions, "cwd">, toolName = "Bash", input: unknown = { command: "ls" }) =>
   Effect.flatMap(hooksWith(options), (hooks) => hooks.preToolUse({ toolUseId: "toolu_9", toolName, input }))
@@ -62,10 +66,18 @@ describe("hook matchers", () => {
     expect([matches(undefined, "Bash"), matches("", "Edit"), matches("*", "mcp__x__y")]).toEqual([true, true, true])
   })
   it("a list matches exact names only", () => {
-    expect([matches("Bash|Edit", "Edit"), matches("Bash|Edit", "BashOutput"), matches("Edit", "MultiEdit")]).toEqual([true, false, false])
+    expect([matches("Bash|Edit", "Edit"), matches("Bash|Edit", "BashOutput"), matches("Edit", "MultiEdit")]).toEqual([
+      true,
+      false,
+      false
+    ])
   })
   it("a regular expression is unanchored, as in Claude Code", () => {
-    expect([matches("mcp__srv__.*", "mcp__srv__lookup"), matches("mcp__srv__.*", "x_mcp__srv__a"), matches("Notebook.*", "NotebookEdit")]).toEqual([true, true, true])
+    expect([
+      matches("mcp__srv__.*", "mcp__srv__lookup"),
+      matches("mcp__srv__.*", "x_mcp__srv__a"),
+      matches("Notebook.*", "NotebookEdit")
+    ]).toEqual([true, true, true])
   })
   it.effect("an invalid matcher fails the layer, naming the matcher", () =>
     Effect.gen(function*() {
@@ -100,7 +112,15 @@ describe("command hooks: PreToolUse", () => {
 
   it.live("a permissionDecision deny denies with its reason, naming the hook", () =>
     Effect.gen(function*() {
-      const command = script(json({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "no rm here" } }))
+      const command = script(
+        json({
+          hookSpecificOutput: {
+            hookEventName: "PreToolUse",
+            permissionDecision: "deny",
+            permissionDecisionReason: "no rm here"
+          }
+        })
+      )
       const result = yield* preToolUse({ settingsHooks: [pre(command)] })
       expect(result.opinion).toEqual({ behavior: "deny", hook: command, message: "no rm here" })
     }))
@@ -164,19 +184,28 @@ describe("command hooks: PreToolUse", () => {
 
   it.live("continue: false denies with the stop reason", () =>
     Effect.gen(function*() {
-      const result = yield* preToolUse({ settingsHooks: [pre(script(json({ continue: false, stopReason: "budget exhausted" })))] })
+      const result = yield* preToolUse({
+        settingsHooks: [pre(script(json({ continue: false, stopReason: "budget exhausted" })))]
+      })
       expect(result.opinion).toMatchObject({ behavior: "deny", message: "budget exhausted" })
     }))
 
   it.live("the legacy decision field still works", () =>
     Effect.gen(function*() {
-      const result = yield* preToolUse({ settingsHooks: [pre(script(json({ decision: "block", reason: "old style" })))] })
+      const result = yield* preToolUse({
+        settingsHooks: [pre(script(json({ decision: "block", reason: "old style" })))]
+      })
       expect(result.opinion).toMatchObject({ behavior: "deny", message: "old style" })
     }))
 
   it.live("additionalContext and systemMessage are passed on", () =>
     Effect.gen(function*() {
-      const command = script(json({ systemMessage: "for you", hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext: "for the model" } }))
+      const command = script(
+        json({
+          systemMessage: "for you",
+          hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext: "for the model" }
+        })
+      )
       const result = yield* preToolUse({ settingsHooks: [pre(command)] })
       expect(result.additionalContext).toEqual(["for the model"])
       expect(result.notices).toEqual(["for you"])
@@ -198,7 +227,9 @@ describe("command hooks: PreToolUse", () => {
   it.live("a timed-out hook leaves nothing behind: a background child, and one that left its process group with setsid", () =>
     Effect.gen(function*() {
       const pids = path.join(scripts, "escapee.pids")
-      const command = script(`sleep 30 & echo $! > ${pids}; setsid sleep 30 & echo $! >> ${pids}; echo $$ >> ${pids}; wait`)
+      const command = script(
+        `sleep 30 & echo $! > ${pids}; setsid sleep 30 & echo $! >> ${pids}; echo $$ >> ${pids}; wait`
+      )
       const result = yield* preToolUse({ settingsHooks: [pre(command, undefined, 0.3)], killGrace: "200 millis" })
       expect(result.opinion?.message).toContain("timed out after 300ms")
       const [child, escapee, shell] = fs.readFileSync(pids, "utf8").trim().split("\n").map(Number)
@@ -231,23 +262,52 @@ describe("command hooks: PreToolUse", () => {
 
   it.live("the default timeout applies to hooks without their own", () =>
     Effect.gen(function*() {
-      const result = yield* preToolUse({ settingsHooks: [pre(script("sleep 30"))], defaultTimeout: "300 millis", killGrace: "100 millis" })
+      const result = yield* preToolUse({
+        settingsHooks: [pre(script("sleep 30"))],
+        defaultTimeout: "300 millis",
+        killGrace: "100 millis"
+      })
       expect(result.opinion?.message).toContain("timed out after 300ms")
     }))
 })
 
 describe("combining PreToolUse hooks", () => {
   const decide = (behavior: string, extra: Record<string, unknown> = {}) =>
-    script(json({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: behavior, permissionDecisionReason: `said ${behavior}`, ...extra } }))
+    script(
+      json({
+        hookSpecificOutput: {
+          hookEventName: "PreToolUse",
+          permissionDecision: behavior,
+          permissionDecisionReason: `said ${behavior}`,
+          ...extra
+        }
+      })
+    )
   const rewrite = (input: unknown, behavior?: string) =>
-    script(json({ hookSpecificOutput: { hookEventName: "PreToolUse", updatedInput: input, ...(behavior === undefined ? {} : { permissionDecision: behavior }) } }))
-  const all = (...commands: Array<string>) => [{ PreToolUse: [{ hooks: commands.map((command) => ({ type: "command" as const, command })) }] }]
+    script(
+      json({
+        hookSpecificOutput: {
+          hookEventName: "PreToolUse",
+          updatedInput: input,
+          ...(behavior === undefined ? {} : { permissionDecision: behavior })
+        }
+      })
+    )
+  const all = (
+    ...commands: Array<string>
+  ) => [{ PreToolUse: [{ hooks: commands.map((command) => ({ type: "command" as const, command })) }] }]
 
   it.live("deny beats ask beats allow", () =>
     Effect.gen(function*() {
-      expect((yield* preToolUse({ settingsHooks: all(decide("allow"), decide("ask"), decide("deny")) })).opinion?.message).toBe("said deny")
-      expect((yield* preToolUse({ settingsHooks: all(decide("allow"), decide("ask")) })).opinion?.message).toBe("said ask")
-      expect((yield* preToolUse({ settingsHooks: all(decide("allow"), script("true")) })).opinion?.message).toBe("said allow")
+      expect(
+        (yield* preToolUse({ settingsHooks: all(decide("allow"), decide("ask"), decide("deny")) })).opinion?.message
+      ).toBe("said deny")
+      expect((yield* preToolUse({ settingsHooks: all(decide("allow"), decide("ask")) })).opinion?.message).toBe(
+        "said ask"
+      )
+      expect((yield* preToolUse({ settingsHooks: all(decide("allow"), script("true")) })).opinion?.message).toBe(
+        "said allow"
+      )
     }))
 
   it.live("a rewrite with an allow, or alone, is passed on", () =>
@@ -274,13 +334,22 @@ describe("combining PreToolUse hooks", () => {
 })
 
 describe("function hooks", () => {
-  const fn = (run: Extract<FunctionHook, { event: "PreToolUse" }>["run"], timeout: "100 millis" | "1 minute" = "1 minute"): FunctionHook =>
-    ({ event: "PreToolUse", name: "policy-fn", matcher: "Bash", run, timeout })
+  const fn = (
+    run: Extract<FunctionHook, { event: "PreToolUse" }>["run"],
+    timeout: "100 millis" | "1 minute" = "1 minute"
+  ): FunctionHook => ({ event: "PreToolUse", name: "policy-fn", matcher: "Bash", run, timeout })
 
   it.live("answer like command hooks", () =>
     Effect.gen(function*() {
-      const result = yield* preToolUse({ functionHooks: [fn(() => Effect.succeed({ permissionDecision: "ask", reason: "looks odd", additionalContext: "ctx" }))] })
-      expect(result).toMatchObject({ opinion: { behavior: "ask", hook: "policy-fn", message: "looks odd" }, additionalContext: ["ctx"] })
+      const result = yield* preToolUse({
+        functionHooks: [
+          fn(() => Effect.succeed({ permissionDecision: "ask", reason: "looks odd", additionalContext: "ctx" }))
+        ]
+      })
+      expect(result).toMatchObject({
+        opinion: { behavior: "ask", hook: "policy-fn", message: "looks odd" },
+        additionalContext: ["ctx"]
+      })
     }))
 
   it.live("a failure, a defect or a timeout denies", () =>
@@ -294,22 +363,45 @@ describe("function hooks", () => {
 })
 
 describe("command hooks: PostToolUse and PostToolUseFailure", () => {
-  const post = (event: "PostToolUse" | "PostToolUseFailure", command: string) => ({ [event]: [{ matcher: "Bash", hooks: [{ type: "command" as const, command }] }] })
+  const post = (event: "PostToolUse" | "PostToolUseFailure", command: string) => ({
+    [event]: [{ matcher: "Bash", hooks: [{ type: "command" as const, command }] }]
+  })
   const postToolUse = (options: Omit<HooksOptions, "cwd">, failed: boolean) =>
-    Effect.flatMap(hooksWith(options), (hooks) => hooks.postToolUse({ toolUseId: "toolu_9", toolName: "Bash", input: { command: "ls" }, response: "a\nb", failed }))
+    Effect.flatMap(
+      hooksWith(options),
+      (hooks) =>
+        hooks.postToolUse({
+          toolUseId: "toolu_9",
+          toolName: "Bash",
+          input: { command: "ls" },
+          response: "a\nb",
+          failed
+        })
+    )
 
   it.live("PostToolUse gets the response and may add context for the model", () =>
     Effect.gen(function*() {
       const out = path.join(scripts, "post.json")
-      const command = script(`cat > ${out}; printf '%s' '${JSON.stringify({ hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "remember to lint" } })}'`)
+      const command = script(
+        `cat > ${out}; printf '%s' '${
+          JSON.stringify({
+            hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "remember to lint" }
+          })
+        }'`
+      )
       const result = yield* postToolUse({ settingsHooks: [post("PostToolUse", command)] }, false)
       expect(result.additionalContext).toEqual(["remember to lint"])
-      expect(JSON.parse(fs.readFileSync(out, "utf8"))).toMatchObject({ hook_event_name: "PostToolUse", tool_response: "a\nb" })
+      expect(JSON.parse(fs.readFileSync(out, "utf8"))).toMatchObject({
+        hook_event_name: "PostToolUse",
+        tool_response: "a\nb"
+      })
     }))
 
   it.live("exit 2 after the call sends stderr to the model; other failures are notices", () =>
     Effect.gen(function*() {
-      const blocked = yield* postToolUse({ settingsHooks: [post("PostToolUse", script("echo 'format the file' >&2; exit 2"))] }, false)
+      const blocked = yield* postToolUse({
+        settingsHooks: [post("PostToolUse", script("echo 'format the file' >&2; exit 2"))]
+      }, false)
       expect(blocked.additionalContext).toEqual(["format the file"])
       const broken = yield* postToolUse({ settingsHooks: [post("PostToolUse", script("echo '{bad'"))] }, false)
       expect(broken.additionalContext).toEqual([])
@@ -319,17 +411,27 @@ describe("command hooks: PostToolUse and PostToolUseFailure", () => {
   it.live("a failed call runs PostToolUseFailure hooks only, with the error", () =>
     Effect.gen(function*() {
       const out = path.join(scripts, "failure.json")
-      const settingsHooks = [{ ...post("PostToolUse", script("echo '{\"systemMessage\": \"success hook ran\"}'")), ...post("PostToolUseFailure", script(`cat > ${out}`)) }]
+      const settingsHooks = [{
+        ...post("PostToolUse", script("echo '{\"systemMessage\": \"success hook ran\"}'")),
+        ...post("PostToolUseFailure", script(`cat > ${out}`))
+      }]
       const failed = yield* postToolUse({ settingsHooks }, true)
       expect(failed.notices).toEqual([])
-      expect(JSON.parse(fs.readFileSync(out, "utf8"))).toMatchObject({ hook_event_name: "PostToolUseFailure", error: "a\nb" })
+      expect(JSON.parse(fs.readFileSync(out, "utf8"))).toMatchObject({
+        hook_event_name: "PostToolUseFailure",
+        error: "a\nb"
+      })
       const succeeded = yield* postToolUse({ settingsHooks }, false)
       expect(succeeded.notices).toEqual([expect.stringContaining("success hook ran")])
     }))
 })
 
 describe("hooks and the permission policy, through the runtime", () => {
-  const runtime = (policy: RulePolicyOptions, hooks: Omit<HooksOptions, "cwd">, asked: Ref.Ref<ReadonlyArray<ApprovalRequest>>) =>
+  const runtime = (
+    policy: RulePolicyOptions,
+    hooks: Omit<HooksOptions, "cwd">,
+    asked: Ref.Ref<ReadonlyArray<ApprovalRequest>>
+  ) =>
     ToolRuntime.layer.pipe(
       Layer.provide(Layer.provide(ToolRegistry.layer(allTools), allToolLayers)),
       Layer.provide([
@@ -339,23 +441,44 @@ describe("hooks and the permission policy, through the runtime", () => {
         ResultStore.layerMemory()
       ])
     )
-  const project = (permissions: Record<string, unknown>): RulePolicyOptions => ({ settings: [settingsFrom({ permissions }, path.join(box.root, ".claude/settings.json"))] })
+  const project = (permissions: Record<string, unknown>): RulePolicyOptions => ({
+    settings: [settingsFrom({ permissions }, path.join(box.root, ".claude/settings.json"))]
+  })
   const hookSays = (behavior: string, extra: Record<string, unknown> = {}) => ({
-    settingsHooks: [pre(script(json({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: behavior, permissionDecisionReason: `hook says ${behavior}`, ...extra } })), "Bash")]
+    settingsHooks: [
+      pre(
+        script(
+          json({
+            hookSpecificOutput: {
+              hookEventName: "PreToolUse",
+              permissionDecision: behavior,
+              permissionDecisionReason: `hook says ${behavior}`,
+              ...extra
+            }
+          })
+        ),
+        "Bash"
+      )
+    ]
   })
   const run = (policy: RulePolicyOptions, hooks: Omit<HooksOptions, "cwd">, input: unknown) =>
     Effect.gen(function*() {
       const asked = yield* Ref.make<ReadonlyArray<ApprovalRequest>>([])
-      const outcome = yield* Effect.flatMap(ToolRuntime, (rt) => rt.executeOne({ type: "tool_use", id: "toolu_1", name: "Bash", input })).pipe(
-        Effect.provide(runtime(policy, hooks, asked))
-      )
+      const outcome = yield* Effect.flatMap(ToolRuntime, (rt) =>
+        rt.executeOne({ type: "tool_use", id: "toolu_1", name: "Bash", input })).pipe(
+          Effect.provide(runtime(policy, hooks, asked))
+        )
       return { outcome, asked: yield* Ref.get(asked) }
     })
 
   it.live("continue: false denies the call and stops the rest of the run", () =>
     Effect.gen(function*() {
       const asked = yield* Ref.make<ReadonlyArray<ApprovalRequest>>([])
-      const stopper = script(`if grep -q STOPHERE; then printf '%s' '${JSON.stringify({ continue: false, stopReason: "enough for today" })}'; fi`)
+      const stopper = script(
+        `if grep -q STOPHERE; then printf '%s' '${
+          JSON.stringify({ continue: false, stopReason: "enough for today" })
+        }'; fi`
+      )
       const outcomes = yield* Effect.flatMap(ToolRuntime, (rt) =>
         rt.execute([
           { type: "tool_use", id: "toolu_stop", name: "Bash", input: { command: "echo STOPHERE" } },
@@ -369,10 +492,14 @@ describe("hooks and the permission policy, through the runtime", () => {
 
   it.live("a hook's ask never skips a deny rule: denied without asking", () =>
     Effect.gen(function*() {
-      const { asked, outcome } = yield* run(project({ deny: ["Bash(rm:*)"] }), hookSays("ask"), { command: "rm -rf build" })
+      const { asked, outcome } = yield* run(project({ deny: ["Bash(rm:*)"] }), hookSays("ask"), {
+        command: "rm -rf build"
+      })
       expect(outcome.status).toBe("denied")
       expect(asked).toEqual([])
-      expect(outcome.decision?._tag === "Deny" && describeReason(outcome.decision.reason)).toContain("deny rule `Bash(rm:*)`")
+      expect(outcome.decision?._tag === "Deny" && describeReason(outcome.decision.reason)).toContain(
+        "deny rule `Bash(rm:*)`"
+      )
     }))
 
   it.live("a hook's allow never bypasses a deny rule", () =>
@@ -383,7 +510,9 @@ describe("hooks and the permission policy, through the runtime", () => {
 
   it.live("a hook's allow never bypasses an ask rule: the person is asked", () =>
     Effect.gen(function*() {
-      const { asked, outcome } = yield* run(project({ ask: ["Bash(git push:*)"] }), hookSays("allow"), { command: "git push" })
+      const { asked, outcome } = yield* run(project({ ask: ["Bash(git push:*)"] }), hookSays("allow"), {
+        command: "git push"
+      })
       expect(outcome.status).toBe("success")
       expect(asked.map((request) => request.message)).toEqual([expect.stringContaining("ask rule `Bash(git push:*)`")])
     }))
@@ -405,14 +534,20 @@ describe("hooks and the permission policy, through the runtime", () => {
 
   it.live("a rewritten input is checked against the deny rules", () =>
     Effect.gen(function*() {
-      const { outcome } = yield* run(project({ deny: ["Bash(rm:*)"], allow: ["Bash(ls:*)"] }), hookSays("allow", { updatedInput: { command: "rm -rf /" } }), { command: "ls" })
+      const { outcome } = yield* run(
+        project({ deny: ["Bash(rm:*)"], allow: ["Bash(ls:*)"] }),
+        hookSays("allow", { updatedInput: { command: "rm -rf /" } }),
+        { command: "ls" }
+      )
       expect(outcome.status).toBe("denied")
       expect(outcome.executedInput).toEqual({ command: "rm -rf /" })
     }))
 
   it.live("a crashing hook denies the call (fail closed)", () =>
     Effect.gen(function*() {
-      const { outcome } = yield* run(project({ allow: ["Bash"] }), { settingsHooks: [pre(script("kill -9 $$"), "Bash")] }, { command: "ls" })
+      const { outcome } = yield* run(project({ allow: ["Bash"] }), {
+        settingsHooks: [pre(script("kill -9 $$"), "Bash")]
+      }, { command: "ls" })
       expect(outcome.status).toBe("denied")
     }))
 })

@@ -16,24 +16,40 @@ import { ResultStore } from "../../../src/Runtime/ResultStore.js"
 import { ToolHooks } from "../../../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../../src/Runtime/ToolRuntime.js"
+import { Workspace } from "../../../src/Runtime/Workspace.js"
 import type { ToolUseBlock } from "../../../src/Tool/Wire.js"
 import { BashTool } from "../../../src/Tools/Bash.js"
-import { Workspace } from "../../../src/Runtime/Workspace.js"
 import { benign, hostile } from "../Shell/corpus.js"
 import { gitRepo, tempDir } from "./helpers.js"
 
-const runtimeIn = (cwd: string, approver: Layer.Layer<Approver>, policy: RulePolicy.RulePolicyOptions = { mode: "default" }) => {
+const runtimeIn = (
+  cwd: string,
+  approver: Layer.Layer<Approver>,
+  policy: RulePolicy.RulePolicyOptions = { mode: "default" }
+) => {
   const workspace = Workspace.layer({ cwd })
-  const tools = BashTool.layer({ killGrace: "500 millis" }).pipe(Layer.provide(Layer.mergeAll(workspace, ResultStore.layer(tempDir("bash-e2e-store")))))
+  const tools = BashTool.layer({ killGrace: "500 millis" }).pipe(
+    Layer.provide(Layer.mergeAll(workspace, ResultStore.layer(tempDir("bash-e2e-store"))))
+  )
   return ToolRuntime.layer.pipe(
     Layer.provide(Layer.provide(ToolRegistry.layer([BashTool]), tools)),
-    Layer.provide([RulePolicy.layer(policy).pipe(Layer.provide(workspace)), approver, ToolHooks.none, ResultStore.layer(tempDir("bash-e2e-results"))]),
+    Layer.provide([
+      RulePolicy.layer(policy).pipe(Layer.provide(workspace)),
+      approver,
+      ToolHooks.none,
+      ResultStore.layer(tempDir("bash-e2e-results"))
+    ]),
     Layer.provide(NodeContext.layer)
   )
 }
 
 const uses = (commands: ReadonlyArray<string>): ReadonlyArray<ToolUseBlock> =>
-  commands.map((command, i) => ({ type: "tool_use", id: `toolu_${i}`, name: "Bash", input: { command, timeout: 20_000 } }))
+  commands.map((command, i) => ({
+    type: "tool_use",
+    id: `toolu_${i}`,
+    name: "Bash",
+    input: { command, timeout: 20_000 }
+  }))
 
 describe("Read deny rules and Bash", () => {
   it.live("while a Read deny rule exists, read-only commands ask instead of running: `cat .env` cannot leak it", () => {
@@ -43,7 +59,9 @@ describe("Read deny rules and Bash", () => {
       const outcomes = yield* ToolRuntime.execute(uses(["cat .env", "grep -r SECRET .", "git status --short"]))
       expect(outcomes.map((outcome) => outcome.status)).toEqual(["denied", "denied", "denied"])
       for (const outcome of outcomes) expect(JSON.stringify(outcome.result)).not.toContain("hunter2")
-    }).pipe(Effect.provide(runtimeIn(repo, Approver.denyAll, { mode: "default", cliRules: { deny: ["Read(./.env)"] } })))
+    }).pipe(
+      Effect.provide(runtimeIn(repo, Approver.denyAll, { mode: "default", cliRules: { deny: ["Read(./.env)"] } }))
+    )
   })
 })
 
@@ -52,7 +70,10 @@ describe("the shell corpus, end to end", () => {
     const repo = gitRepo()
     return Effect.gen(function*() {
       const outcomes = yield* ToolRuntime.execute(uses(hostile.map((entry) => entry.command)), { maxConcurrency: 4 })
-      const notDenied = outcomes.flatMap((outcome, i) => (outcome.status === "denied" ? [] : [`${hostile[i]!.command} -> ${outcome.status}`]))
+      const notDenied = outcomes.flatMap((
+        outcome,
+        i
+      ) => (outcome.status === "denied" ? [] : [`${hostile[i]!.command} -> ${outcome.status}`]))
       expect(notDenied).toEqual([])
       expect(fs.existsSync(path.join(repo, "PWNED"))).toBe(false)
       // Nothing at all was written: the working tree is as the commit left it.
@@ -64,15 +85,22 @@ describe("the shell corpus, end to end", () => {
     const repo = gitRepo()
     return Effect.gen(function*() {
       const asked = yield* Ref.make<ReadonlyArray<ApprovalRequest>>([])
-      const outcomes = yield* ToolRuntime.execute(uses(benign.map((entry) => entry.command)), { maxConcurrency: 4 }).pipe(
-        Effect.provide(runtimeIn(repo, Approver.scripted(() => Effect.succeed(ApprovalAnswer.Deny({ cancelRun: false })), asked)))
-      )
+      const outcomes = yield* ToolRuntime.execute(uses(benign.map((entry) => entry.command)), { maxConcurrency: 4 })
+        .pipe(
+          Effect.provide(
+            runtimeIn(repo, Approver.scripted(() => Effect.succeed(ApprovalAnswer.Deny({ cancelRun: false })), asked))
+          )
+        )
       expect((yield* Ref.get(asked)).map((request) => JSON.stringify(request.input))).toEqual([])
       const failed = outcomes.flatMap((outcome, i) =>
-        outcome.status === "success" ? [] : [`${benign[i]!.command} -> ${outcome.status}: ${JSON.stringify(outcome.result.content)}`]
+        outcome.status === "success"
+          ? []
+          : [`${benign[i]!.command} -> ${outcome.status}: ${JSON.stringify(outcome.result.content)}`]
       )
       expect(failed).toEqual([])
-      expect(outcomes.every((outcome) => outcome.decision?._tag === "Allow" && outcome.decision.reason._tag === "ReadOnly")).toBe(true)
+      expect(
+        outcomes.every((outcome) => outcome.decision?._tag === "Allow" && outcome.decision.reason._tag === "ReadOnly")
+      ).toBe(true)
     })
   }, 60_000)
 })

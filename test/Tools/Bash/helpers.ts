@@ -9,10 +9,10 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { ResultStore } from "../../../src/Runtime/ResultStore.js"
+import { Workspace } from "../../../src/Runtime/Workspace.js"
 import type { CallContext, Progress } from "../../../src/Tool/Tool.js"
 import { BashTool } from "../../../src/Tools/Bash.js"
 import type { BashOptions } from "../../../src/Tools/Bash.js"
-import { Workspace } from "../../../src/Runtime/Workspace.js"
 
 /** A fresh empty directory under the system's temporary directory. */
 export const tempDir = (prefix: string): string => fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`))
@@ -22,7 +22,15 @@ export const gitRepo = (): string => {
   const dir = tempDir("bash-repo")
   fs.writeFileSync(path.join(dir, "README.md"), "# Demo\n\nA repository for the Bash tool tests.\n")
   const git = (...args: Array<string>) =>
-    childProcess.execFileSync("git", ["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "init.defaultBranch=main", ...args], {
+    childProcess.execFileSync("git", [
+      "-c",
+      "user.name=Test",
+      "-c",
+      "user.email=test@example.com",
+      "-c",
+      "init.defaultBranch=main",
+      ...args
+    ], {
       cwd: dir,
       stdio: "ignore"
     })

@@ -7,7 +7,10 @@ import type { BashFailure } from "../../../src/Tools/Bash.js"
 import { bashLayer, isAlive, pollFor, readPids, recordingContext, tempDir, treeScript } from "./helpers.js"
 
 const call = (command: string, timeout?: number, context = recordingContext()) =>
-  Effect.flatMap(BashTool, (bash) => Effect.scoped(bash.call({ command, ...(timeout === undefined ? {} : { timeout }) }, context)))
+  Effect.flatMap(
+    BashTool,
+    (bash) => Effect.scoped(bash.call({ command, ...(timeout === undefined ? {} : { timeout }) }, context))
+  )
 
 const failureOf = <A>(exit: Exit.Exit<A, BashFailure>): BashFailure => {
   if (Exit.isSuccess(exit)) throw new Error("expected a failure")
@@ -41,9 +44,15 @@ describe("Bash process lifecycle", () => {
 
   it.live("the environment is explicit: the call's marker is set, dangerous variables are not", () =>
     Effect.gen(function*() {
-      const out = yield* call("echo \"${BASH_ENV-unset} ${GIT_DIR-unset} ${KEEP_ME-unset}\"; test -n \"$EFFECT_TOOL_RUNTIME_CALL\"")
+      const out = yield* call(
+        "echo \"${BASH_ENV-unset} ${GIT_DIR-unset} ${KEEP_ME-unset}\"; test -n \"$EFFECT_TOOL_RUNTIME_CALL\""
+      )
       expect(out.output).toBe("unset unset kept\n")
-    }).pipe(Effect.provide(bashLayer(cwd, { env: { PATH: process.env.PATH, BASH_ENV: "/tmp/evil", GIT_DIR: "/tmp/x", KEEP_ME: "kept" } }))))
+    }).pipe(
+      Effect.provide(
+        bashLayer(cwd, { env: { PATH: process.env.PATH, BASH_ENV: "/tmp/evil", GIT_DIR: "/tmp/x", KEEP_ME: "kept" } })
+      )
+    ))
 
   it.live("the tool's timeout kills the whole tree: a SIGTERM-ignoring child, a setsid child, a nohup child", () =>
     Effect.gen(function*() {
@@ -69,7 +78,10 @@ describe("Bash process lifecycle", () => {
       const pids = yield* pollFor(() => readPids(pidFile, 4), 10_000)
       expect(pids.filter(isAlive)).toHaveLength(4)
       // The reader has the output once a progress report shows it.
-      yield* pollFor(() => (context.reports.some((report) => report.lines?.includes("started")) ? true : undefined), 10_000)
+      yield* pollFor(
+        () => (context.reports.some((report) => report.lines?.includes("started")) ? true : undefined),
+        10_000
+      )
       const interruptedAt = Date.now()
       yield* Fiber.interrupt(fiber)
       const took = Date.now() - interruptedAt

@@ -5,14 +5,21 @@ import * as path from "node:path"
 import { toText } from "../../../src/Tool/Presentation.js"
 import type { ContentRule } from "../../../src/Tool/Tool.js"
 import { BashTool, outputText } from "../../../src/Tools/Bash.js"
-import { claimsOf, exitOneMeaning, matchRules, permissionCheckOf, traitsOf } from "../../../src/Tools/Shell/CommandPlan.js"
+import {
+  claimsOf,
+  exitOneMeaning,
+  matchRules,
+  permissionCheckOf,
+  traitsOf
+} from "../../../src/Tools/Shell/CommandPlan.js"
 import { bashLayer, recordingContext, tempDir } from "./helpers.js"
 
 const cwd = tempDir("bash-tool")
 fs.writeFileSync(path.join(cwd, "notes.txt"), "alpha\nbeta\n")
 const place = { cwd, home: "/root", roots: [cwd] }
 
-const run = (command: string) => Effect.flatMap(BashTool, (bash) => Effect.exit(Effect.scoped(bash.call({ command }, recordingContext()))))
+const run = (command: string) =>
+  Effect.flatMap(BashTool, (bash) => Effect.exit(Effect.scoped(bash.call({ command }, recordingContext()))))
 
 describe("Bash results", () => {
   it.live("exit code 1 of grep is an answer: success, with the meaning for the model", () =>
@@ -86,13 +93,37 @@ describe("Bash classification", () => {
 
   it("read-only commands inside the workspace claim a read of it; reaching outside claims every file; others the world", () => {
     expect(claimsOf("cat notes.txt", place)).toEqual([{ resource: `file:${cwd}`, access: "read" }])
-    expect(claimsOf("for f in *.txt; do head -n 1 \"$f\"; done", place)).toEqual([{ resource: `file:${cwd}`, access: "read" }])
+    expect(claimsOf("for f in *.txt; do head -n 1 \"$f\"; done", place)).toEqual([{
+      resource: `file:${cwd}`,
+      access: "read"
+    }])
     expect(claimsOf("basename \"$PWD\"", place)).toEqual([{ resource: `file:${cwd}`, access: "read" }])
-    for (const outside of ["cat /etc/passwd", "ls ..", "cat $HOME/.ssh/id_rsa", "grep -r x ~/", "grep --file=/etc/shadow x", "tr a b < /etc/hosts", "for f in /etc/*; do cat \"$f\"; done"]) {
+    for (
+      const outside of [
+        "cat /etc/passwd",
+        "ls ..",
+        "cat $HOME/.ssh/id_rsa",
+        "grep -r x ~/",
+        "grep --file=/etc/shadow x",
+        "tr a b < /etc/hosts",
+        "for f in /etc/*; do cat \"$f\"; done"
+      ]
+    ) {
       expect(claimsOf(outside, place), outside).toEqual([{ resource: "file:/", access: "read" }])
     }
     // Found in review: tildes bash expands elsewhere, brace expansions, `..` behind a glob or a symlink.
-    for (const outside of ["cat ~root/../tmp/x", "cat ~+/../x", "cat ~-/x", "cat < ~root/x", "cat .gi[t]/../../x", "cat {..,.}/x", "cat {.,x}{.,y}/x", "cat sub/../notes.txt"]) {
+    for (
+      const outside of [
+        "cat ~root/../tmp/x",
+        "cat ~+/../x",
+        "cat ~-/x",
+        "cat < ~root/x",
+        "cat .gi[t]/../../x",
+        "cat {..,.}/x",
+        "cat {.,x}{.,y}/x",
+        "cat sub/../notes.txt"
+      ]
+    ) {
       expect(claimsOf(outside, place), outside).toEqual([{ resource: "file:/", access: "read" }])
     }
     expect(claimsOf("rm notes.txt", place)).toEqual([{ resource: "*", access: "write" }])
@@ -106,14 +137,22 @@ describe("Bash classification", () => {
     }
     expect(claimsOf("cat *.txt", place)).toEqual([{ resource: `file:${cwd}`, access: "read" }])
     // Options that read files no argument names, or name them in a value: not read-only, or checked as paths.
-    expect(claimsOf("printf '/etc/shadow\\0' | sort --files0-from=-", place)).toEqual([{ resource: "*", access: "write" }])
+    expect(claimsOf("printf '/etc/shadow\\0' | sort --files0-from=-", place)).toEqual([{
+      resource: "*",
+      access: "write"
+    }])
     expect(claimsOf("wc --files0-from -", place)).toEqual([{ resource: "*", access: "write" }])
     expect(claimsOf("date -f /etc/hostname", place)).toEqual([{ resource: "file:/", access: "read" }])
     expect(claimsOf("date --file=/etc/hostname", place)).toEqual([{ resource: "file:/", access: "read" }])
   })
 
   it("traits: read-only commands are concurrency-safe; rough destructive and open-world hints", () => {
-    expect(traitsOf("git status")).toEqual({ readOnly: true, concurrencySafe: true, destructive: false, openWorld: false })
+    expect(traitsOf("git status")).toEqual({
+      readOnly: true,
+      concurrencySafe: true,
+      destructive: false,
+      openWorld: false
+    })
     expect(traitsOf("rm -rf build")).toMatchObject({ readOnly: false, concurrencySafe: false, destructive: true })
     expect(traitsOf("git push --force")).toMatchObject({ destructive: true, openWorld: true })
     expect(traitsOf("curl https://example.com")).toMatchObject({ readOnly: false, openWorld: true })
@@ -122,7 +161,10 @@ describe("Bash classification", () => {
   it("checkPermissions never allows: it asks for what it cannot analyse, else has no opinion and suggests a rule", () => {
     expect(permissionCheckOf("npm run build")).toEqual({ _tag: "Passthrough", suggestions: ["Bash(npm run build:*)"] })
     expect(permissionCheckOf("ls && rm x")).toEqual({ _tag: "Passthrough" })
-    expect(permissionCheckOf("ls $(")).toMatchObject({ _tag: "Ask", message: expect.stringContaining("cannot be analysed") })
+    expect(permissionCheckOf("ls $(")).toMatchObject({
+      _tag: "Ask",
+      message: expect.stringContaining("cannot be analysed")
+    })
     expect(permissionCheckOf("x".repeat(20_000))._tag).toBe("Ask")
   })
 
@@ -131,17 +173,37 @@ describe("Bash classification", () => {
     const allowGit = rule("git status")
     const allowLs = rule("ls:*")
     const denyRm = rule("rm:*")
-    expect(matchRules("git status && ls -la", { deny: [], ask: [], allow: [allowGit, allowLs] })).toEqual({ _tag: "Allow", rules: [allowGit, allowLs] })
-    expect(matchRules("git status && touch x", { deny: [], ask: [], allow: [allowGit] })).toMatchObject({ _tag: "NoMatch", detail: expect.stringContaining("touch x") })
-    expect(matchRules("ls; timeout 5 rm -rf /", { deny: [denyRm], ask: [], allow: [allowLs] })).toMatchObject({ _tag: "Deny", rule: denyRm })
-    expect(matchRules("echo $(rm x)", { deny: [], ask: [denyRm], allow: [] })).toMatchObject({ _tag: "Ask", rule: denyRm })
+    expect(matchRules("git status && ls -la", { deny: [], ask: [], allow: [allowGit, allowLs] })).toEqual({
+      _tag: "Allow",
+      rules: [allowGit, allowLs]
+    })
+    expect(matchRules("git status && touch x", { deny: [], ask: [], allow: [allowGit] })).toMatchObject({
+      _tag: "NoMatch",
+      detail: expect.stringContaining("touch x")
+    })
+    expect(matchRules("ls; timeout 5 rm -rf /", { deny: [denyRm], ask: [], allow: [allowLs] })).toMatchObject({
+      _tag: "Deny",
+      rule: denyRm
+    })
+    expect(matchRules("echo $(rm x)", { deny: [], ask: [denyRm], allow: [] })).toMatchObject({
+      _tag: "Ask",
+      rule: denyRm
+    })
   })
 
   it.prop(
     "traits, claims, checkPermissions and rule matching never throw on arbitrary strings",
-    [fc.oneof(fc.string(), fc.fullUnicodeString(), fc.stringOf(fc.constantFrom(..."$(){}[]<>|&;`'\"\\\n *?~=-!#ab/.")))],
+    [fc.oneof(
+      fc.string(),
+      fc.fullUnicodeString(),
+      fc.stringOf(fc.constantFrom(..."$(){}[]<>|&;`'\"\\\n *?~=-!#ab/."))
+    )],
     ([command]) => {
-      const rules = { deny: [{ content: "rm:*", ruleDirectory: undefined }], ask: [], allow: [{ content: "*", ruleDirectory: undefined }] }
+      const rules = {
+        deny: [{ content: "rm:*", ruleDirectory: undefined }],
+        ask: [],
+        allow: [{ content: "*", ruleDirectory: undefined }]
+      }
       expect(() => {
         traitsOf(command)
         claimsOf(command, place)
@@ -158,12 +220,23 @@ describe("model text", () => {
   it("is the whole output when it fits, else head and tail with the path, under the tool's limit", () => {
     expect(outputText({ output: "hi\n", outputTail: "", omittedBytes: 0, totalBytes: 3 })).toBe("hi\n")
     const lines = Array.from({ length: 10_000 }, (_, i) => `line ${i}`).join("\n")
-    const text = outputText({ output: lines, outputTail: "", omittedBytes: 0, totalBytes: lines.length, fullOutputPath: "/store/t.txt" })
+    const text = outputText({
+      output: lines,
+      outputTail: "",
+      omittedBytes: 0,
+      totalBytes: lines.length,
+      fullOutputPath: "/store/t.txt"
+    })
     expect(text.length).toBeLessThan(30_000)
     expect(text.startsWith("line 0\nline 1\n")).toBe(true)
     expect(text.endsWith("line 9999")).toBe(true)
     expect(text).toContain("saved to: /store/t.txt")
-    const split = outputText({ output: "h".repeat(50_000), outputTail: "t".repeat(50_000), omittedBytes: 1e9, totalBytes: 1e9 + 1e5 })
+    const split = outputText({
+      output: "h".repeat(50_000),
+      outputTail: "t".repeat(50_000),
+      omittedBytes: 1e9,
+      totalBytes: 1e9 + 1e5
+    })
     expect(split.length).toBeLessThan(30_000)
     expect(split).toContain("the full output could not be saved")
   })

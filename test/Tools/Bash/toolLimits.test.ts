@@ -18,7 +18,11 @@ import { Workspace } from "../../../src/Runtime/Workspace.js"
 import { BashTool, DEFAULT_MAX_OUTPUT_BYTES } from "../../../src/Tools/Bash.js"
 import { bashLayer, gitRepo, isAlive, pollFor, readPids, recordingContext, tempDir } from "./helpers.js"
 
-const run = (command: string) => Effect.flatMap(BashTool, (bash) => Effect.exit(Effect.scoped(bash.call({ command, timeout: 60_000 }, recordingContext()))))
+const run = (command: string) =>
+  Effect.flatMap(
+    BashTool,
+    (bash) => Effect.exit(Effect.scoped(bash.call({ command, timeout: 60_000 }, recordingContext())))
+  )
 
 const storedBytes = (store: string): number =>
   fs.readdirSync(store, { recursive: true, withFileTypes: true })
@@ -36,7 +40,9 @@ describe("the output cap of one call", () => {
       if (Exit.isSuccess(exit) || exit.cause._tag !== "Fail") throw new Error("expected a failure")
       const failure = exit.cause.error
       expect(failure.reason).toBe("outputLimit")
-      expect(failure.message).toContain("Command produced more than 2.0 MB of output, the limit for one call, and was stopped; the first 2.0 MB were kept.")
+      expect(failure.message).toContain(
+        "Command produced more than 2.0 MB of output, the limit for one call, and was stopped; the first 2.0 MB were kept."
+      )
       expect(failure.message).toContain(`saved to: ${failure.fullOutputPath}`)
       expect(fs.statSync(failure.fullOutputPath!).size).toBe(cap)
       expect(storedBytes(store)).toBe(cap)
@@ -73,36 +79,67 @@ describe("the output cap of one call", () => {
     expect(DEFAULT_MAX_OUTPUT_BYTES).toBe(64 * 1024 * 1024)
   })
 
-  it.live("end to end: 12 read-only runaways are auto-allowed in a git repository, each stops at the cap; small outputs run", () => {
-    const repo = gitRepo()
-    const store = tempDir("bash-cap-e2e-store")
-    const cap = 1024 * 1024
-    const workspace = Workspace.layer({ cwd: repo })
-    const tools = BashTool.layer({ maxOutputBytes: cap, killGrace: "200 millis" }).pipe(Layer.provide(Layer.mergeAll(workspace, ResultStore.layer(store))))
-    const runtime = ToolRuntime.layer.pipe(
-      Layer.provide(Layer.provide(ToolRegistry.layer([BashTool]), tools)),
-      Layer.provide([RulePolicy.layer({ mode: "default" }).pipe(Layer.provide(workspace)), Approver.denyAll, ToolHooks.none, ResultStore.layer(tempDir("bash-cap-e2e-results"))]),
-      Layer.provide(NodeContext.layer)
-    )
-    const runaways = [
-      "seq 1 inf", "seq 1 inf | cat", "seq -w 1 100000000", "git log --all; seq 0.5 inf", "seq 1 inf | rev", "seq 1 inf | tr 1 2",
-      "seq 1 inf | cut -c1", "seq 1 inf | nl", "seq 1 inf | fold -w1", "for i in 1 2; do seq 1 inf; done", "seq 1 inf | base64", "seq 1 inf | od"
-    ]
-    const benign = ["seq 1 10", "seq 1 100000 | tail -1", "seq 1 1000 | od | head -3", "git log --oneline", "seq 1 inf | head -5"]
-    return Effect.gen(function*() {
-      const all = [...runaways, ...benign]
-      const outcomes = yield* ToolRuntime.execute(all.map((command, i) => ({ type: "tool_use", id: `toolu_${i}`, name: "Bash", input: { command } })))
-      for (const [i, outcome] of outcomes.entries()) {
-        if (i < runaways.length) {
-          expect(outcome.status, all[i]).toBe("error")
-          expect(JSON.stringify(outcome.result.content), all[i]).toContain("of output, the limit for one call, and was stopped")
-        } else {
-          // Small outputs, and a runaway whose reader stops early, are ordinary results, allowed without asking.
-          expect(outcome.status, all[i]).toBe("success")
+  it.live(
+    "end to end: 12 read-only runaways are auto-allowed in a git repository, each stops at the cap; small outputs run",
+    () => {
+      const repo = gitRepo()
+      const store = tempDir("bash-cap-e2e-store")
+      const cap = 1024 * 1024
+      const workspace = Workspace.layer({ cwd: repo })
+      const tools = BashTool.layer({ maxOutputBytes: cap, killGrace: "200 millis" }).pipe(
+        Layer.provide(Layer.mergeAll(workspace, ResultStore.layer(store)))
+      )
+      const runtime = ToolRuntime.layer.pipe(
+        Layer.provide(Layer.provide(ToolRegistry.layer([BashTool]), tools)),
+        Layer.provide([
+          RulePolicy.layer({ mode: "default" }).pipe(Layer.provide(workspace)),
+          Approver.denyAll,
+          ToolHooks.none,
+          ResultStore.layer(tempDir("bash-cap-e2e-results"))
+        ]),
+        Layer.provide(NodeContext.layer)
+      )
+      const runaways = [
+        "seq 1 inf",
+        "seq 1 inf | cat",
+        "seq -w 1 100000000",
+        "git log --all; seq 0.5 inf",
+        "seq 1 inf | rev",
+        "seq 1 inf | tr 1 2",
+        "seq 1 inf | cut -c1",
+        "seq 1 inf | nl",
+        "seq 1 inf | fold -w1",
+        "for i in 1 2; do seq 1 inf; done",
+        "seq 1 inf | base64",
+        "seq 1 inf | od"
+      ]
+      const benign = [
+        "seq 1 10",
+        "seq 1 100000 | tail -1",
+        "seq 1 1000 | od | head -3",
+        "git log --oneline",
+        "seq 1 inf | head -5"
+      ]
+      return Effect.gen(function*() {
+        const all = [...runaways, ...benign]
+        const outcomes = yield* ToolRuntime.execute(
+          all.map((command, i) => ({ type: "tool_use", id: `toolu_${i}`, name: "Bash", input: { command } }))
+        )
+        for (const [i, outcome] of outcomes.entries()) {
+          if (i < runaways.length) {
+            expect(outcome.status, all[i]).toBe("error")
+            expect(JSON.stringify(outcome.result.content), all[i]).toContain(
+              "of output, the limit for one call, and was stopped"
+            )
+          } else {
+            // Small outputs, and a runaway whose reader stops early, are ordinary results, allowed without asking.
+            expect(outcome.status, all[i]).toBe("success")
+          }
         }
-      }
-      // Every call stored exactly the cap; the disk holds nothing more.
-      expect(storedBytes(store)).toBe(runaways.length * cap)
-    }).pipe(Effect.provide(runtime))
-  }, 60_000)
+        // Every call stored exactly the cap; the disk holds nothing more.
+        expect(storedBytes(store)).toBe(runaways.length * cap)
+      }).pipe(Effect.provide(runtime))
+    },
+    60_000
+  )
 })

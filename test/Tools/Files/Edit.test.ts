@@ -43,7 +43,9 @@ describe("Edit", () => {
       const dir = tempDir()
       const file = path.join(dir, "a.txt")
       writeTree(dir, { "a.txt": "x = 1\ny = 1\nz = 1\n" })
-      const [, many, all] = yield* execute(read(file), edit(file, "= 1", "= 2"), edit(file, "= 1", "= 2", true)).pipe(Effect.provide(runtimeLayer(dir)))
+      const [, many, all] = yield* execute(read(file), edit(file, "= 1", "= 2"), edit(file, "= 1", "= 2", true)).pipe(
+        Effect.provide(runtimeLayer(dir))
+      )
       expect(text(many!)).toContain("Found 3 matches of old_string")
       expect(text(many!)).toContain("at lines 1, 2, 3")
       expect(text(all!)).toBe("The file a.txt has been updated (3 replacements, lines 1-3).")
@@ -91,7 +93,9 @@ describe("Edit", () => {
       const dir = tempDir()
       const file = path.join(dir, "w.txt")
       writeTree(dir, { "w.txt": "one\r\ntwo\r\nthree\r\n" })
-      const [, outcome] = yield* execute(read(file), edit(file, "one\ntwo", "uno\ndos")).pipe(Effect.provide(runtimeLayer(dir)))
+      const [, outcome] = yield* execute(read(file), edit(file, "one\ntwo", "uno\ndos")).pipe(
+        Effect.provide(runtimeLayer(dir))
+      )
       expect(outcome!.status).toBe("success")
       expect(fs.readFileSync(file, "utf8")).toBe("uno\r\ndos\r\nthree\r\n")
     }))
@@ -121,7 +125,12 @@ describe("Edit", () => {
       yield* Effect.gen(function*() {
         yield* executeOne(read(file))
         const service = yield* Edit
-        const validated = yield* service.validate({ file_path: file, old_string: "one", new_string: "uno", replace_all: false }, context)
+        const validated = yield* service.validate({
+          file_path: file,
+          old_string: "one",
+          new_string: "uno",
+          replace_all: false
+        }, context)
         fs.writeFileSync(file, "one\ntwo\nthree\n")
         const failure = yield* Effect.flip(Effect.scoped(service.call(validated, context)))
         expect(failure.message).toContain("modified since it was last read")
@@ -171,7 +180,10 @@ describe("Edit", () => {
         yield* execute(read(path.join(dir, "a.txt")), read(path.join(dir, "b.txt")))
         yield* Ref.set(gated, true)
         return yield* execute(edit(path.join(dir, "a.txt"), "a", "A"), edit(path.join(dir, "b.txt"), "b", "B"))
-      }).pipe(Effect.provide(runtimeLayer(dir, { fileState })), Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("edits were serialised") }))
+      }).pipe(
+        Effect.provide(runtimeLayer(dir, { fileState })),
+        Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("edits were serialised") })
+      )
       expect(outcomes.map((o) => o.status)).toEqual(["success", "success"])
       expect(yield* Ref.get(arrived)).toBe(2)
       expect(fs.readFileSync(path.join(dir, "a.txt"), "utf8")).toBe("A\n")
@@ -183,7 +195,10 @@ describe("Edit", () => {
       const dir = tempDir()
       const file = path.join(dir, "long.txt")
       writeTree(dir, { "long.txt": Array.from({ length: 100 }, (_, i) => `row ${i + 1}`).join("\n") })
-      const [, outcome] = yield* execute(use("Read", { file_path: file, offset: 50, limit: 2 }), edit(file, "row 50\n", "row fifty\n")).pipe(
+      const [, outcome] = yield* execute(
+        use("Read", { file_path: file, offset: 50, limit: 2 }),
+        edit(file, "row 50\n", "row fifty\n")
+      ).pipe(
         Effect.provide(runtimeLayer(dir))
       )
       expect(text(outcome!)).toBe("The file long.txt has been updated (1 replacement, line 50).")
@@ -192,7 +207,12 @@ describe("Edit", () => {
   it.effect.prop(
     "for arbitrary contents and a unique substring, Edit produces exactly the expected text",
     [
-      fc.tuple(fc.string({ unit: fc.constantFrom("a", "b", "\n", " ", "é", "$", "&", "\t", "x") }), fc.string({ maxLength: 40 }), fc.string({ maxLength: 20 }), fc.string({ maxLength: 20 }))
+      fc.tuple(
+        fc.string({ unit: fc.constantFrom("a", "b", "\n", " ", "é", "$", "&", "\t", "x") }),
+        fc.string({ maxLength: 40 }),
+        fc.string({ maxLength: 20 }),
+        fc.string({ maxLength: 20 })
+      )
     ],
     ([[prefix, middle, suffix, replacement]]) =>
       Effect.gen(function*() {
@@ -219,8 +239,14 @@ describe("Edit internals", () => {
     expect(applied.replacements).toBe(2)
   })
 
-  it.prop("applyAt equals split/join for all occurrences", [fc.string(), fc.string({ minLength: 1, maxLength: 3 }), fc.string()], ([content, needle, replacement]) => {
-    expect(applyAt(content, needle, replacement, occurrences(content, needle)).content).toBe(content.split(needle).join(replacement))
+  it.prop("applyAt equals split/join for all occurrences", [
+    fc.string(),
+    fc.string({ minLength: 1, maxLength: 3 }),
+    fc.string()
+  ], ([content, needle, replacement]) => {
+    expect(applyAt(content, needle, replacement, occurrences(content, needle)).content).toBe(
+      content.split(needle).join(replacement)
+    )
   })
 
   it("nearMatch prefers a whitespace-only difference", () => {
@@ -233,7 +259,12 @@ describe("Edit through the tool layer", () => {
   it.effect("validate normalises file_path to an absolute path", () =>
     Effect.gen(function*() {
       const service = yield* Edit
-      const validated = yield* service.validate({ file_path: "new.txt", old_string: "", new_string: "x", replace_all: false }, context)
+      const validated = yield* service.validate({
+        file_path: "new.txt",
+        old_string: "",
+        new_string: "x",
+        replace_all: false
+      }, context)
       expect(validated.file_path).toBe(path.join(cwd, "new.txt"))
     }).pipe(Effect.provide(toolsLayer(cwd))))
 })

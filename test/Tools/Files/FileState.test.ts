@@ -3,7 +3,12 @@ import { Effect, FastCheck as fc, Option } from "effect"
 import { FileState, hashContent } from "../../../src/Tools/FileState.js"
 import type { FileRecord } from "../../../src/Tools/FileState.js"
 
-const record = (size: number): FileRecord => ({ contentHash: hashContent(String(size)), mtimeMs: 1, size, partial: false })
+const record = (size: number): FileRecord => ({
+  contentHash: hashContent(String(size)),
+  mtimeMs: 1,
+  size,
+  partial: false
+})
 
 describe("FileState", () => {
   it.effect("evicts the least recently used entry past maxEntries", () =>
@@ -39,7 +44,10 @@ describe("FileState", () => {
 
   it.effect.prop(
     "never holds more than maxEntries, nor more than maxBytes unless one entry alone does",
-    [fc.array(fc.tuple(fc.constantFrom("/a", "/b", "/c", "/d", "/e", "/f"), fc.integer({ min: 0, max: 60 }), fc.boolean()), { maxLength: 40 })],
+    [fc.array(
+      fc.tuple(fc.constantFrom("/a", "/b", "/c", "/d", "/e", "/f"), fc.integer({ min: 0, max: 60 }), fc.boolean()),
+      { maxLength: 40 }
+    )],
     ([ops]) =>
       Effect.gen(function*() {
         const state = yield* FileState

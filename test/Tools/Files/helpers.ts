@@ -9,13 +9,13 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Approver } from "../../../src/Permission/Approver.js"
 import { ToolRuntime } from "../../../src/Runtime/ToolRuntime.js"
+import { Workspace } from "../../../src/Runtime/Workspace.js"
 import { testRuntime } from "../../../src/testing/index.js"
 import type { Outcome } from "../../../src/Tool/Outcome.js"
 import type { CallContext } from "../../../src/Tool/Tool.js"
 import type { ToolUseBlock } from "../../../src/Tool/Wire.js"
-import * as FileTools from "../../../src/Tools/FileTools.js"
 import { FileState } from "../../../src/Tools/FileState.js"
-import { Workspace } from "../../../src/Runtime/Workspace.js"
+import * as FileTools from "../../../src/Tools/FileTools.js"
 
 /** A fresh real directory (symlinks resolved, so paths compare as the tools print them). */
 export const tempDir = (prefix = "files-"): string => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
@@ -30,9 +30,17 @@ export const writeTree = (root: string, files: Record<string, string | Uint8Arra
 }
 
 /** The five tools plus the Workspace and FileState they share (both also in the output, for inspection). */
-export const toolsLayer = (cwd: string, options: { readonly additional?: ReadonlyArray<string>; readonly fileState?: Layer.Layer<FileState> } = {}) =>
+export const toolsLayer = (
+  cwd: string,
+  options: { readonly additional?: ReadonlyArray<string>; readonly fileState?: Layer.Layer<FileState> } = {}
+) =>
   FileTools.layer.pipe(
-    Layer.provideMerge(Layer.mergeAll(Workspace.layer({ cwd, additionalDirectories: options.additional ?? [] }), options.fileState ?? FileState.layer())),
+    Layer.provideMerge(
+      Layer.mergeAll(
+        Workspace.layer({ cwd, additionalDirectories: options.additional ?? [] }),
+        options.fileState ?? FileState.layer()
+      )
+    ),
     Layer.provide(NodeContext.layer)
   )
 
@@ -47,7 +55,12 @@ export const runtimeLayer = (
 
 let counter = 0
 /** A tool_use block with a unique id. */
-export const use = (name: string, input: unknown, id = `toolu_${++counter}`): ToolUseBlock => ({ type: "tool_use", id, name, input })
+export const use = (name: string, input: unknown, id = `toolu_${++counter}`): ToolUseBlock => ({
+  type: "tool_use",
+  id,
+  name,
+  input
+})
 
 /** Runs tool_use blocks as one turn. */
 export const execute = (...uses: ReadonlyArray<ToolUseBlock>) => Effect.flatMap(ToolRuntime, (rt) => rt.execute(uses))
@@ -62,4 +75,9 @@ export const text = (outcome: Outcome): string => {
 }
 
 /** A call context for invoking a tool's stages directly. */
-export const context: CallContext = { toolUseId: "toolu_direct", toolName: "direct", progress: () => Effect.void, isReadDenied: () => false }
+export const context: CallContext = {
+  toolUseId: "toolu_direct",
+  toolName: "direct",
+  progress: () => Effect.void,
+  isReadDenied: () => false
+}

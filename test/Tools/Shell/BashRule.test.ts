@@ -13,8 +13,12 @@ const rules = (
   deny: deny.map((content): RuleRef => ({ content, source: "test" }))
 })
 
-const tag = (command: string, allow: ReadonlyArray<string>, ask: ReadonlyArray<string> = [],
-  deny: ReadonlyArray<string> = []) => decideBashRules(command, rules(allow, ask, deny))._tag
+const tag = (
+  command: string,
+  allow: ReadonlyArray<string>,
+  ask: ReadonlyArray<string> = [],
+  deny: ReadonlyArray<string> = []
+) => decideBashRules(command, rules(allow, ask, deny))._tag
 
 describe("matchesRule", () => {
   it("matches exact commands", () => {
@@ -95,10 +99,31 @@ describe("decideBashRules", () => {
   })
 
   it("sees through wrappers, quoting and paths for deny rules", () => {
-    for (const command of ["timeout 5 rm x", "time rm x", "nice -n 5 rm x", "nohup rm x", "stdbuf -oL rm x",
-      "env A=1 rm x", "env -S 'rm x'", "FOO=1 rm x", "\\rm x", "'rm' x", "r''m x", "$'\\x72m' x", "/bin/rm x",
-      "sudo -u root rm x", "xargs -0 rm", "command rm x", "eval 'rm x'", "bash -c 'ls; rm x'",
-      "find . -exec rm {} \\;", "echo $(rm x)", "timeout -s KILL 5 nice rm x"]) {
+    for (
+      const command of [
+        "timeout 5 rm x",
+        "time rm x",
+        "nice -n 5 rm x",
+        "nohup rm x",
+        "stdbuf -oL rm x",
+        "env A=1 rm x",
+        "env -S 'rm x'",
+        "FOO=1 rm x",
+        "\\rm x",
+        "'rm' x",
+        "r''m x",
+        "$'\\x72m' x",
+        "/bin/rm x",
+        "sudo -u root rm x",
+        "xargs -0 rm",
+        "command rm x",
+        "eval 'rm x'",
+        "bash -c 'ls; rm x'",
+        "find . -exec rm {} \\;",
+        "echo $(rm x)",
+        "timeout -s KILL 5 nice rm x"
+      ]
+    ) {
       expect(tag(command, [], [], ["rm:*"]), command).toBe("Deny")
     }
     expect(tag("command -v rm", [], [], ["rm:*"])).toBe("NoMatch")
@@ -183,14 +208,39 @@ describe("leading assignments and wrappers when matching (issue 17.2)", () => {
 describe("deny and ask rules see through wrappers and fail closed (issue 15.3)", () => {
   const denyTouch = (command: string) => tag(command, [], [], ["touch:*"])
   it("wrappers parsed by their grammar, abbreviations included", () => {
-    for (const command of ["env --split='touch x'", "env -S 'touch x'", "env -C . touch x", "env --ch=. touch x", "timeout --sig=KILL 5 touch x",
-      "nice --adj=1 touch x", "stdbuf --out=L touch x", "flock . -c 'touch x'", "prlimit --nofile=9 touch x", "sudo -u root touch x", "/usr/bin/touch x"]) {
+    for (
+      const command of [
+        "env --split='touch x'",
+        "env -S 'touch x'",
+        "env -C . touch x",
+        "env --ch=. touch x",
+        "timeout --sig=KILL 5 touch x",
+        "nice --adj=1 touch x",
+        "stdbuf --out=L touch x",
+        "flock . -c 'touch x'",
+        "prlimit --nofile=9 touch x",
+        "sudo -u root touch x",
+        "/usr/bin/touch x"
+      ]
+    ) {
       expect(denyTouch(command), command).toBe("Deny")
     }
   })
 
   it("what cannot be known is denied when a deny rule could apply, asked about when an ask rule could, and only then", () => {
-    for (const command of ["echo x | bash", "python3 -c 'print(1)'", "node -e 1", "source ./x.sh", "eval \"$X\"", "strace ls", "bash -s", "perl", "env --bogus touch x"]) {
+    for (
+      const command of [
+        "echo x | bash",
+        "python3 -c 'print(1)'",
+        "node -e 1",
+        "source ./x.sh",
+        "eval \"$X\"",
+        "strace ls",
+        "bash -s",
+        "perl",
+        "env --bogus touch x"
+      ]
+    ) {
       expect(denyTouch(command), command).toBe("Deny")
       expect(tag(command, [], ["touch:*"]), command).toBe("Ask")
     }
@@ -203,7 +253,15 @@ describe("deny and ask rules see through wrappers and fail closed (issue 15.3)",
 
   it("a denied git command is recognised by its other names", () => {
     const denyPush = (command: string) => tag(command, [], [], ["git push:*"])
-    for (const command of ["/usr/lib/git-core/git-push origin", "git-push origin", "git send-pack origin", "git --no-pager push", "git -C . push"]) {
+    for (
+      const command of [
+        "/usr/lib/git-core/git-push origin",
+        "git-push origin",
+        "git send-pack origin",
+        "git --no-pager push",
+        "git -C . push"
+      ]
+    ) {
       expect(denyPush(command), command).toBe("Deny")
     }
     for (const command of ["git psuh origin", "git pushh", "git -c core.sshCommand=x fetch", "git -c alias.p=push p"]) {

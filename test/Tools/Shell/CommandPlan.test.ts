@@ -38,14 +38,36 @@ describe("CommandPlan", () => {
     const { place } = setup()
     expect(planCommand("cd sub && ls", place).claims).toEqual(inside(place))
     expect(planCommand("cd sub && cat \"$PWD/x\"", place).claims).toEqual(inside(place))
-    for (const command of ["cd link && cat secret.txt", "cd / && cat etc/hostname", "cd && cat .bashrc", "cd - && ls", "cd $HOME && ls", "cd .. && ls", "cd sub; cd ../link && ls"]) {
+    for (
+      const command of [
+        "cd link && cat secret.txt",
+        "cd / && cat etc/hostname",
+        "cd && cat .bashrc",
+        "cd - && ls",
+        "cd $HOME && ls",
+        "cd .. && ls",
+        "cd sub; cd ../link && ls"
+      ]
+    ) {
       expect(planCommand(command, place).claims, command).not.toEqual(inside(place))
     }
   })
 
   it("reads beyond the arguments never stay inside", () => {
     const { place } = setup()
-    for (const command of ["grep -R x .", "ls -LR", "find -L .", "diff -r sub link", "du -L .", "sha256sum -c README.md", "jq -n 'import \"x\" as $x; 1'", "jq -f README.md", "file -f README.md"]) {
+    for (
+      const command of [
+        "grep -R x .",
+        "ls -LR",
+        "find -L .",
+        "diff -r sub link",
+        "du -L .",
+        "sha256sum -c README.md",
+        "jq -n 'import \"x\" as $x; 1'",
+        "jq -f README.md",
+        "file -f README.md"
+      ]
+    ) {
       const plan = planCommand(command, place)
       expect(plan.readOnly, command).toBe(true)
       expect(plan.claims, command).toEqual(everything)
@@ -62,7 +84,19 @@ describe("CommandPlan", () => {
       { resource: `file:${cwd}/README.md`, access: "read" },
       { resource: `file:${cwd}/sub/a`, access: "write" }
     ])
-    for (const command of ["touch link/x", "cp link/secret.txt x", "mkdir ../x", "touch /tmp/x", "rm x", "cp -L a b", "touch $X", "touch x > log", "mv x -t .."]) {
+    for (
+      const command of [
+        "touch link/x",
+        "cp link/secret.txt x",
+        "mkdir ../x",
+        "touch /tmp/x",
+        "rm x",
+        "cp -L a b",
+        "touch $X",
+        "touch x > log",
+        "mv x -t .."
+      ]
+    ) {
       const other = planCommand(command, place)
       expect(other.fileCommand, command).toBe(false)
       expect(other.claims, command).toEqual([{ resource: "*", access: "write" }])

@@ -54,20 +54,43 @@ describe("corpus of the hardening classes", () => {
   const context = { directories: [directory] }
 
   it("has at least ten hostile and ten benign cases per class, each hostile one leaving a marker", () => {
-    for (const list of [secondEvaluationHostile, optionHostile, wrapperHostile, allowHostile, outsideReads, acceptEditsHostile]) {
+    for (
+      const list of [
+        secondEvaluationHostile,
+        optionHostile,
+        wrapperHostile,
+        allowHostile,
+        outsideReads,
+        acceptEditsHostile
+      ]
+    ) {
       expect(list.length).toBeGreaterThanOrEqual(10)
     }
-    for (const list of [secondEvaluationBenign, optionBenign, wrapperBenign, allowBenign, insideReads, acceptEditsBenign]) {
+    for (
+      const list of [secondEvaluationBenign, optionBenign, wrapperBenign, allowBenign, insideReads, acceptEditsBenign]
+    ) {
       expect(list.length).toBeGreaterThanOrEqual(10)
     }
-    for (const entry of [...secondEvaluationHostile, ...optionHostile, ...wrapperHostile, ...allowHostile, ...acceptEditsHostile]) {
+    for (
+      const entry of [
+        ...secondEvaluationHostile,
+        ...optionHostile,
+        ...wrapperHostile,
+        ...allowHostile,
+        ...acceptEditsHostile
+      ]
+    ) {
       expect(entry.command, entry.command).toMatch(/PWNED|pwn\.sh/)
     }
-    for (const entry of plantedOptionHostile) expect(entry.files.join(" "), entry.command).toMatch(/PWNED|--files0-from/)
+    for (const entry of plantedOptionHostile) {
+      expect(entry.files.join(" "), entry.command).toMatch(/PWNED|--files0-from/)
+    }
   })
 
   it("classes 1 and 2: hostile commands are not read-only, benign ones are", () => {
-    const readOnly = [...secondEvaluationHostile, ...optionHostile].filter((entry) => classifyReadOnly(entry.command, context).readOnly)
+    const readOnly = [...secondEvaluationHostile, ...optionHostile].filter((entry) =>
+      classifyReadOnly(entry.command, context).readOnly
+    )
     expect(readOnly.map((entry) => entry.command)).toEqual([])
     const rejected = [...secondEvaluationBenign, ...optionBenign, ...insideReads].flatMap((entry) => {
       const verdict = classifyReadOnly(entry.command, context)
@@ -89,7 +112,9 @@ describe("corpus of the hardening classes", () => {
 
   it("class 3: every wrapped or interpreted `touch` is denied or asked about under `Bash(touch:*)`", () => {
     const rules = { allow: [], ask: [], deny: [{ content: "touch:*" }] }
-    const through = wrapperHostile.filter((entry) => !["Deny", "Ask"].includes(decideBashRules(entry.command, rules)._tag))
+    const through = wrapperHostile.filter((entry) =>
+      !["Deny", "Ask"].includes(decideBashRules(entry.command, rules)._tag)
+    )
     expect(through.map((entry) => entry.command)).toEqual([])
     const stopped = wrapperBenign.filter((entry) => decideBashRules(entry.command, rules)._tag !== "NoMatch")
     expect(stopped.map((entry) => entry.command)).toEqual([])

@@ -87,10 +87,18 @@ export const hostile: ReadonlyArray<HostileCommand> = [
   { command: "ls && touch PWNED", why: "`&&` chains a write after a read", source: CC_CHAINING },
   { command: "ls ./missing || touch PWNED", why: "`||` runs the write when the read fails", source: CC_CHAINING },
   { command: "ls\ntouch PWNED", why: "a newline separates commands", source: CC_CHAINING },
-  { command: "echo ok # harmless\ntouch PWNED", why: "a comment hides nothing after the newline", source: "derived: comment then newline" },
+  {
+    command: "echo ok # harmless\ntouch PWNED",
+    why: "a comment hides nothing after the newline",
+    source: "derived: comment then newline"
+  },
   { command: "ls & touch PWNED", why: "`&` backgrounds the read and runs the write", source: CC_CHAINING },
   { command: "git status; touch PWNED", why: "allowed git read chained with a write", source: CC_GIT_ADD_CHAIN },
-  { command: "git log --oneline -1 && touch PWNED", why: "allowed git read chained with a write", source: CC_GIT_ADD_CHAIN },
+  {
+    command: "git log --oneline -1 && touch PWNED",
+    why: "allowed git read chained with a write",
+    source: CC_GIT_ADD_CHAIN
+  },
   { command: "cd . && touch PWNED", why: "`cd` prefix chained with a write", source: CC_CD_CHAIN },
   { command: "cat README.md | tee PWNED", why: "a later pipeline stage writes", source: GEMINI_PIPES },
   { command: "ls | touch PWNED", why: "a later pipeline stage writes", source: GEMINI_PIPES },
@@ -104,20 +112,48 @@ export const hostile: ReadonlyArray<HostileCommand> = [
   { command: "echo \"$(touch PWNED)\"", why: "command substitution inside double quotes", source: SUBST_AND_WRAPPERS },
   { command: "ls $(touch PWNED)", why: "substitution in an argument of an allowed command", source: SUBSTITUTION },
   { command: "echo `echo \\`touch PWNED\\``", why: "nested escaped backticks", source: "derived: nested backticks" },
-  { command: "echo ${X:-$(touch PWNED)}", why: "substitution inside a parameter default", source: "derived: parameter expansion operand" },
-  { command: "echo $(( $(touch PWNED)1 ))", why: "substitution inside arithmetic", source: "derived: arithmetic expansion" },
+  {
+    command: "echo ${X:-$(touch PWNED)}",
+    why: "substitution inside a parameter default",
+    source: "derived: parameter expansion operand"
+  },
+  {
+    command: "echo $(( $(touch PWNED)1 ))",
+    why: "substitution inside arithmetic",
+    source: "derived: arithmetic expansion"
+  },
   { command: "[[ -n $(touch PWNED) ]]", why: "substitution inside [[ ]]", source: "derived: test command" },
   { command: "case $(touch PWNED) in *) ls;; esac", why: "substitution in a case word", source: "derived: case word" },
-  { command: "for f in $(touch PWNED); do ls; done", why: "substitution in a for word list", source: "derived: for word list" },
+  {
+    command: "for f in $(touch PWNED); do ls; done",
+    why: "substitution in a for word list",
+    source: "derived: for word list"
+  },
   { command: "cat <(touch PWNED)", why: "input process substitution runs a command", source: GEMINI_PROCSUB },
   { command: "echo x >(touch PWNED)", why: "output process substitution runs a command", source: GEMINI_PROCSUB },
-  { command: "diff <(touch PWNED) README.md", why: "process substitution in an allowed command", source: GEMINI_PROCSUB },
-  { command: "cat <<EOF\n$(touch PWNED)\nEOF", why: "an unquoted here-document body is expanded", source: "derived: unquoted here-document" },
+  {
+    command: "diff <(touch PWNED) README.md",
+    why: "process substitution in an allowed command",
+    source: GEMINI_PROCSUB
+  },
+  {
+    command: "cat <<EOF\n$(touch PWNED)\nEOF",
+    why: "an unquoted here-document body is expanded",
+    source: "derived: unquoted here-document"
+  },
   { command: "cat <<< \"$(touch PWNED)\"", why: "a here-string is expanded", source: "derived: here-string" },
-  { command: "echo ${X:=$(touch PWNED)}", why: "assigning expansion with a substitution", source: "derived: ${X:=...}" },
+  {
+    command: "echo ${X:=$(touch PWNED)}",
+    why: "assigning expansion with a substitution",
+    source: "derived: ${X:=...}"
+  },
   // find
   { command: "find . -name README.md -exec touch PWNED \\;", why: "find -exec runs a command", source: CODEX_FIND },
-  { command: "find . -name README.md -exec touch PWNED {} +", why: "find -exec ... {} + runs a command", source: FIND_EXEC_PLUS },
+  {
+    command: "find . -name README.md -exec touch PWNED {} +",
+    why: "find -exec ... {} + runs a command",
+    source: FIND_EXEC_PLUS
+  },
   { command: "find . -maxdepth 0 -execdir touch PWNED \\;", why: "find -execdir runs a command", source: CODEX_FIND },
   { command: "find . -maxdepth 0 -fprint PWNED", why: "find -fprint writes a file", source: CODEX_FIND },
   { command: "find . -maxdepth 0 -fprint0 PWNED", why: "find -fprint0 writes a file", source: CODEX_FIND },
@@ -137,27 +173,89 @@ export const hostile: ReadonlyArray<HostileCommand> = [
   { command: "sort -ro PWNED README.md", why: "-o inside a short-option cluster", source: SORT_UNIQ },
   { command: "sort --output=PWNED README.md", why: "sort --output writes a file", source: SORT_UNIQ },
   { command: "sort --out=PWNED README.md", why: "getopt_long accepts abbreviations of --output", source: SORT_UNIQ },
-  { command: "printf 'touch PWNED\\n%.0s' $(seq 1 2000) | sort -S 1b --compress-program=sh", why: "sort runs the compress program", source: SORT_COMPRESS_RG_PRE },
+  {
+    command: "printf 'touch PWNED\\n%.0s' $(seq 1 2000) | sort -S 1b --compress-program=sh",
+    why: "sort runs the compress program",
+    source: SORT_COMPRESS_RG_PRE
+  },
   { command: "uniq README.md PWNED", why: "uniq's second operand is an output file", source: SORT_UNIQ },
-  { command: "xxd README.md PWNED", why: "xxd's second operand is an output file", source: "derived: xxd outfile operand" },
-  { command: "tree -o PWNED", why: "tree -o writes a file", source: "bigduu/Bamboo-agent#76 \"read-only Bash command allowlist\" (sort -o/tree -o, uniq out-arg) https://github.com/bigduu/Bamboo-agent/pull/76" },
-  { command: "echo 'touch PWNED' > pwn.sh && chmod +x pwn.sh && rg --pre ./pwn.sh . README.md", why: "rg --pre runs a preprocessor program", source: RG_PRE },
-  { command: "date --set=not-a-date 2>/dev/null || touch PWNED", why: "date --set sets the clock (an unparsable date, so running it changes nothing)", source: "Tracer-Cloud/opensre#5840 review (date/hostname/sort/rg read-only checks) https://github.com/Tracer-Cloud/opensre/pull/5840" },
+  {
+    command: "xxd README.md PWNED",
+    why: "xxd's second operand is an output file",
+    source: "derived: xxd outfile operand"
+  },
+  {
+    command: "tree -o PWNED",
+    why: "tree -o writes a file",
+    source:
+      "bigduu/Bamboo-agent#76 \"read-only Bash command allowlist\" (sort -o/tree -o, uniq out-arg) https://github.com/bigduu/Bamboo-agent/pull/76"
+  },
+  {
+    command: "echo 'touch PWNED' > pwn.sh && chmod +x pwn.sh && rg --pre ./pwn.sh . README.md",
+    why: "rg --pre runs a preprocessor program",
+    source: RG_PRE
+  },
+  {
+    command: "date --set=not-a-date 2>/dev/null || touch PWNED",
+    why: "date --set sets the clock (an unparsable date, so running it changes nothing)",
+    source:
+      "Tracer-Cloud/opensre#5840 review (date/hostname/sort/rg read-only checks) https://github.com/Tracer-Cloud/opensre/pull/5840"
+  },
   // git
-  { command: "git -c core.fsmonitor='touch PWNED' status", why: "git -c sets a hook that status runs", source: GIT_FSMONITOR },
-  { command: "git -c core.pager='touch PWNED' log", why: "git -c sets the pager (runs when stdout is a terminal)", source: CODEX_GIT_GLOBALS },
-  { command: "git -p -c core.pager='touch PWNED' log -1", why: "git -p forces the pager (runs when stdout is a terminal)", source: CODEX_GIT_PAGINATE },
-  { command: "git -C . -c core.fsmonitor='touch PWNED' status", why: "-C and -c global options", source: CODEX_GIT_GLOBALS },
+  {
+    command: "git -c core.fsmonitor='touch PWNED' status",
+    why: "git -c sets a hook that status runs",
+    source: GIT_FSMONITOR
+  },
+  {
+    command: "git -c core.pager='touch PWNED' log",
+    why: "git -c sets the pager (runs when stdout is a terminal)",
+    source: CODEX_GIT_GLOBALS
+  },
+  {
+    command: "git -p -c core.pager='touch PWNED' log -1",
+    why: "git -p forces the pager (runs when stdout is a terminal)",
+    source: CODEX_GIT_PAGINATE
+  },
+  {
+    command: "git -C . -c core.fsmonitor='touch PWNED' status",
+    why: "-C and -c global options",
+    source: CODEX_GIT_GLOBALS
+  },
   { command: "git -c alias.st='!touch PWNED' st", why: "a shell alias runs a command", source: GIT_FSMONITOR },
-  { command: "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='touch PWNED' git status", why: "configuration through environment assignments", source: "derived: GIT_CONFIG_* environment" },
+  {
+    command: "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='touch PWNED' git status",
+    why: "configuration through environment assignments",
+    source: "derived: GIT_CONFIG_* environment"
+  },
   { command: "git diff --output=PWNED", why: "git diff --output writes a file", source: GIT_DIFF_OUTPUT },
   { command: "git log -1 --output=PWNED", why: "git log --output writes a file", source: GIT_DIFF_OUTPUT },
   { command: "git show --output=PWNED HEAD", why: "git show --output writes a file", source: GIT_DIFF_OUTPUT },
-  { command: "git grep --open-files-in='touch PWNED' -e .", why: "git parse-options accepts abbreviated long options (`--open-files-in-pager`)", source: "derived: git parse-options abbreviation" },
-  { command: "git -c diff.external='touch PWNED' log -1 -p --ext-diff", why: "--ext-diff runs the external diff program", source: GIT_GREP_PAGER },
-  { command: "GIT_EXTERNAL_DIFF='touch PWNED' git log -1 -p --ext-diff", why: "external diff from the environment", source: GIT_GREP_PAGER },
-  { command: "git grep --open-files-in-pager='touch PWNED' -e .", why: "git grep -O runs a pager program", source: GIT_GREP_PAGER },
-  { command: "git config core.fsmonitor 'touch PWNED' && git status", why: "git config writes configuration that runs code", source: GIT_FSMONITOR },
+  {
+    command: "git grep --open-files-in='touch PWNED' -e .",
+    why: "git parse-options accepts abbreviated long options (`--open-files-in-pager`)",
+    source: "derived: git parse-options abbreviation"
+  },
+  {
+    command: "git -c diff.external='touch PWNED' log -1 -p --ext-diff",
+    why: "--ext-diff runs the external diff program",
+    source: GIT_GREP_PAGER
+  },
+  {
+    command: "GIT_EXTERNAL_DIFF='touch PWNED' git log -1 -p --ext-diff",
+    why: "external diff from the environment",
+    source: GIT_GREP_PAGER
+  },
+  {
+    command: "git grep --open-files-in-pager='touch PWNED' -e .",
+    why: "git grep -O runs a pager program",
+    source: GIT_GREP_PAGER
+  },
+  {
+    command: "git config core.fsmonitor 'touch PWNED' && git status",
+    why: "git config writes configuration that runs code",
+    source: GIT_FSMONITOR
+  },
   // redirections
   { command: "ls > PWNED", why: "output redirection writes a file", source: GEMINI_CHAIN_REDIRECT },
   { command: "ls >> PWNED", why: "append redirection writes a file", source: GEMINI_CHAIN_REDIRECT },
@@ -166,8 +264,16 @@ export const hostile: ReadonlyArray<HostileCommand> = [
   { command: "ls >| PWNED", why: "clobbering redirection writes a file", source: GEMINI_CHAIN_REDIRECT },
   { command: "ls >& PWNED", why: ">&word writes a file", source: "derived: >&file" },
   { command: "ls 1>PWNED 2>&1", why: "fd 1 redirected to a file", source: GEMINI_CHAIN_REDIRECT },
-  { command: "cat <> PWNED", why: "<> opens (and creates) a file for writing", source: "derived: read-write redirection" },
-  { command: "ls {fd}>PWNED", why: "a descriptor-variable redirection writes a file", source: "derived: {fd}> redirection" },
+  {
+    command: "cat <> PWNED",
+    why: "<> opens (and creates) a file for writing",
+    source: "derived: read-write redirection"
+  },
+  {
+    command: "ls {fd}>PWNED",
+    why: "a descriptor-variable redirection writes a file",
+    source: "derived: {fd}> redirection"
+  },
   { command: "{ ls; } > PWNED", why: "redirection on a compound command", source: "derived: compound redirection" },
   { command: "while false; do :; done > PWNED", why: "redirection on a loop", source: "derived: compound redirection" },
   { command: "exec 3>PWNED", why: "exec opens a file", source: "derived: exec redirection" },
@@ -191,11 +297,31 @@ export const hostile: ReadonlyArray<HostileCommand> = [
   { command: "source /dev/stdin <<< 'touch PWNED'", why: "source runs a file", source: "derived: source" },
   { command: ". /dev/stdin <<< 'touch PWNED'", why: "`.` runs a file", source: "derived: dot builtin" },
   { command: "exec touch PWNED", why: "exec replaces the shell with a command", source: "derived: exec" },
-  { command: "awk 'BEGIN { system(\"touch PWNED\") }'", why: "awk system() runs a command", source: "derived: awk system()" },
-  { command: "awk 'BEGIN { print \"x\" > \"PWNED\" }'", why: "awk print > writes a file", source: "derived: awk redirection" },
-  { command: "python3 -c 'open(\"PWNED\", \"w\")'", why: "an interpreter writes a file", source: "derived: interpreter" },
-  { command: "node -e 'require(\"fs\").writeFileSync(\"PWNED\", \"\")'", why: "an interpreter writes a file", source: "derived: interpreter" },
-  { command: "perl -e 'open(my $f, \">\", \"PWNED\")'", why: "an interpreter writes a file", source: "derived: interpreter" },
+  {
+    command: "awk 'BEGIN { system(\"touch PWNED\") }'",
+    why: "awk system() runs a command",
+    source: "derived: awk system()"
+  },
+  {
+    command: "awk 'BEGIN { print \"x\" > \"PWNED\" }'",
+    why: "awk print > writes a file",
+    source: "derived: awk redirection"
+  },
+  {
+    command: "python3 -c 'open(\"PWNED\", \"w\")'",
+    why: "an interpreter writes a file",
+    source: "derived: interpreter"
+  },
+  {
+    command: "node -e 'require(\"fs\").writeFileSync(\"PWNED\", \"\")'",
+    why: "an interpreter writes a file",
+    source: "derived: interpreter"
+  },
+  {
+    command: "perl -e 'open(my $f, \">\", \"PWNED\")'",
+    why: "an interpreter writes a file",
+    source: "derived: interpreter"
+  },
   // obfuscated command names
   { command: "\\touch PWNED", why: "escaped command name", source: SUBST_AND_WRAPPERS },
   { command: "\"touch\" PWNED", why: "quoted command name", source: "derived: quoted command name" },
@@ -205,16 +331,36 @@ export const hostile: ReadonlyArray<HostileCommand> = [
   { command: "$'\\164\\157\\165\\143\\150' PWNED", why: "ANSI-C octal escapes in the command name", source: ANSI_C },
   { command: "touch${IFS}PWNED", why: "${IFS} as a separator", source: IFS },
   { command: "IFS=,; cmd=touch,PWNED; $cmd", why: "IFS changes word splitting of a variable", source: IFS },
-  { command: "{touch,PWNED}", why: "brace expansion builds the command", source: "derived: brace expansion in command position" },
+  {
+    command: "{touch,PWNED}",
+    why: "brace expansion builds the command",
+    source: "derived: brace expansion in command position"
+  },
   { command: "X=touch; $X PWNED", why: "variable in command position", source: "derived: variable command name" },
-  { command: "$(echo touch) PWNED", why: "substitution in command position", source: "derived: substitution command name" },
+  {
+    command: "$(echo touch) PWNED",
+    why: "substitution in command position",
+    source: "derived: substitution command name"
+  },
   { command: "/???/?ouch PWNED", why: "glob in command position", source: "derived: glob command name" },
   // shell state
   { command: "f() { touch PWNED; }; f", why: "function definition and call", source: "derived: function definition" },
-  { command: "ls() { touch PWNED; }; ls", why: "function shadows an allowed command", source: "derived: function shadowing" },
-  { command: "shopt -s expand_aliases\nalias ls='touch PWNED'\nls", why: "alias shadows an allowed command", source: "derived: alias shadowing" },
+  {
+    command: "ls() { touch PWNED; }; ls",
+    why: "function shadows an allowed command",
+    source: "derived: function shadowing"
+  },
+  {
+    command: "shopt -s expand_aliases\nalias ls='touch PWNED'\nls",
+    why: "alias shadows an allowed command",
+    source: "derived: alias shadowing"
+  },
   { command: "trap 'touch PWNED' EXIT", why: "trap runs a command at exit", source: "derived: trap" },
-  { command: "echo 'touch PWNED' > ls && chmod +x ls && PATH=.:$PATH ls", why: "PATH assignment selects a planted program", source: "derived: PATH assignment prefix" },
+  {
+    command: "echo 'touch PWNED' > ls && chmod +x ls && PATH=.:$PATH ls",
+    why: "PATH assignment selects a planted program",
+    source: "derived: PATH assignment prefix"
+  },
   { command: "coproc touch PWNED", why: "coprocess runs a command", source: "derived: coproc" },
   // plain writers
   { command: "touch PWNED", why: "touch creates a file", source: "derived: plain writer" },
@@ -271,7 +417,10 @@ export const benign: ReadonlyArray<BenignCommand> = [
   { command: "printf '%s\\n' hi", note: "printf" },
   { command: "ls 2>/dev/null", note: "stderr to /dev/null" },
   { command: "cat README.md 2>&1 | head -n 1", note: "descriptor duplication" },
-  { command: "for f in *.md; do head -n 1 \"$f\"; done", note: "loop over a glob (not wc: a name from the glob could be --files0-from=x.md)" },
+  {
+    command: "for f in *.md; do head -n 1 \"$f\"; done",
+    note: "loop over a glob (not wc: a name from the glob could be --files0-from=x.md)"
+  },
   { command: "if [ -f README.md ]; then echo yes; fi", note: "conditional" },
   { command: "echo $(git rev-parse --short HEAD)", note: "read-only substitution" },
   { command: "diff <(cat README.md) README.md", note: "read-only process substitution" },
@@ -312,24 +461,62 @@ export const benign: ReadonlyArray<BenignCommand> = [
 // `test/Tools/Bash/corpus.classes.e2e.test.ts`.
 // ---------------------------------------------------------------------------------------------------------------
 
-const SECOND_EVAL = "derived: bash evaluates a subscript or arithmetic text a second time (bash(1), ARITHMETIC EVALUATION)"
-const OPTION_LIST = "derived: an option not on the command's read-only list (getopt_long abbreviations, GNU permutation)"
+const SECOND_EVAL =
+  "derived: bash evaluates a subscript or arithmetic text a second time (bash(1), ARITHMETIC EVALUATION)"
+const OPTION_LIST =
+  "derived: an option not on the command's read-only list (getopt_long abbreviations, GNU permutation)"
 
 /** Class 1, second evaluation: never read-only (each runs `touch PWNED` in bash 5). */
 export const secondEvaluationHostile: ReadonlyArray<HostileCommand> = [
   { command: "test -v 'a[$(touch PWNED)]'", why: "test -v evaluates the subscript", source: SECOND_EVAL },
   { command: "[ -v 'a[$(touch PWNED)]' ]", why: "[ -v evaluates the subscript", source: SECOND_EVAL },
   { command: "[[ -v 'a[$(touch PWNED)]' ]]", why: "[[ -v evaluates the subscript", source: SECOND_EVAL },
-  { command: "for x in 'a[$(touch PWNED)]'; do echo $((x)); done", why: "a loop variable's text evaluated as arithmetic", source: SECOND_EVAL },
-  { command: "echo 'a[$(touch PWNED)]' >/dev/null; echo $(($_))", why: "`$_` carries the previous argument into arithmetic", source: SECOND_EVAL },
-  { command: "for x in 'a[$(touch PWNED)]'; do echo $[x]; done", why: "the old `$[ ]` arithmetic", source: SECOND_EVAL },
-  { command: "for x in 'a[$(touch PWNED)]'; do [[ $x -eq 0 ]]; done", why: "[[ -eq ]] evaluates its operands", source: SECOND_EVAL },
+  {
+    command: "for x in 'a[$(touch PWNED)]'; do echo $((x)); done",
+    why: "a loop variable's text evaluated as arithmetic",
+    source: SECOND_EVAL
+  },
+  {
+    command: "echo 'a[$(touch PWNED)]' >/dev/null; echo $(($_))",
+    why: "`$_` carries the previous argument into arithmetic",
+    source: SECOND_EVAL
+  },
+  {
+    command: "for x in 'a[$(touch PWNED)]'; do echo $[x]; done",
+    why: "the old `$[ ]` arithmetic",
+    source: SECOND_EVAL
+  },
+  {
+    command: "for x in 'a[$(touch PWNED)]'; do [[ $x -eq 0 ]]; done",
+    why: "[[ -eq ]] evaluates its operands",
+    source: SECOND_EVAL
+  },
   { command: "[[ 'a[$(touch PWNED)]' -eq 0 ]]", why: "[[ -eq ]] evaluates a quoted operand", source: SECOND_EVAL },
-  { command: "for x in 'a[$(touch PWNED)]'; do echo ${!x}; done", why: "indirect expansion evaluates the named subscript", source: SECOND_EVAL },
-  { command: "for p in '$(touch PWNED)'; do echo ${p@P}; done", why: "prompt expansion runs substitutions in the value", source: SECOND_EVAL },
-  { command: "for x in 'a[$(touch PWNED)]'; do echo ${PWD:x}; done", why: "substring offsets are arithmetic", source: SECOND_EVAL },
-  { command: "for i in 'a[$(touch PWNED)]'; do echo ${BASH_VERSINFO[i]}; done", why: "array subscripts are arithmetic", source: SECOND_EVAL },
-  { command: "[[ x =~ (.*) ]] && echo 'a[$(touch PWNED)]' >/dev/null && echo ${PWD:0:$_}", why: "substring length from `$_`", source: SECOND_EVAL }
+  {
+    command: "for x in 'a[$(touch PWNED)]'; do echo ${!x}; done",
+    why: "indirect expansion evaluates the named subscript",
+    source: SECOND_EVAL
+  },
+  {
+    command: "for p in '$(touch PWNED)'; do echo ${p@P}; done",
+    why: "prompt expansion runs substitutions in the value",
+    source: SECOND_EVAL
+  },
+  {
+    command: "for x in 'a[$(touch PWNED)]'; do echo ${PWD:x}; done",
+    why: "substring offsets are arithmetic",
+    source: SECOND_EVAL
+  },
+  {
+    command: "for i in 'a[$(touch PWNED)]'; do echo ${BASH_VERSINFO[i]}; done",
+    why: "array subscripts are arithmetic",
+    source: SECOND_EVAL
+  },
+  {
+    command: "[[ x =~ (.*) ]] && echo 'a[$(touch PWNED)]' >/dev/null && echo ${PWD:0:$_}",
+    why: "substring length from `$_`",
+    source: SECOND_EVAL
+  }
 ]
 
 /** Class 1, benign: arithmetic and tests over literal numbers and names stay read-only. */
@@ -350,18 +537,34 @@ export const secondEvaluationBenign: ReadonlyArray<BenignCommand> = [
 /** Class 2, options by positive list: never read-only (each writes a file when it runs). */
 export const optionHostile: ReadonlyArray<HostileCommand> = [
   { command: "xxd -c 4 README.md PWNED", why: "xxd's second operand is its output file", source: OPTION_LIST },
-  { command: "xxd README.md -PWNED", why: "xxd stops reading options at its first operand: `-PWNED` is the output file", source: "issue 15: `xxd README.md -X` wrote `-X`" },
+  {
+    command: "xxd README.md -PWNED",
+    why: "xxd stops reading options at its first operand: `-PWNED` is the output file",
+    source: "issue 15: `xxd README.md -X` wrote `-X`"
+  },
   { command: "sort --outp=PWNED README.md", why: "getopt_long abbreviation of --output", source: OPTION_LIST },
   { command: "sort README.md -o PWNED", why: "GNU permutes: -o after the operand still counts", source: OPTION_LIST },
   { command: "sort -muo PWNED README.md", why: "-o inside a cluster of flags", source: OPTION_LIST },
   { command: "sort -k1 README.md -oPWNED", why: "an attached -o after the operand", source: OPTION_LIST },
-  { command: "cat README.md | sort -T . -o PWNED", why: "sort -T writes temporary files, -o the output", source: OPTION_LIST },
+  {
+    command: "cat README.md | sort -T . -o PWNED",
+    why: "sort -T writes temporary files, -o the output",
+    source: OPTION_LIST
+  },
   { command: "uniq -c README.md PWNED", why: "uniq's second operand is its output file", source: OPTION_LIST },
   { command: "git show --output PWNED HEAD", why: "git show --output with a separate value", source: GIT_DIFF_OUTPUT },
   { command: "git diff --output=PWNED HEAD", why: "git diff --output", source: GIT_DIFF_OUTPUT },
   { command: "git format-patch -1 -o PWNED", why: "format-patch writes patch files", source: OPTION_LIST },
-  { command: "tail -n1 README.md --pid=1 >/dev/null; sort README.md --output=PWNED", why: "a later command with --output", source: OPTION_LIST },
-  { command: "ls --hyperlink=always >/dev/null && sort --output PWNED README.md", why: "--output with a separate value", source: OPTION_LIST }
+  {
+    command: "tail -n1 README.md --pid=1 >/dev/null; sort README.md --output=PWNED",
+    why: "a later command with --output",
+    source: OPTION_LIST
+  },
+  {
+    command: "ls --hyperlink=always >/dev/null && sort --output PWNED README.md",
+    why: "--output with a separate value",
+    source: OPTION_LIST
+  }
 ]
 
 /** Class 2, benign: read-only options, globs and loops over the real directory, the issue's benign list. */
@@ -387,19 +590,47 @@ export const optionBenign: ReadonlyArray<BenignCommand> = [
  * e2e test creates `files` first.
  */
 export const plantedOptionHostile: ReadonlyArray<HostileCommand & { readonly files: ReadonlyArray<string> }> = [
-  { command: "sort *", files: ["-oPWNED"], why: "a file named `-oPWNED` becomes sort's -o", source: "derived: a glob expanding to an option" },
-  { command: "wc -l *", files: ["--files0-from=list"], why: "a file named like an option that reads a list of files", source: "second review: a file named --files0-from=x" },
-  { command: "for f in *; do sort \"$f\" README.md; done", files: ["-oPWNED"], why: "a loop variable from a glob meeting an option-like name", source: "derived: glob through a loop variable" },
-  { command: "du -sh *", files: ["--files0-from=list"], why: "du reads the list", source: "second review: a file named --files0-from=x" }
+  {
+    command: "sort *",
+    files: ["-oPWNED"],
+    why: "a file named `-oPWNED` becomes sort's -o",
+    source: "derived: a glob expanding to an option"
+  },
+  {
+    command: "wc -l *",
+    files: ["--files0-from=list"],
+    why: "a file named like an option that reads a list of files",
+    source: "second review: a file named --files0-from=x"
+  },
+  {
+    command: "for f in *; do sort \"$f\" README.md; done",
+    files: ["-oPWNED"],
+    why: "a loop variable from a glob meeting an option-like name",
+    source: "derived: glob through a loop variable"
+  },
+  {
+    command: "du -sh *",
+    files: ["--files0-from=list"],
+    why: "du reads the list",
+    source: "second review: a file named --files0-from=x"
+  }
 ]
 
 /** Class 3, wrappers and interpreters against the deny rule `Bash(touch:*)` (run in bypassPermissions mode). */
 export const wrapperHostile: ReadonlyArray<HostileCommand> = [
-  { command: "env --split='touch PWNED'", why: "GNU abbreviation of --split-string", source: "issue 15: `env --split='touch X'` dodged `Bash(touch:*)`" },
+  {
+    command: "env --split='touch PWNED'",
+    why: "GNU abbreviation of --split-string",
+    source: "issue 15: `env --split='touch X'` dodged `Bash(touch:*)`"
+  },
   { command: "env -S 'touch PWNED'", why: "env -S splits a command", source: CC_WRAPPERS },
   { command: "env -C . touch PWNED", why: "env --chdir takes a value", source: CC_WRAPPERS },
   { command: "env -u HOME touch PWNED", why: "env -u takes a value", source: CC_WRAPPERS },
-  { command: "timeout --sig=KILL 5 touch PWNED", why: "abbreviated --signal takes a value", source: "issue 15: `--sig` for `--signal`" },
+  {
+    command: "timeout --sig=KILL 5 touch PWNED",
+    why: "abbreviated --signal takes a value",
+    source: "issue 15: `--sig` for `--signal`"
+  },
   { command: "timeout -k 1 5 touch PWNED", why: "timeout -k takes a value, then the duration", source: XARGS_TIMEOUT },
   { command: "nice --adj=1 touch PWNED", why: "abbreviated --adjustment", source: SUBST_AND_WRAPPERS },
   { command: "stdbuf --out=L touch PWNED", why: "abbreviated --output", source: SUBST_AND_WRAPPERS },
@@ -411,16 +642,36 @@ export const wrapperHostile: ReadonlyArray<HostileCommand> = [
   { command: "prlimit --nofile=100 touch PWNED", why: "prlimit runs a command", source: CC_WRAPPERS },
   { command: "script -qc 'touch PWNED' /dev/null", why: "script -c runs shell text", source: CC_WRAPPERS },
   { command: "echo PWNED | xargs -I{} touch {}", why: "xargs fills in the arguments", source: XARGS_TIMEOUT },
-  { command: "/usr/bin/touch PWNED", why: "an absolute path to the denied program", source: "issue 15: absolute paths" },
+  {
+    command: "/usr/bin/touch PWNED",
+    why: "an absolute path to the denied program",
+    source: "issue 15: absolute paths"
+  },
   { command: "command -p touch PWNED", why: "command -p runs the program", source: CC_WRAPPERS },
   { command: "builtin eval 'touch PWNED'", why: "eval through builtin", source: CC_WRAPPERS },
-  { command: "echo 'touch PWNED' | bash", why: "a shell fed code on standard input", source: "issue 15: interpreters fed code from stdin" },
-  { command: "bash <<'EOF'\ntouch PWNED\nEOF", why: "a shell fed a here-document", source: "issue 15: interpreters fed a here-document" },
+  {
+    command: "echo 'touch PWNED' | bash",
+    why: "a shell fed code on standard input",
+    source: "issue 15: interpreters fed code from stdin"
+  },
+  {
+    command: "bash <<'EOF'\ntouch PWNED\nEOF",
+    why: "a shell fed a here-document",
+    source: "issue 15: interpreters fed a here-document"
+  },
   { command: "bash -c -- 'touch PWNED'", why: "`-c --` then the text", source: "issue 15: `-c --`" },
-  { command: "python3 -c 'import os; os.system(\"touch PWNED\")'", why: "an interpreter's inline code", source: "issue 15: interpreters" },
+  {
+    command: "python3 -c 'import os; os.system(\"touch PWNED\")'",
+    why: "an interpreter's inline code",
+    source: "issue 15: interpreters"
+  },
   { command: "source /dev/stdin <<< 'touch PWNED'", why: "source of standard input", source: "issue 15: source" },
   { command: "trap 'touch PWNED' EXIT", why: "trap runs text at exit", source: "issue 15: trap" },
-  { command: "x=touch; $x PWNED", why: "the command name only known at run time", source: "derived: variable command name" },
+  {
+    command: "x=touch; $x PWNED",
+    why: "the command name only known at run time",
+    source: "derived: variable command name"
+  },
   { command: "awk 'BEGIN { system(\"touch PWNED\") }'", why: "awk's system()", source: "derived: awk system()" },
   { command: "sed -n '1e touch PWNED' README.md", why: "GNU sed's e command", source: SED_E },
   { command: "git -c alias.t='!touch PWNED' t", why: "a git alias that runs a shell command", source: GIT_FSMONITOR },
@@ -445,19 +696,47 @@ export const wrapperBenign: ReadonlyArray<BenignCommand> = [
 
 /** Class 4, allow rules do not grant known-dangerous forms (each would write a file). */
 export const allowHostile: ReadonlyArray<HostileCommand> = [
-  { command: "git log -1 --output=PWNED", why: "`Bash(git log:*)` is not `--output`", source: "issue 15: `Bash(git log:*)` allows git log, not `git log --output=X`" },
+  {
+    command: "git log -1 --output=PWNED",
+    why: "`Bash(git log:*)` is not `--output`",
+    source: "issue 15: `Bash(git log:*)` allows git log, not `git log --output=X`"
+  },
   { command: "git show --output=PWNED HEAD", why: "`Bash(git show:*)` is not `--output`", source: GIT_DIFF_OUTPUT },
   { command: "git diff --output=PWNED HEAD", why: "`Bash(git diff:*)` is not `--output`", source: GIT_DIFF_OUTPUT },
-  { command: "npm test --script-shell=./pwn.sh", why: "`Bash(npm test:*)` is not `--script-shell`", source: "issue 15: `--script-shell=./x`" },
-  { command: "npm test --script-sh ./pwn.sh", why: "an abbreviation of --script-shell", source: "derived: nopt abbreviations" },
-  { command: "npm run build --script-shell=./pwn.sh", why: "`Bash(npm run:*)` is not `--script-shell`", source: "issue 15: `--script-shell=./x`" },
-  { command: "git -c core.fsmonitor='touch PWNED' status main", why: "`Bash(git * main)` is not `-c core.fsmonitor`", source: "issue 15: `Bash(git * main)`" },
-  { command: "git -c alias.x='!touch PWNED' x main", why: "`Bash(git * main)` is not `-c alias`", source: GIT_FSMONITOR },
+  {
+    command: "npm test --script-shell=./pwn.sh",
+    why: "`Bash(npm test:*)` is not `--script-shell`",
+    source: "issue 15: `--script-shell=./x`"
+  },
+  {
+    command: "npm test --script-sh ./pwn.sh",
+    why: "an abbreviation of --script-shell",
+    source: "derived: nopt abbreviations"
+  },
+  {
+    command: "npm run build --script-shell=./pwn.sh",
+    why: "`Bash(npm run:*)` is not `--script-shell`",
+    source: "issue 15: `--script-shell=./x`"
+  },
+  {
+    command: "git -c core.fsmonitor='touch PWNED' status main",
+    why: "`Bash(git * main)` is not `-c core.fsmonitor`",
+    source: "issue 15: `Bash(git * main)`"
+  },
+  {
+    command: "git -c alias.x='!touch PWNED' x main",
+    why: "`Bash(git * main)` is not `-c alias`",
+    source: GIT_FSMONITOR
+  },
   { command: "find . -maxdepth 0 -exec touch PWNED \\;", why: "`Bash(find:*)` is not `-exec`", source: CODEX_FIND },
   { command: "find . -maxdepth 0 -fprint PWNED", why: "`Bash(find:*)` is not `-fprint`", source: CODEX_FIND },
   { command: "sort --outp=PWNED README.md", why: "`Bash(sort:*)` is not `--output`, abbreviated", source: SORT_UNIQ },
   { command: "sort -o PWNED README.md", why: "`Bash(sort:*)` is not `-o`", source: SORT_UNIQ },
-  { command: "for o in --output=PWNED; do git log -1 $o; done", why: "a word that expands to a dangerous option", source: "derived: option through a loop variable" }
+  {
+    command: "for o in --output=PWNED; do git log -1 $o; done",
+    why: "a word that expands to a dangerous option",
+    source: "derived: option through a loop variable"
+  }
 ]
 
 /** Class 4, benign: what the same allow rules do allow. */
@@ -477,17 +756,33 @@ export const allowBenign: ReadonlyArray<BenignCommand> = [
 
 /** Class 5, reads stay inside: each would print `TOPSECRET` from outside the workspace (through `link`). */
 export const outsideReads: ReadonlyArray<HostileCommand> = [
-  { command: "grep -R TOPSECRET .", why: "grep -R follows the symlink while recursing", source: "issue 15: recursion that follows symlinks" },
-  { command: "grep --dereference-recursive TOPSECRET .", why: "the long form of -R", source: "issue 15: recursion that follows symlinks" },
+  {
+    command: "grep -R TOPSECRET .",
+    why: "grep -R follows the symlink while recursing",
+    source: "issue 15: recursion that follows symlinks"
+  },
+  {
+    command: "grep --dereference-recursive TOPSECRET .",
+    why: "the long form of -R",
+    source: "issue 15: recursion that follows symlinks"
+  },
   { command: "ls -LR", why: "ls -LR lists through the symlink", source: "issue 15: `ls -LR`" },
   { command: "find -L . -name '*TOPSECRET*'", why: "find -L walks through the symlink", source: "issue 15: `find -L`" },
   { command: "find . -follow -name '*TOPSECRET*'", why: "-follow is -L", source: "issue 15: `find -L`" },
   { command: "diff -r empty link", why: "diff -r follows symlinks", source: "issue 15: `diff -r`" },
   { command: "du -aL link", why: "du -L follows", source: "derived: du -L" },
   { command: "sha256sum -c list.sha", why: "the list names an outside file", source: "issue 15: `sha256sum -c LIST`" },
-  { command: "jq -n 'import \"data\" as $d; $d' -L link", why: "jq loads a module by name", source: "issue 15: `jq 'import ...'`" },
+  {
+    command: "jq -n 'import \"data\" as $d; $d' -L link",
+    why: "jq loads a module by name",
+    source: "issue 15: `jq 'import ...'`"
+  },
   { command: "cd link && cat TOPSECRET.txt", why: "cd through the symlink", source: "issue 15: a rebound `$PWD`" },
-  { command: "for PWD in link; do cat $PWD/TOPSECRET.txt; done", why: "a loop rebinds PWD", source: "issue 15: a rebound `$PWD`" },
+  {
+    command: "for PWD in link; do cat $PWD/TOPSECRET.txt; done",
+    why: "a loop rebinds PWD",
+    source: "issue 15: a rebound `$PWD`"
+  },
   { command: "head -n1 */TOPSECRET.txt", why: "a glob through the symlink", source: "review: globs through symlinks" },
   { command: "cat link/TOPSECRET.txt", why: "a path through the symlink", source: "derived: symlink" }
 ]
@@ -529,7 +824,11 @@ export const acceptEditsHostile: ReadonlyArray<HostileCommand> = [
   { command: "mv README.md link/PWNED", why: "a destination outside", source: "issue 17.4" },
   { command: "touch ~/PWNED", why: "the home directory", source: "issue 17.4" },
   { command: "touch .git/PWNED", why: "a protected directory asks (safety check)", source: "safety checks" },
-  { command: "touch PWNED; rm README.md", why: "rm is not a simple file command", source: "issue 17.4: anything else still asks" },
+  {
+    command: "touch PWNED; rm README.md",
+    why: "rm is not a simple file command",
+    source: "issue 17.4: anything else still asks"
+  },
   { command: "cp -L README.md PWNED", why: "cp -L is not on the list", source: "issue 17.4" },
   { command: "touch PWNED > log", why: "a writing redirection", source: "issue 17.4" },
   { command: "ln -s README.md PWNED", why: "ln is not a simple file command", source: "issue 17.4" },
@@ -538,5 +837,12 @@ export const acceptEditsHostile: ReadonlyArray<HostileCommand> = [
 
 /** The allow rules class 4 runs under. */
 export const allowRules: ReadonlyArray<string> = [
-  "git log:*", "git show:*", "git diff:*", "npm test:*", "npm run:*", "git * main", "find:*", "sort:*"
+  "git log:*",
+  "git show:*",
+  "git diff:*",
+  "npm test:*",
+  "npm run:*",
+  "git * main",
+  "find:*",
+  "sort:*"
 ]

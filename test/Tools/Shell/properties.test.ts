@@ -7,7 +7,15 @@ import { classifyReadOnly } from "../../../src/Tools/Shell/ReadOnly.js"
 /** Simple commands that are read-only and covered by `allowRules`. */
 const allowedCommands = ["ls", "ls -la", "cat README.md", "git status", "echo hi", "wc -l x", "grep -n foo x"]
 /** Simple commands that are neither read-only nor covered by `allowRules`. */
-const otherCommands = ["touch PWNED", "rm -rf x", "sort -o y x", "find . -delete", "git push", "ls > out", "sed -i s/a/b/ x"]
+const otherCommands = [
+  "touch PWNED",
+  "rm -rf x",
+  "sort -o y x",
+  "find . -delete",
+  "git push",
+  "ls > out",
+  "sed -i s/a/b/ x"
+]
 const allowRules = {
   allow: ["ls:*", "cat:*", "git status", "echo:*", "wc:*", "grep:*"].map((content) => ({ content })),
   ask: [],
@@ -53,8 +61,45 @@ const compound: fc.Arbitrary<Compound> = fc.letrec<{ node: Compound }>((tie) => 
 
 const shellish = fc.array(
   fc.oneof(
-    fc.constantFrom("ls", "rm", "echo", " ", "\n", ";", "&&", "||", "|", "&", "$(", ")", "(", "`", "'", "\"", "\\",
-      "<(", ">(", "<<", "EOF", ">", "<", "${", "}", "{", "$((", "))", "*", "?", "[", "]", "#", "=", "!", "~", "$'\\x"),
+    fc.constantFrom(
+      "ls",
+      "rm",
+      "echo",
+      " ",
+      "\n",
+      ";",
+      "&&",
+      "||",
+      "|",
+      "&",
+      "$(",
+      ")",
+      "(",
+      "`",
+      "'",
+      "\"",
+      "\\",
+      "<(",
+      ">(",
+      "<<",
+      "EOF",
+      ">",
+      "<",
+      "${",
+      "}",
+      "{",
+      "$((",
+      "))",
+      "*",
+      "?",
+      "[",
+      "]",
+      "#",
+      "=",
+      "!",
+      "~",
+      "$'\\x"
+    ),
     fc.string({ maxLength: 3 })
   ),
   { maxLength: 40 }
@@ -69,15 +114,23 @@ describe("properties", () => {
     expect(decideBashRules(command.text, allowRules)._tag).toBe(command.allowed ? "Allow" : "NoMatch")
   })
 
-  it.prop("nothing throws on arbitrary strings", [fc.oneof(fc.string(), fc.fullUnicodeString(), shellish)], ([text]) => {
-    expect(() => {
-      analyze(text)
-      classifyReadOnly(text)
-      decideBashRules(text, { allow: [{ content: text }, { content: "ls:*" }], ask: [{ content: "*" }], deny: [{ content: text }] })
-      suggestRule(text)
-      matchesRule(text, text)
-    }).not.toThrow()
-  })
+  it.prop(
+    "nothing throws on arbitrary strings",
+    [fc.oneof(fc.string(), fc.fullUnicodeString(), shellish)],
+    ([text]) => {
+      expect(() => {
+        analyze(text)
+        classifyReadOnly(text)
+        decideBashRules(text, {
+          allow: [{ content: text }, { content: "ls:*" }],
+          ask: [{ content: "*" }],
+          deny: [{ content: text }]
+        })
+        suggestRule(text)
+        matchesRule(text, text)
+      }).not.toThrow()
+    }
+  )
 
   it.prop("unanalyzable commands are never read-only nor allowed", [shellish], ([text]) => {
     if (analyze(text)._tag === "Unanalyzable") {
@@ -141,11 +194,28 @@ const evaluatedWord: fc.Arbitrary<string> = fc.oneof(
   fc.nat({ max: 4095 }).map((n) => `0x${n.toString(16)}`),
   fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,8}$/),
   fc.constantFrom("RANDOM", "SECONDS", "_", "x", "BASH_REMATCH", "BASH_COMMAND", "f", "PWD"),
-  fc.constantFrom("a[$(touch X)]", "$x", "$_", "${y}", "$(id)", "`id`", "1+x", "x[1]", "$((1))", "$1", "${#x}", "-1", "a b"),
+  fc.constantFrom(
+    "a[$(touch X)]",
+    "$x",
+    "$_",
+    "${y}",
+    "$(id)",
+    "`id`",
+    "1+x",
+    "x[1]",
+    "$((1))",
+    "$1",
+    "${#x}",
+    "-1",
+    "a b"
+  ),
   // Arbitrary words, built so that they stay in their position: free characters and balanced constructs.
   fc.array(
     fc.oneof(
-      fc.stringOf(fc.constantFrom("a", "1", "$", "_", "+", "-", "*", " ", "!", "@", "#", "x", "%", "/", "=", ",", "~", "^"), { minLength: 1, maxLength: 4 }),
+      fc.stringOf(
+        fc.constantFrom("a", "1", "$", "_", "+", "-", "*", " ", "!", "@", "#", "x", "%", "/", "=", ",", "~", "^"),
+        { minLength: 1, maxLength: 4 }
+      ),
       fc.constantFrom("$(id)", "`id`", "${y}", "[1]", "[$(id)]", "$((1))", "(1)", "$[1]", "${#x}")
     ),
     { minLength: 1, maxLength: 4 }
@@ -154,7 +224,9 @@ const evaluatedWord: fc.Arbitrary<string> = fc.oneof(
 
 const evaluatingCommand = fc.tuple(fc.constantFrom(...evaluatingPositions), evaluatedWord).map(([position, w]) => ({
   word: w,
-  inert: position.kind === "word" ? literalNumberOrName(w) : position.kind === "subscript" && (w === "@" || w === "*") || inertExpression(w),
+  inert: position.kind === "word"
+    ? literalNumberOrName(w)
+    : position.kind === "subscript" && (w === "@" || w === "*") || inertExpression(w),
   text: position.place(w)
 }))
 

@@ -17,11 +17,33 @@ describe("suggested rules are never broader than the call", () => {
   })
 
   it.each([
-    "rm -rf dist", "rm build.log", "rmdir out", "chmod +x run.sh", "ln -s a b", "dd if=a of=b",
-    "python3 script.py", "python2 x.py", "node build.js", "ruby x.rb", "perl -e 1", "ksh x", "busybox ls", "lua x.lua",
-    "npm exec prettier", "npx --yes x", "pnpm dlx create-app", "yarn dlx x", "docker run alpine", "docker exec c ls",
-    "kubectl exec pod -- ls", "pip install requests", "cargo install ripgrep", "uv run x.py", "git submodule update",
-    "bin/tool run", "node_modules/.bin/rm x"
+    "rm -rf dist",
+    "rm build.log",
+    "rmdir out",
+    "chmod +x run.sh",
+    "ln -s a b",
+    "dd if=a of=b",
+    "python3 script.py",
+    "python2 x.py",
+    "node build.js",
+    "ruby x.rb",
+    "perl -e 1",
+    "ksh x",
+    "busybox ls",
+    "lua x.lua",
+    "npm exec prettier",
+    "npx --yes x",
+    "pnpm dlx create-app",
+    "yarn dlx x",
+    "docker run alpine",
+    "docker exec c ls",
+    "kubectl exec pod -- ls",
+    "pip install requests",
+    "cargo install ripgrep",
+    "uv run x.py",
+    "git submodule update",
+    "bin/tool run",
+    "node_modules/.bin/rm x"
   ])("%s is suggested exactly", (command) => {
     expect(suggestion(command)).toBe(command)
   })
@@ -36,9 +58,12 @@ describe("suggested rules are never broader than the call", () => {
     expect(suggestion(command)).toBe(rule)
   })
 
-  it.each(["/usr/bin/rm -rf x", "/usr/bin/git status", "./script.sh --fast"])("%s, named by an absolute or ./ path, gets no suggestion", (command) => {
-    expect(suggestion(command)).toBeUndefined()
-  })
+  it.each(["/usr/bin/rm -rf x", "/usr/bin/git status", "./script.sh --fast"])(
+    "%s, named by an absolute or ./ path, gets no suggestion",
+    (command) => {
+      expect(suggestion(command)).toBeUndefined()
+    }
+  )
 
   const dangerous = ["rm", "git config", "python3", "node", "docker run", "npm exec", "bin/rm", "tools/python3"]
   it.prop("for these commands with any plain arguments, the suggestion is the command itself", [

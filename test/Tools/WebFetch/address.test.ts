@@ -33,11 +33,13 @@ const blocked4: ReadonlyArray<readonly [number, number]> = [
   [v4("240.0.0.0"), 4]
 ]
 
-const inRange4 = (n: number, [network, prefix]: readonly [number, number]) => Math.floor(n / 2 ** (32 - prefix)) === Math.floor(network / 2 ** (32 - prefix))
+const inRange4 = (n: number, [network, prefix]: readonly [number, number]) =>
+  Math.floor(n / 2 ** (32 - prefix)) === Math.floor(network / 2 ** (32 - prefix))
 const oracle4 = (n: number): boolean => blocked4.some((range) => inRange4(n, range))
 
 const hextets = (h: ReadonlyArray<number>): bigint => h.reduce((n, x) => n * 65536n + BigInt(x), 0n)
-const inRange6 = (n: bigint, network: bigint, prefix: number) => n >> BigInt(128 - prefix) === network >> BigInt(128 - prefix)
+const inRange6 = (n: bigint, network: bigint, prefix: number) =>
+  n >> BigInt(128 - prefix) === network >> BigInt(128 - prefix)
 
 const oracle6 = (h: ReadonlyArray<number>): boolean => {
   const n = hextets(h)
@@ -74,11 +76,17 @@ const address4 = fc.oneof(
   })
 )
 
-const inBase = (value: number, base: 8 | 10 | 16): string => (base === 10 ? String(value) : base === 8 ? `0${value.toString(8)}` : `0x${value.toString(16)}`)
+const inBase = (
+  value: number,
+  base: 8 | 10 | 16
+): string => (base === 10 ? String(value) : base === 8 ? `0${value.toString(8)}` : `0x${value.toString(16)}`)
 
 /** The literal forms of an address: 4, 3, 2 or 1 parts, each in decimal, octal or hex. */
 const literalForm = (n: number) =>
-  fc.tuple(fc.constantFrom(1, 2, 3, 4), fc.array(fc.constantFrom(8 as const, 10 as const, 16 as const), { minLength: 4, maxLength: 4 })).map(([parts, bases]) => {
+  fc.tuple(
+    fc.constantFrom(1, 2, 3, 4),
+    fc.array(fc.constantFrom(8 as const, 10 as const, 16 as const), { minLength: 4, maxLength: 4 })
+  ).map(([parts, bases]) => {
     const a = Math.floor(n / 2 ** 24)
     const b = Math.floor(n / 2 ** 16) % 256
     const c = Math.floor(n / 256) % 256
@@ -118,7 +126,9 @@ const format6 = (h: ReadonlyArray<number>) => h.map((x) => x.toString(16)).join(
 // ---------------------------------------------------------------------------------------------------------------
 
 describe("Address classification", () => {
-  it.prop("every literal form of an IPv4 address is judged by the address it denotes", [address4.chain((n) => fc.tuple(fc.constant(n), literalForm(n)))], ([[n, form]]) => {
+  it.prop("every literal form of an IPv4 address is judged by the address it denotes", [
+    address4.chain((n) => fc.tuple(fc.constant(n), literalForm(n)))
+  ], ([[n, form]]) => {
     const literal = literalAddress(new URL(`http://${form}/`).hostname)
     expect(literal).toBeDefined()
     expect(nonPublicReason(literal!) !== undefined, `${form} (${n})`).toBe(oracle4(n))
@@ -137,9 +147,14 @@ describe("Address classification", () => {
     expect(nonPublicReason(literal!)).toBe("an IPv4-mapped address (::ffff:0:0/96)")
   })
 
-  it.prop("an allowed range lets exactly its own addresses through", [address4, fc.integer({ min: 8, max: 32 }), address4], ([network, prefix, n]) => {
+  it.prop("an allowed range lets exactly its own addresses through", [
+    address4,
+    fc.integer({ min: 8, max: 32 }),
+    address4
+  ], ([network, prefix, n]) => {
     const base = Math.floor(network / 2 ** (32 - prefix)) * 2 ** (32 - prefix)
-    const dotted = (x: number) => [Math.floor(x / 2 ** 24), Math.floor(x / 65536) % 256, Math.floor(x / 256) % 256, x % 256].join(".")
+    const dotted = (x: number) =>
+      [Math.floor(x / 2 ** 24), Math.floor(x / 65536) % 256, Math.floor(x / 256) % 256, x % 256].join(".")
     const policy = Either.getOrThrow(makeAddressPolicy([`${dotted(base)}/${prefix}`]))
     const allowed = policy.refusal(dotted(n)) === undefined
     expect(allowed).toBe(!oracle4(n) || inRange4(n, [base, prefix]))
@@ -150,7 +165,9 @@ describe("Address classification", () => {
     for (const range of blocked4) expect(samples.some((n) => inRange4(n, range)), String(range)).toBe(true)
     expect(samples.some((n) => !oracle4(n))).toBe(true)
     const forms = fc.sample(address4.chain(literalForm), 500)
-    for (const pattern of [/^\d+$/, /^0x/, /^0[0-7]/, /^[^.]+\.[^.]+$/, /^[^.]+\.[^.]+\.[^.]+$/]) expect(forms.some((f) => pattern.test(f)), String(pattern)).toBe(true)
+    for (const pattern of [/^\d+$/, /^0x/, /^0[0-7]/, /^[^.]+\.[^.]+$/, /^[^.]+\.[^.]+\.[^.]+$/]) {
+      expect(forms.some((f) => pattern.test(f)), String(pattern)).toBe(true)
+    }
     const v6 = fc.sample(address6, 2000)
     expect(v6.filter(oracle6).length).toBeGreaterThan(200)
     expect(v6.filter((h) => !oracle6(h)).length).toBeGreaterThan(200)

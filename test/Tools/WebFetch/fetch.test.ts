@@ -31,9 +31,13 @@ describe("WebFetch: pages", () => {
       expect(outcome.status).toBe("success")
       const text = resultText(outcome)
       expect(text).toBe(
-        `Prompt: Summarise\nPage: ${server.url("/page")}\n\n# Hello\n\nSome **bold** text and [a link](/x).\n\n-   one\n-   two`
+        `Prompt: Summarise\nPage: ${
+          server.url("/page")
+        }\n\n# Hello\n\nSome **bold** text and [a link](/x).\n\n-   one\n-   two`
       )
-      for (const leaked of ["script text", "color:red", "noscript text", "iframe text", "Title text", "var head"]) expect(text).not.toContain(leaked)
+      for (const leaked of ["script text", "color:red", "noscript text", "iframe text", "Title text", "var head"]) {
+        expect(text).not.toContain(leaked)
+      }
     }))
 
   it.scopedLive("shows URL, status, size, time and cache state, and says when a page came from the cache", () =>
@@ -42,7 +46,9 @@ describe("WebFetch: pages", () => {
         response.writeHead(200, { "content-type": "text/plain" })
         response.end("plain words")
       })
-      const [first, second] = yield* Effect.all([fetch(server.url("/a")), fetch(server.url("/a"))]).pipe(Effect.provide(runtime(testOptions())))
+      const [first, second] = yield* Effect.all([fetch(server.url("/a")), fetch(server.url("/a"))]).pipe(
+        Effect.provide(runtime(testOptions()))
+      )
       expect(page(first!.output).cached).toBe(false)
       expect(page(second!.output).cached).toBe(true)
       expect(server.requests).toHaveLength(1)
@@ -70,7 +76,9 @@ describe("WebFetch: pages", () => {
         }
       })
       const layer = runtime(testOptions({ pageReader: contentReader }))
-      const [data, notes] = yield* Effect.all([fetch(server.url("/data.json")), fetch(server.url("/notes.md"))]).pipe(Effect.provide(layer))
+      const [data, notes] = yield* Effect.all([fetch(server.url("/data.json")), fetch(server.url("/notes.md"))]).pipe(
+        Effect.provide(layer)
+      )
       expect(resultText(data!)).toBe(json)
       expect(resultText(notes!)).toBe(markdown)
     }))
@@ -81,8 +89,18 @@ describe("WebFetch: pages", () => {
         "/latin1": { type: "text/plain; charset=iso-8859-1", body: Buffer.from([0x63, 0x61, 0x66, 0xe9]) },
         "/cp1252": { type: "text/plain; charset=windows-1252", body: Buffer.from([0x80, 0x20, 0x93, 0x71, 0x94]) },
         "/sjis": { type: "text/plain; charset=shift_jis", body: Buffer.from([0x93, 0xfa, 0x96, 0x7b]) },
-        "/bom": { type: "text/plain", body: Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("grüß", "utf16le")]) },
-        "/meta": { type: "text/html", body: Buffer.concat([Buffer.from(`<html><head><meta charset="iso-8859-2"></head><body><p>`), Buffer.from([0xb1]), Buffer.from("</p></body></html>")]) },
+        "/bom": {
+          type: "text/plain",
+          body: Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("grüß", "utf16le")])
+        },
+        "/meta": {
+          type: "text/html",
+          body: Buffer.concat([
+            Buffer.from(`<html><head><meta charset="iso-8859-2"></head><body><p>`),
+            Buffer.from([0xb1]),
+            Buffer.from("</p></body></html>")
+          ])
+        },
         "/unknown": { type: "text/plain; charset=x-no-such-charset", body: Buffer.from("héllo", "utf8") }
       }
       const server = yield* serve((request, response) => {
@@ -91,9 +109,14 @@ describe("WebFetch: pages", () => {
         response.end(entry.body)
       })
       const layer = runtime(testOptions({ pageReader: contentReader }))
-      const texts = yield* Effect.forEach(Object.keys(bodies), (path) => Effect.map(fetch(server.url(path)), resultText)).pipe(Effect.provide(layer))
+      const texts = yield* Effect.forEach(
+        Object.keys(bodies),
+        (path) => Effect.map(fetch(server.url(path)), resultText)
+      ).pipe(Effect.provide(layer))
       expect(texts.slice(0, 5)).toEqual(["café", "€ “q”", "日本", "grüß", "ą"])
-      expect(texts[5]).toBe(`héllo\n\n[The page declares the unknown charset "x-no-such-charset"; it was read as UTF-8.]`)
+      expect(texts[5]).toBe(
+        `héllo\n\n[The page declares the unknown charset "x-no-such-charset"; it was read as UTF-8.]`
+      )
     }))
 
   it.scopedLive("refuses binary content, declared or sniffed", () =>
@@ -108,9 +131,13 @@ describe("WebFetch: pages", () => {
         }
       })
       const layer = runtime(testOptions())
-      const [image, elf] = yield* Effect.all([fetch(server.url("/image.png")), fetch(server.url("/program"))]).pipe(Effect.provide(layer))
+      const [image, elf] = yield* Effect.all([fetch(server.url("/image.png")), fetch(server.url("/program"))]).pipe(
+        Effect.provide(layer)
+      )
       expect(image!.status).toBe("error")
-      expect(resultText(image!)).toContain(`${server.url("/image.png")} is image/png, binary content that WebFetch does not read.`)
+      expect(resultText(image!)).toContain(
+        `${server.url("/image.png")} is image/png, binary content that WebFetch does not read.`
+      )
       expect(resultText(elf!)).toContain("has no content type and its body looks binary; WebFetch only reads text.")
     }))
 
@@ -121,10 +148,16 @@ describe("WebFetch: pages", () => {
         response.end("<p>error page</p>")
       })
       const layer = runtime(testOptions())
-      const [missing, broken] = yield* Effect.all([fetch(server.url("/missing")), fetch(server.url("/broken"))]).pipe(Effect.provide(layer))
+      const [missing, broken] = yield* Effect.all([fetch(server.url("/missing")), fetch(server.url("/broken"))]).pipe(
+        Effect.provide(layer)
+      )
       expect(missing!.status).toBe("error")
-      expect(resultText(missing!)).toContain(`Request failed with status code 404 (Not Found): ${server.url("/missing")}`)
-      expect(resultText(broken!)).toContain(`Request failed with status code 500 (Internal Server Error): ${server.url("/broken")}`)
+      expect(resultText(missing!)).toContain(
+        `Request failed with status code 404 (Not Found): ${server.url("/missing")}`
+      )
+      expect(resultText(broken!)).toContain(
+        `Request failed with status code 500 (Internal Server Error): ${server.url("/broken")}`
+      )
     }))
 })
 
@@ -147,7 +180,9 @@ describe("WebFetch: limits", () => {
         }
         pump()
       })
-      const outcome = yield* fetch(server.url("/big")).pipe(Effect.provide(runtime(testOptions({ pageReader: contentReader }))))
+      const outcome = yield* fetch(server.url("/big")).pipe(
+        Effect.provide(runtime(testOptions({ pageReader: contentReader })))
+      )
       const output = page(outcome.output)
       expect(output.bytes).toBe(10 * 1024 * 1024)
       expect(output.notes).toContain("The body was cut at 10.0 MB; the rest was not read.")
@@ -165,7 +200,9 @@ describe("WebFetch: limits", () => {
         const timer = setInterval(() => response.write("."), 1000)
         response.on("close", () => clearInterval(timer))
       })
-      const outcome = yield* fetch(server.url("/slow")).pipe(Effect.provide(runtime(testOptions({ idleTimeout: "150 millis" }))))
+      const outcome = yield* fetch(server.url("/slow")).pipe(
+        Effect.provide(runtime(testOptions({ idleTimeout: "150 millis" })))
+      )
       expect(outcome.status).toBe("error")
       expect(resultText(outcome)).toContain(`${server.url("/slow")} sent nothing for 150 ms; the fetch was stopped.`)
     }))
@@ -177,9 +214,13 @@ describe("WebFetch: limits", () => {
         const timer = setInterval(() => response.write("."), 10)
         response.on("close", () => clearInterval(timer))
       })
-      const outcome = yield* fetch(server.url("/forever")).pipe(Effect.provide(runtime(testOptions({ idleTimeout: "1 second", timeout: "300 millis" }))))
+      const outcome = yield* fetch(server.url("/forever")).pipe(
+        Effect.provide(runtime(testOptions({ idleTimeout: "1 second", timeout: "300 millis" })))
+      )
       expect(outcome.status).toBe("error")
-      expect(resultText(outcome)).toContain(`Fetching ${server.url("/forever")} took longer than 300 ms; it was stopped.`)
+      expect(resultText(outcome)).toContain(
+        `Fetching ${server.url("/forever")} took longer than 300 ms; it was stopped.`
+      )
     }))
 
   it.scopedLive("stops a gzip bomb at the decompressed cap", () =>
@@ -190,7 +231,9 @@ describe("WebFetch: limits", () => {
         response.writeHead(200, { "content-type": "text/plain", "content-encoding": "gzip" })
         response.end(bomb)
       })
-      const outcome = yield* fetch(server.url("/bomb")).pipe(Effect.provide(runtime(testOptions({ maxDecodedBytes: 2 * 1024 * 1024, pageReader: contentReader }))))
+      const outcome = yield* fetch(server.url("/bomb")).pipe(
+        Effect.provide(runtime(testOptions({ maxDecodedBytes: 2 * 1024 * 1024, pageReader: contentReader })))
+      )
       const output = page(outcome.output)
       expect(output.bytes).toBe(2 * 1024 * 1024)
       expect(output.notes).toContain("The body was cut at 2.0 MB; the rest was not read.")
@@ -203,7 +246,9 @@ describe("WebFetch: limits", () => {
         response.writeHead(200, { "content-type": "text/plain" })
         response.end(Buffer.alloc(3 * 1024 * 1024, "b"))
       })
-      const outcome = yield* fetch(server.url("/plain")).pipe(Effect.provide(runtime(testOptions({ maxDecodedBytes: 1024 * 1024, pageReader: contentReader }))))
+      const outcome = yield* fetch(server.url("/plain")).pipe(
+        Effect.provide(runtime(testOptions({ maxDecodedBytes: 1024 * 1024, pageReader: contentReader })))
+      )
       expect(page(outcome.output).bytes).toBe(1024 * 1024)
       expect(page(outcome.output).notes).toContain("The body was cut at 1.0 MB; the rest was not read.")
     }))
@@ -211,14 +256,19 @@ describe("WebFetch: limits", () => {
   it.scopedLive("decodes gzip, deflate and brotli bodies", () =>
     Effect.gen(function*() {
       const text = "compressed words ".repeat(100)
-      const encoders: Record<string, (b: Buffer) => Buffer> = { gzip: zlib.gzipSync, deflate: zlib.deflateSync, br: zlib.brotliCompressSync }
+      const encoders: Record<string, (b: Buffer) => Buffer> = {
+        gzip: zlib.gzipSync,
+        deflate: zlib.deflateSync,
+        br: zlib.brotliCompressSync
+      }
       const server = yield* serve((request, response) => {
         const encoding = (request.url ?? "/").slice(1)
         response.writeHead(200, { "content-type": "text/plain", "content-encoding": encoding })
         response.end(encoders[encoding]!(Buffer.from(text)))
       })
       const layer = runtime(testOptions({ pageReader: contentReader }))
-      const texts = yield* Effect.forEach(["/gzip", "/deflate", "/br"], (path) => Effect.map(fetch(server.url(path)), resultText)).pipe(Effect.provide(layer))
+      const texts = yield* Effect.forEach(["/gzip", "/deflate", "/br"], (path) =>
+        Effect.map(fetch(server.url(path)), resultText)).pipe(Effect.provide(layer))
       expect(texts).toEqual([text, text, text])
     }))
 
@@ -233,7 +283,9 @@ describe("WebFetch: limits", () => {
       expect(nested.length).toBeGreaterThan(5_000_000)
       expect(wide.length).toBeGreaterThan(5_000_000)
       const layer = runtime(testOptions({ pageReader: contentReader }))
-      const [deep, broad] = yield* Effect.all([fetch(server.url("/nested")), fetch(server.url("/wide"))]).pipe(Effect.provide(layer))
+      const [deep, broad] = yield* Effect.all([fetch(server.url("/nested")), fetch(server.url("/wide"))]).pipe(
+        Effect.provide(layer)
+      )
       const deepPage = page(deep!.output)
       expect(deepPage.notes).toEqual([
         "The HTML was cut at 2000000 characters before conversion.",

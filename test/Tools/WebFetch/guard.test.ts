@@ -46,10 +46,14 @@ describe("WebFetch: the address guard", () => {
       ]
       // No allowPrivate: the defaults a user gets. Plain http for all, so the refusal is the guard's, not TLS's.
       const layer = runtime({ plainHttp: forms.map((f) => new URL(`http://${f}/`).hostname) })
-      const outcomes = yield* Effect.forEach(forms, (form) => fetch(`http://${form}:${port}/`)).pipe(Effect.provide(layer))
+      const outcomes = yield* Effect.forEach(forms, (form) => fetch(`http://${form}:${port}/`)).pipe(
+        Effect.provide(layer)
+      )
       for (const [i, outcome] of outcomes.entries()) {
         expect(outcome.status, forms[i]).toBe("error")
-        expect(resultText(outcome), forms[i]).toContain("WebFetch does not connect to loopback, private, link-local or other non-public addresses")
+        expect(resultText(outcome), forms[i]).toContain(
+          "WebFetch does not connect to loopback, private, link-local or other non-public addresses"
+        )
       }
       expect(server.requests).toHaveLength(0)
     }))
@@ -57,14 +61,23 @@ describe("WebFetch: the address guard", () => {
   it.scopedLive("refuses a public-looking name that resolves to a private address", () =>
     Effect.gen(function*() {
       const server = yield* serve((_, response) => response.end("reached"))
-      const layer = runtime(testOptions({
-        resolver: tableResolver({ "metadata.test": ["169.254.169.254"], "looks-public.test": ["93.184.216.34", "10.1.2.3"], "localhost": ["127.0.0.1"] })
-      }), { allow: ["WebFetch"] })
+      const layer = runtime(
+        testOptions({
+          resolver: tableResolver({
+            "metadata.test": ["169.254.169.254"],
+            "looks-public.test": ["93.184.216.34", "10.1.2.3"],
+            "localhost": ["127.0.0.1"]
+          })
+        }),
+        { allow: ["WebFetch"] }
+      )
       const [metadata, mixed] = yield* Effect.all([
         fetch(server.named("metadata.test", "/latest/meta-data")),
         fetch(server.named("looks-public.test", "/"))
       ]).pipe(Effect.provide(layer))
-      expect(resultText(metadata!)).toContain("metadata.test resolves to 169.254.169.254, a link-local address (169.254.0.0/16).")
+      expect(resultText(metadata!)).toContain(
+        "metadata.test resolves to 169.254.169.254, a link-local address (169.254.0.0/16)."
+      )
       // One public answer does not vouch for the others: a name with any refused answer is refused as a whole.
       expect(resultText(mixed!)).toContain("looks-public.test resolves to 10.1.2.3, a private address (10.0.0.0/8).")
       expect(server.requests).toHaveLength(0)
@@ -80,7 +93,9 @@ describe("WebFetch: the address guard", () => {
         response.end("reached next")
       })
       const lookups = new Map<string, number>()
-      const layer = runtime(testOptions({ resolver: rebindingResolver({ "public.test": [["127.0.0.1"], ["10.0.0.7"]] }, lookups) }))
+      const layer = runtime(
+        testOptions({ resolver: rebindingResolver({ "public.test": [["127.0.0.1"], ["10.0.0.7"]] }, lookups) })
+      )
       const outcome = yield* fetch(server.named("public.test", "/start")).pipe(Effect.provide(layer))
       expect(outcome.status).toBe("error")
       expect(resultText(outcome)).toContain("public.test resolves to 10.0.0.7, a private address (10.0.0.0/8).")
@@ -109,7 +124,12 @@ describe("WebFetch: the address guard", () => {
       })
       const lookups = new Map<string, number>()
       // First answer: the (allowed) loopback server; every later answer: the metadata address.
-      const layer = runtime(testOptions({ resolver: rebindingResolver({ "rebind.test": [["127.0.0.1"], ["169.254.169.254"]] }, lookups), plainHttp: ["rebind.test"] }))
+      const layer = runtime(
+        testOptions({
+          resolver: rebindingResolver({ "rebind.test": [["127.0.0.1"], ["169.254.169.254"]] }, lookups),
+          plainHttp: ["rebind.test"]
+        })
+      )
       const outcome = yield* fetch(server.named("rebind.test", "/"), "p").pipe(Effect.provide(layer))
       expect(outcome.status).toBe("success")
       expect(resultText(outcome)).toContain("the checked address answered")
@@ -121,7 +141,12 @@ describe("WebFetch: the address guard", () => {
     Effect.gen(function*() {
       const server = yield* serve((_, response) => response.end("reached"))
       const lookups = new Map<string, number>()
-      const layer = runtime(testOptions({ resolver: rebindingResolver({ "rebind.test": [["127.0.0.53"], ["127.0.0.1"]] }, lookups), plainHttp: ["rebind.test"] }))
+      const layer = runtime(
+        testOptions({
+          resolver: rebindingResolver({ "rebind.test": [["127.0.0.53"], ["127.0.0.1"]] }, lookups),
+          plainHttp: ["rebind.test"]
+        })
+      )
       const outcome = yield* fetch(server.named("rebind.test", "/")).pipe(Effect.provide(layer))
       expect(resultText(outcome)).toContain("rebind.test resolves to 127.0.0.53, a loopback address (127.0.0.0/8).")
       expect(server.requests).toHaveLength(0)
@@ -134,7 +159,11 @@ describe("WebFetch: the address guard", () => {
         response.end("inside")
       })
       const resolver = tableResolver({ "intranet.test": ["127.0.0.1"], "other.test": ["127.0.0.1"] })
-      const byName = runtime({ allowPrivate: ["intranet.test"], plainHttp: ["intranet.test", "other.test", "127.0.0.1"], resolver })
+      const byName = runtime({
+        allowPrivate: ["intranet.test"],
+        plainHttp: ["intranet.test", "other.test", "127.0.0.1"],
+        resolver
+      })
       const [named, unnamed, literal] = yield* Effect.all([
         fetch(server.named("intranet.test", "/")),
         fetch(server.named("other.test", "/")),
@@ -150,7 +179,13 @@ describe("WebFetch: the address guard", () => {
   it.effect("an allowPrivate entry that is neither a host nor a range fails the layer", () =>
     Effect.gen(function*() {
       const { WebFetchTool } = yield* Effect.promise(() => import("../../../src/Tools/WebFetch.js"))
-      const error = yield* Effect.flip(Effect.scoped(WebFetchTool.layer({ allowPrivate: ["10.0.0.0/99"] }).pipe((layer) => Effect.asVoid(Effect.provide(Effect.void, layer)))))
+      const error = yield* Effect.flip(
+        Effect.scoped(
+          WebFetchTool.layer({ allowPrivate: ["10.0.0.0/99"] }).pipe((layer) =>
+            Effect.asVoid(Effect.provide(Effect.void, layer))
+          )
+        )
+      )
       expect(error.message).toBe(`allowPrivate: "10.0.0.0/99" has an invalid prefix length`)
     }))
 })

@@ -18,7 +18,7 @@ import { ToolRuntime } from "../../../src/Runtime/ToolRuntime.js"
 import { Workspace } from "../../../src/Runtime/Workspace.js"
 import type { Outcome } from "../../../src/Tool/Outcome.js"
 import { PageReader } from "../../../src/Tools/Web/PageReader.js"
-import { Resolver, ResolveError, toResolved } from "../../../src/Tools/Web/Resolver.js"
+import { ResolveError, Resolver, toResolved } from "../../../src/Tools/Web/Resolver.js"
 import { WebFetchTool } from "../../../src/Tools/WebFetch.js"
 import type { WebFetchOptions } from "../../../src/Tools/WebFetch.js"
 
@@ -41,12 +41,19 @@ export interface TestServer {
 }
 
 /** Starts a node:http server on 127.0.0.1 for the scope; every request is recorded before the handler runs. */
-export const serve = (handler: (request: http.IncomingMessage, response: http.ServerResponse) => void): Effect.Effect<TestServer, never, Scope.Scope> =>
+export const serve = (
+  handler: (request: http.IncomingMessage, response: http.ServerResponse) => void
+): Effect.Effect<TestServer, never, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.async<{ server: http.Server; state: TestServer }>((resume) => {
       const requests: Array<Received> = []
       const server = http.createServer((request, response) => {
-        requests.push({ method: request.method ?? "", path: request.url ?? "", host: request.headers.host ?? "", headers: request.headers })
+        requests.push({
+          method: request.method ?? "",
+          path: request.url ?? "",
+          host: request.headers.host ?? "",
+          headers: request.headers
+        })
         handler(request, response)
       })
       server.listen(0, "127.0.0.1", () => {
@@ -76,12 +83,17 @@ export const tableResolver = (table: Readonly<Record<string, ReadonlyArray<strin
       Effect.suspend(() => {
         lookups?.set(hostname, (lookups.get(hostname) ?? 0) + 1)
         const answer = table[hostname]
-        return answer === undefined ? Effect.fail(new ResolveError({ hostname, message: "ENOTFOUND" })) : Effect.succeed(answer.map(toResolved))
+        return answer === undefined
+          ? Effect.fail(new ResolveError({ hostname, message: "ENOTFOUND" }))
+          : Effect.succeed(answer.map(toResolved))
       })
   })
 
 /** A resolver whose answers for a name change on each lookup (the last answer repeats): DNS rebinding. */
-export const rebindingResolver = (answers: Readonly<Record<string, ReadonlyArray<ReadonlyArray<string>>>>, lookups: Map<string, number>) =>
+export const rebindingResolver = (
+  answers: Readonly<Record<string, ReadonlyArray<ReadonlyArray<string>>>>,
+  lookups: Map<string, number>
+) =>
   Layer.succeed(Resolver, {
     resolve: (hostname) =>
       Effect.sync(() => {
@@ -134,7 +146,10 @@ export const runtime = (
 /** An approver that records requests and answers by a function. */
 export const recordingApprover = (asked: Ref.Ref<ReadonlyArray<ApprovalRequest>>, allow: boolean) =>
   Approver.scripted(
-    () => Effect.succeed(allow ? ApprovalAnswer.AllowOnce() : ApprovalAnswer.Deny({ message: "The person said no.", cancelRun: false })),
+    () =>
+      Effect.succeed(
+        allow ? ApprovalAnswer.AllowOnce() : ApprovalAnswer.Deny({ message: "The person said no.", cancelRun: false })
+      ),
     asked
   )
 
@@ -142,12 +157,18 @@ let counter = 0
 
 /** Fetches through the runtime: one tool_use, its Outcome. */
 export const fetch = (url: string, prompt = "What does the page say?"): Effect.Effect<Outcome, never, ToolRuntime> =>
-  ToolRuntime.pipe(Effect.flatMap((rt) => rt.executeOne({ type: "tool_use", id: `toolu_${++counter}`, name: "WebFetch", input: { url, prompt } })))
+  ToolRuntime.pipe(
+    Effect.flatMap((rt) =>
+      rt.executeOne({ type: "tool_use", id: `toolu_${++counter}`, name: "WebFetch", input: { url, prompt } })
+    )
+  )
 
 /** The text of an Outcome's tool_result. */
 export const resultText = (outcome: Outcome): string => {
   const content = outcome.result.content
-  return typeof content === "string" ? content : content.map((block) => (block.type === "text" ? block.text : "")).join("")
+  return typeof content === "string"
+    ? content
+    : content.map((block) => (block.type === "text" ? block.text : "")).join("")
 }
 
 /** A PageReader returning the page only, so tests can compare content exactly. */

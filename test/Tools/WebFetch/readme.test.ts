@@ -44,7 +44,9 @@ describe("README: WebFetch", () => {
       const result = yield* fetchPage(server.url("/docs"), "How do I install it?").pipe(
         Effect.provide(runtime({ ...defaults, allowPrivate: ["127.0.0.1"], plainHttp: ["127.0.0.1"] }))
       )
-      expect(result.content).toBe(`Prompt: How do I install it?\nPage: ${server.url("/docs")}\n\n# Docs\n\nInstall with npm.`)
+      expect(result.content).toBe(
+        `Prompt: How do I install it?\nPage: ${server.url("/docs")}\n\n# Docs\n\nInstall with npm.`
+      )
       // With the defaults, the same local server is refused.
       const refused = yield* fetchPage(server.url("/docs"), "p").pipe(Effect.provide(runtime(defaults)))
       expect(refused.is_error).toBe(true)

@@ -33,7 +33,9 @@ describe("WebFetch: redirects", () => {
   it.scopedLive("follows same-host redirects and reports the final URL", () =>
     Effect.gen(function*() {
       const server = yield* redirecting(301)
-      const outcome = yield* fetch(server.url("/hop/3")).pipe(Effect.provide(runtime(testOptions({ pageReader: contentReader }))))
+      const outcome = yield* fetch(server.url("/hop/3")).pipe(
+        Effect.provide(runtime(testOptions({ pageReader: contentReader })))
+      )
       const output = outcome.output as WebFetchOutput
       expect(output._tag).toBe("Page")
       expect(resultText(outcome)).toBe(`arrived at 127.0.0.1:${server.port}/hop/0`)
@@ -44,17 +46,23 @@ describe("WebFetch: redirects", () => {
   it.scopedLive("stops after 10 redirects", () =>
     Effect.gen(function*() {
       const server = yield* redirecting()
-      const [ten, eleven] = yield* Effect.all([fetch(server.url("/hop/10")), fetch(server.url("/hop/11"))]).pipe(Effect.provide(runtime(testOptions())))
+      const [ten, eleven] = yield* Effect.all([fetch(server.url("/hop/10")), fetch(server.url("/hop/11"))]).pipe(
+        Effect.provide(runtime(testOptions()))
+      )
       expect(ten!.status).toBe("success")
       expect(eleven!.status).toBe("error")
-      expect(resultText(eleven!)).toContain(`${server.url("/hop/11")} redirected more than 10 times; the fetch was stopped at ${server.url("/hop/1")}.`)
+      expect(resultText(eleven!)).toContain(
+        `${server.url("/hop/11")} redirected more than 10 times; the fetch was stopped at ${server.url("/hop/1")}.`
+      )
     }))
 
   it.scopedLive("hands a redirect to another host back to the model without fetching it", () =>
     Effect.gen(function*() {
       const server = yield* redirecting(307)
       const target = server.named("other.test", "/elsewhere")
-      const outcome = yield* fetch(server.url(`/to?u=${encodeURIComponent(target)}`), "Find the price").pipe(Effect.provide(runtime(testOptions())))
+      const outcome = yield* fetch(server.url(`/to?u=${encodeURIComponent(target)}`), "Find the price").pipe(
+        Effect.provide(runtime(testOptions()))
+      )
       expect(outcome.status).toBe("success")
       expect(resultText(outcome)).toBe(`REDIRECT DETECTED: The URL redirects to a different host.
 
@@ -74,8 +82,11 @@ To complete your request, fetch the redirected URL with WebFetch again:
       const otherPort = `http://127.0.0.1:${server.port + 1}/x`
       const https = `https://127.0.0.1:${server.port}/x`
       const layer = runtime(testOptions())
-      const outcomes = yield* Effect.forEach([otherPort, https], (u) => fetch(server.url(`/to?u=${encodeURIComponent(u)}`))).pipe(Effect.provide(layer))
-      expect(outcomes.map((o) => (o.output as WebFetchOutput)._tag)).toEqual(["Redirect", "Redirect"])
+      const outcomes = yield* Effect.forEach([otherPort, https], (u) =>
+        fetch(server.url(`/to?u=${encodeURIComponent(u)}`))).pipe(Effect.provide(layer))
+      expect(outcomes.map((o) =>
+        (o.output as WebFetchOutput)._tag
+      )).toEqual(["Redirect", "Redirect"])
       expect(server.requests).toHaveLength(2)
     }))
 
@@ -83,7 +94,13 @@ To complete your request, fetch the redirected URL with WebFetch again:
     Effect.gen(function*() {
       const server = yield* redirecting()
       const start = server.named("site.test", `/to?u=${encodeURIComponent(server.named("www.site.test", "/hop/0"))}`)
-      const outcome = yield* fetch(start).pipe(Effect.provide(runtime(testOptions({ pageReader: contentReader }), { allow: ["WebFetch(domain:site.test)", "WebFetch(domain:*.site.test)"] })))
+      const outcome = yield* fetch(start).pipe(
+        Effect.provide(
+          runtime(testOptions({ pageReader: contentReader }), {
+            allow: ["WebFetch(domain:site.test)", "WebFetch(domain:*.site.test)"]
+          })
+        )
+      )
       expect(resultText(outcome)).toBe(`arrived at www.site.test:${server.port}/hop/0`)
       expect(hosts(server)).toEqual(["site.test", "www.site.test"])
     }))
@@ -92,7 +109,9 @@ To complete your request, fetch the redirected URL with WebFetch again:
     Effect.gen(function*() {
       const server = yield* redirecting()
       const start = server.named("site.test", `/to?u=${encodeURIComponent(server.named("www.site.test", "/hop/0"))}`)
-      const outcome = yield* fetch(start).pipe(Effect.provide(runtime(testOptions(), { allow: ["WebFetch(domain:site.test)"] })))
+      const outcome = yield* fetch(start).pipe(
+        Effect.provide(runtime(testOptions(), { allow: ["WebFetch(domain:site.test)"] }))
+      )
       expect((outcome.output as WebFetchOutput)._tag).toBe("Redirect")
       expect(hosts(server)).toEqual(["site.test"])
     }))
@@ -115,7 +134,10 @@ describe("WebFetch: permissions", () => {
       const server = yield* redirecting()
       const asked = yield* Ref.make<ReadonlyArray<ApprovalRequest>>([])
       const layer = runtime(testOptions(), { allow: ["WebFetch(domain:site.test)"] }, recordingApprover(asked, false))
-      const [allowed, other] = yield* Effect.all([fetch(server.named("site.test", "/hop/0")), fetch(server.named("other.test", "/hop/0"))]).pipe(Effect.provide(layer))
+      const [allowed, other] = yield* Effect.all([
+        fetch(server.named("site.test", "/hop/0")),
+        fetch(server.named("other.test", "/hop/0"))
+      ]).pipe(Effect.provide(layer))
       expect(allowed!.status).toBe("success")
       expect(other!.status).toBe("denied")
       const requests = yield* Ref.get(asked)
@@ -127,7 +149,11 @@ describe("WebFetch: permissions", () => {
     Effect.gen(function*() {
       const server = yield* redirecting()
       const asked = yield* Ref.make<ReadonlyArray<ApprovalRequest>>([])
-      const layer = runtime(testOptions(), { allow: ["WebFetch"], ask: ["WebFetch(domain:site.test)"] }, recordingApprover(asked, true))
+      const layer = runtime(
+        testOptions(),
+        { allow: ["WebFetch"], ask: ["WebFetch(domain:site.test)"] },
+        recordingApprover(asked, true)
+      )
       const outcome = yield* fetch(server.named("site.test", "/hop/0")).pipe(Effect.provide(layer))
       expect(outcome.status).toBe("success")
       expect(yield* Ref.get(asked)).toHaveLength(1)
@@ -138,11 +164,18 @@ describe("WebFetch: permissions", () => {
       const server = yield* redirecting()
       const start = server.named("site.test", `/to?u=${encodeURIComponent(server.named("www.site.test", "/hop/0"))}`)
       const outcome = yield* fetch(start).pipe(
-        Effect.provide(runtime(testOptions(), { allow: ["WebFetch(domain:site.test)", "WebFetch(domain:*.site.test)"], deny: ["WebFetch(domain:www.site.test)"] }))
+        Effect.provide(
+          runtime(testOptions(), {
+            allow: ["WebFetch(domain:site.test)", "WebFetch(domain:*.site.test)"],
+            deny: ["WebFetch(domain:www.site.test)"]
+          })
+        )
       )
       expect(outcome.status).toBe("error")
       expect(resultText(outcome)).toContain(
-        `Permission to use WebFetch has been denied by the deny rule WebFetch(domain:www.site.test): ${start} redirected to ${server.named("www.site.test", "/hop/0")}. The fetch was stopped.`
+        `Permission to use WebFetch has been denied by the deny rule WebFetch(domain:www.site.test): ${start} redirected to ${
+          server.named("www.site.test", "/hop/0")
+        }. The fetch was stopped.`
       )
       expect(hosts(server)).toEqual(["site.test"])
     }))
@@ -154,7 +187,11 @@ describe("WebFetch: permissions", () => {
     const twin = new URL("https://www.site.test/b")
     const checked = (rules: { deny?: Array<string>; ask?: Array<string>; allow?: Array<string> }) => ({
       checked: true,
-      rules: { deny: (rules.deny ?? []).map(rule), ask: (rules.ask ?? []).map(rule), allow: (rules.allow ?? []).map(rule) }
+      rules: {
+        deny: (rules.deny ?? []).map(rule),
+        ask: (rules.ask ?? []).map(rule),
+        allow: (rules.allow ?? []).map(rule)
+      }
     })
     // A rule set that denies the host now (e.g. one that changed since the call was authorised) stops a same-host hop.
     expect(hopVerdict(checked({ deny: ["domain:site.test"] }), start, same)._tag).toBe("Deny")
@@ -163,7 +200,9 @@ describe("WebFetch: permissions", () => {
     expect(hopVerdict(checked({}), start, same)._tag).toBe("Follow")
     expect(hopVerdict(checked({}), start, twin)._tag).toBe("Follow")
     expect(hopVerdict(checked({ allow: ["domain:site.test"] }), start, twin)._tag).toBe("HandBack")
-    expect(hopVerdict(checked({ allow: ["domain:site.test", "domain:www.site.test"] }), start, twin)._tag).toBe("Follow")
+    expect(hopVerdict(checked({ allow: ["domain:site.test", "domain:www.site.test"] }), start, twin)._tag).toBe(
+      "Follow"
+    )
     expect(hopVerdict(checked({ ask: ["domain:www.site.test"] }), start, twin)._tag).toBe("HandBack")
     // Never put through the permission stage: only its own host is followed.
     expect(hopVerdict({ checked: false, rules: undefined }, start, same)._tag).toBe("Follow")

@@ -20,13 +20,19 @@ const normalized = (raw: string, plain = plainFor()) => Either.map(normalizeUrl(
 describe("WebFetch: URLs", () => {
   it("normalises before any rule sees the URL", () => {
     expect(normalized("http://Example.COM./a#frag")).toEqual(Either.right("https://example.com/a"))
-    expect(normalized("http://localhost:8080/x", plainFor("localhost"))).toEqual(Either.right("http://localhost:8080/x"))
+    expect(normalized("http://localhost:8080/x", plainFor("localhost"))).toEqual(
+      Either.right("http://localhost:8080/x")
+    )
     expect(normalized("https://bücher.example/")).toEqual(Either.right("https://xn--bcher-kva.example/"))
     expect(normalized("http://2130706433/")).toEqual(Either.right("https://127.0.0.1/"))
     expect(normalized("ftp://example.com/")).toEqual(Either.left("Only http: and https: URLs can be fetched, not ftp:"))
-    expect(normalized("https://user:pw@example.com/")).toEqual(Either.left("URLs with a user name or password are not fetched."))
+    expect(normalized("https://user:pw@example.com/")).toEqual(
+      Either.left("URLs with a user name or password are not fetched.")
+    )
     expect(normalized("not a url")).toEqual(Either.left(`"not a url" is not a valid absolute URL.`))
-    expect(normalized(`https://example.com/${"a".repeat(2000)}`)).toEqual(Either.left("The URL is longer than 2000 characters."))
+    expect(normalized(`https://example.com/${"a".repeat(2000)}`)).toEqual(
+      Either.left("The URL is longer than 2000 characters.")
+    )
   })
 
   it("follows redirects only to the same host or its www. twin, same scheme and port", () => {
@@ -44,7 +50,9 @@ describe("WebFetch: URLs", () => {
   it.scopedLive("an invalid URL is a validation error for the model; http is upgraded in the executed input", () =>
     Effect.gen(function*() {
       const layer = runtime(testOptions({ plainHttp: [] }), { allow: ["WebFetch"] })
-      const [bad, upgraded] = yield* Effect.all([fetch("file:///etc/passwd"), fetch("http://site.test:1/")]).pipe(Effect.provide(layer))
+      const [bad, upgraded] = yield* Effect.all([fetch("file:///etc/passwd"), fetch("http://site.test:1/")]).pipe(
+        Effect.provide(layer)
+      )
       expect(bad!.status).toBe("error")
       expect(bad!.error?._tag).toBe("ValidationFailed")
       expect(resultText(bad!)).toContain("Only http: and https: URLs can be fetched, not file:")
@@ -55,9 +63,19 @@ describe("WebFetch: URLs", () => {
     Effect.gen(function*() {
       const service = yield* WebFetchTool
       const input = { url: "https://docs.example.com/page", prompt: "p" }
-      expect(service.traits(input)).toEqual({ readOnly: true, concurrencySafe: true, openWorld: true, destructive: false })
+      expect(service.traits(input)).toEqual({
+        readOnly: true,
+        concurrencySafe: true,
+        openWorld: true,
+        destructive: false
+      })
       expect(service.claims(input)).toEqual([])
-      const check = yield* service.checkPermissions(input, { toolUseId: "t", toolName: "WebFetch", progress: () => Effect.void, isReadDenied: () => false })
+      const check = yield* service.checkPermissions(input, {
+        toolUseId: "t",
+        toolName: "WebFetch",
+        progress: () => Effect.void,
+        isReadDenied: () => false
+      })
       expect(check).toEqual({ _tag: "Passthrough", suggestions: ["WebFetch(domain:docs.example.com)"] })
     }).pipe(Effect.provide(WebFetchTool.layer()), Effect.scoped, Effect.runPromise))
 })
@@ -76,7 +94,9 @@ describe("WebFetch: the cache", () => {
         const second = yield* fetch(server.url("/c"), "another prompt")
         yield* TestClock.adjust("1 minute")
         const third = yield* fetch(server.url("/c"))
-        expect([first, second, third].map((o) => (o.output as WebFetchOutput)._tag === "Page" && (o.output as { cached: boolean }).cached)).toEqual([false, true, false])
+        expect([first, second, third].map((o) =>
+          (o.output as WebFetchOutput)._tag === "Page" && (o.output as { cached: boolean }).cached
+        )).toEqual([false, true, false])
         // The prompt is applied to the cached page each time.
         expect(resultText(second)).toContain("Prompt: another prompt")
         expect(server.requests).toHaveLength(2)
@@ -106,8 +126,17 @@ describe("WebFetch: the PageReader", () => {
   it.effect("the default reader returns the page within its budget, headed by the prompt", () =>
     Effect.gen(function*() {
       const reader = yield* PageReader
-      const answer = yield* reader.read({ url: "https://a.test/", prompt: "What is it?", content: "x".repeat(30), format: "text" })
-      expect(answer).toBe(`Prompt: What is it?\nPage: https://a.test/\n\n${"x".repeat(10)}\n\n[Content truncated: the first 10 of 30 characters are shown.]`)
+      const answer = yield* reader.read({
+        url: "https://a.test/",
+        prompt: "What is it?",
+        content: "x".repeat(30),
+        format: "text"
+      })
+      expect(answer).toBe(
+        `Prompt: What is it?\nPage: https://a.test/\n\n${
+          "x".repeat(10)
+        }\n\n[Content truncated: the first 10 of 30 characters are shown.]`
+      )
     }).pipe(Effect.provide(PageReader.layer({ maxChars: 10 }))))
 
   it.scopedLive("a LanguageModel-backed reader answers the prompt from the page", () =>
@@ -161,7 +190,9 @@ describe("WebFetch: HTML bounds", () => {
   })
 
   it("plain text of a page drops tags and script text and decodes entities", () => {
-    expect(htmlText("<p>a &amp; b</p><script>x()</script><style>.y{}</style><p>&#x263A; &lt;ok&gt;</p>")).toBe("a & b ☺ <ok>")
+    expect(htmlText("<p>a &amp; b</p><script>x()</script><style>.y{}</style><p>&#x263A; &lt;ok&gt;</p>")).toBe(
+      "a & b ☺ <ok>"
+    )
     expect(htmlText("<p>open <script>never closed")).toBe("open")
   })
 })
