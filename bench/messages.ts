@@ -10,8 +10,8 @@ import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { Effect, Layer, Redacted, Stream } from "effect"
 import * as childProcess from "node:child_process"
 import * as path from "node:path"
-import * as AnthropicMessages from "../dist/Integrations/AnthropicMessages.js"
-import { ModelBackend } from "../dist/Integrations/ModelBackend.js"
+import * as AnthropicMessages from "../dist/Agent/AnthropicMessages.js"
+import { ModelBackend } from "../dist/Agent/ModelBackend.js"
 import { median, report } from "./stats.js"
 
 const request = {

@@ -4,8 +4,8 @@
  * 200 kB Write streamed in 2,000 deltas. CPU time per streamed block, median of runs.
  */
 import { Effect, Schema, Stream } from "effect"
+import { makeRegistry } from "../dist/Catalog/ToolRegistry.js"
 import { assemble, parsePartial, ToolUsePart } from "../dist/Runtime/Preview.js"
-import { makeRegistry } from "../dist/Runtime/ToolRegistry.js"
 import * as Tool from "../dist/Tool/Tool.js"
 import { median, report } from "./stats.js"
 

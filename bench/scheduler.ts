@@ -6,13 +6,13 @@
  *     each, in both scheduling modes, against the lower bound max(critical path, total work / cap).
  */
 import { Effect, Layer, Schema } from "effect"
+import { ToolRegistry } from "../dist/Catalog/ToolRegistry.js"
+import { ToolHooks } from "../dist/Hooks/ToolHooks.js"
 import { Approver } from "../dist/Permission/Approver.js"
 import { PermissionPolicy } from "../dist/Permission/PermissionPolicy.js"
-import { ResultStore } from "../dist/Runtime/ResultStore.js"
-import { ToolHooks } from "../dist/Runtime/ToolHooks.js"
-import { ToolRegistry } from "../dist/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../dist/Runtime/ToolRuntime.js"
 import type { SchedulingMode } from "../dist/Runtime/ToolRuntime.js"
+import { ResultStore } from "../dist/Session/ResultStore.js"
 import * as Tool from "../dist/Tool/Tool.js"
 import type { ToolUseBlock } from "../dist/Tool/Wire.js"
 import { median, report } from "./stats.js"

@@ -7,7 +7,7 @@ import { Effect, Layer, Redacted } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as AnthropicMessages from "../src/Integrations/AnthropicMessages.js"
+import * as AnthropicMessages from "../src/Agent/AnthropicMessages.js"
 import * as MessagesServer from "../src/testing/MessagesServer.js"
 import { Claude, program } from "./readme.js"
 

@@ -28,45 +28,39 @@ export { PermissionPolicy, PolicyUpdateError, PolicyVerdict } from "./Permission
 /** @since 0.1.0 */
 export type { HookOpinion, PolicyRequest } from "./Permission/PermissionPolicy.js"
 /** @since 0.1.0 */
-export { ResultStore, ResultStoreError } from "./Runtime/ResultStore.js"
+export { ResultStore, ResultStoreError } from "./Session/ResultStore.js"
 /** @since 0.1.0 */
 export { RuntimeConfig } from "./Runtime/RuntimeConfig.js"
 /** @since 0.1.0 */
 export type { RuntimeSettings } from "./Runtime/RuntimeConfig.js"
 /** @since 0.1.0 */
-export { ToolHooks } from "./Runtime/ToolHooks.js"
+export { ToolHooks } from "./Hooks/ToolHooks.js"
 /** @since 0.1.0 */
-export { ToolRegistry } from "./Runtime/ToolRegistry.js"
+export { ToolRegistry } from "./Catalog/ToolRegistry.js"
 /** @since 0.1.0 */
 export { ToolRuntime } from "./Runtime/ToolRuntime.js"
 /** @since 0.1.0 */
 export type { RunHandle, RunOptions, SchedulingMode } from "./Runtime/ToolRuntime.js"
 /** @since 0.2.0 */
 export * as RulePolicy from "./Permission/RulePolicy.js"
-/**
- * @since 0.1.0
- * @deprecated use `RulePolicy` (the rule-based implementation of the `PermissionPolicy` service) and
- * `Settings.loadSettings`.
- */
-export * as Permissions from "./Permission/LegacyPermissions.js"
 /** @since 0.1.0 */
 export * as PermissionRule from "./Permission/Rule.js"
 /** @since 0.1.0 */
-export * as Settings from "./Permission/Settings.js"
+export * as Settings from "./Settings/Settings.js"
 /** @since 0.1.0 */
-export * as Hooks from "./Runtime/Hooks.js"
+export * as Hooks from "./Hooks/Hooks.js"
 /** @since 0.1.0 */
 export * as TerminalApprover from "./Permission/TerminalApprover.js"
 /** @since 0.2.0 */
-export * as Subprocess from "./Runtime/Subprocess.js"
+export * as Subprocess from "./Process/Subprocess.js"
 
 /** @since 0.2.0 */
-export * as Audit from "./Runtime/AuditLog.js"
+export * as Audit from "./Session/AuditLog.js"
 
 /** @since 0.2.0 */
-export { AuditLog } from "./Runtime/AuditLog.js"
+export { AuditLog } from "./Session/AuditLog.js"
 /** @since 0.2.0 */
-export * as Definitions from "./Runtime/Definitions.js"
+export * as Definitions from "./Catalog/Definitions.js"
 /** @since 0.2.0 */
 export {
   announcement,
@@ -75,20 +69,20 @@ export {
   parseSearchMode,
   requestEnabled,
   ToolCatalog
-} from "./Runtime/ToolCatalog.js"
+} from "./Catalog/ToolCatalog.js"
 /** @since 0.2.0 */
 export { wholeToolDenial } from "./Permission/RulePolicy.js"
 /** @since 0.2.0 */
-export type { CatalogOptions, CatalogRequest, SearchMode } from "./Runtime/ToolCatalog.js"
+export type { CatalogOptions, CatalogRequest, SearchMode } from "./Catalog/ToolCatalog.js"
 /** @since 0.2.0 */
-export { ApprovalRecord, Session, SessionError } from "./Runtime/Session.js"
+export { ApprovalRecord, Session, SessionError } from "./Session/Session.js"
 /** @since 0.2.0 */
-export { renderEvent, renderOutcome } from "./cli/render.js"
+export { renderEvent, renderOutcome } from "./Runtime/Render.js"
 /** @since 0.2.0 */
-export type { Registry } from "./Runtime/ToolRegistry.js"
+export type { Registry } from "./Catalog/ToolRegistry.js"
 export type { ToolResultBlock, ToolUseBlock } from "./Tool/Wire.js"
 /** @since 0.2.0 */
-export { makeDynamicRegistry } from "./Runtime/ToolRegistry.js"
+export { makeDynamicRegistry } from "./Catalog/ToolRegistry.js"
 /** @since 0.2.0 */
 export * as McpConfig from "./Mcp/Config.js"
 /** @since 0.2.0 */
@@ -108,7 +102,7 @@ export * as Activity from "./Runtime/Activity.js"
 /** @since 0.2.0 */
 export * as ClassifierApprover from "./Permission/ClassifierApprover.js"
 /** @since 0.2.0 */
-export * as AgentLoop from "./Integrations/AgentLoop.js"
+export * as AgentLoop from "./Agent/AgentLoop.js"
 /** @since 0.2.0 */
 export type {
   AgentLoopError,
@@ -117,10 +111,10 @@ export type {
   LoopOptions,
   LoopResult,
   LoopStopReason
-} from "./Integrations/AgentLoop.js"
+} from "./Agent/AgentLoop.js"
 /** @since 0.2.0 */
-export * as AnthropicMessages from "./Integrations/AnthropicMessages.js"
+export * as AnthropicMessages from "./Agent/AnthropicMessages.js"
 /** @since 0.2.0 */
-export { ModelBackend, ModelError, ModelEvent } from "./Integrations/ModelBackend.js"
+export { ModelBackend, ModelError, ModelEvent } from "./Agent/ModelBackend.js"
 /** @since 0.2.0 */
-export type { ContentBlock, Message, ModelErrorReason, ModelRequest, StopReason } from "./Integrations/ModelBackend.js"
+export type { ContentBlock, Message, ModelErrorReason, ModelRequest, StopReason } from "./Agent/ModelBackend.js"

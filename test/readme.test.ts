@@ -6,7 +6,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { program } from "../examples/readme.js"
 import { program as sessionProgram } from "../examples/session.js"
-import * as AnthropicMessages from "../src/Integrations/AnthropicMessages.js"
+import * as AnthropicMessages from "../src/Agent/AnthropicMessages.js"
 import * as MessagesServer from "../src/testing/MessagesServer.js"
 
 const readme = fs.readFileSync(path.join(__dirname, "..", "README.md"), "utf8")

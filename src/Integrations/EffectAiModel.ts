@@ -43,11 +43,11 @@ import type * as Toolkit from "@effect/ai/Toolkit"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import type * as Definitions from "../Runtime/Definitions.js"
+import type { Message, ModelRequest, StopReason } from "../Agent/ModelBackend.js"
+import { ModelBackend, ModelError, ModelEvent } from "../Agent/ModelBackend.js"
+import type * as Definitions from "../Catalog/Definitions.js"
 import type { AdaptedTool } from "./EffectAi.js"
 import * as EffectAi from "./EffectAi.js"
-import type { Message, ModelRequest, StopReason } from "./ModelBackend.js"
-import { ModelBackend, ModelError, ModelEvent } from "./ModelBackend.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // options

@@ -10,10 +10,10 @@
  * @since 0.2.0
  */
 import * as Option from "effect/Option"
+import type { ToolRegistry } from "../Catalog/ToolRegistry.js"
 import type { Outcome } from "../Tool/Outcome.js"
 import { mainArgument } from "../Tool/Tool.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
-import type { ToolRegistry } from "./ToolRegistry.js"
 
 /**
  * The activity line of a call: of an Outcome (its executed input, else the model's), or of a tool_use. A name the

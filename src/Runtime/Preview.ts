@@ -25,9 +25,9 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { Allow, parse } from "partial-json"
+import type { ToolRegistry } from "../Catalog/ToolRegistry.js"
 import { toText, UiBlock } from "../Tool/Presentation.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
-import type { ToolRegistry } from "./ToolRegistry.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // models

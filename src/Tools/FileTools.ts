@@ -15,10 +15,10 @@
  * @since 0.1.0
  */
 import * as Layer from "effect/Layer"
-import type { Workspace } from "../Runtime/Workspace.js"
+import type { FileState } from "../Session/FileState.js"
+import type { Workspace } from "../Session/Workspace.js"
 import type * as Tool from "../Tool/Tool.js"
 import { Edit, layer as EditLayer } from "./Edit.js"
-import type { FileState } from "./FileState.js"
 import { Glob, layer as GlobLayer } from "./Glob.js"
 import { Grep, layer as GrepLayer } from "./Grep.js"
 import { layer as ReadLayer, Read } from "./Read.js"

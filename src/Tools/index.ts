@@ -7,16 +7,16 @@
  */
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import * as Layer from "effect/Layer"
-import type { ResultStore } from "../Runtime/ResultStore.js"
-import type { Session, SessionError } from "../Runtime/Session.js"
-import type { Workspace } from "../Runtime/Workspace.js"
+import { FileState } from "../Session/FileState.js"
+import type { FileStateOptions } from "../Session/FileState.js"
+import type { ResultStore } from "../Session/ResultStore.js"
+import type { Session, SessionError } from "../Session/Session.js"
+import * as SessionFileState from "../Session/SessionFileState.js"
+import type { Workspace } from "../Session/Workspace.js"
 import type * as Tool from "../Tool/Tool.js"
 import { BashTool } from "./Bash.js"
 import type { BashOptions } from "./Bash.js"
-import { FileState } from "./FileState.js"
-import type { FileStateOptions } from "./FileState.js"
 import * as FileTools from "./FileTools.js"
-import * as SessionFileState from "./SessionFileState.js"
 import type { SandboxUnavailable } from "./Shell/Sandbox.js"
 import type { InvalidAllowEntry } from "./Web/Address.js"
 import { WebFetchTool } from "./WebFetch.js"
@@ -29,11 +29,11 @@ export type { BashOptions } from "./Bash.js"
 /** @since 0.1.0 */
 export { Edit, Glob, Grep, Read, Write } from "./FileTools.js"
 /** @since 0.1.0 */
-export { FileState } from "./FileState.js"
+export { FileState } from "../Session/FileState.js"
 /** @since 0.1.0 */
-export { Workspace } from "../Runtime/Workspace.js"
+export { Workspace } from "../Session/Workspace.js"
 /** @since 0.1.0 */
-export type { ResolvedPath, WorkspaceOptions } from "../Runtime/Workspace.js"
+export type { ResolvedPath, WorkspaceOptions } from "../Session/Workspace.js"
 /** @since 0.1.0 */
 export { analyze } from "./Shell/Analysis.js"
 /** @since 0.1.0 */
@@ -110,7 +110,7 @@ export const builtinLayer = (
     WebFetchTool.layer(options.webFetch)
   )
 /** @since 0.2.0 */
-export * as SessionFileState from "./SessionFileState.js"
+export * as SessionFileState from "../Session/SessionFileState.js"
 
 /**
  * All built-in tools over a {@link Session}: like {@link builtinLayer}, with the FileState restored from the

@@ -5,8 +5,8 @@
  *
  * @internal
  */
-import { childrenOf } from "../Runtime/internal/processTree.js"
-import { killAllNow } from "../Runtime/Subprocess.js"
+import { childrenOf } from "../Process/internal/processTree.js"
+import { killAllNow } from "../Process/Subprocess.js"
 
 /** SIGKILL to every process tree this process started; synchronous, for a signal handler. */
 export const killKnownTrees = (): void => {

@@ -44,10 +44,10 @@ import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import type { MessagesRequest } from "../Integrations/AnthropicMessages.js"
-import { describeParseError } from "../Integrations/internal/messagesEvents.js"
-import * as Wire from "../Integrations/internal/messagesWire.js"
-import type { StopReason } from "../Integrations/ModelBackend.js"
+import type { MessagesRequest } from "../Agent/AnthropicMessages.js"
+import { describeParseError } from "../Agent/internal/messagesEvents.js"
+import * as Wire from "../Agent/internal/messagesWire.js"
+import type { StopReason } from "../Agent/ModelBackend.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // the script

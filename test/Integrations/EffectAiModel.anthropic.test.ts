@@ -10,10 +10,10 @@ import { Chunk, Effect, Layer, Redacted, Stream } from "effect"
 import type { Scope } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
+import type { Message, ModelRequest } from "../../src/Agent/ModelBackend.js"
+import { ModelBackend, ModelEvent } from "../../src/Agent/ModelBackend.js"
+import type * as Definitions from "../../src/Catalog/Definitions.js"
 import * as EffectAiModel from "../../src/Integrations/EffectAiModel.js"
-import type { Message, ModelRequest } from "../../src/Integrations/ModelBackend.js"
-import { ModelBackend, ModelEvent } from "../../src/Integrations/ModelBackend.js"
-import type * as Definitions from "../../src/Runtime/Definitions.js"
 
 /** A server speaking the Messages API's streaming format: each request gets the next scripted event list. */
 const messagesServer = (

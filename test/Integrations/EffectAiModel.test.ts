@@ -20,10 +20,10 @@ import {
   Option,
   Stream
 } from "effect"
+import type { Message, ModelRequest } from "../../src/Agent/ModelBackend.js"
+import { ModelBackend, ModelEvent } from "../../src/Agent/ModelBackend.js"
+import type * as Definitions from "../../src/Catalog/Definitions.js"
 import * as EffectAiModel from "../../src/Integrations/EffectAiModel.js"
-import type { Message, ModelRequest } from "../../src/Integrations/ModelBackend.js"
-import { ModelBackend, ModelEvent } from "../../src/Integrations/ModelBackend.js"
-import type * as Definitions from "../../src/Runtime/Definitions.js"
 
 const object = (properties: Record<string, object>, required: ReadonlyArray<string>): Definitions.JsonSchema =>
   ({ type: "object", properties, required, additionalProperties: false }) as unknown as Definitions.JsonSchema

@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import * as Definitions from "../../src/Catalog/Definitions.js"
+import { ToolRegistry } from "../../src/Catalog/ToolRegistry.js"
 import { adapt, MAX_DESCRIPTION } from "../../src/Mcp/internal/adapt.js"
-import * as Definitions from "../../src/Runtime/Definitions.js"
-import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"
 import { config, fixtureEntry, runtimeLayer } from "./helpers.js"
 
 describe("MCP tool definitions", () => {

@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
+import { ToolRegistry } from "../../src/Catalog/ToolRegistry.js"
 import { McpServers } from "../../src/Mcp/McpServers.js"
 import { ApprovalAnswer, Approver } from "../../src/Permission/Approver.js"
-import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
 import { config, everythingEntry, resultText, runtimeLayer, use } from "./helpers.js"
 

@@ -8,9 +8,9 @@ import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
+import { ToolRegistry } from "../../src/Catalog/ToolRegistry.js"
+import * as Hooks from "../../src/Hooks/Hooks.js"
 import { McpServers } from "../../src/Mcp/McpServers.js"
-import * as Hooks from "../../src/Runtime/Hooks.js"
-import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
 import {
   config,

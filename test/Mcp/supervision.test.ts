@@ -7,8 +7,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Scope, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { ToolRegistry } from "../../src/Catalog/ToolRegistry.js"
 import { McpServers } from "../../src/Mcp/McpServers.js"
-import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
 import {
   awaitStatus,

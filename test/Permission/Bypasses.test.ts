@@ -1,6 +1,6 @@
 /**
  * Bypasses publicly reported against other agents' permission systems, as regression tests. The hook-ask-vs-deny
- * case through real command hooks lives in `test/Runtime/Hooks`.
+ * case through real command hooks lives in `test/Hooks`.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"

@@ -4,7 +4,7 @@ import * as path from "node:path"
 import type { HookOpinion, PolicyVerdict } from "../../src/Permission/PermissionPolicy.js"
 import * as RulePolicy from "../../src/Permission/RulePolicy.js"
 import type { RuleLists, RulePolicyOptions } from "../../src/Permission/RulePolicy.js"
-import type { PermissionMode } from "../../src/Permission/Settings.js"
+import type { PermissionMode } from "../../src/Settings/Settings.js"
 import type * as Tool from "../../src/Tool/Tool.js"
 import {
   Bash,

@@ -7,7 +7,7 @@ import type { HookOpinion, PolicyVerdict } from "../../src/Permission/Permission
 import { PermissionPolicy } from "../../src/Permission/PermissionPolicy.js"
 import * as RulePolicy from "../../src/Permission/RulePolicy.js"
 import type { RulePolicyOptions } from "../../src/Permission/RulePolicy.js"
-import { loadSettings, resolveMode } from "../../src/Permission/Settings.js"
+import { loadSettings, resolveMode } from "../../src/Settings/Settings.js"
 import { describeReason } from "../../src/Tool/Permission.js"
 import type * as Tool from "../../src/Tool/Tool.js"
 import {

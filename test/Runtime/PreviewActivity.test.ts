@@ -5,13 +5,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, type Console, Effect, Layer, Schema, Stream } from "effect"
 import { program, runtime } from "../../examples/preview.js"
+import { ToolRegistry } from "../../src/Catalog/ToolRegistry.js"
+import { ToolHooks } from "../../src/Hooks/ToolHooks.js"
 import { Approver } from "../../src/Permission/Approver.js"
 import { PermissionPolicy } from "../../src/Permission/PermissionPolicy.js"
 import { activityOf, summaryOf } from "../../src/Runtime/Activity.js"
-import { ResultStore } from "../../src/Runtime/ResultStore.js"
-import { ToolHooks } from "../../src/Runtime/ToolHooks.js"
-import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
+import { ResultStore } from "../../src/Session/ResultStore.js"
 import * as Tool from "../../src/Tool/Tool.js"
 
 const Reader = Tool.make("Reader", {

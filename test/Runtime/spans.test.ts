@@ -4,12 +4,12 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Context, DefaultServices, Effect, Layer, Schema, Tracer } from "effect"
+import { ToolRegistry } from "../../src/Catalog/ToolRegistry.js"
+import { ToolHooks } from "../../src/Hooks/ToolHooks.js"
 import { Approver } from "../../src/Permission/Approver.js"
 import { PermissionPolicy } from "../../src/Permission/PermissionPolicy.js"
-import { ResultStore } from "../../src/Runtime/ResultStore.js"
-import { ToolHooks } from "../../src/Runtime/ToolHooks.js"
-import { ToolRegistry } from "../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
+import { ResultStore } from "../../src/Session/ResultStore.js"
 import { PermissionCheck } from "../../src/Tool/Permission.js"
 import * as Tool from "../../src/Tool/Tool.js"
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, FastCheck as fc, Layer, Schema } from "effect"
-import { DiscoveredTools, ToolCatalog } from "../../src/Runtime/ToolCatalog.js"
+import { DiscoveredTools, ToolCatalog } from "../../src/Catalog/ToolCatalog.js"
 import * as Tool from "../../src/Tool/Tool.js"
 import { ToolResultContent } from "../../src/Tool/Wire.js"
 import { builtinTools } from "../../src/Tools/index.js"

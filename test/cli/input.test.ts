@@ -7,7 +7,7 @@ import { Either, Schema } from "effect"
 import * as fc from "effect/FastCheck"
 import { decodeTurn } from "../../src/cli/input.js"
 import { parseRequest } from "../../src/cli/serve.js"
-import { FileEntries } from "../../src/Tools/SessionFileState.js"
+import { FileEntries } from "../../src/Session/SessionFileState.js"
 
 const toolUse = fc.record({
   type: fc.constant("tool_use"),

@@ -13,7 +13,7 @@ import {
   geminiToolsProblems,
   openAiChatProblems,
   openAiResponsesProblems
-} from "../Runtime/Definitions/restrictions.js"
+} from "../Catalog/Definitions/restrictions.js"
 
 const execFileAsync = promisify(execFile)
 const root = path.resolve(__dirname, "../..")

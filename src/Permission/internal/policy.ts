@@ -5,6 +5,7 @@
  * @internal
  */
 import * as Path from "node:path"
+import type { PermissionMode } from "../../Settings/Settings.js"
 import { DecisionReason, describeReason } from "../../Tool/Permission.js"
 import type { RuleSource } from "../../Tool/Permission.js"
 import type { AnyService, Claim, ContentRule, Definition, RuleContext, RulesByBehavior } from "../../Tool/Tool.js"
@@ -16,7 +17,6 @@ import { PolicyVerdict } from "../PermissionPolicy.js"
 import type { PermissionRule, RuleBehavior } from "../Rule.js"
 import { printRule, ruleTargetsTool } from "../Rule.js"
 import { protectedWriteReason } from "../SafetyCheck.js"
-import type { PermissionMode } from "../Settings.js"
 
 const posix = Path.posix
 

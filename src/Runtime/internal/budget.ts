@@ -3,9 +3,9 @@
  * gets a preview plus the path; empty results say so explicitly.
  */
 import * as Effect from "effect/Effect"
+import type { ResultStore } from "../../Session/ResultStore.js"
 import type { ToolResultContent } from "../../Tool/Wire.js"
 import { contentText } from "../../Tool/Wire.js"
-import type { ResultStore } from "../ResultStore.js"
 
 /** What the model gets in place of an empty result. */
 export const NO_OUTPUT = "(no output)"

@@ -18,7 +18,7 @@ import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import * as Subprocess from "../../Runtime/Subprocess.js"
+import * as Subprocess from "../../Process/Subprocess.js"
 import { argvProblem } from "../internal/argumentLimits.js"
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -9,8 +9,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
-import type { ResolvedPath, Workspace } from "../../Runtime/Workspace.js"
-import type { FileRecord } from "../FileState.js"
+import type { FileRecord } from "../../Session/FileState.js"
+import type { ResolvedPath, Workspace } from "../../Session/Workspace.js"
 import { specialFileReason, statOrUndefined } from "./filesPaths.js"
 
 /** A path from the model, resolved and inspected (never opened). */

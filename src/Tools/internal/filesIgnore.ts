@@ -10,7 +10,7 @@ import ignore from "ignore"
 import type { Ignore } from "ignore"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import { isWithin } from "../../Runtime/Workspace.js"
+import { isWithin } from "../../Session/Workspace.js"
 
 const readGitignore = (directory: string): Promise<Ignore | undefined> =>
   fs.promises.readFile(nodePath.join(directory, ".gitignore"), "utf8").then(

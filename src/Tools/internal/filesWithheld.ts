@@ -6,7 +6,7 @@
  * @internal
  */
 import * as nodePath from "node:path"
-import type { ResolvedPath } from "../../Runtime/Workspace.js"
+import type { ResolvedPath } from "../../Session/Workspace.js"
 import type { CallContext } from "../../Tool/Tool.js"
 
 /**

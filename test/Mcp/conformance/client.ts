@@ -4,14 +4,14 @@
  */
 import { NodeContext } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
+import { ToolRegistry } from "../../../src/Catalog/ToolRegistry.js"
+import { ToolHooks } from "../../../src/Hooks/ToolHooks.js"
 import * as McpConfig from "../../../src/Mcp/Config.js"
 import { McpServers } from "../../../src/Mcp/McpServers.js"
 import { Approver } from "../../../src/Permission/Approver.js"
 import { PermissionPolicy } from "../../../src/Permission/PermissionPolicy.js"
-import { ResultStore } from "../../../src/Runtime/ResultStore.js"
-import { ToolHooks } from "../../../src/Runtime/ToolHooks.js"
-import { ToolRegistry } from "../../../src/Runtime/ToolRegistry.js"
 import { ToolRuntime } from "../../../src/Runtime/ToolRuntime.js"
+import { ResultStore } from "../../../src/Session/ResultStore.js"
 
 const url = process.argv[process.argv.length - 1]!
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "initialize"

@@ -3,7 +3,7 @@ import { Effect, FastCheck as fc, Option } from "effect"
 import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { FileState, hashContent } from "../../../src/Tools/FileState.js"
+import { FileState, hashContent } from "../../../src/Session/FileState.js"
 import { cutMarker, readLines } from "../../../src/Tools/internal/filesContent.js"
 import { executeOne, runtimeLayer, tempDir, text, use, writeTree } from "./helpers.js"
 

@@ -1,0 +1,499 @@
+/**
+ * The agent loop: from a model's reply to the next request.
+ *
+ * Each turn sends the conversation with the session's tool definitions (the `ToolCatalog`'s, so deferred tools stay
+ * behind ToolSearch until discovered; every registered tool when there is no catalogue), streams the model's reply,
+ * hands each tool_use to the governed runtime **as it streams** (a read may finish before the model has finished
+ * writing the next call), and answers every tool_use with its tool_result (a ToolSearch's `tool_reference` blocks
+ * included) in the next user message. It stops when the model ends its turn without calling a tool, at the turn
+ * limit, or when it is cancelled; events stream out for a UI.
+ *
+ * ```ts
+ * const result = yield* AgentLoop.run({ messages: [{ role: "user", content: "Fix the typo in notes.txt" }] })
+ * // result.messages: the whole conversation; result.stopReason: "end_turn" | "max_turns" | "cancelled" | ...
+ * ```
+ *
+ * With a `Session` in context, the session is saved after every turn.
+ *
+ * The history the loop keeps is always valid to send again: every tool_use in it is followed by its tool_result,
+ * also when the loop was cancelled mid-reply or the model's response broke off (a call that never ran is answered
+ * as such; a call that started and was stopped says so). The backend is the {@link ModelBackend} in context:
+ * `AnthropicMessages` (the Messages API) or `EffectAiModel` (any @effect/ai `LanguageModel`).
+ *
+ * @since 0.2.0
+ */
+import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Mailbox from "effect/Mailbox"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as Definitions from "../Catalog/Definitions.js"
+import { requestEnabled, ToolCatalog } from "../Catalog/ToolCatalog.js"
+import { ToolRegistry } from "../Catalog/ToolRegistry.js"
+import type { ToolEvent } from "../Runtime/Events.js"
+import { parsePartial, ToolUsePart } from "../Runtime/Preview.js"
+import type { RunHandle, RunOptions } from "../Runtime/ToolRuntime.js"
+import { ToolRuntime } from "../Runtime/ToolRuntime.js"
+import { Session } from "../Session/Session.js"
+import type { Outcome } from "../Tool/Outcome.js"
+import { filterEnabled } from "../Tool/Tool.js"
+import type { ToolUseBlock } from "../Tool/Wire.js"
+import type { ContentBlock, Message, ModelEvent, ModelRequest, StopReason } from "./ModelBackend.js"
+import { ModelBackend, ModelError } from "./ModelBackend.js"
+
+// ---------------------------------------------------------------------------------------------------------------
+// models
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * What a conversation starts from and how far it may go.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface LoopOptions {
+  /** The conversation so far; normally it ends with the person's message. */
+  readonly messages: ReadonlyArray<Message>
+  /** The system prompt. The announcement of deferred tools (ToolSearch) is appended to it. */
+  readonly system?: string
+  /** At most this many model requests. Default 20. */
+  readonly maxTurns?: number
+  /** `max_tokens` of each request. Default 4,096. */
+  readonly maxTokens?: number
+  /** How each turn's tool calls run (scheduling mode, concurrency, timeouts). */
+  readonly run?: RunOptions
+  /**
+   * Called with every event, one at a time, in the order they happen (a UI that renders as it goes). The reply's
+   * events wait for it; the runtime's events of calls already running are not held back by it.
+   */
+  readonly onEvent?: (event: LoopEvent) => Effect.Effect<void>
+}
+
+/**
+ * Why the loop ended: the model's own stop reason when it ended its turn without calling a tool, `"max_turns"` at
+ * the turn limit (the history then ends with the last tool_results), or `"cancelled"`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type LoopStopReason = StopReason | "max_turns" | "cancelled"
+
+/**
+ * The end of a conversation.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface LoopResult {
+  /** The whole conversation: the given messages, then every reply and every answer to it. */
+  readonly messages: ReadonlyArray<Message>
+  readonly stopReason: LoopStopReason
+  /** How many model requests were made. */
+  readonly turns: number
+  /** The text of the model's last reply. */
+  readonly text: string
+  /** Tokens over all requests, as the backend reported them. */
+  readonly usage: { readonly inputTokens: number; readonly outputTokens: number }
+}
+
+/**
+ * What happens during a conversation, for a UI.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type LoopEvent = Data.TaggedEnum<{
+  /** A request is sent: which tools it carries. */
+  Requested: { readonly turn: number; readonly tools: ReadonlyArray<string>; readonly deferred: ReadonlyArray<string> }
+  /** More text of the model's reply. */
+  Text: { readonly turn: number; readonly text: string }
+  /** What the runtime reports about a call (queued, previewed, started, decided, progress, completed). */
+  Tool: { readonly turn: number; readonly event: ToolEvent }
+  /** A turn is complete: the model's reply and, when it called tools, the tool_results that answer them. */
+  Replied: { readonly turn: number; readonly reply: Message; readonly results: Message | undefined }
+  /** The conversation ended. */
+  Finished: { readonly result: LoopResult }
+}>
+
+/**
+ * Constructors and matchers for {@link LoopEvent}.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const LoopEvent = Data.taggedEnum<LoopEvent>()
+
+/**
+ * A model request failed. `messages` is the conversation up to the failure, still valid to send again: a reply cut
+ * short is kept with what had arrived, and every tool_use in it has its tool_result.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class AgentLoopError extends Data.TaggedError("AgentLoopError")<{
+  readonly error: ModelError
+  readonly turn: number
+  readonly messages: ReadonlyArray<Message>
+}> {
+  override get message(): string {
+    return `the model request of turn ${this.turn} failed (${this.error.reason}): ${this.error.message}`
+  }
+}
+
+/**
+ * A running conversation.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface LoopHandle {
+  /** Everything that happens, ending with `Finished`. Single consumer; events wait for it (unbounded). */
+  readonly events: Stream.Stream<LoopEvent, AgentLoopError>
+  /**
+   * Stops the conversation now: the model's reply stops streaming, running calls are interrupted, queued ones never
+   * start, and the loop ends with `"cancelled"` (every tool_use answered).
+   */
+  readonly cancel: Effect.Effect<void>
+  /**
+   * A softer stop (the person typed a new message): like `cancel`, but calls whose tool finishes rather than stops
+   * (`interruptBehavior: "block"`: Bash, edits) finish first.
+   */
+  readonly interrupt: Effect.Effect<void>
+  /** The conversation so far, at any moment. */
+  readonly messages: Effect.Effect<ReadonlyArray<Message>>
+  /** The end of the conversation. */
+  readonly await: Effect.Effect<LoopResult, AgentLoopError>
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// the loop
+// ---------------------------------------------------------------------------------------------------------------
+
+type Requirements = ModelBackend | ToolRuntime | ToolRegistry
+
+/**
+ * Runs a conversation to its end.
+ *
+ * @since 0.2.0
+ * @category running
+ */
+export const run = (options: LoopOptions): Effect.Effect<LoopResult, AgentLoopError, Requirements> =>
+  Effect.scoped(Effect.flatMap(startWith(options, options.onEvent ?? (() => Effect.void)), (handle) => handle.await))
+    .pipe(
+      Effect.withSpan("AgentLoop.run")
+    )
+
+/**
+ * Starts a conversation whose events, cancellation and end are in the handle; it belongs to the Scope (closing it
+ * stops everything).
+ *
+ * @since 0.2.0
+ * @category running
+ */
+export const start = (options: LoopOptions): Effect.Effect<LoopHandle, never, Requirements | Scope.Scope> =>
+  Effect.gen(function*() {
+    const events = yield* Mailbox.make<LoopEvent, AgentLoopError>()
+    // Added first, so it runs last: a consumer outside the Scope sees the events end when the Scope closes.
+    yield* Effect.addFinalizer(() => events.shutdown)
+    const onEvent = options.onEvent
+    const handle = yield* startWith(
+      options,
+      (event) => onEvent === undefined ? events.offer(event) : Effect.zipRight(onEvent(event), events.offer(event))
+    )
+    yield* Effect.forkScoped(Effect.flatMap(Effect.exit(Effect.asVoid(handle.await)), (exit) => events.done(exit)))
+    return { ...handle, events: Mailbox.toStream(events) }
+  }).pipe(Effect.withSpan("AgentLoop.start"))
+
+/**
+ * The conversation's events as a stream, ending with `Finished` (or failing with the {@link AgentLoopError}).
+ *
+ * @since 0.2.0
+ * @category running
+ */
+export const stream = (options: LoopOptions): Stream.Stream<LoopEvent, AgentLoopError, Requirements> =>
+  Stream.unwrapScoped(Effect.map(start(options), (handle) => handle.events))
+
+const startWith = (
+  options: LoopOptions,
+  emitUnordered: (event: LoopEvent) => Effect.Effect<unknown>
+): Effect.Effect<Omit<LoopHandle, "events">, never, Requirements | Scope.Scope> =>
+  Effect.gen(function*() {
+    // The conversation and the runtime's events are two fibers: one at a time, so a UI sees them in order.
+    const lock = yield* Effect.makeSemaphore(1)
+    const emit = (event: LoopEvent) => lock.withPermits(1)(emitUnordered(event))
+    const backend = yield* ModelBackend
+    const runtime = yield* ToolRuntime
+    const registry = yield* ToolRegistry
+    const catalog = yield* Effect.serviceOption(ToolCatalog)
+    // A session in context is saved after every turn (what the model read, discovered tools, approvals).
+    const checkpoint = Option.match(yield* Effect.serviceOption(Session), {
+      onNone: () => Effect.void,
+      onSome: (session) =>
+        Effect.catchAll(session.checkpoint, (error) =>
+          Effect.logWarning(`the session could not be saved: ${error.message}`))
+    })
+    const history = yield* Ref.make<ReadonlyArray<Message>>(options.messages)
+    const stopped = yield* Deferred.make<"cancel" | "interrupt">()
+    const maxTurns = options.maxTurns === undefined || !Number.isFinite(options.maxTurns)
+      ? 20
+      : Math.max(1, Math.floor(options.maxTurns))
+    const usage = { inputTokens: 0, outputTokens: 0 }
+
+    const definitions = Option.match(catalog, {
+      // Every registered tool that can work now (a down MCP server's tools are left out).
+      onNone: () =>
+        Effect.map(filterEnabled(registry.tools), (tools) => ({
+          tools: tools.map((tool) =>
+            Definitions.anthropic(tool.definition)
+          ),
+          included: tools.map((tool) => tool.definition.name),
+          deferred: [] as ReadonlyArray<string>,
+          announcement: undefined as string | undefined
+        })),
+      onSome: (service) =>
+        Effect.map(
+          requestEnabled("anthropic").pipe(
+            Effect.provideService(ToolCatalog, service),
+            Effect.provideService(ToolRegistry, registry)
+          ),
+          (request) => ({ ...request, tools: request.tools as ReadonlyArray<Definitions.AnthropicTool> })
+        )
+    })
+
+    const finish = (stopReason: LoopStopReason, turns: number) =>
+      Effect.gen(function*() {
+        const messages = yield* Ref.get(history)
+        const result: LoopResult = { messages, stopReason, turns, text: lastText(messages), usage: { ...usage } }
+        yield* emit(LoopEvent.Finished({ result }))
+        return result
+      })
+
+    const conversation = Effect.gen(function*() {
+      for (let turn = 1;; turn++) {
+        // A stop between turns ends the loop before its next request.
+        if (yield* Deferred.isDone(stopped)) return yield* finish("cancelled", turn - 1)
+        const request = yield* definitions
+        yield* emit(LoopEvent.Requested({ turn, tools: request.included, deferred: request.deferred }))
+        const system = [options.system, request.announcement].filter((part) => part !== undefined && part !== "").join(
+          "\n\n"
+        )
+        const reply = yield* replyTurn(turn, {
+          system: system === "" ? undefined : system,
+          messages: yield* Ref.get(history),
+          tools: request.tools,
+          maxTokens: options.maxTokens ?? 4096
+        })
+        if (reply.stop !== undefined && reply.stop.usage !== undefined) {
+          usage.inputTokens += reply.stop.usage.inputTokens
+          usage.outputTokens += reply.stop.usage.outputTokens
+        }
+        const answered: Array<Message> = []
+        if (reply.message.content.length > 0) answered.push(reply.message)
+        if (reply.results !== undefined) answered.push(reply.results)
+        yield* Ref.update(history, (messages) => [...messages, ...answered])
+        yield* checkpoint
+        if (reply.message.content.length > 0 || reply.results !== undefined) {
+          yield* emit(LoopEvent.Replied({ turn, reply: reply.message, results: reply.results }))
+        }
+        if (reply.error !== undefined) {
+          return yield* Effect.fail(new AgentLoopError({ error: reply.error, turn, messages: yield* Ref.get(history) }))
+        }
+        if (reply.cancelled) return yield* finish("cancelled", turn)
+        const stopReason = reply.stop!.reason
+        // The model goes on after tool results, and after a pause (a long server-side turn it continues itself).
+        const goesOn = reply.results !== undefined || stopReason === "pause_turn"
+        if (!goesOn) return yield* finish(stopReason, turn)
+        if (turn >= maxTurns) return yield* finish("max_turns", turn)
+      }
+    })
+
+    interface Reply {
+      readonly message: Message
+      readonly results: Message | undefined
+      readonly stop: Extract<ModelEvent, { _tag: "Stop" }> | undefined
+      readonly error: ModelError | undefined
+      readonly cancelled: boolean
+    }
+
+    /**
+     * One request and its answers. The tool_uses go into one run as they stream; when the reply stops early
+     * (cancelled, or the response broke), the run is stopped before the intake ends, so a tool_use cut short is never
+     * executed, and it is still answered.
+     */
+    const replyTurn = (turn: number, request: ModelRequest) =>
+      Effect.scoped(Effect.gen(function*() {
+        const intake = yield* Mailbox.make<ToolUseBlock | ToolUsePart>()
+        const runHandle: RunHandle = yield* runtime.start(Mailbox.toStream(intake), options.run)
+        const toolEvents = yield* Effect.forkScoped(
+          Stream.runForEach(runHandle.events, (event) => emit(LoopEvent.Tool({ turn, event })))
+        )
+        // A stop after the reply has ended still stops the calls that run.
+        yield* Effect.forkScoped(
+          Effect.flatMap(
+            Deferred.await(stopped),
+            (how) => (how === "interrupt" ? runHandle.interrupt : runHandle.cancel)
+          )
+        )
+        const content: Array<ContentBlock | OpenToolUse> = []
+        const open = new Map<string, OpenToolUse>()
+        let stop: Extract<ModelEvent, { _tag: "Stop" }> | undefined = undefined
+
+        const onEvent = (event: ModelEvent): Effect.Effect<void, ModelError> => {
+          switch (event._tag) {
+            case "TextDelta": {
+              const last = content.at(-1)
+              if (last !== undefined && last.type === "text") {
+                content[content.length - 1] = { type: "text", text: last.text + event.text }
+              } else content.push({ type: "text", text: event.text })
+              return Effect.asVoid(emit(LoopEvent.Text({ turn, text: event.text })))
+            }
+            case "ToolUseStart": {
+              if (event.id === "") {
+                return malformed("a tool_use block has an empty id")
+              }
+              if (open.has(event.id) || content.some((block) => block.type === "tool_use" && block.id === event.id)) {
+                return malformed(`two tool_use blocks have the id ${event.id}`)
+              }
+              const block: OpenToolUse = { type: "open_tool_use", id: event.id, name: event.name, json: "" }
+              open.set(event.id, block)
+              content.push(block)
+              return Effect.asVoid(intake.offer(ToolUsePart.Start({ id: event.id, name: event.name })))
+            }
+            case "ToolUseDelta": {
+              const block = open.get(event.id)
+              if (block === undefined) return malformed(`input for a tool_use that is not open (${event.id})`)
+              block.json += event.partialJson
+              return Effect.asVoid(intake.offer(ToolUsePart.Delta({ id: event.id, partialJson: event.partialJson })))
+            }
+            case "ToolUseEnd": {
+              const block = open.get(event.id)
+              if (block === undefined) return malformed(`the end of a tool_use that is not open (${event.id})`)
+              open.delete(event.id)
+              content[content.indexOf(block)] = {
+                type: "tool_use",
+                id: block.id,
+                name: block.name,
+                input: inputOf(block.json)
+              }
+              return Effect.asVoid(intake.offer(ToolUsePart.End({ id: event.id })))
+            }
+            case "Stop": {
+              stop = event
+              return Effect.void
+            }
+          }
+        }
+
+        const streamed = yield* backend.stream(request).pipe(
+          Stream.runForEach(onEvent),
+          Effect.zipRight(Effect.suspend(() =>
+            stop === undefined
+              ? malformed("the reply ended without a stop reason")
+              : open.size > 0
+              ? malformed(`the reply ended inside a tool_use (${[...open.keys()].join(", ")})`)
+              : Effect.void
+          )),
+          Effect.raceFirst(Effect.map(Deferred.await(stopped), (how) => ({ stoppedBy: how }))),
+          Effect.either
+        )
+        const error = streamed._tag === "Left" ? streamed.left : undefined
+        const stoppedBy = streamed._tag === "Right" && streamed.right !== undefined
+          ? streamed.right.stoppedBy
+          : undefined
+        // Stopped before the intake ends: calls still open or queued are answered as never run.
+        if (stoppedBy === "interrupt") yield* runHandle.interrupt
+        else if (stoppedBy !== undefined || error !== undefined) yield* runHandle.cancel
+        yield* intake.end
+        const outcomes = yield* runHandle.await
+        yield* Fiber.join(toolEvents)
+
+        // A tool_use still open when the reply stopped is kept with what had arrived of its input, and answered here:
+        // the runtime never ran it (its input was incomplete, and the run was stopped before the intake ended).
+        const cutShort = new Set(open.keys())
+        const blocks: Array<ContentBlock> = content.map((block) =>
+          block.type === "open_tool_use"
+            ? { type: "tool_use", id: block.id, name: block.name, input: partialInputOf(block.json) }
+            : block
+        )
+        const message: Message = { role: "assistant", content: blocks }
+        const reply: Reply = {
+          message,
+          results: blocks.some((block) => block.type === "tool_use")
+            ? { role: "user", content: answers(blocks, outcomes, cutShort) }
+            : undefined,
+          stop,
+          error,
+          cancelled: stoppedBy !== undefined || (yield* Deferred.isDone(stopped))
+        }
+        return reply
+      })).pipe(Effect.withSpan("AgentLoop.turn", { attributes: { turn } }))
+
+    const fiber = yield* Effect.forkScoped(conversation)
+    const stopWith = (how: "cancel" | "interrupt") => Effect.asVoid(Deferred.succeed(stopped, how))
+    return {
+      cancel: stopWith("cancel"),
+      interrupt: stopWith("interrupt"),
+      messages: Ref.get(history),
+      await: Fiber.join(fiber)
+    }
+  })
+
+interface OpenToolUse {
+  readonly type: "open_tool_use"
+  readonly id: string
+  readonly name: string
+  json: string
+}
+
+const malformed = (message: string) => Effect.fail(new ModelError({ reason: "Malformed", message }))
+
+/** The input of a complete tool_use for the history: its JSON when it is an object (the runtime answers the rest). */
+const inputOf = (json: string): unknown => {
+  if (json.trim() === "") return {}
+  try {
+    const value: unknown = JSON.parse(json)
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? value : {}
+  } catch {
+    return partialInputOf(json)
+  }
+}
+
+/** The input of a tool_use cut short, for the history: as much of its object as arrived. */
+const partialInputOf = (json: string): unknown => {
+  const value = parsePartial(json)
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? value : {}
+}
+
+/**
+ * The model-facing answer to a tool_use the reply stopped in the middle of.
+ *
+ * @since 0.2.0
+ * @category messages
+ */
+export const cutShortMessage = "This tool call never ran: the reply stopped before its input was complete."
+
+/** The tool_results in the order of the reply's tool_uses (the runtime answers each one, in model order). */
+const answers = (
+  blocks: ReadonlyArray<ContentBlock>,
+  outcomes: ReadonlyArray<Outcome>,
+  cutShort: ReadonlySet<string>
+): ReadonlyArray<ContentBlock> => {
+  const byId = new Map(outcomes.map((outcome) => [outcome.toolUseId, outcome.result]))
+  return blocks.flatMap((block) => {
+    if (block.type !== "tool_use") return []
+    const result = cutShort.has(block.id) ? undefined : byId.get(block.id)
+    return [result ?? { type: "tool_result" as const, tool_use_id: block.id, content: cutShortMessage, is_error: true }]
+  })
+}
+
+const lastText = (messages: ReadonlyArray<Message>): string => {
+  const last = [...messages].reverse().find((message) => message.role === "assistant")
+  if (last === undefined) return ""
+  return typeof last.content === "string"
+    ? last.content
+    : last.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("")
+}

@@ -1,0 +1,229 @@
+/**
+ * The machinery of `Subprocess.run`: spawn, readers, the race between exit, timeout and output caps, and the
+ * teardown through `processTree`.
+ *
+ * @internal
+ */
+import * as NodeStream from "@effect/platform-node/NodeStream"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as childProcess from "node:child_process"
+import { randomUUID } from "node:crypto"
+import * as os from "node:os"
+import type { Readable } from "node:stream"
+import { realSleep } from "../../Shared/realTime.js"
+import type * as Subprocess from "../Subprocess.js"
+import { Exit, SubprocessError } from "../Subprocess.js"
+import * as processTree from "./processTree.js"
+
+const DEFAULT_GRACE = Duration.seconds(2)
+const DEFAULT_CAPTURE_BYTES = 1024 * 1024
+/** How long output may keep arriving after every process we know of is gone. */
+const DRAIN_LIMIT_MS = 2_000
+
+/** The runs whose processes may still be running, for {@link killAllNow}. */
+const live = new Set<processTree.ProcessTree>()
+
+export const killAllNow = (): void => {
+  for (const tree of live) processTree.killNow(tree)
+}
+
+const signalNumber = (name: string): number => (os.constants.signals as Record<string, number | undefined>)[name] ?? 0
+
+type Ended = { readonly code: number | null; readonly signal: NodeJS.Signals | null }
+
+/** Spawns detached; succeeds once the process runs, fails when it cannot start (no such program, no such cwd). */
+const spawn = (options: Subprocess.Options, marker: string) =>
+  Effect.async<
+    { readonly child: childProcess.ChildProcess; readonly ended: Deferred.Deferred<Ended> },
+    SubprocessError
+  >((resume) => {
+    const [program, ...args] = options.argv
+    const fail = (error: unknown) =>
+      new SubprocessError({
+        reason: "spawn",
+        message: `cannot start ${program} in ${options.cwd}: ${error instanceof Error ? error.message : String(error)}`,
+        cause: error
+      })
+    let child: childProcess.ChildProcess
+    try {
+      child = childProcess.spawn(program, args, {
+        cwd: options.cwd,
+        env: { ...options.env, [processTree.markerVariable]: marker },
+        stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+        detached: true
+      })
+    } catch (error) {
+      return resume(Effect.fail(fail(error)))
+    }
+    const ended = Deferred.unsafeMake<Ended>(FiberId.none)
+    let started = false
+    child.once("exit", (code, signal) => Deferred.unsafeDone(ended, Effect.succeed({ code, signal })))
+    // Stays registered: an 'error' nobody listens to would crash the process.
+    child.on("error", (error) => {
+      if (!started) resume(Effect.fail(fail(error)))
+      started = true
+    })
+    child.once("spawn", () => {
+      started = true
+      resume(Effect.succeed({ child, ended }))
+    })
+  })
+
+/** One destination of output: a sink or a capture buffer, with its cap. */
+interface Channel {
+  readonly deliver: (chunk: Uint8Array) => Effect.Effect<void>
+  readonly captured: () => Uint8Array
+  readonly truncated: () => boolean
+}
+
+const channel = (
+  handling: Subprocess.OutputHandling | undefined,
+  stream: "stdout" | "stderr",
+  stop: (exit: Subprocess.Exit) => Effect.Effect<void>
+): Channel => {
+  const chunks: Array<Uint8Array> = []
+  const sink = handling?.onChunk
+  // A sink that has had enough gets nothing more (what is still in the pipe is read and dropped).
+  let enough = false
+  const take = sink === undefined
+    ? (chunk: Uint8Array): Effect.Effect<void> => Effect.sync(() => void chunks.push(chunk))
+    : (chunk: Uint8Array): Effect.Effect<void> =>
+      enough ? Effect.void : Effect.flatMap(sink(chunk), (answer) => {
+        if (answer !== "enough") return Effect.void
+        enough = true
+        return stop(Exit.Stopped())
+      })
+  const limit = Math.max(0, handling?.maxBytes ?? (sink === undefined ? DEFAULT_CAPTURE_BYTES : Infinity))
+  const stopsAtLimit = (handling?.overflow ?? "stop") === "stop"
+  let delivered = 0
+  let truncated = false
+  return {
+    deliver: (chunk) => {
+      const room = limit - delivered
+      if (chunk.length <= room) {
+        delivered += chunk.length
+        return take(chunk)
+      }
+      // Output past the cap is never delivered (memory and disk stay bounded).
+      delivered = limit
+      truncated = true
+      const kept = room > 0 ? take(chunk.subarray(0, room)) : Effect.void
+      return stopsAtLimit ? Effect.zipRight(kept, stop(Exit.OutputLimit({ stream, limitBytes: limit }))) : kept
+    },
+    captured: () => (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)),
+    truncated: () => truncated
+  }
+}
+
+export const run = (options: Subprocess.Options): Effect.Effect<Subprocess.Result, SubprocessError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const grace = options.killGrace ?? DEFAULT_GRACE
+    const keep = options.afterExit === "keep"
+    const marker = randomUUID()
+    const startTicks = processTree.startTicksFloor()
+    const state = { settled: false }
+    const terminate = (tree: processTree.ProcessTree) =>
+      Effect.tap(processTree.terminate(tree, grace), (termination) =>
+        Effect.sync(() => {
+          // Nothing of the run runs any more, so nothing can start anything: nothing is left to do at the end.
+          if (termination.survivors.length === 0) {
+            state.settled = true
+            live.delete(tree)
+          }
+        }))
+    // Spawned and registered without a gap an interruption could fall into.
+    const { child, ended, tree } = yield* Effect.acquireRelease(
+      Effect.map(spawn(options, marker), (spawned) => {
+        const tree: processTree.ProcessTree = { pgid: spawned.child.pid!, marker, startTicks }
+        live.add(tree)
+        return { ...spawned, tree }
+      }),
+      ({ tree }) => (state.settled ? Effect.void : terminate(tree))
+    )
+    const pid = tree.pgid
+
+    if (options.stdin !== undefined) {
+      // A program that never reads its input may exit before it is written: EPIPE is not the run's error.
+      child.stdin!.on("error", () => {})
+      child.stdin!.end(options.stdin)
+    }
+
+    // The first reason to stop wins; later ones (the rest of an overflowing chunk) change nothing.
+    const stopped = yield* Deferred.make<Subprocess.Exit>()
+    const stop = (exit: Subprocess.Exit) => Effect.asVoid(Deferred.succeed(stopped, exit))
+    const out = channel(options.stdout, "stdout", stop)
+    const err = options.stderr === "stdout" ? out : channel(options.stderr, "stderr", stop)
+    // Two readers share one lock, so chunks reach a sink one at a time; `Stream.merge` would do the same at twice
+    // the cost per chunk.
+    const lock = yield* Effect.makeSemaphore(1)
+    const readAll = (readable: Readable, into: Channel) =>
+      Stream.runForEachChunk(
+        NodeStream.fromReadable<SubprocessError>(
+          () => readable,
+          (cause) =>
+            new SubprocessError({
+              reason: "read",
+              message: `cannot read the output of ${options.argv[0]}: ${String(cause)}`,
+              cause
+            })
+        ),
+        (chunk) => lock.withPermits(1)(Effect.forEach(chunk, into.deliver, { discard: true }))
+      )
+    const reader = yield* Effect.all([readAll(child.stdout!, out), readAll(child.stderr!, err)], {
+      concurrency: 2,
+      discard: true
+    }).pipe(
+      Effect.forkScoped
+    )
+
+    const exited = Effect.map(
+      Deferred.await(ended),
+      ({ code, signal }): Subprocess.Exit =>
+        signal !== null || code === null
+          ? Exit.Signaled({ signal: signal ?? "SIGKILL", code: 128 + signalNumber(signal ?? "SIGKILL") })
+          : Exit.Exited({ code })
+    )
+    // Keeping what the program left running, the run is over once its output ends too (a background job holding
+    // the pipe keeps it going, up to the timeout). A read error ends it as well, and surfaces below.
+    const finished = keep ? Effect.zipLeft(exited, Effect.either(Fiber.join(reader))) : exited
+    const timeout = options.timeout === undefined ? undefined : Duration.decode(options.timeout)
+    const exit = yield* Effect.raceAll([
+      finished,
+      Deferred.await(stopped),
+      ...(timeout === undefined
+        ? []
+        : [Effect.as(realSleep(Duration.toMillis(timeout)), Exit.TimedOut({ after: timeout }))])
+    ])
+    const byItself = exit._tag === "Exited" || exit._tag === "Signaled"
+    let leftovers = 0
+    if (keep && byItself) {
+      state.settled = true
+      live.delete(tree)
+    } else {
+      const termination = yield* terminate(tree)
+      if (byItself) leftovers = termination.found
+    }
+
+    // Every writer is gone, so the pipes reach their end; unless a process we could not find holds one open.
+    const drained = yield* Fiber.join(reader).pipe(
+      Effect.as(true),
+      Effect.raceFirst(Effect.as(realSleep(DRAIN_LIMIT_MS), false))
+    )
+    if (!drained) yield* Fiber.interrupt(reader)
+    return {
+      exit,
+      pid,
+      stdout: out.captured(),
+      stderr: options.stderr === "stdout" ? new Uint8Array(0) : err.captured(),
+      stdoutTruncated: out.truncated(),
+      stderrTruncated: err.truncated(),
+      leftovers,
+      outputIncomplete: !drained
+    }
+  })
