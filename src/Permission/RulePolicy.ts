@@ -77,12 +77,12 @@ import { realPathSync, Workspace } from "../Session/Workspace.js"
 import type { LoadedSettings, PermissionModeSetting } from "../Settings/Settings.js"
 import { addRuleToSettingsFile, claudeSettingsPaths, readFileRule, resolveMode } from "../Settings/Settings.js"
 import type { RuleSource } from "../Tool/Permission.js"
+import { parseRule } from "../Tool/Rule.js"
+import type { PermissionRule, RuleBehavior, RuleParseError } from "../Tool/Rule.js"
 import type { Definition } from "../Tool/Tool.js"
-import { decide, deniesRead, indexRule, makeIndex, ruleTargets } from "./internal/policy.js"
+import { decide, deniesRead, indexRule, makeIndex, ruleCoversCall, ruleTargets } from "./internal/policy.js"
 import type { IndexedRule, PolicyEnvironment } from "./internal/policy.js"
 import { PermissionPolicy, PolicyUpdateError } from "./PermissionPolicy.js"
-import { parseRule } from "./Rule.js"
-import type { PermissionRule, RuleBehavior, RuleParseError } from "./Rule.js"
 
 // -----------------------------------------------------------------------------
 // models
@@ -262,3 +262,13 @@ export const wholeToolDenial = (
   const whole = [...fromFiles, ...fromText].filter((rule) => rule.content === undefined)
   return (definition) => whole.some((rule) => ruleTargets(rule, definition))
 }
+
+/**
+ * Whether a rule covers a call, read as a deny rule would be: its tool part names the tool and its content matches
+ * some part of the call (a call the tool cannot analyse included). Hooks' `if` conditions use it, so a guarding hook
+ * runs whenever the call might be what it guards against.
+ *
+ * @since 0.3.0
+ * @category matching
+ */
+export const coversCall = ruleCoversCall

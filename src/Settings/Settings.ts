@@ -36,11 +36,11 @@ import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import * as Schema from "effect/Schema"
 import * as Path from "node:path"
-import { compileHookMatcher } from "../Hooks/internal/hookMatcher.js"
-import { makeRule, parseMcpName, parseRule, PermissionRule, printRule, RuleBehavior } from "../Permission/Rule.js"
 import { closest, editDistance } from "../Shared/closest.js"
 import { formatPath, issueLines } from "../Shared/issues.js"
 import { RuleSource } from "../Tool/Permission.js"
+import { makeRule, parseMcpName, parseRule, PermissionRule, printRule, RuleBehavior } from "../Tool/Rule.js"
+import { compileHookMatcher } from "./HookMatcher.js"
 
 // -----------------------------------------------------------------------------
 // schemas
