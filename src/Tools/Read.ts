@@ -29,6 +29,7 @@ import { PathString } from "./internal/argumentLimits.js"
 import { numberLines, readHead, readLines, sniff } from "./internal/filesContent.js"
 import { inspect } from "./internal/filesGuard.js"
 import { checkFilePath, displayPath, fileResource, ruleCovers } from "./internal/filesPaths.js"
+import { WholeNumber } from "./internal/numbers.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // limits
@@ -63,11 +64,11 @@ export const limits = {
  */
 export const ReadInput = Schema.Struct({
   file_path: PathString("The absolute path to the file to read"),
-  offset: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))).annotations({
+  offset: Schema.optional(WholeNumber(0)).annotations({
     description:
       "The line number to start reading from (1-based). Only provide if the file is too large to read at once"
   }),
-  limit: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))).annotations({
+  limit: Schema.optional(WholeNumber(1)).annotations({
     description: "The number of lines to read. Only provide if the file is too large to read at once."
   })
 })
