@@ -64,7 +64,7 @@ describe("allow for this session, compound commands", () => {
       // The same command again: the session's rules allow it without asking.
       const second = yield* runtime.executeOne(use("u2", "mkdir a && touch a/b"))
       expect(second.status).toBe("success")
-      expect(second.decision).toMatchObject({ behavior: "allow", kind: "Rule" })
+      expect(second.decision).toMatchObject({ _tag: "Allow", reason: { _tag: "Rule" } })
       expect(asked).toHaveLength(1)
       expect(fs.existsSync(path.join(dir, "a", "b"))).toBe(true)
     }).pipe(Effect.provide(layer))
