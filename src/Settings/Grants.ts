@@ -4,12 +4,14 @@
  * come with one (committed, or copied in), whose allow rules must wait for the person's trust. So each rule this
  * runtime writes there is also recorded here, outside every project, under the absolute path of the file it went
  * into. On the next run the rules of a `settings.local.json` that this record lists for that file apply without
- * `--trust-project`; everything else in the file (other allow rules, hooks, modes, directories) still waits for trust.
+ * `--trust-project`; everything else in the file (other allow rules, hooks, modes, directories) still waits for
+ * trust.
  *
- * The record is a JSON file in the person's config directory, `~/.config/effect-tool-runtime/grants.json` (0600, in a
- * 0700 directory), or wherever {@link grantsPathVariable} names; loaders and policies also take a path option (tests
- * use a temp file). Rules are stored as printed (`Bash(npm test:*)`), the way they are written to the settings file.
- * Writes are atomic (temporary file, then rename); concurrent writers of one record are not locked against each other.
+ * The record is a JSON file in the person's config directory, `~/.config/effect-tool-runtime/grants.json` (0600, in
+ * a 0700 directory), or wherever {@link grantsPathVariable} names; loaders and policies also take a path option
+ * (tests use a temp file). Rules are stored as printed (`Bash(npm test:*)`), the way they are written to the settings
+ * file. Writes are atomic (temporary file, then rename); concurrent writers of one record are not locked against each
+ * other.
  *
  * Owns: the record's format, its location, reading and adding. Imports only effect and @effect/platform.
  *
@@ -68,7 +70,8 @@ export class GrantsError extends Schema.TaggedError<GrantsError>("effect-tool-ru
 }
 
 /**
- * Where the record lives: {@link grantsPathVariable} when set, else `<home>/.config/effect-tool-runtime/grants.json`.
+ * Where the record lives: {@link grantsPathVariable} when set, else
+ * `<home>/.config/effect-tool-runtime/grants.json`.
  *
  * @since 0.3.0
  * @category models

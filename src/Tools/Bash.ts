@@ -1,6 +1,7 @@
 /**
  * The `Bash` tool: runs a shell command in the workspace, as Claude Code's tool of the same name does
- * (parameters `command`, `timeout` in milliseconds, `description`; Claude Code's `run_in_background` and `dangerouslyDisableSandbox` are accepted as `false` and refused as `true` until they are implemented).
+ * (parameters `command`, `timeout` in milliseconds, `description`; Claude Code's `run_in_background` and
+ * `dangerouslyDisableSandbox` are accepted as `false` and refused as `true` until they are implemented).
  *
  * - **Risk** comes from the static analysis in `Shell/`: a command is read-only only when every simple command
  *   in it is on the read-only allowlist (`Shell/ReadOnly`), and then it runs alongside reads and is auto-allowed

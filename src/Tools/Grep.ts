@@ -1,7 +1,7 @@
 /**
  * The `Grep` tool (Claude Code's parameters: `pattern`, `path`, `glob`, `type`, `output_mode`, `-i`, `-n`, `-o`,
- * `-A`, `-B`, `-C`, `context`, `multiline`, `head_limit`, `offset`): ripgrep from `@vscode/ripgrep`, spawned with an argv array (never a
- * shell), the pattern after `-e` so a pattern starting with `-` is not an option.
+ * `-A`, `-B`, `-C`, `context`, `multiline`, `head_limit`, `offset`): ripgrep from `@vscode/ripgrep`, spawned with an
+ * argv array (never a shell), the pattern after `-e` so a pattern starting with `-` is not an option.
  *
  * - Exit code 1 is "no matches", not an error; exit code 2 is an error with rg's stderr (unless rg still found
  *   matches, e.g. past an unreadable file: then the matches come back with a note).

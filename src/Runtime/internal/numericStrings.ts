@@ -141,7 +141,8 @@ const fromJsonSchema = (schema: unknown, depth = 0): Places => {
   const stringy = alternatives.some((a) =>
     isObject(a) && (a.type === "string" || (Array.isArray(a.type) && a.type.includes("string")))
   )
-  return merge([shaped, ...alternatives.map((a) => fromJsonSchema(a, depth + 1))], stringy || types.includes("string"))
+  const branches = alternatives.map((a) => fromJsonSchema(a, depth + 1))
+  return merge([shaped, ...branches], stringy || types.includes("string"))
 }
 
 /** A decimal literal, as a model writes a number in quotes. */

@@ -501,7 +501,10 @@ const fileCommandClaims = (
  * The tool's own permission view: ask, with the reason, for a command the analysis cannot vouch for; otherwise no
  * opinion (the policy's rules, modes and read-only auto-allow decide), with a suggested rule for the prompt.
  */
-const permissionCheckFrom = (analysis: ShellAnalysis, directories: ReadonlyArray<string>): PermissionCheck<never> => {
+const permissionCheckFrom = (
+  analysis: ShellAnalysis,
+  directories: ReadonlyArray<string>
+): PermissionCheck<never> => {
   if (analysis._tag === "Unanalyzable") {
     return PermissionCheck.ask(
       `This command cannot be analysed (${analysis.reason}); approve it only if you have read it.`,
@@ -511,7 +514,7 @@ const permissionCheckFrom = (analysis: ShellAnalysis, directories: ReadonlyArray
   }
   let contents: ReadonlyArray<string>
   try {
-    // One rule for a simple command; one per part for a compound one, when together they allow it (Shell/Suggestions).
+    // One rule for a simple command; one per part of a compound one, when together they allow it (Shell/Suggestions).
     contents = suggestRules(analysis, directories)
   } catch {
     contents = []

@@ -1,9 +1,9 @@
 /**
  * The rules an approval prompt suggests for a command ("allow for this session", "always allow"). A simple command
- * gets `BashRule.suggestRule`'s one rule. A compound command (`npm run build && npm test`, `git status; git diff`) is
- * allowed by rules only when every part is, so it gets one rule per part, and the set is offered only when those
- * rules, decided as the policy decides them, do allow the whole command; otherwise none (the prompt then says that no
- * rule can allow it, and the person may still allow it once). Claude Code suggests rules per part as well.
+ * gets `BashRule.suggestRule`'s one rule. A compound command (`npm run build && npm test`, `git status; git diff`)
+ * is allowed by rules only when every part is, so it gets one rule per part, and the set is offered only when those
+ * rules, decided as the policy decides them, do allow the whole command; otherwise none (the prompt then says that
+ * no rule can allow it, and the person may still allow it once). Claude Code suggests rules per part as well.
  *
  * @since 0.3.0
  */
@@ -26,7 +26,8 @@ export const suggestRules = (
   if (analysis.commands.length <= 1) return Option.toArray(suggestRule(analysis))
   const contents: Array<string> = []
   for (const simple of analysis.commands) {
-    const part = suggestRule({ _tag: "Parsed", source: simple.source, commands: [simple], features: analysis.features })
+    const alone = { _tag: "Parsed", source: simple.source, commands: [simple], features: analysis.features } as const
+    const part = suggestRule(alone)
     if (Option.isSome(part) && !contents.includes(part.value)) contents.push(part.value)
   }
   if (contents.length === 0) return []

@@ -64,6 +64,8 @@ export const pagesOf = (spec: string, total: number): Either.Either<ReadonlyArra
   return Either.right([...pages].sort((a, b) => a - b))
 }
 
+const messageOf = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause))
+
 interface TextItem {
   readonly str?: string
   readonly hasEOL?: boolean
@@ -98,7 +100,7 @@ export const pdfText = (
             stopAtErrors: false,
             verbosity: 0
           }).promise,
-        catch: (cause) => `it is not a PDF that can be read (${cause instanceof Error ? cause.message : String(cause)})`
+        catch: (cause) => `it is not a PDF that can be read (${messageOf(cause)})`
       }),
       (document) => Effect.promise(() => document.destroy())
     )
@@ -115,7 +117,7 @@ export const pdfText = (
             page.cleanup()
           }
         },
-        catch: (cause) => `page ${number} could not be read (${cause instanceof Error ? cause.message : String(cause)})`
+        catch: (cause) => `page ${number} could not be read (${messageOf(cause)})`
       })
       const cut = text.length > maxPageChars
       pages.push({ page: number, text: cut ? text.slice(0, maxPageChars) : text, cut })
