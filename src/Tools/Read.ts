@@ -392,10 +392,10 @@ const pdfModelText = (output: PdfOutput): string => {
     }`
   ).join("\n\n")
   const last = output.pages.at(-1)?.page ?? 0
+  const end = Math.min(output.totalPages, last + Pdf.maxPagesPerRead)
+  const next = end === last + 1 ? `${end}` : `${last + 1}-${end}`
   const more = last < output.totalPages
-    ? `\n\n(The PDF has ${output.totalPages} pages. Use pages: "${last + 1}-${
-      Math.min(output.totalPages, last + Pdf.maxPagesPerRead)
-    }" to read on.)`
+    ? `\n\n(The PDF has ${output.totalPages} pages. Use pages: "${next}" to read on.)`
     : ""
   return `${body}${more}`
 }

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, FastCheck as fc, Option } from "effect"
+import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { FileState } from "../../src/Session/FileState.js"
@@ -88,6 +89,26 @@ describe("Read on PDFs", () => {
       expect(outcome.status).toBe("success")
       expect(text(outcome)).toContain("Big page")
     }).pipe(Effect.provide(layer)))
+
+  it("the CLI reads a PDF too (pdf.js loaded from the one-file bundle)", () => {
+    const cli = path.resolve("dist/bin/effect-tool-runtime.js")
+    const input = JSON.stringify([{
+      type: "tool_use",
+      id: "t1",
+      name: "Read",
+      input: { file_path: "short.pdf", pages: "2" }
+    }])
+    const run = childProcess.spawnSync(process.execPath, [cli, "exec", "--cwd", dir, "--no-claude-settings"], {
+      input,
+      encoding: "utf8",
+      env: { ...process.env, HOME: dir }
+    })
+    expect(run.stderr).toBe("")
+    const result = JSON.parse(run.stdout) as { results: Array<{ content: string }> }
+    expect(result.results[0]!.content).toBe(
+      "--- Page 2 of 3 ---\nText of page 2\n\n(The PDF has 3 pages. Use pages: \"3\" to read on.)"
+    )
+  })
 
   it.prop(
     "pagesOf names the pages of its ranges, each once, in order, at most 20; or refuses",

@@ -9,6 +9,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import { createRequire } from "node:module"
+import type * as Pdfjs from "pdfjs-dist/legacy/build/pdf.mjs"
 
 /** Pages one Read may return (Claude Code: "Maximum 20 pages per request"). */
 export const maxPagesPerRead = 20
@@ -64,6 +66,13 @@ export const pagesOf = (spec: string, total: number): Either.Either<ReadonlyArra
   return Either.right([...pages].sort((a, b) => a - b))
 }
 
+/**
+ * pdf.js, loaded on first use with `require` of its ES module (Node >= 20.19, which pdfjs-dist needs anyway) rather
+ * than `import()`: the CLI runs as one script from V8's code cache, and Node 20 serves no `import()` from such a
+ * script. `import.meta.url` is the bundle's own in the CLI, so the package is found from either place.
+ */
+const loadPdfjs = (): typeof Pdfjs => createRequire(import.meta.url)("pdfjs-dist/legacy/build/pdf.mjs")
+
 const messageOf = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause))
 
 interface TextItem {
@@ -84,8 +93,8 @@ export const pdfText = (
   select: (totalPages: number) => Either.Either<ReadonlyArray<number>, string>
 ): Effect.Effect<PdfText, string> =>
   Effect.gen(function*() {
-    const pdfjs = yield* Effect.tryPromise({
-      try: () => import("pdfjs-dist/legacy/build/pdf.mjs"),
+    const pdfjs = yield* Effect.try({
+      try: loadPdfjs,
       catch: (cause) => `the PDF reader (pdfjs-dist) could not be loaded: ${String(cause)}`
     })
     const document = yield* Effect.acquireRelease(
