@@ -105,6 +105,30 @@ describe("numbers given as strings", () => {
     expect(Schema.decodeUnknownSync(schema)(numericStringsAsNumbers(schema.ast, raw))).toBeDefined()
   })
 
+  const mcpInput = inputSchema({
+    type: "object",
+    properties: { count: { type: "integer", minimum: 1 }, name: { type: "string" } },
+    required: ["count"],
+    additionalProperties: false
+  })
+  const McpLike = Tool.make("mcp__srv__count", {
+    description: "An MCP server's tool, its input checked against the server's JSON Schema.",
+    input: mcpInput.schema,
+    output: Schema.Unknown,
+    touchesEnvironment: false
+  })
+  const mcpRuntime = testRuntime([McpLike], McpLike.implement({ call: (input) => Effect.succeed(input) }))
+
+  it.effect("an MCP tool's numbers too: \"count\": \"3\" reaches the server as 3, a string parameter stays a string", () =>
+    Effect.gen(function*() {
+      const outcome = yield* executeOne(use("mcp__srv__count", { count: "3", name: "7" }))
+      expect(outcome.status).toBe("success")
+      expect(JSON.parse(text(outcome))).toEqual({ count: 3, name: "7" })
+      const refused = yield* executeOne(use("mcp__srv__count", { count: "three" }))
+      expect(refused.status).toBe("error")
+      expect(text(refused)).toContain("`count`")
+    }).pipe(Effect.provide(mcpRuntime)))
+
   it.prop(
     "a decimal literal string at a number place reads as Number(s); anything else is left as it is",
     [fc.oneof(
