@@ -47,6 +47,8 @@ export * as RulePolicy from "./Permission/RulePolicy.js"
 export * as PermissionRule from "./Tool/Rule.js"
 /** @since 0.1.0 */
 export * as Settings from "./Settings/Settings.js"
+/** @since 0.3.0 */
+export * as Grants from "./Settings/Grants.js"
 /** @since 0.1.0 */
 export * as Hooks from "./Hooks/Hooks.js"
 /** @since 0.1.0 */

@@ -122,7 +122,11 @@ export interface WebFetchOptions {
  * @category models
  */
 export const WebFetchInput = Schema.Struct({
-  url: Schema.String.annotations({ description: "The URL to fetch content from" }),
+  // `format: uri` as in Claude Code's definition; the URL itself is checked in validate (scheme, host, length).
+  url: Schema.String.annotations({
+    description: "The URL to fetch content from",
+    jsonSchema: { type: "string", format: "uri" }
+  }),
   prompt: Schema.String.annotations({ description: "The prompt to run on the fetched content" })
 })
 /**
