@@ -72,7 +72,7 @@ export const serve = async (kind: Kind, options: ServeOptions = {}): Promise<Ser
 }
 
 /** The text of a result's content. */
-export const textOf = (result: { readonly content?: unknown }): string =>
-  ((result.content ?? []) as ReadonlyArray<{ type: string; text?: string }>)
+export const textOf = (result: unknown): string =>
+  (((result as { readonly content?: unknown }).content ?? []) as ReadonlyArray<{ type: string; text?: string }>)
     .flatMap((block) => (block.type === "text" ? [block.text ?? ""] : []))
     .join("\n")

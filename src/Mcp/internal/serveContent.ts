@@ -55,9 +55,11 @@ export const listingOf = (definition: Definition.Any): McpTool => ({
   name: definition.name,
   title: definition.name,
   description: definition.description,
+  // The provider-neutral shape (what Anthropic gets): an object at the root, as MCP requires.
   inputSchema: {
     $schema: JSON_SCHEMA_2020_12,
-    ...Definitions.inputSchema(definition)
+    ...Definitions.anthropic(definition).input_schema,
+    type: "object"
   } as unknown as McpTool["inputSchema"],
   annotations: annotationsOf(definition),
   ...(definition.loading === "deferred" ? { _meta: { "effect-tool-runtime/loading": "deferred" } } : {})
