@@ -330,7 +330,7 @@ export const serveConnection = (
 
     // -- the tool list ------------------------------------------------------------------------------------------
     const listed = Effect.map(
-      filterEnabled(served.snapshot().tools),
+      Effect.suspend(() => filterEnabled(served.snapshot().tools)),
       (tools) => tools.filter((tool) => options.exclude?.(tool.definition) !== true).map((tool) => tool.definition)
     )
     let announced: string | undefined
