@@ -5,12 +5,15 @@
  * one denied there does not; a long Bash reports progress; a cancelled `sleep` is stopped and leaves no process;
  * two parallel writes to one file never overlap.
  */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js"
 import { randomInt } from "node:crypto"
 import * as fs from "node:fs"
+import * as http from "node:http"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { cleanUp, ensureBuilt, processes, waitUntil } from "../cli/helpers.js"
+import { cleanUp, ensureBuilt, processes, run, start, waitUntil, workspace } from "../cli/helpers.js"
 import { serve, textOf } from "./serveHelpers.js"
 import type { Kind } from "./serveHelpers.js"
 
@@ -188,6 +191,61 @@ describe.each<Kind>(["stdio", "http"])("serve over MCP (%s)", (kind) => {
       expect(lines).toEqual([`${first}-start`, `${first}-end`, `${second}-start`, `${second}-end`])
     } finally {
       await served.close()
+    }
+  }, 30_000)
+})
+
+describe("serve over MCP: the command line and the HTTP guard", () => {
+  it("refuses contradicting flags and a non-loopback address without a token (exit 2, nothing served)", async () => {
+    const where = workspace()
+    const both = await run(where, ["serve", "--mcp", "--mcp-http", "0"], "")
+    expect(both.code).toBe(2)
+    expect(both.stderr).toContain("--mcp and --mcp-http exclude each other")
+    const open = await run(where, ["serve", "--mcp-http", "0", "--mcp-host", "0.0.0.0"], "")
+    expect(open.code).toBe(2)
+    expect(open.stderr).toContain("set a bearer token in EFFECT_TOOL_RUNTIME_MCP_TOKEN")
+    const port = await run(where, ["serve", "--mcp-http", "http"], "")
+    expect(port.code).toBe(2)
+    expect(port.stderr).toContain("--mcp-http must be a port number")
+  }, 30_000)
+
+  it("with a token, a request without it is refused (401) and one with it is served", async () => {
+    const where = workspace()
+    process.env["EFFECT_TOOL_RUNTIME_MCP_TOKEN"] = "s3cret-token"
+    const running = start(where, ["serve", "--mcp-http", "0"])
+    delete process.env["EFFECT_TOOL_RUNTIME_MCP_TOKEN"]
+    try {
+      await waitUntil("the ready line", () => running.stdout().includes("\n"))
+      const { url } = JSON.parse(running.stdout().split("\n")[0]!) as { url: string }
+      const refused = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" })
+      })
+      expect(refused.status).toBe(401)
+      // DNS rebinding: a page of another site reaching 127.0.0.1 carries its own Host.
+      const rebinding = await new Promise<number | undefined>((resolve, reject) => {
+        const request = http.request(url, { method: "POST", headers: { host: "evil.example.com" } }, (response) => {
+          response.resume()
+          resolve(response.statusCode)
+        })
+        request.on("error", reject)
+        request.end("{}")
+      })
+      expect(rebinding).toBe(403)
+      const client = new Client({ name: "test", version: "1.0.0" })
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), {
+          requestInit: { headers: { authorization: "Bearer s3cret-token" } }
+        })
+      )
+      const read = await client.callTool({ name: "Read", arguments: { file_path: "a.txt" } })
+      expect(textOf(read)).toContain("hello")
+      await client.close()
+    } finally {
+      running.child.kill("SIGTERM")
+      const finished = await running.finished
+      expect(finished.code).toBe(143)
     }
   }, 30_000)
 })
