@@ -69,6 +69,8 @@ export interface ServeOptions {
   readonly approvalTimeoutMs?: number | undefined
   /** How often the tool set is checked for changes; default 1 second. */
   readonly listCheckMs?: number | undefined
+  /** Run after every call's outcome (e.g. `Session.checkpoint`); its failure is ignored. */
+  readonly afterCall?: Effect.Effect<void, unknown> | undefined
 }
 
 /**
@@ -131,7 +133,8 @@ const connectionOptions = (options: ServeOptions): ConnectionOptions => ({
   exclude: options.exclude,
   scheduling: options.scheduling,
   approvalTimeoutMs: options.approvalTimeoutMs,
-  listCheckMs: options.listCheckMs
+  listCheckMs: options.listCheckMs,
+  afterCall: options.afterCall
 })
 
 /**

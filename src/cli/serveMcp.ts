@@ -57,7 +57,8 @@ const serveStdio = (options: RuntimeOptions) =>
       yield* forgetOnForcedExit
       const session = yield* Session
       // The connection ends when the client closes standard input, or at a signal.
-      yield* Effect.raceFirst(McpServe.stdio(serveOptions(options)), signalled)
+      // Saved after every call, as `serve` saves after every turn.
+      yield* Effect.raceFirst(McpServe.stdio({ ...serveOptions(options), afterCall: session.checkpoint }), signalled)
       yield* session.checkpoint
     }).pipe(
       Effect.provide(servicesLayer(options, approverFor(options, noOneToAsk))),

@@ -196,6 +196,30 @@ describe.each<Kind>(["stdio", "http"])("serve over MCP (%s)", (kind) => {
 })
 
 describe("serve over MCP: the command line and the HTTP guard", () => {
+  it("--session DIR keeps the stdio session between processes (Read in one, Edit in the next)", async () => {
+    const where = workspace()
+    const session = path.join(where.dir, "..", "session")
+    const first = await serve("stdio", { where, args: ["--session", session] })
+    try {
+      expect(textOf(await first.client.callTool({ name: "Read", arguments: { file_path: "a.txt" } }))).toContain(
+        "hello"
+      )
+    } finally {
+      await first.close()
+    }
+    const second = await serve("stdio", { where, args: ["--session", session, "--mode", "acceptEdits"] })
+    try {
+      const edit = await second.client.callTool({
+        name: "Edit",
+        arguments: { file_path: "a.txt", old_string: "hello", new_string: "bye" }
+      })
+      expect(edit.isError).toBeUndefined()
+      expect(fs.readFileSync(path.join(where.dir, "a.txt"), "utf8")).toBe("bye\nworld\n")
+    } finally {
+      await second.close()
+    }
+  }, 30_000)
+
   it("refuses contradicting flags and a non-loopback address without a token (exit 2, nothing served)", async () => {
     const where = workspace()
     const both = await run(where, ["serve", "--mcp", "--mcp-http", "0"], "")

@@ -26,10 +26,12 @@ export interface ServeOptions {
   readonly args?: ReadonlyArray<string>
   /** Answers the approval forms; without it the client does not declare elicitation. */
   readonly elicit?: (message: string) => ElicitResult
+  /** The workspace (default: a fresh one). */
+  readonly where?: ReturnType<typeof workspace>
 }
 
 export const serve = async (kind: Kind, options: ServeOptions = {}): Promise<Served> => {
-  const where = workspace()
+  const where = options.where ?? workspace()
   const audit = path.join(where.dir, "..", "audit.jsonl")
   const args = ["serve", "--cwd", where.dir, "--audit", audit, ...(options.args ?? [])]
   const client = new Client(

@@ -63,6 +63,8 @@ export interface ConnectionOptions {
   readonly approvalTimeoutMs?: number | undefined
   /** How often the tool set is checked for changes (`notifications/tools/list_changed`); default 1 second. */
   readonly listCheckMs?: number | undefined
+  /** Run after every call's outcome (e.g. saving the session); its failure is ignored. */
+  readonly afterCall?: Effect.Effect<void, unknown> | undefined
 }
 
 /** The services a connection's runtime is built from. */
@@ -322,6 +324,7 @@ export const serveConnection = (
             extra.signal.removeEventListener("abort", onAbort)
           }))
         )
+        if (options.afterCall !== undefined) yield* Effect.ignore(options.afterCall)
         if (outcome.error?._tag === "UnknownTool") {
           return yield* Effect.fail(new McpError(ErrorCode.InvalidParams, contentText(outcome)))
         }
