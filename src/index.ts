@@ -95,6 +95,8 @@ export * as McpConfig from "./Mcp/Config.js"
 export { McpServers } from "./Mcp/McpServers.js"
 /** @since 0.2.0 */
 export type { McpServersOptions, ServerState, ServerStatus } from "./Mcp/McpServers.js"
+/** @since 0.3.0 */
+export * as McpServe from "./Mcp/McpServe.js"
 /** @since 0.2.0 */
 export { isMcpError, McpError } from "./Mcp/Errors.js"
 /** @since 0.2.0 */
