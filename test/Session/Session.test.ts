@@ -8,7 +8,6 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Option, Ref, Schema, Scope } from "effect"
 import * as fc from "effect/FastCheck"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { ToolRegistry } from "../../src/Catalog/ToolRegistry.js"
 import { ToolHooks } from "../../src/Hooks/ToolHooks.js"
@@ -24,8 +23,7 @@ import type { ToolUseBlock } from "../../src/Tool/Wire.js"
 import { contentText } from "../../src/Tool/Wire.js"
 import { BashTool } from "../../src/Tools/Bash.js"
 import * as FileTools from "../../src/Tools/FileTools.js"
-
-const tempDir = (prefix: string): string => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`)))
+import { tempDir } from "../support/index.js"
 
 const use = (id: string, name: string, input: Record<string, unknown>): ToolUseBlock => ({
   type: "tool_use",
