@@ -16,14 +16,14 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
+import * as FileAccess from "../Session/FileAccess.js"
 import { FileState, hashContent } from "../Session/FileState.js"
 import { Workspace } from "../Session/Workspace.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import * as Tool from "../Tool/Tool.js"
 import { PathString } from "./internal/argumentLimits.js"
-import { writeFileAtomic } from "./internal/filesAtomic.js"
 import { unifiedDiff } from "./internal/filesEdit.js"
-import { describeCurrent, inspect, StaleError, staleMessage, staleness, unchangedSince } from "./internal/filesGuard.js"
+import { describeCurrent, inspect, staleMessage, staleness, unchangedSince } from "./internal/filesGuard.js"
 import { checkFilePath, displayPath, fileResource, resolveSync, ruleCovers } from "./internal/filesPaths.js"
 import { boundPreview, previewLines, readForPreview } from "./internal/filesPreview.js"
 
@@ -104,6 +104,7 @@ export const layer = Write.implementEffect(
   Effect.gen(function*() {
     const workspace = yield* Workspace
     const fileState = yield* FileState
+    const access = yield* FileAccess.current
     const shown = (absolute: string) => displayPath(absolute, workspace.cwd)
     const fail = (message: string) => new Tool.ToolError({ message })
 
@@ -153,20 +154,19 @@ export const layer = Write.implementEffect(
             if (problem !== undefined) return yield* Effect.fail(fail(problem))
           }
           const bytes = Buffer.from(input.content, "utf8")
-          yield* Effect.tryPromise({
-            try: (signal) =>
-              writeFileAtomic(resolved.real, bytes, {
-                signal,
-                beforeRename: unchangedSince(resolved.real, before?.current, staleMessage(resolved.absolute))
-              }),
-            catch: (e) =>
-              fail(
-                e instanceof StaleError
-                  ? e.message
-                  : `Could not write ${path}: ${e instanceof Error ? e.message : String(e)}`
-              )
-          })
-          const after = yield* Effect.promise(() => fs.promises.stat(resolved.real))
+          yield* access.writeFileAtomic(resolved.real, bytes, {
+            beforeRename: unchangedSince(access, resolved.real, before?.current, staleMessage(resolved.absolute))
+          }).pipe(
+            Effect.mapError((e) =>
+              new Tool.ToolError({
+                message: e.reason === "Refused" ? e.message : `Could not write ${path}: ${e.message}`
+              })
+            )
+          )
+          const after = yield* access.stat(resolved.real)
+          if (after === undefined) {
+            return yield* new Tool.ToolError({ message: `${path} disappeared right after it was written.` })
+          }
           yield* fileState.record(resolved.real, {
             contentHash: hashContent(bytes),
             mtimeMs: after.mtimeMs,

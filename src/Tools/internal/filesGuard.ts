@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
+import type { FileAccess } from "../../Session/FileAccess.js"
 import type { FileRecord } from "../../Session/FileState.js"
 import type { ResolvedPath, Workspace } from "../../Session/Workspace.js"
 import { specialFileReason, statOrUndefined } from "./filesPaths.js"
@@ -109,13 +110,39 @@ export const describeCurrent = async (
  * change made while the new content was being written is not clobbered.
  */
 export const unchangedSince =
-  (path: string, current: Current | undefined, message: string) => async (): Promise<void> => {
-    const now = await fs.promises.stat(path).catch(() => undefined)
+  (access: FileAccess["Type"], path: string, current: Current | undefined, message: string) =>
+  async (): Promise<void> => {
+    const now = await Effect.runPromise(access.stat(path))
     const same = current === undefined
       ? now === undefined
       : now !== undefined && now.mtimeMs === current.mtimeMs && now.size === current.size
-    if (!same) throw new StaleError(message)
+    if (!same) throw new Error(message)
   }
 
-/** The file changed under us; its message is for the model. */
-export class StaleError extends Error {}
+/**
+ * Opens the file a call was decided on, in one step with the check: `planned` is the real path the permission
+ * decision saw (bound when the call was planned). The path is resolved again; when it now leads elsewhere (a symlink
+ * swapped in between) the call is refused, and the open itself refuses a symlink as the last component and checks
+ * that the descriptor is the planned file, so nothing swapped in later can redirect the read either.
+ */
+export const openDecided = (
+  access: FileAccess["Type"],
+  workspace: Workspace["Type"],
+  requested: string,
+  planned: string
+) =>
+  Effect.gen(function*() {
+    const resolved = yield* workspace.resolve(requested)
+    const changed =
+      `${resolved.absolute} changed after permission was decided (it resolved to ${planned}, now to ${resolved.real}); the call was refused. Try again.`
+    if (resolved.real !== planned) return yield* Effect.fail(changed)
+    const handle = yield* access.openRead(planned).pipe(
+      Effect.mapError((e) =>
+        e.reason === "ELOOP" ? changed : e.reason === "EINVAL" ?
+          `${resolved.absolute} is no longer a regular file.`
+          : `Could not read ${resolved.absolute}: ${e.message}`
+      )
+    )
+    if (handle.realPath !== planned) return yield* Effect.fail(changed)
+    return { resolved, handle }
+  })
