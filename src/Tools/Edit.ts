@@ -174,12 +174,12 @@ export const layer = Edit.implementEffect(
     /** Reads the file, checks the model's read is current, and plans the edit. */
     const prepare = (input: EditInput) =>
       Effect.gen(function*() {
-        const { refusal, resolved, stat } = yield* inspect(workspace, input.file_path)
+        const { refusal, resolved, stat } = yield* inspect(access, workspace, input.file_path)
         if (refusal !== undefined) return { resolved, plan: problem(refusal) }
         if (input.old_string === input.new_string) {
           return { resolved, plan: plan(input, resolved.absolute, undefined, undefined) }
         }
-        if (stat?.isDirectory() === true) {
+        if (stat?.type === "Directory") {
           return { resolved, plan: problem(`${resolved.absolute} is a directory; give the path of a file.`) }
         }
         if (stat === undefined) {
@@ -195,7 +195,7 @@ export const layer = Edit.implementEffect(
             )
           }
         }
-        const read = yield* Effect.either(Effect.tryPromise(() => readCurrent(resolved.real)))
+        const read = yield* Effect.either(Effect.tryPromise(() => readCurrent(access, resolved.real)))
         if (read._tag === "Left") {
           return { resolved, plan: problem(`Could not read ${resolved.absolute}: ${read.left.message}`) }
         }

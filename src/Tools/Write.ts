@@ -15,7 +15,6 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import * as fs from "node:fs"
 import * as FileAccess from "../Session/FileAccess.js"
 import { FileState, hashContent } from "../Session/FileState.js"
 import { Workspace } from "../Session/Workspace.js"
@@ -113,13 +112,13 @@ export const layer = Write.implementEffect(
       interruptBehavior: "block",
       validate: (input) =>
         Effect.gen(function*() {
-          const { refusal, resolved, stat } = yield* inspect(workspace, input.file_path)
+          const { refusal, resolved, stat } = yield* inspect(access, workspace, input.file_path)
           if (refusal !== undefined) return yield* Tool.reject(refusal)
-          if (stat?.isDirectory() === true) {
+          if (stat?.type === "Directory") {
             return yield* Tool.reject(`${resolved.absolute} is a directory; give the path of a file.`)
           }
           if (stat !== undefined) {
-            const read = yield* Effect.either(Effect.tryPromise(() => describeCurrent(resolved.real, 0)))
+            const read = yield* Effect.either(Effect.tryPromise(() => describeCurrent(access, resolved.real, 0)))
             if (read._tag === "Left") {
               return yield* Tool.reject(`Could not read ${resolved.absolute}: ${read.left.message}`)
             }
@@ -131,7 +130,7 @@ export const layer = Write.implementEffect(
 
       checkPermissions: (input) => checkFilePath(workspace, input.file_path, "Edit"),
       traits: (input) => ({
-        destructive: fs.existsSync(resolveSync(input.file_path, workspace.cwd, workspace.home).real)
+        destructive: access.statSync(resolveSync(input.file_path, workspace.cwd, workspace.home).real) !== undefined
       }),
       claims: (input) => [Tool.Claim.write(fileResource(input.file_path, workspace.cwd, workspace.home))],
       // By path (as given and real) and by identity: a hard link of a file a rule names is that file.
@@ -139,14 +138,14 @@ export const layer = Write.implementEffect(
 
       call: (input) =>
         Effect.gen(function*() {
-          const { refusal, resolved, stat } = yield* inspect(workspace, input.file_path)
+          const { refusal, resolved, stat } = yield* inspect(access, workspace, input.file_path)
           if (refusal !== undefined) return yield* Effect.fail(fail(refusal))
           const path = shown(resolved.absolute)
           // Staleness again: time passed since validation (an approval, other calls).
           const before = stat === undefined
             ? undefined
             : yield* Effect.tryPromise({
-              try: () => describeCurrent(resolved.real, maxDiffBytes),
+              try: () => describeCurrent(access, resolved.real, maxDiffBytes),
               catch: (e) => fail(String(e))
             })
           if (before !== undefined) {
