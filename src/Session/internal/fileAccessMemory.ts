@@ -54,7 +54,7 @@ export const makeMemory = (tree: MemoryTree): FileAccess["Type"] => {
     entries.set(absolute, { type: "SymbolicLink", target, ino: inode++, mtimeMs: tick() })
   }
 
-  /** The real path of `path` (every symlink followed, or all but the last with `followLast` off); undefined if missing. */
+  /** The real path of `path` (every symlink followed; the last one too unless `followLast` is off), if it exists. */
   const resolve = (path: string, followLast = true): string | undefined => {
     let hops = 0
     const walk = (absolute: string, last: boolean): string | undefined => {

@@ -160,7 +160,8 @@ export const openDecided = (
   Effect.gen(function*() {
     const resolved = yield* workspace.resolve(requested)
     const changed =
-      `${resolved.absolute} changed after permission was decided (it resolved to ${planned}, now to ${resolved.real}); the call was refused. Try again.`
+      `${resolved.absolute} changed after permission was decided (it resolved to ${planned}, now to ${resolved.real}); ` +
+      "the call was refused. Try again."
     if (resolved.real !== planned) return yield* Effect.fail(changed)
     const handle = yield* access.openRead(planned).pipe(
       Effect.mapError((e) =>
