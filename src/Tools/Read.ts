@@ -20,16 +20,23 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as fs from "node:fs"
+import * as FileAccess from "../Session/FileAccess.js"
 import { FileState, hashContent } from "../Session/FileState.js"
 import { ResultStore } from "../Session/ResultStore.js"
 import { Workspace } from "../Session/Workspace.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import * as Tool from "../Tool/Tool.js"
 import { PathString } from "./internal/argumentLimits.js"
-import { numberLines, readHead, readLines, sniff } from "./internal/filesContent.js"
-import { inspect } from "./internal/filesGuard.js"
-import { checkFilePath, displayPath, fileResource, ruleCovers } from "./internal/filesPaths.js"
+import { numberLines, readLines, sniff } from "./internal/filesContent.js"
+import { openDecided } from "./internal/filesGuard.js"
+import {
+  checkFilePath,
+  displayPath,
+  fileResource,
+  plannedRealPath,
+  ruleCovers,
+  specialFileReason
+} from "./internal/filesPaths.js"
 import { WholeNumber } from "./internal/numbers.js"
 import * as Pdf from "./internal/pdf.js"
 
@@ -163,21 +170,134 @@ export const layer = Read.implementEffect(
     const fileState = yield* FileState
     // Optional, so Read alone needs no store: with one, what it saved for this session may be read back.
     const store = Option.getOrUndefined(yield* Effect.serviceOption(ResultStore))
+    const access = yield* FileAccess.current
+    /** What is at a path, from a stat of its real target (stat only: opening a FIFO would block). */
+    const inspect = (path: string) =>
+      Effect.flatMap(workspace.resolve(path), (resolved) =>
+        Effect.map(access.stat(resolved.real), (stat) => ({
+          resolved,
+          stat,
+          refusal: specialFileReason(resolved, stat)
+        })))
     const shown = (absolute: string) => displayPath(absolute, workspace.cwd)
+
+    /** Reads the file the call was decided on (see `openDecided`): from its descriptor, never again by path. */
+    const readDecided = (input: typeof ReadInput.Type, planned: string) =>
+      Effect.scoped(Effect.gen(function*() {
+        const { handle, resolved } = yield* openDecided(access, workspace, input.file_path, planned).pipe(
+          Effect.mapError((message) => new Tool.ToolError({ message }))
+        )
+        const stat = handle.info
+        const path = shown(resolved.absolute)
+        const real = handle.realPath
+
+        if (stat.size === 0) {
+          yield* fileState.record(real, { contentHash: emptyHash, mtimeMs: stat.mtimeMs, size: 0, partial: false })
+          return { _tag: "Empty" as const, path }
+        }
+
+        const kind = sniff(yield* Effect.mapError(handle.read(0, 8192), ioError(path)))
+        if (kind._tag === "Binary" && kind.description === pdfDescription) {
+          if (stat.size > Pdf.maxPdfBytes) {
+            return yield* fail(
+              `The PDF ${path} is ${(stat.size / 1024 / 1024).toFixed(1)} MB, more than the ${
+                Pdf.maxPdfBytes / 1024 / 1024
+              } MB limit for PDFs.`
+            )
+          }
+          const bytes = Buffer.from(yield* Effect.mapError(handle.read(0, stat.size), ioError(path)))
+          const text = yield* Pdf.pdfText(bytes, (total) => selectPages(input.pages, total)).pipe(
+            Effect.mapError((reason) => new Tool.ToolError({ message: `Cannot read ${path}: ${reason}` }))
+          )
+          yield* fileState.record(real, {
+            contentHash: hashContent(bytes),
+            mtimeMs: stat.mtimeMs,
+            size: stat.size,
+            partial: text.pages.length < text.totalPages
+          })
+          return { _tag: "Pdf" as const, path, totalPages: text.totalPages, pages: text.pages }
+        }
+        if (input.pages !== undefined) {
+          return yield* fail(
+            `pages applies to PDF files only, and ${path} is not one: read it without pages (offset and limit select lines).`
+          )
+        }
+        if (kind._tag === "Binary") {
+          return yield* fail(
+            `Cannot read ${path}: it is a binary file (${kind.description}). Only text files, PDFs and PNG/JPEG/GIF/WebP images can be read.`
+          )
+        }
+        if (kind._tag === "Image") {
+          if (stat.size > limits.maxImageBytes) {
+            return yield* fail(
+              `The image ${path} is ${(stat.size / 1024 / 1024).toFixed(1)} MB, more than the ${
+                limits.maxImageBytes / 1024 / 1024
+              } MB limit for images. Resize or compress it first.`
+            )
+          }
+          const bytes = Buffer.from(yield* Effect.mapError(handle.read(0, stat.size), ioError(path)))
+          yield* fileState.record(real, {
+            contentHash: hashContent(bytes),
+            mtimeMs: stat.mtimeMs,
+            size: stat.size,
+            partial: false
+          })
+          return {
+            _tag: "Image" as const,
+            path,
+            mediaType: kind.mediaType,
+            base64: bytes.toString("base64"),
+            bytes: bytes.length
+          }
+        }
+
+        const ranged = input.offset !== undefined || input.limit !== undefined
+        if (!ranged && stat.size > limits.maxWholeFileBytes) {
+          return yield* fail(`${path} grew past ${kib(limits.maxWholeFileBytes)}; read it with offset and limit.`)
+        }
+        const offset = Math.max(1, input.offset ?? 1)
+        const window = yield* Effect.tryPromise({
+          try: (signal) =>
+            readLines(handle.chunks, {
+              offset,
+              limit: input.limit ?? limits.defaultLines,
+              maxLineChars: limits.maxLineChars,
+              signal
+            }),
+          catch: ioError(path)
+        })
+        if (window.lines.length === 0 && window.totalLines !== undefined) {
+          return { _tag: "PastEnd" as const, path, offset, totalLines: window.totalLines }
+        }
+        yield* fileState.record(real, {
+          contentHash: window.contentHash,
+          mtimeMs: stat.mtimeMs,
+          size: stat.size,
+          partial: offset > 1 || !window.reachedEnd || window.cut
+        })
+        return {
+          _tag: "Text" as const,
+          path,
+          content: numberLines(window.lines, offset),
+          startLine: offset,
+          lineCount: window.lines.length,
+          more: !window.reachedEnd
+        }
+      }))
 
     return {
       // A soft interrupt: a read may be interrupted (Claude Code's default).
       interruptBehavior: "cancel",
       validate: (input) =>
         Effect.gen(function*() {
-          const { refusal, resolved, stat } = yield* inspect(workspace, input.file_path)
+          const { refusal, resolved, stat } = yield* inspect(input.file_path)
           if (refusal !== undefined) return yield* Tool.reject(refusal)
           if (stat === undefined) {
             return yield* Tool.reject(
               `File does not exist: ${resolved.absolute}. Check the path, or use Glob to find the file.`
             )
           }
-          if (stat.isDirectory()) {
+          if (stat.type === "Directory") {
             return yield* Tool.reject(
               `${resolved.absolute} is a directory, not a file. Use Glob (or ls through Bash) to list it.`
             )
@@ -202,110 +322,12 @@ export const layer = Read.implementEffect(
       // By path (as given and real) and by identity: a hard link of a file a rule names is that file.
       matchesRule: (content, input, context) => ruleCovers(content, input.file_path, context),
 
-      call: (input) =>
-        Effect.gen(function*() {
-          // Inspect again: what is at the path now is what gets opened.
-          const { refusal, resolved, stat } = yield* inspect(workspace, input.file_path)
-          if (refusal !== undefined) return yield* fail(refusal)
-          if (stat === undefined || !stat.isFile()) {
-            return yield* fail(`${resolved.absolute} is no longer a regular file.`)
-          }
-          const path = shown(resolved.absolute)
-          const real = resolved.real
-
-          if (stat.size === 0) {
-            yield* fileState.record(real, { contentHash: emptyHash, mtimeMs: stat.mtimeMs, size: 0, partial: false })
-            return { _tag: "Empty" as const, path }
-          }
-
-          const kind = sniff(yield* Effect.tryPromise({ try: () => readHead(real), catch: ioError(path) }))
-          if (kind._tag === "Binary" && kind.description === pdfDescription) {
-            if (stat.size > Pdf.maxPdfBytes) {
-              return yield* fail(
-                `The PDF ${path} is ${(stat.size / 1024 / 1024).toFixed(1)} MB, more than the ${
-                  Pdf.maxPdfBytes / 1024 / 1024
-                } MB limit for PDFs.`
-              )
-            }
-            const bytes = yield* Effect.tryPromise({ try: () => fs.promises.readFile(real), catch: ioError(path) })
-            const text = yield* Pdf.pdfText(bytes, (total) => selectPages(input.pages, total)).pipe(
-              Effect.mapError((reason) => new Tool.ToolError({ message: `Cannot read ${path}: ${reason}` }))
-            )
-            yield* fileState.record(real, {
-              contentHash: hashContent(bytes),
-              mtimeMs: stat.mtimeMs,
-              size: stat.size,
-              partial: text.pages.length < text.totalPages
-            })
-            return { _tag: "Pdf" as const, path, totalPages: text.totalPages, pages: text.pages }
-          }
-          if (input.pages !== undefined) {
-            return yield* fail(
-              `pages applies to PDF files only, and ${path} is not one: read it without pages (offset and limit select lines).`
-            )
-          }
-          if (kind._tag === "Binary") {
-            return yield* fail(
-              `Cannot read ${path}: it is a binary file (${kind.description}). Only text files, PDFs and PNG/JPEG/GIF/WebP images can be read.`
-            )
-          }
-          if (kind._tag === "Image") {
-            if (stat.size > limits.maxImageBytes) {
-              return yield* fail(
-                `The image ${path} is ${(stat.size / 1024 / 1024).toFixed(1)} MB, more than the ${
-                  limits.maxImageBytes / 1024 / 1024
-                } MB limit for images. Resize or compress it first.`
-              )
-            }
-            const bytes = yield* Effect.tryPromise({ try: () => fs.promises.readFile(real), catch: ioError(path) })
-            yield* fileState.record(real, {
-              contentHash: hashContent(bytes),
-              mtimeMs: stat.mtimeMs,
-              size: stat.size,
-              partial: false
-            })
-            return {
-              _tag: "Image" as const,
-              path,
-              mediaType: kind.mediaType,
-              base64: bytes.toString("base64"),
-              bytes: bytes.length
-            }
-          }
-
-          const ranged = input.offset !== undefined || input.limit !== undefined
-          if (!ranged && stat.size > limits.maxWholeFileBytes) {
-            return yield* fail(`${path} grew past ${kib(limits.maxWholeFileBytes)}; read it with offset and limit.`)
-          }
-          const offset = Math.max(1, input.offset ?? 1)
-          const window = yield* Effect.tryPromise({
-            try: (signal) =>
-              readLines(real, {
-                offset,
-                limit: input.limit ?? limits.defaultLines,
-                maxLineChars: limits.maxLineChars,
-                signal
-              }),
-            catch: ioError(path)
-          })
-          if (window.lines.length === 0 && window.totalLines !== undefined) {
-            return { _tag: "PastEnd" as const, path, offset, totalLines: window.totalLines }
-          }
-          yield* fileState.record(real, {
-            contentHash: window.contentHash,
-            mtimeMs: stat.mtimeMs,
-            size: stat.size,
-            partial: offset > 1 || !window.reachedEnd || window.cut
-          })
-          return {
-            _tag: "Text" as const,
-            path,
-            content: numberLines(window.lines, offset),
-            startLine: offset,
-            lineCount: window.lines.length,
-            more: !window.reachedEnd
-          }
-        }),
+      // The real path is bound when the call is planned: the decision is made on it and the call opens exactly it.
+      plan: (input) => {
+        const planned = plannedRealPath(access, input.file_path, workspace.cwd, workspace.home)
+        return { call: () => readDecided(input, planned) }
+      },
+      call: (input) => readDecided(input, plannedRealPath(access, input.file_path, workspace.cwd, workspace.home)),
 
       renderUse: (input) => [UiBlock.Title({ text: `Read(${shown(input.file_path)}${rangeLabel(input)})` })],
       renderResult: (output) => {

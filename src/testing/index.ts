@@ -23,6 +23,7 @@ import { ToolHooks } from "../Hooks/ToolHooks.js"
 import { Approver } from "../Permission/Approver.js"
 import { PermissionPolicy } from "../Permission/PermissionPolicy.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
+import { FileAccess } from "../Session/FileAccess.js"
 import { ResultStore } from "../Session/ResultStore.js"
 import type { Outcome } from "../Tool/Outcome.js"
 import * as Tool from "../Tool/Tool.js"
@@ -507,3 +508,18 @@ export const finishedInModelOrder = (
  * @since 0.2.0
  */
 export * as MessagesServer from "./MessagesServer.js"
+
+/**
+ * A file system in memory for the file tools (see `FileAccess.layerMemory`): provide it, with
+ * `Workspace.layerFileAccess`, and Read, Write and Edit never touch the disk.
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const fileAccessMemory = FileAccess.layerMemory
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type { MemoryTree } from "../Session/FileAccess.js"
