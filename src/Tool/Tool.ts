@@ -414,10 +414,24 @@ export interface Invocation<Input, Output, Failure> {
     | undefined
   /** Whether one rule's content matches this input (see {@link Service.matchesRule}). */
   readonly matchesRule: ((content: string, context: RuleContext) => boolean) | undefined
+  /** Semantic checks a schema cannot express, run once the call is admitted; may normalise the input. */
+  readonly validate: (context: CallContext) => Effect.Effect<Input, InputRejected>
   /** What the user sees when the call is requested. */
   readonly renderUse: () => ReadonlyArray<UiBlock>
+  /** One line for a spinner or status line ("Reading src/a.ts"). */
+  readonly activity: () => string
+  /** A compact text of what matters for this call's risk, for an automatic approver (`""`: never judged). */
+  readonly classifierInput: () => string
+  /** The risk of this call. */
+  readonly risk: () => Risk
   /** The action. */
   readonly call: (context: CallContext) => Effect.Effect<Output, Failure, Scope.Scope>
+  /** What the model gets back from an output of this call. */
+  readonly toModel: (output: Output) => ToolResultContent
+  /** What the user sees of an output of this call. */
+  readonly renderResult: (output: Output) => ReadonlyArray<UiBlock>
+  /** The model-facing text of a typed failure of this call. */
+  readonly renderFailure: (failure: Failure) => string
 }
 
 /**
@@ -558,6 +572,14 @@ export type InputOf<T> = Tool.InputOf<T>
  * @category models
  */
 export type AnyService = Service<unknown, unknown, unknown>
+
+/**
+ * An invocation with its types erased, as the runtime and the policy hold it.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type AnyInvocation = Invocation<unknown, unknown, unknown>
 
 // ---------------------------------------------------------------------------------------------------------------
 // constructors
@@ -744,8 +766,15 @@ const fillDefaults = <Input, Output, Failure>(
         (matchRules === undefined ? undefined : (rules, context) => matchRules(input, rules, context)),
       matchesRule: bound?.matchesRule ??
         (matchesRule === undefined ? undefined : (content, context) => matchesRule(content, input, context)),
+      validate: bound?.validate ?? ((context) => service.validate(input, context)),
       renderUse: bound?.renderUse ?? (() => service.renderUse(input)),
-      call: bound?.call ?? ((context) => service.call(input, context))
+      activity: bound?.activity ?? (() => service.activity(input)),
+      classifierInput: bound?.classifierInput ?? (() => service.classifierInput(input)),
+      risk: bound?.risk ?? (() => service.risk(input, callTraits)),
+      call: bound?.call ?? ((context) => service.call(input, context)),
+      toModel: bound?.toModel ?? ((output) => service.toModel(output, input)),
+      renderResult: bound?.renderResult ?? ((output) => service.renderResult(output, input)),
+      renderFailure: bound?.renderFailure ?? ((failure) => service.renderFailure(failure, input))
     }
   }
   return {
