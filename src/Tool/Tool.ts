@@ -272,17 +272,42 @@ export declare namespace Definition {
 }
 
 /**
- * The behaviour of one tool, every stage a typed Effect. This is the value a tool's Layer provides.
+ * The behaviour of one tool, as the runtime sees it: `plan(input)` binds one input into an {@link Invocation}, which
+ * holds everything that depends on the input (checks, traits, claims, permission view, rule matching, rendering, the
+ * call); the service itself keeps only what does not (availability, soft-interrupt behaviour, and the renderings of
+ * inputs that are not one bound call: a partial input while it streams, a group of calls). This is the value a
+ * tool's Layer provides; {@link make}'s `service` / `implement` build it from plain stage functions.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Service<Input, Output, Failure> {
-  /**
-   * Binds an input into an {@link Invocation}. Built from the other stages unless the tool defines its own `plan`;
-   * the runtime only ever calls this one.
-   */
+  /** Binds an input into an {@link Invocation}: the one way the runtime, the policy and hooks see a call. */
   readonly plan: (input: Input) => Invocation<Input, Output, Failure>
+  /**
+   * What the user sees while the model is still streaming the input: any field may be missing, and strings may be
+   * cut short. Never used to decide anything. Default: the tool's name and its main argument, once it has arrived.
+   */
+  readonly renderPartial: (partial: DeepPartial<Input>) => ReadonlyArray<UiBlock>
+  /** One line for many similar calls shown as a group ("Read 3 files"). Default: the name, a count and the arguments. */
+  readonly summary: (inputs: ReadonlyArray<Input>) => string
+  /**
+   * Whether the tool can work now (its server is up, the network is there). Read once per run and cached for it, so
+   * it may look at live state; it must be cheap. Default {@link alwaysEnabled}, which the runtime never runs.
+   */
+  readonly isEnabled: Effect.Effect<Availability>
+  /** What a soft interrupt does to a running call of this tool. Default `"block"`: the call finishes. */
+  readonly interruptBehavior: InterruptBehavior
+}
+
+/**
+ * A tool's stages as plain functions of the input: what a simple tool writes, and what {@link make}'s `service`
+ * turns into a `plan`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Stages<Input, Output, Failure> {
   /** Semantic checks a schema cannot express; may normalise the input. */
   readonly validate: (input: Input, context: CallContext) => Effect.Effect<Input, InputRejected>
   /** The tool's own view of the risk of this call. */
@@ -304,22 +329,8 @@ export interface Service<Input, Output, Failure> {
   readonly toModel: (output: Output, input: Input) => ToolResultContent
   /** The model-facing text of a typed failure. */
   readonly renderFailure: (failure: Failure, input: Input) => string
-  /**
-   * What the user sees while the model is still streaming the input: any field may be missing, and strings may be
-   * cut short. Never used to decide anything. Default: the tool's name and its main argument, once it has arrived.
-   */
-  readonly renderPartial: (partial: DeepPartial<Input>) => ReadonlyArray<UiBlock>
   /** One line for a spinner or status line ("Reading src/a.ts"). Default: the name and the main argument. */
   readonly activity: (input: Input) => string
-  /** One line for many similar calls shown as a group ("Read 3 files"). Default: the name, a count and the arguments. */
-  readonly summary: (inputs: ReadonlyArray<Input>) => string
-  /**
-   * Whether the tool can work now (its server is up, the network is there). Read once per run and cached for it, so
-   * it may look at live state; it must be cheap. Default {@link alwaysEnabled}, which the runtime never runs.
-   */
-  readonly isEnabled: Effect.Effect<Availability>
-  /** What a soft interrupt does to a running call of this tool. Default `"block"`: the call finishes. */
-  readonly interruptBehavior: InterruptBehavior
   /**
    * A compact text of what matters for this call's risk (the command; the path and the change; the URL), for an
    * automatic approver. Default `""`: the call is never judged automatically, a person is asked.
@@ -445,25 +456,72 @@ export type Binding<Input, Output, Failure> = Partial<Omit<Invocation<Input, Out
 }
 
 /**
- * What a tool author writes: `call` plus whichever stages differ from the safe defaults. A tool that touches the
- * environment must also write `checkPermissions`.
+ * What a planning tool's `plan` must bind: the call, and for a tool that touches the environment its own permission
+ * view; anything else may come from a stage function or the defaults.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type PlannedBinding<Input, Output, Failure, TouchesEnvironment extends boolean> =
+  & Binding<Input, Output, Failure>
+  & Pick<Invocation<Input, Output, Failure>, "call">
+  & ([TouchesEnvironment] extends [false] ? {} : Pick<Invocation<Input, Output, Failure>, "checkPermissions">)
+
+/**
+ * The service-level options of an implementation (see {@link Service}), all with defaults.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type ServiceOptions<Input, Output, Failure> = Partial<Omit<Service<Input, Output, Failure>, "plan">>
+
+type StageOptions<Input, Output, Failure> =
+  & Partial<Omit<Stages<Input, Output, Failure>, "call" | "traits" | "checkPermissions">>
+  & { readonly traits?: (input: Input) => Partial<Traits> }
+
+/**
+ * A simple tool's implementation: `call` plus whichever stages differ from the safe defaults, as plain functions of
+ * the input. A tool that touches the environment must also write `checkPermissions`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type StageImplementation<Input, Output, Failure, TouchesEnvironment extends boolean> =
+  & ServiceOptions<Input, Output, Failure>
+  & StageOptions<Input, Output, Failure>
+  & Pick<Stages<Input, Output, Failure>, "call">
+  & { readonly plan?: never }
+  & ([TouchesEnvironment] extends [false] ? Partial<Pick<Stages<Input, Output, Failure>, "checkPermissions">>
+    : Pick<Stages<Input, Output, Failure>, "checkPermissions">)
+
+/**
+ * A planning tool's implementation (Gemini CLI's `build -> ToolInvocation`): `plan` binds an input once, from one
+ * shared analysis of it, and must bind the call and (for a tool that touches the environment) the permission check;
+ * parts it leaves out come from the optional stage functions beside it, then the defaults.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type PlannedImplementation<Input, Output, Failure, TouchesEnvironment extends boolean> =
+  & ServiceOptions<Input, Output, Failure>
+  & StageOptions<Input, Output, Failure>
+  & {
+    readonly plan: (input: Input) => PlannedBinding<Input, Output, Failure, TouchesEnvironment>
+    readonly call?: never
+    readonly checkPermissions?: never
+  }
+
+/**
+ * What a tool author writes: plain stage functions ({@link StageImplementation}), or a `plan` that binds each input
+ * once ({@link PlannedImplementation}). Either way the tool ends up as a {@link Service} whose `plan` is the one way the
+ * runtime sees a call.
  *
  * @since 0.1.0
  * @category models
  */
 export type Implementation<Input, Output, Failure, TouchesEnvironment extends boolean> =
-  & Pick<Service<Input, Output, Failure>, "call">
-  & Partial<Omit<Service<Input, Output, Failure>, "call" | "traits" | "checkPermissions" | "plan">>
-  & {
-    readonly traits?: (input: Input) => Partial<Traits>
-    /**
-     * Binds an input once (Gemini CLI's `build -> ToolInvocation`): whatever it returns is used instead of the
-     * matching stage function, computed from one shared analysis of the input.
-     */
-    readonly plan?: (input: Input) => Binding<Input, Output, Failure>
-  }
-  & ([TouchesEnvironment] extends [false] ? Partial<Pick<Service<Input, Output, Failure>, "checkPermissions">>
-    : Pick<Service<Input, Output, Failure>, "checkPermissions">)
+  | StageImplementation<Input, Output, Failure, TouchesEnvironment>
+  | PlannedImplementation<Input, Output, Failure, TouchesEnvironment>
 
 /**
  * The identifier of a tool's service in the Context.
@@ -717,73 +775,87 @@ const defaultRenderPartial = (name: string) => (partial: unknown): ReadonlyArray
   return [UiBlock.Title({ text: main === undefined ? name : `${name}(${main})` })]
 }
 
+/** An implementation with its forms merged, as {@link fillDefaults} reads it. */
+type AnyImplementation<Input, Output, Failure> =
+  & ServiceOptions<Input, Output, Failure>
+  & StageOptions<Input, Output, Failure>
+  & Partial<Pick<Stages<Input, Output, Failure>, "call" | "checkPermissions">>
+  & { readonly plan?: (input: Input) => Binding<Input, Output, Failure> }
+
+const passthrough = Effect.succeed({ _tag: "Passthrough" } as const)
+
+const noCall = (name: string) => (): never => {
+  throw new TypeError(`Tool ${name} has neither a call nor a plan that binds one`)
+}
+
 const fillDefaults = <Input, Output, Failure>(
   name: string,
-  implementation: Implementation<Input, Output, Failure, boolean>
+  implementation: AnyImplementation<Input, Output, Failure>
 ): Service<Input, Output, Failure> => {
-  const traits = (input: Input): Traits => ({ ...conservativeTraits, ...implementation.traits?.(input) })
-  const toModel = implementation.toModel ?? defaultToModel
-  const service: Omit<Service<Input, Output, Failure>, "plan"> = {
-    call: implementation.call,
-    validate: implementation.validate ?? Effect.succeed,
-    checkPermissions: implementation.checkPermissions ?? (() => Effect.succeed({ _tag: "Passthrough" })),
+  const {
+    activity = defaultActivity(name),
+    call = noCall(name),
+    checkPermissions,
+    claimsOf = implementation.claims,
+    classifierInput,
+    matchesRule,
+    matchRules,
+    renderFailure = defaultRenderFailure,
+    renderResult,
+    renderUse = (input: Input) => [UiBlock.Title({ text: `${name}(${JSON.stringify(input)})` })],
+    risk,
+    toModel = defaultToModel,
     traits,
-    // A call that may not run alongside others claims the whole world; anything else claims nothing unless it says.
-    claims: (input) => implementation.claims?.(input) ?? (traits(input).concurrencySafe ? [] : [Claim.world]),
-    renderUse: implementation.renderUse ?? ((input) => [UiBlock.Title({ text: `${name}(${JSON.stringify(input)})` })]),
-    renderResult: implementation.renderResult ?? ((output, input) => {
-      const content = toModel(output, input)
-      return [
-        UiBlock.Text({
-          text: typeof content === "string"
-            ? content
-            : content.map((b) => (b.type === "text" ? b.text : "[image]")).join("\n")
-        })
-      ]
-    }),
-    toModel,
-    renderFailure: implementation.renderFailure ?? defaultRenderFailure,
-    renderPartial: implementation.renderPartial ?? defaultRenderPartial(name),
-    activity: implementation.activity ?? defaultActivity(name),
-    summary: implementation.summary ?? defaultSummary(name),
-    isEnabled: implementation.isEnabled ?? alwaysEnabled,
-    interruptBehavior: implementation.interruptBehavior ?? "block",
-    classifierInput: implementation.classifierInput ?? (() => ""),
-    risk: implementation.risk ?? ((_input, traits) => riskOf(traits))
-  }
-  const { matchRules, matchesRule } = implementation
+    validate
+  } = { ...implementation, claimsOf: implementation.claims }
   const bind = implementation.plan
   const plan = (input: Input): Invocation<Input, Output, Failure> => {
     const bound = bind?.(input)
-    const callTraits = bound?.traits === undefined ? traits(input) : { ...conservativeTraits, ...bound.traits }
+    const callTraits: Traits = bound?.traits === undefined
+      ? { ...conservativeTraits, ...traits?.(input) }
+      : { ...conservativeTraits, ...bound.traits }
+    const model = bound?.toModel ?? ((output: Output) => toModel(output, input))
     return {
       input,
       traits: callTraits,
-      // The default claims follow the call's own traits: a plan that says "concurrency-safe" claims nothing.
-      claims: bound?.claims ?? implementation.claims?.(input) ?? (callTraits.concurrencySafe ? [] : [Claim.world]),
-      checkPermissions: bound?.checkPermissions ?? ((context) => service.checkPermissions(input, context)),
+      // The default claims follow the call's own traits: a call that may not run alongside others claims the world.
+      claims: bound?.claims ?? claimsOf?.(input) ?? (callTraits.concurrencySafe ? [] : [Claim.world]),
+      validate: bound?.validate ?? (validate === undefined ? () => Effect.succeed(input) : (c) => validate(input, c)),
+      checkPermissions: bound?.checkPermissions ??
+        (checkPermissions === undefined ? () => passthrough : (context) => checkPermissions(input, context)),
       matchRules: bound?.matchRules ??
         (matchRules === undefined ? undefined : (rules, context) => matchRules(input, rules, context)),
       matchesRule: bound?.matchesRule ??
         (matchesRule === undefined ? undefined : (content, context) => matchesRule(content, input, context)),
-      validate: bound?.validate ?? ((context) => service.validate(input, context)),
-      renderUse: bound?.renderUse ?? (() => service.renderUse(input)),
-      activity: bound?.activity ?? (() => service.activity(input)),
-      classifierInput: bound?.classifierInput ?? (() => service.classifierInput(input)),
-      risk: bound?.risk ?? (() => service.risk(input, callTraits)),
-      call: bound?.call ?? ((context) => service.call(input, context)),
-      toModel: bound?.toModel ?? ((output) => service.toModel(output, input)),
-      renderResult: bound?.renderResult ?? ((output) => service.renderResult(output, input)),
-      renderFailure: bound?.renderFailure ?? ((failure) => service.renderFailure(failure, input))
+      renderUse: bound?.renderUse ?? (() => renderUse(input)),
+      activity: bound?.activity ?? (() => activity(input)),
+      classifierInput: bound?.classifierInput ?? (() => classifierInput?.(input) ?? ""),
+      risk: bound?.risk ?? (() => risk === undefined ? riskOf(callTraits) : risk(input, callTraits)),
+      call: bound?.call ?? ((context) => call(input, context)),
+      toModel: model,
+      renderResult: bound?.renderResult ??
+        (renderResult === undefined
+          ? (output) => resultBlocks(model(output))
+          : (output) => renderResult(output, input)),
+      renderFailure: bound?.renderFailure ?? ((failure) => renderFailure(failure, input))
     }
   }
   return {
-    ...service,
     plan,
-    ...(matchesRule === undefined ? {} : { matchesRule }),
-    ...(matchRules === undefined ? {} : { matchRules })
+    renderPartial: implementation.renderPartial ?? defaultRenderPartial(name),
+    summary: implementation.summary ?? defaultSummary(name),
+    isEnabled: implementation.isEnabled ?? alwaysEnabled,
+    interruptBehavior: implementation.interruptBehavior ?? "block"
   }
 }
+
+const resultBlocks = (content: ToolResultContent): ReadonlyArray<UiBlock> => [
+  UiBlock.Text({
+    text: typeof content === "string"
+      ? content
+      : content.map((b) => (b.type === "text" ? b.text : "[image]")).join("\n")
+  })
+]
 
 /**
  * A complete service from an implementation of a tool whose types are erased (a stand-in, an adapted MCP tool): the
@@ -795,10 +867,27 @@ const fillDefaults = <Input, Output, Failure>(
 export const serviceFrom = (
   name: string,
   implementation: Implementation<unknown, unknown, unknown, boolean>
-): AnyService => fillDefaults(name, implementation)
+): AnyService => fillDefaults(name, implementation as AnyImplementation<unknown, unknown, unknown>)
 
 /**
- * Defines a tool. The result is the Tag of the tool's service, carrying the definition.
+ * Defines a tool. The result is the Tag of the tool's service, carrying the definition; `implement` builds its
+ * Layer from plain stage functions (or from a `plan` that binds each input once).
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { Tool } from "effect-tool-runtime"
+ *
+ * const Echo = Tool.make("Echo", {
+ *   description: "Repeats the text back.",
+ *   input: Schema.Struct({ text: Schema.String }),
+ *   touchesEnvironment: false
+ * })
+ * const EchoLive = Echo.implement({
+ *   traits: () => ({ readOnly: true, concurrencySafe: true }),
+ *   call: ({ text }) => Effect.succeed(text)
+ * })
+ * ```
  *
  * @since 0.1.0
  * @category constructors
@@ -834,7 +923,7 @@ export const make = <
   type I = Implementation<Input["Type"], Output["Type"], Failure["Type"], TouchesEnvironment>
   const tag = Context.GenericTag<Identifier<Name>, S>(`effect-tool-runtime/Tool/${name}`)
   const service = (implementation: I): S =>
-    fillDefaults(name, implementation as Implementation<Input["Type"], Output["Type"], Failure["Type"], boolean>)
+    fillDefaults(name, implementation as AnyImplementation<Input["Type"], Output["Type"], Failure["Type"]>)
   return Object.assign(tag, {
     [TypeId]: TypeId as TypeId,
     definition,
