@@ -23,6 +23,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as defaults from "./internal/defaults.js"
 import type { PermissionCheck } from "./Permission.js"
 import { UiBlock } from "./Presentation.js"
 import type { ToolResultContent } from "./Wire.js"
@@ -475,7 +476,8 @@ export type PlannedBinding<Input, Output, Failure, TouchesEnvironment extends bo
  */
 export type ServiceOptions<Input, Output, Failure> = Partial<Omit<Service<Input, Output, Failure>, "plan">>
 
-type StageOptions<Input, Output, Failure> =
+/** @internal */
+export type StageOptions<Input, Output, Failure> =
   & Partial<Omit<Stages<Input, Output, Failure>, "call" | "traits" | "checkPermissions">>
   & { readonly traits?: (input: Input) => Partial<Traits> }
 
@@ -692,19 +694,14 @@ export const conservativeTraits: Traits = {
   openWorld: false
 }
 
-const defaultToModel = (output: unknown): ToolResultContent => {
-  if (typeof output === "string") return output
-  if (output === undefined || output === null) return ""
-  return JSON.stringify(output, null, 2) ?? String(output)
-}
-
-const defaultRenderFailure = (failure: unknown): string => {
-  if (typeof failure === "string") return failure
-  if (typeof failure === "object" && failure !== null && "message" in failure && typeof failure.message === "string") {
-    return failure.message
-  }
-  return JSON.stringify(failure) ?? String(failure)
-}
+/**
+ * The argument that says what a call is about (a path, a command, a URL), on one short line: one of the usual field
+ * names, else the first string field. Works on partial inputs too. Undefined when there is none.
+ *
+ * @since 0.2.0
+ * @category utilities
+ */
+export const mainArgument: (input: unknown) => string | undefined = defaults.mainArgument
 
 /**
  * The risk a call's traits imply: destructive is high; read-only and local is low; anything else is medium.
@@ -723,88 +720,23 @@ export const riskOf = (traits: Traits): Risk =>
  */
 export const alwaysEnabled: Effect.Effect<Availability> = Effect.succeed(Availability.enabled)
 
-/** The input fields that usually say what a call is about, most telling first. */
-const mainFields = ["file_path", "path", "notebook_path", "command", "url", "pattern", "query", "prompt"] as const
-
-/**
- * The argument that says what a call is about (a path, a command, a URL), on one short line: one of the usual field
- * names, else the first string field. Works on partial inputs too. Undefined when there is none.
- *
- * @since 0.2.0
- * @category utilities
- */
-export const mainArgument = (input: unknown): string | undefined => {
-  if (typeof input !== "object" || input === null || Array.isArray(input)) return undefined
-  const record = input as Record<string, unknown>
-  let found: string | undefined = undefined
-  for (const field of mainFields) {
-    const value = record[field]
-    if (typeof value === "string" && value.length > 0) {
-      found = value
-      break
-    }
-  }
-  if (found === undefined) {
-    for (const value of Object.values(record)) {
-      if (typeof value === "string" && value.length > 0) {
-        found = value
-        break
-      }
-    }
-  }
-  if (found === undefined) return undefined
-  const line = found.split("\n", 1)[0]!
-  return line.length > 80 ? `${line.slice(0, 79)}…` : line
-}
-
-const defaultActivity = (name: string) => (input: unknown): string => {
-  const main = mainArgument(input)
-  return main === undefined ? name : `${name} ${main}`
-}
-
-const defaultSummary = (name: string) => (inputs: ReadonlyArray<unknown>): string => {
-  if (inputs.length === 1) return defaultActivity(name)(inputs[0])
-  const mains = inputs.flatMap((input) => mainArgument(input) ?? [])
-  const shown = mains.slice(0, 3).join(", ")
-  const more = mains.length > 3 ? `, +${mains.length - 3} more` : ""
-  return `${name} ×${inputs.length}${shown === "" ? "" : `: ${shown}${more}`}`
-}
-
-const defaultRenderPartial = (name: string) => (partial: unknown): ReadonlyArray<UiBlock> => {
-  const main = mainArgument(partial)
-  return [UiBlock.Title({ text: main === undefined ? name : `${name}(${main})` })]
-}
-
-/** An implementation with its forms merged, as {@link fillDefaults} reads it. */
-type AnyImplementation<Input, Output, Failure> =
-  & ServiceOptions<Input, Output, Failure>
-  & StageOptions<Input, Output, Failure>
-  & Partial<Pick<Stages<Input, Output, Failure>, "call" | "checkPermissions">>
-  & { readonly plan?: (input: Input) => Binding<Input, Output, Failure> }
-
-const passthrough = Effect.succeed({ _tag: "Passthrough" } as const)
-
-const noCall = (name: string) => (): never => {
-  throw new TypeError(`Tool ${name} has neither a call nor a plan that binds one`)
-}
-
 const fillDefaults = <Input, Output, Failure>(
   name: string,
-  implementation: AnyImplementation<Input, Output, Failure>
+  implementation: defaults.AnyImplementation<Input, Output, Failure>
 ): Service<Input, Output, Failure> => {
   const {
-    activity = defaultActivity(name),
-    call = noCall(name),
+    activity = defaults.defaultActivity(name),
+    call = defaults.noCall(name),
     checkPermissions,
     claimsOf = implementation.claims,
     classifierInput,
     matchesRule,
     matchRules,
-    renderFailure = defaultRenderFailure,
+    renderFailure = defaults.defaultRenderFailure,
     renderResult,
     renderUse = (input: Input) => [UiBlock.Title({ text: `${name}(${JSON.stringify(input)})` })],
     risk,
-    toModel = defaultToModel,
+    toModel = defaults.defaultToModel,
     traits,
     validate
   } = { ...implementation, claimsOf: implementation.claims }
@@ -822,7 +754,7 @@ const fillDefaults = <Input, Output, Failure>(
       claims: bound?.claims ?? claimsOf?.(input) ?? (callTraits.concurrencySafe ? [] : [Claim.world]),
       validate: bound?.validate ?? (validate === undefined ? () => Effect.succeed(input) : (c) => validate(input, c)),
       checkPermissions: bound?.checkPermissions ??
-        (checkPermissions === undefined ? () => passthrough : (context) => checkPermissions(input, context)),
+        (checkPermissions === undefined ? () => defaults.passthrough : (context) => checkPermissions(input, context)),
       matchRules: bound?.matchRules ??
         (matchRules === undefined ? undefined : (rules, context) => matchRules(input, rules, context)),
       matchesRule: bound?.matchesRule ??
@@ -835,27 +767,19 @@ const fillDefaults = <Input, Output, Failure>(
       toModel: model,
       renderResult: bound?.renderResult ??
         (renderResult === undefined
-          ? (output) => resultBlocks(model(output))
+          ? (output) => defaults.resultBlocks(model(output))
           : (output) => renderResult(output, input)),
       renderFailure: bound?.renderFailure ?? ((failure) => renderFailure(failure, input))
     }
   }
   return {
     plan,
-    renderPartial: implementation.renderPartial ?? defaultRenderPartial(name),
-    summary: implementation.summary ?? defaultSummary(name),
+    renderPartial: implementation.renderPartial ?? defaults.defaultRenderPartial(name),
+    summary: implementation.summary ?? defaults.defaultSummary(name),
     isEnabled: implementation.isEnabled ?? alwaysEnabled,
     interruptBehavior: implementation.interruptBehavior ?? "block"
   }
 }
-
-const resultBlocks = (content: ToolResultContent): ReadonlyArray<UiBlock> => [
-  UiBlock.Text({
-    text: typeof content === "string"
-      ? content
-      : content.map((b) => (b.type === "text" ? b.text : "[image]")).join("\n")
-  })
-]
 
 /**
  * A complete service from an implementation of a tool whose types are erased (a stand-in, an adapted MCP tool): the
@@ -867,7 +791,7 @@ const resultBlocks = (content: ToolResultContent): ReadonlyArray<UiBlock> => [
 export const serviceFrom = (
   name: string,
   implementation: Implementation<unknown, unknown, unknown, boolean>
-): AnyService => fillDefaults(name, implementation as AnyImplementation<unknown, unknown, unknown>)
+): AnyService => fillDefaults(name, implementation as defaults.AnyImplementation<unknown, unknown, unknown>)
 
 /**
  * Defines a tool. The result is the Tag of the tool's service, carrying the definition; `implement` builds its
@@ -923,7 +847,7 @@ export const make = <
   type I = Implementation<Input["Type"], Output["Type"], Failure["Type"], TouchesEnvironment>
   const tag = Context.GenericTag<Identifier<Name>, S>(`effect-tool-runtime/Tool/${name}`)
   const service = (implementation: I): S =>
-    fillDefaults(name, implementation as AnyImplementation<Input["Type"], Output["Type"], Failure["Type"]>)
+    fillDefaults(name, implementation as defaults.AnyImplementation<Input["Type"], Output["Type"], Failure["Type"]>)
   return Object.assign(tag, {
     [TypeId]: TypeId as TypeId,
     definition,
