@@ -930,7 +930,7 @@ export const make = (options: HooksOptions): Effect.Effect<ToolHooks["Type"], Ho
       const tool = registry === undefined ? undefined : Option.getOrUndefined(registry.lookup(toolName))
       if (tool === undefined) return condition.content !== undefined || condition.toolName === toolName
       try {
-        return coversCall(condition, { definition: tool.definition, service: tool.service, input }, {
+        return coversCall(condition, { definition: tool.definition, invocation: tool.service.plan(input) }, {
           cwd: options.cwd,
           home,
           contains: () => false

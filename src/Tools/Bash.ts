@@ -565,13 +565,6 @@ export const layer = (
             call: (context) => runCommand(services, input, context, plan)
           }
         },
-        // The stages one by one, for whoever asks them outside a call (each analyses the command afresh).
-        checkPermissions: (input) => Effect.succeed(CommandPlan.planCommand(input.command, workspace).permissionCheck),
-        traits: (input) => CommandPlan.planCommand(input.command, workspace).traits,
-        claims: (input) => CommandPlan.planCommand(input.command, workspace).claims,
-        matchRules: (input, rules) => CommandPlan.planCommand(input.command, workspace).matchRules(rules),
-        call: (input, context) =>
-          runCommand(services, input, context, CommandPlan.planCommand(input.command, workspace)),
         renderUse: (input) => [
           UiBlock.Title({
             text: input.description === undefined || input.description.trim() === ""

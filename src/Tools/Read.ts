@@ -316,7 +316,6 @@ export const layer = Read.implementEffect(
           return { ...input, file_path: resolved.absolute }
         }),
 
-      checkPermissions: (input) => checkFilePath(workspace, input.file_path, "Read", store?.owns),
       traits: () => ({ readOnly: true, concurrencySafe: true }),
       claims: (input) => [Tool.Claim.read(fileResource(input.file_path, workspace.cwd, workspace.home))],
       // By path (as given and real) and by identity: a hard link of a file a rule names is that file.
@@ -325,9 +324,11 @@ export const layer = Read.implementEffect(
       // The real path is bound when the call is planned: the decision is made on it and the call opens exactly it.
       plan: (input) => {
         const planned = plannedRealPath(access, input.file_path, workspace.cwd, workspace.home)
-        return { call: () => readDecided(input, planned) }
+        return {
+          checkPermissions: () => checkFilePath(workspace, input.file_path, "Read", store?.owns),
+          call: () => readDecided(input, planned)
+        }
       },
-      call: (input) => readDecided(input, plannedRealPath(access, input.file_path, workspace.cwd, workspace.home)),
 
       renderUse: (input) => [UiBlock.Title({ text: `Read(${shown(input.file_path)}${rangeLabel(input)})` })],
       renderResult: (output) => {

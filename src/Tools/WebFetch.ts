@@ -578,12 +578,10 @@ export const layerWith = (
       const hostOf = (input: WebFetchInput) => Either.getOrUndefined(normalizeUrl(input.url, plainHttp))?.hostname
       return {
         validate,
-        checkPermissions,
         traits: () => ({ readOnly: true, concurrencySafe: true, openWorld: true }),
         claims: () => [],
-        matchRules: (input, rules) => judgeHost(rules, hostOf(input)),
         // One invocation, one view of the permission stage: the rules it was decided by also decide its hops.
-        plan: (input) => {
+        plan: (input: WebFetchInput) => {
           const view: PermissionView = { checked: false, rules: undefined }
           return {
             checkPermissions: () => {
@@ -597,7 +595,6 @@ export const layerWith = (
             call: (): Effect.Effect<WebFetchOutput, WebFetchError, Scope.Scope> => fetchPage(services, input, view)
           }
         },
-        call: (input) => fetchPage(services, input, { checked: false, rules: undefined }),
         renderUse: (input) => [UiBlock.Title({ text: `WebFetch(${input.url})` }), UiBlock.Text({ text: input.prompt })],
         renderResult,
         toModel: modelText

@@ -348,11 +348,7 @@ export const recorded = <const Tools extends ReadonlyArray<Tool.Any>, E, R>(
               )
           }
         }
-        wrapped = Context.add(wrapped, tag, {
-          ...service,
-          plan,
-          call: (input, callContext) => plan(input).call(callContext)
-        })
+        wrapped = Context.add(wrapped, tag, { ...service, plan })
       }
       return wrapped as Context.Context<Tool.IdentifierOf<Tools[number]>>
     })

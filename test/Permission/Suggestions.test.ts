@@ -202,12 +202,11 @@ const evaluate = (policy: PermissionPolicy["Type"], c: Call) =>
       progress: () => Effect.void,
       isReadDenied: () => false
     }
+    const invocation = tool.service.plan(c.input)
     const request: PolicyRequest = {
       definition: tool.definition,
-      service: tool.service,
-      input: c.input,
-      traits: tool.service.traits(c.input),
-      toolCheck: yield* tool.service.checkPermissions(c.input, context),
+      invocation,
+      toolCheck: yield* invocation.checkPermissions(context),
       hook: undefined,
       context
     }

@@ -98,13 +98,12 @@ const LEVELS: ReadonlyArray<LoggingLevel> = [
   "emergency"
 ]
 
-/** The service with its call (and its invocations' calls) raced against the request's cancellation. */
+/** The service with its invocations' calls raced against the request's cancellation. */
 const cancellableService = (
   service: AnyService,
   wrap: <A, E, R>(toolUseId: string, call: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 ): AnyService => ({
   ...service,
-  call: (input, context) => wrap(context.toolUseId, service.call(input, context)),
   plan: (input) => {
     const invocation = service.plan(input)
     return { ...invocation, call: (context) => wrap(context.toolUseId, invocation.call(context)) }

@@ -75,8 +75,16 @@ export const makeNode = (): FileAccess["Type"] => ({
   stat: (path) => Effect.promise(() => fs.promises.stat(path).then(infoOf, () => undefined)),
   lstat: (path) => Effect.promise(() => fs.promises.lstat(path).then(infoOf, () => undefined)),
   statSync: (path) => {
-    const stats = fs.statSync(path, { throwIfNoEntry: false })
-    return stats === undefined ? undefined : infoOf(stats)
+    try {
+      const stats = fs.statSync(path, { throwIfNoEntry: false })
+      return stats === undefined ? undefined : infoOf(stats)
+    } catch (error) {
+      // A path through a file (ENOTDIR), a loop, a name too long: nothing is there to stat.
+      if (["ENOTDIR", "ELOOP", "ENAMETOOLONG", "EACCES"].includes((error as NodeJS.ErrnoException).code ?? "")) {
+        return undefined
+      }
+      throw error
+    }
   },
   readDirectory: (path) => Effect.tryPromise({ try: () => fs.promises.readdir(path), catch: toError(path) }),
   openRead: (path) =>

@@ -19,7 +19,7 @@ fs.writeFileSync(path.join(cwd, "notes.txt"), "alpha\nbeta\n")
 const place = { cwd, home: "/root", roots: [cwd] }
 
 const run = (command: string) =>
-  Effect.flatMap(BashTool, (bash) => Effect.exit(Effect.scoped(bash.call({ command }, recordingContext()))))
+  Effect.flatMap(BashTool, (bash) => Effect.exit(Effect.scoped(bash.plan({ command }).call(recordingContext()))))
 
 describe("Bash results", () => {
   it.live("exit code 1 of grep is an answer: success, with the meaning for the model", () =>
@@ -29,7 +29,7 @@ describe("Bash results", () => {
       expect(Exit.isSuccess(exit)).toBe(true)
       if (Exit.isFailure(exit)) return
       expect(exit.value.exitCode).toBe(1)
-      expect(bash.toModel(exit.value, { command: "grep nomatch notes.txt" })).toBe("(exit code 1: no matches)")
+      expect(bash.plan({ command: "grep nomatch notes.txt" }).toModel(exit.value)).toBe("(exit code 1: no matches)")
     }).pipe(Effect.provide(bashLayer(cwd))))
 
   it.live("`false` fails, naming exit code 1; other codes and the output are in the message", () =>
@@ -39,7 +39,7 @@ describe("Bash results", () => {
       expect(Exit.isFailure(exit)).toBe(true)
       if (Exit.isSuccess(exit) || exit.cause._tag !== "Fail") return
       expect(exit.cause.error.exitCode).toBe(1)
-      expect(bash.renderFailure(exit.cause.error, { command: "false" })).toContain("exit code 1")
+      expect(bash.plan({ command: "false" }).renderFailure(exit.cause.error)).toContain("exit code 1")
       const other = yield* run("echo partial; exit 3")
       if (Exit.isSuccess(other) || other.cause._tag !== "Fail") throw new Error("expected a failure")
       expect(other.cause.error.message).toBe("Command failed with exit code 3. Output:\npartial")
@@ -60,10 +60,10 @@ describe("Bash results", () => {
     Effect.gen(function*() {
       const bash = yield* BashTool
       const input = { command: "cat notes.txt", description: "Show the notes" }
-      expect(toText(bash.renderUse(input))).toBe("Bash: Show the notes\ncat notes.txt")
+      expect(toText(bash.plan(input).renderUse())).toBe("Bash: Show the notes\ncat notes.txt")
       const exit = yield* run("cat notes.txt")
       if (Exit.isFailure(exit)) throw new Error("expected success")
-      const ui = bash.renderResult(exit.value, input)
+      const ui = bash.plan(input).renderResult(exit.value)
       expect(ui[0]).toMatchObject({ _tag: "Code", text: "alpha\nbeta\n" })
       expect(ui[1]?._tag).toBe("Fields")
       expect(toText(ui)).toMatch(/exit code: 0\nduration: \d+ ms\noutput: 11 B/)
@@ -72,7 +72,7 @@ describe("Bash results", () => {
   it.live("an empty command is rejected before anything runs", () =>
     Effect.gen(function*() {
       const bash = yield* BashTool
-      const exit = yield* Effect.exit(bash.validate({ command: "  " }, recordingContext()))
+      const exit = yield* Effect.exit(bash.plan({ command: "  " }).validate(recordingContext()))
       expect(Exit.isFailure(exit)).toBe(true)
     }).pipe(Effect.provide(bashLayer(cwd))))
 })

@@ -63,14 +63,14 @@ describe("WebFetch: URLs", () => {
     Effect.gen(function*() {
       const service = yield* WebFetchTool
       const input = { url: "https://docs.example.com/page", prompt: "p" }
-      expect(service.traits(input)).toEqual({
+      expect(service.plan(input).traits).toEqual({
         readOnly: true,
         concurrencySafe: true,
         openWorld: true,
         destructive: false
       })
-      expect(service.claims(input)).toEqual([])
-      const check = yield* service.checkPermissions(input, {
+      expect(service.plan(input).claims).toEqual([])
+      const check = yield* service.plan(input).checkPermissions({
         toolUseId: "t",
         toolName: "WebFetch",
         progress: () => Effect.void,
