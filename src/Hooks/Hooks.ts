@@ -41,7 +41,7 @@
  * or any other status is a crash.
  *
  * ## Prompt and agent hooks
- * With a `languageModel` (@effect/ai's `LanguageModel` service) in the options, the hook's `prompt` (`$ARGUMENTS`
+ * With a `languageModel` (a {@link PromptModel}, e.g. @effect/ai's `LanguageModel` service) in the options, the hook's `prompt` (`$ARGUMENTS`
  * replaced by the hook JSON, or the JSON appended when absent) goes to the model, which answers
  * `{"ok": true}` or `{"ok": false, "reason": "..."}`: `ok: false` blocks like exit 2 with the reason. An agent hook is
  * run the same way (one model turn; this runtime gives it no tools). An answer that is not that JSON is a crash.
@@ -65,7 +65,6 @@
  *
  * @since 0.1.0
  */
-import type * as LanguageModel from "@effect/ai/LanguageModel"
 import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
@@ -165,6 +164,17 @@ export interface SettingsHooks {
 }
 
 /**
+ * What prompt and agent hooks need of a language model. @effect/ai's `LanguageModel` service is one (pass the
+ * value of `yield* LanguageModel.LanguageModel`): this module needs @effect/ai neither at run time nor in its types.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface PromptModel {
+  readonly generateText: (options: { readonly prompt: string }) => Effect.Effect<{ readonly text: string }, unknown>
+}
+
+/**
  * The options of {@link layer}.
  *
  * @since 0.1.0
@@ -187,7 +197,7 @@ export interface HooksOptions {
   /** The most a hook may print on stdout, and on stderr (an HTTP hook: its body). Default 1 MiB. */
   readonly maxOutputBytes?: number
   /** Runs prompt and agent hooks. Without it they cannot run (a PreToolUse one denies what it matches). */
-  readonly languageModel?: LanguageModel.Service
+  readonly languageModel?: PromptModel
   /** Home, for `~` in a command hook's program. Default the user's home directory. */
   readonly home?: string
   /** Where HTTP hooks' `allowedEnvVars` are read. Default `process.env`. */
@@ -355,7 +365,7 @@ interface RunSettings {
   readonly defaultTimeout: Duration.Duration
   readonly grace: Duration.Duration
   readonly maxOutput: number
-  readonly languageModel: LanguageModel.Service | undefined
+  readonly languageModel: PromptModel | undefined
   readonly env: Readonly<Record<string, string | undefined>>
   readonly allowedHttpHookUrls: ReadonlyArray<string> | undefined
   readonly httpHookAllowedEnvVars: ReadonlyArray<string> | undefined

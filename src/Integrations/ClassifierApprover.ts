@@ -24,9 +24,9 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { ApprovalAnswer, Approver } from "../Permission/Approver.js"
+import type { ApprovalRequest } from "../Permission/Approver.js"
 import type { Risk } from "../Tool/Tool.js"
-import { ApprovalAnswer, Approver } from "./Approver.js"
-import type { ApprovalRequest } from "./Approver.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // models
