@@ -42,8 +42,8 @@ import type { ApprovalRequest } from "./Approver.js"
  * @category models
  */
 export interface TerminalOptions {
-  readonly input?: NodeJS.ReadableStream
-  readonly output?: NodeJS.WritableStream
+  readonly input?: NodeJS.ReadableStream | undefined
+  readonly output?: NodeJS.WritableStream | undefined
   /**
    * Held from the first line of a question to its answer. Whatever else writes to the same terminal (a progress
    * printer) takes it for each write, so nothing is printed over a pending question: it waits, and prints after
@@ -51,7 +51,7 @@ export interface TerminalOptions {
    *
    * @since 0.2.0
    */
-  readonly lock?: Effect.Semaphore
+  readonly lock?: Effect.Semaphore | undefined
 }
 
 /**
@@ -118,7 +118,10 @@ const spell = (char: string): string => {
  * @since 0.2.0
  * @category rendering
  */
-export const escapeForDisplay = (text: string, options: { readonly newlines?: "keep" | "escape" } = {}): string => {
+export const escapeForDisplay = (
+  text: string,
+  options: { readonly newlines?: "keep" | "escape" | undefined } = {}
+): string => {
   const escapeNewlines = options.newlines === "escape"
   const isHidden = (char: string) => char !== " " && char !== "\n" && hidden.test(char)
   /** Whether what `char` is shown as starts with a backslash or `<U+`, or is a letter a backslash escape uses. */

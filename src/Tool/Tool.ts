@@ -116,11 +116,11 @@ export const Claim = {
  * @category models
  */
 export interface Progress {
-  readonly message?: string
+  readonly message?: string | undefined
   /** The latest lines of output, for long-running commands. */
-  readonly lines?: ReadonlyArray<string>
+  readonly lines?: ReadonlyArray<string> | undefined
   /** Completion between 0 and 1, when known. */
-  readonly fraction?: number
+  readonly fraction?: number | undefined
 }
 
 /**
@@ -331,17 +331,19 @@ export interface Service<Input, Output, Failure> {
    * Whether the content of a permission rule naming this tool (`Tool(content)`) matches this input. Tools without
    * it are matched by whole-tool rules only.
    */
-  readonly matchesRule?: (content: string, input: Input, context: RuleContext) => boolean
+  readonly matchesRule?: ((content: string, input: Input, context: RuleContext) => boolean) | undefined
   /**
    * Decides all content rules for this tool at once, for tools where one boolean per rule is not enough (a compound
    * shell command is allowed only when every part is covered, possibly by different rules). When absent, the policy
    * uses `matchesRule` rule by rule.
    */
-  readonly matchRules?: <R extends ContentRule>(
-    input: Input,
-    rules: RulesByBehavior<R>,
-    context: RuleContext
-  ) => RuleMatch<R>
+  readonly matchRules?:
+    | (<R extends ContentRule>(
+      input: Input,
+      rules: RulesByBehavior<R>,
+      context: RuleContext
+    ) => RuleMatch<R>)
+    | undefined
 }
 
 /**
@@ -375,10 +377,10 @@ export interface RulesByBehavior<R> {
  * @category models
  */
 export type RuleMatch<R> =
-  | { readonly _tag: "Deny"; readonly rule: R; readonly detail?: string }
-  | { readonly _tag: "Ask"; readonly rule: R; readonly detail?: string }
+  | { readonly _tag: "Deny"; readonly rule: R; readonly detail?: string | undefined }
+  | { readonly _tag: "Ask"; readonly rule: R; readonly detail?: string | undefined }
   | { readonly _tag: "Allow"; readonly rules: ReadonlyArray<R> }
-  | { readonly _tag: "NoMatch"; readonly detail?: string }
+  | { readonly _tag: "NoMatch"; readonly detail?: string | undefined }
 
 /**
  * What a tool needs to interpret a rule's content: where relative patterns are anchored. For `matchesRule`,
@@ -427,7 +429,7 @@ export interface Invocation<Input, Output, Failure> {
  * @category models
  */
 export type Binding<Input, Output, Failure> = Partial<Omit<Invocation<Input, Output, Failure>, "input" | "traits">> & {
-  readonly traits?: Partial<Traits>
+  readonly traits?: Partial<Traits> | undefined
 }
 
 /**
@@ -441,12 +443,12 @@ export type Implementation<Input, Output, Failure, TouchesEnvironment extends bo
   & Pick<Service<Input, Output, Failure>, "call">
   & Partial<Omit<Service<Input, Output, Failure>, "call" | "traits" | "checkPermissions" | "plan">>
   & {
-    readonly traits?: (input: Input) => Partial<Traits>
+    readonly traits?: ((input: Input) => Partial<Traits>) | undefined
     /**
      * Binds an input once (Gemini CLI's `build -> ToolInvocation`): whatever it returns is used instead of the
      * matching stage function, computed from one shared analysis of the input.
      */
-    readonly plan?: (input: Input) => Binding<Input, Output, Failure>
+    readonly plan?: ((input: Input) => Binding<Input, Output, Failure>) | undefined
   }
   & ([TouchesEnvironment] extends [false] ? Partial<Pick<Service<Input, Output, Failure>, "checkPermissions">>
     : Pick<Service<Input, Output, Failure>, "checkPermissions">)
@@ -578,25 +580,25 @@ export interface MakeOptions<
   readonly description: string
   readonly input: Input
   /** Default `Schema.Unknown`. */
-  readonly output?: Output
+  readonly output?: Output | undefined
   /** Default {@link ToolError}. */
-  readonly failure?: Failure
+  readonly failure?: Failure | undefined
   /** Default `[]`. */
-  readonly aliases?: ReadonlyArray<string>
+  readonly aliases?: ReadonlyArray<string> | undefined
   /** Default `"eager"`. */
-  readonly loading?: Loading
-  readonly searchHint?: string
+  readonly loading?: Loading | undefined
+  readonly searchHint?: string | undefined
   /** Default 50,000 (the runtime's cap applies too); `Infinity` for tools that bound their own output. */
-  readonly maxResultChars?: number
+  readonly maxResultChars?: number | undefined
   /**
    * Default none: a timer costs a fiber per call, and most tools bound themselves (Bash) or are bounded by their
    * client (MCP). The runtime's settings or a call's options can still impose one.
    */
-  readonly timeout?: Duration.DurationInput
+  readonly timeout?: Duration.DurationInput | undefined
   /** Default `true`: only a tool that says otherwise may skip `checkPermissions`. */
-  readonly touchesEnvironment?: TouchesEnvironment
+  readonly touchesEnvironment?: TouchesEnvironment | undefined
   /** Default none. */
-  readonly fileAccess?: "read" | "edit"
+  readonly fileAccess?: "read" | "edit" | undefined
 }
 
 /**

@@ -140,13 +140,13 @@ export const scriptedLayer = (log: Ref.Ref<ReadonlyArray<Execution>>): Layer.Lay
  * @category models
  */
 export interface TurnOptions {
-  readonly minLength?: number
-  readonly maxLength?: number
+  readonly minLength?: number | undefined
+  readonly maxLength?: number | undefined
   /** Resources calls may claim. Default five files. */
-  readonly resources?: ReadonlyArray<string>
-  readonly maxDurationMs?: number
+  readonly resources?: ReadonlyArray<string> | undefined
+  readonly maxDurationMs?: number | undefined
   /** Whether calls may fail or die. Default true. */
-  readonly failures?: boolean
+  readonly failures?: boolean | undefined
 }
 
 /**
@@ -370,7 +370,7 @@ export const recorded = <const Tools extends ReadonlyArray<Tool.Any>, E, R>(
  */
 export const arbitraryTurnOf = (
   tools: ReadonlyArray<Tool.Any>,
-  options: { readonly minLength?: number; readonly maxLength?: number } = {}
+  options: { readonly minLength?: number | undefined; readonly maxLength?: number | undefined } = {}
 ): FastCheck.Arbitrary<ReadonlyArray<ToolUseBlock>> => {
   const calls = tools.map((tool) => {
     const schema = tool.definition.input as Schema.Schema<unknown, unknown>
@@ -398,9 +398,9 @@ export const runTurn = <const Tools extends ReadonlyArray<Tool.Any>, E, R>(
   options: {
     readonly tools: Tools
     readonly layer: Layer.Layer<Tool.IdentifierOf<Tools[number]>, E, R>
-    readonly approver?: Layer.Layer<Approver>
-    readonly run?: Parameters<ToolRuntime["Type"]["execute"]>[1]
-    readonly horizon?: Duration.DurationInput
+    readonly approver?: Layer.Layer<Approver> | undefined
+    readonly run?: Parameters<ToolRuntime["Type"]["execute"]>[1] | undefined
+    readonly horizon?: Duration.DurationInput | undefined
   }
 ): Effect.Effect<{ readonly outcomes: ReadonlyArray<Outcome>; readonly recordings: ReadonlyArray<Recording> }, E, R> =>
   Effect.gen(function*() {

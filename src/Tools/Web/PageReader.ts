@@ -49,7 +49,7 @@ export class PageReaderError extends Data.TaggedError("PageReaderError")<{ reado
  */
 export interface PageReaderOptions {
   /** Characters of the page a reader uses (Claude Code's 100,000 by default); the rest is cut with a note. */
-  readonly maxChars?: number
+  readonly maxChars?: number | undefined
 }
 
 /**
