@@ -13,5 +13,6 @@ it.effect.prop(
       const { outcomes, recordings } = yield* runTurn(turn, { tools, layer: NotesLive })
       neverOverlapped(recordings)
       finishedInModelOrder(outcomes, turn, recordings)
-    })
+    }),
+  { fastCheck: { numRuns: 20 } } // each run builds a runtime: 20 stay well within vitest's 5 s default timeout
 )
