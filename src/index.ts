@@ -108,8 +108,6 @@ export * as Preview from "./Runtime/Preview.js"
 /** @since 0.2.0 */
 export * as Activity from "./Runtime/Activity.js"
 /** @since 0.2.0 */
-export * as ClassifierApprover from "./Permission/ClassifierApprover.js"
-/** @since 0.2.0 */
 export * as AgentLoop from "./Agent/AgentLoop.js"
 /** @since 0.2.0 */
 export type {

@@ -62,9 +62,9 @@ export interface ServeOptions {
   readonly version?: string | undefined
   readonly instructions?: string | undefined
   /** Tools left out of `tools/list` (e.g. `RulePolicy.wholeToolDenial(...)`); a call to one is still governed. */
-  readonly exclude?: ConnectionOptions["exclude"]
+  readonly exclude?: ConnectionOptions["exclude"] | undefined
   /** The run's scheduling mode; default `"conflict-aware"`. */
-  readonly scheduling?: ConnectionOptions["scheduling"]
+  readonly scheduling?: ConnectionOptions["scheduling"] | undefined
   /** How long a person has to answer an approval form; default 10 minutes. */
   readonly approvalTimeoutMs?: number | undefined
   /** How often the tool set is checked for changes; default 1 second. */
@@ -161,9 +161,9 @@ export const connection: (
  * @category serving
  */
 export const stdio: (
-  options?: ServeOptions & { readonly input?: Readable; readonly output?: Writable }
+  options?: ServeOptions & { readonly input?: Readable | undefined; readonly output?: Writable | undefined }
 ) => Effect.Effect<void, never, SessionServices> = Effect.fn("McpServe.stdio")(function*(
-  options: ServeOptions & { readonly input?: Readable; readonly output?: Writable } = {}
+  options: ServeOptions & { readonly input?: Readable | undefined; readonly output?: Writable | undefined } = {}
 ) {
   const input = options.input ?? process.stdin
   const transport = new StdioServerTransport(input, options.output ?? process.stdout)

@@ -79,13 +79,13 @@ export interface ServerStatus {
  */
 export interface McpServersOptions {
   /** How long connecting (and each tools/list) may take. Default 30 s. */
-  readonly connectTimeout?: Duration.DurationInput
+  readonly connectTimeout?: Duration.DurationInput | undefined
   /** How many restarts in a row before a server is reported as down. Default 5. */
-  readonly maxRestarts?: number
+  readonly maxRestarts?: number | undefined
   /** The first delay between restarts (doubling, at most 10 s); the first restart is immediate. Default 200 ms. */
-  readonly restartDelay?: Duration.DurationInput
+  readonly restartDelay?: Duration.DurationInput | undefined
   /** Whether building the layer waits for every server's first connection attempt. Default true. */
-  readonly awaitStartup?: boolean
+  readonly awaitStartup?: boolean | undefined
 }
 
 /**

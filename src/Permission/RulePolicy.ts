@@ -96,9 +96,9 @@ import { PermissionPolicy, PolicyUpdateError } from "./PermissionPolicy.js"
  * @category models
  */
 export interface RuleLists {
-  readonly allow?: ReadonlyArray<string>
-  readonly deny?: ReadonlyArray<string>
-  readonly ask?: ReadonlyArray<string>
+  readonly allow?: ReadonlyArray<string> | undefined
+  readonly deny?: ReadonlyArray<string> | undefined
+  readonly ask?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -109,26 +109,26 @@ export interface RuleLists {
  */
 export interface RulePolicyOptions {
   /** Loaded settings files, lowest precedence first (e.g. from `Settings.loadSettings`). */
-  readonly settings?: ReadonlyArray<LoadedSettings>
+  readonly settings?: ReadonlyArray<LoadedSettings> | undefined
   /** Rules from the command line (source `cliArg`). */
-  readonly cliRules?: RuleLists
+  readonly cliRules?: RuleLists | undefined
   /** Rules for this session only (source `session`). */
-  readonly sessionRules?: RuleLists
+  readonly sessionRules?: RuleLists | undefined
   /**
    * The mode. Default: `permissions.defaultMode` of the highest-precedence settings file that sets one, else
    * `default` (see `Settings.resolveMode`: `manual` and `auto` run as `default`; no repository file turns on
    * `bypassPermissions`; `disableBypassPermissionsMode` refuses it).
    */
-  readonly mode?: PermissionModeSetting
+  readonly mode?: PermissionModeSetting | undefined
   /** Allow read-only calls that stay inside the workspace without asking. Default true. */
-  readonly readOnlyAutoAllow?: boolean
+  readonly readOnlyAutoAllow?: boolean | undefined
   /** Where "allow always" rules are written. Default `<cwd>/.claude/settings.local.json`. */
-  readonly localSettingsPath?: string
+  readonly localSettingsPath?: string | undefined
   /**
    * The person's record of what "allow always" wrote (see `Settings/Grants`), so the next run applies those rules of
    * the untrusted project's local settings. Default `Grants.defaultGrantsPath(home)`.
    */
-  readonly grantsPath?: string
+  readonly grantsPath?: string | undefined
 }
 
 // -----------------------------------------------------------------------------

@@ -151,9 +151,9 @@ export interface AuditFileOptions {
   readonly path: string
   readonly sessionId: string
   /** Rotate once the file would pass this size. Default 10 MiB. */
-  readonly maxBytes?: number
+  readonly maxBytes?: number | undefined
   /** Rotated files kept (`path.1` newest ... `path.N` oldest). Default 5. */
-  readonly maxFiles?: number
+  readonly maxFiles?: number | undefined
 }
 
 interface AuditSink {

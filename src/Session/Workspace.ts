@@ -39,8 +39,8 @@ export interface ResolvedPath {
  */
 export interface WorkspaceOptions {
   readonly cwd: string
-  readonly additionalDirectories?: ReadonlyArray<string>
-  readonly home?: string
+  readonly additionalDirectories?: ReadonlyArray<string> | undefined
+  readonly home?: string | undefined
 }
 
 /**

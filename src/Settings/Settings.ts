@@ -662,9 +662,9 @@ export const readFileRule = (
  */
 export interface ToolNameOptions {
   /** Tools of this runtime. Default {@link RUNTIME_TOOLS}. */
-  readonly knownTools?: ReadonlyArray<string>
+  readonly knownTools?: ReadonlyArray<string> | undefined
   /** Configured MCP servers: rules for other servers get a warning. Default none. */
-  readonly mcpServers?: ReadonlyArray<string>
+  readonly mcpServers?: ReadonlyArray<string> | undefined
 }
 
 type ToolNameCheck = { readonly _tag: "Ok" } | { readonly _tag: "Warning"; readonly message: string } | {
@@ -778,7 +778,7 @@ const hookProblems = (hooks: HooksSettings | undefined): Array<string> => {
  */
 export interface DecodeOptions extends ToolNameOptions {
   /** Expands `~` in path settings. Default: no expansion. */
-  readonly home?: string
+  readonly home?: string | undefined
 }
 
 /**
@@ -994,12 +994,12 @@ export interface ClaudeSettingsOptions extends ToolNameOptions {
   readonly home: string
   readonly cwd: string
   /** The person trusts this project for this run (`--trust-project`), whatever `trustedProjects` says. */
-  readonly trustProject?: boolean
+  readonly trustProject?: boolean | undefined
   /**
    * The person's record of the rules "always allow" wrote into `settings.local.json` (see `Grants`). Default
    * `Grants.defaultGrantsPath(home)`.
    */
-  readonly grantsPath?: string
+  readonly grantsPath?: string | undefined
 }
 
 /**
@@ -1012,7 +1012,7 @@ export interface ClaudeSettingsOptions extends ToolNameOptions {
 export const isProjectTrusted = (options: {
   readonly home: string
   readonly cwd: string
-  readonly trustProject?: boolean
+  readonly trustProject?: boolean | undefined
 }): Effect.Effect<boolean, SettingsError, FileSystem.FileSystem> =>
   options.trustProject === true ? Effect.succeed(true) : Effect.map(
     loadSettingsFile(claudeSettingsPaths(options)[0]!.path, "userSettings", { home: options.home }),
@@ -1069,13 +1069,13 @@ const decodeOptionsOf = (options: ToolNameOptions & { readonly home: string }): 
  */
 export const loadSettings = (
   options: {
-    readonly claudeSettings?: boolean
-    readonly files?: ReadonlyArray<string>
+    readonly claudeSettings?: boolean | undefined
+    readonly files?: ReadonlyArray<string> | undefined
     readonly cwd: string
     readonly home: string
-    readonly trustProject?: boolean
+    readonly trustProject?: boolean | undefined
     /** See {@link ClaudeSettingsOptions.grantsPath}. */
-    readonly grantsPath?: string
+    readonly grantsPath?: string | undefined
   } & ToolNameOptions
 ): Effect.Effect<ReadonlyArray<LoadedSettings>, SettingsError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
@@ -1120,7 +1120,7 @@ export interface ResolvedMode {
  */
 export const resolveMode = (
   settings: ReadonlyArray<LoadedSettings>,
-  options: { readonly requested?: PermissionModeSetting; readonly classifier?: boolean } = {}
+  options: { readonly requested?: PermissionModeSetting | undefined; readonly classifier?: boolean | undefined } = {}
 ): ResolvedMode => {
   const warnings: Array<string> = []
   let wanted: PermissionModeSetting = "default"

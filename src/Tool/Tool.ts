@@ -117,11 +117,11 @@ export const Claim = {
  * @category models
  */
 export interface Progress {
-  readonly message?: string
+  readonly message?: string | undefined
   /** The latest lines of output, for long-running commands. */
-  readonly lines?: ReadonlyArray<string>
+  readonly lines?: ReadonlyArray<string> | undefined
   /** Completion between 0 and 1, when known. */
-  readonly fraction?: number
+  readonly fraction?: number | undefined
 }
 
 /**
@@ -343,17 +343,19 @@ export interface Stages<Input, Output, Failure> {
    * Whether the content of a permission rule naming this tool (`Tool(content)`) matches this input. Tools without
    * it are matched by whole-tool rules only.
    */
-  readonly matchesRule?: (content: string, input: Input, context: RuleContext) => boolean
+  readonly matchesRule?: ((content: string, input: Input, context: RuleContext) => boolean) | undefined
   /**
    * Decides all content rules for this tool at once, for tools where one boolean per rule is not enough (a compound
    * shell command is allowed only when every part is covered, possibly by different rules). When absent, the policy
    * uses `matchesRule` rule by rule.
    */
-  readonly matchRules?: <R extends ContentRule>(
-    input: Input,
-    rules: RulesByBehavior<R>,
-    context: RuleContext
-  ) => RuleMatch<R>
+  readonly matchRules?:
+    | (<R extends ContentRule>(
+      input: Input,
+      rules: RulesByBehavior<R>,
+      context: RuleContext
+    ) => RuleMatch<R>)
+    | undefined
 }
 
 /**
@@ -387,10 +389,10 @@ export interface RulesByBehavior<R> {
  * @category models
  */
 export type RuleMatch<R> =
-  | { readonly _tag: "Deny"; readonly rule: R; readonly detail?: string }
-  | { readonly _tag: "Ask"; readonly rule: R; readonly detail?: string }
+  | { readonly _tag: "Deny"; readonly rule: R; readonly detail?: string | undefined }
+  | { readonly _tag: "Ask"; readonly rule: R; readonly detail?: string | undefined }
   | { readonly _tag: "Allow"; readonly rules: ReadonlyArray<R> }
-  | { readonly _tag: "NoMatch"; readonly detail?: string }
+  | { readonly _tag: "NoMatch"; readonly detail?: string | undefined }
 
 /**
  * What a tool needs to interpret a rule's content: where relative patterns are anchored. For `matchesRule`,
@@ -453,7 +455,7 @@ export interface Invocation<Input, Output, Failure> {
  * @category models
  */
 export type Binding<Input, Output, Failure> = Partial<Omit<Invocation<Input, Output, Failure>, "input" | "traits">> & {
-  readonly traits?: Partial<Traits>
+  readonly traits?: Partial<Traits> | undefined
 }
 
 /**
@@ -660,25 +662,25 @@ export interface MakeOptions<
   readonly description: string
   readonly input: Input
   /** Default `Schema.Unknown`. */
-  readonly output?: Output
+  readonly output?: Output | undefined
   /** Default {@link ToolError}. */
-  readonly failure?: Failure
+  readonly failure?: Failure | undefined
   /** Default `[]`. */
-  readonly aliases?: ReadonlyArray<string>
+  readonly aliases?: ReadonlyArray<string> | undefined
   /** Default `"eager"`. */
-  readonly loading?: Loading
-  readonly searchHint?: string
+  readonly loading?: Loading | undefined
+  readonly searchHint?: string | undefined
   /** Default 50,000 (the runtime's cap applies too); `Infinity` for tools that bound their own output. */
-  readonly maxResultChars?: number
+  readonly maxResultChars?: number | undefined
   /**
    * Default none: a timer costs a fiber per call, and most tools bound themselves (Bash) or are bounded by their
    * client (MCP). The runtime's settings or a call's options can still impose one.
    */
-  readonly timeout?: Duration.DurationInput
+  readonly timeout?: Duration.DurationInput | undefined
   /** Default `true`: only a tool that says otherwise may skip `checkPermissions`. */
-  readonly touchesEnvironment?: TouchesEnvironment
+  readonly touchesEnvironment?: TouchesEnvironment | undefined
   /** Default none. */
-  readonly fileAccess?: "read" | "edit"
+  readonly fileAccess?: "read" | "edit" | undefined
 }
 
 /**

@@ -209,20 +209,20 @@ export class BashFailure
  */
 export interface BashOptions {
   /** Default `"off"`. `"bubblewrap"` fails the layer when bwrap is missing or cannot sandbox here. */
-  readonly sandbox?: Sandbox.SandboxMode
+  readonly sandbox?: Sandbox.SandboxMode | undefined
   /** Time between SIGTERM and SIGKILL. Default 2 seconds. */
-  readonly killGrace?: Duration.DurationInput
+  readonly killGrace?: Duration.DurationInput | undefined
   /** Bytes of head, and of tail, kept in memory. Default 1 MiB each. */
-  readonly memoryBytes?: number
+  readonly memoryBytes?: number | undefined
   /** The environment commands start from, before dangerous variables are removed. Default `process.env`. */
-  readonly env?: Readonly<Record<string, string | undefined>>
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined
   /** Interval of progress reports with the latest lines. Default 1 second. */
-  readonly progressInterval?: Duration.DurationInput
+  readonly progressInterval?: Duration.DurationInput | undefined
   /**
    * The most output bytes one call may produce ({@link DEFAULT_MAX_OUTPUT_BYTES} by default). Past it the process
    * tree is killed, the first `maxOutputBytes` are kept (and stored), and the model is told so.
    */
-  readonly maxOutputBytes?: number
+  readonly maxOutputBytes?: number | undefined
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -88,10 +88,10 @@ export type BuiltinTools = Tool.IdentifierOf<(typeof builtinTools)[number]>
  * @category models
  */
 export interface BuiltinOptions {
-  readonly bash?: BashOptions
-  readonly fileState?: FileStateOptions
+  readonly bash?: BashOptions | undefined
+  readonly fileState?: FileStateOptions | undefined
   /** WebFetch's settings: private hosts, plain-http hosts, limits, cache, reader and resolver. */
-  readonly webFetch?: WebFetchOptions
+  readonly webFetch?: WebFetchOptions | undefined
 }
 
 /**

@@ -296,7 +296,7 @@ export const serveConnection = (
       extra: {
         readonly requestId: RequestId
         readonly signal: AbortSignal
-        readonly _meta?: { readonly progressToken?: ProgressToken } | undefined
+        readonly _meta?: { readonly progressToken?: ProgressToken | undefined } | undefined
         readonly sendNotification: Call["send"]
       }
     ): Effect.Effect<CallToolResult, McpError> =>

@@ -95,7 +95,7 @@ export interface ClassifyContext {
   /** The directories the command may run in: the working directory, and any `cd` target. */
   readonly directories: ReadonlyArray<string>
   /** Lists a directory's entries, `undefined` when it cannot. Default `fs.readdirSync`. */
-  readonly listDirectory?: (directory: string) => ReadonlyArray<string> | undefined
+  readonly listDirectory?: ((directory: string) => ReadonlyArray<string> | undefined) | undefined
 }
 
 const readOnly: ReadOnlyVerdict = { readOnly: true }
