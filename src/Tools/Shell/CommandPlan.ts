@@ -473,7 +473,7 @@ const fileCommandClaims = (
   const claims: Array<Tool.Claim> = []
   let files = 0
   for (const simple of analysis.commands) {
-    if (simpleCommandProblemWith(simple, isOperand) === undefined) {
+    if (simpleCommandProblemWith(simple, isOperand, { directories }) === undefined) {
       const single: ShellAnalysis = { ...analysis, commands: [simple] }
       if (!staysInside(single, place, directories)) return undefined
       claims.push(...place.roots.map((root) => Tool.Claim.read(`file:${root}`)))
