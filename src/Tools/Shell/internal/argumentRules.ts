@@ -46,10 +46,22 @@ export const grammar = (
   return check?.(parsed, args)
 }
 
+/**
+ * How many operands the shell will pass for these words: a glob, a brace expansion or an unquoted expansion can be
+ * any number of words (bash passes every match), so such a word counts as infinitely many.
+ */
+export const operandCount = (operands: ReadonlyArray<ShellWord>): number =>
+  operands.some((word) => word.glob || word.brace || word.unquotedExpansion) ? Infinity : operands.length
+
 export const atMostOperands =
   (name: string, count: number, why: string) =>
-  (parsed: Extract<ParsedOptions, { _tag: "Parsed" }>): string | undefined =>
-    parsed.operands.length > count ? `\`${name}\` with ${parsed.operands.length} operands ${why}` : undefined
+  (parsed: Extract<ParsedOptions, { _tag: "Parsed" }>): string | undefined => {
+    const counted = operandCount(parsed.operands)
+    if (counted <= count) return undefined
+    return counted === Infinity
+      ? `\`${name}\` with an operand that can expand to several words (a glob, a brace or an unquoted expansion) ${why}`
+      : `\`${name}\` with ${counted} operands ${why}`
+  }
 
 /**
  * Commands with no option at all (in their full, real option set) that writes, runs a program, or reads files no
