@@ -22,7 +22,8 @@
  *   against every directory a `cd` may have entered).
  *
  * ## Each simple command
- * - No variable assignment at all, neither alone (`X=1`) nor as a prefix (`X=1 cmd`).
+ * - No variable assignment, neither alone (`X=1`) nor as a prefix (`X=1 cmd`), except a locale or time-zone prefix
+ *   with a plain value (`LANG=C`, `LC_ALL=C.UTF-8`, `TZ=UTC`): programs read those only to pick a language or clock.
  * - Redirections: input (`<`), here-documents and here-strings are fine, except input from `/dev/tcp/*` and
  *   `/dev/udp/*` and non-literal input targets. Output only to `/dev/null`, `/dev/stdout` or `/dev/stderr`.
  *   Descriptor duplication and closing (`2>&1`, `>&2`, `2>&-`) is fine; `<>` and `{fd}>` are not.
@@ -66,7 +67,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { analyze } from "./Analysis.js"
-import type { ShellAnalysis, ShellRedirection, ShellWord, SimpleCommand } from "./Analysis.js"
+import type { ShellAnalysis, ShellAssignment, ShellRedirection, ShellWord, SimpleCommand } from "./Analysis.js"
 import { anyArguments, atMostOperands, gnu, grammar, show } from "./internal/argumentRules.js"
 import type { ArgumentRule, Words } from "./internal/argumentRules.js"
 import {
@@ -642,8 +643,17 @@ const gitRepositoryCheck = (context: ClassifyContext | undefined): () => string 
 
 const noWords: Words = { isOperand: () => false, gitRepositoryProblem: gitRepositoryCheck(undefined) }
 
+/**
+ * Locale and time-zone variables a command may be given (`LANG=C git log -1`): programs only read them to choose a
+ * language, collation or clock, with a plain literal value (no `/`: `TZ=:/path` and locale paths name files).
+ */
+const harmlessAssignment = (assignment: ShellAssignment): boolean =>
+  /^(?:LANG|LANGUAGE|LC_[A-Z]+|TZ|NO_COLOR)$/.test(assignment.name) && !assignment.append &&
+  assignment.value !== undefined && assignment.value.literal && /^[A-Za-z0-9_.@:+-]*$/.test(assignment.value.value) &&
+  assignment.text === `${assignment.name}=${assignment.value.text}`
+
 const commandProblem = (command: SimpleCommand, words: Words): string | undefined => {
-  if (command.assignments.length > 0) {
+  if (command.assignments.length > 0 && !(command.words.length > 0 && command.assignments.every(harmlessAssignment))) {
     return command.words.length === 0
       ? "assigns a shell variable"
       : `assigns \`${command.assignments.map((a) => a.name).join("`, `")}\` for the command`
