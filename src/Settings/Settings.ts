@@ -503,23 +503,29 @@ const HOOK_KEYS: Readonly<Record<string, ReadonlyArray<string>>> = {
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
-/** Warnings for keys nobody knows, each naming the closest known key when one is near. */
-const unknownKeys = (json: unknown, file: string): Array<SettingsWarning> => {
+/**
+ * Keys nobody knows: a near miss of a known key (`permissions.Deny`, `permission`, `hooks.PreTooluse`) is a problem
+ * that stops the load, naming the key meant (what it holds was meant to deny, ask or block, and must not be dropped
+ * silently); any other unknown key is a warning.
+ */
+const unknownKeys = (
+  json: unknown,
+  file: string
+): { readonly warnings: Array<SettingsWarning>; readonly nearMisses: Array<string> } => {
   const warnings: Array<SettingsWarning> = []
+  const nearMisses: Array<string> = []
   const check = (value: unknown, path: ReadonlyArray<PropertyKey>, known: ReadonlyArray<string>, what: string) => {
     if (!isPlainObject(value)) return
     for (const key of Object.keys(value)) {
       if (known.includes(key)) continue
-      const near = closest(key, known)
-      warnings.push({
-        file,
-        field: formatPath([...path, key]),
-        message: `unknown ${what}${near === undefined ? "" : `, did you mean ${near}?`} (ignored)`
-      })
+      const near = known.find((name) => sameLooking(name, key)) ?? closest(key, known)
+      const field = formatPath([...path, key])
+      if (near !== undefined) nearMisses.push(`${field}: unknown ${what}, did you mean ${near}?`)
+      else warnings.push({ file, field, message: `unknown ${what} (ignored)` })
     }
   }
   check(json, [], TOP_LEVEL_KEYS, "setting")
-  if (!isPlainObject(json)) return warnings
+  if (!isPlainObject(json)) return { warnings, nearMisses }
   check(json.permissions, ["permissions"], PERMISSIONS_KEYS, "permissions key")
   check(json.hooks, ["hooks"], HOOK_EVENTS, "hook event")
   if (isPlainObject(json.hooks)) {
@@ -538,8 +544,69 @@ const unknownKeys = (json: unknown, file: string): Array<SettingsWarning> => {
       })
     }
   }
-  return warnings
+  return { warnings, nearMisses }
 }
+
+/** Characters that look like Latin letters (Cyrillic and Greek capitals and small letters), mapped to them. */
+const lookAlikes: Readonly<Record<string, string>> = {
+  "а": "a",
+  "е": "e",
+  "о": "o",
+  "р": "p",
+  "с": "c",
+  "у": "y",
+  "х": "x",
+  "і": "i",
+  "ј": "j",
+  "ѕ": "s",
+  "һ": "h",
+  "ԁ": "d",
+  "ԛ": "q",
+  "ԝ": "w",
+  "А": "a",
+  "В": "b",
+  "Е": "e",
+  "К": "k",
+  "М": "m",
+  "Н": "h",
+  "О": "o",
+  "Р": "p",
+  "С": "c",
+  "Т": "t",
+  "Х": "x",
+  "І": "i",
+  "Ј": "j",
+  "Ѕ": "s",
+  "α": "a",
+  "ο": "o",
+  "ν": "v",
+  "ι": "i",
+  "κ": "k",
+  "ρ": "p",
+  "τ": "t",
+  "υ": "u",
+  "Α": "a",
+  "Β": "b",
+  "Ε": "e",
+  "Ζ": "z",
+  "Η": "h",
+  "Ι": "i",
+  "Κ": "k",
+  "Μ": "m",
+  "Ν": "n",
+  "Ο": "o",
+  "Ρ": "p",
+  "Τ": "t",
+  "Υ": "y",
+  "Χ": "x"
+}
+
+/** A name as it looks: compatibility forms folded (fullwidth), invisible characters removed, look-alikes mapped, case. */
+const appearance = (name: string): string =>
+  [...name.normalize("NFKC").replace(/[\p{Cf}\p{Mn}]/gu, "")].map((c) => lookAlikes[c] ?? c).join("").toLowerCase()
+
+/** Two different names that a person reading them would take for the same one (`BASH`, `Bаsh` with a Cyrillic а). */
+const sameLooking = (known: string, name: string): boolean => known !== name && appearance(known) === appearance(name)
 
 // -----------------------------------------------------------------------------
 // tools named by rules
@@ -694,7 +761,9 @@ export const checkRuleToolName = (toolName: string, options: ToolNameOptions = {
       message: `${toolName} is a Claude Code tool this runtime does not have; the rule is kept and matches nothing`
     }
   }
-  const near = [...known, ...CLAUDE_CODE_ONLY_TOOLS].find((name) => editDistance(name, toolName) === 1)
+  const near = [...known, ...CLAUDE_CODE_ONLY_TOOLS].find((name) =>
+    editDistance(name, toolName) === 1 || sameLooking(name, toolName)
+  )
   if (near !== undefined) return { _tag: "Error", message: `unknown tool "${toolName}", did you mean ${near}?` }
   return {
     _tag: "Warning",
@@ -805,12 +874,12 @@ export const decodeSettingsJson = (
       )
     )
   }
-  const warnings = unknownKeys(json, file)
+  const { nearMisses, warnings } = unknownKeys(json, file)
   const warn = (path: ReadonlyArray<PropertyKey>, message: string) =>
     warnings.push({ file, field: formatPath(path), message })
   let settings = decoded.right
   const rules: Array<SourcedRule> = []
-  const problems: Array<string> = hookProblems(settings.hooks)
+  const problems: Array<string> = [...nearMisses, ...hookProblems(settings.hooks)]
   for (const behavior of BEHAVIORS) {
     settings.permissions?.[behavior]?.forEach((text, index) => {
       const path = ["permissions", behavior, index]
