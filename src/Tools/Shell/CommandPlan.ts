@@ -19,6 +19,7 @@ import type { ShellAnalysis, ShellRedirection, ShellWord } from "./Analysis.js"
 import { BashRuleVerdict, decideBashRules, suggestRule } from "./BashRule.js"
 import type { RuleRef } from "./BashRule.js"
 import { fileCommandPaths } from "./FileCommands.js"
+import { gitTopOf } from "./internal/gitRepository.js"
 import {
   classifyReadOnly,
   operandsOf,
@@ -481,13 +482,25 @@ const namedPaths = (
     }
     return true
   }
-  const inside = analysis.commands.every((simple) =>
-    readsBeyondArguments(simple) === undefined &&
-    (pathlessCommands.has(simple.words[0]?.value ?? "") || simple.words.slice(1).every(wordInside)) &&
-    simple.redirections.every((redirection) => harmlessTarget(redirection) || wordInside(redirection.target!))
-  ) && analysis.features.compoundRedirections.every((redirection) =>
-    harmlessTarget(redirection) || wordInside(redirection.target!)
-  )
+  // git reads `HEAD:path`, `:/path` and `:(top)path` from the top of the repository, not from the working directory:
+  // when that top is not inside the workspace (the workspace is a sub-directory of a repository), such a word is not.
+  const gitReachesAbove = (simple: (typeof analysis.commands)[number]): boolean =>
+    simple.words[0]?.value === "git" && simple.words.slice(1).some((word) =>
+      !word.literal || word.value.includes(":")
+    ) &&
+    directories.some((directory) => {
+      const top = gitTopOf(directory)
+      return top !== undefined && !place.roots.some((root) => isWithin(root, top) && isWithin(root, realOfNew(top)))
+    })
+  const inside = !analysis.commands.some(gitReachesAbove) &&
+    analysis.commands.every((simple) =>
+      readsBeyondArguments(simple) === undefined &&
+      (pathlessCommands.has(simple.words[0]?.value ?? "") || simple.words.slice(1).every(wordInside)) &&
+      simple.redirections.every((redirection) => harmlessTarget(redirection) || wordInside(redirection.target!))
+    ) &&
+    analysis.features.compoundRedirections.every((redirection) =>
+      harmlessTarget(redirection) || wordInside(redirection.target!)
+    )
   return inside ? [...named] : undefined
 }
 

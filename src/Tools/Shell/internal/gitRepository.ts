@@ -314,3 +314,20 @@ const configProblem = (gitDirectory: string): string | undefined => {
   }
   return undefined
 }
+
+/**
+ * The top of the working tree git finds from `directory` (the directory holding `.git`), or `undefined` when there
+ * is none. A path that git reads relative to the top (`HEAD:path`, `:/path`, `:(top)path`) lies below it.
+ *
+ * @internal
+ */
+export const gitTopOf = (directory: string): string | undefined => {
+  let current = path.resolve(directory)
+  for (let i = 0; i < 256; i++) {
+    if (exists(path.join(current, ".git"))) return current
+    const parent = path.dirname(current)
+    if (parent === current) return undefined
+    current = parent
+  }
+  return undefined
+}
