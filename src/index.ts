@@ -44,9 +44,11 @@ export type { RunHandle, RunOptions, SchedulingMode } from "./Runtime/ToolRuntim
 /** @since 0.2.0 */
 export * as RulePolicy from "./Permission/RulePolicy.js"
 /** @since 0.1.0 */
-export * as PermissionRule from "./Permission/Rule.js"
+export * as PermissionRule from "./Tool/Rule.js"
 /** @since 0.1.0 */
 export * as Settings from "./Settings/Settings.js"
+/** @since 0.3.0 */
+export * as Grants from "./Settings/Grants.js"
 /** @since 0.1.0 */
 export * as Hooks from "./Hooks/Hooks.js"
 /** @since 0.1.0 */
@@ -55,10 +57,10 @@ export * as TerminalApprover from "./Permission/TerminalApprover.js"
 export * as Subprocess from "./Process/Subprocess.js"
 
 /** @since 0.2.0 */
-export * as Audit from "./Session/AuditLog.js"
+export * as Audit from "./Runtime/AuditLog.js"
 
 /** @since 0.2.0 */
-export { AuditLog } from "./Session/AuditLog.js"
+export { AuditLog } from "./Runtime/AuditLog.js"
 /** @since 0.2.0 */
 export * as Definitions from "./Catalog/Definitions.js"
 /** @since 0.2.0 */
@@ -75,7 +77,11 @@ export { wholeToolDenial } from "./Permission/RulePolicy.js"
 /** @since 0.2.0 */
 export type { CatalogOptions, CatalogRequest, SearchMode } from "./Catalog/ToolCatalog.js"
 /** @since 0.2.0 */
-export { ApprovalRecord, Session, SessionError } from "./Session/Session.js"
+export { Session, SessionError } from "./Session/Session.js"
+/** @since 0.3.0 */
+export * as SessionPermissions from "./Permission/SessionPermissions.js"
+/** @since 0.2.0 */
+export { ApprovalRecord } from "./Permission/SessionPermissions.js"
 /** @since 0.2.0 */
 export { renderEvent, renderOutcome } from "./Runtime/Render.js"
 /** @since 0.2.0 */

@@ -79,15 +79,15 @@ import { randomUUID } from "node:crypto"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import { ToolRegistry } from "../Catalog/ToolRegistry.js"
-import { ruleCoversCall } from "../Permission/internal/policy.js"
 import type { HookOpinion } from "../Permission/PermissionPolicy.js"
-import { parseRule } from "../Permission/Rule.js"
-import type { PermissionRule } from "../Permission/Rule.js"
+import { coversCall } from "../Permission/RulePolicy.js"
 import * as Subprocess from "../Process/Subprocess.js"
+import { compileHookMatcher } from "../Settings/HookMatcher.js"
 import { HOOK_EVENTS } from "../Settings/Settings.js"
 import type { HookDefinition, HooksSettings, LoadedSettings } from "../Settings/Settings.js"
 import { formatPath } from "../Shared/issues.js"
-import { compileHookMatcher } from "./internal/hookMatcher.js"
+import { parseRule } from "../Tool/Rule.js"
+import type { PermissionRule } from "../Tool/Rule.js"
 import { noPreToolUse, ToolHooks } from "./ToolHooks.js"
 import type { PostToolUseEvent, PostToolUseResult, PreToolUseEvent, PreToolUseResult } from "./ToolHooks.js"
 
@@ -930,7 +930,7 @@ export const make = (options: HooksOptions): Effect.Effect<ToolHooks["Type"], Ho
       const tool = registry === undefined ? undefined : Option.getOrUndefined(registry.lookup(toolName))
       if (tool === undefined) return condition.content !== undefined || condition.toolName === toolName
       try {
-        return ruleCoversCall(condition, { definition: tool.definition, service: tool.service, input }, {
+        return coversCall(condition, { definition: tool.definition, service: tool.service, input }, {
           cwd: options.cwd,
           home,
           contains: () => false

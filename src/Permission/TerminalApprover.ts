@@ -190,7 +190,7 @@ const inGutter = (text: string): string => {
 
 const rules = (suggestions: ReadonlyArray<string>) =>
   suggestions.length === 0
-    ? ""
+    ? "  (no rule can allow this call)"
     : `  [${suggestions.map((rule) => escapeForDisplay(rule, { newlines: "escape" })).join(", ")}]`
 
 /**
@@ -277,7 +277,9 @@ export const make = (input: NodeJS.ReadableStream, output: NodeJS.WritableStream
             case "2":
             case "3":
               if (request.suggestions.length === 0) {
-                yield* write("There is no rule to suggest for this call; choose 1 to allow it once.\n")
+                yield* write(
+                  "No rule can allow this call (for a compound command: not every part can have a rule); choose 1 to allow it once.\n"
+                )
                 continue
               }
               return choice === "2"

@@ -13,7 +13,7 @@
  * ```ts
  * const SessionLive = Session.layer({ directory: ".agent-session" })
  * const files = SessionFileState.layer()                 // FileState, restored and kept (effect-tool-runtime/tools)
- * const policy = Session.permissions({ settings })        // PermissionPolicy whose session rules are kept
+ * const policy = SessionPermissions.policy({ settings }) // PermissionPolicy whose session rules are kept
  * const store = Session.resultStore                       // ResultStore in <session>/results
  * // after each turn:
  * yield* Session.checkpoint
@@ -42,10 +42,6 @@ import type * as Scope from "effect/Scope"
 import { randomBytes } from "node:crypto"
 import * as nodeFs from "node:fs"
 import * as nodePath from "node:path"
-import { ApprovalAnswer, Approver } from "../Permission/Approver.js"
-import { PermissionPolicy } from "../Permission/PermissionPolicy.js"
-import type { RuleParseError } from "../Permission/Rule.js"
-import * as RulePolicy from "../Permission/RulePolicy.js"
 import { privateTempDirectory, ResultStore } from "./ResultStore.js"
 
 // -----------------------------------------------------------------------------
@@ -71,25 +67,6 @@ export class SessionError extends Data.TaggedError("SessionError")<{
 // -----------------------------------------------------------------------------
 // models
 // -----------------------------------------------------------------------------
-
-/**
- * One approval a person gave, as the session remembers it.
- *
- * @since 0.2.0
- * @category models
- */
-export const ApprovalRecord = Schema.Struct({
-  toolUseId: Schema.String,
-  toolName: Schema.String,
-  answer: Schema.Literal("AllowOnce", "AllowSession", "AllowAlways", "AllowAuto", "Deny", "Edit"),
-  rules: Schema.Array(Schema.String),
-  at: Schema.Number
-})
-/**
- * @since 0.2.0
- * @category models
- */
-export type ApprovalRecord = typeof ApprovalRecord.Type
 
 /**
  * The Session service.
@@ -195,78 +172,6 @@ export class Session extends Context.Tag("effect-tool-runtime/Session")<
     .unwrapEffect(
       Effect.map(Session, (session) => ResultStore.layer(session.resultsDirectory))
     )
-
-  /**
-   * The full permission policy ({@link RulePolicy.layer}) whose session rules (an "allow for this session"
-   * answer) are restored from the session and saved with it.
-   *
-   * @since 0.2.0
-   * @category layers
-   */
-  static readonly permissions = (
-    options: RulePolicy.RulePolicyOptions = {}
-  ): Layer.Layer<
-    PermissionPolicy,
-    RuleParseError | SessionError,
-    Session | Effect.Effect.Context<ReturnType<typeof RulePolicy.make>>
-  > =>
-    Layer.effect(
-      PermissionPolicy,
-      Effect.gen(function*() {
-        const session = yield* Session
-        const restored = Option.getOrElse(yield* session.restore(SESSION_RULES, Rules), (): ReadonlyArray<string> => [])
-        const kept = yield* Ref.make<ReadonlyArray<string>>(restored)
-        const policy = yield* RulePolicy.make({
-          ...options,
-          sessionRules: { ...options.sessionRules, allow: [...(options.sessionRules?.allow ?? []), ...restored] }
-        })
-        yield* session.track(SESSION_RULES, Rules, Ref.get(kept))
-        return PermissionPolicy.of({
-          ...policy,
-          remember: (rules, scope) =>
-            Effect.tap(
-              policy.remember(rules, scope),
-              () =>
-                scope === "session"
-                  ? Ref.update(kept, (all) => [...all, ...rules.filter((rule) => !all.includes(rule))])
-                  : Effect.void
-            )
-        })
-      })
-    )
-
-  /**
-   * Wraps an Approver so every answer is remembered in the session (the last 1,000; see {@link ApprovalRecord}).
-   *
-   * @since 0.2.0
-   * @category layers
-   */
-  static readonly approvals = <E, R>(
-    approver: Layer.Layer<Approver, E, R>
-  ): Layer.Layer<Approver, E | SessionError, R | Session> =>
-    Layer.effect(
-      Approver,
-      Effect.gen(function*() {
-        const inner = yield* Approver
-        const log = yield* Session.ref(APPROVALS, Schema.Array(ApprovalRecord), (): ReadonlyArray<ApprovalRecord> => [])
-        return Approver.of({
-          ask: (request) =>
-            Effect.tap(inner.ask(request), (answer) =>
-              Effect.clockWith((clock) =>
-                Ref.update(log, (all) =>
-                  [...all, {
-                    toolUseId: request.toolUseId,
-                    toolName: request.toolName,
-                    answer: answer._tag,
-                    rules: ApprovalAnswer.$is("AllowSession")(answer) || ApprovalAnswer.$is("AllowAlways")(answer)
-                      ? answer.rules
-                      : [],
-                    at: clock.unsafeCurrentTimeMillis()
-                  }].slice(-MAX_APPROVALS))
-              ))
-        })
-      })
-    ).pipe(Layer.provide(approver))
 }
 
 // -----------------------------------------------------------------------------
@@ -274,11 +179,6 @@ export class Session extends Context.Tag("effect-tool-runtime/Session")<
 // -----------------------------------------------------------------------------
 
 const STATE_VERSION = 1
-const SESSION_RULES = "sessionRules"
-const APPROVALS = "approvals"
-const MAX_APPROVALS = 1_000
-
-const Rules = Schema.Array(Schema.String)
 
 const StateFile = Schema.Struct({
   version: Schema.Literal(STATE_VERSION),

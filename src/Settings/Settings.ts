@@ -26,6 +26,8 @@
  * `defaultMode` other than `default`/`plan`, apply only once the person trusted the project: its path (or an
  * ancestor's) is listed in `trustedProjects` of the user's settings, or the loader is told so (`--trust-project`).
  * No repository file can turn on `bypassPermissions`, trusted or not. `~` is the home directory in every path.
+ * One exception, as in Claude Code: the allow rules "always allow" wrote into `settings.local.json` for the person
+ * apply untrusted too, because the person's own record (`Grants`, outside the project) lists them for that file.
  *
  * @since 0.1.0
  */
@@ -36,11 +38,13 @@ import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import * as Schema from "effect/Schema"
 import * as Path from "node:path"
-import { compileHookMatcher } from "../Hooks/internal/hookMatcher.js"
-import { makeRule, parseMcpName, parseRule, PermissionRule, printRule, RuleBehavior } from "../Permission/Rule.js"
 import { closest, editDistance } from "../Shared/closest.js"
 import { formatPath, issueLines } from "../Shared/issues.js"
+import { sameLooking } from "../Shared/lookAlike.js"
 import { RuleSource } from "../Tool/Permission.js"
+import { makeRule, parseMcpName, parseRule, PermissionRule, printRule, RuleBehavior } from "../Tool/Rule.js"
+import * as Grants from "./Grants.js"
+import { compileHookMatcher } from "./HookMatcher.js"
 
 // -----------------------------------------------------------------------------
 // schemas
@@ -547,67 +551,6 @@ const unknownKeys = (
   return { warnings, nearMisses }
 }
 
-/** Characters that look like Latin letters (Cyrillic and Greek capitals and small letters), mapped to them. */
-const lookAlikes: Readonly<Record<string, string>> = {
-  "а": "a",
-  "е": "e",
-  "о": "o",
-  "р": "p",
-  "с": "c",
-  "у": "y",
-  "х": "x",
-  "і": "i",
-  "ј": "j",
-  "ѕ": "s",
-  "һ": "h",
-  "ԁ": "d",
-  "ԛ": "q",
-  "ԝ": "w",
-  "А": "a",
-  "В": "b",
-  "Е": "e",
-  "К": "k",
-  "М": "m",
-  "Н": "h",
-  "О": "o",
-  "Р": "p",
-  "С": "c",
-  "Т": "t",
-  "Х": "x",
-  "І": "i",
-  "Ј": "j",
-  "Ѕ": "s",
-  "α": "a",
-  "ο": "o",
-  "ν": "v",
-  "ι": "i",
-  "κ": "k",
-  "ρ": "p",
-  "τ": "t",
-  "υ": "u",
-  "Α": "a",
-  "Β": "b",
-  "Ε": "e",
-  "Ζ": "z",
-  "Η": "h",
-  "Ι": "i",
-  "Κ": "k",
-  "Μ": "m",
-  "Ν": "n",
-  "Ο": "o",
-  "Ρ": "p",
-  "Τ": "t",
-  "Υ": "y",
-  "Χ": "x"
-}
-
-/** A name as it looks: compatibility forms folded (fullwidth), invisible characters removed, look-alikes mapped, case. */
-const appearance = (name: string): string =>
-  [...name.normalize("NFKC").replace(/[\p{Cf}\p{Mn}]/gu, "")].map((c) => lookAlikes[c] ?? c).join("").toLowerCase()
-
-/** Two different names that a person reading them would take for the same one (`BASH`, `Bаsh` with a Cyrillic а). */
-const sameLooking = (known: string, name: string): boolean => known !== name && appearance(known) === appearance(name)
-
 // -----------------------------------------------------------------------------
 // tools named by rules
 // -----------------------------------------------------------------------------
@@ -947,10 +890,17 @@ const PERMISSIVE_MODES: ReadonlyArray<PermissionModeSetting> = ["acceptEdits", "
  * `defaultMode` other than `default`/`plan` are set aside, with one warning per kind; trusted or not,
  * `bypassPermissions` is set aside. Deny and ask rules always stay. Files from outside the repository pass unchanged.
  *
+ * `granted` (for `settings.local.json`) are the allow rules, as printed, that this runtime wrote into the file for
+ * the person ("always allow", recorded in their own state: see `Grants`): those apply untrusted too.
+ *
  * @since 0.2.0
  * @category trust
  */
-export const applyTrust = (loaded: LoadedSettings, trusted: boolean): LoadedSettings => {
+export const applyTrust = (
+  loaded: LoadedSettings,
+  trusted: boolean,
+  granted: ReadonlySet<string> = new Set()
+): LoadedSettings => {
   if (!isRepositorySource(loaded.source.kind)) return loaded
   const file = loaded.source.path
   const warnings = [...loaded.warnings]
@@ -978,10 +928,18 @@ export const applyTrust = (loaded: LoadedSettings, trusted: boolean): LoadedSett
   let rules = loaded.rules
   let hooks = loaded.settings.hooks
   let directories = permissions?.additionalDirectories
+  const isGranted = (rule: SourcedRule) => rule.behavior === "allow" && granted.has(printRule(rule.rule))
   if (!trusted) {
-    const allows = rules.filter((rule) => rule.behavior === "allow").length
-    if (allows > 0) untrusted("permissions.allow", `${allows} allow rule${allows === 1 ? "" : "s"}`)
-    rules = rules.filter((rule) => rule.behavior !== "allow")
+    const allows = rules.filter((rule) => rule.behavior === "allow" && !isGranted(rule)).length
+    if (allows > 0) {
+      untrusted(
+        "permissions.allow",
+        `${allows} allow rule${allows === 1 ? "" : "s"}${
+          granted.size > 0 ? " (other than those you allowed always here)" : ""
+        }`
+      )
+    }
+    rules = rules.filter((rule) => rule.behavior !== "allow" || isGranted(rule))
     if (hooks !== undefined && HOOK_EVENTS.some((event) => (hooks?.[event]?.length ?? 0) > 0)) {
       untrusted("hooks", "hooks")
     }
@@ -1001,7 +959,7 @@ export const applyTrust = (loaded: LoadedSettings, trusted: boolean): LoadedSett
     ...(permissions === undefined ? {} : {
       permissions: {
         ...restrictive,
-        ...(trusted ? {} : { allow: [] }),
+        ...(trusted ? {} : { allow: rules.filter((rule) => rule.behavior === "allow").map((rule) => rule.text) }),
         ...(keepMode === undefined ? {} : { defaultMode: keepMode }),
         ...(directories === undefined ? {} : { additionalDirectories: directories })
       }
@@ -1046,6 +1004,11 @@ export interface ClaudeSettingsOptions extends ToolNameOptions {
   readonly cwd: string
   /** The person trusts this project for this run (`--trust-project`), whatever `trustedProjects` says. */
   readonly trustProject?: boolean
+  /**
+   * The person's record of the rules "always allow" wrote into `settings.local.json` (see `Grants`). Default
+   * `Grants.defaultGrantsPath(home)`.
+   */
+  readonly grantsPath?: string
 }
 
 /**
@@ -1081,8 +1044,18 @@ export const loadClaudeSettings = (
       loadSettingsFile(path, kind, decodeOptions))
     const user = Option.getOrUndefined(loaded[0]!)
     const trusted = options.trustProject === true || isTrusted(user?.settings, options.cwd, options.home)
+    const local = Option.getOrUndefined(loaded[2]!)
+    // The record is read only when it can matter: an untrusted project with a local settings file.
+    const granted = trusted || local === undefined
+      ? new Set<string>()
+      : yield* Grants.grantedRules(options.grantsPath ?? Grants.defaultGrantsPath(options.home), local.source.path)
+        .pipe(
+          Effect.mapError((error) =>
+            new SettingsError({ file: error.file, reason: "Unreadable", detail: error.detail })
+          )
+        )
     return loaded.flatMap(Option.toArray).map((file) =>
-      applyTrust(file, trusted)
+      applyTrust(file, trusted, file.source.kind === "localSettings" ? granted : undefined)
     )
   })
 
@@ -1110,6 +1083,8 @@ export const loadSettings = (
     readonly cwd: string
     readonly home: string
     readonly trustProject?: boolean
+    /** See {@link ClaudeSettingsOptions.grantsPath}. */
+    readonly grantsPath?: string
   } & ToolNameOptions
 ): Effect.Effect<ReadonlyArray<LoadedSettings>, SettingsError, FileSystem.FileSystem> =>
   Effect.gen(function*() {

@@ -36,9 +36,9 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { domainPatternMatchesHost, parseDomainPattern } from "../Permission/Domain.js"
-import { printRule } from "../Permission/Rule.js"
 import { PermissionCheck } from "../Tool/Permission.js"
 import { UiBlock } from "../Tool/Presentation.js"
+import { printRule } from "../Tool/Rule.js"
 import * as Tool from "../Tool/Tool.js"
 import type { InvalidAllowEntry } from "./Web/Address.js"
 import { makeAddressPolicy } from "./Web/Address.js"
@@ -122,7 +122,11 @@ export interface WebFetchOptions {
  * @category models
  */
 export const WebFetchInput = Schema.Struct({
-  url: Schema.String.annotations({ description: "The URL to fetch content from" }),
+  // `format: uri` as in Claude Code's definition; the URL itself is checked in validate (scheme, host, length).
+  url: Schema.String.annotations({
+    description: "The URL to fetch content from",
+    jsonSchema: { type: "string", format: "uri" }
+  }),
   prompt: Schema.String.annotations({ description: "The prompt to run on the fetched content" })
 })
 /**

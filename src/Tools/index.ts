@@ -38,6 +38,10 @@ export type { ResolvedPath, WorkspaceOptions } from "../Session/Workspace.js"
 export { analyze } from "./Shell/Analysis.js"
 /** @since 0.1.0 */
 export { classifyReadOnly } from "./Shell/ReadOnly.js"
+/** @since 0.3.0 */
+export { suggestRules } from "./Shell/Suggestions.js"
+/** @since 0.3.0 */
+export { backgroundRefusal, sandboxEscapeRefusal } from "./Bash.js"
 /** @since 0.2.0 */
 export { ToolSearch } from "./ToolSearch.js"
 /**

@@ -14,8 +14,9 @@ import { ToolRegistry } from "../Catalog/ToolRegistry.js"
 import * as Hooks from "../Hooks/Hooks.js"
 import { McpServers } from "../Mcp/McpServers.js"
 import { Approver } from "../Permission/Approver.js"
+import * as SessionPermissions from "../Permission/SessionPermissions.js"
+import { AuditLog } from "../Runtime/AuditLog.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
-import { AuditLog } from "../Session/AuditLog.js"
 import type { ResultStore } from "../Session/ResultStore.js"
 import { Session } from "../Session/Session.js"
 import { Workspace } from "../Session/Workspace.js"
@@ -104,7 +105,7 @@ export const runtimeLayer = <E, R>(options: RuntimeOptions, approver: Layer.Laye
         ...options.additionalDirectories
       ]
       const workspace = Workspace.layer({ cwd, additionalDirectories, home })
-      const policy = Session.permissions({ settings, cliRules: options.rules, mode })
+      const policy = SessionPermissions.policy({ settings, cliRules: options.rules, mode })
       // MCP servers' tools join the built-ins; a bad server entry is reported and the others still start.
       const mcp = yield* loadMcpConfig({ ...options, cwd })
       for (const error of mcp.errors) options.warn(`MCP configuration: ${error.message}`)
@@ -123,7 +124,7 @@ export const runtimeLayer = <E, R>(options: RuntimeOptions, approver: Layer.Laye
           sessionId: nodePath.basename(session.directory)
         })
       return ToolRuntime.layer.pipe(
-        Layer.provide(Layer.mergeAll(registry, policy, hooks, Session.approvals(approver))),
+        Layer.provide(Layer.mergeAll(registry, policy, hooks, SessionPermissions.approvals(approver))),
         Layer.provideMerge(Session.resultStore),
         Layer.provide(workspace),
         Layer.provideMerge(audit)

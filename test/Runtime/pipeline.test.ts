@@ -104,7 +104,7 @@ describe("one-call pipeline: model-facing errors", () => {
     Effect.gen(function*() {
       const outcome = yield* Effect.flatMap(ToolRuntime, (rt) =>
         rt.executeOne(
-          use("Echo", { times: "3", extra: true, style: "quiet", meta: { tags: ["a", 1], level: "high" } })
+          use("Echo", { times: "three", extra: true, style: "quiet", meta: { tags: ["a", 1], level: "high" } })
         ))
       expect(outcome.status).toBe("error")
       expect(text(outcome)).toBe(

@@ -14,6 +14,7 @@ import { ToolRegistry } from "../../src/Catalog/ToolRegistry.js"
 import { ToolHooks } from "../../src/Hooks/ToolHooks.js"
 import { ApprovalAnswer, Approver } from "../../src/Permission/Approver.js"
 import type { ApprovalRequest } from "../../src/Permission/Approver.js"
+import * as SessionPermissions from "../../src/Permission/SessionPermissions.js"
 import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
 import { ensurePrivateDirectory, ResultStore } from "../../src/Session/ResultStore.js"
 import { Session, SessionError } from "../../src/Session/Session.js"
@@ -43,8 +44,8 @@ const sessionRuntime = (cwd: string, approver: Layer.Layer<Approver> = Approver.
   return ToolRuntime.layer.pipe(
     Layer.provide(Layer.mergeAll(
       ToolRegistry.layer([...FileTools.tools, BashTool]).pipe(Layer.provide(tools)),
-      Session.permissions({}).pipe(Layer.provide(workspace)),
-      Session.approvals(approver),
+      SessionPermissions.policy({}).pipe(Layer.provide(workspace)),
+      SessionPermissions.approvals(approver),
       ToolHooks.none
     )),
     Layer.provideMerge(Session.resultStore),
@@ -437,7 +438,7 @@ const denyingRuntime = (cwd: string, results: string) => {
   return ToolRuntime.layer.pipe(
     Layer.provide(Layer.mergeAll(
       ToolRegistry.layer([...FileTools.tools, BashTool]).pipe(Layer.provide(tools)),
-      Session.permissions({ cliRules: { deny: [`Read(/${results}/**)`] } }).pipe(Layer.provide(workspace)),
+      SessionPermissions.policy({ cliRules: { deny: [`Read(/${results}/**)`] } }).pipe(Layer.provide(workspace)),
       Approver.allowAll,
       ToolHooks.none
     )),

@@ -7,7 +7,6 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, FastCheck as fc } from "effect"
 import * as Path from "node:path"
-import { makeRule, printRule } from "../../src/Permission/Rule.js"
 import {
   addTrustedProject,
   applyTrust,
@@ -20,6 +19,7 @@ import {
   resolveMode
 } from "../../src/Settings/Settings.js"
 import type { LoadedSettings, SettingsFileKind } from "../../src/Settings/Settings.js"
+import { makeRule, printRule } from "../../src/Tool/Rule.js"
 
 const decode = (json: unknown, kind: SettingsFileKind = "projectSettings", path = "/p/.claude/settings.json") =>
   decodeSettingsJson(json, { kind, path }, { home: "/home/me" })

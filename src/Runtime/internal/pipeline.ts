@@ -48,6 +48,7 @@ import { ToolEvent } from "../Events.js"
 import type { RuntimeSettings } from "../RuntimeConfig.js"
 import { applyBudget } from "./budget.js"
 import { continueWith as andThen, continueWithExit as onExit } from "./continuation.js"
+import { numericStringsAsNumbers } from "./numericStrings.js"
 
 /** The services and shared state one turn's calls run with. */
 export interface PipelineEnv {
@@ -138,9 +139,11 @@ const decodeInput = (tool: RegisteredTool, raw: unknown): Either.Either<unknown,
     decode = ParseResult.decodeUnknownEither(schema, decodeOptions)
     decoders.set(schema, decode)
   }
+  // Numbers as models send them ("offset": "1"), read as Claude Code reads them: see numericStrings.
+  const input = numericStringsAsNumbers(schema.ast, raw)
   return Either.mapLeft(
-    decode(raw),
-    (issue) => new Errors.InvalidInput({ tool: tool.definition.name, issues: inputIssues(raw, issue) })
+    decode(input),
+    (issue) => new Errors.InvalidInput({ tool: tool.definition.name, issues: inputIssues(input, issue) })
   )
 }
 

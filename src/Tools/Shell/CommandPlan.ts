@@ -7,16 +7,15 @@
  *
  * @since 0.2.0
  */
-import * as Option from "effect/Option"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { printRule } from "../../Permission/Rule.js"
 import { isWithin } from "../../Session/Workspace.js"
 import { PermissionCheck } from "../../Tool/Permission.js"
+import { printRule } from "../../Tool/Rule.js"
 import * as Tool from "../../Tool/Tool.js"
 import { analyze } from "./Analysis.js"
 import type { ShellAnalysis, ShellRedirection, ShellWord } from "./Analysis.js"
-import { BashRuleVerdict, decideBashRules, suggestRule } from "./BashRule.js"
+import { BashRuleVerdict, decideBashRules } from "./BashRule.js"
 import type { RuleRef } from "./BashRule.js"
 import { fileCommandPaths } from "./FileCommands.js"
 import { gitTopOf } from "./internal/gitRepository.js"
@@ -27,6 +26,7 @@ import {
   simpleCommandProblemWith,
   structuralProblem
 } from "./ReadOnly.js"
+import { suggestRules } from "./Suggestions.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // the plan
@@ -123,7 +123,7 @@ export const planCommand = (command: string, place: CommandPlace): CommandPlan =
     claims,
     permissionCheck: lists
       ? PermissionCheck.allow({ reason: "it only lists names inside the workspace, reading no file's content" })
-      : permissionCheckFrom(analysis),
+      : permissionCheckFrom(analysis, directories ?? []),
     matchRules: (rules) => matchRulesFrom(analysis, rules, directories ?? []),
     exitOneMeaning: exitOneMeaningFrom(analysis)
   }
@@ -571,7 +571,10 @@ const fileCommandClaims = (
  * The tool's own permission view: ask, with the reason, for a command the analysis cannot vouch for; otherwise no
  * opinion (the policy's rules, modes and read-only auto-allow decide), with a suggested rule for the prompt.
  */
-const permissionCheckFrom = (analysis: ShellAnalysis): PermissionCheck<never> => {
+const permissionCheckFrom = (
+  analysis: ShellAnalysis,
+  directories: ReadonlyArray<string>
+): PermissionCheck<never> => {
   if (analysis._tag === "Unanalyzable") {
     return PermissionCheck.ask(
       `This command cannot be analysed (${analysis.reason}); approve it only if you have read it.`,
@@ -579,16 +582,16 @@ const permissionCheckFrom = (analysis: ShellAnalysis): PermissionCheck<never> =>
       { overridable: false }
     )
   }
-  let suggestion: Option.Option<string>
+  let contents: ReadonlyArray<string>
   try {
-    suggestion = suggestRule(analysis)
+    // One rule for a simple command; one per part of a compound one, when together they allow it (Shell/Suggestions).
+    contents = suggestRules(analysis, directories)
   } catch {
-    suggestion = Option.none()
+    contents = []
   }
-  return Option.match(suggestion, {
-    onNone: () => PermissionCheck.passthrough(),
-    onSome: (content) => PermissionCheck.passthrough([printRule({ toolName: "Bash", content })])
-  })
+  return contents.length === 0
+    ? PermissionCheck.passthrough()
+    : PermissionCheck.passthrough(contents.map((content) => printRule({ toolName: "Bash", content })))
 }
 
 /**

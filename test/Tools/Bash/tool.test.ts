@@ -166,7 +166,8 @@ describe("Bash classification", () => {
 
   it("checkPermissions never allows: it asks for what it cannot analyse, else has no opinion and suggests a rule", () => {
     expect(permissionCheckOf("npm run build")).toEqual({ _tag: "Passthrough", suggestions: ["Bash(npm run build:*)"] })
-    expect(permissionCheckOf("ls && rm x")).toEqual({ _tag: "Passthrough" })
+    // A compound command: one rule per part, which together allow it.
+    expect(permissionCheckOf("ls && rm x")).toEqual({ _tag: "Passthrough", suggestions: ["Bash(ls:*)", "Bash(rm x)"] })
     expect(permissionCheckOf("ls $(")).toMatchObject({
       _tag: "Ask",
       message: expect.stringContaining("cannot be analysed")

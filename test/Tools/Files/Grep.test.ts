@@ -48,7 +48,7 @@ describe("Grep", () => {
       expect(text(limited).split("\n")).toEqual([
         "src/c.ts:1:function f() {",
         "src/c.ts:2:  return 1",
-        "(Output truncated at head_limit or the size cap: narrow the search or raise head_limit.)"
+        "(Output truncated at head_limit or the size cap: narrow the search, raise head_limit, or read on with offset.)"
       ])
     }).pipe(Effect.provide(layer)))
 

@@ -20,9 +20,9 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import type { ToolEvent } from "../Runtime/Events.js"
 import { describeReason } from "../Tool/Permission.js"
 import { toText } from "../Tool/Presentation.js"
+import type { ToolEvent } from "./Events.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // models
