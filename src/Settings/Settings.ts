@@ -1068,7 +1068,8 @@ const decodeOptionsOf = (options: ToolNameOptions & { readonly home: string }): 
 
 /**
  * Loads settings files: Claude Code's standard locations (user, project, local) when `claudeSettings` is set, then
- * each of `files` (source `flagSettings`, trusted: the person named them). A file named in `files` must exist; a
+ * each of `files` (source `flagSettings`, trusted: the person named them; but a file whose real path lies inside the
+ * project is the project's, `projectSettings`, judged for trust like `.claude/settings.json`). A file named in `files` must exist; a
  * standard location may be absent. The repository's files are judged for trust (`trustProject`, or `trustedProjects`
  * in the user's settings). A malformed file fails with a `SettingsError` naming the file and the field; everything
  * milder is in each file's `warnings`.
@@ -1090,16 +1091,26 @@ export const loadSettings = (
   Effect.gen(function*() {
     const standard = options.claudeSettings === true ? yield* loadClaudeSettings(options) : []
     const decodeOptions = decodeOptionsOf(options)
-    const given = yield* Effect.forEach(options.files ?? [], (file) => {
-      const path = Path.resolve(options.cwd, file)
-      return loadSettingsFile(path, "flagSettings", decodeOptions).pipe(
-        Effect.flatMap(Option.match({
-          onNone: () =>
-            Effect.fail(new SettingsError({ file: path, reason: "Unreadable", detail: "the file does not exist" })),
-          onSome: Effect.succeed
-        }))
-      )
-    })
+    const fs = yield* FileSystem.FileSystem
+    const real = (path: string) => fs.realPath(path).pipe(Effect.orElseSucceed(() => path))
+    const project = yield* real(Path.resolve(options.cwd))
+    const user = standard.find((file) => file.source.kind === "userSettings")
+    const trusted = options.trustProject === true || isTrusted(user?.settings, options.cwd, options.home)
+    const given = yield* Effect.forEach(options.files ?? [], (file) =>
+      Effect.gen(function*() {
+        const path = Path.resolve(options.cwd, file)
+        // A file inside the project is the project's, whoever names it: the model could have written it, so its
+        // permissive entries wait for trust like `.claude/settings.json`'s.
+        const relative = Path.relative(project, yield* real(path))
+        const inProject = !relative.startsWith("..") && !Path.isAbsolute(relative)
+        const loaded = yield* loadSettingsFile(path, inProject ? "projectSettings" : "flagSettings", decodeOptions)
+        if (Option.isNone(loaded)) {
+          return yield* Effect.fail(
+            new SettingsError({ file: path, reason: "Unreadable", detail: "the file does not exist" })
+          )
+        }
+        return inProject ? applyTrust(loaded.value, trusted) : loaded.value
+      }))
     return [...standard, ...given]
   })
 
