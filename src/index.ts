@@ -73,8 +73,6 @@ export {
   ToolCatalog
 } from "./Catalog/ToolCatalog.js"
 /** @since 0.2.0 */
-export { wholeToolDenial } from "./Permission/RulePolicy.js"
-/** @since 0.2.0 */
 export type { CatalogOptions, CatalogRequest, SearchMode } from "./Catalog/ToolCatalog.js"
 /** @since 0.2.0 */
 export { Session, SessionError } from "./Session/Session.js"
@@ -95,14 +93,14 @@ export * as McpConfig from "./Mcp/Config.js"
 export { McpServers } from "./Mcp/McpServers.js"
 /** @since 0.2.0 */
 export type { McpServersOptions, ServerState, ServerStatus } from "./Mcp/McpServers.js"
+/** @since 0.3.0 */
+export * as McpServe from "./Mcp/McpServe.js"
 /** @since 0.2.0 */
 export { isMcpError, McpError } from "./Mcp/Errors.js"
 /** @since 0.2.0 */
 export type { McpErrorReason } from "./Mcp/Errors.js"
 /** @since 0.2.0 */
 export * as Preview from "./Runtime/Preview.js"
-/** @since 0.2.0 */
-export { ToolUsePart } from "./Runtime/Preview.js"
 /** @since 0.2.0 */
 export * as Activity from "./Runtime/Activity.js"
 /** @since 0.2.0 */

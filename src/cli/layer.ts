@@ -12,8 +12,10 @@ import * as os from "node:os"
 import * as nodePath from "node:path"
 import { ToolRegistry } from "../Catalog/ToolRegistry.js"
 import * as Hooks from "../Hooks/Hooks.js"
+import type { ToolHooks } from "../Hooks/ToolHooks.js"
 import { McpServers } from "../Mcp/McpServers.js"
 import { Approver } from "../Permission/Approver.js"
+import type { PermissionPolicy } from "../Permission/PermissionPolicy.js"
 import * as SessionPermissions from "../Permission/SessionPermissions.js"
 import { AuditLog } from "../Runtime/AuditLog.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
@@ -73,6 +75,17 @@ export const sessionLayer = (options: RuntimeOptions) =>
  * file, rule, hook matcher or session state.
  */
 export const runtimeLayer = <E, R>(options: RuntimeOptions, approver: Layer.Layer<Approver, E, R>) =>
+  ToolRuntime.layer.pipe(Layer.provideMerge(servicesLayer(options, approver))) satisfies Layer.Layer<
+    ToolRuntime | ResultStore,
+    unknown,
+    Session | R | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
+  >
+
+/**
+ * What the runtime is built from, as the CLI configures it (`serve --mcp` builds a runtime of its own per
+ * connection from these).
+ */
+export const servicesLayer = <E, R>(options: RuntimeOptions, approver: Layer.Layer<Approver, E, R>) =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
       const cwd = nodePath.resolve(options.cwd)
@@ -123,15 +136,14 @@ export const runtimeLayer = <E, R>(options: RuntimeOptions, approver: Layer.Laye
           path: nodePath.resolve(cwd, options.auditFile),
           sessionId: nodePath.basename(session.directory)
         })
-      return ToolRuntime.layer.pipe(
-        Layer.provide(Layer.mergeAll(registry, policy, hooks, SessionPermissions.approvals(approver))),
+      return Layer.mergeAll(registry, policy, hooks, SessionPermissions.approvals(approver)).pipe(
         Layer.provideMerge(Session.resultStore),
         Layer.provide(workspace),
         Layer.provideMerge(audit)
       )
     })
   ) satisfies Layer.Layer<
-    ToolRuntime | ResultStore,
+    ToolRegistry | PermissionPolicy | ToolHooks | Approver | ResultStore,
     unknown,
     Session | R | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
   >
