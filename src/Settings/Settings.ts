@@ -40,6 +40,7 @@ import * as Schema from "effect/Schema"
 import * as Path from "node:path"
 import { closest, editDistance } from "../Shared/closest.js"
 import { formatPath, issueLines } from "../Shared/issues.js"
+import { sameLooking } from "../Shared/lookAlike.js"
 import { RuleSource } from "../Tool/Permission.js"
 import { makeRule, parseMcpName, parseRule, PermissionRule, printRule, RuleBehavior } from "../Tool/Rule.js"
 import * as Grants from "./Grants.js"
@@ -506,23 +507,29 @@ const HOOK_KEYS: Readonly<Record<string, ReadonlyArray<string>>> = {
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
-/** Warnings for keys nobody knows, each naming the closest known key when one is near. */
-const unknownKeys = (json: unknown, file: string): Array<SettingsWarning> => {
+/**
+ * Keys nobody knows: a near miss of a known key (`permissions.Deny`, `permission`, `hooks.PreTooluse`) is a problem
+ * that stops the load, naming the key meant (what it holds was meant to deny, ask or block, and must not be dropped
+ * silently); any other unknown key is a warning.
+ */
+const unknownKeys = (
+  json: unknown,
+  file: string
+): { readonly warnings: Array<SettingsWarning>; readonly nearMisses: Array<string> } => {
   const warnings: Array<SettingsWarning> = []
+  const nearMisses: Array<string> = []
   const check = (value: unknown, path: ReadonlyArray<PropertyKey>, known: ReadonlyArray<string>, what: string) => {
     if (!isPlainObject(value)) return
     for (const key of Object.keys(value)) {
       if (known.includes(key)) continue
-      const near = closest(key, known)
-      warnings.push({
-        file,
-        field: formatPath([...path, key]),
-        message: `unknown ${what}${near === undefined ? "" : `, did you mean ${near}?`} (ignored)`
-      })
+      const near = known.find((name) => sameLooking(name, key)) ?? closest(key, known)
+      const field = formatPath([...path, key])
+      if (near !== undefined) nearMisses.push(`${field}: unknown ${what}, did you mean ${near}?`)
+      else warnings.push({ file, field, message: `unknown ${what} (ignored)` })
     }
   }
   check(json, [], TOP_LEVEL_KEYS, "setting")
-  if (!isPlainObject(json)) return warnings
+  if (!isPlainObject(json)) return { warnings, nearMisses }
   check(json.permissions, ["permissions"], PERMISSIONS_KEYS, "permissions key")
   check(json.hooks, ["hooks"], HOOK_EVENTS, "hook event")
   if (isPlainObject(json.hooks)) {
@@ -541,7 +548,7 @@ const unknownKeys = (json: unknown, file: string): Array<SettingsWarning> => {
       })
     }
   }
-  return warnings
+  return { warnings, nearMisses }
 }
 
 // -----------------------------------------------------------------------------
@@ -697,7 +704,9 @@ export const checkRuleToolName = (toolName: string, options: ToolNameOptions = {
       message: `${toolName} is a Claude Code tool this runtime does not have; the rule is kept and matches nothing`
     }
   }
-  const near = [...known, ...CLAUDE_CODE_ONLY_TOOLS].find((name) => editDistance(name, toolName) === 1)
+  const near = [...known, ...CLAUDE_CODE_ONLY_TOOLS].find((name) =>
+    editDistance(name, toolName) === 1 || sameLooking(name, toolName)
+  )
   if (near !== undefined) return { _tag: "Error", message: `unknown tool "${toolName}", did you mean ${near}?` }
   return {
     _tag: "Warning",
@@ -808,12 +817,12 @@ export const decodeSettingsJson = (
       )
     )
   }
-  const warnings = unknownKeys(json, file)
+  const { nearMisses, warnings } = unknownKeys(json, file)
   const warn = (path: ReadonlyArray<PropertyKey>, message: string) =>
     warnings.push({ file, field: formatPath(path), message })
   let settings = decoded.right
   const rules: Array<SourcedRule> = []
-  const problems: Array<string> = hookProblems(settings.hooks)
+  const problems: Array<string> = [...nearMisses, ...hookProblems(settings.hooks)]
   for (const behavior of BEHAVIORS) {
     settings.permissions?.[behavior]?.forEach((text, index) => {
       const path = ["permissions", behavior, index]
@@ -1059,7 +1068,8 @@ const decodeOptionsOf = (options: ToolNameOptions & { readonly home: string }): 
 
 /**
  * Loads settings files: Claude Code's standard locations (user, project, local) when `claudeSettings` is set, then
- * each of `files` (source `flagSettings`, trusted: the person named them). A file named in `files` must exist; a
+ * each of `files` (source `flagSettings`, trusted: the person named them; but a file whose real path lies inside the
+ * project is the project's, `projectSettings`, judged for trust like `.claude/settings.json`). A file named in `files` must exist; a
  * standard location may be absent. The repository's files are judged for trust (`trustProject`, or `trustedProjects`
  * in the user's settings). A malformed file fails with a `SettingsError` naming the file and the field; everything
  * milder is in each file's `warnings`.
@@ -1081,16 +1091,26 @@ export const loadSettings = (
   Effect.gen(function*() {
     const standard = options.claudeSettings === true ? yield* loadClaudeSettings(options) : []
     const decodeOptions = decodeOptionsOf(options)
-    const given = yield* Effect.forEach(options.files ?? [], (file) => {
-      const path = Path.resolve(options.cwd, file)
-      return loadSettingsFile(path, "flagSettings", decodeOptions).pipe(
-        Effect.flatMap(Option.match({
-          onNone: () =>
-            Effect.fail(new SettingsError({ file: path, reason: "Unreadable", detail: "the file does not exist" })),
-          onSome: Effect.succeed
-        }))
-      )
-    })
+    const fs = yield* FileSystem.FileSystem
+    const real = (path: string) => fs.realPath(path).pipe(Effect.orElseSucceed(() => path))
+    const project = yield* real(Path.resolve(options.cwd))
+    const user = standard.find((file) => file.source.kind === "userSettings")
+    const trusted = options.trustProject === true || isTrusted(user?.settings, options.cwd, options.home)
+    const given = yield* Effect.forEach(options.files ?? [], (file) =>
+      Effect.gen(function*() {
+        const path = Path.resolve(options.cwd, file)
+        // A file inside the project is the project's, whoever names it: the model could have written it, so its
+        // permissive entries wait for trust like `.claude/settings.json`'s.
+        const relative = Path.relative(project, yield* real(path))
+        const inProject = !relative.startsWith("..") && !Path.isAbsolute(relative)
+        const loaded = yield* loadSettingsFile(path, inProject ? "projectSettings" : "flagSettings", decodeOptions)
+        if (Option.isNone(loaded)) {
+          return yield* Effect.fail(
+            new SettingsError({ file: path, reason: "Unreadable", detail: "the file does not exist" })
+          )
+        }
+        return inProject ? applyTrust(loaded.value, trusted) : loaded.value
+      }))
     return [...standard, ...given]
   })
 

@@ -50,6 +50,8 @@ Options:
   --mcp-config FILE      MCP servers in .mcp.json format (repeatable; the project's .mcp.json needs --trust-project)
   --mcp-trust SERVER     let this MCP server's annotations (readOnlyHint...) inform scheduling (repeatable)
   --audit FILE           append every event and outcome to FILE as JSON lines (rotated at 10 MiB)
+  --max-line-bytes N     serve: a request line longer than N bytes is answered with one error line and skipped
+                         (default 16777216, 16 MiB)
   --verbose              write what a person would see, and logs, to standard error
   --help                 this text
 
@@ -107,6 +109,7 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
     "mcp-config": { type: "string", multiple: true },
     "mcp-trust": { type: "string", multiple: true },
     audit: { type: "string" },
+    "max-line-bytes": { type: "string" },
     mode: { type: "string" },
     allow: { type: "string", multiple: true },
     deny: { type: "string", multiple: true },
@@ -135,6 +138,20 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
   if (values["claude-settings"] === true && values["no-claude-settings"] === true) {
     return usage("--claude-settings and --no-claude-settings contradict each other")
   }
+  const maxLineBytes = values["max-line-bytes"] === undefined ? undefined : Number(values["max-line-bytes"])
+  if (maxLineBytes !== undefined && (!Number.isSafeInteger(maxLineBytes) || maxLineBytes < 1)) {
+    return usage(`--max-line-bytes must be a positive whole number of bytes, got ${values["max-line-bytes"]}`)
+  }
+  const sessionDir = values.session ?? values["session-dir"]
+  const unsafeSession = sessionDir === undefined ? undefined : worldWritable(sessionDir)
+  if (unsafeSession !== undefined) {
+    return Either.left(
+      new UsageError({
+        message: `--session directory ${unsafeSession} is world-writable: anyone on this machine could change the ` +
+          "session's approvals and rules (chmod o-w it, or choose another directory)"
+      })
+    )
+  }
   const cwd = values.cwd ?? process.cwd()
   if (!isDirectory(cwd)) return Either.left(new UsageError({ message: `--cwd is not a directory: ${cwd}` }))
   const options: RuntimeOptions = {
@@ -150,7 +167,8 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
     approve: values.approve as RuntimeOptions["approve"],
     scheduling: (values.scheduling ?? "conflict-aware") as RuntimeOptions["scheduling"],
     // `--session-dir` is the 0.1 name.
-    sessionDir: values.session ?? values["session-dir"],
+    sessionDir,
+    ...(maxLineBytes === undefined ? {} : { maxLineBytes }),
     verbose: values.verbose === true,
     mcpConfigFiles: values["mcp-config"] ?? [],
     mcpTrust: values["mcp-trust"] ?? [],
@@ -193,6 +211,26 @@ const parseMcpServe = (values: McpServeValues): Either.Either<McpServeCli | unde
     return usage(`--mcp-host ${host} is not a loopback address: set a bearer token in EFFECT_TOOL_RUNTIME_MCP_TOKEN`)
   }
   return Either.right({ transport: "http", port: number, host, token: token === "" ? undefined : token })
+}
+
+/**
+ * The session directory, or the nearest existing ancestor it would be created in, when others may write there (mode
+ * o+w): the session holds approvals and session rules, which must be the person's. `undefined` when it is not.
+ */
+const worldWritable = (directory: string): string | undefined => {
+  let current = path.resolve(directory)
+  for (;;) {
+    try {
+      const stat = fs.statSync(current)
+      // A sticky, world-writable parent (`/tmp`) is where a new private directory is made, which is fine.
+      if (current !== path.resolve(directory) && (stat.mode & 0o1000) !== 0) return undefined
+      return (stat.mode & 0o002) !== 0 ? current : undefined
+    } catch {
+      const parent = path.dirname(current)
+      if (parent === current) return undefined
+      current = parent
+    }
+  }
 }
 
 const missingFile = (cwd: string, files: ReadonlyArray<string>): string | undefined =>

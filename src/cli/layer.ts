@@ -48,6 +48,8 @@ export interface RuntimeOptions {
   readonly scheduling: "conflict-aware" | "batched"
   /** `--session DIR`: keep the session there; otherwise a temporary session, removed at the end. */
   readonly sessionDir: string | undefined
+  /** `serve --max-line-bytes N`: the longest request line read (default 16 MiB); a longer one is one error line. */
+  readonly maxLineBytes?: number
   readonly verbose: boolean
   /** MCP configuration files the person named (trusted). */
   readonly mcpConfigFiles: ReadonlyArray<string>

@@ -364,6 +364,22 @@ export const deniesRead = (
   return (real !== absolutePath && matchers.some((matches) => matches(real))) || isAnotherNameOf(real, files)
 }
 
+/** The first file a call's read claims name that a Read deny rule with a path protects (not a whole-tool `Read`). */
+const deniedReadClaim = (
+  index: RuleIndex,
+  env: PolicyEnvironment,
+  claims: ReadonlyArray<Claim>
+): string | undefined => {
+  const { matchers } = readDenial(index, env)
+  if (matchers.length === 0) return undefined
+  for (const claim of claims) {
+    if (claim.access !== "read" || !claim.resource.startsWith(FILE)) continue
+    const file = claim.resource.slice(FILE.length)
+    if (file !== "/" && matchers.some((matches) => matches(file))) return file
+  }
+  return undefined
+}
+
 // -----------------------------------------------------------------------------
 // claims
 // -----------------------------------------------------------------------------
@@ -457,6 +473,15 @@ const decideBeforeDontAsk = (index: RuleIndex, env: PolicyEnvironment, request: 
       message: toolCheck.message
     })
   }
+  // A tool that reads without answering `Read(...)` rules itself (Bash's `cat .env`) and names a file they protect is
+  // denied, not asked, as Claude Code does.
+  if (definition.touchesEnvironment && definition.fileAccess === undefined) {
+    const denied = deniedReadClaim(index, env, claims())
+    if (denied !== undefined) {
+      const message = `${name} reads \`${denied}\`, which a Read deny rule protects.`
+      return PolicyVerdict.Deny({ reason: DecisionReason.Default({ message }), message })
+    }
+  }
   const readOnly = traits.readOnly || !definition.touchesEnvironment
   if (env.mode === "plan" && !readOnly) {
     const message = `${name} may change things, and plan mode only runs read-only calls.`
@@ -532,7 +557,7 @@ const decideBeforeDontAsk = (index: RuleIndex, env: PolicyEnvironment, request: 
   if (env.readOnlyAutoAllow && traits.readOnly && !traits.openWorld && staysInside(claims(), env, false)) {
     const readDenials = readDenial(index, env)
     if (
-      definition.touchesEnvironment && definition.fileAccess === undefined &&
+      definition.touchesEnvironment && definition.fileAccess === undefined && toolCheck._tag !== "Allow" &&
       (readDenials.everything || readDenials.matchers.length > 0)
     ) {
       const message = `${name} needs approval: it is read-only, but Read deny rules protect files it could read.`
