@@ -278,3 +278,20 @@ export function layer(options: Options): Layer.Layer<ModelBackend, ConfigError.C
 export function layer(options: Options): Layer.Layer<ModelBackend, ConfigError.ConfigError, HttpClient.HttpClient> {
   return Layer.effect(ModelBackend, make(options))
 }
+
+/**
+ * The Messages API's wire format as Schemas (requests, stream events, content blocks): what the client sends and
+ * decodes, for servers and tests that speak it too.
+ *
+ * @since 0.3.0
+ * @category wire
+ */
+export * as Wire from "./internal/messagesWire.js"
+
+/**
+ * One line of text for a wire value that did not decode: each issue with its path.
+ *
+ * @since 0.3.0
+ * @category wire
+ */
+export { describeParseError } from "./internal/messagesEvents.js"

@@ -201,3 +201,11 @@ export const run: (options: Options) => Effect.Effect<Result, SubprocessError, S
  * @category running
  */
 export const killAllNow: () => void = internal.killAllNow
+
+/**
+ * The direct children of a process, read from /proc (empty where there is none to read).
+ *
+ * @since 0.3.0
+ * @category processes
+ */
+export { childrenOf } from "./internal/processTree.js"

@@ -44,9 +44,8 @@ import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
+import { describeParseError, Wire } from "../Agent/AnthropicMessages.js"
 import type { MessagesRequest } from "../Agent/AnthropicMessages.js"
-import { describeParseError } from "../Agent/internal/messagesEvents.js"
-import * as Wire from "../Agent/internal/messagesWire.js"
 import type { StopReason } from "../Agent/ModelBackend.js"
 
 // ---------------------------------------------------------------------------------------------------------------
