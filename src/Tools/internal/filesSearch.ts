@@ -280,6 +280,9 @@ export const search = (
         if (entry.type === "File") files.push({ path: entry.path, shown: `${prefix}${entry.relative}` })
       }
     }
+    // With context, rg separates the groups of different files too.
+    const separatesFiles = input.mode === "content" && (input.before > 0 || input.after > 0)
+    let printedBefore = false
     for (const file of files) {
       const read = yield* Effect.either(Effect.scoped(
         Effect.flatMap(access.openRead(file.path), (handle) => handle.read(0, handle.info.size))
@@ -300,6 +303,9 @@ export const search = (
           text: `${file.shown}: binary file matches (found "\\0" byte around offset ${nul})`
         }]
         : records
+      if (answered.length === 0) continue
+      if (separatesFiles && printedBefore && !take({ _tag: "Separator" })) return { complaints }
+      printedBefore = true
       for (const record of answered) if (!take(record)) return { complaints }
     }
     return { complaints }
