@@ -100,19 +100,21 @@ describe("a turn on the memory layer never touches the disk", () => {
 })
 
 describe("the Node layer's statSync", () => {
-  it("answers undefined for nothing there, and fails clearly (never \"absent\") when the path cannot be inspected", () => {
-    const base = tempDir("access-eacces-")
-    writeTree(base, { "locked/file.txt": "x", "plain.txt": "y" })
-    // mkdtemp makes the directory 0700: let the probe (as nobody) in, up to the locked directory.
-    fs.chmodSync(base, 0o755)
-    fs.chmodSync(path.join(base, "locked"), 0o000)
-    try {
-      // Root passes every permission check: the probe runs as nobody then, in a child process.
-      const probe = childProcess.spawnSync(process.execPath, [
-        "--import",
-        "tsx",
-        "-e",
-        `
+  it(
+    "answers undefined for nothing there, and fails clearly (never \"absent\") when the path cannot be inspected",
+    () => {
+      const base = tempDir("access-eacces-")
+      writeTree(base, { "locked/file.txt": "x", "plain.txt": "y" })
+      // mkdtemp makes the directory 0700: let the probe (as nobody) in, up to the locked directory.
+      fs.chmodSync(base, 0o755)
+      fs.chmodSync(path.join(base, "locked"), 0o000)
+      try {
+        // Root passes every permission check: the probe runs as nobody then, in a child process.
+        const probe = childProcess.spawnSync(process.execPath, [
+          "--import",
+          "tsx",
+          "-e",
+          `
         const { Effect } = await import("effect")
         const { FileAccess } = await import(${JSON.stringify(path.resolve("src/Session/FileAccess.ts"))})
         const access = Effect.runSync(Effect.provide(FileAccess, FileAccess.layer))
@@ -120,24 +122,27 @@ describe("the Node layer's statSync", () => {
           try { return access.statSync(file)?.type ?? "absent" } catch (e) { return e._tag + " " + e.reason + " " + e.message }
         }
         console.log(JSON.stringify([${
-          ["locked/file.txt", "plain.txt", "missing.txt", "plain.txt/below"].map((f) =>
-            JSON.stringify(path.join(base, f))
-          )
-            .join(", ")
-        }].map(answer)))
+            ["locked/file.txt", "plain.txt", "missing.txt", "plain.txt/below"].map((f) =>
+              JSON.stringify(path.join(base, f))
+            )
+              .join(", ")
+          }].map(answer)))
       `
-      ], {
-        encoding: "utf8",
-        ...(process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {})
-      })
-      expect(probe.stderr).toBe("")
-      const answers = JSON.parse(probe.stdout.trim()) as Array<string>
-      expect(answers[0]).toMatch(/^FileAccessError EACCES EACCES: permission denied, stat '.*locked\/file\.txt'$/)
-      expect(answers.slice(1)).toEqual(["File", "absent", "absent"])
-    } finally {
-      fs.chmodSync(path.join(base, "locked"), 0o755)
-    }
-  })
+        ], {
+          encoding: "utf8",
+          ...(process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {})
+        })
+        expect(probe.stderr).toBe("")
+        const answers = JSON.parse(probe.stdout.trim()) as Array<string>
+        expect(answers[0]).toMatch(/^FileAccessError EACCES EACCES: permission denied, stat '.*locked\/file\.txt'$/)
+        expect(answers.slice(1)).toEqual(["File", "absent", "absent"])
+      } finally {
+        fs.chmodSync(path.join(base, "locked"), 0o755)
+      }
+      // A child process that compiles TypeScript at start: seconds on a loaded machine.
+    },
+    30_000
+  )
 })
 
 describe("resolve, check and open in one step", () => {
