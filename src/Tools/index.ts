@@ -28,6 +28,13 @@ export { BashTool } from "./Bash.js"
 export type { BashOptions } from "./Bash.js"
 /** @since 0.1.0 */
 export { Edit, Glob, Grep, Read, Write } from "./FileTools.js"
+/**
+ * The five file tools together (`FileTools.tools`, `FileTools.layer`), for a program or a test that wants only them
+ * (over `Workspace.layerFileAccess` and `fileAccessMemory` from the testing entry, they never touch the disk).
+ *
+ * @since 0.3.0
+ */
+export * as FileTools from "./FileTools.js"
 /** @since 0.1.0 */
 export { FileState } from "../Session/FileState.js"
 /** @since 0.1.0 */
