@@ -24,7 +24,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as defaults from "./internal/defaults.js"
-import type { PermissionCheck } from "./Permission.js"
+import type { Decision, PermissionCheck } from "./Permission.js"
 import { UiBlock } from "./Presentation.js"
 import type { ToolResultContent } from "./Wire.js"
 
@@ -141,6 +141,11 @@ export interface CallContext {
    * to leave denied files out of their results: a rule `Read(./.env)` must hold inside a search of `.` too.
    */
   readonly isReadDenied: (absolutePath: string) => boolean
+  /**
+   * The decision that let this call run, when the runtime made one (absent when a tool is called directly). Bash
+   * derives its sandbox from it: a call allowed because it is read-only runs read-only.
+   */
+  readonly decision?: Decision | undefined
 }
 
 /**

@@ -41,9 +41,13 @@ export const gitRepo = (): string => {
   return dir
 }
 
-/** The Bash tool over `cwd`, its full outputs stored under `store`, with NodeContext. */
+/**
+ * The Bash tool over `cwd`, its full outputs stored under `store`, with NodeContext. Without a `sandbox` option the sandbox is off: these helpers serve the tests of the
+ * process lifecycle, which read host PIDs and write outside the workspace; `sandbox.test.ts` and the sandbox
+ * property run it on.
+ */
 export const bashLayer = (cwd: string, options: BashOptions = {}, store = tempDir("bash-store")) =>
-  BashTool.layer(options).pipe(
+  BashTool.layer({ sandbox: "off", ...options }).pipe(
     Layer.provide(Layer.mergeAll(Workspace.layer({ cwd }), ResultStore.layer(store))),
     Layer.provide(NodeContext.layer)
   )
