@@ -77,3 +77,14 @@ export const treeScript = (pidFile: string, tail = "sleep 1000"): string =>
     `echo started`,
     tail
   ].join("\n")
+
+/** Why the sandbox cannot run here, or undefined when it can. */
+export const sandboxUnavailable = ((): string | undefined => {
+  const bwrap = childProcess.spawnSync("bwrap", ["--ro-bind", "/", "/", "--unshare-net", "true"], { encoding: "utf8" })
+  if (bwrap.error !== undefined) return `bwrap is not installed (${bwrap.error.message})`
+  if (bwrap.status !== 0) return `bwrap cannot create a sandbox here: ${bwrap.stderr.trim()}`
+  const socat = childProcess.spawnSync("socat", ["-V"], { encoding: "utf8" })
+  if (socat.error !== undefined) return `socat is not installed (${socat.error.message})`
+  return undefined
+})()
+if (sandboxUnavailable !== undefined) console.warn(`The sandbox tests will be skipped: ${sandboxUnavailable}`)

@@ -15,18 +15,7 @@ import { Workspace } from "../../../src/Session/Workspace.js"
 import { Decision, DecisionReason } from "../../../src/Tool/Permission.js"
 import type { BashSandboxOptions } from "../../../src/Tools/Bash.js"
 import { BashTool, sandboxEscapeRefusal } from "../../../src/Tools/Bash.js"
-import { bashLayer, isAlive, recordingContext, tempDir } from "./helpers.js"
-
-/** Why the sandbox cannot run here, or undefined when it can. */
-export const sandboxUnavailable = ((): string | undefined => {
-  const bwrap = childProcess.spawnSync("bwrap", ["--ro-bind", "/", "/", "--unshare-net", "true"], { encoding: "utf8" })
-  if (bwrap.error !== undefined) return `bwrap is not installed (${bwrap.error.message})`
-  if (bwrap.status !== 0) return `bwrap cannot create a sandbox here: ${bwrap.stderr.trim()}`
-  const socat = childProcess.spawnSync("socat", ["-V"], { encoding: "utf8" })
-  if (socat.error !== undefined) return `socat is not installed (${socat.error.message})`
-  return undefined
-})()
-if (sandboxUnavailable !== undefined) console.warn(`Skipping the sandbox tests: ${sandboxUnavailable}`)
+import { bashLayer, isAlive, recordingContext, sandboxUnavailable, tempDir } from "./helpers.js"
 
 /** A directory outside /tmp (sandbox-runtime keeps /tmp/claude writable, nothing else there). */
 const outsideDir = () =>
