@@ -45,6 +45,7 @@ import { RuleSource } from "../Tool/Permission.js"
 import { makeRule, parseMcpName, parseRule, PermissionRule, printRule, RuleBehavior } from "../Tool/Rule.js"
 import * as Grants from "./Grants.js"
 import { compileHookMatcher } from "./HookMatcher.js"
+import { SandboxSettings } from "./Sandbox.js"
 
 // -----------------------------------------------------------------------------
 // schemas
@@ -274,7 +275,9 @@ export const Settings = Schema.Struct({
   allowedHttpHookUrls: optional(Schema.Array(Schema.String)),
   /** Environment variables HTTP hooks may put in headers; when any file sets it, others are never sent. */
   httpHookAllowedEnvVars: optional(Schema.Array(Schema.String)),
-  trustedProjects: optional(Schema.Array(Schema.String))
+  trustedProjects: optional(Schema.Array(Schema.String)),
+  /** The shell's sandbox (`Settings/Sandbox`). */
+  sandbox: optional(SandboxSettings)
 })
 
 /**

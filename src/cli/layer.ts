@@ -22,6 +22,7 @@ import { ToolRuntime } from "../Runtime/ToolRuntime.js"
 import type { ResultStore } from "../Session/ResultStore.js"
 import { Session } from "../Session/Session.js"
 import { Workspace } from "../Session/Workspace.js"
+import { sandboxConfig } from "../Settings/Sandbox.js"
 import { formatSettingsWarning, loadSettings, resolveMode } from "../Settings/Settings.js"
 import type { PermissionModeSetting } from "../Settings/Settings.js"
 import { builtinSessionLayer, builtinTools } from "../Tools/index.js"
@@ -100,6 +101,7 @@ export const servicesLayer = <E, R>(options: RuntimeOptions, approver: Layer.Lay
         knownTools
       })
       const hookOptions = Hooks.optionsFromSettings(settings)
+      const sandbox = sandboxConfig(settings, { cwd, home, extraRules: options.rules })
       const { mode, warnings: modeWarnings } = resolveMode(
         settings,
         options.mode === undefined ? {} : { requested: options.mode }
@@ -108,7 +110,8 @@ export const servicesLayer = <E, R>(options: RuntimeOptions, approver: Layer.Lay
         const line of [
           ...settings.flatMap((loaded) => loaded.warnings.map(formatSettingsWarning)),
           ...modeWarnings,
-          ...Hooks.hookWarnings(hookOptions)
+          ...Hooks.hookWarnings(hookOptions),
+          ...sandbox.warnings.map(formatSettingsWarning)
         ]
       ) {
         options.warn(line)
@@ -123,7 +126,11 @@ export const servicesLayer = <E, R>(options: RuntimeOptions, approver: Layer.Lay
       const mcp = yield* loadMcpConfig({ ...options, cwd })
       for (const error of mcp.errors) options.warn(`MCP configuration: ${error.message}`)
       const registry = McpServers.extendRegistry.pipe(
-        Layer.provide(ToolRegistry.layer(builtinTools).pipe(Layer.provide(builtinSessionLayer()))),
+        Layer.provide(
+          ToolRegistry.layer(builtinTools).pipe(
+            Layer.provide(builtinSessionLayer({ bash: { sandbox: sandbox.config } }))
+          )
+        ),
         Layer.provide(McpServers.layer(mcp))
       )
       // The registry lets hooks' `if` conditions ask the tools how their rules match.
