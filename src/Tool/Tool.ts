@@ -141,11 +141,7 @@ export interface CallContext {
    * to leave denied files out of their results: a rule `Read(./.env)` must hold inside a search of `.` too.
    */
   readonly isReadDenied: (absolutePath: string) => boolean
-  /**
-   * The decision that let this call run, when the runtime made one (absent when a tool is called directly). Bash
-   * derives its sandbox from it: a call allowed because it is read-only runs read-only.
-   */
-  readonly decision?: Decision | undefined
+  readonly decision?: Decision | undefined // what let it run (none when called directly); Bash sandboxes by it
 }
 
 /**

@@ -26,7 +26,8 @@
  *   error; any other non-zero exit code is a failure whose message holds the output and the code.
  *
  * ```ts
- * const tools = Bash.layer({ sandbox: { allowedDomains: ["registry.npmjs.org"] } }) // needs Workspace, ResultStore, CommandExecutor
+ * // needs Workspace, ResultStore, CommandExecutor
+ * const tools = Bash.layer({ sandbox: { allowedDomains: ["registry.npmjs.org"] } })
  * ```
  *
  * @since 0.1.0
@@ -225,7 +226,7 @@ export interface BashSandboxOptions {
   readonly failIfUnavailable?: boolean | undefined
   /** `Bash(...)` rule contents of commands that run outside the sandbox (`docker:*`). */
   readonly excludedCommands?: ReadonlyArray<string> | undefined
-  /** Hosts commands allowed by a rule or a person may reach (WebFetch allow rules, `sandbox.network.allowedDomains`). */
+  /** Hosts commands a rule or a person allowed may reach (WebFetch allow rules, network.allowedDomains). */
   readonly allowedDomains?: ReadonlyArray<string> | undefined
   /** Absolute paths such commands may write besides the working directories (what Edit allow rules grant). */
   readonly writable?: ReadonlyArray<string> | undefined

@@ -88,3 +88,9 @@ export const sandboxUnavailable = ((): string | undefined => {
   return undefined
 })()
 if (sandboxUnavailable !== undefined) console.warn(`The sandbox tests will be skipped: ${sandboxUnavailable}`)
+
+/**
+ * The sandbox the end-to-end corpora run with: the default (on where it can run, `sandbox.test.ts` says when not),
+ * or off with `BASH_CORPUS_SANDBOX=off`, so each corpus runs both ways.
+ */
+export const corpusSandbox: "off" | undefined = process.env.BASH_CORPUS_SANDBOX === "off" ? "off" : undefined
