@@ -17,7 +17,7 @@
  */
 import * as Schema from "effect/Schema"
 import * as Path from "node:path"
-import type { LoadedSettings, SettingsWarning } from "./Settings.js"
+import type { LoadedSettings, SettingsWarning } from "./SettingsSchema.js"
 
 const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
 const Strings = Schema.Array(Schema.String)
