@@ -575,8 +575,8 @@ const sandboxOptionsOf = (option: BashOptions["sandbox"]): BashSandboxOptions =>
     ? { enabled: true, failIfUnavailable: true }
     : option ?? {}
 
-const escapeAllowed = (state: SandboxState): boolean =>
-  state.service === undefined || state.options.allowUnsandboxedCommands === true
+/** `dangerouslyDisableSandbox: true` is honoured only when the settings allow unsandboxed commands. */
+const escapeAllowed = (state: SandboxState): boolean => state.options.allowUnsandboxedCommands === true
 
 /** Whether a command runs outside the sandbox: no sandbox, an allowed escape, or an excluded command. */
 const unsandboxed = (state: SandboxState, input: BashInput): boolean =>
