@@ -238,6 +238,8 @@ export interface BashSandboxOptions {
   readonly allowUnsandboxedCommands?: boolean | undefined
   /** Default false. True: a command no rule decides runs in the sandbox without asking (deny and ask rules hold). */
   readonly autoAllowBashIfSandboxed?: boolean | undefined
+  /** Where the one warning goes when the sandbox cannot run (the CLI's stderr). Default: `Effect.logWarning`. */
+  readonly warn?: ((line: string) => void) | undefined
 }
 
 /**
@@ -661,9 +663,12 @@ const startSandbox = (
     Effect.catchTag("SandboxUnavailable", (error) =>
       options.failIfUnavailable === true
         ? Effect.fail(error)
-        : Effect.logWarning(
-          `Bash: the sandbox cannot run here, so commands run with the permission analysis alone: ${error.message}`
-        ).pipe(Effect.as<SandboxState>({ service: undefined, options })))
+        : Effect.suspend(() => {
+          const line =
+            `Bash: the sandbox cannot run here, so commands run with the permission analysis alone: ${error.message}`
+          const warn = options.warn
+          return warn === undefined ? Effect.logWarning(line) : Effect.sync(() => warn(line))
+        }).pipe(Effect.as<SandboxState>({ service: undefined, options })))
   )
 }
 

@@ -144,7 +144,7 @@ export const servicesLayer = <E, R>(
       const plainRegistry = McpServers.extendRegistry.pipe(
         Layer.provide(
           ToolRegistry.layer(builtinTools).pipe(
-            Layer.provide(builtinSessionLayer({ bash: { sandbox: sandbox.config } }))
+            Layer.provide(builtinSessionLayer({ bash: { sandbox: { ...sandbox.config, warn: options.warn } } }))
           )
         ),
         Layer.provide(McpServers.layer(mcp))

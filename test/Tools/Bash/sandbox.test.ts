@@ -254,6 +254,15 @@ describe("Bash sandbox configuration", () => {
       }
     }))
 
+  it.live("the warning goes where the options say (the CLI's stderr), once", () =>
+    Effect.gen(function*() {
+      const lines: Array<string> = []
+      const exit = yield* withPath(build({ warn: (line) => lines.push(line) }, tempDir("bash-sandbox-warn")))
+      expect(Exit.isSuccess(exit)).toBe(true)
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toMatch(/^Bash: the sandbox cannot run here, so commands run with the permission analysis alone/)
+    }))
+
   it.live("by default, where the sandbox cannot run, one warning says so and commands still run", () =>
     Effect.gen(function*() {
       const cwd = tempDir("bash-sandbox-fallback")
