@@ -136,12 +136,10 @@ export interface CallContext {
   readonly toolName: string
   /** Reports progress to the events stream. */
   readonly progress: (update: Progress) => Effect.Effect<void>
-  /**
-   * Whether permission rules deny reading this absolute path. Tools that read many files at once (Grep, Glob) use it
-   * to leave denied files out of their results: a rule `Read(./.env)` must hold inside a search of `.` too.
-   */
+  /** Whether rules deny reading this absolute path: Grep and Glob leave such files out (`Read(./.env)` holds in .). */
   readonly isReadDenied: (absolutePath: string) => boolean
-  readonly decision?: Decision | undefined // what let it run (none when called directly); Bash sandboxes by it
+  /** The decision that let the call run (absent when a tool is called directly); Bash's sandbox follows it. */
+  readonly decision?: Decision | undefined
 }
 
 /**
