@@ -42,7 +42,9 @@ const text = (exit: Exit.Exit<{ readonly output: string }, { readonly message: s
 const sandboxed = (cwd: string, options: BashSandboxOptions = {}) =>
   bashLayer(cwd, { sandbox: { failIfUnavailable: true, ...options } })
 
-describe.skipIf(sandboxUnavailable !== undefined)("Bash in the sandbox", () => {
+// Each layer starts sandbox-runtime and probes it (a few hundred ms, seconds on a loaded machine); some tests build
+// several.
+describe.skipIf(sandboxUnavailable !== undefined)("Bash in the sandbox", { timeout: 30_000 }, () => {
   it.live("a command a rule allowed writes the workspace, not outside it, nor settings or .git internals", () => {
     const workspace = tempDir("bash-sandbox")
     const outside = outsideDir()
