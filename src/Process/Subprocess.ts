@@ -194,6 +194,23 @@ export const markerVariable: string = processTree.markerVariable
 export const run: (options: Options) => Effect.Effect<Result, SubprocessError, Scope.Scope> = internal.run
 
 /**
+ * Whether a process runs (exists and is not a zombie).
+ *
+ * @since 0.3.0
+ * @category inspection
+ */
+export const isRunning: (pid: number) => boolean = processTree.isRunning
+
+/**
+ * When a running process started, in clock ticks since boot (Linux `/proc`; undefined elsewhere, and for a process
+ * that is gone). A pid and its start time name one process for good: a reused pid has a later start time.
+ *
+ * @since 0.3.0
+ * @category inspection
+ */
+export const startTimeOf: (pid: number) => number | undefined = processTree.startTimeOf
+
+/**
  * SIGKILL, synchronously and without a grace period, to every process of every run still going in this process
  * (the groups and the escapees): for a signal handler about to exit (the CLI's second Ctrl-C).
  *

@@ -28,6 +28,7 @@ Options:
   --add-dir DIR          an additional workspace directory (repeatable)
   --session DIR          keep the session (files read, session rules, approvals, saved output) in DIR between
                          runs; default: a temporary session, removed at the end
+  --session-wait SECS    how long to wait while another process uses the session (default 10; then exit 2)
   --settings FILE        a settings file in Claude Code's format (repeatable)
   --no-claude-settings   do not load ~/.claude/settings.json, .claude/settings.json, .claude/settings.local.json
   --trust-project        trust the project's own .claude/settings*.json: their allow rules, hooks, additional
@@ -87,6 +88,7 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
     "add-dir": { type: "string", multiple: true },
     session: { type: "string" },
     "session-dir": { type: "string" },
+    "session-wait": { type: "string" },
     settings: { type: "string", multiple: true },
     "claude-settings": { type: "boolean" },
     "no-claude-settings": { type: "boolean" },
@@ -119,6 +121,10 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
   if (values["claude-settings"] === true && values["no-claude-settings"] === true) {
     return usage("--claude-settings and --no-claude-settings contradict each other")
   }
+  const sessionWait = values["session-wait"] === undefined ? undefined : Number(values["session-wait"])
+  if (sessionWait !== undefined && !(Number.isFinite(sessionWait) && sessionWait >= 0)) {
+    return usage(`--session-wait must be a number of seconds, got ${values["session-wait"]}`)
+  }
   const cwd = values.cwd ?? process.cwd()
   if (!isDirectory(cwd)) return Either.left(new UsageError({ message: `--cwd is not a directory: ${cwd}` }))
   const options: RuntimeOptions = {
@@ -135,6 +141,7 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
     scheduling: (values.scheduling ?? "conflict-aware") as RuntimeOptions["scheduling"],
     // `--session-dir` is the 0.1 name.
     sessionDir: values.session ?? values["session-dir"],
+    ...(sessionWait === undefined ? {} : { sessionWaitSeconds: sessionWait }),
     verbose: values.verbose === true,
     mcpConfigFiles: values["mcp-config"] ?? [],
     mcpTrust: values["mcp-trust"] ?? [],

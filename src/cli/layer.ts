@@ -45,6 +45,8 @@ export interface RuntimeOptions {
   readonly scheduling: "conflict-aware" | "batched"
   /** `--session DIR`: keep the session there; otherwise a temporary session, removed at the end. */
   readonly sessionDir: string | undefined
+  /** `--session-wait SECS`: how long to wait for a session another process holds (default 10). */
+  readonly sessionWaitSeconds?: number
   readonly verbose: boolean
   /** MCP configuration files the person named (trusted). */
   readonly mcpConfigFiles: ReadonlyArray<string>
@@ -63,7 +65,14 @@ export const approverFor = <E, R>(
 
 /** The session the options name. */
 export const sessionLayer = (options: RuntimeOptions) =>
-  options.sessionDir === undefined ? Session.layerTemp : Session.layer({ directory: options.sessionDir })
+  options.sessionDir === undefined
+    ? Session.layerTemp
+    : Session.layer({
+      directory: options.sessionDir,
+      ...(options.sessionWaitSeconds === undefined
+        ? {}
+        : { lockWait: `${options.sessionWaitSeconds} seconds` as const })
+    })
 
 /**
  * The runtime as the CLI configures it, over a Session in context. Fails (before anything runs) on a bad settings
