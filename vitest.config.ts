@@ -1,6 +1,19 @@
 import * as path from "node:path"
 import { defineConfig } from "vitest/config"
 
+/**
+ * Tests that spawn the CLI, real servers or `npm`, or run the Bash corpus end to end: the `e2e` project. Everything
+ * else is `unit` (`npx vitest run --project unit`). `npm test` runs both.
+ */
+const e2e = [
+  "test/cli/**/*.test.ts",
+  "test/Mcp/**/*.test.ts",
+  "test/package.test.ts",
+  "test/demo.test.ts",
+  "test/readme.mcp.test.ts",
+  "test/**/*.e2e.test.ts"
+]
+
 export default defineConfig({
   resolve: {
     alias: {
@@ -11,9 +24,18 @@ export default defineConfig({
     }
   },
   test: {
-    include: ["test/**/*.test.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
-    pool: "forks"
+    pool: "forks",
+    projects: [
+      {
+        extends: true,
+        // vitest's own default timeouts (5 s a test), as a user's project has them: a slow test says so itself.
+        test: { name: "unit", include: ["test/**/*.test.ts"], exclude: e2e }
+      },
+      {
+        extends: true,
+        // Child processes, installs and servers: each file's beforeAll may build dist/ or install a package.
+        test: { name: "e2e", include: e2e, testTimeout: 60_000, hookTimeout: 300_000 }
+      }
+    ]
   }
 })

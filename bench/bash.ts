@@ -76,7 +76,7 @@ const context: CallContext = {
 const toolRuns = (cwd: string, store: string) =>
   Effect.gen(function*() {
     const bash = yield* BashTool
-    const call = (command: string) => Effect.scoped(bash.call({ command, timeout: 600_000 }, context))
+    const call = (command: string) => Effect.scoped(bash.plan({ command, timeout: 600_000 }).call(context))
 
     // Spawn overhead: medians of single calls, the tool against raw child_process, interleaved.
     const raw = () =>

@@ -92,7 +92,7 @@ export const run = async (): Promise<void> => {
       isReadDenied: () => false
     }
     const callTool = (input: GrepInput) =>
-      tool.runPromise(Effect.flatMap(Grep, (grep) => Effect.scoped(grep.call(input, context))))
+      tool.runPromise(Effect.flatMap(Grep, (grep) => Effect.scoped(grep.plan(input).call(context))))
 
     for (const input of [{ pattern: "needle" }, { pattern: "value\\d+", output_mode: "content" as const }]) {
       const args = ripgrepArgs(input, ".")

@@ -8,6 +8,7 @@ import { NodeContext } from "@effect/platform-node"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { Effect, Layer } from "effect"
+import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -33,7 +34,61 @@ const EVERYTHING = path.join(
   "dist/index.js"
 )
 
+/**
+ * A Read served over MCP (stdio): our server (`effect-tool-runtime serve --mcp`, the whole pipeline: decode,
+ * validate, rules, the scheduler's run, audit off) beside a minimal SDK server doing the same read with no checks
+ * (bench/fixtures/mcp-read-server.mjs). The same SDK client drives both, calls interleaved one at a time.
+ */
+const serveRead = async (): Promise<void> => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-mcp-serve-"))
+  fs.writeFileSync(path.join(dir, "notes.txt"), Array.from({ length: 50 }, (_, i) => `line ${i}`).join("\n"))
+  const home = path.join(dir, "home")
+  fs.mkdirSync(home)
+  const env = { ...process.env, HOME: home } as Record<string, string>
+  const connect = async (args: ReadonlyArray<string>) => {
+    const client = new Client({ name: "bench", version: "1.0.0" })
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [...args], cwd: dir, env, stderr: "ignore" })
+    )
+    return client
+  }
+  const ours = await connect([
+    path.resolve(import.meta.dirname, "../dist/bin/effect-tool-runtime.js"),
+    "serve",
+    "--mcp"
+  ])
+  const minimal = await connect([path.resolve(import.meta.dirname, "fixtures/mcp-read-server.mjs")])
+  const read = (client: Client) => client.callTool({ name: "Read", arguments: { file_path: "notes.txt" } })
+  const same = [await read(ours), await read(minimal)].map((result) => JSON.stringify(result.content))
+  if (same[0] !== same[1]) throw new Error(`the two servers read differently:\n${same[0]}\n${same[1]}`)
+  for (let i = 0; i < 300; i++) {
+    await read(ours)
+    await read(minimal)
+  }
+  const times: [Array<number>, Array<number>] = [[], []]
+  for (let i = 0; i < 500; i++) {
+    for (const [c, client] of [ours, minimal].entries()) {
+      const start = performance.now()
+      await read(client)
+      times[c]!.push((performance.now() - start) * 1000)
+    }
+  }
+  await ours.close()
+  await minimal.close()
+  fs.rmSync(dir, { recursive: true, force: true })
+  const [o, m] = times.map(median) as [number, number]
+  report("mcp serve: a Read of a 50-line file over stdio, our server vs a minimal SDK server (median of 500 each)", [
+    [
+      "our server (governed)",
+      `${o.toFixed(0)} us`,
+      `${(o / m).toFixed(2)}x the minimal server, +${(o - m).toFixed(0)} us`
+    ],
+    ["minimal SDK server", `${m.toFixed(0)} us`, ""]
+  ])
+}
+
 export const run = async (): Promise<void> => {
+  await serveRead()
   const raw = new Client({ name: "bench-raw", version: "1.0.0" })
   await raw.connect(
     new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "ignore" })

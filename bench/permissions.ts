@@ -89,9 +89,7 @@ const context = (toolName: string): Tool.CallContext => ({
 
 const requestFor = <I, O, F>(tool: Tool.Any, service: Tool.Service<I, O, F>, input: I): PolicyRequest => ({
   definition: tool.definition,
-  service: service as Tool.AnyService,
-  input,
-  traits: service.traits(input),
+  invocation: (service as Tool.AnyService).plan(input),
   toolCheck: PermissionCheck.passthrough(),
   hook: undefined,
   context: context(tool.definition.name)

@@ -59,7 +59,7 @@ export const run = async (): Promise<void> => {
   const viaService = (url: string) =>
     serviceRuntime.runPromise(
       Effect.flatMap(Scope.make(), (scope) =>
-        Effect.provideService(service.call({ url, prompt: "Summarise" }, context), Scope.Scope, scope))
+        Effect.provideService(service.plan({ url, prompt: "Summarise" }).call(context), Scope.Scope, scope))
     )
   const context = {
     toolUseId: "toolu_bench",

@@ -7,6 +7,7 @@ import {
   Approver,
   renderEvent,
   Session,
+  SessionPermissions,
   ToolHooks,
   ToolRegistry,
   ToolRuntime
@@ -26,7 +27,7 @@ export const SessionRuntime = (cwd: string) =>
   ToolRuntime.layer.pipe(
     Layer.provideMerge(Layer.mergeAll(
       ToolRegistry.layer(builtinTools).pipe(Layer.provide(builtinSessionLayer())),
-      Session.permissions({ mode: "acceptEdits" }),
+      SessionPermissions.policy({ mode: "acceptEdits" }),
       Approver.denyAll,
       ToolHooks.none
     )),

@@ -15,7 +15,7 @@ export const defaults: WebFetchOptions = {
   maxRedirects: 10, // same-host (and www.) redirects followed; other hosts are handed back to the model
   cacheTtl: "15 minutes", // pages are reused this long (0 turns the cache off)
   cacheBytes: 50 * 1024 * 1024, // least recently used pages go first
-  pageReader: PageReader.layer({ maxChars: 100_000 }) // or PageReader.layerLanguageModel() over an @effect/ai LanguageModel
+  pageReader: PageReader.layer({ maxChars: 100_000 }) // or EffectAiPageReader.layer() (effect-tool-runtime/ai)
 }
 
 // A runtime with WebFetch only; `WebFetch(domain:...)` rules come with the full policy (`RulePolicy.layer`).

@@ -5,7 +5,8 @@
  * - `cli.cache`: V8's code cache of it, made here by a training run (`train-code-cache.mjs`), so a cold start does
  *   not compile it again;
  * - `effect-tool-runtime.js`: the launcher the package's `bin` names (`src/cli/launcher.ts`).
- * `@vscode/ripgrep` stays outside the bundle: it locates its binary relative to its own files.
+ * `@vscode/ripgrep` stays outside the bundle: it locates its binary relative to its own files; so does `pdfjs-dist`
+ * (loaded only when Read meets a PDF, with `require` of its ES module: bundled, its worker set-up fails).
  */
 import { build } from "esbuild"
 import { spawnSync } from "node:child_process"
@@ -29,7 +30,7 @@ await build({
   entryPoints: ["src/cli/main.ts"],
   outfile: "dist/bin/cli.cjs",
   format: "cjs",
-  external: ["@vscode/ripgrep"],
+  external: ["@vscode/ripgrep", "pdfjs-dist"],
   // ESM dependencies that ask for their own URL (`createRequire(import.meta.url)`) get the bundle's.
   define: { "import.meta.url": "__etrImportMetaUrl" },
   banner: { js: "var __etrImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" }

@@ -29,6 +29,10 @@ export { PermissionPolicy, PolicyUpdateError, PolicyVerdict } from "./Permission
 export type { HookOpinion, PolicyRequest } from "./Permission/PermissionPolicy.js"
 /** @since 0.1.0 */
 export { ResultStore, ResultStoreError } from "./Session/ResultStore.js"
+/** @since 0.3.0 */
+export { FileAccess, FileAccessError } from "./Session/FileAccess.js"
+/** @since 0.3.0 */
+export type { FileInfo, FileType, MemoryTree, ReadHandle } from "./Session/FileAccess.js"
 /** @since 0.1.0 */
 export { RuntimeConfig } from "./Runtime/RuntimeConfig.js"
 /** @since 0.1.0 */
@@ -44,9 +48,11 @@ export type { RunHandle, RunOptions, SchedulingMode } from "./Runtime/ToolRuntim
 /** @since 0.2.0 */
 export * as RulePolicy from "./Permission/RulePolicy.js"
 /** @since 0.1.0 */
-export * as PermissionRule from "./Permission/Rule.js"
+export * as PermissionRule from "./Tool/Rule.js"
 /** @since 0.1.0 */
 export * as Settings from "./Settings/Settings.js"
+/** @since 0.3.0 */
+export * as Grants from "./Settings/Grants.js"
 /** @since 0.1.0 */
 export * as Hooks from "./Hooks/Hooks.js"
 /** @since 0.1.0 */
@@ -55,10 +61,10 @@ export * as TerminalApprover from "./Permission/TerminalApprover.js"
 export * as Subprocess from "./Process/Subprocess.js"
 
 /** @since 0.2.0 */
-export * as Audit from "./Session/AuditLog.js"
+export * as Audit from "./Runtime/AuditLog.js"
 
 /** @since 0.2.0 */
-export { AuditLog } from "./Session/AuditLog.js"
+export { AuditLog } from "./Runtime/AuditLog.js"
 /** @since 0.2.0 */
 export * as Definitions from "./Catalog/Definitions.js"
 /** @since 0.2.0 */
@@ -71,11 +77,13 @@ export {
   ToolCatalog
 } from "./Catalog/ToolCatalog.js"
 /** @since 0.2.0 */
-export { wholeToolDenial } from "./Permission/RulePolicy.js"
-/** @since 0.2.0 */
 export type { CatalogOptions, CatalogRequest, SearchMode } from "./Catalog/ToolCatalog.js"
 /** @since 0.2.0 */
-export { ApprovalRecord, Session, SessionError } from "./Session/Session.js"
+export { Session, SessionError } from "./Session/Session.js"
+/** @since 0.3.0 */
+export * as SessionPermissions from "./Permission/SessionPermissions.js"
+/** @since 0.2.0 */
+export { ApprovalRecord } from "./Permission/SessionPermissions.js"
 /** @since 0.2.0 */
 export { renderEvent, renderOutcome } from "./Runtime/Render.js"
 /** @since 0.2.0 */
@@ -89,6 +97,8 @@ export * as McpConfig from "./Mcp/Config.js"
 export { McpServers } from "./Mcp/McpServers.js"
 /** @since 0.2.0 */
 export type { McpServersOptions, ServerState, ServerStatus } from "./Mcp/McpServers.js"
+/** @since 0.3.0 */
+export * as McpServe from "./Mcp/McpServe.js"
 /** @since 0.2.0 */
 export { isMcpError, McpError } from "./Mcp/Errors.js"
 /** @since 0.2.0 */
@@ -96,11 +106,7 @@ export type { McpErrorReason } from "./Mcp/Errors.js"
 /** @since 0.2.0 */
 export * as Preview from "./Runtime/Preview.js"
 /** @since 0.2.0 */
-export { ToolUsePart } from "./Runtime/Preview.js"
-/** @since 0.2.0 */
 export * as Activity from "./Runtime/Activity.js"
-/** @since 0.2.0 */
-export * as ClassifierApprover from "./Permission/ClassifierApprover.js"
 /** @since 0.2.0 */
 export * as AgentLoop from "./Agent/AgentLoop.js"
 /** @since 0.2.0 */

@@ -18,6 +18,7 @@ const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"))
   readonly version: string
   readonly exports: Record<string, unknown>
   readonly peerDependencies: Record<string, string>
+  readonly peerDependenciesMeta?: Record<string, unknown>
   readonly devDependencies: Record<string, string>
 }
 const installed = (name: string): string =>
@@ -38,8 +39,9 @@ beforeAll(async () => {
     path.join(project, "package.json"),
     JSON.stringify({ name: "consumer", private: true, type: "module" })
   )
-  // The peers at the versions this repository tests with.
-  const peers = [...Object.keys(pkg.peerDependencies), "typescript", "@types/node"].map((name) =>
+  // README's install line (the required peers) at the versions this repository tests with, and the tools a consumer
+  // tests with; the optional peer (@effect/ai) comes later, in its own step.
+  const peers = [...REQUIRED_PEERS, "typescript", "@types/node", "vitest", "@effect/vitest"].map((name) =>
     `${name}@${installed(name)}`
   )
   await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball, ...peers], {
@@ -70,6 +72,59 @@ describe("the packed package", () => {
     }
     expect(pkg.peerDependencies["@effect/platform-node"]).toBeDefined()
   })
+
+  it("README's install line brings every required peer (and @effect/experimental through @effect/platform-node)", () => {
+    const required = Object.keys(pkg.peerDependencies).filter((name) => !OPTIONAL_PEERS.includes(name))
+    for (const name of required) expect(fs.existsSync(path.join(project, "node_modules", name)), name).toBe(true)
+    expect(Object.keys(pkg.peerDependenciesMeta ?? {})).toEqual(OPTIONAL_PEERS)
+  })
+
+  it("with the required peers only: every entry but /ai imports, and /ai names the missing optional peer", async () => {
+    expect(fs.existsSync(path.join(project, "node_modules", "@effect/ai"))).toBe(false)
+    const script =
+      `for (const e of ["effect-tool-runtime", "effect-tool-runtime/tools", "effect-tool-runtime/testing"]) {
+      await import(e) }
+    try { await import("effect-tool-runtime/ai"); console.log("imported") } catch (e) { console.log(e.code, e.message) }`
+    const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: project })
+    expect(stdout).toMatch(/^ERR_MODULE_NOT_FOUND .*'@effect\/ai'/)
+  })
+
+  it(
+    "with the required peers only: the consumer type test compiles against the published types, library checking on",
+    async () => {
+      fs.copyFileSync(path.join(root, "test/consumer/types.ts"), path.join(project, "types.ts"))
+      fs.writeFileSync(path.join(project, "tsconfig.json"), tsconfigOf(["types.ts"]))
+      expect(await ourErrors(project)).toEqual([])
+    },
+    180_000
+  )
+
+  it(
+    "README's property test and a turn of a user's own tool run under vitest's default timeout, conflicts reached",
+    async () => {
+      fs.copyFileSync(path.join(root, "test/testing/notes.ts"), path.join(project, "notes.ts"))
+      fs.copyFileSync(path.join(root, "test/testing/kit.test.ts"), path.join(project, "readme-kit.test.ts"))
+      fs.writeFileSync(path.join(project, "turn.test.ts"), TURN_TEST)
+      // No vitest config: vitest's defaults, as a new project has them (5 s a test).
+      const result = await run(path.join(project, "node_modules", ".bin", "vitest"), ["run", "--reporter=verbose"], {
+        cwd: project,
+        env: { ...process.env, CI: "1", NO_COLOR: "1" }
+      }).catch((error: { stdout?: string; stderr?: string }) => ({ stdout: `${error.stdout}${error.stderr}` }))
+      expect(result.stdout).toMatch(/Tests\s+3 passed/)
+    },
+    120_000
+  )
+
+  it("then with the optional peer installed, every entry point imports", async () => {
+    await run("npm", [
+      "install",
+      "--prefer-offline",
+      "--no-audit",
+      "--no-fund",
+      "--ignore-scripts",
+      ...OPTIONAL_PEERS.map((name) => `${name}@${installed(name)}`)
+    ], { cwd: project, timeout: 240_000 })
+  }, 300_000)
 
   it("every entry point imports in a fresh project", async () => {
     const entries = Object.keys(pkg.exports).map((entry) =>
@@ -122,35 +177,84 @@ describe("the packed package", () => {
         fs.writeFileSync(path.join(project, i === 0 ? "readme.ts" : `readme-${i}.ts`), block)
       )
       fs.writeFileSync(path.join(project, "consumer.ts"), CONSUMER)
-      fs.writeFileSync(
-        path.join(project, "tsconfig.json"),
-        JSON.stringify({
-          compilerOptions: {
-            target: "ES2022",
-            lib: ["ES2022"],
-            module: "NodeNext",
-            moduleResolution: "NodeNext",
-            types: ["node"],
-            strict: true,
-            exactOptionalPropertyTypes: true,
-            skipLibCheck: false,
-            noEmit: true
-          },
-          include: ["*.ts"]
-        })
-      )
-      const result = await run(path.join(project, "node_modules", ".bin", "tsc"), ["-p", "."], { cwd: project }).catch((
-        error: { stdout?: string }
-      ) => ({ stdout: error.stdout ?? String(error) }))
-      // Library checking is on, so our .d.ts files are checked; other packages' own declarations (which want the DOM
-      // lib or @types/ws) are not this package's to fix.
-      const ours = result.stdout.split("\n").filter((line) => /^\S+\(\d+,\d+\): error/.test(line))
-        .filter((line) => !line.startsWith("node_modules/") || line.startsWith("node_modules/effect-tool-runtime/"))
-      expect(ours).toEqual([])
+      fs.writeFileSync(path.join(project, "tsconfig.json"), tsconfigOf(["*.ts"]))
+      expect(await ourErrors(project)).toEqual([])
     },
     180_000
   )
 })
+
+/** The peers README's install line names; the optional ones are installed in a later step. */
+const REQUIRED_PEERS = ["effect", "@effect/platform", "@effect/platform-node"]
+const OPTIONAL_PEERS = ["@effect/ai"]
+
+/** A consumer's tsconfig: strict, exactOptionalPropertyTypes, NodeNext, and library checking on. */
+const tsconfigOf = (include: ReadonlyArray<string>): string =>
+  JSON.stringify({
+    compilerOptions: {
+      target: "ES2022",
+      lib: ["ES2022"],
+      module: "NodeNext",
+      moduleResolution: "NodeNext",
+      types: ["node"],
+      strict: true,
+      exactOptionalPropertyTypes: true,
+      skipLibCheck: false,
+      noEmit: true
+    },
+    include
+  })
+
+/**
+ * tsc's errors in the consumer's files and in this package's .d.ts files. Library checking is on, so our .d.ts files
+ * are checked; other packages' own declarations (which want the DOM lib or @types/ws) are not this package's to fix.
+ */
+const ourErrors = async (cwd: string): Promise<ReadonlyArray<string>> => {
+  const result = await run(path.join(cwd, "node_modules", ".bin", "tsc"), ["-p", "."], { cwd }).catch((
+    error: { stdout?: string }
+  ) => ({ stdout: error.stdout ?? String(error) }))
+  return result.stdout.split("\n").filter((line) => /^\S+\(\d+,\d+\): error/.test(line))
+    .filter((line) => !line.startsWith("node_modules/") || line.startsWith("node_modules/effect-tool-runtime/"))
+}
+
+/**
+ * A user's own tools in a consumer's test: a turn of them runs, and generated turns reach conflicting pairs (the
+ * oracle: two calls on one note, one of them a write).
+ */
+const TURN_TEST = `
+import { expect, it } from "@effect/vitest"
+import { Effect, FastCheck } from "effect"
+import { arbitraryTurnOf, runTurn } from "effect-tool-runtime/testing"
+import { NotesLive, ReadNote, WriteNote } from "./notes.js"
+
+const tools = [ReadNote, WriteNote] as const
+
+it.effect("a turn of my own tools runs", () =>
+  Effect.gen(function*() {
+    const turn = [
+      { type: "tool_use" as const, id: "w", name: "WriteNote", input: { name: "todo", text: "milk" } },
+      { type: "tool_use" as const, id: "r", name: "ReadNote", input: { name: "todo" } }
+    ]
+    const { outcomes } = yield* runTurn(turn, { tools, layer: NotesLive })
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(["success", "success"])
+    expect(outcomes[1]!.result.content).toEqual("milk")
+    // HOOK(filesystem): a turn of the built-in Read and Write over the in-memory FileSystem layer (from
+    // effect-tool-runtime/testing) goes here, asserting that the disk is never touched.
+  }))
+
+it("generated turns hold conflicting pairs in at least 30% of runs", () => {
+  const turns = FastCheck.sample(arbitraryTurnOf(tools, { maxLength: 8 }), { numRuns: 200, seed: 7 })
+  const note = (input: unknown) => (input as { name: string }).name
+  const conflicting = turns.filter((turn) =>
+    turn.some((a, i) =>
+      turn.slice(i + 1).some((b) =>
+        note(a.input) === note(b.input) && (a.name === "WriteNote" || b.name === "WriteNote")
+      )
+    )
+  )
+  expect(conflicting.length / turns.length).toBeGreaterThanOrEqual(0.3)
+})
+`
 
 /** What a user writes: optional fields passed through as `T | undefined`, the layers a session needs. */
 const CONSUMER = `

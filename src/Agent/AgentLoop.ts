@@ -59,18 +59,18 @@ export interface LoopOptions {
   /** The conversation so far; normally it ends with the person's message. */
   readonly messages: ReadonlyArray<Message>
   /** The system prompt. The announcement of deferred tools (ToolSearch) is appended to it. */
-  readonly system?: string
+  readonly system?: string | undefined
   /** At most this many model requests. Default 20. */
-  readonly maxTurns?: number
+  readonly maxTurns?: number | undefined
   /** `max_tokens` of each request. Default 4,096. */
-  readonly maxTokens?: number
+  readonly maxTokens?: number | undefined
   /** How each turn's tool calls run (scheduling mode, concurrency, timeouts). */
-  readonly run?: RunOptions
+  readonly run?: RunOptions | undefined
   /**
    * Called with every event, one at a time, in the order they happen (a UI that renders as it goes). The reply's
    * events wait for it; the runtime's events of calls already running are not held back by it.
    */
-  readonly onEvent?: (event: LoopEvent) => Effect.Effect<void>
+  readonly onEvent?: ((event: LoopEvent) => Effect.Effect<void>) | undefined
 }
 
 /**

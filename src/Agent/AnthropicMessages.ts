@@ -207,26 +207,26 @@ export interface Options {
   /** The model, e.g. `"claude-sonnet-4-5"`. */
   readonly model: string
   /** Default: the `ANTHROPIC_API_KEY` config (environment variable). */
-  readonly apiKey?: Redacted.Redacted<string>
+  readonly apiKey?: Redacted.Redacted<string> | undefined
   /** Default `https://api.anthropic.com`; requests go to `${baseUrl}/v1/messages`. */
-  readonly baseUrl?: string
+  readonly baseUrl?: string | undefined
   /** The `anthropic-version` header; default `"2023-06-01"`. */
-  readonly anthropicVersion?: string
+  readonly anthropicVersion?: string | undefined
   /** Sent as the `anthropic-beta` header, comma-separated (e.g. `advanced-tool-use-2025-11-20` on older gateways). */
-  readonly betas?: ReadonlyArray<string>
+  readonly betas?: ReadonlyArray<string> | undefined
   /** More headers for every request (they win over the ones above). */
-  readonly headers?: Readonly<Record<string, string>>
+  readonly headers?: Readonly<Record<string, string>> | undefined
   /**
    * The longest wait for the next piece of a streamed reply (the API sends `ping`s while it thinks); default 10
    * minutes. Past it the stream fails with a `Transport` error and the request is aborted.
    */
-  readonly idleTimeout?: Duration.DurationInput
+  readonly idleTimeout?: Duration.DurationInput | undefined
   /**
    * An event type this client does not know: `"fail"` (the default) ends the stream with an `UnknownBlock` error;
    * `"ignore"` skips it, as Anthropic's versioning policy asks of clients (new event types may be added). Unknown
    * content block and delta types always fail: skipping them would lose part of the reply.
    */
-  readonly unknownEvents?: "fail" | "ignore"
+  readonly unknownEvents?: "fail" | "ignore" | undefined
 }
 
 /**
@@ -278,3 +278,20 @@ export function layer(options: Options): Layer.Layer<ModelBackend, ConfigError.C
 export function layer(options: Options): Layer.Layer<ModelBackend, ConfigError.ConfigError, HttpClient.HttpClient> {
   return Layer.effect(ModelBackend, make(options))
 }
+
+/**
+ * The Messages API's wire format as Schemas (requests, stream events, content blocks): what the client sends and
+ * decodes, for servers and tests that speak it too.
+ *
+ * @since 0.3.0
+ * @category wire
+ */
+export * as Wire from "./internal/messagesWire.js"
+
+/**
+ * One line of text for a wire value that did not decode: each issue with its path.
+ *
+ * @since 0.3.0
+ * @category wire
+ */
+export { describeParseError } from "./internal/messagesEvents.js"

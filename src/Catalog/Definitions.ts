@@ -135,11 +135,11 @@ export interface GeminiFunctionDeclaration {
  */
 export interface AnthropicOptions {
   /** Sent as `defer_loading: true`: the API keeps the definition out of context until a tool_reference names it. */
-  readonly deferLoading?: boolean
-  readonly strict?: boolean
-  readonly inputExamples?: ReadonlyArray<Readonly<Record<string, unknown>>>
+  readonly deferLoading?: boolean | undefined
+  readonly strict?: boolean | undefined
+  readonly inputExamples?: ReadonlyArray<Readonly<Record<string, unknown>>> | undefined
   /** Not allowed together with `deferLoading` (the API refuses both): a deferred tool drops it. */
-  readonly cacheControl?: { readonly type: "ephemeral"; readonly ttl?: "5m" | "1h" }
+  readonly cacheControl?: { readonly type: "ephemeral"; readonly ttl?: "5m" | "1h" } | undefined
 }
 
 /**
@@ -150,7 +150,7 @@ export interface AnthropicOptions {
  */
 export interface OpenAiOptions {
   /** Use the strict rewrite. Default: false for Chat Completions, true for Responses (the APIs' own defaults). */
-  readonly strict?: boolean
+  readonly strict?: boolean | undefined
 }
 
 /**
@@ -296,9 +296,9 @@ export const gemini = (definition: Definition.Any): GeminiFunctionDeclaration =>
  */
 export interface ForProviderOptions {
   /** OpenAI's strict mode (default: the API's own default). */
-  readonly strict?: boolean
+  readonly strict?: boolean | undefined
   /** Names of tools to send with `defer_loading: true` (Anthropic only; other providers ignore it). */
-  readonly deferLoading?: ReadonlySet<string>
+  readonly deferLoading?: ReadonlySet<string> | undefined
 }
 
 /**

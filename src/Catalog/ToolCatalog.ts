@@ -81,13 +81,13 @@ export const parseSearchMode = (text: string): Either.Either<SearchMode, string>
  */
 export interface CatalogOptions {
   /** Default `"on"`. */
-  readonly mode?: SearchMode
+  readonly mode?: SearchMode | undefined
   /** The model's context window in tokens, for `auto`. Default 200,000. */
-  readonly contextWindow?: number
+  readonly contextWindow?: number | undefined
   /** Whether rules remove a whole tool (see `RulePolicy.wholeToolDenial`). Default: none does. */
-  readonly denies?: (definition: Definition.Any) => boolean
+  readonly denies?: ((definition: Definition.Any) => boolean) | undefined
   /** The name of the search tool, announced to the model and never deferred. Default `"ToolSearch"`. */
-  readonly searchToolName?: string
+  readonly searchToolName?: string | undefined
 }
 
 /**
@@ -189,7 +189,7 @@ export class ToolCatalog extends Context.Tag("effect-tool-runtime/ToolCatalog")<
      */
     readonly request: (
       provider: Definitions.Provider,
-      options?: { readonly strict?: boolean; readonly enabled?: (name: string) => boolean }
+      options?: { readonly strict?: boolean | undefined; readonly enabled?: ((name: string) => boolean) | undefined }
     ) => Effect.Effect<CatalogRequest>
     /** The discovered set. */
     readonly discovered: DiscoveredTools["Type"]
@@ -250,7 +250,7 @@ export class ToolCatalog extends Context.Tag("effect-tool-runtime/ToolCatalog")<
    */
   static readonly request = (
     provider: Definitions.Provider,
-    options?: { readonly strict?: boolean }
+    options?: { readonly strict?: boolean | undefined }
   ): Effect.Effect<CatalogRequest, never, ToolCatalog> =>
     Effect.flatMap(ToolCatalog, (catalog) => catalog.request(provider, options))
 }
@@ -315,7 +315,7 @@ export const announcement = (names: ReadonlyArray<string>, searchTool = "ToolSea
  */
 export const requestEnabled = (
   provider: Definitions.Provider,
-  options: { readonly strict?: boolean } = {}
+  options: { readonly strict?: boolean | undefined } = {}
 ): Effect.Effect<CatalogRequest, never, ToolCatalog | ToolRegistry> =>
   Effect.gen(function*() {
     const registry = yield* ToolRegistry
@@ -357,7 +357,10 @@ const makeCatalog = (
   let lastEnabled: (name: string) => boolean = () => true
   const request = (
     provider: Definitions.Provider,
-    requestOptions: { readonly strict?: boolean; readonly enabled?: (name: string) => boolean } = {}
+    requestOptions: {
+      readonly strict?: boolean | undefined
+      readonly enabled?: ((name: string) => boolean) | undefined
+    } = {}
   ) =>
     Effect.map(discovered.get, (found): CatalogRequest => {
       if (requestOptions.enabled !== undefined) lastEnabled = requestOptions.enabled

@@ -41,7 +41,7 @@
  * or any other status is a crash.
  *
  * ## Prompt and agent hooks
- * With a `languageModel` (@effect/ai's `LanguageModel` service) in the options, the hook's `prompt` (`$ARGUMENTS`
+ * With a `languageModel` (a {@link PromptModel}, e.g. @effect/ai's `LanguageModel` service) in the options, the hook's `prompt` (`$ARGUMENTS`
  * replaced by the hook JSON, or the JSON appended when absent) goes to the model, which answers
  * `{"ok": true}` or `{"ok": false, "reason": "..."}`: `ok: false` blocks like exit 2 with the reason. An agent hook is
  * run the same way (one model turn; this runtime gives it no tools). An answer that is not that JSON is a crash.
@@ -65,7 +65,6 @@
  *
  * @since 0.1.0
  */
-import type * as LanguageModel from "@effect/ai/LanguageModel"
 import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
@@ -79,15 +78,15 @@ import { randomUUID } from "node:crypto"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import { ToolRegistry } from "../Catalog/ToolRegistry.js"
-import { ruleCoversCall } from "../Permission/internal/policy.js"
 import type { HookOpinion } from "../Permission/PermissionPolicy.js"
-import { parseRule } from "../Permission/Rule.js"
-import type { PermissionRule } from "../Permission/Rule.js"
+import { coversCall } from "../Permission/RulePolicy.js"
 import * as Subprocess from "../Process/Subprocess.js"
+import { compileHookMatcher } from "../Settings/HookMatcher.js"
 import { HOOK_EVENTS } from "../Settings/Settings.js"
 import type { HookDefinition, HooksSettings, LoadedSettings } from "../Settings/Settings.js"
 import { formatPath } from "../Shared/issues.js"
-import { compileHookMatcher } from "./internal/hookMatcher.js"
+import { parseRule } from "../Tool/Rule.js"
+import type { PermissionRule } from "../Tool/Rule.js"
 import { noPreToolUse, ToolHooks } from "./ToolHooks.js"
 import type { PostToolUseEvent, PostToolUseResult, PreToolUseEvent, PreToolUseResult } from "./ToolHooks.js"
 
@@ -110,14 +109,14 @@ export type HookEvent = "PreToolUse" | "PostToolUse" | "PostToolUseFailure"
  * @category models
  */
 export interface PreToolUseAnswer {
-  readonly permissionDecision?: "allow" | "deny" | "ask"
-  readonly reason?: string
+  readonly permissionDecision?: "allow" | "deny" | "ask" | undefined
+  readonly reason?: string | undefined
   /** A rewritten input: with the hook's allow or ask, or alone. */
   readonly updatedInput?: unknown
   /** For the model. */
-  readonly additionalContext?: string
+  readonly additionalContext?: string | undefined
   /** For the user. */
-  readonly systemMessage?: string
+  readonly systemMessage?: string | undefined
 }
 
 /**
@@ -127,8 +126,8 @@ export interface PreToolUseAnswer {
  * @category models
  */
 export interface PostToolUseAnswer {
-  readonly additionalContext?: string
-  readonly systemMessage?: string
+  readonly additionalContext?: string | undefined
+  readonly systemMessage?: string | undefined
 }
 
 /**
@@ -141,15 +140,15 @@ export type FunctionHook =
   | {
     readonly event: "PreToolUse"
     readonly name: string
-    readonly matcher?: string
-    readonly timeout?: Duration.DurationInput
+    readonly matcher?: string | undefined
+    readonly timeout?: Duration.DurationInput | undefined
     readonly run: (event: PreToolUseEvent) => Effect.Effect<PreToolUseAnswer, unknown>
   }
   | {
     readonly event: "PostToolUse" | "PostToolUseFailure"
     readonly name: string
-    readonly matcher?: string
-    readonly timeout?: Duration.DurationInput
+    readonly matcher?: string | undefined
+    readonly timeout?: Duration.DurationInput | undefined
     readonly run: (event: PostToolUseEvent) => Effect.Effect<PostToolUseAnswer, unknown>
   }
 
@@ -165,6 +164,17 @@ export interface SettingsHooks {
 }
 
 /**
+ * What prompt and agent hooks need of a language model. @effect/ai's `LanguageModel` service is one (pass the
+ * value of `yield* LanguageModel.LanguageModel`): this module needs @effect/ai neither at run time nor in its types.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface PromptModel {
+  readonly generateText: (options: { readonly prompt: string }) => Effect.Effect<{ readonly text: string }, unknown>
+}
+
+/**
  * The options of {@link layer}.
  *
  * @since 0.1.0
@@ -172,33 +182,33 @@ export interface SettingsHooks {
  */
 export interface HooksOptions {
   /** The `hooks` objects of the settings files in use, in precedence order (their hooks all run). */
-  readonly settingsHooks?: ReadonlyArray<HooksSettings | undefined>
+  readonly settingsHooks?: ReadonlyArray<HooksSettings | undefined> | undefined
   /** The same with each file's path, named in errors and warnings ({@link optionsFromSettings} builds it from loaded settings). */
-  readonly settingsFiles?: ReadonlyArray<SettingsHooks>
-  readonly functionHooks?: ReadonlyArray<FunctionHook>
+  readonly settingsFiles?: ReadonlyArray<SettingsHooks> | undefined
+  readonly functionHooks?: ReadonlyArray<FunctionHook> | undefined
   /** Working directory of command hooks, and `cwd` in their input. */
   readonly cwd: string
   /** `session_id` in the input of command hooks. Default: a random UUID. */
-  readonly sessionId?: string
+  readonly sessionId?: string | undefined
   /** Time limit of a hook that sets none. Default 60 seconds. */
-  readonly defaultTimeout?: Duration.DurationInput
+  readonly defaultTimeout?: Duration.DurationInput | undefined
   /** How long a timed-out command hook gets between SIGTERM and SIGKILL. Default 2 seconds. */
-  readonly killGrace?: Duration.DurationInput
+  readonly killGrace?: Duration.DurationInput | undefined
   /** The most a hook may print on stdout, and on stderr (an HTTP hook: its body). Default 1 MiB. */
-  readonly maxOutputBytes?: number
+  readonly maxOutputBytes?: number | undefined
   /** Runs prompt and agent hooks. Without it they cannot run (a PreToolUse one denies what it matches). */
-  readonly languageModel?: LanguageModel.Service
+  readonly languageModel?: PromptModel | undefined
   /** Home, for `~` in a command hook's program. Default the user's home directory. */
-  readonly home?: string
+  readonly home?: string | undefined
   /** Where HTTP hooks' `allowedEnvVars` are read. Default `process.env`. */
-  readonly env?: Readonly<Record<string, string | undefined>>
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined
   /**
    * URL patterns (`*` matches any run of characters) HTTP hooks may POST to (settings `allowedHttpHookUrls`, from
    * every file). Given, an HTTP hook whose URL matches none cannot run: a PreToolUse one denies what it matches.
    */
-  readonly allowedHttpHookUrls?: ReadonlyArray<string>
+  readonly allowedHttpHookUrls?: ReadonlyArray<string> | undefined
   /** The only environment variables any HTTP hook may put in headers (settings `httpHookAllowedEnvVars`). */
-  readonly httpHookAllowedEnvVars?: ReadonlyArray<string>
+  readonly httpHookAllowedEnvVars?: ReadonlyArray<string> | undefined
 }
 
 /** Whether a URL matches one of Claude Code's `allowedHttpHookUrls` patterns. */
@@ -225,8 +235,8 @@ const DEFAULT_MAX_OUTPUT = 1024 * 1024
 export class HookConfigError extends Data.TaggedError("HookConfigError")<{
   readonly matcher: string
   readonly detail: string
-  readonly file?: string
-  readonly field?: string
+  readonly file?: string | undefined
+  readonly field?: string | undefined
 }> {
   override get message(): string {
     const where = `${this.file === undefined ? "" : `${this.file}: `}${
@@ -355,7 +365,7 @@ interface RunSettings {
   readonly defaultTimeout: Duration.Duration
   readonly grace: Duration.Duration
   readonly maxOutput: number
-  readonly languageModel: LanguageModel.Service | undefined
+  readonly languageModel: PromptModel | undefined
   readonly env: Readonly<Record<string, string | undefined>>
   readonly allowedHttpHookUrls: ReadonlyArray<string> | undefined
   readonly httpHookAllowedEnvVars: ReadonlyArray<string> | undefined
@@ -930,7 +940,7 @@ export const make = (options: HooksOptions): Effect.Effect<ToolHooks["Type"], Ho
       const tool = registry === undefined ? undefined : Option.getOrUndefined(registry.lookup(toolName))
       if (tool === undefined) return condition.content !== undefined || condition.toolName === toolName
       try {
-        return ruleCoversCall(condition, { definition: tool.definition, service: tool.service, input }, {
+        return coversCall(condition, { definition: tool.definition, invocation: tool.service.plan(input) }, {
           cwd: options.cwd,
           home,
           contains: () => false

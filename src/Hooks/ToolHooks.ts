@@ -37,7 +37,7 @@ export interface PreToolUseResult {
   /** Messages for the user (non-blocking hook errors, system messages). */
   readonly notices: ReadonlyArray<string>
   /** A hook asked to stop (`continue: false`): the rest of the run is cancelled. */
-  readonly stopRun?: boolean
+  readonly stopRun?: boolean | undefined
 }
 
 /**
@@ -78,7 +78,7 @@ export class ToolHooks extends Context.Tag("effect-tool-runtime/ToolHooks")<
     readonly preToolUse: (event: PreToolUseEvent) => Effect.Effect<PreToolUseResult>
     readonly postToolUse: (event: PostToolUseEvent) => Effect.Effect<PostToolUseResult>
     /** What to tell the person once about the configuration (unused hooks, hooks that cannot run). */
-    readonly warnings?: ReadonlyArray<string>
+    readonly warnings?: ReadonlyArray<string> | undefined
   }
 >() {
   /**

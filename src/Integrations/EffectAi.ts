@@ -111,7 +111,7 @@ export const resultText = (content: ToolResultBlock["content"]): string => {
  * @category constructors
  */
 export const toolkit = (
-  options: { readonly run?: RunOptions; readonly idPrefix?: string } = {}
+  options: { readonly run?: RunOptions | undefined; readonly idPrefix?: string | undefined } = {}
 ): Effect.Effect<Toolkit.WithHandler<Record<string, AdaptedTool>>, never, ToolRuntime | ToolRegistry | Scope.Scope> =>
   Effect.gen(function*() {
     const registry = yield* ToolRegistry

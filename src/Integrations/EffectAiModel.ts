@@ -61,12 +61,14 @@ import * as EffectAi from "./EffectAi.js"
  */
 export interface Options {
   /** @effect/ai's tool choice for every request (its default is `"auto"`). */
-  readonly toolChoice?: LanguageModel.ToolChoice<string>
+  readonly toolChoice?: LanguageModel.ToolChoice<string> | undefined
   /**
    * Wraps each request's @effect/ai stream, e.g. to hand the provider its config for this request:
    * `configure: (request) => Stream.provideService(AnthropicLanguageModel.Config, { max_tokens: request.maxTokens })`.
    */
-  readonly configure?: (request: ModelRequest) => <A, E>(parts: Stream.Stream<A, E>) => Stream.Stream<A, E>
+  readonly configure?:
+    | ((request: ModelRequest) => <A, E>(parts: Stream.Stream<A, E>) => Stream.Stream<A, E>)
+    | undefined
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -170,9 +170,9 @@ export interface LoadOptions {
    */
   readonly trusted: boolean
   /** Names of servers whose annotations the person trusts. Default none. */
-  readonly trustAnnotations?: ReadonlyArray<string>
+  readonly trustAnnotations?: ReadonlyArray<string> | undefined
   /** The variables `${VAR}` reads. Default `process.env`. */
-  readonly env?: Readonly<Record<string, string | undefined>>
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined
 }
 
 // ---------------------------------------------------------------------------------------------------------------

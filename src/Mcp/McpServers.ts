@@ -10,6 +10,8 @@
  * )
  * ```
  *
+ * - The servers connect in parallel; building the layer waits for them at most `startupTimeout` (default 5 s), so a
+ *   server that never answers `initialize` does not delay the built-in tools: it goes on connecting in the background.
  * - Each server connects with a timeout (default 30 s) and lists its tools (paginated); `tools/list_changed`
  *   refreshes them. A run of the runtime works on one snapshot of the registry.
  * - Supervised: a server that dies fails its pending calls at once with an error that says so, is restarted with
@@ -79,13 +81,19 @@ export interface ServerStatus {
  */
 export interface McpServersOptions {
   /** How long connecting (and each tools/list) may take. Default 30 s. */
-  readonly connectTimeout?: Duration.DurationInput
+  readonly connectTimeout?: Duration.DurationInput | undefined
   /** How many restarts in a row before a server is reported as down. Default 5. */
-  readonly maxRestarts?: number
+  readonly maxRestarts?: number | undefined
   /** The first delay between restarts (doubling, at most 10 s); the first restart is immediate. Default 200 ms. */
-  readonly restartDelay?: Duration.DurationInput
+  readonly restartDelay?: Duration.DurationInput | undefined
   /** Whether building the layer waits for every server's first connection attempt. Default true. */
-  readonly awaitStartup?: boolean
+  readonly awaitStartup?: boolean | undefined
+  /**
+   * How long building the layer waits for the servers' first connection attempts, all at once (they connect in
+   * parallel). A server still starting after it goes on connecting in the background: the built-in tools are not
+   * delayed, and its tools appear when it is up. Default 5 s.
+   */
+  readonly startupTimeout?: Duration.DurationInput | undefined
 }
 
 /**
@@ -355,7 +363,18 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
     }
     yield* publish
     if (options.awaitStartup !== false) {
-      yield* Effect.forEach(servers, (s) => Deferred.await(s.started), { discard: true })
+      const startupTimeout = Duration.decode(options.startupTimeout ?? Duration.seconds(5))
+      yield* Effect.forEach(servers, (s) =>
+        Deferred.await(s.started).pipe(
+          Effect.timeout(startupTimeout),
+          Effect.catchAll(() =>
+            Effect.logWarning(
+              `MCP server "${s.config.name}" did not finish starting within ${Duration.format(startupTimeout)}${
+                s.state._tag === "Connecting" && s.state.lastError !== undefined ? ` (${s.state.lastError})` : ""
+              }; it goes on connecting, and its tools appear when it is up`
+            )
+          )
+        ), { concurrency: "unbounded", discard: true })
     }
 
     return {

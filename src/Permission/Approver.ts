@@ -36,11 +36,11 @@ export interface ApprovalRequest {
    *
    * @since 0.2.0
    */
-  readonly reason?: DecisionReason
+  readonly reason?: DecisionReason | undefined
   /** The tool's compact text of what matters for risk; `""` when the tool gives none (never judged automatically). */
-  readonly classifierInput?: string
+  readonly classifierInput?: string | undefined
   /** The risk of the call, from its traits and the tool's view. */
-  readonly risk?: Risk
+  readonly risk?: Risk | undefined
 }
 
 /**

@@ -1,5 +1,6 @@
 /**
- * The PermissionPolicy **service**: it turns a call (tool, input, traits, the tool's own check and any hook's opinion)
+ * The PermissionPolicy **service**: it turns a call (the tool's definition, the call's Invocation — input, traits,
+ * claims, rule matching — the tool's own check and any hook's opinion)
  * into Allow, Deny or Ask. The runtime asks the {@link Approver} when the answer is Ask, and tells the policy about
  * "allow for the session / always" answers through `remember`. This module holds the Tag and what it speaks (the
  * request, the verdict); the implementations are layers:
@@ -17,7 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { DecisionReason } from "../Tool/Permission.js"
 import type { PermissionCheck } from "../Tool/Permission.js"
-import type { AnyService, CallContext, Definition, Traits } from "../Tool/Tool.js"
+import type { AnyInvocation, CallContext, Definition } from "../Tool/Tool.js"
 
 /**
  * A hook's opinion on a call, when a PreToolUse hook gave one.
@@ -39,9 +40,8 @@ export interface HookOpinion {
  */
 export interface PolicyRequest {
   readonly definition: Definition.Any
-  readonly service: AnyService
-  readonly input: unknown
-  readonly traits: Traits
+  /** The call as the tool bound it: its input, traits, claims and rule matching, computed once. */
+  readonly invocation: AnyInvocation
   readonly toolCheck: PermissionCheck<unknown>
   readonly hook: HookOpinion | undefined
   readonly context: CallContext

@@ -74,15 +74,16 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Path from "node:path"
 import { realPathSync, Workspace } from "../Session/Workspace.js"
+import { defaultGrantsPath, recordGrants } from "../Settings/Grants.js"
 import type { LoadedSettings, PermissionModeSetting } from "../Settings/Settings.js"
 import { addRuleToSettingsFile, claudeSettingsPaths, readFileRule, resolveMode } from "../Settings/Settings.js"
 import type { RuleSource } from "../Tool/Permission.js"
+import { parseRule, printRule } from "../Tool/Rule.js"
+import type { PermissionRule, RuleBehavior, RuleParseError } from "../Tool/Rule.js"
 import type { Definition } from "../Tool/Tool.js"
-import { decide, deniesRead, indexRule, makeIndex, ruleTargets } from "./internal/policy.js"
+import { decide, deniesRead, indexRule, makeIndex, ruleCoversCall, ruleTargets } from "./internal/policy.js"
 import type { IndexedRule, PolicyEnvironment } from "./internal/policy.js"
 import { PermissionPolicy, PolicyUpdateError } from "./PermissionPolicy.js"
-import { parseRule } from "./Rule.js"
-import type { PermissionRule, RuleBehavior, RuleParseError } from "./Rule.js"
 
 // -----------------------------------------------------------------------------
 // models
@@ -95,9 +96,9 @@ import type { PermissionRule, RuleBehavior, RuleParseError } from "./Rule.js"
  * @category models
  */
 export interface RuleLists {
-  readonly allow?: ReadonlyArray<string>
-  readonly deny?: ReadonlyArray<string>
-  readonly ask?: ReadonlyArray<string>
+  readonly allow?: ReadonlyArray<string> | undefined
+  readonly deny?: ReadonlyArray<string> | undefined
+  readonly ask?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -108,21 +109,26 @@ export interface RuleLists {
  */
 export interface RulePolicyOptions {
   /** Loaded settings files, lowest precedence first (e.g. from `Settings.loadSettings`). */
-  readonly settings?: ReadonlyArray<LoadedSettings>
+  readonly settings?: ReadonlyArray<LoadedSettings> | undefined
   /** Rules from the command line (source `cliArg`). */
-  readonly cliRules?: RuleLists
+  readonly cliRules?: RuleLists | undefined
   /** Rules for this session only (source `session`). */
-  readonly sessionRules?: RuleLists
+  readonly sessionRules?: RuleLists | undefined
   /**
    * The mode. Default: `permissions.defaultMode` of the highest-precedence settings file that sets one, else
    * `default` (see `Settings.resolveMode`: `manual` and `auto` run as `default`; no repository file turns on
    * `bypassPermissions`; `disableBypassPermissionsMode` refuses it).
    */
-  readonly mode?: PermissionModeSetting
+  readonly mode?: PermissionModeSetting | undefined
   /** Allow read-only calls that stay inside the workspace without asking. Default true. */
-  readonly readOnlyAutoAllow?: boolean
+  readonly readOnlyAutoAllow?: boolean | undefined
   /** Where "allow always" rules are written. Default `<cwd>/.claude/settings.local.json`. */
-  readonly localSettingsPath?: string
+  readonly localSettingsPath?: string | undefined
+  /**
+   * The person's record of what "allow always" wrote (see `Settings/Grants`), so the next run applies those rules of
+   * the untrusted project's local settings. Default `Grants.defaultGrantsPath(home)`.
+   */
+  readonly grantsPath?: string | undefined
 }
 
 // -----------------------------------------------------------------------------
@@ -165,6 +171,7 @@ export const make = (
       workspace.cwd,
       options.localSettingsPath ?? claudeSettingsPaths({ home: workspace.home, cwd: workspace.cwd })[2]!.path
     )
+    const grantsPath = options.grantsPath ?? defaultGrantsPath(workspace.home)
     const fromFiles = settings.flatMap((loaded) =>
       loaded.rules.map((sourced) => indexRule(sourced.behavior, sourced.rule, sourced.source.kind, sourced.source.path))
     )
@@ -177,7 +184,12 @@ export const make = (
       cwd: workspace.cwd,
       home: workspace.home,
       contains: workspace.contains,
-      settingsFiles: new Set([localSettingsPath, ...settings.map((loaded) => Path.resolve(loaded.source.path))]),
+      // The person's record of "always" rules is protected as the settings files are: writing it would grant rules.
+      settingsFiles: new Set([
+        localSettingsPath,
+        grantsPath,
+        ...settings.map((loaded) => Path.resolve(loaded.source.path))
+      ]),
       mode: resolveMode(settings, options.mode === undefined ? {} : { requested: options.mode }).mode,
       readOnlyAutoAllow: options.readOnlyAutoAllow ?? true
     }
@@ -205,8 +217,10 @@ export const make = (
         }
         // The session honours the rules even if writing them fails; the failure is still reported.
         yield* addRules(parsed.map((rule) => indexRule("allow", rule, "localSettings", localSettingsPath)))
+        // Written to the file, then recorded in the person's own state as written by them (see Settings/Grants).
         yield* writeLock.withPermits(1)(
           Effect.forEach(parsed, (rule) => addRuleToSettingsFile(localSettingsPath, "allow", rule), { discard: true })
+            .pipe(Effect.zipRight(recordGrants(grantsPath, localSettingsPath, parsed.map(printRule))))
         ).pipe(
           Effect.provideService(FileSystem.FileSystem, fs),
           Effect.mapError((error) => new PolicyUpdateError({ message: error.message }))
@@ -262,3 +276,13 @@ export const wholeToolDenial = (
   const whole = [...fromFiles, ...fromText].filter((rule) => rule.content === undefined)
   return (definition) => whole.some((rule) => ruleTargets(rule, definition))
 }
+
+/**
+ * Whether a rule covers a call, read as a deny rule would be: its tool part names the tool and its content matches
+ * some part of the call (a call the tool cannot analyse included). Hooks' `if` conditions use it, so a guarding hook
+ * runs whenever the call might be what it guards against.
+ *
+ * @since 0.3.0
+ * @category matching
+ */
+export const coversCall = ruleCoversCall

@@ -59,17 +59,17 @@ export interface OutputHandling {
    * Receives the stream chunk by chunk, in order (one chunk at a time, also when stderr shares it). Must not fail.
    * Absent: the bytes are captured and returned in the {@link Result}.
    */
-  readonly onChunk?: (chunk: Uint8Array) => Effect.Effect<Delivery>
+  readonly onChunk?: ((chunk: Uint8Array) => Effect.Effect<Delivery>) | undefined
   /**
    * The most bytes delivered to `onChunk` or captured. Default 1 MiB when captured, no limit for a sink (which
    * bounds what it keeps).
    */
-  readonly maxBytes?: number
+  readonly maxBytes?: number | undefined
   /**
    * Past `maxBytes`: `"stop"` (default) terminates the run, whose exit is `OutputLimit`; `"drop"` lets it go on
    * and drops the rest. Either way the stream is flagged truncated.
    */
-  readonly overflow?: "stop" | "drop"
+  readonly overflow?: "stop" | "drop" | undefined
 }
 
 /**
@@ -84,22 +84,22 @@ export interface Options {
   /** The complete environment of the program (undefined values are left out; {@link markerVariable} is added). */
   readonly env: Readonly<Record<string, string | undefined>>
   /** Written to standard input, which is then closed. Default: standard input is `/dev/null`. */
-  readonly stdin?: string | Uint8Array
+  readonly stdin?: string | Uint8Array | undefined
   /** Wall-clock limit; the run is terminated when it passes (exit `TimedOut`). Default: none. */
-  readonly timeout?: Duration.DurationInput
+  readonly timeout?: Duration.DurationInput | undefined
   /** Time between SIGTERM and SIGKILL. Default 2 seconds. */
-  readonly killGrace?: Duration.DurationInput
+  readonly killGrace?: Duration.DurationInput | undefined
   /** Default: captured, up to 1 MiB, stopping past it. */
-  readonly stdout?: OutputHandling
+  readonly stdout?: OutputHandling | undefined
   /** `"stdout"`: delivered with stdout, under stdout's handling and cap. Default: captured, up to 1 MiB, stopping past it. */
-  readonly stderr?: OutputHandling | "stdout"
+  readonly stderr?: OutputHandling | "stdout" | undefined
   /**
    * What becomes of processes still running when the program exits by itself. `"terminate"` (default): they are
    * terminated at once, so a background job neither outlives the run nor holds its output open. `"keep"`: they
    * are left running, and the run completes once the program has exited and both output pipes are closed (within
    * the timeout).
    */
-  readonly afterExit?: "terminate" | "keep"
+  readonly afterExit?: "terminate" | "keep" | undefined
 }
 
 /**
@@ -218,3 +218,11 @@ export const startTimeOf: (pid: number) => number | undefined = processTree.star
  * @category running
  */
 export const killAllNow: () => void = internal.killAllNow
+
+/**
+ * The direct children of a process, read from /proc (empty where there is none to read).
+ *
+ * @since 0.3.0
+ * @category processes
+ */
+export { childrenOf } from "./internal/processTree.js"

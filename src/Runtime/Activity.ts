@@ -34,7 +34,7 @@ export const activityOf = (registry: ToolRegistry["Type"], call: Outcome | ToolU
   const tool = registry.lookup(name)
   if (Option.isNone(tool)) return fallback()
   try {
-    return tool.value.service.activity(input)
+    return tool.value.service.plan(input).activity()
   } catch {
     return fallback()
   }

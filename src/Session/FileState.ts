@@ -48,9 +48,9 @@ export interface FileRecord {
  */
 export interface FileStateOptions {
   /** Default 100. */
-  readonly maxEntries?: number
+  readonly maxEntries?: number | undefined
   /** Sum of the recorded files' sizes. Default 25 MB. */
-  readonly maxBytes?: number
+  readonly maxBytes?: number | undefined
 }
 
 /**

@@ -13,7 +13,7 @@
  * ```ts
  * const SessionLive = Session.layer({ directory: ".agent-session" })
  * const files = SessionFileState.layer()                 // FileState, restored and kept (effect-tool-runtime/tools)
- * const policy = Session.permissions({ settings })        // PermissionPolicy whose session rules are kept
+ * const policy = SessionPermissions.policy({ settings }) // PermissionPolicy whose session rules are kept
  * const store = Session.resultStore                       // ResultStore in <session>/results
  * // after each turn:
  * yield* Session.checkpoint
@@ -42,11 +42,6 @@ import * as Schema from "effect/Schema"
 import { randomBytes } from "node:crypto"
 import * as nodeFs from "node:fs"
 import * as nodePath from "node:path"
-import { ApprovalAnswer, Approver } from "../Permission/Approver.js"
-import { PermissionPolicy } from "../Permission/PermissionPolicy.js"
-import { parseRule } from "../Permission/Rule.js"
-import type { RuleParseError } from "../Permission/Rule.js"
-import * as RulePolicy from "../Permission/RulePolicy.js"
 import * as SessionLock from "./internal/lock.js"
 import { privateTempDirectory, ResultStore } from "./ResultStore.js"
 import type { ResultLimits } from "./ResultStore.js"
@@ -76,25 +71,6 @@ export class SessionError extends Data.TaggedError("SessionError")<{
 // -----------------------------------------------------------------------------
 
 /**
- * One approval a person gave, as the session remembers it.
- *
- * @since 0.2.0
- * @category models
- */
-export const ApprovalRecord = Schema.Struct({
-  toolUseId: Schema.String,
-  toolName: Schema.String,
-  answer: Schema.Literal("AllowOnce", "AllowSession", "AllowAlways", "AllowAuto", "Deny", "Edit"),
-  rules: Schema.Array(Schema.String),
-  at: Schema.Number
-})
-/**
- * @since 0.2.0
- * @category models
- */
-export type ApprovalRecord = typeof ApprovalRecord.Type
-
-/**
  * How a persistent session is kept: how long a second process waits for the lock, and the bounds that keep a long
  * session small (saved results by age, total size and count; session rules and approvals by count, the oldest
  * dropped with a warning in the log).
@@ -105,13 +81,13 @@ export type ApprovalRecord = typeof ApprovalRecord.Type
 export interface SessionOptions {
   readonly directory: string
   /** How long to wait (real time) while another live process holds the session. Default 10 seconds. */
-  readonly lockWait?: Duration.DurationInput
+  readonly lockWait?: Duration.DurationInput | undefined
   /** The bounds of `<directory>/results` (see {@link ResultLimits}). */
-  readonly results?: ResultLimits
+  readonly results?: ResultLimits | undefined
   /** The most session rules kept ("allow for this session" answers); the oldest go first. Default 500. */
-  readonly maxSessionRules?: number
+  readonly maxSessionRules?: number | undefined
   /** The most approvals remembered; the oldest go first. Default 1,000. */
-  readonly maxApprovals?: number
+  readonly maxApprovals?: number | undefined
 }
 
 /**
@@ -242,118 +218,6 @@ export class Session extends Context.Tag("effect-tool-runtime/Session")<
     .unwrapEffect(
       Effect.map(Session, (session) => ResultStore.layer(session.resultsDirectory, session.resultLimits))
     )
-
-  /**
-   * The full permission policy ({@link RulePolicy.layer}) whose session rules (an "allow for this session"
-   * answer) are restored from the session and saved with it.
-   *
-   * @since 0.2.0
-   * @category layers
-   */
-  static readonly permissions = (
-    options: RulePolicy.RulePolicyOptions = {}
-  ): Layer.Layer<
-    PermissionPolicy,
-    RuleParseError | SessionError,
-    Session | Effect.Effect.Context<ReturnType<typeof RulePolicy.make>>
-  > =>
-    Layer.effect(
-      PermissionPolicy,
-      Effect.gen(function*() {
-        const session = yield* Session
-        const restored = Option.getOrElse(yield* session.restore(SESSION_RULES, Rules), (): ReadonlyArray<string> => [])
-        // A stored rule that does not parse is the state file's problem: name it.
-        for (const rule of restored) {
-          const parsed = parseRule(rule)
-          if (Either.isLeft(parsed)) {
-            return yield* new SessionError({
-              file: session.stateFile,
-              detail:
-                `is damaged (session rule ${JSON.stringify(rule)}: ${parsed.left.reason}); remove the rule from ` +
-                `"${SESSION_RULES}" or move the file away to start afresh`,
-              cause: parsed.left
-            })
-          }
-        }
-        const kept = yield* Ref.make<ReadonlyArray<string>>(restored.slice(-session.limits.sessionRules))
-        const policy = yield* RulePolicy.make({
-          ...options,
-          sessionRules: { ...options.sessionRules, allow: [...(options.sessionRules?.allow ?? []), ...restored] }
-        })
-        yield* session.track(SESSION_RULES, Rules, Ref.get(kept))
-        return PermissionPolicy.of({
-          ...policy,
-          remember: (rules, scope) =>
-            Effect.tap(
-              policy.remember(rules, scope),
-              () =>
-                scope === "session"
-                  ? Effect.flatMap(
-                    Ref.modify(kept, (all) => {
-                      const next = [...all, ...rules.filter((rule) => !all.includes(rule))]
-                      const dropped = next.slice(0, Math.max(0, next.length - session.limits.sessionRules))
-                      return [dropped, next.slice(dropped.length)]
-                    }),
-                    (dropped) =>
-                      dropped.length === 0 ? Effect.void : Effect.logWarning(
-                        `session ${session.directory}: more than ${session.limits.sessionRules} session rules; ` +
-                          `the oldest (${dropped.join(", ")}) will not be kept by the next run`
-                      )
-                  )
-                  : Effect.void
-            )
-        })
-      })
-    )
-
-  /**
-   * Wraps an Approver so every answer is remembered in the session (the last `maxApprovals`, default 1,000, the
-   * oldest dropped with a warning in the log; see {@link ApprovalRecord}).
-   *
-   * @since 0.2.0
-   * @category layers
-   */
-  static readonly approvals = <E, R>(
-    approver: Layer.Layer<Approver, E, R>
-  ): Layer.Layer<Approver, E | SessionError, R | Session> =>
-    Layer.effect(
-      Approver,
-      Effect.gen(function*() {
-        const inner = yield* Approver
-        const session = yield* Session
-        const max = session.limits.approvals
-        const log = yield* Session.ref(APPROVALS, Schema.Array(ApprovalRecord), (): ReadonlyArray<ApprovalRecord> => [])
-        yield* Ref.update(log, (all) => all.slice(-max))
-        let warned = false
-        return Approver.of({
-          ask: (request) =>
-            Effect.tap(inner.ask(request), (answer) =>
-              Effect.clockWith((clock) =>
-                Effect.flatMap(
-                  Ref.modify(log, (all) => {
-                    const next = [...all, {
-                      toolUseId: request.toolUseId,
-                      toolName: request.toolName,
-                      answer: answer._tag,
-                      rules: ApprovalAnswer.$is("AllowSession")(answer) || ApprovalAnswer.$is("AllowAlways")(answer)
-                        ? answer.rules
-                        : [],
-                      at: clock.unsafeCurrentTimeMillis()
-                    }]
-                    return [next.length > max, next.slice(-max)]
-                  }),
-                  (dropped) => {
-                    if (!dropped || warned) return Effect.void
-                    warned = true
-                    return Effect.logWarning(
-                      `session ${session.directory}: more than ${max} approvals; the oldest are dropped from the record`
-                    )
-                  }
-                )
-              ))
-        })
-      })
-    ).pipe(Layer.provide(approver))
 }
 
 // -----------------------------------------------------------------------------
@@ -361,12 +225,8 @@ export class Session extends Context.Tag("effect-tool-runtime/Session")<
 // -----------------------------------------------------------------------------
 
 const STATE_VERSION = 1
-const SESSION_RULES = "sessionRules"
-const APPROVALS = "approvals"
 const DEFAULT_MAX_APPROVALS = 1_000
 const DEFAULT_MAX_SESSION_RULES = 500
-
-const Rules = Schema.Array(Schema.String)
 
 const StateFile = Schema.Struct({
   version: Schema.Literal(STATE_VERSION),

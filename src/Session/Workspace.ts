@@ -8,10 +8,12 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
+import { FileAccess } from "./FileAccess.js"
 
 /**
  * A path from the model, resolved.
@@ -37,8 +39,8 @@ export interface ResolvedPath {
  */
 export interface WorkspaceOptions {
   readonly cwd: string
-  readonly additionalDirectories?: ReadonlyArray<string>
-  readonly home?: string
+  readonly additionalDirectories?: ReadonlyArray<string> | undefined
+  readonly home?: string | undefined
 }
 
 /**
@@ -69,6 +71,19 @@ export class Workspace extends Context.Tag("effect-tool-runtime/Workspace")<
    */
   static readonly layer = (options: WorkspaceOptions): Layer.Layer<Workspace, never, FileSystem.FileSystem> =>
     Layer.effect(Workspace, make(options))
+
+  /**
+   * A workspace whose paths resolve through the {@link FileAccess} in context (the memory one in tests), so nothing
+   * touches the disk when the file system is in memory.
+   *
+   * @since 0.3.0
+   * @category layers
+   */
+  static readonly layerFileAccess = (options: WorkspaceOptions): Layer.Layer<Workspace, never, FileAccess> =>
+    Layer.effect(
+      Workspace,
+      Effect.flatMap(FileAccess, (access) => makeWith(options, (path) => Effect.either(access.realPath(path))))
+    )
 }
 
 /**
@@ -91,8 +106,16 @@ export const isWithin = (parent: string, child: string): boolean => {
  * @category constructors
  */
 export const make = (options: WorkspaceOptions) =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => makeWith(options, (path) => Effect.either(fs.realPath(path))))
+
+const makeWith = (
+  options: WorkspaceOptions,
+  realPathOf: (path: string) => Effect.Effect<Either.Either<string, unknown>>
+) =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
+    const fs = {
+      realPath: (path: string) => Effect.flatMap(realPathOf(path), (result) => result)
+    }
     const home = options.home ?? os.homedir()
     const realOrSelf = (p: string) => fs.realPath(p).pipe(Effect.orElseSucceed(() => p))
 

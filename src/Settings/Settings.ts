@@ -26,6 +26,8 @@
  * `defaultMode` other than `default`/`plan`, apply only once the person trusted the project: its path (or an
  * ancestor's) is listed in `trustedProjects` of the user's settings, or the loader is told so (`--trust-project`).
  * No repository file can turn on `bypassPermissions`, trusted or not. `~` is the home directory in every path.
+ * One exception, as in Claude Code: the allow rules "always allow" wrote into `settings.local.json` for the person
+ * apply untrusted too, because the person's own record (`Grants`, outside the project) lists them for that file.
  *
  * @since 0.1.0
  */
@@ -36,11 +38,13 @@ import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import * as Schema from "effect/Schema"
 import * as Path from "node:path"
-import { compileHookMatcher } from "../Hooks/internal/hookMatcher.js"
-import { makeRule, parseMcpName, parseRule, PermissionRule, printRule, RuleBehavior } from "../Permission/Rule.js"
 import { closest, editDistance } from "../Shared/closest.js"
 import { formatPath, issueLines } from "../Shared/issues.js"
+import { sameLooking } from "../Shared/lookAlike.js"
 import { RuleSource } from "../Tool/Permission.js"
+import { makeRule, parseMcpName, parseRule, PermissionRule, printRule, RuleBehavior } from "../Tool/Rule.js"
+import * as Grants from "./Grants.js"
+import { compileHookMatcher } from "./HookMatcher.js"
 
 // -----------------------------------------------------------------------------
 // schemas
@@ -503,23 +507,29 @@ const HOOK_KEYS: Readonly<Record<string, ReadonlyArray<string>>> = {
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
-/** Warnings for keys nobody knows, each naming the closest known key when one is near. */
-const unknownKeys = (json: unknown, file: string): Array<SettingsWarning> => {
+/**
+ * Keys nobody knows: a near miss of a known key (`permissions.Deny`, `permission`, `hooks.PreTooluse`) is a problem
+ * that stops the load, naming the key meant (what it holds was meant to deny, ask or block, and must not be dropped
+ * silently); any other unknown key is a warning.
+ */
+const unknownKeys = (
+  json: unknown,
+  file: string
+): { readonly warnings: Array<SettingsWarning>; readonly nearMisses: Array<string> } => {
   const warnings: Array<SettingsWarning> = []
+  const nearMisses: Array<string> = []
   const check = (value: unknown, path: ReadonlyArray<PropertyKey>, known: ReadonlyArray<string>, what: string) => {
     if (!isPlainObject(value)) return
     for (const key of Object.keys(value)) {
       if (known.includes(key)) continue
-      const near = closest(key, known)
-      warnings.push({
-        file,
-        field: formatPath([...path, key]),
-        message: `unknown ${what}${near === undefined ? "" : `, did you mean ${near}?`} (ignored)`
-      })
+      const near = known.find((name) => sameLooking(name, key)) ?? closest(key, known)
+      const field = formatPath([...path, key])
+      if (near !== undefined) nearMisses.push(`${field}: unknown ${what}, did you mean ${near}?`)
+      else warnings.push({ file, field, message: `unknown ${what} (ignored)` })
     }
   }
   check(json, [], TOP_LEVEL_KEYS, "setting")
-  if (!isPlainObject(json)) return warnings
+  if (!isPlainObject(json)) return { warnings, nearMisses }
   check(json.permissions, ["permissions"], PERMISSIONS_KEYS, "permissions key")
   check(json.hooks, ["hooks"], HOOK_EVENTS, "hook event")
   if (isPlainObject(json.hooks)) {
@@ -538,7 +548,7 @@ const unknownKeys = (json: unknown, file: string): Array<SettingsWarning> => {
       })
     }
   }
-  return warnings
+  return { warnings, nearMisses }
 }
 
 // -----------------------------------------------------------------------------
@@ -659,9 +669,9 @@ export const readFileRule = (
  */
 export interface ToolNameOptions {
   /** Tools of this runtime. Default {@link RUNTIME_TOOLS}. */
-  readonly knownTools?: ReadonlyArray<string>
+  readonly knownTools?: ReadonlyArray<string> | undefined
   /** Configured MCP servers: rules for other servers get a warning. Default none. */
-  readonly mcpServers?: ReadonlyArray<string>
+  readonly mcpServers?: ReadonlyArray<string> | undefined
 }
 
 type ToolNameCheck = { readonly _tag: "Ok" } | { readonly _tag: "Warning"; readonly message: string } | {
@@ -694,7 +704,9 @@ export const checkRuleToolName = (toolName: string, options: ToolNameOptions = {
       message: `${toolName} is a Claude Code tool this runtime does not have; the rule is kept and matches nothing`
     }
   }
-  const near = [...known, ...CLAUDE_CODE_ONLY_TOOLS].find((name) => editDistance(name, toolName) === 1)
+  const near = [...known, ...CLAUDE_CODE_ONLY_TOOLS].find((name) =>
+    editDistance(name, toolName) === 1 || sameLooking(name, toolName)
+  )
   if (near !== undefined) return { _tag: "Error", message: `unknown tool "${toolName}", did you mean ${near}?` }
   return {
     _tag: "Warning",
@@ -775,7 +787,7 @@ const hookProblems = (hooks: HooksSettings | undefined): Array<string> => {
  */
 export interface DecodeOptions extends ToolNameOptions {
   /** Expands `~` in path settings. Default: no expansion. */
-  readonly home?: string
+  readonly home?: string | undefined
 }
 
 /**
@@ -805,12 +817,12 @@ export const decodeSettingsJson = (
       )
     )
   }
-  const warnings = unknownKeys(json, file)
+  const { nearMisses, warnings } = unknownKeys(json, file)
   const warn = (path: ReadonlyArray<PropertyKey>, message: string) =>
     warnings.push({ file, field: formatPath(path), message })
   let settings = decoded.right
   const rules: Array<SourcedRule> = []
-  const problems: Array<string> = hookProblems(settings.hooks)
+  const problems: Array<string> = [...nearMisses, ...hookProblems(settings.hooks)]
   for (const behavior of BEHAVIORS) {
     settings.permissions?.[behavior]?.forEach((text, index) => {
       const path = ["permissions", behavior, index]
@@ -878,10 +890,17 @@ const PERMISSIVE_MODES: ReadonlyArray<PermissionModeSetting> = ["acceptEdits", "
  * `defaultMode` other than `default`/`plan` are set aside, with one warning per kind; trusted or not,
  * `bypassPermissions` is set aside. Deny and ask rules always stay. Files from outside the repository pass unchanged.
  *
+ * `granted` (for `settings.local.json`) are the allow rules, as printed, that this runtime wrote into the file for
+ * the person ("always allow", recorded in their own state: see `Grants`): those apply untrusted too.
+ *
  * @since 0.2.0
  * @category trust
  */
-export const applyTrust = (loaded: LoadedSettings, trusted: boolean): LoadedSettings => {
+export const applyTrust = (
+  loaded: LoadedSettings,
+  trusted: boolean,
+  granted: ReadonlySet<string> = new Set()
+): LoadedSettings => {
   if (!isRepositorySource(loaded.source.kind)) return loaded
   const file = loaded.source.path
   const warnings = [...loaded.warnings]
@@ -909,10 +928,18 @@ export const applyTrust = (loaded: LoadedSettings, trusted: boolean): LoadedSett
   let rules = loaded.rules
   let hooks = loaded.settings.hooks
   let directories = permissions?.additionalDirectories
+  const isGranted = (rule: SourcedRule) => rule.behavior === "allow" && granted.has(printRule(rule.rule))
   if (!trusted) {
-    const allows = rules.filter((rule) => rule.behavior === "allow").length
-    if (allows > 0) untrusted("permissions.allow", `${allows} allow rule${allows === 1 ? "" : "s"}`)
-    rules = rules.filter((rule) => rule.behavior !== "allow")
+    const allows = rules.filter((rule) => rule.behavior === "allow" && !isGranted(rule)).length
+    if (allows > 0) {
+      untrusted(
+        "permissions.allow",
+        `${allows} allow rule${allows === 1 ? "" : "s"}${
+          granted.size > 0 ? " (other than those you allowed always here)" : ""
+        }`
+      )
+    }
+    rules = rules.filter((rule) => rule.behavior !== "allow" || isGranted(rule))
     if (hooks !== undefined && HOOK_EVENTS.some((event) => (hooks?.[event]?.length ?? 0) > 0)) {
       untrusted("hooks", "hooks")
     }
@@ -932,7 +959,7 @@ export const applyTrust = (loaded: LoadedSettings, trusted: boolean): LoadedSett
     ...(permissions === undefined ? {} : {
       permissions: {
         ...restrictive,
-        ...(trusted ? {} : { allow: [] }),
+        ...(trusted ? {} : { allow: rules.filter((rule) => rule.behavior === "allow").map((rule) => rule.text) }),
         ...(keepMode === undefined ? {} : { defaultMode: keepMode }),
         ...(directories === undefined ? {} : { additionalDirectories: directories })
       }
@@ -976,7 +1003,12 @@ export interface ClaudeSettingsOptions extends ToolNameOptions {
   readonly home: string
   readonly cwd: string
   /** The person trusts this project for this run (`--trust-project`), whatever `trustedProjects` says. */
-  readonly trustProject?: boolean
+  readonly trustProject?: boolean | undefined
+  /**
+   * The person's record of the rules "always allow" wrote into `settings.local.json` (see `Grants`). Default
+   * `Grants.defaultGrantsPath(home)`.
+   */
+  readonly grantsPath?: string | undefined
 }
 
 /**
@@ -989,7 +1021,7 @@ export interface ClaudeSettingsOptions extends ToolNameOptions {
 export const isProjectTrusted = (options: {
   readonly home: string
   readonly cwd: string
-  readonly trustProject?: boolean
+  readonly trustProject?: boolean | undefined
 }): Effect.Effect<boolean, SettingsError, FileSystem.FileSystem> =>
   options.trustProject === true ? Effect.succeed(true) : Effect.map(
     loadSettingsFile(claudeSettingsPaths(options)[0]!.path, "userSettings", { home: options.home }),
@@ -1012,8 +1044,18 @@ export const loadClaudeSettings = (
       loadSettingsFile(path, kind, decodeOptions))
     const user = Option.getOrUndefined(loaded[0]!)
     const trusted = options.trustProject === true || isTrusted(user?.settings, options.cwd, options.home)
+    const local = Option.getOrUndefined(loaded[2]!)
+    // The record is read only when it can matter: an untrusted project with a local settings file.
+    const granted = trusted || local === undefined
+      ? new Set<string>()
+      : yield* Grants.grantedRules(options.grantsPath ?? Grants.defaultGrantsPath(options.home), local.source.path)
+        .pipe(
+          Effect.mapError((error) =>
+            new SettingsError({ file: error.file, reason: "Unreadable", detail: error.detail })
+          )
+        )
     return loaded.flatMap(Option.toArray).map((file) =>
-      applyTrust(file, trusted)
+      applyTrust(file, trusted, file.source.kind === "localSettings" ? granted : undefined)
     )
   })
 
@@ -1026,7 +1068,8 @@ const decodeOptionsOf = (options: ToolNameOptions & { readonly home: string }): 
 
 /**
  * Loads settings files: Claude Code's standard locations (user, project, local) when `claudeSettings` is set, then
- * each of `files` (source `flagSettings`, trusted: the person named them). A file named in `files` must exist; a
+ * each of `files` (source `flagSettings`, trusted: the person named them; but a file whose real path lies inside the
+ * project is the project's, `projectSettings`, judged for trust like `.claude/settings.json`). A file named in `files` must exist; a
  * standard location may be absent. The repository's files are judged for trust (`trustProject`, or `trustedProjects`
  * in the user's settings). A malformed file fails with a `SettingsError` naming the file and the field; everything
  * milder is in each file's `warnings`.
@@ -1036,26 +1079,38 @@ const decodeOptionsOf = (options: ToolNameOptions & { readonly home: string }): 
  */
 export const loadSettings = (
   options: {
-    readonly claudeSettings?: boolean
-    readonly files?: ReadonlyArray<string>
+    readonly claudeSettings?: boolean | undefined
+    readonly files?: ReadonlyArray<string> | undefined
     readonly cwd: string
     readonly home: string
-    readonly trustProject?: boolean
+    readonly trustProject?: boolean | undefined
+    /** See {@link ClaudeSettingsOptions.grantsPath}. */
+    readonly grantsPath?: string | undefined
   } & ToolNameOptions
 ): Effect.Effect<ReadonlyArray<LoadedSettings>, SettingsError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const standard = options.claudeSettings === true ? yield* loadClaudeSettings(options) : []
     const decodeOptions = decodeOptionsOf(options)
-    const given = yield* Effect.forEach(options.files ?? [], (file) => {
-      const path = Path.resolve(options.cwd, file)
-      return loadSettingsFile(path, "flagSettings", decodeOptions).pipe(
-        Effect.flatMap(Option.match({
-          onNone: () =>
-            Effect.fail(new SettingsError({ file: path, reason: "Unreadable", detail: "the file does not exist" })),
-          onSome: Effect.succeed
-        }))
-      )
-    })
+    const fs = yield* FileSystem.FileSystem
+    const real = (path: string) => fs.realPath(path).pipe(Effect.orElseSucceed(() => path))
+    const project = yield* real(Path.resolve(options.cwd))
+    const user = standard.find((file) => file.source.kind === "userSettings")
+    const trusted = options.trustProject === true || isTrusted(user?.settings, options.cwd, options.home)
+    const given = yield* Effect.forEach(options.files ?? [], (file) =>
+      Effect.gen(function*() {
+        const path = Path.resolve(options.cwd, file)
+        // A file inside the project is the project's, whoever names it: the model could have written it, so its
+        // permissive entries wait for trust like `.claude/settings.json`'s.
+        const relative = Path.relative(project, yield* real(path))
+        const inProject = !relative.startsWith("..") && !Path.isAbsolute(relative)
+        const loaded = yield* loadSettingsFile(path, inProject ? "projectSettings" : "flagSettings", decodeOptions)
+        if (Option.isNone(loaded)) {
+          return yield* Effect.fail(
+            new SettingsError({ file: path, reason: "Unreadable", detail: "the file does not exist" })
+          )
+        }
+        return inProject ? applyTrust(loaded.value, trusted) : loaded.value
+      }))
     return [...standard, ...given]
   })
 
@@ -1085,7 +1140,7 @@ export interface ResolvedMode {
  */
 export const resolveMode = (
   settings: ReadonlyArray<LoadedSettings>,
-  options: { readonly requested?: PermissionModeSetting; readonly classifier?: boolean } = {}
+  options: { readonly requested?: PermissionModeSetting | undefined; readonly classifier?: boolean | undefined } = {}
 ): ResolvedMode => {
   const warnings: Array<string> = []
   let wanted: PermissionModeSetting = "default"

@@ -258,3 +258,12 @@ export const modelText = (error: ToolCallError): string => {
       return `<tool_use_error>${error.message}</tool_use_error>`
   }
 }
+
+/**
+ * One {@link InputIssue} per problem of a Schema parse issue, each naming the parameter path, in words a model can act
+ * on without seeing the schema.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export { inputIssues } from "./internal/inputIssues.js"

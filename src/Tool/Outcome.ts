@@ -27,7 +27,7 @@ export interface Timings {
   /** When the runtime received the tool_use. */
   readonly receivedAt: number
   /** When the tool's `call` began; absent when it never did. */
-  readonly startedAt?: number
+  readonly startedAt?: number | undefined
   readonly endedAt: number
   /** `endedAt - startedAt` when the call ran, else 0. */
   readonly durationMs: number
@@ -55,16 +55,16 @@ export interface Outcome {
   /** The tool's raw output, on success. */
   readonly output?: unknown
   /** The typed failure, on anything but success. */
-  readonly error?: ToolCallError
+  readonly error?: ToolCallError | undefined
   /** The input as the model sent it. */
   readonly originalInput: unknown
   /** The input actually executed, after validation, hooks or the user edited it; absent when nothing ran. */
   readonly executedInput?: unknown
   /** The permission decision, when one was taken. */
-  readonly decision?: Decision
+  readonly decision?: Decision | undefined
   /** Extra context for the model from hooks, already appended to `result`. */
   readonly additionalContext: ReadonlyArray<string>
   /** Where the full result was written when it was too large for the context. */
-  readonly persistedPath?: string
+  readonly persistedPath?: string | undefined
   readonly timings: Timings
 }

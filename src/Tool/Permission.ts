@@ -32,15 +32,15 @@ import * as Schema from "effect/Schema"
  * @category models
  */
 export type PermissionCheck<Input> =
-  | { readonly _tag: "Allow"; readonly updatedInput?: Input; readonly reason?: string }
+  | { readonly _tag: "Allow"; readonly updatedInput?: Input | undefined; readonly reason?: string | undefined }
   | { readonly _tag: "Deny"; readonly message: string }
   | {
     readonly _tag: "Ask"
     readonly message: string
-    readonly suggestions?: ReadonlyArray<string>
-    readonly overridable?: boolean
+    readonly suggestions?: ReadonlyArray<string> | undefined
+    readonly overridable?: boolean | undefined
   }
-  | { readonly _tag: "Passthrough"; readonly suggestions?: ReadonlyArray<string> }
+  | { readonly _tag: "Passthrough"; readonly suggestions?: ReadonlyArray<string> | undefined }
 
 /**
  * Constructors for {@link PermissionCheck}.
@@ -50,7 +50,7 @@ export type PermissionCheck<Input> =
  */
 export const PermissionCheck = {
   allow: <Input = never>(
-    options?: { readonly updatedInput?: Input; readonly reason?: string }
+    options?: { readonly updatedInput?: Input | undefined; readonly reason?: string | undefined }
   ): PermissionCheck<Input> => ({
     _tag: "Allow",
     ...options
@@ -59,7 +59,7 @@ export const PermissionCheck = {
   ask: (
     message: string,
     suggestions?: ReadonlyArray<string>,
-    options?: { readonly overridable?: boolean }
+    options?: { readonly overridable?: boolean | undefined }
   ): PermissionCheck<never> => ({
     _tag: "Ask",
     message,
@@ -113,7 +113,7 @@ export type DecisionReason = Data.TaggedEnum<{
     readonly rule: string
     readonly behavior: "allow" | "deny" | "ask"
     readonly source: RuleSource
-    readonly path?: string
+    readonly path?: string | undefined
   }
   /** The permission mode decided (e.g. plan mode refuses writes). */
   Mode: { readonly mode: string; readonly message: string }
@@ -122,7 +122,7 @@ export type DecisionReason = Data.TaggedEnum<{
   /** The tool's own checkPermissions decided. */
   Tool: { readonly message: string }
   /** A person (through the Approver) decided. */
-  User: { readonly scope: "once" | "session" | "always"; readonly message?: string }
+  User: { readonly scope: "once" | "session" | "always"; readonly message?: string | undefined }
   /** A safety check that no mode or rule can switch off (writes to `.git/`, settings, shell profiles...). */
   SafetyCheck: { readonly message: string }
   /** The call is read-only and stays inside the workspace. */

@@ -19,7 +19,7 @@ export type UiBlock = Data.TaggedEnum<{
   /** Plain prose or output. */
   Text: { readonly text: string }
   /** Code or command output, shown verbatim. */
-  Code: { readonly text: string; readonly language?: string }
+  Code: { readonly text: string; readonly language?: string | undefined }
   /** A unified diff of one file. */
   Diff: { readonly path: string; readonly patch: string }
   /** Labelled values, e.g. exit code and duration. */

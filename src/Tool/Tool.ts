@@ -23,6 +23,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as defaults from "./internal/defaults.js"
 import type { PermissionCheck } from "./Permission.js"
 import { UiBlock } from "./Presentation.js"
 import type { ToolResultContent } from "./Wire.js"
@@ -116,11 +117,11 @@ export const Claim = {
  * @category models
  */
 export interface Progress {
-  readonly message?: string
+  readonly message?: string | undefined
   /** The latest lines of output, for long-running commands. */
-  readonly lines?: ReadonlyArray<string>
+  readonly lines?: ReadonlyArray<string> | undefined
   /** Completion between 0 and 1, when known. */
-  readonly fraction?: number
+  readonly fraction?: number | undefined
 }
 
 /**
@@ -272,17 +273,42 @@ export declare namespace Definition {
 }
 
 /**
- * The behaviour of one tool, every stage a typed Effect. This is the value a tool's Layer provides.
+ * The behaviour of one tool, as the runtime sees it: `plan(input)` binds one input into an {@link Invocation}, which
+ * holds everything that depends on the input (checks, traits, claims, permission view, rule matching, rendering, the
+ * call); the service itself keeps only what does not (availability, soft-interrupt behaviour, and the renderings of
+ * inputs that are not one bound call: a partial input while it streams, a group of calls). This is the value a
+ * tool's Layer provides; {@link make}'s `service` / `implement` build it from plain stage functions.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Service<Input, Output, Failure> {
-  /**
-   * Binds an input into an {@link Invocation}. Built from the other stages unless the tool defines its own `plan`;
-   * the runtime only ever calls this one.
-   */
+  /** Binds an input into an {@link Invocation}: the one way the runtime, the policy and hooks see a call. */
   readonly plan: (input: Input) => Invocation<Input, Output, Failure>
+  /**
+   * What the user sees while the model is still streaming the input: any field may be missing, and strings may be
+   * cut short. Never used to decide anything. Default: the tool's name and its main argument, once it has arrived.
+   */
+  readonly renderPartial: (partial: DeepPartial<Input>) => ReadonlyArray<UiBlock>
+  /** One line for many similar calls shown as a group ("Read 3 files"). Default: the name, a count and the arguments. */
+  readonly summary: (inputs: ReadonlyArray<Input>) => string
+  /**
+   * Whether the tool can work now (its server is up, the network is there). Read once per run and cached for it, so
+   * it may look at live state; it must be cheap. Default {@link alwaysEnabled}, which the runtime never runs.
+   */
+  readonly isEnabled: Effect.Effect<Availability>
+  /** What a soft interrupt does to a running call of this tool. Default `"block"`: the call finishes. */
+  readonly interruptBehavior: InterruptBehavior
+}
+
+/**
+ * A tool's stages as plain functions of the input: what a simple tool writes, and what {@link make}'s `service`
+ * turns into a `plan`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Stages<Input, Output, Failure> {
   /** Semantic checks a schema cannot express; may normalise the input. */
   readonly validate: (input: Input, context: CallContext) => Effect.Effect<Input, InputRejected>
   /** The tool's own view of the risk of this call. */
@@ -304,22 +330,8 @@ export interface Service<Input, Output, Failure> {
   readonly toModel: (output: Output, input: Input) => ToolResultContent
   /** The model-facing text of a typed failure. */
   readonly renderFailure: (failure: Failure, input: Input) => string
-  /**
-   * What the user sees while the model is still streaming the input: any field may be missing, and strings may be
-   * cut short. Never used to decide anything. Default: the tool's name and its main argument, once it has arrived.
-   */
-  readonly renderPartial: (partial: DeepPartial<Input>) => ReadonlyArray<UiBlock>
   /** One line for a spinner or status line ("Reading src/a.ts"). Default: the name and the main argument. */
   readonly activity: (input: Input) => string
-  /** One line for many similar calls shown as a group ("Read 3 files"). Default: the name, a count and the arguments. */
-  readonly summary: (inputs: ReadonlyArray<Input>) => string
-  /**
-   * Whether the tool can work now (its server is up, the network is there). Read once per run and cached for it, so
-   * it may look at live state; it must be cheap. Default {@link alwaysEnabled}, which the runtime never runs.
-   */
-  readonly isEnabled: Effect.Effect<Availability>
-  /** What a soft interrupt does to a running call of this tool. Default `"block"`: the call finishes. */
-  readonly interruptBehavior: InterruptBehavior
   /**
    * A compact text of what matters for this call's risk (the command; the path and the change; the URL), for an
    * automatic approver. Default `""`: the call is never judged automatically, a person is asked.
@@ -331,17 +343,19 @@ export interface Service<Input, Output, Failure> {
    * Whether the content of a permission rule naming this tool (`Tool(content)`) matches this input. Tools without
    * it are matched by whole-tool rules only.
    */
-  readonly matchesRule?: (content: string, input: Input, context: RuleContext) => boolean
+  readonly matchesRule?: ((content: string, input: Input, context: RuleContext) => boolean) | undefined
   /**
    * Decides all content rules for this tool at once, for tools where one boolean per rule is not enough (a compound
    * shell command is allowed only when every part is covered, possibly by different rules). When absent, the policy
    * uses `matchesRule` rule by rule.
    */
-  readonly matchRules?: <R extends ContentRule>(
-    input: Input,
-    rules: RulesByBehavior<R>,
-    context: RuleContext
-  ) => RuleMatch<R>
+  readonly matchRules?:
+    | (<R extends ContentRule>(
+      input: Input,
+      rules: RulesByBehavior<R>,
+      context: RuleContext
+    ) => RuleMatch<R>)
+    | undefined
 }
 
 /**
@@ -375,10 +389,10 @@ export interface RulesByBehavior<R> {
  * @category models
  */
 export type RuleMatch<R> =
-  | { readonly _tag: "Deny"; readonly rule: R; readonly detail?: string }
-  | { readonly _tag: "Ask"; readonly rule: R; readonly detail?: string }
+  | { readonly _tag: "Deny"; readonly rule: R; readonly detail?: string | undefined }
+  | { readonly _tag: "Ask"; readonly rule: R; readonly detail?: string | undefined }
   | { readonly _tag: "Allow"; readonly rules: ReadonlyArray<R> }
-  | { readonly _tag: "NoMatch"; readonly detail?: string }
+  | { readonly _tag: "NoMatch"; readonly detail?: string | undefined }
 
 /**
  * What a tool needs to interpret a rule's content: where relative patterns are anchored. For `matchesRule`,
@@ -414,10 +428,24 @@ export interface Invocation<Input, Output, Failure> {
     | undefined
   /** Whether one rule's content matches this input (see {@link Service.matchesRule}). */
   readonly matchesRule: ((content: string, context: RuleContext) => boolean) | undefined
+  /** Semantic checks a schema cannot express, run once the call is admitted; may normalise the input. */
+  readonly validate: (context: CallContext) => Effect.Effect<Input, InputRejected>
   /** What the user sees when the call is requested. */
   readonly renderUse: () => ReadonlyArray<UiBlock>
+  /** One line for a spinner or status line ("Reading src/a.ts"). */
+  readonly activity: () => string
+  /** A compact text of what matters for this call's risk, for an automatic approver (`""`: never judged). */
+  readonly classifierInput: () => string
+  /** The risk of this call. */
+  readonly risk: () => Risk
   /** The action. */
   readonly call: (context: CallContext) => Effect.Effect<Output, Failure, Scope.Scope>
+  /** What the model gets back from an output of this call. */
+  readonly toModel: (output: Output) => ToolResultContent
+  /** What the user sees of an output of this call. */
+  readonly renderResult: (output: Output) => ReadonlyArray<UiBlock>
+  /** The model-facing text of a typed failure of this call. */
+  readonly renderFailure: (failure: Failure) => string
 }
 
 /**
@@ -427,29 +455,77 @@ export interface Invocation<Input, Output, Failure> {
  * @category models
  */
 export type Binding<Input, Output, Failure> = Partial<Omit<Invocation<Input, Output, Failure>, "input" | "traits">> & {
-  readonly traits?: Partial<Traits>
+  readonly traits?: Partial<Traits> | undefined
 }
 
 /**
- * What a tool author writes: `call` plus whichever stages differ from the safe defaults. A tool that touches the
- * environment must also write `checkPermissions`.
+ * What a planning tool's `plan` must bind: the call, and for a tool that touches the environment its own permission
+ * view; anything else may come from a stage function or the defaults.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type PlannedBinding<Input, Output, Failure, TouchesEnvironment extends boolean> =
+  & Binding<Input, Output, Failure>
+  & Pick<Invocation<Input, Output, Failure>, "call">
+  & ([TouchesEnvironment] extends [false] ? {} : Pick<Invocation<Input, Output, Failure>, "checkPermissions">)
+
+/**
+ * The service-level options of an implementation (see {@link Service}), all with defaults.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type ServiceOptions<Input, Output, Failure> = Partial<Omit<Service<Input, Output, Failure>, "plan">>
+
+/** @internal */
+export type StageOptions<Input, Output, Failure> =
+  & Partial<Omit<Stages<Input, Output, Failure>, "call" | "traits" | "checkPermissions">>
+  & { readonly traits?: (input: Input) => Partial<Traits> }
+
+/**
+ * A simple tool's implementation: `call` plus whichever stages differ from the safe defaults, as plain functions of
+ * the input. A tool that touches the environment must also write `checkPermissions`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type StageImplementation<Input, Output, Failure, TouchesEnvironment extends boolean> =
+  & ServiceOptions<Input, Output, Failure>
+  & StageOptions<Input, Output, Failure>
+  & Pick<Stages<Input, Output, Failure>, "call">
+  & { readonly plan?: never }
+  & ([TouchesEnvironment] extends [false] ? Partial<Pick<Stages<Input, Output, Failure>, "checkPermissions">>
+    : Pick<Stages<Input, Output, Failure>, "checkPermissions">)
+
+/**
+ * A planning tool's implementation (Gemini CLI's `build -> ToolInvocation`): `plan` binds an input once, from one
+ * shared analysis of it, and must bind the call and (for a tool that touches the environment) the permission check;
+ * parts it leaves out come from the optional stage functions beside it, then the defaults.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type PlannedImplementation<Input, Output, Failure, TouchesEnvironment extends boolean> =
+  & ServiceOptions<Input, Output, Failure>
+  & StageOptions<Input, Output, Failure>
+  & {
+    readonly plan: (input: Input) => PlannedBinding<Input, Output, Failure, TouchesEnvironment>
+    readonly call?: never
+    readonly checkPermissions?: never
+  }
+
+/**
+ * What a tool author writes: plain stage functions ({@link StageImplementation}), or a `plan` that binds each input
+ * once ({@link PlannedImplementation}). Either way the tool ends up as a {@link Service} whose `plan` is the one way the
+ * runtime sees a call.
  *
  * @since 0.1.0
  * @category models
  */
 export type Implementation<Input, Output, Failure, TouchesEnvironment extends boolean> =
-  & Pick<Service<Input, Output, Failure>, "call">
-  & Partial<Omit<Service<Input, Output, Failure>, "call" | "traits" | "checkPermissions" | "plan">>
-  & {
-    readonly traits?: (input: Input) => Partial<Traits>
-    /**
-     * Binds an input once (Gemini CLI's `build -> ToolInvocation`): whatever it returns is used instead of the
-     * matching stage function, computed from one shared analysis of the input.
-     */
-    readonly plan?: (input: Input) => Binding<Input, Output, Failure>
-  }
-  & ([TouchesEnvironment] extends [false] ? Partial<Pick<Service<Input, Output, Failure>, "checkPermissions">>
-    : Pick<Service<Input, Output, Failure>, "checkPermissions">)
+  | StageImplementation<Input, Output, Failure, TouchesEnvironment>
+  | PlannedImplementation<Input, Output, Failure, TouchesEnvironment>
 
 /**
  * The identifier of a tool's service in the Context.
@@ -559,6 +635,14 @@ export type InputOf<T> = Tool.InputOf<T>
  */
 export type AnyService = Service<unknown, unknown, unknown>
 
+/**
+ * An invocation with its types erased, as the runtime and the policy hold it.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type AnyInvocation = Invocation<unknown, unknown, unknown>
+
 // ---------------------------------------------------------------------------------------------------------------
 // constructors
 // ---------------------------------------------------------------------------------------------------------------
@@ -578,25 +662,25 @@ export interface MakeOptions<
   readonly description: string
   readonly input: Input
   /** Default `Schema.Unknown`. */
-  readonly output?: Output
+  readonly output?: Output | undefined
   /** Default {@link ToolError}. */
-  readonly failure?: Failure
+  readonly failure?: Failure | undefined
   /** Default `[]`. */
-  readonly aliases?: ReadonlyArray<string>
+  readonly aliases?: ReadonlyArray<string> | undefined
   /** Default `"eager"`. */
-  readonly loading?: Loading
-  readonly searchHint?: string
+  readonly loading?: Loading | undefined
+  readonly searchHint?: string | undefined
   /** Default 50,000 (the runtime's cap applies too); `Infinity` for tools that bound their own output. */
-  readonly maxResultChars?: number
+  readonly maxResultChars?: number | undefined
   /**
    * Default none: a timer costs a fiber per call, and most tools bound themselves (Bash) or are bounded by their
    * client (MCP). The runtime's settings or a call's options can still impose one.
    */
-  readonly timeout?: Duration.DurationInput
+  readonly timeout?: Duration.DurationInput | undefined
   /** Default `true`: only a tool that says otherwise may skip `checkPermissions`. */
-  readonly touchesEnvironment?: TouchesEnvironment
+  readonly touchesEnvironment?: TouchesEnvironment | undefined
   /** Default none. */
-  readonly fileAccess?: "read" | "edit"
+  readonly fileAccess?: "read" | "edit" | undefined
 }
 
 /**
@@ -612,19 +696,14 @@ export const conservativeTraits: Traits = {
   openWorld: false
 }
 
-const defaultToModel = (output: unknown): ToolResultContent => {
-  if (typeof output === "string") return output
-  if (output === undefined || output === null) return ""
-  return JSON.stringify(output, null, 2) ?? String(output)
-}
-
-const defaultRenderFailure = (failure: unknown): string => {
-  if (typeof failure === "string") return failure
-  if (typeof failure === "object" && failure !== null && "message" in failure && typeof failure.message === "string") {
-    return failure.message
-  }
-  return JSON.stringify(failure) ?? String(failure)
-}
+/**
+ * The argument that says what a call is about (a path, a command, a URL), on one short line: one of the usual field
+ * names, else the first string field. Works on partial inputs too. Undefined when there is none.
+ *
+ * @since 0.2.0
+ * @category utilities
+ */
+export const mainArgument: (input: unknown) => string | undefined = defaults.mainArgument
 
 /**
  * The risk a call's traits imply: destructive is high; read-only and local is low; anything else is medium.
@@ -643,116 +722,64 @@ export const riskOf = (traits: Traits): Risk =>
  */
 export const alwaysEnabled: Effect.Effect<Availability> = Effect.succeed(Availability.enabled)
 
-/** The input fields that usually say what a call is about, most telling first. */
-const mainFields = ["file_path", "path", "notebook_path", "command", "url", "pattern", "query", "prompt"] as const
-
-/**
- * The argument that says what a call is about (a path, a command, a URL), on one short line: one of the usual field
- * names, else the first string field. Works on partial inputs too. Undefined when there is none.
- *
- * @since 0.2.0
- * @category utilities
- */
-export const mainArgument = (input: unknown): string | undefined => {
-  if (typeof input !== "object" || input === null || Array.isArray(input)) return undefined
-  const record = input as Record<string, unknown>
-  let found: string | undefined = undefined
-  for (const field of mainFields) {
-    const value = record[field]
-    if (typeof value === "string" && value.length > 0) {
-      found = value
-      break
-    }
-  }
-  if (found === undefined) {
-    for (const value of Object.values(record)) {
-      if (typeof value === "string" && value.length > 0) {
-        found = value
-        break
-      }
-    }
-  }
-  if (found === undefined) return undefined
-  const line = found.split("\n", 1)[0]!
-  return line.length > 80 ? `${line.slice(0, 79)}…` : line
-}
-
-const defaultActivity = (name: string) => (input: unknown): string => {
-  const main = mainArgument(input)
-  return main === undefined ? name : `${name} ${main}`
-}
-
-const defaultSummary = (name: string) => (inputs: ReadonlyArray<unknown>): string => {
-  if (inputs.length === 1) return defaultActivity(name)(inputs[0])
-  const mains = inputs.flatMap((input) => mainArgument(input) ?? [])
-  const shown = mains.slice(0, 3).join(", ")
-  const more = mains.length > 3 ? `, +${mains.length - 3} more` : ""
-  return `${name} ×${inputs.length}${shown === "" ? "" : `: ${shown}${more}`}`
-}
-
-const defaultRenderPartial = (name: string) => (partial: unknown): ReadonlyArray<UiBlock> => {
-  const main = mainArgument(partial)
-  return [UiBlock.Title({ text: main === undefined ? name : `${name}(${main})` })]
-}
-
 const fillDefaults = <Input, Output, Failure>(
   name: string,
-  implementation: Implementation<Input, Output, Failure, boolean>
+  implementation: defaults.AnyImplementation<Input, Output, Failure>
 ): Service<Input, Output, Failure> => {
-  const traits = (input: Input): Traits => ({ ...conservativeTraits, ...implementation.traits?.(input) })
-  const toModel = implementation.toModel ?? defaultToModel
-  const service: Omit<Service<Input, Output, Failure>, "plan"> = {
-    call: implementation.call,
-    validate: implementation.validate ?? Effect.succeed,
-    checkPermissions: implementation.checkPermissions ?? (() => Effect.succeed({ _tag: "Passthrough" })),
+  const {
+    activity = defaults.defaultActivity(name),
+    call = defaults.noCall(name),
+    checkPermissions,
+    claimsOf = implementation.claims,
+    classifierInput,
+    matchesRule,
+    matchRules,
+    renderFailure = defaults.defaultRenderFailure,
+    renderResult,
+    renderUse = (input: Input) => [UiBlock.Title({ text: `${name}(${JSON.stringify(input)})` })],
+    risk,
+    toModel = defaults.defaultToModel,
     traits,
-    // A call that may not run alongside others claims the whole world; anything else claims nothing unless it says.
-    claims: (input) => implementation.claims?.(input) ?? (traits(input).concurrencySafe ? [] : [Claim.world]),
-    renderUse: implementation.renderUse ?? ((input) => [UiBlock.Title({ text: `${name}(${JSON.stringify(input)})` })]),
-    renderResult: implementation.renderResult ?? ((output, input) => {
-      const content = toModel(output, input)
-      return [
-        UiBlock.Text({
-          text: typeof content === "string"
-            ? content
-            : content.map((b) => (b.type === "text" ? b.text : "[image]")).join("\n")
-        })
-      ]
-    }),
-    toModel,
-    renderFailure: implementation.renderFailure ?? defaultRenderFailure,
-    renderPartial: implementation.renderPartial ?? defaultRenderPartial(name),
-    activity: implementation.activity ?? defaultActivity(name),
-    summary: implementation.summary ?? defaultSummary(name),
-    isEnabled: implementation.isEnabled ?? alwaysEnabled,
-    interruptBehavior: implementation.interruptBehavior ?? "block",
-    classifierInput: implementation.classifierInput ?? (() => ""),
-    risk: implementation.risk ?? ((_input, traits) => riskOf(traits))
-  }
-  const { matchRules, matchesRule } = implementation
+    validate
+  } = { ...implementation, claimsOf: implementation.claims }
   const bind = implementation.plan
   const plan = (input: Input): Invocation<Input, Output, Failure> => {
     const bound = bind?.(input)
-    const callTraits = bound?.traits === undefined ? traits(input) : { ...conservativeTraits, ...bound.traits }
+    const callTraits: Traits = bound?.traits === undefined
+      ? { ...conservativeTraits, ...traits?.(input) }
+      : { ...conservativeTraits, ...bound.traits }
+    const model = bound?.toModel ?? ((output: Output) => toModel(output, input))
     return {
       input,
       traits: callTraits,
-      // The default claims follow the call's own traits: a plan that says "concurrency-safe" claims nothing.
-      claims: bound?.claims ?? implementation.claims?.(input) ?? (callTraits.concurrencySafe ? [] : [Claim.world]),
-      checkPermissions: bound?.checkPermissions ?? ((context) => service.checkPermissions(input, context)),
+      // The default claims follow the call's own traits: a call that may not run alongside others claims the world.
+      claims: bound?.claims ?? claimsOf?.(input) ?? (callTraits.concurrencySafe ? [] : [Claim.world]),
+      validate: bound?.validate ?? (validate === undefined ? () => Effect.succeed(input) : (c) => validate(input, c)),
+      checkPermissions: bound?.checkPermissions ??
+        (checkPermissions === undefined ? () => defaults.passthrough : (context) => checkPermissions(input, context)),
       matchRules: bound?.matchRules ??
         (matchRules === undefined ? undefined : (rules, context) => matchRules(input, rules, context)),
       matchesRule: bound?.matchesRule ??
         (matchesRule === undefined ? undefined : (content, context) => matchesRule(content, input, context)),
-      renderUse: bound?.renderUse ?? (() => service.renderUse(input)),
-      call: bound?.call ?? ((context) => service.call(input, context))
+      renderUse: bound?.renderUse ?? (() => renderUse(input)),
+      activity: bound?.activity ?? (() => activity(input)),
+      classifierInput: bound?.classifierInput ?? (() => classifierInput?.(input) ?? ""),
+      risk: bound?.risk ?? (() => risk === undefined ? riskOf(callTraits) : risk(input, callTraits)),
+      call: bound?.call ?? ((context) => call(input, context)),
+      toModel: model,
+      renderResult: bound?.renderResult ??
+        (renderResult === undefined
+          ? (output) => defaults.resultBlocks(model(output))
+          : (output) => renderResult(output, input)),
+      renderFailure: bound?.renderFailure ?? ((failure) => renderFailure(failure, input))
     }
   }
   return {
-    ...service,
     plan,
-    ...(matchesRule === undefined ? {} : { matchesRule }),
-    ...(matchRules === undefined ? {} : { matchRules })
+    renderPartial: implementation.renderPartial ?? defaults.defaultRenderPartial(name),
+    summary: implementation.summary ?? defaults.defaultSummary(name),
+    isEnabled: implementation.isEnabled ?? alwaysEnabled,
+    interruptBehavior: implementation.interruptBehavior ?? "block"
   }
 }
 
@@ -766,10 +793,27 @@ const fillDefaults = <Input, Output, Failure>(
 export const serviceFrom = (
   name: string,
   implementation: Implementation<unknown, unknown, unknown, boolean>
-): AnyService => fillDefaults(name, implementation)
+): AnyService => fillDefaults(name, implementation as defaults.AnyImplementation<unknown, unknown, unknown>)
 
 /**
- * Defines a tool. The result is the Tag of the tool's service, carrying the definition.
+ * Defines a tool. The result is the Tag of the tool's service, carrying the definition; `implement` builds its
+ * Layer from plain stage functions (or from a `plan` that binds each input once).
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { Tool } from "effect-tool-runtime"
+ *
+ * const Echo = Tool.make("Echo", {
+ *   description: "Repeats the text back.",
+ *   input: Schema.Struct({ text: Schema.String }),
+ *   touchesEnvironment: false
+ * })
+ * const EchoLive = Echo.implement({
+ *   traits: () => ({ readOnly: true, concurrencySafe: true }),
+ *   call: ({ text }) => Effect.succeed(text)
+ * })
+ * ```
  *
  * @since 0.1.0
  * @category constructors
@@ -805,7 +849,7 @@ export const make = <
   type I = Implementation<Input["Type"], Output["Type"], Failure["Type"], TouchesEnvironment>
   const tag = Context.GenericTag<Identifier<Name>, S>(`effect-tool-runtime/Tool/${name}`)
   const service = (implementation: I): S =>
-    fillDefaults(name, implementation as Implementation<Input["Type"], Output["Type"], Failure["Type"], boolean>)
+    fillDefaults(name, implementation as defaults.AnyImplementation<Input["Type"], Output["Type"], Failure["Type"]>)
   return Object.assign(tag, {
     [TypeId]: TypeId as TypeId,
     definition,

@@ -1,6 +1,7 @@
 /**
  * The `Bash` tool: runs a shell command in the workspace, as Claude Code's tool of the same name does
- * (parameters `command`, `timeout` in milliseconds, `description`).
+ * (parameters `command`, `timeout` in milliseconds, `description`; Claude Code's `run_in_background` and
+ * `dangerouslyDisableSandbox` are accepted as `false` and refused as `true` until they are implemented).
  *
  * - **Risk** comes from the static analysis in `Shell/`: a command is read-only only when every simple command
  *   in it is on the read-only allowlist (`Shell/ReadOnly`), and then it runs alongside reads and is auto-allowed
@@ -100,15 +101,54 @@ export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024
 export const BashInput = Schema.Struct({
   // What bash gets is one argument, `bash -c SCRIPT`: the command plus the script's redirections must fit in it.
   command: ArgumentString("The command to execute", { spare: Buffer.byteLength(Process.shellScript("")) }),
+  // Over the maximum is clamped to it, as Claude Code does (a model asking for "an hour" gets the longest wait).
   timeout: Schema.optional(
-    Schema.Number.pipe(Schema.int(), Schema.between(1, MAX_TIMEOUT_MS)).annotations({
-      description: `Optional timeout in milliseconds (max ${MAX_TIMEOUT_MS})`
-    })
+    Schema.transform(Schema.Number.pipe(Schema.greaterThanOrEqualTo(1)), Schema.Number, {
+      strict: true,
+      decode: (ms) => Math.min(ms, MAX_TIMEOUT_MS),
+      encode: (ms) => ms
+    }).annotations({ description: `Optional timeout in milliseconds (max ${MAX_TIMEOUT_MS})` })
   ),
   description: Schema.optional(
     Schema.String.annotations({ description: "Clear, concise description of what this command does in 5-10 words" })
-  )
+  ),
+  // Claude Code's parameters for background tasks and the sandbox escape: part of the definition, so a model trained
+  // on them sends a valid call; `true` is refused in validate until their own issues implement them.
+  run_in_background: Schema.optional(Schema.Boolean.annotations({
+    description:
+      "Set to true to run this command in the background. Not available in this runtime yet: a call with true is refused."
+  })),
+  dangerouslyDisableSandbox: Schema.optional(Schema.Boolean.annotations({
+    description:
+      "Set this to true to dangerously override sandbox mode and run commands without sandboxing. Not available in this runtime yet: a call with true is refused."
+  }))
 })
+
+/**
+ * Why a call with `run_in_background: true` is refused (the model reads it).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export const backgroundRefusal =
+  "run_in_background is not available in this runtime yet: the command was not run. Run it in the foreground (omit run_in_background), with a timeout of up to 600000 ms if it takes long."
+
+/**
+ * Why a call with `dangerouslyDisableSandbox: true` is refused (the model reads it).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export const sandboxEscapeRefusal =
+  "dangerouslyDisableSandbox is not available in this runtime yet: the command was not run. Run it without dangerouslyDisableSandbox; if the sandbox blocks what it needs, say so to the user."
+
+/** The refusal for an input asking for what this runtime does not do yet, if any. */
+const notYetSupported = (input: BashInput): string | undefined =>
+  input.run_in_background === true
+    ? backgroundRefusal
+    : input.dangerouslyDisableSandbox === true
+    ? sandboxEscapeRefusal
+    : undefined
 /**
  * @since 0.1.0
  * @category models
@@ -169,20 +209,20 @@ export class BashFailure
  */
 export interface BashOptions {
   /** Default `"off"`. `"bubblewrap"` fails the layer when bwrap is missing or cannot sandbox here. */
-  readonly sandbox?: Sandbox.SandboxMode
+  readonly sandbox?: Sandbox.SandboxMode | undefined
   /** Time between SIGTERM and SIGKILL. Default 2 seconds. */
-  readonly killGrace?: Duration.DurationInput
+  readonly killGrace?: Duration.DurationInput | undefined
   /** Bytes of head, and of tail, kept in memory. Default 1 MiB each. */
-  readonly memoryBytes?: number
+  readonly memoryBytes?: number | undefined
   /** The environment commands start from, before dangerous variables are removed. Default `process.env`. */
-  readonly env?: Readonly<Record<string, string | undefined>>
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined
   /** Interval of progress reports with the latest lines. Default 1 second. */
-  readonly progressInterval?: Duration.DurationInput
+  readonly progressInterval?: Duration.DurationInput | undefined
   /**
    * The most output bytes one call may produce ({@link DEFAULT_MAX_OUTPUT_BYTES} by default). Past it the process
    * tree is killed, the first `maxOutputBytes` are kept (and stored), and the model is told so.
    */
-  readonly maxOutputBytes?: number
+  readonly maxOutputBytes?: number | undefined
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -194,7 +234,7 @@ const description =
 
 - command: the bash command line. Quote paths that contain spaces; chain dependent steps with \`&&\`.
 - Each call runs in a fresh shell: \`cd\`, variables and background jobs do not carry over, and every process the command started is stopped when it ends. Standard input is empty, so interactive commands cannot wait for input.
-- timeout: in milliseconds, ${DEFAULT_TIMEOUT_MS} by default, at most ${MAX_TIMEOUT_MS}.
+- timeout: in milliseconds, ${DEFAULT_TIMEOUT_MS} by default, at most ${MAX_TIMEOUT_MS} (a longer one is shortened to it).
 - Long output is cut: you get the beginning and the end, and the path of a file holding all of it.
 - Exit code 1 from grep, rg, diff, cmp, test and [ is reported as a result (no matches, files differ, condition false), not as an error.
 - Commands that change things may need the user's approval, and rules may refuse them.
@@ -509,9 +549,11 @@ export const layer = (
       return {
         // A soft interrupt lets a command finish (Claude Code's default): stopping it halfway may leave a mess.
         interruptBehavior: "block",
-        validate: (
-          input
-        ) => (input.command.trim() === "" ? Tool.reject("The command is empty.") : Effect.succeed(input)),
+        validate: (input) => {
+          if (input.command.trim() === "") return Tool.reject("The command is empty.")
+          const refusal = notYetSupported(input)
+          return refusal === undefined ? Effect.succeed(input) : Tool.reject(refusal)
+        },
         // The command is analysed once per input, here; every stage of the call reads this plan.
         plan: (input) => {
           const plan = CommandPlan.planCommand(input.command, workspace)
@@ -523,13 +565,6 @@ export const layer = (
             call: (context) => runCommand(services, input, context, plan)
           }
         },
-        // The stages one by one, for whoever asks them outside a call (each analyses the command afresh).
-        checkPermissions: (input) => Effect.succeed(CommandPlan.planCommand(input.command, workspace).permissionCheck),
-        traits: (input) => CommandPlan.planCommand(input.command, workspace).traits,
-        claims: (input) => CommandPlan.planCommand(input.command, workspace).claims,
-        matchRules: (input, rules) => CommandPlan.planCommand(input.command, workspace).matchRules(rules),
-        call: (input, context) =>
-          runCommand(services, input, context, CommandPlan.planCommand(input.command, workspace)),
         renderUse: (input) => [
           UiBlock.Title({
             text: input.description === undefined || input.description.trim() === ""

@@ -19,16 +19,15 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as fs from "node:fs"
+import * as FileAccess from "../Session/FileAccess.js"
 import { FileState, hashContent } from "../Session/FileState.js"
 import { Workspace } from "../Session/Workspace.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import * as Tool from "../Tool/Tool.js"
 import { PathString } from "./internal/argumentLimits.js"
-import { writeFileAtomic } from "./internal/filesAtomic.js"
 import { applyAt, describeNearMatch, lineAt, nearMatch, occurrences, unifiedDiff } from "./internal/filesEdit.js"
 import type { Applied } from "./internal/filesEdit.js"
-import { inspect, readCurrent, StaleError, staleMessage, staleness, unchangedSince } from "./internal/filesGuard.js"
+import { inspect, readCurrent, staleMessage, staleness, unchangedSince } from "./internal/filesGuard.js"
 import type { Current } from "./internal/filesGuard.js"
 import { checkFilePath, displayPath, fileResource, resolveSync, ruleCovers } from "./internal/filesPaths.js"
 import { boundPreview, previewLines, readForPreview } from "./internal/filesPreview.js"
@@ -169,17 +168,18 @@ export const layer = Edit.implementEffect(
   Effect.gen(function*() {
     const workspace = yield* Workspace
     const fileState = yield* FileState
+    const access = yield* FileAccess.current
     const shown = (absolute: string) => displayPath(absolute, workspace.cwd)
 
     /** Reads the file, checks the model's read is current, and plans the edit. */
     const prepare = (input: EditInput) =>
       Effect.gen(function*() {
-        const { refusal, resolved, stat } = yield* inspect(workspace, input.file_path)
+        const { refusal, resolved, stat } = yield* inspect(access, workspace, input.file_path)
         if (refusal !== undefined) return { resolved, plan: problem(refusal) }
         if (input.old_string === input.new_string) {
           return { resolved, plan: plan(input, resolved.absolute, undefined, undefined) }
         }
-        if (stat?.isDirectory() === true) {
+        if (stat?.type === "Directory") {
           return { resolved, plan: problem(`${resolved.absolute} is a directory; give the path of a file.`) }
         }
         if (stat === undefined) {
@@ -195,7 +195,7 @@ export const layer = Edit.implementEffect(
             )
           }
         }
-        const read = yield* Effect.either(Effect.tryPromise(() => readCurrent(resolved.real)))
+        const read = yield* Effect.either(Effect.tryPromise(() => readCurrent(access, resolved.real)))
         if (read._tag === "Left") {
           return { resolved, plan: problem(`Could not read ${resolved.absolute}: ${read.left.message}`) }
         }
@@ -236,20 +236,19 @@ export const layer = Edit.implementEffect(
           if (plan._tag === "Problem") return yield* new Tool.ToolError({ message: plan.message })
           const path = shown(resolved.absolute)
           const bytes = Buffer.from(plan.applied.content, "utf8")
-          yield* Effect.tryPromise({
-            try: (signal) =>
-              writeFileAtomic(resolved.real, bytes, {
-                signal,
-                beforeRename: unchangedSince(resolved.real, plan.current, staleMessage(resolved.absolute))
-              }),
-            catch: (e) =>
+          yield* access.writeFileAtomic(resolved.real, bytes, {
+            beforeRename: unchangedSince(access, resolved.real, plan.current, staleMessage(resolved.absolute))
+          }).pipe(
+            Effect.mapError((e) =>
               new Tool.ToolError({
-                message: e instanceof StaleError
-                  ? e.message
-                  : `Could not write ${path}: ${e instanceof Error ? e.message : String(e)}`
+                message: e.reason === "Refused" ? e.message : `Could not write ${path}: ${e.message}`
               })
-          })
-          const after = yield* Effect.promise(() => fs.promises.stat(resolved.real))
+            )
+          )
+          const after = yield* access.stat(resolved.real)
+          if (after === undefined) {
+            return yield* new Tool.ToolError({ message: `${path} disappeared right after it was written.` })
+          }
           // The model knows the whole file now only if it knew it before: a ranged read stays partial.
           const partial = Option.match(yield* fileState.get(resolved.real), {
             onNone: () => false,

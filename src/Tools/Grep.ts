@@ -1,7 +1,7 @@
 /**
- * The `Grep` tool (Claude Code's parameters: `pattern`, `path`, `glob`, `type`, `output_mode`, `-i`, `-n`, `-A`,
- * `-B`, `-C`, `multiline`, `head_limit`): ripgrep from `@vscode/ripgrep`, spawned with an argv array (never a
- * shell), the pattern after `-e` so a pattern starting with `-` is not an option.
+ * The `Grep` tool (Claude Code's parameters: `pattern`, `path`, `glob`, `type`, `output_mode`, `-i`, `-n`, `-o`,
+ * `-A`, `-B`, `-C`, `context`, `multiline`, `head_limit`, `offset`): ripgrep from `@vscode/ripgrep`, spawned with an
+ * argv array (never a shell), the pattern after `-e` so a pattern starting with `-` is not an option.
  *
  * - Exit code 1 is "no matches", not an error; exit code 2 is an error with rg's stderr (unless rg still found
  *   matches, e.g. past an unreadable file: then the matches come back with a note).
@@ -33,12 +33,13 @@ import { directorySearchStages, displayPath, specialFileReason } from "./interna
 import { complaintPaths, contextSeparatorArg, recordReader } from "./internal/filesRipgrep.js"
 import type { RgRecord } from "./internal/filesRipgrep.js"
 import { withheldNote, withholding } from "./internal/filesWithheld.js"
+import { WholeNumber } from "./internal/numbers.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // definition
 // ---------------------------------------------------------------------------------------------------------------
 
-const Count = Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))
+const Count = WholeNumber(0)
 
 /**
  * Grep's input, as Claude Code names it.
@@ -63,11 +64,21 @@ export const GrepInput = Schema.Struct({
   }),
   "-A": Schema.optional(Count).annotations({ description: "Lines to show after each match (content mode)" }),
   "-B": Schema.optional(Count).annotations({ description: "Lines to show before each match (content mode)" }),
-  "-C": Schema.optional(Count).annotations({ description: "Lines to show before and after each match (content mode)" }),
+  "-C": Schema.optional(Count).annotations({ description: "Alias for context" }),
+  context: Schema.optional(Count).annotations({
+    description: "Lines to show before and after each match (rg -C; content mode)"
+  }),
+  "-o": Schema.optional(Schema.Boolean).annotations({
+    description: "Show only the matching part of each line, one per line (rg -o; content mode)"
+  }),
   multiline: Schema.optional(Schema.Boolean).annotations({
     description: "Let patterns span lines and `.` match newlines (rg -U --multiline-dotall)"
   }),
-  head_limit: Schema.optional(Count).annotations({ description: "Only the first N lines or entries of the output" })
+  head_limit: Schema.optional(Count).annotations({ description: "Only the first N lines or entries of the output" }),
+  offset: Schema.optional(Count).annotations({
+    description:
+      "Skip the first N lines or entries before applying head_limit (like \"| tail -n +N+1 | head -N\"); every output mode. Default 0."
+  })
 })
 
 /**
@@ -111,7 +122,7 @@ export const Grep = Tool.make("Grep", {
     "- pattern: ripgrep regex syntax (\"log.*Error\", \"function\\s+\\w+\"); escape literal braces (\"interface\\{\\}\").",
     "- path: a file or directory (default: the working directory). glob (\"*.ts\", \"**/*.{ts,tsx}\") or type (\"js\", \"py\", \"rust\") narrow the files searched.",
     "- output_mode: \"files_with_matches\" (default) lists paths; \"content\" shows matching lines (with -n line numbers, -A/-B/-C context lines); \"count\" gives counts per file. -i ignores case; multiline lets a pattern span lines.",
-    "- head_limit: keep only the first N entries. Long output is cut; files ignored by .gitignore or protected by rules are skipped."
+    "- head_limit: keep only the first N entries; offset skips the first N before it (page through with both). -o shows only the matching parts. Long output is cut; files ignored by .gitignore or protected by rules are skipped."
   ].join("\n"),
   input: GrepInput,
   output: GrepOutput,
@@ -156,7 +167,10 @@ export const ripgrepArgs = (input: GrepInput, target: string): ReadonlyArray<str
     // Line numbers always: their `:` or `-` tells a match from context (with `--null` the path's own separator is
     // gone); `-n: false` drops them again when the lines are put together.
     args.push("--no-heading", "--with-filename", "--line-number", "--context-separator", contextSeparatorArg)
-    if (input["-C"] !== undefined) args.push("--context", String(input["-C"]))
+    // `context` is Claude Code's name for -C; when both are given, `context` wins.
+    const context = input.context ?? input["-C"]
+    if (context !== undefined) args.push("--context", String(context))
+    if (input["-o"] === true) args.push("--only-matching")
     if (input["-A"] !== undefined) args.push("--after-context", String(input["-A"]))
     if (input["-B"] !== undefined) args.push("--before-context", String(input["-B"]))
   }
@@ -243,6 +257,12 @@ const runRipgrep = (
     return { lines, truncated, code, stderr: new TextDecoder().decode(result.stderr) }
   })
 
+/** The lines after the first `offset` (a context separator left first is dropped: it separates nothing). */
+const afterOffset = (lines: ReadonlyArray<string>, offset: number): ReadonlyArray<string> => {
+  const rest = lines.slice(offset)
+  return rest[0] === "--" ? rest.slice(1) : rest
+}
+
 /** `12:text` (a match) or `12-text` (context): the separator after the line number, and where the text starts. */
 const LINE_NUMBER = /^\d+([:-])/
 
@@ -297,13 +317,15 @@ export const layer = Grep.implementEffect(
             if (number === null) return `${shown(record.path)}:${record.rest}`
             return `${shown(record.path)}${number[1]}${lineNumbers ? record.rest : record.rest.slice(number[0].length)}`
           }
-          const result = yield* runRipgrep(
+          const skipped = input.offset ?? 0
+          const found = yield* runRipgrep(
             ripgrepArgs(input, target),
             workspace.cwd,
             mode,
-            input.head_limit ?? Number.MAX_SAFE_INTEGER,
+            input.head_limit === undefined ? Number.MAX_SAFE_INTEGER : skipped + input.head_limit,
             toLine
           )
+          const result = skipped === 0 ? found : { ...found, lines: afterOffset(found.lines, skipped) }
           // rg's complaints about withheld files (unreadable, too large...) would name them: leave those out too.
           const complaints = result.stderr.trim().split("\n").filter((line) =>
             line !== "" && complaintPaths(line).every(allows)
@@ -340,7 +362,7 @@ export const layer = Grep.implementEffect(
       toModel: (output) => {
         const note = [
           output.truncated
-            ? "(Output truncated at head_limit or the size cap: narrow the search or raise head_limit.)"
+            ? "(Output truncated at head_limit or the size cap: narrow the search, raise head_limit, or read on with offset.)"
             : undefined,
           output.warning === undefined ? undefined : `(ripgrep reported: ${output.warning})`,
           withheldNote(output.withheld)

@@ -17,18 +17,28 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as fs from "node:fs"
+import * as FileAccess from "../Session/FileAccess.js"
 import { FileState, hashContent } from "../Session/FileState.js"
 import { ResultStore } from "../Session/ResultStore.js"
 import { Workspace } from "../Session/Workspace.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import * as Tool from "../Tool/Tool.js"
 import { PathString } from "./internal/argumentLimits.js"
-import { numberLines, readHead, readLines, sniff } from "./internal/filesContent.js"
-import { inspect } from "./internal/filesGuard.js"
-import { checkFilePath, displayPath, fileResource, ruleCovers } from "./internal/filesPaths.js"
+import { numberLines, readLines, sniff } from "./internal/filesContent.js"
+import { openDecided } from "./internal/filesGuard.js"
+import {
+  checkFilePath,
+  displayPath,
+  fileResource,
+  plannedRealPath,
+  ruleCovers,
+  specialFileReason
+} from "./internal/filesPaths.js"
+import { WholeNumber } from "./internal/numbers.js"
+import * as Pdf from "./internal/pdf.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // limits
@@ -63,12 +73,16 @@ export const limits = {
  */
 export const ReadInput = Schema.Struct({
   file_path: PathString("The absolute path to the file to read"),
-  offset: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))).annotations({
+  offset: Schema.optional(WholeNumber(0)).annotations({
     description:
       "The line number to start reading from (1-based). Only provide if the file is too large to read at once"
   }),
-  limit: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))).annotations({
+  limit: Schema.optional(WholeNumber(1)).annotations({
     description: "The number of lines to read. Only provide if the file is too large to read at once."
+  }),
+  pages: Schema.optional(Schema.String).annotations({
+    description:
+      `Page range for PDF files (e.g., "1-5", "3", "10-20"). Only applicable to PDF files. Maximum ${Pdf.maxPagesPerRead} pages per request.`
   })
 })
 
@@ -94,6 +108,12 @@ export const ReadOutput = Schema.Union(
     base64: Schema.String,
     bytes: Schema.Number
   }),
+  Schema.TaggedStruct("Pdf", {
+    path: Schema.String,
+    totalPages: Schema.Number,
+    /** Each page read, its text as pdf.js extracts it (`cut` when it was longer than the per-page cap). */
+    pages: Schema.Array(Schema.Struct({ page: Schema.Number, text: Schema.String, cut: Schema.Boolean }))
+  }),
   Schema.TaggedStruct("Empty", { path: Schema.String }),
   Schema.TaggedStruct("PastEnd", { path: Schema.String, offset: Schema.Number, totalLines: Schema.Number })
 )
@@ -112,13 +132,14 @@ export type ReadOutput = typeof ReadOutput.Type
  */
 export const Read = Tool.make("Read", {
   description: [
-    "Reads a text file or an image from the local filesystem. Use it to look at a file before you edit it, and whenever you know (or have found with Glob or Grep) the path of a file whose content you need.",
+    "Reads a text file, an image or a PDF from the local filesystem. Use it to look at a file before you edit it, and whenever you know (or have found with Glob or Grep) the path of a file whose content you need.",
     "- file_path: an absolute path; a relative one is resolved against the working directory.",
     `- Reads up to ${limits.defaultLines} lines from the start by default. For long files pass offset (the line to start at, 1-based) and limit (how many lines); a file over ${
       limits.maxWholeFileBytes / 1024
     } KiB must be read in ranges.`,
     `- Lines longer than ${limits.maxLineChars} characters are cut. Output is numbered like \`cat -n\` (line numbers from 1); the numbers are not part of the file, so leave them out of Edit's old_string.`,
-    "- PNG, JPEG, GIF and WebP files come back as images; other binary files cannot be read.",
+    "- PNG, JPEG, GIF and WebP files come back as images; other binary files (except PDFs) cannot be read.",
+    `- PDF files come back as text, page by page. A PDF of more than ${Pdf.maxPagesWithoutRange} pages must be read with pages (e.g. pages: "1-5"), at most ${Pdf.maxPagesPerRead} pages per call.`,
     "- Directories cannot be read: use Glob to list files. Files outside the workspace or protected by rules are refused."
   ].join("\n"),
   input: ReadInput,
@@ -149,26 +170,142 @@ export const layer = Read.implementEffect(
     const fileState = yield* FileState
     // Optional, so Read alone needs no store: with one, what it saved for this session may be read back.
     const store = Option.getOrUndefined(yield* Effect.serviceOption(ResultStore))
+    const access = yield* FileAccess.current
+    /** What is at a path, from a stat of its real target (stat only: opening a FIFO would block). */
+    const inspect = (path: string) =>
+      Effect.flatMap(workspace.resolve(path), (resolved) =>
+        Effect.map(access.stat(resolved.real), (stat) => ({
+          resolved,
+          stat,
+          refusal: specialFileReason(resolved, stat)
+        })))
     const shown = (absolute: string) => displayPath(absolute, workspace.cwd)
+
+    /** Reads the file the call was decided on (see `openDecided`): from its descriptor, never again by path. */
+    const readDecided = (input: typeof ReadInput.Type, planned: string) =>
+      Effect.scoped(Effect.gen(function*() {
+        const { handle, resolved } = yield* openDecided(access, workspace, input.file_path, planned).pipe(
+          Effect.mapError((message) => new Tool.ToolError({ message }))
+        )
+        const stat = handle.info
+        const path = shown(resolved.absolute)
+        const real = handle.realPath
+
+        if (stat.size === 0) {
+          yield* fileState.record(real, { contentHash: emptyHash, mtimeMs: stat.mtimeMs, size: 0, partial: false })
+          return { _tag: "Empty" as const, path }
+        }
+
+        const kind = sniff(yield* Effect.mapError(handle.read(0, 8192), ioError(path)))
+        if (kind._tag === "Binary" && kind.description === pdfDescription) {
+          if (stat.size > Pdf.maxPdfBytes) {
+            return yield* fail(
+              `The PDF ${path} is ${(stat.size / 1024 / 1024).toFixed(1)} MB, more than the ${
+                Pdf.maxPdfBytes / 1024 / 1024
+              } MB limit for PDFs.`
+            )
+          }
+          const bytes = Buffer.from(yield* Effect.mapError(handle.read(0, stat.size), ioError(path)))
+          const text = yield* Pdf.pdfText(bytes, (total) => selectPages(input.pages, total)).pipe(
+            Effect.mapError((reason) => new Tool.ToolError({ message: `Cannot read ${path}: ${reason}` }))
+          )
+          yield* fileState.record(real, {
+            contentHash: hashContent(bytes),
+            mtimeMs: stat.mtimeMs,
+            size: stat.size,
+            partial: text.pages.length < text.totalPages
+          })
+          return { _tag: "Pdf" as const, path, totalPages: text.totalPages, pages: text.pages }
+        }
+        if (input.pages !== undefined) {
+          return yield* fail(
+            `pages applies to PDF files only, and ${path} is not one: read it without pages (offset and limit select lines).`
+          )
+        }
+        if (kind._tag === "Binary") {
+          return yield* fail(
+            `Cannot read ${path}: it is a binary file (${kind.description}). Only text files, PDFs and PNG/JPEG/GIF/WebP images can be read.`
+          )
+        }
+        if (kind._tag === "Image") {
+          if (stat.size > limits.maxImageBytes) {
+            return yield* fail(
+              `The image ${path} is ${(stat.size / 1024 / 1024).toFixed(1)} MB, more than the ${
+                limits.maxImageBytes / 1024 / 1024
+              } MB limit for images. Resize or compress it first.`
+            )
+          }
+          const bytes = Buffer.from(yield* Effect.mapError(handle.read(0, stat.size), ioError(path)))
+          yield* fileState.record(real, {
+            contentHash: hashContent(bytes),
+            mtimeMs: stat.mtimeMs,
+            size: stat.size,
+            partial: false
+          })
+          return {
+            _tag: "Image" as const,
+            path,
+            mediaType: kind.mediaType,
+            base64: bytes.toString("base64"),
+            bytes: bytes.length
+          }
+        }
+
+        const ranged = input.offset !== undefined || input.limit !== undefined
+        if (!ranged && stat.size > limits.maxWholeFileBytes) {
+          return yield* fail(`${path} grew past ${kib(limits.maxWholeFileBytes)}; read it with offset and limit.`)
+        }
+        const offset = Math.max(1, input.offset ?? 1)
+        const window = yield* Effect.tryPromise({
+          try: (signal) =>
+            readLines(handle.chunks, {
+              offset,
+              limit: input.limit ?? limits.defaultLines,
+              maxLineChars: limits.maxLineChars,
+              signal
+            }),
+          catch: ioError(path)
+        })
+        if (window.lines.length === 0 && window.totalLines !== undefined) {
+          return { _tag: "PastEnd" as const, path, offset, totalLines: window.totalLines }
+        }
+        yield* fileState.record(real, {
+          contentHash: window.contentHash,
+          mtimeMs: stat.mtimeMs,
+          size: stat.size,
+          partial: offset > 1 || !window.reachedEnd || window.cut
+        })
+        return {
+          _tag: "Text" as const,
+          path,
+          content: numberLines(window.lines, offset),
+          startLine: offset,
+          lineCount: window.lines.length,
+          more: !window.reachedEnd
+        }
+      }))
 
     return {
       // A soft interrupt: a read may be interrupted (Claude Code's default).
       interruptBehavior: "cancel",
       validate: (input) =>
         Effect.gen(function*() {
-          const { refusal, resolved, stat } = yield* inspect(workspace, input.file_path)
+          const { refusal, resolved, stat } = yield* inspect(input.file_path)
           if (refusal !== undefined) return yield* Tool.reject(refusal)
           if (stat === undefined) {
             return yield* Tool.reject(
               `File does not exist: ${resolved.absolute}. Check the path, or use Glob to find the file.`
             )
           }
-          if (stat.isDirectory()) {
+          if (stat.type === "Directory") {
             return yield* Tool.reject(
               `${resolved.absolute} is a directory, not a file. Use Glob (or ls through Bash) to list it.`
             )
           }
-          if (input.offset === undefined && input.limit === undefined && stat.size > limits.maxWholeFileBytes) {
+          if (
+            input.offset === undefined && input.limit === undefined && stat.size > limits.maxWholeFileBytes &&
+            input.pages === undefined && !isPdfName(resolved.absolute)
+          ) {
             return yield* Tool.reject(
               `File content (${kib(stat.size)}) exceeds the maximum size for reading a whole file (${
                 kib(limits.maxWholeFileBytes)
@@ -179,91 +316,19 @@ export const layer = Read.implementEffect(
           return { ...input, file_path: resolved.absolute }
         }),
 
-      checkPermissions: (input) => checkFilePath(workspace, input.file_path, "Read", store?.owns),
       traits: () => ({ readOnly: true, concurrencySafe: true }),
       claims: (input) => [Tool.Claim.read(fileResource(input.file_path, workspace.cwd, workspace.home))],
       // By path (as given and real) and by identity: a hard link of a file a rule names is that file.
       matchesRule: (content, input, context) => ruleCovers(content, input.file_path, context),
 
-      call: (input) =>
-        Effect.gen(function*() {
-          // Inspect again: what is at the path now is what gets opened.
-          const { refusal, resolved, stat } = yield* inspect(workspace, input.file_path)
-          if (refusal !== undefined) return yield* fail(refusal)
-          if (stat === undefined || !stat.isFile()) {
-            return yield* fail(`${resolved.absolute} is no longer a regular file.`)
-          }
-          const path = shown(resolved.absolute)
-          const real = resolved.real
-
-          if (stat.size === 0) {
-            yield* fileState.record(real, { contentHash: emptyHash, mtimeMs: stat.mtimeMs, size: 0, partial: false })
-            return { _tag: "Empty" as const, path }
-          }
-
-          const kind = sniff(yield* Effect.tryPromise({ try: () => readHead(real), catch: ioError(path) }))
-          if (kind._tag === "Binary") {
-            return yield* fail(
-              `Cannot read ${path}: it is a binary file (${kind.description}). Only text files and PNG/JPEG/GIF/WebP images can be read.`
-            )
-          }
-          if (kind._tag === "Image") {
-            if (stat.size > limits.maxImageBytes) {
-              return yield* fail(
-                `The image ${path} is ${(stat.size / 1024 / 1024).toFixed(1)} MB, more than the ${
-                  limits.maxImageBytes / 1024 / 1024
-                } MB limit for images. Resize or compress it first.`
-              )
-            }
-            const bytes = yield* Effect.tryPromise({ try: () => fs.promises.readFile(real), catch: ioError(path) })
-            yield* fileState.record(real, {
-              contentHash: hashContent(bytes),
-              mtimeMs: stat.mtimeMs,
-              size: stat.size,
-              partial: false
-            })
-            return {
-              _tag: "Image" as const,
-              path,
-              mediaType: kind.mediaType,
-              base64: bytes.toString("base64"),
-              bytes: bytes.length
-            }
-          }
-
-          const ranged = input.offset !== undefined || input.limit !== undefined
-          if (!ranged && stat.size > limits.maxWholeFileBytes) {
-            return yield* fail(`${path} grew past ${kib(limits.maxWholeFileBytes)}; read it with offset and limit.`)
-          }
-          const offset = Math.max(1, input.offset ?? 1)
-          const window = yield* Effect.tryPromise({
-            try: (signal) =>
-              readLines(real, {
-                offset,
-                limit: input.limit ?? limits.defaultLines,
-                maxLineChars: limits.maxLineChars,
-                signal
-              }),
-            catch: ioError(path)
-          })
-          if (window.lines.length === 0 && window.totalLines !== undefined) {
-            return { _tag: "PastEnd" as const, path, offset, totalLines: window.totalLines }
-          }
-          yield* fileState.record(real, {
-            contentHash: window.contentHash,
-            mtimeMs: stat.mtimeMs,
-            size: stat.size,
-            partial: offset > 1 || !window.reachedEnd || window.cut
-          })
-          return {
-            _tag: "Text" as const,
-            path,
-            content: numberLines(window.lines, offset),
-            startLine: offset,
-            lineCount: window.lines.length,
-            more: !window.reachedEnd
-          }
-        }),
+      // The real path is bound when the call is planned: the decision is made on it and the call opens exactly it.
+      plan: (input) => {
+        const planned = plannedRealPath(access, input.file_path, workspace.cwd, workspace.home)
+        return {
+          checkPermissions: () => checkFilePath(workspace, input.file_path, "Read", store?.owns),
+          call: () => readDecided(input, planned)
+        }
+      },
 
       renderUse: (input) => [UiBlock.Title({ text: `Read(${shown(input.file_path)}${rangeLabel(input)})` })],
       renderResult: (output) => {
@@ -280,6 +345,8 @@ export const layer = Read.implementEffect(
             return [
               UiBlock.Image({ mediaType: output.mediaType, description: `${output.path} (${kib(output.bytes)})` })
             ]
+          case "Pdf":
+            return [UiBlock.Text({ text: `Read ${pageSpan(output)} of ${output.path}` })]
           case "Empty":
             return [UiBlock.Notice({ level: "info", text: `${output.path} is empty` })]
           case "PastEnd":
@@ -302,6 +369,8 @@ export const layer = Read.implementEffect(
           }
           case "Image":
             return [{ type: "image", source: { type: "base64", media_type: output.mediaType, data: output.base64 } }]
+          case "Pdf":
+            return pdfModelText(output)
           case "Empty":
             return `The file ${output.path} exists but is empty.`
           case "PastEnd":
@@ -314,10 +383,52 @@ export const layer = Read.implementEffect(
 
 const emptyHash = hashContent(new Uint8Array(0))
 
+/** How `sniff` names a PDF. */
+const pdfDescription = "PDF document"
+
+const isPdfName = (path: string): boolean => path.toLowerCase().endsWith(".pdf")
+
+/** The pages a Read of a PDF returns: those `pages` names, or all of a short document. */
+const selectPages = (pages: string | undefined, total: number): Either.Either<ReadonlyArray<number>, string> => {
+  if (pages !== undefined) return Pdf.pagesOf(pages, total)
+  if (total > Pdf.maxPagesWithoutRange) {
+    return Either.left(
+      `it has ${total} pages, more than ${Pdf.maxPagesWithoutRange} can be read at once. Read it in ranges with pages (e.g. pages: "1-${Pdf.maxPagesWithoutRange}"), at most ${Pdf.maxPagesPerRead} pages per call.`
+    )
+  }
+  return Either.right(Array.from({ length: total }, (_, i) => i + 1))
+}
+
+type PdfOutput = Extract<ReadOutput, { readonly _tag: "Pdf" }>
+
+const pageSpan = (output: PdfOutput): string => {
+  const numbers = output.pages.map((p) => p.page)
+  const label = numbers.length === 1 ? `page ${numbers[0]}` : `${numbers.length} pages`
+  return `${label} (of ${output.totalPages})`
+}
+
+/** Each page under its own heading; a note when pages were left out or cut. */
+const pdfModelText = (output: PdfOutput): string => {
+  const body = output.pages.map(({ cut, page, text }) =>
+    `--- Page ${page} of ${output.totalPages} ---\n${text === "" ? "(no text on this page)" : text}${
+      cut ? `\n(page text cut at ${Pdf.maxPageChars} characters)` : ""
+    }`
+  ).join("\n\n")
+  const last = output.pages.at(-1)?.page ?? 0
+  const end = Math.min(output.totalPages, last + Pdf.maxPagesPerRead)
+  const next = end === last + 1 ? `${end}` : `${last + 1}-${end}`
+  const more = last < output.totalPages
+    ? `\n\n(The PDF has ${output.totalPages} pages. Use pages: "${next}" to read on.)`
+    : ""
+  return `${body}${more}`
+}
+
 const ioError = (path: string) => (cause: unknown) =>
   new Tool.ToolError({ message: `Could not read ${path}: ${cause instanceof Error ? cause.message : String(cause)}` })
 
 const rangeLabel = (input: typeof ReadInput.Type): string =>
-  input.offset === undefined && input.limit === undefined
+  input.pages !== undefined
+    ? `, pages ${input.pages}`
+    : input.offset === undefined && input.limit === undefined
     ? ""
     : `, lines ${input.offset ?? 1}-${input.limit === undefined ? "" : (input.offset ?? 1) + input.limit - 1}`

@@ -32,6 +32,7 @@ import { UiBlock } from "../Tool/Presentation.js"
 import * as Tool from "../Tool/Tool.js"
 import type { Definition } from "../Tool/Tool.js"
 import type { ToolResultContent } from "../Tool/Wire.js"
+import { WholeNumberBetween } from "./internal/numbers.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // words
@@ -389,7 +390,7 @@ export const ToolSearchInput = Schema.Struct({
     description:
       "\"select:Name1,Name2\" to load tools by name; an exact tool name; \"mcp__server\" for a server's tools; or keywords (prefix a keyword with + to require it)"
   }),
-  max_results: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 50)), { default: () => 5 }).annotations({
+  max_results: Schema.optionalWith(WholeNumberBetween(1, 50), { default: () => 5 }).annotations({
     description: "How many tools to return at most (default 5)"
   })
 })

@@ -36,9 +36,9 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { domainPatternMatchesHost, parseDomainPattern } from "../Permission/Domain.js"
-import { printRule } from "../Permission/Rule.js"
 import { PermissionCheck } from "../Tool/Permission.js"
 import { UiBlock } from "../Tool/Presentation.js"
+import { printRule } from "../Tool/Rule.js"
 import * as Tool from "../Tool/Tool.js"
 import type { InvalidAllowEntry } from "./Web/Address.js"
 import { makeAddressPolicy } from "./Web/Address.js"
@@ -85,30 +85,30 @@ export const defaults = {
  */
 export interface WebFetchOptions {
   /** Hosts (`"localhost"`), addresses (`"127.0.0.1"`) and ranges (`"10.0.0.0/8"`) that may be non-public. Default none. */
-  readonly allowPrivate?: ReadonlyArray<string>
+  readonly allowPrivate?: ReadonlyArray<string> | undefined
   /** Hosts fetched over plain `http:` (not upgraded to `https:`). Default none. */
-  readonly plainHttp?: ReadonlyArray<string>
+  readonly plainHttp?: ReadonlyArray<string> | undefined
   /** Bytes of body read from the wire. Default 10 MiB. */
-  readonly maxBodyBytes?: number
+  readonly maxBodyBytes?: number | undefined
   /** Bytes of body after decompression. Default 10 MiB. */
-  readonly maxDecodedBytes?: number
+  readonly maxDecodedBytes?: number | undefined
   /** Characters of HTML handed to the converter. Default 2,000,000. */
-  readonly maxHtmlChars?: number
+  readonly maxHtmlChars?: number | undefined
   /** The whole fetch, every hop and the body included. Default 60 seconds. */
-  readonly timeout?: Duration.DurationInput
+  readonly timeout?: Duration.DurationInput | undefined
   /** The longest wait for the response or the next piece of the body. Default 30 seconds. */
-  readonly idleTimeout?: Duration.DurationInput
+  readonly idleTimeout?: Duration.DurationInput | undefined
   /** Same-site redirects followed. Default 10. */
-  readonly maxRedirects?: number
+  readonly maxRedirects?: number | undefined
   /** How long a fetched page is reused. Default 15 minutes; 0 turns the cache off. */
-  readonly cacheTtl?: Duration.DurationInput
+  readonly cacheTtl?: Duration.DurationInput | undefined
   /** Bytes of pages the cache keeps (UTF-16, two per character). Default 50 MiB. */
-  readonly cacheBytes?: number
-  readonly userAgent?: string
+  readonly cacheBytes?: number | undefined
+  readonly userAgent?: string | undefined
   /** Answers the prompt from the page. Default `PageReader.layer()` (no model). */
-  readonly pageReader?: Layer.Layer<PageReader>
+  readonly pageReader?: Layer.Layer<PageReader> | undefined
   /** Resolves host names. Default `Resolver.layer` (the system's). */
-  readonly resolver?: Layer.Layer<Resolver>
+  readonly resolver?: Layer.Layer<Resolver> | undefined
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -122,7 +122,11 @@ export interface WebFetchOptions {
  * @category models
  */
 export const WebFetchInput = Schema.Struct({
-  url: Schema.String.annotations({ description: "The URL to fetch content from" }),
+  // `format: uri` as in Claude Code's definition; the URL itself is checked in validate (scheme, host, length).
+  url: Schema.String.annotations({
+    description: "The URL to fetch content from",
+    jsonSchema: { type: "string", format: "uri" }
+  }),
   prompt: Schema.String.annotations({ description: "The prompt to run on the fetched content" })
 })
 /**
@@ -574,12 +578,10 @@ export const layerWith = (
       const hostOf = (input: WebFetchInput) => Either.getOrUndefined(normalizeUrl(input.url, plainHttp))?.hostname
       return {
         validate,
-        checkPermissions,
         traits: () => ({ readOnly: true, concurrencySafe: true, openWorld: true }),
         claims: () => [],
-        matchRules: (input, rules) => judgeHost(rules, hostOf(input)),
         // One invocation, one view of the permission stage: the rules it was decided by also decide its hops.
-        plan: (input) => {
+        plan: (input: WebFetchInput) => {
           const view: PermissionView = { checked: false, rules: undefined }
           return {
             checkPermissions: () => {
@@ -593,7 +595,6 @@ export const layerWith = (
             call: (): Effect.Effect<WebFetchOutput, WebFetchError, Scope.Scope> => fetchPage(services, input, view)
           }
         },
-        call: (input) => fetchPage(services, input, { checked: false, rules: undefined }),
         renderUse: (input) => [UiBlock.Title({ text: `WebFetch(${input.url})` }), UiBlock.Text({ text: input.prompt })],
         renderResult,
         toModel: modelText

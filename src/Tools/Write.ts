@@ -15,15 +15,14 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import * as fs from "node:fs"
+import * as FileAccess from "../Session/FileAccess.js"
 import { FileState, hashContent } from "../Session/FileState.js"
 import { Workspace } from "../Session/Workspace.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import * as Tool from "../Tool/Tool.js"
 import { PathString } from "./internal/argumentLimits.js"
-import { writeFileAtomic } from "./internal/filesAtomic.js"
 import { unifiedDiff } from "./internal/filesEdit.js"
-import { describeCurrent, inspect, StaleError, staleMessage, staleness, unchangedSince } from "./internal/filesGuard.js"
+import { describeCurrent, inspect, staleMessage, staleness, unchangedSince } from "./internal/filesGuard.js"
 import { checkFilePath, displayPath, fileResource, resolveSync, ruleCovers } from "./internal/filesPaths.js"
 import { boundPreview, previewLines, readForPreview } from "./internal/filesPreview.js"
 
@@ -104,6 +103,7 @@ export const layer = Write.implementEffect(
   Effect.gen(function*() {
     const workspace = yield* Workspace
     const fileState = yield* FileState
+    const access = yield* FileAccess.current
     const shown = (absolute: string) => displayPath(absolute, workspace.cwd)
     const fail = (message: string) => new Tool.ToolError({ message })
 
@@ -112,13 +112,13 @@ export const layer = Write.implementEffect(
       interruptBehavior: "block",
       validate: (input) =>
         Effect.gen(function*() {
-          const { refusal, resolved, stat } = yield* inspect(workspace, input.file_path)
+          const { refusal, resolved, stat } = yield* inspect(access, workspace, input.file_path)
           if (refusal !== undefined) return yield* Tool.reject(refusal)
-          if (stat?.isDirectory() === true) {
+          if (stat?.type === "Directory") {
             return yield* Tool.reject(`${resolved.absolute} is a directory; give the path of a file.`)
           }
           if (stat !== undefined) {
-            const read = yield* Effect.either(Effect.tryPromise(() => describeCurrent(resolved.real, 0)))
+            const read = yield* Effect.either(Effect.tryPromise(() => describeCurrent(access, resolved.real, 0)))
             if (read._tag === "Left") {
               return yield* Tool.reject(`Could not read ${resolved.absolute}: ${read.left.message}`)
             }
@@ -130,7 +130,7 @@ export const layer = Write.implementEffect(
 
       checkPermissions: (input) => checkFilePath(workspace, input.file_path, "Edit"),
       traits: (input) => ({
-        destructive: fs.existsSync(resolveSync(input.file_path, workspace.cwd, workspace.home).real)
+        destructive: access.statSync(resolveSync(input.file_path, workspace.cwd, workspace.home).real) !== undefined
       }),
       claims: (input) => [Tool.Claim.write(fileResource(input.file_path, workspace.cwd, workspace.home))],
       // By path (as given and real) and by identity: a hard link of a file a rule names is that file.
@@ -138,14 +138,14 @@ export const layer = Write.implementEffect(
 
       call: (input) =>
         Effect.gen(function*() {
-          const { refusal, resolved, stat } = yield* inspect(workspace, input.file_path)
+          const { refusal, resolved, stat } = yield* inspect(access, workspace, input.file_path)
           if (refusal !== undefined) return yield* Effect.fail(fail(refusal))
           const path = shown(resolved.absolute)
           // Staleness again: time passed since validation (an approval, other calls).
           const before = stat === undefined
             ? undefined
             : yield* Effect.tryPromise({
-              try: () => describeCurrent(resolved.real, maxDiffBytes),
+              try: () => describeCurrent(access, resolved.real, maxDiffBytes),
               catch: (e) => fail(String(e))
             })
           if (before !== undefined) {
@@ -153,20 +153,19 @@ export const layer = Write.implementEffect(
             if (problem !== undefined) return yield* Effect.fail(fail(problem))
           }
           const bytes = Buffer.from(input.content, "utf8")
-          yield* Effect.tryPromise({
-            try: (signal) =>
-              writeFileAtomic(resolved.real, bytes, {
-                signal,
-                beforeRename: unchangedSince(resolved.real, before?.current, staleMessage(resolved.absolute))
-              }),
-            catch: (e) =>
-              fail(
-                e instanceof StaleError
-                  ? e.message
-                  : `Could not write ${path}: ${e instanceof Error ? e.message : String(e)}`
-              )
-          })
-          const after = yield* Effect.promise(() => fs.promises.stat(resolved.real))
+          yield* access.writeFileAtomic(resolved.real, bytes, {
+            beforeRename: unchangedSince(access, resolved.real, before?.current, staleMessage(resolved.absolute))
+          }).pipe(
+            Effect.mapError((e) =>
+              new Tool.ToolError({
+                message: e.reason === "Refused" ? e.message : `Could not write ${path}: ${e.message}`
+              })
+            )
+          )
+          const after = yield* access.stat(resolved.real)
+          if (after === undefined) {
+            return yield* new Tool.ToolError({ message: `${path} disappeared right after it was written.` })
+          }
           yield* fileState.record(resolved.real, {
             contentHash: hashContent(bytes),
             mtimeMs: after.mtimeMs,

@@ -38,6 +38,10 @@ export type { ResolvedPath, WorkspaceOptions } from "../Session/Workspace.js"
 export { analyze } from "./Shell/Analysis.js"
 /** @since 0.1.0 */
 export { classifyReadOnly } from "./Shell/ReadOnly.js"
+/** @since 0.3.0 */
+export { suggestRules } from "./Shell/Suggestions.js"
+/** @since 0.3.0 */
+export { backgroundRefusal, sandboxEscapeRefusal } from "./Bash.js"
 /** @since 0.2.0 */
 export { ToolSearch } from "./ToolSearch.js"
 /**
@@ -84,10 +88,10 @@ export type BuiltinTools = Tool.IdentifierOf<(typeof builtinTools)[number]>
  * @category models
  */
 export interface BuiltinOptions {
-  readonly bash?: BashOptions
-  readonly fileState?: FileStateOptions
+  readonly bash?: BashOptions | undefined
+  readonly fileState?: FileStateOptions | undefined
   /** WebFetch's settings: private hosts, plain-http hosts, limits, cache, reader and resolver. */
-  readonly webFetch?: WebFetchOptions
+  readonly webFetch?: WebFetchOptions | undefined
 }
 
 /**

@@ -22,6 +22,13 @@ exec   reads a JSON array of tool_use blocks, or an assistant message {"role":"a
        standard input; prints {"results":[tool_result...],"outcomes":[...]} on standard output.
 serve  speaks JSON lines on standard input and output: one request per line ({"type":"turn",...} or
        {"type":"approval",...}); events, approval requests and results as lines; the session stays in memory.
+serve --mcp             serves the tools over MCP on standard input and output (one session: the process)
+serve --mcp-http PORT   serves them over MCP Streamable HTTP at http://127.0.0.1:PORT/mcp (0: a free port; one
+                        session per MCP session, in DIR/<session id> with --session DIR); prints
+                        {"type":"ready","url":...} on standard output. --mcp-host ADDR listens elsewhere and then
+                        requires a bearer token in EFFECT_TOOL_RUNTIME_MCP_TOKEN (also honoured on 127.0.0.1).
+                        An approval is asked through the client's elicitation form, else answered by --approve,
+                        else denied.
 
 Options:
   --cwd DIR              working directory (default: the current directory)
@@ -44,6 +51,8 @@ Options:
   --mcp-config FILE      MCP servers in .mcp.json format (repeatable; the project's .mcp.json needs --trust-project)
   --mcp-trust SERVER     let this MCP server's annotations (readOnlyHint...) inform scheduling (repeatable)
   --audit FILE           append every event and outcome to FILE as JSON lines (rotated at 10 MiB)
+  --max-line-bytes N     serve: a request line longer than N bytes is answered with one error line and skipped
+                         (default 16777216, 16 MiB)
   --verbose              write what a person would see, and logs, to standard error
   --help                 this text
 
@@ -61,6 +70,12 @@ export type Command =
   | { readonly _tag: "McpList"; readonly options: McpCliOptions }
   | { readonly _tag: "Exec"; readonly options: RuntimeOptions }
   | { readonly _tag: "Serve"; readonly options: RuntimeOptions }
+  | { readonly _tag: "ServeMcp"; readonly options: RuntimeOptions; readonly mcp: McpServeCli }
+
+/** How `serve --mcp` / `--mcp-http` serves. */
+export type McpServeCli =
+  | { readonly transport: "stdio" }
+  | { readonly transport: "http"; readonly port: number; readonly host: string; readonly token: string | undefined }
 
 const usage = (message: string) => Either.left(new UsageError({ message: `${message} (see --help)` }))
 
@@ -96,6 +111,7 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
     "mcp-config": { type: "string", multiple: true },
     "mcp-trust": { type: "string", multiple: true },
     audit: { type: "string" },
+    "max-line-bytes": { type: "string" },
     mode: { type: "string" },
     allow: { type: "string", multiple: true },
     deny: { type: "string", multiple: true },
@@ -103,11 +119,14 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
     approve: { type: "string" },
     scheduling: { type: "string" },
     verbose: { type: "boolean" },
-    help: { type: "boolean" }
+    help: { type: "boolean" },
+    ...(command === "serve" ? mcpServeFlags : {})
   })
   if (Either.isLeft(parsed)) return Either.left(parsed.left)
   const values = parsed.right
   if (values.help === true) return Either.right({ _tag: "Help" })
+  const mcp = parseMcpServe(values as McpServeValues)
+  if (Either.isLeft(mcp)) return Either.left(mcp.left)
   const mode = values.mode
   if (mode !== undefined && !isMode(mode)) {
     return usage(`--mode must be one of ${PermissionModeSetting.literals.join(", ")}, got ${mode}`)
@@ -125,6 +144,20 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
   if (sessionWait !== undefined && !(Number.isFinite(sessionWait) && sessionWait >= 0)) {
     return usage(`--session-wait must be a number of seconds, got ${values["session-wait"]}`)
   }
+  const maxLineBytes = values["max-line-bytes"] === undefined ? undefined : Number(values["max-line-bytes"])
+  if (maxLineBytes !== undefined && (!Number.isSafeInteger(maxLineBytes) || maxLineBytes < 1)) {
+    return usage(`--max-line-bytes must be a positive whole number of bytes, got ${values["max-line-bytes"]}`)
+  }
+  const sessionDir = values.session ?? values["session-dir"]
+  const unsafeSession = sessionDir === undefined ? undefined : worldWritable(sessionDir)
+  if (unsafeSession !== undefined) {
+    return Either.left(
+      new UsageError({
+        message: `--session directory ${unsafeSession} is world-writable: anyone on this machine could change the ` +
+          "session's approvals and rules (chmod o-w it, or choose another directory)"
+      })
+    )
+  }
   const cwd = values.cwd ?? process.cwd()
   if (!isDirectory(cwd)) return Either.left(new UsageError({ message: `--cwd is not a directory: ${cwd}` }))
   const options: RuntimeOptions = {
@@ -140,8 +173,9 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
     approve: values.approve as RuntimeOptions["approve"],
     scheduling: (values.scheduling ?? "conflict-aware") as RuntimeOptions["scheduling"],
     // `--session-dir` is the 0.1 name.
-    sessionDir: values.session ?? values["session-dir"],
+    sessionDir,
     ...(sessionWait === undefined ? {} : { sessionWaitSeconds: sessionWait }),
+    ...(maxLineBytes === undefined ? {} : { maxLineBytes }),
     verbose: values.verbose === true,
     mcpConfigFiles: values["mcp-config"] ?? [],
     mcpTrust: values["mcp-trust"] ?? [],
@@ -149,7 +183,61 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
   }
   const missing = missingFile(cwd, options.mcpConfigFiles)
   if (missing !== undefined) return Either.left(new UsageError({ message: `--mcp-config file not found: ${missing}` }))
-  return Either.right(command === "exec" ? { _tag: "Exec", options } : { _tag: "Serve", options })
+  if (command === "exec") return Either.right({ _tag: "Exec", options })
+  return Either.right(
+    mcp.right === undefined ? { _tag: "Serve", options } : { _tag: "ServeMcp", options, mcp: mcp.right }
+  )
+}
+
+const mcpServeFlags = {
+  mcp: { type: "boolean" },
+  "mcp-http": { type: "string" },
+  "mcp-host": { type: "string" }
+} as const
+
+interface McpServeValues {
+  readonly mcp?: boolean
+  readonly "mcp-http"?: string
+  readonly "mcp-host"?: string
+}
+
+/** `--mcp`, `--mcp-http PORT`, `--mcp-host ADDR` (with the token from the environment). */
+const parseMcpServe = (values: McpServeValues): Either.Either<McpServeCli | undefined, UsageError> => {
+  const port = values["mcp-http"]
+  if (values.mcp === true && port !== undefined) return usage("--mcp and --mcp-http exclude each other")
+  if (port === undefined) {
+    if (values["mcp-host"] !== undefined) return usage("--mcp-host needs --mcp-http PORT")
+    return Either.right(values.mcp === true ? { transport: "stdio" } : undefined)
+  }
+  const number = Number(port)
+  if (!/^\d+$/.test(port) || number > 65535) return usage(`--mcp-http must be a port number (0-65535), got ${port}`)
+  const host = values["mcp-host"] ?? "127.0.0.1"
+  const token = process.env["EFFECT_TOOL_RUNTIME_MCP_TOKEN"]
+  const loopback = host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host)
+  if (!loopback && (token === undefined || token === "")) {
+    return usage(`--mcp-host ${host} is not a loopback address: set a bearer token in EFFECT_TOOL_RUNTIME_MCP_TOKEN`)
+  }
+  return Either.right({ transport: "http", port: number, host, token: token === "" ? undefined : token })
+}
+
+/**
+ * The session directory, or the nearest existing ancestor it would be created in, when others may write there (mode
+ * o+w): the session holds approvals and session rules, which must be the person's. `undefined` when it is not.
+ */
+const worldWritable = (directory: string): string | undefined => {
+  let current = path.resolve(directory)
+  for (;;) {
+    try {
+      const stat = fs.statSync(current)
+      // A sticky, world-writable parent (`/tmp`) is where a new private directory is made, which is fine.
+      if (current !== path.resolve(directory) && (stat.mode & 0o1000) !== 0) return undefined
+      return (stat.mode & 0o002) !== 0 ? current : undefined
+    } catch {
+      const parent = path.dirname(current)
+      if (parent === current) return undefined
+      current = parent
+    }
+  }
 }
 
 const missingFile = (cwd: string, files: ReadonlyArray<string>): string | undefined =>

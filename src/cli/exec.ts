@@ -16,6 +16,7 @@ import * as TerminalApprover from "../Permission/TerminalApprover.js"
 import { renderEvent } from "../Runtime/Render.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
 import { Session } from "../Session/Session.js"
+import { escapeForDisplay } from "../Shared/display.js"
 import { decodeStdin, UsageError } from "./input.js"
 import { approverFor, runtimeLayer, sessionLayer } from "./layer.js"
 import type { RuntimeOptions } from "./layer.js"
@@ -77,7 +78,10 @@ export const exec = (options: RuntimeOptions) =>
         const printer = yield* Effect.forkScoped(Stream.runForEach(handle.events, (event) => {
           suggestions.record(event)
           if (!options.verbose) return Effect.void
-          const text = renderEvent(event)
+          // Shown as the approval prompt shows it: what a tool's input or output holds (controls, bidi, ANSI) is spelled
+          // out, never interpreted by the terminal.
+          const rendered = renderEvent(event)
+          const text = rendered === undefined ? undefined : escapeForDisplay(rendered)
           // Waits while a question is on the terminal, so nothing is printed over it.
           return text === undefined
             ? Effect.void

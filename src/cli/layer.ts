@@ -12,10 +12,13 @@ import * as os from "node:os"
 import * as nodePath from "node:path"
 import { ToolRegistry } from "../Catalog/ToolRegistry.js"
 import * as Hooks from "../Hooks/Hooks.js"
+import type { ToolHooks } from "../Hooks/ToolHooks.js"
 import { McpServers } from "../Mcp/McpServers.js"
 import { Approver } from "../Permission/Approver.js"
+import type { PermissionPolicy } from "../Permission/PermissionPolicy.js"
+import * as SessionPermissions from "../Permission/SessionPermissions.js"
+import { AuditLog } from "../Runtime/AuditLog.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
-import { AuditLog } from "../Session/AuditLog.js"
 import type { ResultStore } from "../Session/ResultStore.js"
 import { Session } from "../Session/Session.js"
 import { Workspace } from "../Session/Workspace.js"
@@ -46,7 +49,9 @@ export interface RuntimeOptions {
   /** `--session DIR`: keep the session there; otherwise a temporary session, removed at the end. */
   readonly sessionDir: string | undefined
   /** `--session-wait SECS`: how long to wait for a session another process holds (default 10). */
-  readonly sessionWaitSeconds?: number
+  readonly sessionWaitSeconds?: number | undefined
+  /** `serve --max-line-bytes N`: the longest request line read (default 16 MiB); a longer one is one error line. */
+  readonly maxLineBytes?: number
   readonly verbose: boolean
   /** MCP configuration files the person named (trusted). */
   readonly mcpConfigFiles: ReadonlyArray<string>
@@ -79,6 +84,17 @@ export const sessionLayer = (options: RuntimeOptions) =>
  * file, rule, hook matcher or session state.
  */
 export const runtimeLayer = <E, R>(options: RuntimeOptions, approver: Layer.Layer<Approver, E, R>) =>
+  ToolRuntime.layer.pipe(Layer.provideMerge(servicesLayer(options, approver))) satisfies Layer.Layer<
+    ToolRuntime | ResultStore,
+    unknown,
+    Session | R | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
+  >
+
+/**
+ * What the runtime is built from, as the CLI configures it (`serve --mcp` builds a runtime of its own per
+ * connection from these).
+ */
+export const servicesLayer = <E, R>(options: RuntimeOptions, approver: Layer.Layer<Approver, E, R>) =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
       const cwd = nodePath.resolve(options.cwd)
@@ -111,7 +127,7 @@ export const runtimeLayer = <E, R>(options: RuntimeOptions, approver: Layer.Laye
         ...options.additionalDirectories
       ]
       const workspace = Workspace.layer({ cwd, additionalDirectories, home })
-      const policy = Session.permissions({ settings, cliRules: options.rules, mode })
+      const policy = SessionPermissions.policy({ settings, cliRules: options.rules, mode })
       // MCP servers' tools join the built-ins; a bad server entry is reported and the others still start.
       const mcp = yield* loadMcpConfig({ ...options, cwd })
       for (const error of mcp.errors) options.warn(`MCP configuration: ${error.message}`)
@@ -129,15 +145,14 @@ export const runtimeLayer = <E, R>(options: RuntimeOptions, approver: Layer.Laye
           path: nodePath.resolve(cwd, options.auditFile),
           sessionId: nodePath.basename(session.directory)
         })
-      return ToolRuntime.layer.pipe(
-        Layer.provide(Layer.mergeAll(registry, policy, hooks, Session.approvals(approver))),
+      return Layer.mergeAll(registry, policy, hooks, SessionPermissions.approvals(approver)).pipe(
         Layer.provideMerge(Session.resultStore),
         Layer.provide(workspace),
         Layer.provideMerge(audit)
       )
     })
   ) satisfies Layer.Layer<
-    ToolRuntime | ResultStore,
+    ToolRegistry | PermissionPolicy | ToolHooks | Approver | ResultStore,
     unknown,
     Session | R | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
   >

@@ -22,6 +22,7 @@ import * as McpCli from "./mcp.js"
 import { loggerLayer, oneLine, writeText } from "./output.js"
 import { killKnownTrees } from "./processes.js"
 import { serve } from "./serve.js"
+import { serveMcp } from "./serveMcp.js"
 import { setKiller, signalExitCode } from "./signals.js"
 import { parseToolsArgs, render as renderTools, TOOLS_USAGE, toolsRequest } from "./tools.js"
 
@@ -79,7 +80,11 @@ const program: Effect.Effect<number> = Effect.gen(function*() {
     return 0
   }
   const { options } = command.right
-  const run = command.right._tag === "Exec" ? exec(options) : serve(options)
+  const run: Effect.Effect<void, { readonly message: string }, NodeContext.NodeContext> = command.right._tag === "Exec"
+    ? exec(options)
+    : command.right._tag === "ServeMcp"
+    ? serveMcp(options, command.right.mcp)
+    : serve(options)
   return yield* run.pipe(
     Effect.as(0),
     // Every typed failure is something the person can fix: a flag, a rule, a settings file, the session, stdin.

@@ -5,8 +5,7 @@
  *
  * @internal
  */
-import { childrenOf } from "../Process/internal/processTree.js"
-import { killAllNow } from "../Process/Subprocess.js"
+import { childrenOf, killAllNow } from "../Process/Subprocess.js"
 
 /** SIGKILL to every process tree this process started; synchronous, for a signal handler. */
 export const killKnownTrees = (): void => {

@@ -132,12 +132,77 @@ const answerOf = (reply: ApprovalReply, request: ApprovalRequest): ApprovalAnswe
 // the loop
 // -----------------------------------------------------------------------------
 
-/** Standard input as lines. */
-const stdinLines: Stream.Stream<string, UsageError> = NodeStream.fromReadable(
-  () => process.stdin,
-  (error) =>
-    new UsageError({ message: `cannot read standard input: ${error instanceof Error ? error.message : String(error)}` })
-).pipe(Stream.decodeText(), Stream.splitLines)
+/** The default longest request line: 16 MiB. */
+const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
+
+/** A line of standard input, or the length of one that was longer than the limit and was skipped. */
+type InputLine = { readonly _tag: "Line"; readonly text: string } | { readonly _tag: "TooLong"; readonly bytes: number }
+
+/**
+ * Standard input as lines of at most `maxBytes` bytes. A longer line is never held in memory: its bytes are counted
+ * and dropped up to its newline, and it becomes one `TooLong` item; reading goes on with the next line.
+ */
+export const boundedLines = <E>(
+  bytes: Stream.Stream<Uint8Array, E>,
+  maxBytes: number
+): Stream.Stream<InputLine, E> =>
+  Stream.suspend(() => {
+    const decoder = new TextDecoder()
+    let parts: Array<Uint8Array> = []
+    let held = 0
+    let skipping: number | undefined
+    const take = (chunk: Uint8Array) => {
+      if (skipping !== undefined) skipping += chunk.length
+      else if (held + chunk.length > maxBytes) {
+        skipping = held + chunk.length
+        parts = []
+        held = 0
+      } else {
+        parts.push(chunk)
+        held += chunk.length
+      }
+    }
+    const end = (out: Array<InputLine>) => {
+      if (skipping !== undefined) out.push({ _tag: "TooLong", bytes: skipping })
+      else if (held > 0 || parts.length > 0) {
+        out.push({ _tag: "Line", text: decoder.decode(Buffer.concat(parts)).replace(/\r$/, "") })
+      }
+      parts = []
+      held = 0
+      skipping = undefined
+    }
+    return bytes.pipe(
+      Stream.mapConcat((chunk) => {
+        const out: Array<InputLine> = []
+        let start = 0
+        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, start)) {
+          take(chunk.subarray(start, i))
+          end(out)
+          start = i + 1
+        }
+        if (start < chunk.length) take(chunk.subarray(start))
+        return out
+      }),
+      Stream.concat(Stream.suspend(() => {
+        const out: Array<InputLine> = []
+        end(out)
+        return Stream.fromIterable(out)
+      }))
+    )
+  })
+
+/** Standard input as bounded lines. */
+const stdinLines = (maxBytes: number): Stream.Stream<InputLine, UsageError> =>
+  boundedLines(
+    NodeStream.fromReadable<UsageError, Uint8Array>(
+      () => process.stdin,
+      (error) =>
+        new UsageError({
+          message: `cannot read standard input: ${error instanceof Error ? error.message : String(error)}`
+        })
+    ),
+    maxBytes
+  )
 
 /** Runs `serve`. */
 export const serve = (options: RuntimeOptions) =>
@@ -226,8 +291,16 @@ export const serve = (options: RuntimeOptions) =>
         })
 
         const reader = yield* Effect.forkScoped(
-          stdinLines.pipe(
-            Stream.runForEach(onLine),
+          stdinLines(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES).pipe(
+            Stream.runForEach((item) =>
+              item._tag === "Line" ? onLine(item.text) : writeJsonLine({
+                type: "error",
+                id: null,
+                message: `a request line of ${item.bytes} bytes is longer than the limit of ${
+                  options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES
+                } bytes (--max-line-bytes); it was skipped`
+              })
+            ),
             Effect.catchAll((error) => writeJsonLine({ type: "error", id: null, message: error.message })),
             Effect.zipRight(endInput)
           )

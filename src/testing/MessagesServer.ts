@@ -44,9 +44,8 @@ import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
+import { describeParseError, Wire } from "../Agent/AnthropicMessages.js"
 import type { MessagesRequest } from "../Agent/AnthropicMessages.js"
-import { describeParseError } from "../Agent/internal/messagesEvents.js"
-import * as Wire from "../Agent/internal/messagesWire.js"
 import type { StopReason } from "../Agent/ModelBackend.js"
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -62,13 +61,13 @@ import type { StopReason } from "../Agent/ModelBackend.js"
  * @category models
  */
 export type ReplyBlock =
-  | { readonly type: "text"; readonly text: string; readonly pieces?: ReadonlyArray<string> }
+  | { readonly type: "text"; readonly text: string; readonly pieces?: ReadonlyArray<string> | undefined }
   | {
     readonly type: "tool_use"
     readonly id: string
     readonly name: string
     readonly input: Readonly<Record<string, unknown>>
-    readonly pieces?: ReadonlyArray<string>
+    readonly pieces?: ReadonlyArray<string> | undefined
   }
 
 /**
@@ -102,7 +101,7 @@ export const toolUse = (
  */
 export type Reply = Data.TaggedEnum<{
   /** A reply: its blocks and stop_reason (default `tool_use` when a tool_use is among the blocks, else `end_turn`). */
-  Message: { readonly content: ReadonlyArray<ReplyBlock>; readonly stopReason?: StopReason }
+  Message: { readonly content: ReadonlyArray<ReplyBlock>; readonly stopReason?: StopReason | undefined }
   /** An HTTP error status with Anthropic's error body, e.g. 429 `rate_limit_error`, 529 `overloaded_error`. */
   HttpError: { readonly status: number; readonly errorType: string; readonly message: string }
   /** `message_start`, then an event whose data is not JSON. Streamed requests only. */
@@ -110,16 +109,16 @@ export type Reply = Data.TaggedEnum<{
   /** `message_start`, then a content block of the given type (e.g. `"thinking"`). Streamed requests only. */
   UnknownBlock: { readonly blockType: string }
   /** `message_start`, then a tool_use block without an id (or with the given one, e.g. `""`). Streamed requests only. */
-  ToolUseWithoutId: { readonly name: string; readonly id?: string }
+  ToolUseWithoutId: { readonly name: string; readonly id?: string | undefined }
   /** The message's events without `message_stop` (or only its first `keep` events), then the body ends. Streamed requests only. */
-  Truncated: { readonly content: ReadonlyArray<ReplyBlock>; readonly keep?: number }
+  Truncated: { readonly content: ReadonlyArray<ReplyBlock>; readonly keep?: number | undefined }
   /** `message_start`, a `ping`, then an `error` event. Streamed requests only. */
   ErrorEvent: { readonly errorType: string; readonly message: string }
   /**
    * Exactly these events (an object is sent as JSON, a string as the data itself), then the body ends (with
    * `end: false`, the connection stays open until the client leaves). Streamed requests only.
    */
-  Events: { readonly events: ReadonlyArray<unknown>; readonly end?: boolean }
+  Events: { readonly events: ReadonlyArray<unknown>; readonly end?: boolean | undefined }
   /** Any response at all. */
   Raw: { readonly status: number; readonly contentType: string; readonly body: string }
   /**

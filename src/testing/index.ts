@@ -10,6 +10,7 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -23,6 +24,7 @@ import { ToolHooks } from "../Hooks/ToolHooks.js"
 import { Approver } from "../Permission/Approver.js"
 import { PermissionPolicy } from "../Permission/PermissionPolicy.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
+import { FileAccess } from "../Session/FileAccess.js"
 import { ResultStore } from "../Session/ResultStore.js"
 import type { Outcome } from "../Tool/Outcome.js"
 import * as Tool from "../Tool/Tool.js"
@@ -140,13 +142,13 @@ export const scriptedLayer = (log: Ref.Ref<ReadonlyArray<Execution>>): Layer.Lay
  * @category models
  */
 export interface TurnOptions {
-  readonly minLength?: number
-  readonly maxLength?: number
+  readonly minLength?: number | undefined
+  readonly maxLength?: number | undefined
   /** Resources calls may claim. Default five files. */
-  readonly resources?: ReadonlyArray<string>
-  readonly maxDurationMs?: number
+  readonly resources?: ReadonlyArray<string> | undefined
+  readonly maxDurationMs?: number | undefined
   /** Whether calls may fail or die. Default true. */
-  readonly failures?: boolean
+  readonly failures?: boolean | undefined
 }
 
 /**
@@ -347,11 +349,7 @@ export const recorded = <const Tools extends ReadonlyArray<Tool.Any>, E, R>(
               )
           }
         }
-        wrapped = Context.add(wrapped, tag, {
-          ...service,
-          plan,
-          call: (input, callContext) => plan(input).call(callContext)
-        })
+        wrapped = Context.add(wrapped, tag, { ...service, plan })
       }
       return wrapped as Context.Context<Tool.IdentifierOf<Tools[number]>>
     })
@@ -362,20 +360,74 @@ export const recorded = <const Tools extends ReadonlyArray<Tool.Any>, E, R>(
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
- * Turns of tool_use blocks for your tools, inputs generated from each tool's input Schema (`Arbitrary.make`, then
- * encoded as the model would send them), ids `t0`, `t1`, ...
+ * The default pools of resource names {@link arbitraryTurnOf} draws from, by input field: a few relative paths (one
+ * a directory holding another), a few shell commands (read-only and not), two URLs. Small on purpose: two calls of a
+ * turn then name the same resource often enough for conflicts to happen.
+ *
+ * @since 0.3.0
+ * @category arbitraries
+ */
+export const defaultResourcePools: Readonly<Record<string, ReadonlyArray<string>>> = (() => {
+  const paths = ["a.txt", "b.txt", "src", "src/c.ts"]
+  return {
+    file_path: paths,
+    path: paths,
+    notebook_path: ["a.ipynb", "b.ipynb"],
+    command: ["ls", "cat a.txt", "echo x > a.txt", "rm b.txt"],
+    url: ["https://example.com/a", "https://example.com/b"]
+  }
+})()
+
+/**
+ * Options of {@link arbitraryTurnOf}.
+ *
+ * @since 0.3.0
+ * @category arbitraries
+ */
+export interface TurnOfOptions {
+  /** Fewest calls in a turn. Default 1. */
+  readonly minLength?: number | undefined
+  /** Most calls in a turn. Default 10. */
+  readonly maxLength?: number | undefined
+  /**
+   * Pools of resource names by input field, merged over {@link defaultResourcePools} (a field mapped to `[]` is
+   * generated freely again). A string field of a tool's input whose name is here takes one of the pool's values, so
+   * calls of different tools name the same resources; a value the field's Schema refuses is not used.
+   */
+  readonly resources?: Readonly<Record<string, ReadonlyArray<string>>> | undefined
+}
+
+/**
+ * Turns of tool_use blocks for your tools, inputs generated from each tool's input Schema (\`Arbitrary.make\`, then
+ * encoded as the model would send them), ids \`t0\`, \`t1\`, ... Resource-naming fields (paths, commands, URLs, and
+ * the fields you name in \`resources\`) are drawn from small shared pools, so a good share of turns holds calls that
+ * conflict: free strings would almost never name the same file twice, and an ordering property would pass while
+ * testing nothing.
  *
  * @since 0.2.0
  * @category arbitraries
  */
 export const arbitraryTurnOf = (
   tools: ReadonlyArray<Tool.Any>,
-  options: { readonly minLength?: number; readonly maxLength?: number } = {}
+  options: TurnOfOptions = {}
 ): FastCheck.Arbitrary<ReadonlyArray<ToolUseBlock>> => {
+  const pools = Object.entries({ ...defaultResourcePools, ...options.resources }).filter(([, pool]) => pool.length > 0)
   const calls = tools.map((tool) => {
     const schema = tool.definition.input as Schema.Schema<unknown, unknown>
-    const encode = Schema.encodeSync(schema)
-    return Arbitrary.make(schema).map((input) => ({ name: tool.definition.name, input: encode(input) }))
+    const encode = Schema.encodeEither(schema)
+    return Arbitrary.make(schema).chain((input) => {
+      const fields = typeof input === "object" && input !== null
+        ? pools.filter(([field]) => typeof (input as Record<string, unknown>)[field] === "string")
+        : []
+      const picks = Object.fromEntries(fields.map(([field, pool]) => [field, FastCheck.constantFrom(...pool)]))
+      return FastCheck.record(picks).map((over) => {
+        // A pooled value the Schema refuses (a pattern, a brand, an absolute path) leaves the generated input as is.
+        // An input the Schema cannot encode back (a generated value of a lenient decode) is dropped.
+        const pooled = encode({ ...(input as object), ...over })
+        const encoded = Either.isRight(pooled) ? pooled : encode(input)
+        return Either.isRight(encoded) ? { name: tool.definition.name, input: encoded.right } : undefined
+      })
+    }).filter((use) => use !== undefined)
   })
   return FastCheck.array(FastCheck.oneof(...calls), {
     minLength: options.minLength ?? 1,
@@ -398,9 +450,9 @@ export const runTurn = <const Tools extends ReadonlyArray<Tool.Any>, E, R>(
   options: {
     readonly tools: Tools
     readonly layer: Layer.Layer<Tool.IdentifierOf<Tools[number]>, E, R>
-    readonly approver?: Layer.Layer<Approver>
-    readonly run?: Parameters<ToolRuntime["Type"]["execute"]>[1]
-    readonly horizon?: Duration.DurationInput
+    readonly approver?: Layer.Layer<Approver> | undefined
+    readonly run?: Parameters<ToolRuntime["Type"]["execute"]>[1] | undefined
+    readonly horizon?: Duration.DurationInput | undefined
   }
 ): Effect.Effect<{ readonly outcomes: ReadonlyArray<Outcome>; readonly recordings: ReadonlyArray<Recording> }, E, R> =>
   Effect.gen(function*() {
@@ -507,3 +559,18 @@ export const finishedInModelOrder = (
  * @since 0.2.0
  */
 export * as MessagesServer from "./MessagesServer.js"
+
+/**
+ * A file system in memory for the file tools (see `FileAccess.layerMemory`): provide it, with
+ * `Workspace.layerFileAccess`, and Read, Write and Edit never touch the disk.
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const fileAccessMemory = FileAccess.layerMemory
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type { MemoryTree } from "../Session/FileAccess.js"

@@ -26,7 +26,7 @@ import { ModelBackend } from "../../src/Agent/ModelBackend.js"
 
 const { Reply, text, toolUse } = MessagesServer
 
-const backend = (url: string, options: Partial<AnthropicMessages.Options> = {}) =>
+const backend = (url: string, options: Partial<Omit<AnthropicMessages.Options, "apiKey">> = {}) =>
   AnthropicMessages.layer({ model: "claude-test", apiKey: Redacted.make("sk-test-key"), baseUrl: url, ...options })
     .pipe(
       Layer.provide(FetchHttpClient.layer)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Layer, Schema } from "effect"
+import { Cause, Effect, JSONSchema, Layer, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Definitions from "../../src/Catalog/Definitions.js"
@@ -70,11 +70,13 @@ describe("Definitions of the built-in tools", () => {
       const text = JSON.stringify(Definitions.inputSchema(definition))
       expect(text, definition.name).not.toMatch(/"\$schema"|"\$ref"|"allOf"|"title"/)
     }
-    // The starting point really had them: Read's offset is `allOf: [{$ref: "#/$defs/Int"}]` in JSONSchema.make.
+    // The starting point really had them: Read's offset has the generated title `greaterThanOrEqualTo(0)` in
+    // JSONSchema.make. It is a `number` as in Claude Code (the decoder still wants a whole number).
     const read = builtins.find((definition) => definition.name === "Read")!
+    expect(JSON.stringify(JSONSchema.make(read.input))).toContain(`"title":"greaterThanOrEqualTo(0)"`)
     const offset = (Definitions.inputSchema(read)["properties"] as Node)["offset"] as Node
     expect(offset).toEqual({
-      type: "integer",
+      type: "number",
       minimum: 0,
       description:
         "The line number to start reading from (1-based). Only provide if the file is too large to read at once"

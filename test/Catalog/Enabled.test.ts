@@ -181,7 +181,7 @@ describe("disabled tools are not found by ToolSearch", () => {
           isReadDenied: () => false
         }
         const select = Effect.scoped(
-          searchTool.call({ query: "select:Down", max_results: 5 }, context)
+          searchTool.plan({ query: "select:Down", max_results: 5 }).call(context)
         ) as Effect.Effect<{ readonly found: ReadonlyArray<string> }>
         yield* requestEnabled("anthropic")
         const whileDown = (yield* select).found

@@ -111,7 +111,10 @@ describe("annotations", () => {
     const registry = yield* ToolRegistry
     const echo = registry.lookup(ECHO)
     if (echo._tag === "None") return yield* Effect.die("no echo")
-    return { traits: echo.value.service.traits({ message: "x" }), claims: echo.value.service.claims({ message: "x" }) }
+    return {
+      traits: echo.value.service.plan({ message: "x" }).traits,
+      claims: echo.value.service.plan({ message: "x" }).claims
+    }
   })
   const registryOf = (trusted: boolean) => {
     return runtimeLayer(config({ everything: everythingEntry() }, trusted ? { trustAnnotations: ["everything"] } : {}))

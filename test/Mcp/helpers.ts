@@ -5,9 +5,7 @@
 import type { CommandExecutor } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { Effect, Layer, Option, Stream } from "effect"
-import * as fs from "node:fs"
 import { createRequire } from "node:module"
-import * as os from "node:os"
 import * as path from "node:path"
 import { ToolRegistry } from "../../src/Catalog/ToolRegistry.js"
 import { ToolHooks } from "../../src/Hooks/ToolHooks.js"
@@ -20,6 +18,7 @@ import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
 import { ResultStore } from "../../src/Session/ResultStore.js"
 import { Workspace } from "../../src/Session/Workspace.js"
 import type { ToolUseBlock } from "../../src/Tool/Wire.js"
+import { tempDir } from "../support/index.js"
 
 const require = createRequire(import.meta.url)
 const packageDir = (name: string) => path.dirname(require.resolve(`${name}/package.json`))
@@ -32,7 +31,7 @@ export const MEMORY = path.join(packageDir("@modelcontextprotocol/server-memory"
 export const FIXTURE = path.join(import.meta.dirname, "fixtures/server.mjs")
 
 /** A fresh empty directory under the system's temporary directory. */
-export const tempDir = (prefix: string): string => fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`))
+export { tempDir }
 
 /** server-everything over stdio, as a `.mcp.json` entry. */
 export const everythingEntry = (env: Record<string, string> = {}) => ({

@@ -26,9 +26,7 @@ const verdictFor = (verdict: "Deny" | "Ask") => {
   const input = { verdict }
   const request: PolicyRequest = {
     definition: Sloppy.definition,
-    service: service as Tool.AnyService,
-    input,
-    traits: service.traits(input),
+    invocation: (service as Tool.AnyService).plan(input),
     toolCheck: PermissionCheck.passthrough(),
     hook: undefined,
     context: { toolUseId: "t", toolName: "Sloppy", progress: () => Effect.void, isReadDenied: () => false }

@@ -201,7 +201,7 @@ describe("RulePolicy: properties", () => {
   it.prop("plan mode never allows a call that is not read-only", [scenario], ([s]) => {
     const v = verdict(optionsOf({ ...s, mode: "plan" }), s, s.hook)
     const [tool, input] = s.call
-    const readOnly = !tool.definition.touchesEnvironment || request(tool, input).traits.readOnly
+    const readOnly = !tool.definition.touchesEnvironment || request(tool, input).invocation.traits.readOnly
     if (!readOnly) expect(v._tag).toBe("Deny")
   })
 })

@@ -202,12 +202,11 @@ const evaluate = (policy: PermissionPolicy["Type"], c: Call) =>
       progress: () => Effect.void,
       isReadDenied: () => false
     }
+    const invocation = tool.service.plan(c.input)
     const request: PolicyRequest = {
       definition: tool.definition,
-      service: tool.service,
-      input: c.input,
-      traits: tool.service.traits(c.input),
-      toolCheck: yield* tool.service.checkPermissions(c.input, context),
+      invocation,
+      toolCheck: yield* invocation.checkPermissions(context),
       hook: undefined,
       context
     }
@@ -255,7 +254,7 @@ describe("suggested rules", () => {
     { fastCheck: { numRuns: 300 } }
   )
 
-  it.effect("a suggestion saved with \"allow always\" allows the same call in the next run, once the project is trusted", () =>
+  it.effect("a suggestion saved with \"allow always\" allows the same call in the next run, trusted or not (the person's record)", () =>
     inRuntime(Effect.gen(function*() {
       const read = call("Read", { file_path: path.join(outside, "notes.txt") })
       const first = yield* Effect.flatMap(RulePolicy.make({}), (policy) => evaluate(policy, read))
@@ -270,7 +269,10 @@ describe("suggested rules", () => {
           return (yield* Effect.flatMap(RulePolicy.make({ settings }), (policy) => evaluate(policy, read)))._tag
         })
       expect(yield* nextRun(true)).toBe("Allow")
-      // The local settings file belongs to the repository: untrusted, its allow rules wait.
+      // Untrusted too: the person's own record lists the rule as written for them (Settings/Grants)...
+      expect(yield* nextRun(false)).toBe("Allow")
+      // ...and without that record the local settings file's allow rules wait for trust.
+      fs.rmSync(path.join(home, ".config"), { recursive: true })
       expect(yield* nextRun(false)).toBe("Ask")
       fs.rmSync(path.join(project, ".claude"), { recursive: true })
     })))

@@ -192,7 +192,8 @@ describe("TerminalApprover over streams", () => {
     Effect.gen(function*() {
       const { result, written } = yield* answer(["3", "1"], { ...request, suggestions: [] })
       expect(result).toEqual(ApprovalAnswer.AllowOnce())
-      expect(written).toContain("no rule to suggest")
+      expect(written).toContain("2) Allow for this session  (no rule can allow this call)")
+      expect(written).toContain("No rule can allow this call (for a compound command: not every part can have a rule)")
     }))
 
   it.live("a closed input denies", () =>

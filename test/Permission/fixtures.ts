@@ -188,12 +188,11 @@ export const request = (
     progress: () => Effect.void,
     isReadDenied: () => false
   }
+  const invocation = service.plan(input)
   return {
     definition: tool.definition,
-    service,
-    input,
-    traits: service.traits(input),
-    toolCheck: Effect.runSync(service.checkPermissions(input, context)),
+    invocation,
+    toolCheck: Effect.runSync(invocation.checkPermissions(context)),
     hook,
     context
   }

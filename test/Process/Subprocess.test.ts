@@ -13,13 +13,12 @@ import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber } from "effect"
 import * as fc from "effect/FastCheck"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import * as Subprocess from "../../src/Process/Subprocess.js"
+import { tempDir } from "../support/index.js"
 // Liveness that tells a zombie (a killed orphan PID 1 may never reap) from a running process; bounded polling.
 import { isAlive, pollFor, readPids } from "../Tools/Bash/helpers.js"
 
-const tempDir = (prefix: string): string => fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`))
 const cwd = tempDir("subprocess")
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" }
 

@@ -104,7 +104,7 @@ describe("one-call pipeline: model-facing errors", () => {
     Effect.gen(function*() {
       const outcome = yield* Effect.flatMap(ToolRuntime, (rt) =>
         rt.executeOne(
-          use("Echo", { times: "3", extra: true, style: "quiet", meta: { tags: ["a", 1], level: "high" } })
+          use("Echo", { times: "three", extra: true, style: "quiet", meta: { tags: ["a", 1], level: "high" } })
         ))
       expect(outcome.status).toBe("error")
       expect(text(outcome)).toBe(
@@ -453,13 +453,13 @@ describe("tools as services", () => {
       checkPermissions: () => Effect.succeed(PermissionCheck.passthrough()),
       call: () => Effect.succeed("x")
     })
-    expect(service.traits({ how: "fail" })).toEqual({
+    expect(service.plan({ how: "fail" }).traits).toEqual({
       readOnly: false,
       concurrencySafe: false,
       destructive: false,
       openWorld: false
     })
-    expect(service.claims({ how: "fail" })).toEqual([Tool.Claim.world])
+    expect(service.plan({ how: "fail" }).claims).toEqual([Tool.Claim.world])
     expect(Boom.definition.touchesEnvironment).toBe(true)
     expect(Echo.definition.maxResultChars).toBe(50_000)
   })
@@ -471,7 +471,15 @@ describe("tools as services", () => {
     const Explicit = Tool.make("Explicit", { description: "d", input: Schema.Struct({}), touchesEnvironment: true })
     // @ts-expect-error checkPermissions is required for a tool that touches the environment
     Explicit.implement({ call: () => Effect.succeed(1) })
+    // @ts-expect-error a plan of a tool that touches the environment must bind checkPermissions
+    Touchy.service({ plan: () => ({ call: () => Effect.succeed(1) }) })
+    Touchy.service({
+      plan: () => ({
+        call: () => Effect.succeed(1),
+        checkPermissions: () => Effect.succeed(PermissionCheck.passthrough())
+      })
+    })
     const Pure = Tool.make("Pure", { description: "d", input: Schema.Struct({}), touchesEnvironment: false })
-    expect(Pure.service({ call: () => Effect.succeed(1) }).traits({})).toMatchObject({ readOnly: false })
+    expect(Pure.service({ call: () => Effect.succeed(1) }).plan({}).traits).toMatchObject({ readOnly: false })
   })
 })

@@ -258,6 +258,6 @@ describe("replanning the executed input", () => {
           }
         }
       }),
-    { fastCheck: { numRuns: 200 } }
+    { fastCheck: { numRuns: 200 }, timeout: 120_000 }
   )
 })

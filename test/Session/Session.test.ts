@@ -8,12 +8,12 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Option, Ref, Schema, Scope } from "effect"
 import * as fc from "effect/FastCheck"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { ToolRegistry } from "../../src/Catalog/ToolRegistry.js"
 import { ToolHooks } from "../../src/Hooks/ToolHooks.js"
 import { ApprovalAnswer, Approver } from "../../src/Permission/Approver.js"
 import type { ApprovalRequest } from "../../src/Permission/Approver.js"
+import * as SessionPermissions from "../../src/Permission/SessionPermissions.js"
 import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
 import { ensurePrivateDirectory, ResultStore } from "../../src/Session/ResultStore.js"
 import { Session, SessionError } from "../../src/Session/Session.js"
@@ -23,8 +23,7 @@ import type { ToolUseBlock } from "../../src/Tool/Wire.js"
 import { contentText } from "../../src/Tool/Wire.js"
 import { BashTool } from "../../src/Tools/Bash.js"
 import * as FileTools from "../../src/Tools/FileTools.js"
-
-const tempDir = (prefix: string): string => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`)))
+import { tempDir } from "../support/index.js"
 
 const use = (id: string, name: string, input: Record<string, unknown>): ToolUseBlock => ({
   type: "tool_use",
@@ -43,8 +42,8 @@ const sessionRuntime = (cwd: string, approver: Layer.Layer<Approver> = Approver.
   return ToolRuntime.layer.pipe(
     Layer.provide(Layer.mergeAll(
       ToolRegistry.layer([...FileTools.tools, BashTool]).pipe(Layer.provide(tools)),
-      Session.permissions({}).pipe(Layer.provide(workspace)),
-      Session.approvals(approver),
+      SessionPermissions.policy({}).pipe(Layer.provide(workspace)),
+      SessionPermissions.approvals(approver),
       ToolHooks.none
     )),
     Layer.provideMerge(Session.resultStore),
@@ -438,7 +437,7 @@ const denyingRuntime = (cwd: string, results: string) => {
   return ToolRuntime.layer.pipe(
     Layer.provide(Layer.mergeAll(
       ToolRegistry.layer([...FileTools.tools, BashTool]).pipe(Layer.provide(tools)),
-      Session.permissions({ cliRules: { deny: [`Read(/${results}/**)`] } }).pipe(Layer.provide(workspace)),
+      SessionPermissions.policy({ cliRules: { deny: [`Read(/${results}/**)`] } }).pipe(Layer.provide(workspace)),
       Approver.allowAll,
       ToolHooks.none
     )),

@@ -4,7 +4,6 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Exit, Option, Schema } from "effect"
 import * as Path from "node:path"
-import { makeRule, printRule } from "../../src/Permission/Rule.js"
 import {
   addRuleToSettingsFile,
   claudeSettingsPaths,
@@ -16,6 +15,7 @@ import {
   SourcedRule
 } from "../../src/Settings/Settings.js"
 import { RuleSource } from "../../src/Tool/Permission.js"
+import { makeRule, printRule } from "../../src/Tool/Rule.js"
 
 const tempDir = FileSystem.FileSystem.pipe(Effect.flatMap((fs) => fs.makeTempDirectoryScoped()))
 

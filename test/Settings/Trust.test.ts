@@ -7,7 +7,6 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, FastCheck as fc } from "effect"
 import * as Path from "node:path"
-import { makeRule, printRule } from "../../src/Permission/Rule.js"
 import {
   addTrustedProject,
   applyTrust,
@@ -20,6 +19,7 @@ import {
   resolveMode
 } from "../../src/Settings/Settings.js"
 import type { LoadedSettings, SettingsFileKind } from "../../src/Settings/Settings.js"
+import { makeRule, printRule } from "../../src/Tool/Rule.js"
 
 const decode = (json: unknown, kind: SettingsFileKind = "projectSettings", path = "/p/.claude/settings.json") =>
   decodeSettingsJson(json, { kind, path }, { home: "/home/me" })
@@ -33,9 +33,10 @@ const loaded = (
 const warnings = (json: unknown) => loaded(json).warnings.map(formatSettingsWarning)
 
 describe("unknown keys", () => {
-  it("are warnings naming the closest known key, at every level", () => {
+  it("a near miss of a known key stops the load with one line naming the key meant, at every level", () => {
+    const failure = (json: unknown) => Either.match(decode(json), { onLeft: (e) => e.message, onRight: () => "loaded" })
     expect(
-      warnings({
+      failure({
         permissions: { Deny: ["Bash(rm:*)"], alow: [] },
         hook: {},
         hooks: {
@@ -43,14 +44,33 @@ describe("unknown keys", () => {
           PreToolUse: [{ matcher: "Bash", hook: [], hooks: [{ type: "command", command: "x", timout: 3 }] }]
         }
       })
-    ).toEqual([
-      "/p/.claude/settings.json: hook: unknown setting, did you mean hooks? (ignored)",
-      "/p/.claude/settings.json: permissions.Deny: unknown permissions key, did you mean deny? (ignored)",
-      "/p/.claude/settings.json: permissions.alow: unknown permissions key, did you mean allow? (ignored)",
-      "/p/.claude/settings.json: hooks.PreTooluse: unknown hook event, did you mean PreToolUse? (ignored)",
-      "/p/.claude/settings.json: hooks.PreToolUse[0].hook: unknown hook matcher key, did you mean hooks? (ignored)",
-      "/p/.claude/settings.json: hooks.PreToolUse[0].hooks[0].timout: unknown command hook key, did you mean timeout? (ignored)"
-    ])
+    ).toBe(
+      "Invalid settings in /p/.claude/settings.json: hook: unknown setting, did you mean hooks?; " +
+        "permissions.Deny: unknown permissions key, did you mean deny?; " +
+        "permissions.alow: unknown permissions key, did you mean allow?; " +
+        "hooks.PreTooluse: unknown hook event, did you mean PreToolUse?; " +
+        "hooks.PreToolUse[0].hook: unknown hook matcher key, did you mean hooks?; " +
+        "hooks.PreToolUse[0].hooks[0].timout: unknown command hook key, did you mean timeout?"
+    )
+    for (
+      const [json, line] of [
+        [{ permission: { deny: ["Bash(rm:*)"] } }, "permission: unknown setting, did you mean permissions?"],
+        [{ permissions: { DENY: ["Read(./.env)"] } }, "permissions.DENY: unknown permissions key, did you mean deny?"],
+        // A Cyrillic е in `dеny`.
+        [{ permissions: { "d\u0435ny": ["Read(./.env)"] } }, "unknown permissions key, did you mean deny?"],
+        [{ permissions: { deny: ["BASH(rm:*)"] } }, "unknown tool \"BASH\", did you mean Bash?"],
+        [{ permissions: { deny: ["READ(./.env)"] } }, "unknown tool \"READ\", did you mean Read?"],
+        // Cyrillic а and е, a zero-width space, fullwidth letters.
+        [{ permissions: { deny: ["B\u0430sh(rm:*)"] } }, "did you mean Bash?"],
+        [{ permissions: { deny: ["R\u0435\u0430d(./.env)"] } }, "did you mean Read?"],
+        [{ permissions: { deny: ["Ba\u200bsh(rm:*)"] } }, "did you mean Bash?"],
+        [{ permissions: { ask: ["\uff37\uff45\uff42\uff26\uff45\uff54\uff43\uff48"] } }, "did you mean WebFetch?"]
+      ] as const
+    ) {
+      const message = failure(json)
+      expect(message, JSON.stringify(json)).toContain(line)
+      expect(message.split("\n")).toHaveLength(1)
+    }
   })
 
   it("name no key when none is near, and documented keys need no comment", () => {

@@ -187,10 +187,13 @@ describe("the ToolSearch tool", () => {
     Effect.gen(function*() {
       expect(ToolSearch.definition.loading).toBe("always")
       const service = yield* ToolSearch
-      expect(service.traits({ query: "x", max_results: 5 })).toMatchObject({ readOnly: true, concurrencySafe: true })
-      expect(service.claims({ query: "x", max_results: 5 })).toEqual([])
+      expect(service.plan({ query: "x", max_results: 5 }).traits).toMatchObject({
+        readOnly: true,
+        concurrencySafe: true
+      })
+      expect(service.plan({ query: "x", max_results: 5 }).claims).toEqual([])
       const output = yield* Effect.scoped(
-        service.call({ query: "mcp__slack", max_results: 5 }, {
+        service.plan({ query: "mcp__slack", max_results: 5 }).call({
           toolUseId: "t",
           toolName: "ToolSearch",
           progress: () => Effect.void,

@@ -16,6 +16,7 @@ import * as path from "node:path"
 import { setTimeout as delay } from "node:timers/promises"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, it } from "vitest"
+import { escapeForDisplay } from "../../src/Permission/TerminalApprover.js"
 
 const execFileAsync = promisify(execFile)
 
@@ -444,6 +445,22 @@ describe.concurrent("exec", () => {
       expect(run.stderr).toMatch(/^● Read \S*a\.txt\s+\[toolu_a\]$/m)
       expect(run.stderr).toMatch(/^✓ Read success/m)
       expect(run.stderr).toMatch(/^✓ Grep success/m)
+    })
+
+    it("escapes tool input and output exactly as the approval prompt does: controls and bidi shown, never interpreted", async ({ expect }) => {
+      const dir = workspace()
+      // A name a terminal would rewrite: a right-to-left override, an ANSI "erase line", a carriage return.
+      const name = "a\u202etxt.exe\x1b[2K\rb.txt"
+      fs.writeFileSync(path.join(dir, name), "line \x1b[31mred\x1b[0m \u2066x\n")
+      const run = await exec(dir, ["--verbose"], [
+        toolUse("toolu_a", "Read", { file_path: name }),
+        toolUse("toolu_g", "Grep", { pattern: "red", output_mode: "content" })
+      ])
+      succeeded(run)
+      expect(run.stderr).toContain(escapeForDisplay(name))
+      expect(escapeForDisplay(name)).toBe("a<U+202E>txt.exe\\x1b[2K\\rb.txt")
+      const raw = Array.from(run.stderr).filter((char) => /[\p{Cc}\p{Cf}]/u.test(char) && char !== "\n")
+      expect(raw).toEqual([])
     })
 
     it("without --verbose, stderr stays empty", async ({ expect }) => {

@@ -131,7 +131,7 @@ describe.concurrent("settings by default", () => {
     expect(skipped.outcomes.map((o) => o.status)).toEqual(["success", "success"])
   })
 
-  it("'allow always' answered over serve is honoured by the next exec", async ({ expect }) => {
+  it("Claude Code honours 'always allow' in the next run; so do we: answered over serve, honoured by the next exec untrusted", async ({ expect }) => {
     const where = workspace()
     const serve = start(where, ["serve"])
     serve.child.stdin.write(
@@ -150,11 +150,10 @@ describe.concurrent("settings by default", () => {
       permissions: { allow: request.suggestions }
     })
     fs.rmSync(path.join(where.dir, "one"))
-    // No --approve, no terminal: only the saved rule can allow it.
-    // The rule lives in the project's .claude/settings.local.json: it applies once the person trusts the project.
-    const next = output(
-      await run(where, ["exec", "--trust-project"], [toolUse("u2", "Bash", { command: "touch one" })])
-    )
+    // No --approve, no terminal, no --trust-project: only the saved rule can allow it. It lives in the project's
+    // .claude/settings.local.json, and the person's own record (under HOME) says this runtime wrote it for them.
+    expect(fs.existsSync(path.join(where.home, ".config", "effect-tool-runtime", "grants.json"))).toBe(true)
+    const next = output(await run(where, ["exec"], [toolUse("u2", "Bash", { command: "touch one" })]))
     expect(next.outcomes[0]).toMatchObject({ status: "success", decision: { behavior: "allow", kind: "Rule" } })
     expect(fs.existsSync(path.join(where.dir, "one"))).toBe(true)
   })

@@ -32,7 +32,7 @@ const makeRepo = () => {
       permissions: {
         allow: ["Bash(touch:*)"],
         deny: ["Bash(rm:*)"],
-        Deny: ["Bash(curl:*)"],
+        zzzqqq: ["Bash(curl:*)"],
         additionalDirectories: ["/"]
       },
       hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: `touch ${hookLog}` }] }] }
@@ -77,7 +77,7 @@ describe("exec and the trust model", () => {
       const lines = touched.stderr.trim().split("\n")
       const settingsFile = path.join(repo, ".claude", "settings.json")
       expect(lines).toContain(
-        `effect-tool-runtime: warning: ${settingsFile}: permissions.Deny: unknown permissions key, did you mean deny? (ignored)`
+        `effect-tool-runtime: warning: ${settingsFile}: permissions.zzzqqq: unknown permissions key (ignored)`
       )
       expect(lines.some((line) =>
         line.startsWith(

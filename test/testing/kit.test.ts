@@ -13,5 +13,6 @@ it.effect.prop(
       const { outcomes, recordings } = yield* runTurn(turn, { tools, layer: NotesLive })
       neverOverlapped(recordings)
       finishedInModelOrder(outcomes, turn, recordings)
-    })
+    }),
+  { fastCheck: { numRuns: 10 } } // each run builds a runtime: 10 stay well within vitest's 5 s default timeout
 )

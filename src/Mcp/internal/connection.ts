@@ -110,31 +110,31 @@ export const connect = (
       Runtime.runFork(runtime)(onToolsChanged)
     })
     const connectMs = Duration.toMillis(timeout)
-    yield* Effect.acquireRelease(
-      Effect.tryPromise({
-        try: (signal) => client.connect(transport, { signal, timeout: connectMs }),
-        catch: (error) =>
+    // The close is registered before connecting, and connecting stays interruptible: closing the scope while a
+    // server has not answered `initialize` stops it now (acquireRelease would wait out the whole connect timeout).
+    yield* Effect.addFinalizer(() => Effect.promise(() => client.close().catch(() => undefined)))
+    yield* Effect.tryPromise({
+      try: (signal) => client.connect(transport, { signal, timeout: connectMs }),
+      catch: (error) =>
+        new McpCallError({
+          server: config.name,
+          reason: "Connect",
+          message: `could not connect to MCP server "${config.name}": ${errorText(error)}${
+            tail.length > 0 ? ` (stderr: ${tail.slice(-3).join(" | ")})` : ""
+          }`
+        })
+    }).pipe(
+      Effect.timeoutFail({
+        duration: timeout,
+        onTimeout: () =>
           new McpCallError({
             server: config.name,
             reason: "Connect",
-            message: `could not connect to MCP server "${config.name}": ${errorText(error)}${
-              tail.length > 0 ? ` (stderr: ${tail.slice(-3).join(" | ")})` : ""
-            }`
+            message: `MCP server "${config.name}" did not answer initialize within ${Duration.format(timeout)}`
           })
-      }).pipe(
-        Effect.timeoutFail({
-          duration: timeout,
-          onTimeout: () =>
-            new McpCallError({
-              server: config.name,
-              reason: "Connect",
-              message: `MCP server "${config.name}" did not answer initialize within ${Duration.format(timeout)}`
-            })
-        }),
-        // A connection attempt that failed half-way may still hold a process: close whatever was started.
-        Effect.tapError(() => Effect.promise(() => client.close().catch(() => undefined)))
-      ),
-      () => Effect.promise(() => client.close().catch(() => undefined))
+      }),
+      // A connection attempt that failed half-way may still hold a process: close whatever was started.
+      Effect.tapError(() => Effect.promise(() => client.close().catch(() => undefined)))
     )
     return {
       client,

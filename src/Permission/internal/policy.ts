@@ -8,14 +8,14 @@ import * as Path from "node:path"
 import type { PermissionMode } from "../../Settings/Settings.js"
 import { DecisionReason, describeReason } from "../../Tool/Permission.js"
 import type { RuleSource } from "../../Tool/Permission.js"
-import type { AnyService, Claim, ContentRule, Definition, RuleContext, RulesByBehavior } from "../../Tool/Tool.js"
+import type { PermissionRule, RuleBehavior } from "../../Tool/Rule.js"
+import { printRule, ruleTargetsTool } from "../../Tool/Rule.js"
+import type { Claim, ContentRule, Definition, RuleContext, RulesByBehavior } from "../../Tool/Tool.js"
 import { isAnotherNameOf, literalRulePath } from "../FileIdentity.js"
 import { compilePathPattern, pathPatternPrefix, settingsRootDir } from "../PathPattern.js"
 import type { PathMatcher } from "../PathPattern.js"
 import type { PolicyRequest } from "../PermissionPolicy.js"
 import { PolicyVerdict } from "../PermissionPolicy.js"
-import type { PermissionRule, RuleBehavior } from "../Rule.js"
-import { printRule, ruleTargetsTool } from "../Rule.js"
 import { protectedWriteReason } from "../SafetyCheck.js"
 
 const posix = Path.posix
@@ -231,7 +231,7 @@ const fallbackMatches = (
 }
 
 /** What content matching looks at: the tool and the call's input. */
-type Call = Pick<PolicyRequest, "definition" | "service" | "input">
+type Call = Pick<PolicyRequest, "definition" | "invocation">
 
 const matchContent = (
   index: RuleIndex,
@@ -243,9 +243,9 @@ const matchContent = (
   if (rules.contentCount === 0) return noContentMatch
   let filesMemo: ClaimedFiles | undefined
   const files = () => (filesMemo ??= claimedFiles(claims()))
-  const service: AnyService = request.service
-  if (service.matchRules !== undefined) {
-    const result = service.matchRules(request.input, rules.content, {
+  const { matchRules } = request.invocation
+  if (matchRules !== undefined) {
+    const result = matchRules(rules.content, {
       cwd: env.cwd,
       home: env.home,
       ruleDirectory: undefined
@@ -277,11 +277,11 @@ const firstMatch = (
   files: () => ClaimedFiles,
   env: PolicyEnvironment
 ): IndexedContentRule | undefined => {
-  const matchesRule = request.service.matchesRule
+  const matchesRule = request.invocation.matchesRule
   for (const rule of rules) {
     const hit = matchesRule === undefined
       ? fallbackMatches(index, rule, request.definition, files(), env)
-      : matchesRule(rule.content, request.input, ruleContext(index, rule, env))
+      : matchesRule(rule.content, ruleContext(index, rule, env))
     if (hit) return rule
   }
   return undefined
@@ -303,9 +303,7 @@ export const ruleCoversCall = (
   const rules = rulesFor(index, call.definition)
   if (rules.wholeDeny !== undefined) return true
   const full: PolicyEnvironment = { ...env, settingsFiles: new Set(), mode: "default", readOnlyAutoAllow: false }
-  let claimsMemo: ReadonlyArray<Claim> | undefined
-  return matchContent(index, rules, call, () => (claimsMemo ??= call.service.claims(call.input)), full).deny !==
-    undefined
+  return matchContent(index, rules, call, () => call.invocation.claims, full).deny !== undefined
 }
 
 // -----------------------------------------------------------------------------
@@ -366,6 +364,22 @@ export const deniesRead = (
   return (real !== absolutePath && matchers.some((matches) => matches(real))) || isAnotherNameOf(real, files)
 }
 
+/** The first file a call's read claims name that a Read deny rule with a path protects (not a whole-tool `Read`). */
+const deniedReadClaim = (
+  index: RuleIndex,
+  env: PolicyEnvironment,
+  claims: ReadonlyArray<Claim>
+): string | undefined => {
+  const { matchers } = readDenial(index, env)
+  if (matchers.length === 0) return undefined
+  for (const claim of claims) {
+    if (claim.access !== "read" || !claim.resource.startsWith(FILE)) continue
+    const file = claim.resource.slice(FILE.length)
+    if (file !== "/" && matchers.some((matches) => matches(file))) return file
+  }
+  return undefined
+}
+
 // -----------------------------------------------------------------------------
 // claims
 // -----------------------------------------------------------------------------
@@ -397,7 +411,7 @@ const staysInside = (claims: ReadonlyArray<Claim>, env: PolicyEnvironment, needW
 }
 
 const defaultSuggestions = (request: PolicyRequest, claims: ReadonlyArray<Claim>): ReadonlyArray<string> => {
-  const { definition, service } = request
+  const { definition, invocation } = request
   if (definition.fileAccess !== undefined) {
     const ruleName = definition.fileAccess === "edit" ? "Edit" : "Read"
     if (claims.some((claim) => claim.resource === "*")) return []
@@ -409,7 +423,7 @@ const defaultSuggestions = (request: PolicyRequest, claims: ReadonlyArray<Claim>
       printRule({ toolName: ruleName, content: `/${directory === "/" ? "" : directory}/**` })
     )
   }
-  return service.matchesRule === undefined && service.matchRules === undefined ? [definition.name] : []
+  return invocation.matchesRule === undefined && invocation.matchRules === undefined ? [definition.name] : []
 }
 
 // -----------------------------------------------------------------------------
@@ -437,11 +451,11 @@ const allowWith = (request: PolicyRequest, reason: DecisionReason): PolicyVerdic
 }
 
 const decideBeforeDontAsk = (index: RuleIndex, env: PolicyEnvironment, request: PolicyRequest): PolicyVerdict => {
-  const { definition, hook, service, toolCheck, traits } = request
+  const { definition, hook, invocation, toolCheck } = request
+  const { traits } = invocation
   const name = definition.name
   const rules = rulesFor(index, definition)
-  let claimsMemo: ReadonlyArray<Claim> | undefined
-  const claims = () => (claimsMemo ??= service.claims(request.input))
+  const claims = () => invocation.claims
 
   // 1. The deny tier: deny rules, a hook's deny, the tool's deny, plan mode's refusal.
   if (rules.wholeDeny !== undefined) return denyByRule(name, rules.wholeDeny)
@@ -458,6 +472,15 @@ const decideBeforeDontAsk = (index: RuleIndex, env: PolicyEnvironment, request: 
       reason: DecisionReason.Tool({ message: toolCheck.message }),
       message: toolCheck.message
     })
+  }
+  // A tool that reads without answering `Read(...)` rules itself (Bash's `cat .env`) and names a file they protect is
+  // denied, not asked, as Claude Code does.
+  if (definition.touchesEnvironment && definition.fileAccess === undefined) {
+    const denied = deniedReadClaim(index, env, claims())
+    if (denied !== undefined) {
+      const message = `${name} reads \`${denied}\`, which a Read deny rule protects.`
+      return PolicyVerdict.Deny({ reason: DecisionReason.Default({ message }), message })
+    }
   }
   const readOnly = traits.readOnly || !definition.touchesEnvironment
   if (env.mode === "plan" && !readOnly) {
@@ -534,7 +557,7 @@ const decideBeforeDontAsk = (index: RuleIndex, env: PolicyEnvironment, request: 
   if (env.readOnlyAutoAllow && traits.readOnly && !traits.openWorld && staysInside(claims(), env, false)) {
     const readDenials = readDenial(index, env)
     if (
-      definition.touchesEnvironment && definition.fileAccess === undefined &&
+      definition.touchesEnvironment && definition.fileAccess === undefined && toolCheck._tag !== "Allow" &&
       (readDenials.everything || readDenials.matchers.length > 0)
     ) {
       const message = `${name} needs approval: it is read-only, but Read deny rules protect files it could read.`

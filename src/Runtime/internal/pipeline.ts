@@ -36,18 +36,20 @@ import { ApprovalAnswer } from "../../Permission/Approver.js"
 import type { HookOpinion, PermissionPolicy, PolicyRequest } from "../../Permission/PermissionPolicy.js"
 import type { ResultStore } from "../../Session/ResultStore.js"
 import * as Errors from "../../Tool/Errors.js"
-import { inputIssues } from "../../Tool/internal/inputIssues.js"
+import { inputIssues } from "../../Tool/Errors.js"
 import type { Outcome, Status } from "../../Tool/Outcome.js"
 import { Decision, DecisionReason, describeReason } from "../../Tool/Permission.js"
 import { toText, UiBlock } from "../../Tool/Presentation.js"
 import { alwaysEnabled, Availability } from "../../Tool/Tool.js"
-import type { AnyService, CallContext, Invocation } from "../../Tool/Tool.js"
+import type * as Tool from "../../Tool/Tool.js"
+import type { CallContext } from "../../Tool/Tool.js"
 import { toolResult } from "../../Tool/Wire.js"
 import type { ToolResultContent, ToolUseBlock } from "../../Tool/Wire.js"
 import { ToolEvent } from "../Events.js"
 import type { RuntimeSettings } from "../RuntimeConfig.js"
 import { applyBudget } from "./budget.js"
 import { continueWith as andThen, continueWithExit as onExit } from "./continuation.js"
+import { numericStringsAsNumbers } from "./numericStrings.js"
 
 /** The services and shared state one turn's calls run with. */
 export interface PipelineEnv {
@@ -111,7 +113,7 @@ export const tracesCalls = (tracer: Tracer.Tracer): boolean => tracer !== native
 export const isTracing: Effect.Effect<boolean> = Effect.map(Effect.tracer, tracesCalls)
 
 /** A call's input as the tool bound it. */
-export type AnyInvocation = Invocation<unknown, unknown, unknown>
+export type AnyInvocation = Tool.AnyInvocation
 
 /** A call that resolved to a tool, decoded and was planned: ready to be scheduled. */
 export interface Prepared {
@@ -138,9 +140,11 @@ const decodeInput = (tool: RegisteredTool, raw: unknown): Either.Either<unknown,
     decode = ParseResult.decodeUnknownEither(schema, decodeOptions)
     decoders.set(schema, decode)
   }
+  // Numbers as models send them ("offset": "1"), read as Claude Code reads them: see numericStrings.
+  const input = numericStringsAsNumbers(schema.ast, raw)
   return Either.mapLeft(
-    decode(raw),
-    (issue) => new Errors.InvalidInput({ tool: tool.definition.name, issues: inputIssues(raw, issue) })
+    decode(input),
+    (issue) => new Errors.InvalidInput({ tool: tool.definition.name, issues: inputIssues(input, issue) })
   )
 }
 
@@ -317,28 +321,14 @@ const redecode = (
 ): Effect.Effect<AnyInvocation, Errors.InvalidInput | Errors.ValidationFailed> =>
   Either.match(decodeInput(prepared.tool, raw), {
     onLeft: (error) => Effect.fail(error),
-    onRight: (input) =>
-      Effect.map(
-        Effect.mapError(prepared.tool.service.validate(input, context), (e) =>
-          rejected(prepared.tool.definition.name, e)),
-        (validated) =>
-          prepared.tool.service.plan(validated)
+    onRight: (input) => {
+      const planned = prepared.tool.service.plan(input)
+      return Effect.map(
+        Effect.mapError(planned.validate(context), (e) => rejected(prepared.tool.definition.name, e)),
+        (validated) => replan(prepared, planned, validated)
       )
+    }
   })
-
-/**
- * The tool as the policy sees one invocation: its rule matching and claims are the invocation's (computed once),
- * not recomputed from the input.
- */
-const policyView = (service: AnyService, invocation: AnyInvocation): AnyService => {
-  const { matchRules, matchesRule } = invocation
-  return {
-    ...service,
-    claims: () => invocation.claims,
-    ...(matchRules === undefined ? {} : { matchRules: (_input, rules, context) => matchRules(rules, context) }),
-    ...(matchesRule === undefined ? {} : { matchesRule: (content, _input, context) => matchesRule(content, context) })
-  }
-}
 
 /** The policy's decision, in a span of its own (attributes: tool, tool_use id, verdict). */
 const evaluateTraced = (env: PipelineEnv, request: PolicyRequest) =>
@@ -364,17 +354,14 @@ const authorise = (
   hook: HookOpinion | undefined
 ): Effect.Effect<Authorised, Errors.InvalidInput | Errors.ValidationFailed> => {
   const { context, env, prepared } = stage
-  const { definition, service } = prepared.tool
-  const input = invocation.input
+  const { definition } = prepared.tool
   return andThen(
     invocation.checkPermissions(context),
     (toolCheck) =>
       andThen(
         evaluateTraced(env, {
           definition,
-          service: policyView(service, invocation),
-          input,
-          traits: invocation.traits,
+          invocation,
           toolCheck,
           hook,
           context
@@ -413,7 +400,6 @@ const askPerson = (
     const { env, prepared } = stage
     const { definition } = prepared.tool
     const input = invocation.input
-    const { service } = prepared.tool
     const request: ApprovalRequest = {
       toolUseId: prepared.toolUse.id,
       toolName: definition.name,
@@ -422,8 +408,8 @@ const askPerson = (
       message,
       suggestions,
       reason,
-      classifierInput: service.classifierInput(input),
-      risk: service.risk(input, invocation.traits)
+      classifierInput: invocation.classifierInput(),
+      risk: invocation.risk()
     }
     const answer = yield* env.withApprovalLock(
       Effect.gen(function*() {
@@ -591,7 +577,6 @@ const runStages = (
   admission: Admission
 ): Effect.Effect<Outcome | Parked> => {
   const { toolUse, tool } = prepared
-  const { service } = tool
   const name = tool.definition.name
   const context: CallContext = {
     toolUseId: toolUse.id,
@@ -621,7 +606,7 @@ const runStages = (
   // -- gate: validate -> PreToolUse hooks -> permission, planning again whenever the input changes ---------------
   const gate = () => {
     const validation = onExit(
-      service.validate(prepared.invocation.input, context),
+      prepared.invocation.validate(context),
       (exit): Effect.Effect<AnyInvocation, Errors.ValidationFailed> => {
         if (Exit.isSuccess(exit)) return Exit.succeed(replan(prepared, prepared.invocation, exit.value))
         return exit.cause._tag === "Fail"
@@ -714,7 +699,7 @@ const runStages = (
           toolUseId: toolUse.id,
           toolName: name,
           ui: trace.ui,
-          activity: activityText(service, name, input),
+          activity: activityText(invocation, name),
           at: startedAt
         })
       ),
@@ -726,9 +711,9 @@ const runStages = (
               : defect(ran.cause)
           }
           const exit = ran.value
-          if (Exit.isSuccess(exit)) return succeeded(env, base(), prepared, input, exit.value, additionalContext)
+          if (Exit.isSuccess(exit)) return succeeded(env, base(), prepared, invocation, exit.value, additionalContext)
           return andThen(
-            callError(env, toolUse.id, name, exit.cause, (failure) => service.renderFailure(failure, input)),
+            callError(env, toolUse.id, name, exit.cause, invocation.renderFailure),
             (error) =>
               andThen(
                 env.hooks.postToolUse({
@@ -789,9 +774,9 @@ const deniedText = (decision: Extract<Decision, { _tag: "Deny" }>): string => {
 }
 
 /** A tool's activity line; a renderer that throws shows the name alone. */
-const activityText = (service: AnyService, name: string, input: unknown): string => {
+const activityText = (invocation: AnyInvocation, name: string): string => {
   try {
-    return service.activity(input)
+    return invocation.activity()
   } catch {
     return name
   }
@@ -833,16 +818,17 @@ const succeeded = (
   env: PipelineEnv,
   finish: Finish,
   prepared: Prepared,
-  input: unknown,
+  invocation: AnyInvocation,
   output: unknown,
   additionalContext: ReadonlyArray<string>
 ): Effect.Effect<Outcome> => {
-  const { definition, service } = prepared.tool
+  const { definition } = prepared.tool
+  const input = invocation.input
   const limit = definition.maxResultChars === Infinity
     ? Infinity
     : Math.min(definition.maxResultChars, env.settings.maxResultChars)
   return andThen(
-    applyBudget(env.store, prepared.toolUse.id, service.toModel(output, input), limit, env.settings.previewChars),
+    applyBudget(env.store, prepared.toolUse.id, invocation.toModel(output), limit, env.settings.previewChars),
     (budgeted) =>
       andThen(
         env.hooks.postToolUse({
@@ -855,7 +841,7 @@ const succeeded = (
         (post) =>
           andThen(notify(env, prepared.toolUse.id, post.notices), () => {
             const context = [...additionalContext, ...post.additionalContext]
-            const ui = [...finish.ui, ...service.renderResult(output, input)]
+            const ui = [...finish.ui, ...invocation.renderResult(output)]
             const outcome: Outcome = {
               toolUseId: prepared.toolUse.id,
               requestedName: prepared.toolUse.name,

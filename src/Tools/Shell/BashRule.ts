@@ -61,7 +61,7 @@ import { builtinEvaluation, namesProgram, unwrap } from "./Wrappers.js"
  */
 export interface RuleRef {
   readonly content: string
-  readonly source?: string
+  readonly source?: string | undefined
 }
 
 /**

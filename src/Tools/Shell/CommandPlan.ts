@@ -7,18 +7,18 @@
  *
  * @since 0.2.0
  */
-import * as Option from "effect/Option"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { printRule } from "../../Permission/Rule.js"
 import { isWithin } from "../../Session/Workspace.js"
 import { PermissionCheck } from "../../Tool/Permission.js"
+import { printRule } from "../../Tool/Rule.js"
 import * as Tool from "../../Tool/Tool.js"
 import { analyze } from "./Analysis.js"
 import type { ShellAnalysis, ShellRedirection, ShellWord } from "./Analysis.js"
-import { BashRuleVerdict, decideBashRules, suggestRule } from "./BashRule.js"
+import { BashRuleVerdict, decideBashRules } from "./BashRule.js"
 import type { RuleRef } from "./BashRule.js"
 import { fileCommandPaths } from "./FileCommands.js"
+import { gitTopOf } from "./internal/gitRepository.js"
 import {
   classifyReadOnly,
   operandsOf,
@@ -26,6 +26,7 @@ import {
   simpleCommandProblemWith,
   structuralProblem
 } from "./ReadOnly.js"
+import { suggestRules } from "./Suggestions.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // the plan
@@ -111,18 +112,50 @@ export const planCommand = (command: string, place: CommandPlace): CommandPlan =
   const files = readOnly || directories === undefined
     ? undefined
     : safely(() => fileCommandClaims(analysis, place, directories), undefined)
+  const claims = files ?? claimsFrom(analysis, readOnly, place, directories)
+  const lists = readOnly && claims.every((claim) => claim.resource !== "file:/") && listsOnly(analysis)
   return {
     command,
     analysis,
     readOnly,
     fileCommand: files !== undefined,
     traits: traitsFrom(analysis, readOnly),
-    claims: files ?? claimsFrom(analysis, readOnly, place, directories),
-    permissionCheck: permissionCheckFrom(analysis),
+    claims,
+    permissionCheck: lists
+      ? PermissionCheck.allow({ reason: "it only lists names inside the workspace, reading no file's content" })
+      : permissionCheckFrom(analysis, directories ?? []),
     matchRules: (rules) => matchRulesFrom(analysis, rules, directories ?? []),
     exitOneMeaning: exitOneMeaningFrom(analysis)
   }
 }
+
+/** Commands that print names and facts, never a file's content (`ls`: a listing is not a read of a file). */
+const listingCommands: ReadonlySet<string> = new Set([
+  "ls",
+  "pwd",
+  "cd",
+  "echo",
+  "true",
+  "false",
+  ":",
+  "whoami",
+  "id",
+  "uname",
+  "nproc",
+  "basename",
+  "dirname"
+])
+
+/**
+ * The command only lists: every simple command is a listing command and no redirection reads a file (`ls < .env`
+ * reads it). Read deny rules then do not make it ask, as in Claude Code: they protect contents, not names.
+ */
+const listsOnly = (analysis: ShellAnalysis): boolean =>
+  analysis._tag === "Parsed" && analysis.commands.length > 0 &&
+  analysis.commands.every((simple) =>
+    listingCommands.has(simple.words[0]?.literal === true ? simple.words[0].value : "") &&
+    simple.redirections.every((redirection) => harmlessTarget(redirection))
+  ) && analysis.features.compoundRedirections.every((redirection) => harmlessTarget(redirection))
 
 const safely = <A, B>(f: () => A, fallback: B): A | B => {
   try {
@@ -424,20 +457,51 @@ const staysInside = (
   analysis: ShellAnalysis,
   place: CommandPlace,
   directories: ReadonlyArray<string> | undefined
-): boolean => {
-  if (analysis._tag === "Unanalyzable" || directories === undefined) return false
+): boolean => namedPaths(analysis, place, directories) !== undefined
+
+/**
+ * The paths a read-only command names (lexical and real spellings), when they all lie inside the workspace (see
+ * {@link staysInside}); `undefined` when one may not.
+ */
+const namedPaths = (
+  analysis: ShellAnalysis,
+  place: CommandPlace,
+  directories: ReadonlyArray<string> | undefined
+): ReadonlyArray<string> | undefined => {
+  if (analysis._tag === "Unanalyzable" || directories === undefined) return undefined
   const resolve = resolverOf(analysis, place, directories)
+  const named = new Set<string>()
   const wordInside = (word: ShellWord): boolean => {
     const paths = resolve(word)
-    return paths !== undefined && paths.every((absolute) => insideRoots(place, absolute, realOfNew(absolute)))
+    if (paths === undefined) return false
+    for (const absolute of paths) {
+      const real = realOfNew(absolute)
+      if (!insideRoots(place, absolute, real)) return false
+      named.add(absolute)
+      named.add(real)
+    }
+    return true
   }
-  return analysis.commands.every((simple) =>
-    readsBeyondArguments(simple) === undefined &&
-    (pathlessCommands.has(simple.words[0]?.value ?? "") || simple.words.slice(1).every(wordInside)) &&
-    simple.redirections.every((redirection) => harmlessTarget(redirection) || wordInside(redirection.target!))
-  ) && analysis.features.compoundRedirections.every((redirection) =>
-    harmlessTarget(redirection) || wordInside(redirection.target!)
-  )
+  // git reads `HEAD:path`, `:/path` and `:(top)path` from the top of the repository, not from the working directory:
+  // when that top is not inside the workspace (the workspace is a sub-directory of a repository), such a word is not.
+  const gitReachesAbove = (simple: (typeof analysis.commands)[number]): boolean =>
+    simple.words[0]?.value === "git" && simple.words.slice(1).some((word) =>
+      !word.literal || word.value.includes(":")
+    ) &&
+    directories.some((directory) => {
+      const top = gitTopOf(directory)
+      return top !== undefined && !place.roots.some((root) => isWithin(root, top) && isWithin(root, realOfNew(top)))
+    })
+  const inside = !analysis.commands.some(gitReachesAbove) &&
+    analysis.commands.every((simple) =>
+      readsBeyondArguments(simple) === undefined &&
+      (pathlessCommands.has(simple.words[0]?.value ?? "") || simple.words.slice(1).every(wordInside)) &&
+      simple.redirections.every((redirection) => harmlessTarget(redirection) || wordInside(redirection.target!))
+    ) &&
+    analysis.features.compoundRedirections.every((redirection) =>
+      harmlessTarget(redirection) || wordInside(redirection.target!)
+    )
+  return inside ? [...named] : undefined
 }
 
 /**
@@ -453,8 +517,14 @@ const claimsFrom = (
   directories: ReadonlyArray<string> | undefined
 ): ReadonlyArray<Tool.Claim> => {
   if (!readOnly) return [Tool.Claim.world]
-  const within = safely(() => staysInside(analysis, place, directories), false)
-  return within ? place.roots.map((root) => Tool.Claim.read(`file:${root}`)) : [Tool.Claim.read("file:/")]
+  const named = safely(() => namedPaths(analysis, place, directories), undefined)
+  if (named === undefined) return [Tool.Claim.read("file:/")]
+  // The roots for scheduling; the files it names too, so that Read deny rules can deny `cat .env` outright.
+  const roots = new Set(place.roots)
+  return [
+    ...place.roots.map((root) => Tool.Claim.read(`file:${root}`)),
+    ...named.filter((file) => !roots.has(file)).map((file) => Tool.Claim.read(`file:${file}`))
+  ]
 }
 
 /**
@@ -473,7 +543,7 @@ const fileCommandClaims = (
   const claims: Array<Tool.Claim> = []
   let files = 0
   for (const simple of analysis.commands) {
-    if (simpleCommandProblemWith(simple, isOperand) === undefined) {
+    if (simpleCommandProblemWith(simple, isOperand, { directories }) === undefined) {
       const single: ShellAnalysis = { ...analysis, commands: [simple] }
       if (!staysInside(single, place, directories)) return undefined
       claims.push(...place.roots.map((root) => Tool.Claim.read(`file:${root}`)))
@@ -501,7 +571,10 @@ const fileCommandClaims = (
  * The tool's own permission view: ask, with the reason, for a command the analysis cannot vouch for; otherwise no
  * opinion (the policy's rules, modes and read-only auto-allow decide), with a suggested rule for the prompt.
  */
-const permissionCheckFrom = (analysis: ShellAnalysis): PermissionCheck<never> => {
+const permissionCheckFrom = (
+  analysis: ShellAnalysis,
+  directories: ReadonlyArray<string>
+): PermissionCheck<never> => {
   if (analysis._tag === "Unanalyzable") {
     return PermissionCheck.ask(
       `This command cannot be analysed (${analysis.reason}); approve it only if you have read it.`,
@@ -509,16 +582,16 @@ const permissionCheckFrom = (analysis: ShellAnalysis): PermissionCheck<never> =>
       { overridable: false }
     )
   }
-  let suggestion: Option.Option<string>
+  let contents: ReadonlyArray<string>
   try {
-    suggestion = suggestRule(analysis)
+    // One rule for a simple command; one per part of a compound one, when together they allow it (Shell/Suggestions).
+    contents = suggestRules(analysis, directories)
   } catch {
-    suggestion = Option.none()
+    contents = []
   }
-  return Option.match(suggestion, {
-    onNone: () => PermissionCheck.passthrough(),
-    onSome: (content) => PermissionCheck.passthrough([printRule({ toolName: "Bash", content })])
-  })
+  return contents.length === 0
+    ? PermissionCheck.passthrough()
+    : PermissionCheck.passthrough(contents.map((content) => printRule({ toolName: "Bash", content })))
 }
 
 /**

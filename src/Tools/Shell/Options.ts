@@ -38,24 +38,24 @@ export type Arity = "flag" | "value" | "optional"
  */
 export interface OptionGrammar {
   /** Short flags (`-a`). */
-  readonly flags?: string
+  readonly flags?: string | undefined
   /** Short options with a required value (`-n 5`, `-n5`). */
-  readonly values?: string
+  readonly values?: string | undefined
   /** Short options with an optional attached value (`-w`, `-w80`). */
-  readonly optional?: string
+  readonly optional?: string | undefined
   /**
    * Long options without the dashes, comma-separated: `name` a flag, `name=` a required value, `name?` an
    * optional attached value (`"all,color?,lines="`).
    */
-  readonly long?: string
+  readonly long?: string | undefined
   /** Long options with a single dash (`find -name`, `xxd -cols`), same notation as `long`. */
-  readonly singleDash?: string
+  readonly singleDash?: string | undefined
   /** Options may follow operands (GNU's default); otherwise the first operand ends the options. */
-  readonly permute?: boolean
+  readonly permute?: boolean | undefined
   /** `-5` is an option with a value (`head -5`, `nice -5`). */
-  readonly numeric?: boolean
+  readonly numeric?: boolean | undefined
   /** A unique prefix of a long option is that option (a complete grammar only). */
-  readonly abbreviations?: boolean
+  readonly abbreviations?: boolean | undefined
 }
 
 /**

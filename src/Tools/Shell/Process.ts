@@ -48,16 +48,16 @@ export interface ShellOptions {
   /** Wall-clock limit; the tree is terminated when it passes. */
   readonly timeout: Duration.DurationInput
   /** Time between SIGTERM and SIGKILL. Default 2 seconds. */
-  readonly killGrace?: Duration.DurationInput
+  readonly killGrace?: Duration.DurationInput | undefined
   /** Receives the interleaved output, chunk by chunk, in order. Must not fail. */
   readonly onOutput: (chunk: Uint8Array) => Effect.Effect<void>
   /** Wraps the shell's argv, e.g. in a sandbox. Default: none. */
-  readonly wrap?: (argv: Argv) => Argv
+  readonly wrap?: ((argv: Argv) => Argv) | undefined
   /**
    * The most output bytes delivered to `onOutput`. Once more arrive, the rest is dropped, the tree is terminated
    * and the run ends as {@link ShellExit} `OutputLimit`. Default: no limit.
    */
-  readonly maxOutputBytes?: number
+  readonly maxOutputBytes?: number | undefined
 }
 
 /**

@@ -22,7 +22,8 @@
  *   against every directory a `cd` may have entered).
  *
  * ## Each simple command
- * - No variable assignment at all, neither alone (`X=1`) nor as a prefix (`X=1 cmd`).
+ * - No variable assignment, neither alone (`X=1`) nor as a prefix (`X=1 cmd`), except a locale or time-zone prefix
+ *   with a plain value (`LANG=C`, `LC_ALL=C.UTF-8`, `TZ=UTC`): programs read those only to pick a language or clock.
  * - Redirections: input (`<`), here-documents and here-strings are fine, except input from `/dev/tcp/*` and
  *   `/dev/udp/*` and non-literal input targets. Output only to `/dev/null`, `/dev/stdout` or `/dev/stderr`.
  *   Descriptor duplication and closing (`2>&1`, `>&2`, `2>&-`) is fine; `<>` and `{fd}>` are not.
@@ -66,7 +67,27 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { analyze } from "./Analysis.js"
-import type { ShellAnalysis, ShellRedirection, ShellWord, SimpleCommand } from "./Analysis.js"
+import type { ShellAnalysis, ShellAssignment, ShellRedirection, ShellWord, SimpleCommand } from "./Analysis.js"
+import { anyArguments, atMostOperands, gnu, grammar, show } from "./internal/argumentRules.js"
+import type { ArgumentRule, Words } from "./internal/argumentRules.js"
+import {
+  cdRule,
+  dateRule,
+  diffGrammar,
+  envRule,
+  findRule,
+  grepGrammar,
+  hostnameRule,
+  jqRule,
+  lsGrammar,
+  printfRule,
+  sumGrammar,
+  testRule,
+  versionQuery
+} from "./internal/commandRules.js"
+import { gitRule } from "./internal/git.js"
+import { gitRepositoryProblem } from "./internal/gitRepository.js"
+import { sedRule } from "./internal/sed.js"
 import { hasOption, parseOptions } from "./Options.js"
 import type { OptionGrammar, ParsedOptions } from "./Options.js"
 
@@ -95,786 +116,11 @@ export interface ClassifyContext {
   /** The directories the command may run in: the working directory, and any `cd` target. */
   readonly directories: ReadonlyArray<string>
   /** Lists a directory's entries, `undefined` when it cannot. Default `fs.readdirSync`. */
-  readonly listDirectory?: (directory: string) => ReadonlyArray<string> | undefined
+  readonly listDirectory?: ((directory: string) => ReadonlyArray<string> | undefined) | undefined
 }
 
 const readOnly: ReadOnlyVerdict = { readOnly: true }
 const notReadOnly = (reason: string): ReadOnlyVerdict => ({ readOnly: false, reason })
-
-/** What a command's argument rule may ask about its words. */
-interface Words {
-  /** The word expands only to operands (never to something starting with `-`). */
-  readonly isOperand: (word: ShellWord) => boolean
-}
-
-/** A per-command argument rule: `undefined` when the arguments are acceptable, else why not. */
-type ArgumentRule = (args: ReadonlyArray<ShellWord>, words: Words) => string | undefined
-
-// -----------------------------------------------------------------------------
-// argument helpers
-// -----------------------------------------------------------------------------
-
-const anyArguments: ArgumentRule = () => undefined
-
-const show = (word: ShellWord): string => `\`${word.text}\``
-
-const opaque = (word: ShellWord): string => `argument ${show(word)} is not literal and could expand to an option`
-
-/** A command read with a grammar, then checked by `check` (operand counts, option combinations). */
-const grammar = (
-  name: string,
-  options: OptionGrammar,
-  check?: (parsed: Extract<ParsedOptions, { _tag: "Parsed" }>, args: ReadonlyArray<ShellWord>) => string | undefined
-): ArgumentRule =>
-(args, words) => {
-  // A command none of whose real options writes, runs or reads a list of files takes any non-literal word: whatever
-  // option it expands to is read-only (its reads are the plan's question, and non-literal words never count as inside).
-  const parsed = parseOptions(options, args, inertCommands.has(name) ? () => true : words.isOperand)
-  if (parsed._tag === "Unknown") return `\`${name}\`: ${parsed.reason}, so it is not known to be read-only`
-  return check?.(parsed, args)
-}
-
-const atMostOperands =
-  (name: string, count: number, why: string) =>
-  (parsed: Extract<ParsedOptions, { _tag: "Parsed" }>): string | undefined =>
-    parsed.operands.length > count ? `\`${name}\` with ${parsed.operands.length} operands ${why}` : undefined
-
-/**
- * Commands with no option at all (in their full, real option set) that writes, runs a program, or reads files no
- * argument names.
- */
-const inertCommands: ReadonlySet<string> = new Set([
-  "ls",
-  "cat",
-  "head",
-  "tail",
-  "pwd",
-  "cut",
-  "tr",
-  "nl",
-  "od",
-  "tac",
-  "rev",
-  "paste",
-  "comm",
-  "fold",
-  "basename",
-  "dirname",
-  "realpath",
-  "readlink",
-  "stat",
-  "id",
-  "uname",
-  "printenv",
-  "which",
-  "cmp",
-  "nproc",
-  "seq",
-  "whoami",
-  "df",
-  "type",
-  "grep",
-  "egrep",
-  "fgrep"
-])
-
-/** GNU's common `--help` and `--version`. */
-const gnu = (long: string): string => `${long},help,version`
-
-// sed scripts
-// -----------------------------------------------------------------------------
-
-/**
- * Whether a sed script stays within a print-only grammar. Deliberately small: anything it does not
- * understand is rejected.
- */
-const sedScriptIsPrintOnly = (script: string): boolean => {
-  let i = 0
-  const n = script.length
-  const skipBlank = () => {
-    while (i < n && /[ \t]/.test(script[i]!)) i++
-  }
-  // A delimited section (`/re/`, `s/a/b/`): returns false when unterminated. Newlines are not allowed inside.
-  const delimited = (delimiter: string): boolean => {
-    while (i < n) {
-      const c = script[i]!
-      if (c === "\n") return false
-      if (c === "\\") {
-        i += 2
-        continue
-      }
-      i++
-      if (c === delimiter) return true
-    }
-    return false
-  }
-  const address = (): boolean => {
-    const c = script[i]
-    if (c === undefined) return true
-    if (/[0-9]/.test(c)) {
-      while (i < n && /[0-9]/.test(script[i]!)) i++
-      if (script[i] === "~") {
-        i++
-        while (i < n && /[0-9]/.test(script[i]!)) i++
-      }
-      return true
-    }
-    if (c === "$") {
-      i++
-      return true
-    }
-    if (c === "/" || c === "\\") {
-      let delimiter = "/"
-      if (c === "\\") {
-        delimiter = script[i + 1] ?? ""
-        if (delimiter === "" || delimiter === "\n" || delimiter === "\\") return false
-        i += 2
-      } else i++
-      if (!delimited(delimiter)) return false
-      while (i < n && /[IM]/.test(script[i]!)) i++
-      return true
-    }
-    return true
-  }
-  let depth = 0
-  while (i < n) {
-    skipBlank()
-    const c = script[i]
-    if (c === undefined) break
-    if (c === ";" || c === "\n") {
-      i++
-      continue
-    }
-    if (c === "}") {
-      if (depth === 0) return false
-      depth--
-      i++
-      continue
-    }
-    const start = i
-    if (!address()) return false
-    if (i > start) {
-      skipBlank()
-      if (script[i] === ",") {
-        i++
-        skipBlank()
-        if (script[i] === "+" || script[i] === "~") {
-          i++
-          if (!/[0-9]/.test(script[i] ?? "")) return false
-          while (i < n && /[0-9]/.test(script[i]!)) i++
-        } else {
-          const second = i
-          if (!address() || i === second) return false
-        }
-      }
-    }
-    skipBlank()
-    while (script[i] === "!") {
-      i++
-      skipBlank()
-    }
-    const command = script[i]
-    if (command === undefined) return false
-    i++
-    if (command === "{") {
-      depth++
-      continue
-    }
-    if ("pP=ldDnNgGhHxz".includes(command)) {
-      // fall through to the end-of-command check
-    } else if (command === "q" || command === "Q") {
-      skipBlank()
-      while (i < n && /[0-9]/.test(script[i]!)) i++
-    } else if (command === "s" || command === "y") {
-      const delimiter = script[i]
-      if (delimiter === undefined || delimiter === "\n" || delimiter === "\\" || delimiter === " ") return false
-      i++
-      if (!delimited(delimiter) || !delimited(delimiter)) return false
-      if (command === "s") {
-        while (i < n && /[gpiImM0-9]/.test(script[i]!)) i++
-      }
-    } else return false
-    skipBlank()
-    const end = script[i]
-    if (end !== undefined && end !== ";" && end !== "\n" && end !== "}") return false
-  }
-  return depth === 0
-}
-
-const sedRule: ArgumentRule = (args) => {
-  let quiet = false
-  const scripts: Array<string> = []
-  let endOfOptions = false
-  const positional: Array<ShellWord> = []
-  for (let i = 0; i < args.length; i++) {
-    const word = args[i]!
-    const value = word.value
-    if (endOfOptions || !value.startsWith("-") || value === "-") {
-      if (!word.literal && scripts.length === 0 && positional.length === 0) return opaque(word)
-      positional.push(word)
-      continue
-    }
-    if (!word.literal) return opaque(word)
-    if (value === "--") {
-      endOfOptions = true
-      continue
-    }
-    if (value.startsWith("--")) {
-      const name = value.split("=", 1)[0]!
-      if (["--quiet", "--silent"].includes(name)) quiet = true
-      else if (name === "--expression") {
-        const script = value.includes("=") ? value.slice(value.indexOf("=") + 1) : args[++i]
-        if (script === undefined) return "`sed --expression` needs a script"
-        if (typeof script !== "string" && !script.literal) return opaque(script)
-        scripts.push(typeof script === "string" ? script : script.value)
-      } else if (
-        ["--regexp-extended", "--posix", "--separate", "--null-data", "--unbuffered", "--debug", "--sandbox"]
-          .includes(name)
-      ) {
-        // harmless
-      } else return `\`sed ${name}\` is not known to be read-only`
-      continue
-    }
-    // A short-option cluster: `-n`, `-nE`, `-ne 'p'`, `-e'p'`.
-    for (let j = 1; j < value.length; j++) {
-      const letter = value[j]!
-      if (letter === "n") quiet = true
-      else if ("Ersuz".includes(letter)) continue
-      else if (letter === "e") {
-        const rest = value.slice(j + 1)
-        const next = rest.length > 0 ? undefined : args[++i]
-        if (rest.length === 0 && next === undefined) return "`sed -e` needs a script"
-        if (next !== undefined && !next.literal) return opaque(next)
-        scripts.push(rest.length > 0 ? rest : next!.value)
-        break
-      } else if (letter === "i") return "`sed -i` edits files in place"
-      else return `\`sed -${letter}\` is not known to be read-only`
-    }
-  }
-  if (scripts.length === 0) {
-    const first = positional[0]
-    if (first === undefined) return "`sed` without a script"
-    if (!first.literal) return opaque(first)
-    scripts.push(first.value)
-  }
-  if (!quiet) return "`sed` is read-only only with `-n` and a print-only script"
-  for (const script of scripts) {
-    if (!sedScriptIsPrintOnly(script)) {
-      return `\`sed\` script \`${script}\` is not recognised as print-only (it may write files or run commands)`
-    }
-  }
-  return undefined
-}
-
-// -----------------------------------------------------------------------------
-// the grammars of read-only commands
-// -----------------------------------------------------------------------------
-
-const lsGrammar: OptionGrammar = {
-  flags: "aAbBcCdfFgGhHiklLmnNopqQrRsStuUvxXZ1",
-  values: "ITw",
-  long: gnu(
-    "all,almost-all,author,escape,block-size=,ignore-backups,color?,colour?,directory,dired,classify?,file-type,format=,full-time,group-directories-first,no-group,human-readable,si,dereference-command-line,dereference-command-line-symlink-to-dir,hide=,hyperlink?,indicator-style=,inode,ignore=,kibibytes,dereference,numeric-uid-gid,literal,hide-control-chars,show-control-chars,quote-name,quoting-style=,reverse,recursive,size,sort=,time=,time-style=,tabsize=,width=,context,zero"
-  ),
-  permute: true
-}
-
-const grepGrammar: OptionGrammar = {
-  flags: "EFGPiyvwxcLloqsbHhnTZzUarRIV",
-  values: "efmABCdD",
-  numeric: true,
-  long: gnu(
-    "extended-regexp,fixed-strings,basic-regexp,perl-regexp,regexp=,file=,ignore-case,no-ignore-case,word-regexp,line-regexp,null-data,no-messages,invert-match,max-count=,byte-offset,line-number,no-line-number,line-buffered,with-filename,no-filename,label=,only-matching,quiet,silent,binary-files=,text,directories=,devices=,recursive,dereference-recursive,include=,exclude=,exclude-from=,exclude-dir=,files-without-match,files-with-matches,count,initial-tab,null,before-context=,after-context=,context?,color?,colour?,binary"
-  ),
-  permute: true
-}
-
-const sumGrammar: OptionGrammar = {
-  flags: "bctwz",
-  values: "l",
-  long: gnu("binary,check,tag,text,zero,ignore-missing,quiet,status,strict,warn,length="),
-  permute: true
-}
-
-const diffGrammar: OptionGrammar = {
-  flags: "abBcdeEilnNpqrsStTuwyZ",
-  values: "CDFIStUWxX",
-  long: gnu(
-    "normal,brief,report-identical-files,context?,unified?,ed,rcs,side-by-side,width=,left-column,suppress-common-lines,show-c-function,show-function-line=,label=,expand-tabs,initial-tab,tabsize=,suppress-blank-empty,recursive,no-dereference,new-file,unidirectional-new-file,ignore-file-name-case,no-ignore-file-name-case,exclude=,exclude-from=,starting-file=,from-file=,to-file=,ignore-case,ignore-tab-expansion,ignore-trailing-space,ignore-space-change,ignore-all-space,ignore-blank-lines,ignore-matching-lines=,text,strip-trailing-cr,ifdef=,old-group-format=,new-group-format=,unchanged-group-format=,changed-group-format=,line-format=,old-line-format=,new-line-format=,unchanged-line-format=,minimal,horizon-lines=,speed-large-files,color?,palette="
-  ),
-  permute: true
-}
-
-const findGlobals: ReadonlySet<string> = new Set(["-P", "-H", "-L"])
-/** find primaries and options that only test, print to standard output, or steer the walk. */
-const findFlags: ReadonlySet<string> = new Set([
-  "-print",
-  "-print0",
-  "-ls",
-  "-prune",
-  "-quit",
-  "-true",
-  "-false",
-  "-empty",
-  "-nouser",
-  "-nogroup",
-  "-readable",
-  "-writable",
-  "-executable",
-  "-depth",
-  "-d",
-  "-mount",
-  "-xdev",
-  "-noleaf",
-  "-ignore_readdir_race",
-  "-noignore_readdir_race",
-  "-daystart",
-  "-follow",
-  "-not",
-  "!",
-  "-a",
-  "-and",
-  "-o",
-  "-or",
-  "(",
-  ")",
-  ",",
-  "-warn",
-  "-nowarn",
-  "-help",
-  "--help",
-  "-version",
-  "--version"
-])
-const findWithValue: ReadonlySet<string> = new Set([
-  "-name",
-  "-iname",
-  "-path",
-  "-ipath",
-  "-wholename",
-  "-iwholename",
-  "-regex",
-  "-iregex",
-  "-type",
-  "-xtype",
-  "-size",
-  "-newer",
-  "-anewer",
-  "-cnewer",
-  "-mtime",
-  "-atime",
-  "-ctime",
-  "-mmin",
-  "-amin",
-  "-cmin",
-  "-perm",
-  "-user",
-  "-group",
-  "-uid",
-  "-gid",
-  "-links",
-  "-inum",
-  "-samefile",
-  "-lname",
-  "-ilname",
-  "-fstype",
-  "-used",
-  "-maxdepth",
-  "-mindepth",
-  "-regextype",
-  "-printf",
-  "-context"
-])
-
-const findRule: ArgumentRule = (args, words) => {
-  let i = 0
-  // Leading options, then starting points, then the expression. find has no `--` for its expression.
-  while (
-    i < args.length && args[i]!.literal && (findGlobals.has(args[i]!.value) || /^-D|^-O[0-9]/.test(args[i]!.value))
-  ) {
-    if (args[i]!.value === "-D") i++
-    i++
-  }
-  for (; i < args.length; i++) {
-    const word = args[i]!
-    const expression = word.literal ? /^[-!(),]/.test(word.value) : !words.isOperand(word)
-    if (expression) break
-  }
-  for (; i < args.length; i++) {
-    const word = args[i]!
-    if (!word.literal) return `\`find\`: ${opaque(word)}`
-    const value = word.value
-    if (findFlags.has(value)) continue
-    if (findWithValue.has(value) || /^-newer[amcBt][amcBt]$/.test(value)) {
-      const given = args[i + 1]
-      if (given === undefined) return `\`find ${value}\` needs a value`
-      if ((given.glob || given.brace || given.unquotedExpansion) && !words.isOperand(given)) {
-        return `\`find\`: ${opaque(given)}`
-      }
-      i++
-      continue
-    }
-    return `\`find ${value}\` is not known to be read-only (find can run commands, delete and write files)`
-  }
-  return undefined
-}
-
-const dateRule: ArgumentRule = grammar("date", {
-  flags: "uR",
-  values: "dfr",
-  optional: "I",
-  long: gnu("date=,file=,iso-8601?,rfc-email,rfc-3339=,reference=,utc,universal,debug,resolution"),
-  permute: true
-}, (parsed) => {
-  const operand = parsed.operands.find((word) => !word.prefix.startsWith("+"))
-  return operand === undefined ? undefined : `\`date ${operand.text}\` would set the system clock`
-})
-
-const hostnameDisplayOptions: ReadonlySet<string> = new Set([
-  "-f",
-  "-s",
-  "-i",
-  "-I",
-  "-d",
-  "-A",
-  "-a",
-  "--fqdn",
-  "--long",
-  "--short",
-  "--domain",
-  "--ip-address",
-  "--all-ip-addresses",
-  "--all-fqdns",
-  "--alias"
-])
-const hostnameRule: ArgumentRule = (args) => {
-  const word = args.find((arg) => !arg.literal || !hostnameDisplayOptions.has(arg.value))
-  return word === undefined ? undefined : `\`hostname ${word.text}\` may set the host name`
-}
-
-const printfRule: ArgumentRule = (args) => {
-  const first = args[0]
-  if (first === undefined) return undefined
-  if (!first.literal) return opaque(first)
-  return first.value.startsWith("-v") ? "`printf -v` assigns a shell variable" : undefined
-}
-
-const numericTestOperators: ReadonlySet<string> = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"])
-const integer = /^[-+]?[0-9]+$/
-
-/**
- * `test` and `[`: `-v NAME` and `-R NAME` evaluate a subscript in NAME (`test -v 'a[$(touch X)]'` runs touch), so
- * NAME must be a plain name; the numeric operators' operands must be literal integers.
- */
-const testRule: ArgumentRule = (args) => {
-  for (let i = 0; i < args.length; i++) {
-    const word = args[i]!
-    if (!word.literal) continue
-    if ((word.value === "-v" || word.value === "-R") && args[i + 1] !== undefined) {
-      const name = args[i + 1]!
-      if (!name.literal || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name.value)) {
-        return `\`test ${word.value} ${name.text}\` evaluates a subscript in the name`
-      }
-    }
-    if (numericTestOperators.has(word.value)) {
-      for (const operand of [args[i - 1], args[i + 1]]) {
-        if (operand !== undefined && !(operand.literal && integer.test(operand.value))) {
-          return `\`test\`'s \`${word.value}\` reads ${show(operand)} as a number`
-        }
-      }
-    }
-  }
-  return undefined
-}
-
-/** `NAME --version` and the like: the interpreter prints its version and exits. */
-const versionQuery = (name: string, ...forms: ReadonlyArray<string>): ArgumentRule => (args) =>
-  args.length === 1 && args[0]!.literal && forms.includes(args[0]!.value)
-    ? undefined
-    : `\`${name}\` runs programs; only \`${name} ${forms.join("` or `")}\` is read-only`
-
-const cdRule: ArgumentRule = grammar("cd", { flags: "LPe@" }, atMostOperands("cd", 1, "is an error"))
-
-const envRule: ArgumentRule = (args) =>
-  args.every((word) => word.literal && (word.value === "-0" || word.value === "--null"))
-    ? undefined
-    : "`env` with arguments runs a command or changes the environment"
-
-const jqRule: ArgumentRule = (args, words) => {
-  const parsed = parseOptions(
-    {
-      flags: "nRscrjaSCMehV",
-      values: "fL",
-      long:
-        "null-input,raw-input,slurp,compact-output,raw-output,raw-output0,join-output,ascii-output,sort-keys,color-output,monochrome-output,tab,indent=,unbuffered,stream,stream-errors,seq,exit-status,from-file=,arg=,argjson=,slurpfile=,rawfile=,args,jsonargs,help,version,build-configuration",
-      permute: true
-    },
-    args,
-    words.isOperand
-  )
-  if (parsed._tag === "Unknown") return `\`jq\`: ${parsed.reason}, so it is not known to be read-only`
-  // `--arg NAME VALUE` and friends take two words; the parser took one: the rest are operands either way.
-  return undefined
-}
-
-const gitCommand = (sub: string) => `git ${sub}`
-
-// -----------------------------------------------------------------------------
-// git
-// -----------------------------------------------------------------------------
-
-const gitSafeGlobals: ReadonlySet<string> = new Set([
-  "--no-pager",
-  "-P",
-  "--no-optional-locks",
-  "--literal-pathspecs",
-  "--glob-pathspecs",
-  "--noglob-pathspecs",
-  "--icase-pathspecs",
-  "--version",
-  "--no-replace-objects",
-  "--no-lazy-fetch",
-  "--no-advice"
-])
-
-const gitDiffLong =
-  "patch,no-patch,unified=,output-indicator-new=,output-indicator-old=,output-indicator-context=,raw,patch-with-raw,indent-heuristic,no-indent-heuristic,minimal,patience,histogram,anchored=,diff-algorithm=,stat?,compact-summary,numstat,shortstat,dirstat?,cumulative,dirstat-by-file?,summary,patch-with-stat,name-only,name-status,submodule?,color?,no-color,color-moved?,no-color-moved,color-moved-ws=,no-color-moved-ws,word-diff?,word-diff-regex=,color-words?,no-renames,rename-empty,no-rename-empty,check,ws-error-highlight=,full-index,binary,abbrev?,break-rewrites?,find-renames?,find-copies?,find-copies-harder,irreversible-delete,diff-filter=,find-object=,pickaxe-all,pickaxe-regex,skip-to=,rotate-to=,relative?,no-relative,text,ignore-cr-at-eol,ignore-space-at-eol,ignore-space-change,ignore-all-space,ignore-blank-lines,ignore-matching-lines=,inter-hunk-context=,function-context,exit-code,quiet,no-ext-diff,no-textconv,ignore-submodules?,src-prefix=,dst-prefix=,no-prefix,default-prefix,line-prefix=,ita-invisible-in-index,ita-visible-in-index,merge-base,cached,staged,no-index,base,ours,theirs,combined-all-paths,dd,cc,diff-merges=,no-diff-merges,remerge-diff,stat-width=,stat-name-width=,stat-graph-width=,stat-count="
-const gitLogLong =
-  "oneline,pretty?,format=,abbrev-commit,no-abbrev-commit,encoding=,expand-tabs?,no-expand-tabs,notes?,no-notes,show-notes?,show-signature,no-show-signature,relative-date,date=,parents,children,left-right,graph,show-linear-break?,decorate?,no-decorate,decorate-refs=,decorate-refs-exclude=,clear-decorations,source,mailmap,no-mailmap,use-mailmap,no-use-mailmap,full-diff,log-size,max-count=,skip=,since=,after=,until=,before=,since-as-filter=,author=,committer=,grep-reflog=,grep=,all-match,invert-grep,regexp-ignore-case,basic-regexp,extended-regexp,fixed-strings,perl-regexp,remove-empty,merges,no-merges,min-parents=,max-parents=,no-min-parents,no-max-parents,first-parent,exclude-first-parent-only,not,all,branches?,tags?,remotes?,glob=,exclude=,exclude-hidden=,reflog,alternate-refs,single-worktree,ignore-missing,bisect,cherry-mark,cherry-pick,left-only,right-only,cherry,walk-reflogs,merge,boundary,simplify-by-decoration,show-pulls,full-history,dense,sparse,simplify-merges,ancestry-path?,topo-order,date-order,author-date-order,reverse,no-walk?,do-walk,count,follow,no-follow,show-origin,end-of-options"
-const gitLogGrammar: OptionGrammar = {
-  flags: "pusziEFPgmctrRaDbwW",
-  values: "nSGL",
-  optional: "UMCBl",
-  numeric: true,
-  long: `${gitDiffLong},${gitLogLong}`,
-  permute: true
-}
-const gitDiffGrammar: OptionGrammar = {
-  flags: "pusRaDbwWz",
-  values: "SG",
-  optional: "UMCBl",
-  long: gitDiffLong,
-  permute: true
-}
-
-const gitGrammars: Readonly<Record<string, OptionGrammar>> = {
-  log: gitLogGrammar,
-  show: gitLogGrammar,
-  diff: gitDiffGrammar,
-  status: {
-    flags: "sbvz",
-    optional: "u",
-    long:
-      "short,branch,show-stash,porcelain?,long,verbose,untracked-files?,ignore-submodules?,ignored?,column?,no-column,ahead-behind,no-ahead-behind,renames,no-renames,find-renames?,null",
-    permute: true
-  },
-  blame: {
-    flags: "bclnpsfteMCwh",
-    values: "LS",
-    long:
-      "porcelain,line-porcelain,incremental,root,show-stats,progress,no-progress,score-debug,show-name,show-number,show-email,abbrev?,date=,reverse,first-parent,encoding=,contents=,ignore-rev=,ignore-revs-file=,color-lines,color-by-age,minimal,end-of-options",
-    permute: true
-  },
-  shortlog: {
-    flags: "nsec",
-    optional: "w",
-    long: `numbered,summary,email,committer,group=,format=,${gitLogLong}`,
-    permute: true
-  },
-  describe: {
-    long:
-      "all,tags,contains,abbrev=,candidates=,exact-match,debug,long,match=,exclude=,always,first-parent,dirty?,broken?",
-    permute: true
-  },
-  "rev-parse": {
-    flags: "qS",
-    long:
-      "show-toplevel,git-dir,absolute-git-dir,git-common-dir,is-inside-work-tree,is-inside-git-dir,is-bare-repository,is-shallow-repository,show-prefix,show-cdup,short?,abbrev-ref?,symbolic,symbolic-full-name,verify,quiet,sq,sq-quote,not,all,branches?,tags?,remotes?,glob=,exclude=,default=,prefix=,local-env-vars,resolve-git-dir=,git-path=,show-superproject-working-tree,shared-index-path,show-object-format?,show-ref-format,since=,after=,until=,before=,revs-only,no-revs,flags,no-flags,disambiguate=,stop-at-non-option,keep-dashdash,path-format=,end-of-options",
-    permute: true
-  },
-  "ls-files": {
-    flags: "cdmoiskuvtfz",
-    values: "xX",
-    long:
-      "cached,deleted,modified,others,ignored,stage,directory,no-empty-directory,unmerged,killed,exclude=,exclude-from=,exclude-per-directory=,exclude-standard,error-unmatch,with-tree=,full-name,recurse-submodules,abbrev?,debug,eol,deduplicate,sparse,format=,resolve-undo",
-    permute: true
-  },
-  "ls-tree": {
-    flags: "dlrtz",
-    long: "long,name-only,name-status,object-only,full-name,full-tree,abbrev?,format=",
-    permute: true
-  },
-  "cat-file": {
-    flags: "tspe",
-    long:
-      "batch?,batch-check?,batch-all-objects,buffer,unordered,follow-symlinks,allow-unknown-type,mailmap,use-mailmap,no-mailmap,path=,Z",
-    permute: true
-  },
-  grep: {
-    flags: "aiIwvhHEGFPnlLcozqrW",
-    values: "efABCm",
-    numeric: true,
-    long:
-      "cached,no-index,untracked,no-exclude-standard,exclude-standard,recurse-submodules,text,no-textconv,ignore-case,max-depth=,recursive,no-recursive,word-regexp,invert-match,full-name,extended-regexp,basic-regexp,perl-regexp,fixed-strings,line-number,column,files-with-matches,name-only,files-without-match,null,only-matching,count,color?,no-color,break,heading,show-function,context=,after-context=,before-context=,function-context,max-count=,threads=,and,or,not,all-match,quiet",
-    permute: true
-  }
-}
-
-const flagsOnly =
-  (allowed: ReadonlySet<string>, listFlags: ReadonlySet<string>, subcommand: string) =>
-  (args: ReadonlyArray<ShellWord>): string | undefined => {
-    const listing = args.some((word) => listFlags.has(word.value))
-    for (const word of args) {
-      if (!word.literal) return opaque(word)
-      if (word.value.startsWith("-")) {
-        const name = word.value.split("=", 1)[0]!
-        if (!allowed.has(word.value) && !allowed.has(`${name}=`)) {
-          return `\`git ${subcommand} ${word.text}\` is not a listing option`
-        }
-      } else if (!listing) return `\`git ${subcommand} ${word.text}\` would create or change a ${subcommand}`
-    }
-    return undefined
-  }
-
-const gitSubcommands: Readonly<Record<string, (args: ReadonlyArray<ShellWord>, words: Words) => string | undefined>> = {
-  ...Object.fromEntries(Object.entries(gitGrammars).map(([sub, options]) => [sub, grammar(gitCommand(sub), options)])),
-  branch: flagsOnly(
-    new Set([
-      "-a",
-      "--all",
-      "-r",
-      "--remotes",
-      "-v",
-      "-vv",
-      "--verbose",
-      "--show-current",
-      "--no-color",
-      "-l",
-      "--list"
-    ]),
-    new Set(["-l", "--list"]),
-    "branch"
-  ),
-  tag: flagsOnly(
-    new Set([
-      "-l",
-      "--list",
-      "-n",
-      "--sort=",
-      "--format=",
-      "--contains",
-      "--no-contains",
-      "--merged",
-      "--no-merged",
-      "--points-at",
-      "-i",
-      "--ignore-case",
-      "--column",
-      "--no-column"
-    ]),
-    new Set(["-l", "--list"]),
-    "tag"
-  ),
-  remote: (args) => {
-    if (args.some((word) => !word.literal)) return "`git remote` with a non-literal argument"
-    if (args.length === 0) return undefined
-    if (args.length === 1 && ["-v", "--verbose"].includes(args[0]!.value)) return undefined
-    if (
-      args[0]!.value === "get-url" &&
-      args.slice(1).every((word) => !word.value.startsWith("-") || ["--all", "--push"].includes(word.value))
-    ) return undefined
-    return `\`git remote ${args[0]!.text}\` is not a listing form`
-  },
-  config: (args) => {
-    // Read-only only in an explicit read form with the right number of operands: `git config NAME VALUE list` SETS
-    // NAME (the last word is a value pattern), so a read word anywhere is not enough.
-    if (args.some((word) => !word.literal)) return "`git config` with a non-literal argument may change configuration"
-    const scopes = new Set([
-      "--global",
-      "--system",
-      "--local",
-      "--worktree",
-      "--show-origin",
-      "--show-scope",
-      "--null",
-      "-z",
-      "--name-only",
-      "--includes",
-      "--no-includes"
-    ])
-    const reads: Record<string, number> = {
-      "--get": 2,
-      "--get-all": 2,
-      "--get-regexp": 2,
-      "--get-urlmatch": 2,
-      "--list": 0,
-      "-l": 0
-    }
-    const subcommands: Record<string, number> = { get: 1, list: 0 }
-    const options = args.filter((word) => word.value.startsWith("-"))
-    const operands = args.filter((word) => !word.value.startsWith("-"))
-    const action = options.filter((word) => Object.hasOwn(reads, word.value))
-    const unknown = options.find((word) => !Object.hasOwn(reads, word.value) && !scopes.has(word.value))
-    if (unknown !== undefined) return `\`git config ${unknown.text}\` is not a known read-only option`
-    if (action.length === 1) {
-      return operands.length <= reads[action[0]!.value]!
-        ? undefined
-        : "`git config` with more operands than its read form takes may change configuration"
-    }
-    const sub = operands[0]?.value
-    if (
-      action.length === 0 && sub !== undefined && Object.hasOwn(subcommands, sub) &&
-      operands.length - 1 <= subcommands[sub]!
-    ) return undefined
-    // `git config section.key`: one operand naming a key (a dot, no subcommand word) reads it.
-    if (
-      action.length === 0 && operands.length === 1 &&
-      /^[A-Za-z0-9][A-Za-z0-9-]*(?:\.[^\s=]+)?\.[A-Za-z][A-Za-z0-9-]*$/.test(operands[0]!.value)
-    ) {
-      return undefined
-    }
-    return "`git config` without exactly one `--get`/`--list` form may change configuration"
-  },
-  reflog: (args) => {
-    if (args.some((word) => !word.literal)) return "`git reflog` with a non-literal argument"
-    const first = args[0]
-    if (first === undefined || first.value === "show" || first.value.startsWith("-")) {
-      const bad = args.find((word) =>
-        ["expire", "delete", "drop", "write"].includes(word.value) ||
-        (word.value.startsWith("-") &&
-          !/^-(?:n|-max-count=)?[0-9]*$|^--(?:oneline|date=.*|format=.*|pretty=.*|all|abbrev-commit)$/.test(word.value))
-      )
-      return bad === undefined ? undefined : `\`git reflog ${bad.text}\` is not known to be read-only`
-    }
-    return `\`git reflog ${first.text}\` is not \`git reflog show\``
-  },
-  stash: (args, words) => {
-    const sub = args[0]
-    if (sub === undefined || !sub.literal || !["list", "show"].includes(sub.value)) {
-      return "`git stash` other than `list`/`show` changes the stash or the working tree"
-    }
-    return grammar("git stash", gitLogGrammar)(args.slice(1), words)
-  }
-}
-
-const gitRule: ArgumentRule = (args, words) => {
-  let i = 0
-  for (; i < args.length; i++) {
-    const word = args[i]!
-    if (!word.literal) return opaque(word)
-    if (!word.value.startsWith("-")) break
-    if (!gitSafeGlobals.has(word.value)) {
-      return `git global option \`${word.value}\` can change configuration, repository or run programs`
-    }
-  }
-  const subcommand = args[i]
-  if (subcommand === undefined) return undefined
-  if (!Object.hasOwn(gitSubcommands, subcommand.value)) {
-    return `\`git ${subcommand.value}\` is not a read-only git subcommand`
-  }
-  return gitSubcommands[subcommand.value]!(args.slice(i + 1), words)
-}
-
 // -----------------------------------------------------------------------------
 // the positive list
 // -----------------------------------------------------------------------------
@@ -1382,10 +628,32 @@ export const sensitiveVariable =
 /** A loop variable a read-only command may have: a plain lower-case name that no program reads from the environment. */
 const inertLoopVariable = (name: string): boolean => /^[a-z][a-z0-9_]*$/.test(name) && !/_proxy$/.test(name)
 
-const noWords: Words = { isOperand: () => false }
+/** The repository check for every directory a command may run in (the process's directory without a context). */
+const gitRepositoryCheck = (context: ClassifyContext | undefined): () => string | undefined => {
+  let answer: { readonly problem: string | undefined } | undefined
+  return () => {
+    if (answer === undefined) {
+      const directories = context?.directories ?? [process.cwd()]
+      const problems = directories.map(gitRepositoryProblem).filter((problem) => problem !== undefined)
+      answer = { problem: directories.length === 0 ? "no directory to run in is known" : problems[0] }
+    }
+    return answer.problem
+  }
+}
+
+const noWords: Words = { isOperand: () => false, gitRepositoryProblem: gitRepositoryCheck(undefined) }
+
+/**
+ * Locale and time-zone variables a command may be given (`LANG=C git log -1`): programs only read them to choose a
+ * language, collation or clock, with a plain literal value (no `/`: `TZ=:/path` and locale paths name files).
+ */
+const harmlessAssignment = (assignment: ShellAssignment): boolean =>
+  /^(?:LANG|LANGUAGE|LC_[A-Z]+|TZ|NO_COLOR)$/.test(assignment.name) && !assignment.append &&
+  assignment.value !== undefined && assignment.value.literal && /^[A-Za-z0-9_.@:+-]*$/.test(assignment.value.value) &&
+  assignment.text === `${assignment.name}=${assignment.value.text}`
 
 const commandProblem = (command: SimpleCommand, words: Words): string | undefined => {
-  if (command.assignments.length > 0) {
+  if (command.assignments.length > 0 && !(command.words.length > 0 && command.assignments.every(harmlessAssignment))) {
     return command.words.length === 0
       ? "assigns a shell variable"
       : `assigns \`${command.assignments.map((a) => a.name).join("`, `")}\` for the command`
@@ -1425,7 +693,7 @@ export const classifyReadOnly = (input: ShellAnalysis | string, context?: Classi
   if (analysis._tag === "Unanalyzable") return notReadOnly(`the command cannot be analysed: ${analysis.reason}`)
   const structural = structuralProblem(analysis)
   if (structural !== undefined) return notReadOnly(structural)
-  const words: Words = { isOperand: operandProof(analysis, context) }
+  const words: Words = { isOperand: operandProof(analysis, context), gitRepositoryProblem: gitRepositoryCheck(context) }
   for (const command of analysis.commands) {
     const problem = commandProblem(command, words)
     if (problem !== undefined) return notReadOnly(`\`${command.source}\`: ${problem}`)
@@ -1481,8 +749,9 @@ export const operandsOf = (
  */
 export const simpleCommandProblemWith = (
   command: SimpleCommand,
-  isOperand: (word: ShellWord) => boolean
-): string | undefined => commandProblem(command, { isOperand })
+  isOperand: (word: ShellWord) => boolean,
+  context?: ClassifyContext
+): string | undefined => commandProblem(command, { isOperand, gitRepositoryProblem: gitRepositoryCheck(context) })
 
 /**
  * Why a single simple command is not read-only, or `undefined` when it is (ignoring the rest of its

@@ -4,13 +4,11 @@
  *
  * - `PageReader.layer` needs no model: the answer is the page itself, within a budget of characters, headed by the
  *   prompt, so the calling model reads the page with its question in view.
- * - `PageReader.layerLanguageModel` lets a (small, fast) model answer the prompt from the page, as Claude Code does,
- *   through @effect/ai's `LanguageModel` service (provide it from any @effect/ai provider). @effect/ai is not a
- *   dependency of this library: the layer looks the service up by its Context key.
+ * - `EffectAiPageReader.layer` (from `effect-tool-runtime/ai`, where the optional @effect/ai peer is needed) lets a
+ *   (small, fast) model answer the prompt from the page, as Claude Code does, with {@link readerPrompt}.
  *
  * @since 0.2.0
  */
-import type * as LanguageModel from "@effect/ai/LanguageModel"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -51,7 +49,7 @@ export class PageReaderError extends Data.TaggedError("PageReaderError")<{ reado
  */
 export interface PageReaderOptions {
   /** Characters of the page a reader uses (Claude Code's 100,000 by default); the rest is cut with a note. */
-  readonly maxChars?: number
+  readonly maxChars?: number | undefined
 }
 
 /**
@@ -102,40 +100,7 @@ export class PageReader extends Context.Tag("effect-tool-runtime/Tools/Web/PageR
         Effect.succeed(`Prompt: ${request.prompt}\nPage: ${request.url}\n\n${withinBudget(request.content, maxChars)}`)
     })
   }
-
-  /**
-   * A language model answers the prompt from the page (within the budget) and nothing else.
-   *
-   * @since 0.2.0
-   * @category layers
-   */
-  static readonly layerLanguageModel = (
-    options: PageReaderOptions = {}
-  ): Layer.Layer<PageReader, never, LanguageModel.LanguageModel> =>
-    Layer.effect(
-      PageReader,
-      Effect.map(LanguageModelTag, (model) => {
-        const maxChars = options.maxChars ?? DEFAULT_MAX_CHARS
-        return {
-          read: (request: PageRequest) =>
-            model.generateText({ prompt: readerPrompt(request, maxChars) }).pipe(
-              Effect.map((response) =>
-                response.text.trim() === "" ? "The model reading the page gave no answer." : response.text
-              ),
-              Effect.mapError((error) =>
-                new PageReaderError({ message: `The model reading ${request.url} failed: ${error.message}` })
-              ),
-              Effect.withSpan("PageReader.read", { attributes: { url: request.url } })
-            )
-        }
-      })
-    )
 }
-
-/** @effect/ai's `LanguageModel` Tag, by its key: the same Context entry without a runtime import of @effect/ai. */
-const LanguageModelTag = Context.GenericTag<LanguageModel.LanguageModel, LanguageModel.Service>(
-  "@effect/ai/LanguageModel"
-)
 
 /**
  * The prompt the model reading a page gets (after Claude Code's): the page, then the question, then how to answer.

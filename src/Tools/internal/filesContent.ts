@@ -121,10 +121,16 @@ export const cutMarker = (omitted: number): string => `… [line truncated: ${om
  * Streams a file and keeps only the requested lines; stops reading as soon as the line after the window starts.
  * Lines end at `\n` (a `\r` before it is dropped); a final newline does not start another line.
  */
-export const readLines = async (path: string, request: LineRequest): Promise<LineWindow> => {
+export const readLines = async (
+  source: string | ((chunkBytes: number) => AsyncIterable<Uint8Array>),
+  request: LineRequest
+): Promise<LineWindow> => {
   const { limit, maxLineChars, offset } = request
   const last = offset + limit - 1
-  const stream = fs.createReadStream(path, { highWaterMark: request.chunkBytes ?? 64 * 1024 })
+  const chunkBytes = request.chunkBytes ?? 64 * 1024
+  const stream = typeof source === "string"
+    ? fs.createReadStream(source, { highWaterMark: chunkBytes })
+    : source(chunkBytes)
   const hash = crypto.createHash("sha256")
   const decoder = new StringDecoder("utf8")
   const lines: Array<string> = []
@@ -162,7 +168,7 @@ export const readLines = async (path: string, request: LineRequest): Promise<Lin
   try {
     outer: for await (const chunk of stream) {
       request.signal?.throwIfAborted()
-      let bytes = chunk as Buffer
+      let bytes = Buffer.from(chunk as Uint8Array)
       hash.update(bytes)
       // Lines before the window are counted on the bytes: nothing is decoded or allocated for them.
       if (lineNo < offset) {
@@ -204,7 +210,7 @@ export const readLines = async (path: string, request: LineRequest): Promise<Lin
       if (currentLength > 0) endLine()
     }
   } finally {
-    stream.destroy()
+    if ("destroy" in stream && typeof stream.destroy === "function") stream.destroy()
   }
   return {
     lines,

@@ -9,26 +9,31 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
+import type { FileAccess, FileInfo } from "../../Session/FileAccess.js"
 import type { FileRecord } from "../../Session/FileState.js"
 import type { ResolvedPath, Workspace } from "../../Session/Workspace.js"
-import { specialFileReason, statOrUndefined } from "./filesPaths.js"
+import { specialFileReason } from "./filesPaths.js"
 
 /** A path from the model, resolved and inspected (never opened). */
 export interface Target {
   readonly resolved: ResolvedPath
   /** Of the real path; undefined when nothing is there. */
-  readonly stat: fs.Stats | undefined
+  readonly stat: FileInfo | undefined
   /** Why the path must not be touched (a device, FIFO, socket...), if so. */
   readonly refusal: string | undefined
 }
 
 /** Resolves a path through the workspace and stats its real target (stat only: opening a FIFO would block). */
-export const inspect = (workspace: Workspace["Type"], path: string): Effect.Effect<Target> =>
+export const inspect = (
+  access: FileAccess["Type"],
+  workspace: Workspace["Type"],
+  path: string
+): Effect.Effect<Target> =>
   Effect.flatMap(
     workspace.resolve(path),
     (resolved) =>
       Effect.map(
-        statOrUndefined(resolved.real),
+        access.stat(resolved.real),
         (stat) => ({ resolved, stat, refusal: specialFileReason(resolved, stat) })
       )
   )
@@ -80,42 +85,91 @@ export const staleness = (
   return fresh ? undefined : staleMessage(path)
 }
 
-/** Reads a regular file and describes it, for the staleness check. */
-export const readCurrent = async (path: string): Promise<{ readonly bytes: Buffer; readonly current: Current }> => {
-  const stat = await fs.promises.stat(path)
-  const bytes = await fs.promises.readFile(path)
-  return {
-    bytes,
-    current: {
-      mtimeMs: stat.mtimeMs,
-      size: stat.size,
-      contentHash: crypto.createHash("sha256").update(bytes).digest("hex")
+/** Reads a regular file and describes it, for the staleness check (from one descriptor, opened no-follow). */
+export const readCurrent = (
+  access: FileAccess["Type"],
+  path: string
+): Promise<{ readonly bytes: Buffer; readonly current: Current }> =>
+  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    const handle = yield* access.openRead(path)
+    const bytes = Buffer.from(yield* handle.read(0, handle.info.size))
+    return {
+      bytes,
+      current: {
+        mtimeMs: handle.info.mtimeMs,
+        size: handle.info.size,
+        contentHash: crypto.createHash("sha256").update(bytes).digest("hex")
+      }
     }
-  }
-}
+  })))
 
 /** Describes a file for the staleness check, keeping its bytes only when it is at most `keepBytes` long (else streamed). */
-export const describeCurrent = async (
+export const describeCurrent = (
+  access: FileAccess["Type"],
   path: string,
   keepBytes: number
-): Promise<{ readonly bytes: Buffer | undefined; readonly current: Current }> => {
-  const stat = await fs.promises.stat(path)
-  if (stat.size <= keepBytes) return readCurrent(path)
-  return { bytes: undefined, current: { mtimeMs: stat.mtimeMs, size: stat.size, contentHash: await hashFile(path) } }
-}
+): Promise<{ readonly bytes: Buffer | undefined; readonly current: Current }> =>
+  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    const handle = yield* access.openRead(path)
+    const info = handle.info
+    if (info.size <= keepBytes) {
+      const bytes = Buffer.from(yield* handle.read(0, info.size))
+      return {
+        bytes,
+        current: {
+          mtimeMs: info.mtimeMs,
+          size: info.size,
+          contentHash: crypto.createHash("sha256").update(bytes).digest("hex")
+        }
+      }
+    }
+    const contentHash = yield* Effect.promise(async () => {
+      const hash = crypto.createHash("sha256")
+      for await (const chunk of handle.chunks(64 * 1024)) hash.update(chunk)
+      return hash.digest("hex")
+    })
+    return { bytes: undefined, current: { mtimeMs: info.mtimeMs, size: info.size, contentHash } }
+  })))
 
 /**
  * A `beforeRename` guard for the atomic write: fails when the target's mtime or size moved since it was read, so a
  * change made while the new content was being written is not clobbered.
  */
 export const unchangedSince =
-  (path: string, current: Current | undefined, message: string) => async (): Promise<void> => {
-    const now = await fs.promises.stat(path).catch(() => undefined)
+  (access: FileAccess["Type"], path: string, current: Current | undefined, message: string) =>
+  async (): Promise<void> => {
+    const now = await Effect.runPromise(access.stat(path))
     const same = current === undefined
       ? now === undefined
       : now !== undefined && now.mtimeMs === current.mtimeMs && now.size === current.size
-    if (!same) throw new StaleError(message)
+    if (!same) throw new Error(message)
   }
 
-/** The file changed under us; its message is for the model. */
-export class StaleError extends Error {}
+/**
+ * Opens the file a call was decided on, in one step with the check: `planned` is the real path the permission
+ * decision saw (bound when the call was planned). The path is resolved again; when it now leads elsewhere (a symlink
+ * swapped in between) the call is refused, and the open itself refuses a symlink as the last component and checks
+ * that the descriptor is the planned file, so nothing swapped in later can redirect the read either.
+ */
+export const openDecided = (
+  access: FileAccess["Type"],
+  workspace: Workspace["Type"],
+  requested: string,
+  planned: string
+) =>
+  Effect.gen(function*() {
+    const resolved = yield* workspace.resolve(requested)
+    const changed =
+      `${resolved.absolute} changed after permission was decided (it resolved to ${planned}, now to ${resolved.real}); ` +
+      "the call was refused. Try again."
+    if (resolved.real !== planned) return yield* Effect.fail(changed)
+    const handle = yield* access.openRead(planned).pipe(
+      Effect.mapError((e) =>
+        e.reason === "ELOOP" ? changed : e.reason === "EINVAL" ?
+          `${resolved.absolute} is no longer a regular file.`
+          : `Could not read ${resolved.absolute}: ${e.message}`
+      )
+    )
+    if (handle.realPath !== planned) return yield* Effect.fail(changed)
+    return { resolved, handle }
+  })

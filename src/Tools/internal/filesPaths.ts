@@ -11,10 +11,11 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { isAnotherNameOf, literalRulePath } from "../../Permission/FileIdentity.js"
 import { compilePathPattern } from "../../Permission/PathPattern.js"
-import { printRule } from "../../Permission/Rule.js"
+import type { FileAccess, FileInfo } from "../../Session/FileAccess.js"
 import { realPathSync } from "../../Session/Workspace.js"
 import type { ResolvedPath, Workspace } from "../../Session/Workspace.js"
 import { PermissionCheck } from "../../Tool/Permission.js"
+import { printRule } from "../../Tool/Rule.js"
 import { Claim } from "../../Tool/Tool.js"
 import type { RuleContext } from "../../Tool/Tool.js"
 
@@ -32,6 +33,20 @@ export const resolveSync = (
 ): { readonly absolute: string; readonly real: string } => {
   const absolute = nodePath.resolve(cwd, expandHome(path, home))
   return { absolute, real: realPathSync(absolute) }
+}
+
+/**
+ * The real path a call is planned on, through a {@link FileAccess} (symlinks resolved through the nearest existing
+ * ancestor, as `Workspace.resolve` does), synchronously: `plan` binds it and the call opens exactly that file.
+ */
+export const plannedRealPath = (access: FileAccess["Type"], path: string, cwd: string, home: string): string => {
+  const realOf = (absolute: string): string => {
+    const real = access.realPathSync(absolute)
+    if (real !== undefined) return real
+    const parent = nodePath.dirname(absolute)
+    return parent === absolute ? absolute : nodePath.join(realOf(parent), nodePath.basename(absolute))
+  }
+  return realOf(nodePath.resolve(cwd, expandHome(path, home)))
 }
 
 /** The claim resource of a file or directory: `file:` and its real path. */
@@ -63,11 +78,24 @@ export const ruleCovers = (content: string, path: string, context: RuleContext, 
   return named !== undefined && isAnotherNameOf(real, [named])
 }
 
+const specialKinds: Record<FileInfo["type"], string | undefined> = {
+  File: undefined,
+  Directory: undefined,
+  SymbolicLink: undefined,
+  FIFO: "a FIFO (named pipe)",
+  Socket: "a socket",
+  CharacterDevice: "a character device",
+  BlockDevice: "a block device",
+  Unknown: "a special file"
+}
+
 const devicePath = /^\/(dev|proc\/[^/]+\/fd)(\/|$)/
 
 /** What kind of special file a stat describes, when it is not a regular file or a directory. */
-const specialKind = (stat: fs.Stats): string | undefined =>
-  stat.isFIFO()
+const specialKind = (stat: fs.Stats | FileInfo): string | undefined =>
+  "type" in stat
+    ? specialKinds[stat.type]
+    : stat.isFIFO()
     ? "a FIFO (named pipe)"
     : stat.isSocket()
     ? "a socket"
@@ -83,7 +111,10 @@ const specialKind = (stat: fs.Stats): string | undefined =>
  * Why a path must never be opened, or undefined. Checked with `stat` before any `open` (opening a FIFO blocks until
  * a writer appears), on the real path, and on the path as written for `/dev/*` and `/proc/<pid>/fd/*`.
  */
-export const specialFileReason = (resolved: ResolvedPath, stat: fs.Stats | undefined): string | undefined => {
+export const specialFileReason = (
+  resolved: ResolvedPath,
+  stat: fs.Stats | FileInfo | undefined
+): string | undefined => {
   const kind = stat === undefined ? undefined : specialKind(stat)
   if (kind !== undefined) {
     return `${resolved.requested} is ${kind}, not a regular file; it cannot be read or written by this tool.`

@@ -9,7 +9,7 @@ import { bashLayer, isAlive, pollFor, readPids, recordingContext, tempDir, treeS
 const call = (command: string, timeout?: number, context = recordingContext()) =>
   Effect.flatMap(
     BashTool,
-    (bash) => Effect.scoped(bash.call({ command, ...(timeout === undefined ? {} : { timeout }) }, context))
+    (bash) => Effect.scoped(bash.plan({ command, ...(timeout === undefined ? {} : { timeout }) }).call(context))
   )
 
 const failureOf = <A>(exit: Exit.Exit<A, BashFailure>): BashFailure => {
@@ -131,7 +131,7 @@ describe("Bash process lifecycle", () => {
       // Generous: memory holds 2 MiB of output; the rest is garbage the GC may not have collected yet.
       expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(64 * 1024 * 1024)
       const bash = yield* BashTool
-      const text = bash.toModel(out, { command: "" })
+      const text = bash.plan({ command: "" }).toModel(out)
       expect(typeof text === "string" && text.length < MAX_RESULT_CHARS).toBe(true)
       expect(text).toContain(`saved to: ${out.fullOutputPath}`)
       fs.unlinkSync(out.fullOutputPath!)

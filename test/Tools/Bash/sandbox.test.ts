@@ -25,7 +25,7 @@ const unavailable = ((): string | undefined => {
 if (unavailable !== undefined) console.warn(`Skipping the bubblewrap sandbox tests: ${unavailable}`)
 
 const run = (command: string) =>
-  Effect.flatMap(BashTool, (bash) => Effect.exit(Effect.scoped(bash.call({ command }, recordingContext()))))
+  Effect.flatMap(BashTool, (bash) => Effect.exit(Effect.scoped(bash.plan({ command }).call(recordingContext()))))
 
 describe("Bash in the bubblewrap sandbox", () => {
   it.live.skipIf(unavailable !== undefined)(

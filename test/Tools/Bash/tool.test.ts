@@ -15,11 +15,14 @@ import {
 import { bashLayer, recordingContext, tempDir } from "./helpers.js"
 
 const cwd = tempDir("bash-tool")
+/** The claims without the reads of named files below the working directory (the plan adds them for Read deny rules). */
+const rootClaims = (claims: ReadonlyArray<{ resource: string; access: string }>) =>
+  claims.filter((claim) => !(claim.access === "read" && claim.resource.startsWith(`file:${cwd}/`)))
 fs.writeFileSync(path.join(cwd, "notes.txt"), "alpha\nbeta\n")
 const place = { cwd, home: "/root", roots: [cwd] }
 
 const run = (command: string) =>
-  Effect.flatMap(BashTool, (bash) => Effect.exit(Effect.scoped(bash.call({ command }, recordingContext()))))
+  Effect.flatMap(BashTool, (bash) => Effect.exit(Effect.scoped(bash.plan({ command }).call(recordingContext()))))
 
 describe("Bash results", () => {
   it.live("exit code 1 of grep is an answer: success, with the meaning for the model", () =>
@@ -29,7 +32,7 @@ describe("Bash results", () => {
       expect(Exit.isSuccess(exit)).toBe(true)
       if (Exit.isFailure(exit)) return
       expect(exit.value.exitCode).toBe(1)
-      expect(bash.toModel(exit.value, { command: "grep nomatch notes.txt" })).toBe("(exit code 1: no matches)")
+      expect(bash.plan({ command: "grep nomatch notes.txt" }).toModel(exit.value)).toBe("(exit code 1: no matches)")
     }).pipe(Effect.provide(bashLayer(cwd))))
 
   it.live("`false` fails, naming exit code 1; other codes and the output are in the message", () =>
@@ -39,7 +42,7 @@ describe("Bash results", () => {
       expect(Exit.isFailure(exit)).toBe(true)
       if (Exit.isSuccess(exit) || exit.cause._tag !== "Fail") return
       expect(exit.cause.error.exitCode).toBe(1)
-      expect(bash.renderFailure(exit.cause.error, { command: "false" })).toContain("exit code 1")
+      expect(bash.plan({ command: "false" }).renderFailure(exit.cause.error)).toContain("exit code 1")
       const other = yield* run("echo partial; exit 3")
       if (Exit.isSuccess(other) || other.cause._tag !== "Fail") throw new Error("expected a failure")
       expect(other.cause.error.message).toBe("Command failed with exit code 3. Output:\npartial")
@@ -60,10 +63,10 @@ describe("Bash results", () => {
     Effect.gen(function*() {
       const bash = yield* BashTool
       const input = { command: "cat notes.txt", description: "Show the notes" }
-      expect(toText(bash.renderUse(input))).toBe("Bash: Show the notes\ncat notes.txt")
+      expect(toText(bash.plan(input).renderUse())).toBe("Bash: Show the notes\ncat notes.txt")
       const exit = yield* run("cat notes.txt")
       if (Exit.isFailure(exit)) throw new Error("expected success")
-      const ui = bash.renderResult(exit.value, input)
+      const ui = bash.plan(input).renderResult(exit.value)
       expect(ui[0]).toMatchObject({ _tag: "Code", text: "alpha\nbeta\n" })
       expect(ui[1]?._tag).toBe("Fields")
       expect(toText(ui)).toMatch(/exit code: 0\nduration: \d+ ms\noutput: 11 B/)
@@ -72,7 +75,7 @@ describe("Bash results", () => {
   it.live("an empty command is rejected before anything runs", () =>
     Effect.gen(function*() {
       const bash = yield* BashTool
-      const exit = yield* Effect.exit(bash.validate({ command: "  " }, recordingContext()))
+      const exit = yield* Effect.exit(bash.plan({ command: "  " }).validate(recordingContext()))
       expect(Exit.isFailure(exit)).toBe(true)
     }).pipe(Effect.provide(bashLayer(cwd))))
 })
@@ -92,12 +95,12 @@ describe("Bash classification", () => {
   })
 
   it("read-only commands inside the workspace claim a read of it; reaching outside claims every file; others the world", () => {
-    expect(claimsOf("cat notes.txt", place)).toEqual([{ resource: `file:${cwd}`, access: "read" }])
-    expect(claimsOf("for f in *.txt; do head -n 1 \"$f\"; done", place)).toEqual([{
+    expect(rootClaims(claimsOf("cat notes.txt", place))).toEqual([{ resource: `file:${cwd}`, access: "read" }])
+    expect(rootClaims(claimsOf("for f in *.txt; do head -n 1 \"$f\"; done", place))).toEqual([{
       resource: `file:${cwd}`,
       access: "read"
     }])
-    expect(claimsOf("basename \"$PWD\"", place)).toEqual([{ resource: `file:${cwd}`, access: "read" }])
+    expect(rootClaims(claimsOf("basename \"$PWD\"", place))).toEqual([{ resource: `file:${cwd}`, access: "read" }])
     for (
       const outside of [
         "cat /etc/passwd",
@@ -109,7 +112,7 @@ describe("Bash classification", () => {
         "for f in /etc/*; do cat \"$f\"; done"
       ]
     ) {
-      expect(claimsOf(outside, place), outside).toEqual([{ resource: "file:/", access: "read" }])
+      expect(rootClaims(claimsOf(outside, place)), outside).toEqual([{ resource: "file:/", access: "read" }])
     }
     // Found in review: tildes bash expands elsewhere, brace expansions, `..` behind a glob or a symlink.
     for (
@@ -124,26 +127,29 @@ describe("Bash classification", () => {
         "cat sub/../notes.txt"
       ]
     ) {
-      expect(claimsOf(outside, place), outside).toEqual([{ resource: "file:/", access: "read" }])
+      expect(rootClaims(claimsOf(outside, place)), outside).toEqual([{ resource: "file:/", access: "read" }])
     }
-    expect(claimsOf("rm notes.txt", place)).toEqual([{ resource: "*", access: "write" }])
+    expect(rootClaims(claimsOf("rm notes.txt", place))).toEqual([{ resource: "*", access: "write" }])
     // A simple file command inside the workspace claims exactly what it writes (acceptEdits accepts it).
-    expect(claimsOf("touch notes.txt", place)).toEqual([{ resource: `file:${cwd}/notes.txt`, access: "write" }])
+    expect(rootClaims(claimsOf("touch notes.txt", place))).toEqual([{
+      resource: `file:${cwd}/notes.txt`,
+      access: "write"
+    }])
     fs.symlinkSync("/etc/hostname", path.join(cwd, "link"))
-    expect(claimsOf("cat link", place)).toEqual([{ resource: "file:/", access: "read" }])
+    expect(rootClaims(claimsOf("cat link", place))).toEqual([{ resource: "file:/", access: "read" }])
     // A glob is checked by what it matches, through symlinks: `li*` and `lin[k]` reach /etc/hostname.
     for (const outside of ["cat li*", "cat lin[k]", "cat *", "head -n 1 *"]) {
-      expect(claimsOf(outside, place), outside).toEqual([{ resource: "file:/", access: "read" }])
+      expect(rootClaims(claimsOf(outside, place)), outside).toEqual([{ resource: "file:/", access: "read" }])
     }
-    expect(claimsOf("cat *.txt", place)).toEqual([{ resource: `file:${cwd}`, access: "read" }])
+    expect(rootClaims(claimsOf("cat *.txt", place))).toEqual([{ resource: `file:${cwd}`, access: "read" }])
     // Options that read files no argument names, or name them in a value: not read-only, or checked as paths.
-    expect(claimsOf("printf '/etc/shadow\\0' | sort --files0-from=-", place)).toEqual([{
+    expect(rootClaims(claimsOf("printf '/etc/shadow\\0' | sort --files0-from=-", place))).toEqual([{
       resource: "*",
       access: "write"
     }])
-    expect(claimsOf("wc --files0-from -", place)).toEqual([{ resource: "*", access: "write" }])
-    expect(claimsOf("date -f /etc/hostname", place)).toEqual([{ resource: "file:/", access: "read" }])
-    expect(claimsOf("date --file=/etc/hostname", place)).toEqual([{ resource: "file:/", access: "read" }])
+    expect(rootClaims(claimsOf("wc --files0-from -", place))).toEqual([{ resource: "*", access: "write" }])
+    expect(rootClaims(claimsOf("date -f /etc/hostname", place))).toEqual([{ resource: "file:/", access: "read" }])
+    expect(rootClaims(claimsOf("date --file=/etc/hostname", place))).toEqual([{ resource: "file:/", access: "read" }])
   })
 
   it("traits: read-only commands are concurrency-safe; rough destructive and open-world hints", () => {
@@ -160,7 +166,8 @@ describe("Bash classification", () => {
 
   it("checkPermissions never allows: it asks for what it cannot analyse, else has no opinion and suggests a rule", () => {
     expect(permissionCheckOf("npm run build")).toEqual({ _tag: "Passthrough", suggestions: ["Bash(npm run build:*)"] })
-    expect(permissionCheckOf("ls && rm x")).toEqual({ _tag: "Passthrough" })
+    // A compound command: one rule per part, which together allow it.
+    expect(permissionCheckOf("ls && rm x")).toEqual({ _tag: "Passthrough", suggestions: ["Bash(ls:*)", "Bash(rm x)"] })
     expect(permissionCheckOf("ls $(")).toMatchObject({
       _tag: "Ask",
       message: expect.stringContaining("cannot be analysed")

@@ -21,7 +21,7 @@ import { bashLayer, gitRepo, isAlive, pollFor, readPids, recordingContext, tempD
 const run = (command: string) =>
   Effect.flatMap(
     BashTool,
-    (bash) => Effect.exit(Effect.scoped(bash.call({ command, timeout: 60_000 }, recordingContext())))
+    (bash) => Effect.exit(Effect.scoped(bash.plan({ command, timeout: 60_000 }).call(recordingContext())))
   )
 
 const storedBytes = (store: string): number =>

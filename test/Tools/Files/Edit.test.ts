@@ -125,14 +125,14 @@ describe("Edit", () => {
       yield* Effect.gen(function*() {
         yield* executeOne(read(file))
         const service = yield* Edit
-        const validated = yield* service.validate({
+        const validated = yield* service.plan({
           file_path: file,
           old_string: "one",
           new_string: "uno",
           replace_all: false
-        }, context)
+        }).validate(context)
         fs.writeFileSync(file, "one\ntwo\nthree\n")
-        const failure = yield* Effect.flip(Effect.scoped(service.call(validated, context)))
+        const failure = yield* Effect.flip(Effect.scoped(service.plan(validated).call(context)))
         expect(failure.message).toContain("modified since it was last read")
         expect(fs.readFileSync(file, "utf8")).toBe("one\ntwo\nthree\n")
       }).pipe(Effect.provide(runtimeLayer(dir)))
@@ -259,12 +259,12 @@ describe("Edit through the tool layer", () => {
   it.effect("validate normalises file_path to an absolute path", () =>
     Effect.gen(function*() {
       const service = yield* Edit
-      const validated = yield* service.validate({
+      const validated = yield* service.plan({
         file_path: "new.txt",
         old_string: "",
         new_string: "x",
         replace_all: false
-      }, context)
+      }).validate(context)
       expect(validated.file_path).toBe(path.join(cwd, "new.txt"))
     }).pipe(Effect.provide(toolsLayer(cwd))))
 })

@@ -48,7 +48,7 @@ describe("Grep", () => {
       expect(text(limited).split("\n")).toEqual([
         "src/c.ts:1:function f() {",
         "src/c.ts:2:  return 1",
-        "(Output truncated at head_limit or the size cap: narrow the search or raise head_limit.)"
+        "(Output truncated at head_limit or the size cap: narrow the search, raise head_limit, or read on with offset.)"
       ])
     }).pipe(Effect.provide(layer)))
 
@@ -79,7 +79,7 @@ describe("Grep", () => {
           l.includes(fifo) && !l.startsWith("ps ")
         )
       const service = yield* Grep
-      const fiber = yield* Effect.fork(Effect.scoped(service.call({ pattern: "x", path: fifo }, context)))
+      const fiber = yield* Effect.fork(Effect.scoped(service.plan({ pattern: "x", path: fifo }).call(context)))
       while (running().length === 0) yield* Effect.sleep("10 millis")
       yield* Fiber.interrupt(fiber)
       for (let i = 0; i < 100 && running().length > 0; i++) yield* Effect.sleep("10 millis")
@@ -97,7 +97,7 @@ describe("Grep", () => {
         )
       const service = yield* Grep
       const output = yield* Effect.scoped(
-        service.call({ pattern: "x", path: big, output_mode: "content", head_limit: 5 }, context)
+        service.plan({ pattern: "x", path: big, output_mode: "content", head_limit: 5 }).call(context)
       )
       expect(output.lines).toHaveLength(5)
       expect(output.truncated).toBe(true)

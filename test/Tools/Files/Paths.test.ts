@@ -40,11 +40,13 @@ describe("paths: containment", () => {
       const grep = yield* Grep
       for (const p of escapes) {
         const checks = [
-          yield* read.checkPermissions({ file_path: p }, context),
-          yield* write.checkPermissions({ file_path: p, content: "x" }, context),
-          yield* edit.checkPermissions({ file_path: p, old_string: "a", new_string: "b", replace_all: false }, context),
-          yield* glob.checkPermissions({ pattern: "*", path: p }, context),
-          yield* grep.checkPermissions({ pattern: "x", path: p }, context)
+          yield* read.plan({ file_path: p }).checkPermissions(context),
+          yield* write.plan({ file_path: p, content: "x" }).checkPermissions(context),
+          yield* edit.plan({ file_path: p, old_string: "a", new_string: "b", replace_all: false }).checkPermissions(
+            context
+          ),
+          yield* glob.plan({ pattern: "*", path: p }).checkPermissions(context),
+          yield* grep.plan({ pattern: "x", path: p }).checkPermissions(context)
         ]
         for (const check of checks) {
           expect(check._tag, p).toBe("Ask")
@@ -60,8 +62,8 @@ describe("paths: containment", () => {
           "new/file.txt"
         ]
       ) {
-        expect((yield* read.checkPermissions({ file_path: p }, context))._tag, p).toBe("Passthrough")
-        expect((yield* write.checkPermissions({ file_path: p, content: "" }, context))._tag, p).toBe("Passthrough")
+        expect((yield* read.plan({ file_path: p }).checkPermissions(context))._tag, p).toBe("Passthrough")
+        expect((yield* write.plan({ file_path: p, content: "" }).checkPermissions(context))._tag, p).toBe("Passthrough")
       }
     }).pipe(Effect.provide(toolsLayer(work))))
 
@@ -85,20 +87,25 @@ describe("paths: containment", () => {
     Effect.gen(function*() {
       const read = yield* Read
       const edit = yield* Edit
-      expect(read.claims({ file_path: "link-to-inside" })).toEqual([{
+      expect(read.plan({ file_path: "link-to-inside" }).claims).toEqual([{
         resource: `file:${path.join(work, "inside.txt")}`,
         access: "read"
       }])
-      expect(edit.claims({ file_path: "inside.txt", old_string: "a", new_string: "b", replace_all: false })).toEqual([
-        { resource: `file:${path.join(work, "inside.txt")}`, access: "write" }
-      ])
+      expect(edit.plan({ file_path: "inside.txt", old_string: "a", new_string: "b", replace_all: false }).claims)
+        .toEqual([
+          { resource: `file:${path.join(work, "inside.txt")}`, access: "write" }
+        ])
     }).pipe(Effect.provide(toolsLayer(work))))
 
   it.effect("rules match on the given path and on the resolved target", () =>
     Effect.gen(function*() {
       const read = yield* Read
       const matches = (content: string, p: string) =>
-        read.matchesRule!(content, { file_path: p }, { cwd: work, home: "/nonexistent-home", ruleDirectory: undefined })
+        read.plan({ file_path: p }).matchesRule!(content, {
+          cwd: work,
+          home: "/nonexistent-home",
+          ruleDirectory: undefined
+        })
       // A deny on the real file also covers a link to it and a relative spelling.
       expect(matches(`/${path.join(outside, "secret.txt")}`, "link-to-secret")).toBe(true)
       expect(matches(`/${outside}/**`, "linked-dir/secret.txt")).toBe(true)
@@ -146,8 +153,8 @@ describe("paths: containment", () => {
         const truthInside = truth === work || truth.startsWith(`${work}/`)
         for (
           const check of [
-            yield* read.checkPermissions({ file_path: p }, context),
-            yield* write.checkPermissions({ file_path: p, content: "" }, context)
+            yield* read.plan({ file_path: p }).checkPermissions(context),
+            yield* write.plan({ file_path: p, content: "" }).checkPermissions(context)
           ]
         ) {
           if (!truthInside || !inside) expect(check._tag).toBe("Ask")

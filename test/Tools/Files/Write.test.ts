@@ -76,10 +76,10 @@ describe("Write", () => {
       writeTree(dir, { "x.txt": "x" })
       yield* Effect.gen(function*() {
         const service = yield* Write
-        expect(service.traits({ file_path: path.join(dir, "x.txt"), content: "" }).destructive).toBe(true)
-        expect(service.traits({ file_path: path.join(dir, "y.txt"), content: "" }).destructive).toBe(false)
-        expect(service.traits({ file_path: path.join(dir, "y.txt"), content: "" }).concurrencySafe).toBe(false)
-        expect(service.claims({ file_path: "y.txt", content: "" })).toEqual([{
+        expect(service.plan({ file_path: path.join(dir, "x.txt"), content: "" }).traits.destructive).toBe(true)
+        expect(service.plan({ file_path: path.join(dir, "y.txt"), content: "" }).traits.destructive).toBe(false)
+        expect(service.plan({ file_path: path.join(dir, "y.txt"), content: "" }).traits.concurrencySafe).toBe(false)
+        expect(service.plan({ file_path: "y.txt", content: "" }).claims).toEqual([{
           resource: `file:${path.join(dir, "y.txt")}`,
           access: "write"
         }])

@@ -5,7 +5,6 @@
 import { NodeContext } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { Approver } from "../../../src/Permission/Approver.js"
 import { ToolRuntime } from "../../../src/Runtime/ToolRuntime.js"
@@ -18,7 +17,7 @@ import type { ToolUseBlock } from "../../../src/Tool/Wire.js"
 import * as FileTools from "../../../src/Tools/FileTools.js"
 
 /** A fresh real directory (symlinks resolved, so paths compare as the tools print them). */
-export const tempDir = (prefix = "files-"): string => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
+export { tempDir } from "../../support/index.js"
 
 /** Writes files (creating parents) under a directory. */
 export const writeTree = (root: string, files: Record<string, string | Uint8Array>): void => {

@@ -13,8 +13,7 @@ describe("review findings", () => {
         "git config --list",
         "git config -l",
         "git config get user.name",
-        "git config list",
-        "git config --global --get-regexp alias"
+        "git config list"
       ]
     ) {
       expect(classifyReadOnly(command), command).toEqual({ readOnly: true })
@@ -27,7 +26,11 @@ describe("review findings", () => {
         "git config --list core.pager x",
         "git config --repl core.x y",
         "git config get a b c",
-        "git -P config alias.y list"
+        "git -P config alias.y list",
+        // The person's own files, outside the workspace: asked, as Claude Code asks.
+        "git config --global --get-regexp alias",
+        "git config --system --list",
+        "git config --file ../x --list"
       ]
     ) {
       expect(classifyReadOnly(command).readOnly, command).toBe(false)

@@ -6,6 +6,7 @@ import * as AiError from "@effect/ai/AiError"
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Layer, Stream, TestClock } from "effect"
+import * as EffectAiPageReader from "../../../src/Integrations/EffectAiPageReader.js"
 import { makePageCache } from "../../../src/Tools/Web/Cache.js"
 import { htmlText, nestingEstimate } from "../../../src/Tools/Web/Content.js"
 import { PageReader } from "../../../src/Tools/Web/PageReader.js"
@@ -63,14 +64,14 @@ describe("WebFetch: URLs", () => {
     Effect.gen(function*() {
       const service = yield* WebFetchTool
       const input = { url: "https://docs.example.com/page", prompt: "p" }
-      expect(service.traits(input)).toEqual({
+      expect(service.plan(input).traits).toEqual({
         readOnly: true,
         concurrencySafe: true,
         openWorld: true,
         destructive: false
       })
-      expect(service.claims(input)).toEqual([])
-      const check = yield* service.checkPermissions(input, {
+      expect(service.plan(input).claims).toEqual([])
+      const check = yield* service.plan(input).checkPermissions({
         toolUseId: "t",
         toolName: "WebFetch",
         progress: () => Effect.void,
@@ -157,7 +158,7 @@ describe("WebFetch: the PageReader", () => {
         response.writeHead(200, { "content-type": "text/html" })
         response.end("<html><body><h2>Prices</h2><p>The widget costs 42 euros.</p></body></html>")
       })
-      const layer = runtime(testOptions({ pageReader: PageReader.layerLanguageModel().pipe(Layer.provide(model)) }))
+      const layer = runtime(testOptions({ pageReader: EffectAiPageReader.layer().pipe(Layer.provide(model)) }))
       const outcome = yield* fetch(server.url("/prices"), "How much is the widget?").pipe(Effect.provide(layer))
       expect(resultText(outcome)).toBe("The price is 42 euros.")
       expect(prompts).toHaveLength(1)
@@ -173,7 +174,7 @@ describe("WebFetch: the PageReader", () => {
         LanguageModel.make({ generateText: () => Effect.fail(failure), streamText: () => Stream.empty })
       )
       const server = yield* serve((_, response) => response.end("text"))
-      const layer = runtime(testOptions({ pageReader: PageReader.layerLanguageModel().pipe(Layer.provide(model)) }))
+      const layer = runtime(testOptions({ pageReader: EffectAiPageReader.layer().pipe(Layer.provide(model)) }))
       const outcome = yield* fetch(server.url("/")).pipe(Effect.provide(layer))
       expect(outcome.status).toBe("error")
       expect(resultText(outcome)).toContain(`The model reading ${server.url("/")} failed: ${failure.message}`)

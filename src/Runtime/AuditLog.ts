@@ -20,9 +20,9 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import type { ToolEvent } from "../Runtime/Events.js"
 import { describeReason } from "../Tool/Permission.js"
 import { toText } from "../Tool/Presentation.js"
+import type { ToolEvent } from "./Events.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // models
@@ -151,9 +151,9 @@ export interface AuditFileOptions {
   readonly path: string
   readonly sessionId: string
   /** Rotate once the file would pass this size. Default 10 MiB. */
-  readonly maxBytes?: number
+  readonly maxBytes?: number | undefined
   /** Rotated files kept (`path.1` newest ... `path.N` oldest). Default 5. */
-  readonly maxFiles?: number
+  readonly maxFiles?: number | undefined
 }
 
 interface AuditSink {

@@ -8,7 +8,7 @@ import {
   printRule,
   ruleMatchesToolName,
   ruleTargetsTool
-} from "../../src/Permission/Rule.js"
+} from "../../src/Tool/Rule.js"
 
 const parsed = (text: string) => {
   const result = parseRule(text)

@@ -24,9 +24,9 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { ApprovalAnswer, Approver } from "../Permission/Approver.js"
+import type { ApprovalRequest } from "../Permission/Approver.js"
 import type { Risk } from "../Tool/Tool.js"
-import { ApprovalAnswer, Approver } from "./Approver.js"
-import type { ApprovalRequest } from "./Approver.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // models
@@ -40,18 +40,18 @@ import type { ApprovalRequest } from "./Approver.js"
  */
 export interface ClassifierOptions {
   /** What the classifier should know besides the call: the user's request, the project's conventions. */
-  readonly context?: string
+  readonly context?: string | undefined
   /** How long the classifier may take before the next approver is asked. Default 10 seconds. */
-  readonly timeout?: Duration.DurationInput
+  readonly timeout?: Duration.DurationInput | undefined
   /** The highest risk the classifier may judge; riskier calls go to the next approver. Default `"medium"`. */
-  readonly maxRisk?: Risk
+  readonly maxRisk?: Risk | undefined
   /**
    * What a "block" answer does: `deny` (the model is told why and may try something else, as in Claude Code's auto
    * mode) or `next` (ask the next approver). Default `"deny"`.
    */
-  readonly onBlock?: "deny" | "next"
+  readonly onBlock?: "deny" | "next" | undefined
   /** The name the audit shows for this approver. Default `"classifier"`. */
-  readonly name?: string
+  readonly name?: string | undefined
 }
 
 /**

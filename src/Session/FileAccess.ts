@@ -1,0 +1,182 @@
+/**
+ * FileAccess: the narrow file-system service the built-in file tools go through (realpath, stat, lstat, link counts,
+ * readdir, a no-follow open that reports what it opened, atomic replacement), so a test can swap the disk for memory.
+ *
+ * Why not `@effect/platform`'s `FileSystem`: the checks the tools need to make "resolve, check, open" one step are not
+ * in it — an open that refuses a symlink as its last component (`O_NOFOLLOW`) and does not block on a FIFO
+ * (`O_NONBLOCK`), the real path of an opened descriptor, device/inode and link counts for hard-link identity, an
+ * exclusive create for the atomic write's temp file. A program that provides only a `FileSystem` (a mock included)
+ * does not change where the file tools read: provide {@link FileAccess.layerMemory} (from
+ * `effect-tool-runtime/testing`) or your own `FileAccess` for that. `FileSystem` is still what the rest of the
+ * runtime (settings, sessions) uses.
+ *
+ * Layers: {@link FileAccess.layer} (Node, `node:fs`, the default) and {@link FileAccess.layerMemory} (a tree in memory:
+ * files, directories and symlinks; it never touches the disk).
+ *
+ * @since 0.3.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import { makeMemory } from "./internal/fileAccessMemory.js"
+import type { MemoryTree } from "./internal/fileAccessMemory.js"
+import { makeNode } from "./internal/fileAccessNode.js"
+
+/**
+ * What is at a path.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type FileType =
+  | "File"
+  | "Directory"
+  | "SymbolicLink"
+  | "FIFO"
+  | "Socket"
+  | "CharacterDevice"
+  | "BlockDevice"
+  | "Unknown"
+
+/**
+ * A `stat`, as much of it as the tools use.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface FileInfo {
+  readonly type: FileType
+  readonly size: number
+  readonly mtimeMs: number
+  /** Permission bits. */
+  readonly mode: number
+  /** Device and inode: two names with equal ones are one file. */
+  readonly dev: number
+  readonly ino: number
+  /** Link count: only a file with more than one link has another name. */
+  readonly nlink: number
+}
+
+/**
+ * A file opened for reading by {@link FileAccess}: what was opened (its descriptor's own stat and real path), read
+ * from the descriptor, never again by path.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface ReadHandle {
+  /** The stat of the opened descriptor. */
+  readonly info: FileInfo
+  /** The real path of what was opened (from the descriptor where the platform tells it). */
+  readonly realPath: string
+  /** Up to `length` bytes from `position`. */
+  readonly read: (position: number, length: number) => Effect.Effect<Uint8Array, FileAccessError>
+  /** The whole file from the start, as chunks of at most `chunkBytes`. */
+  readonly chunks: (chunkBytes: number) => AsyncIterable<Uint8Array>
+}
+
+/**
+ * Options of {@link FileAccess}'s `writeFileAtomic`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface AtomicWrite {
+  /** Runs right before the new content replaces the old; throwing aborts the write (the target is untouched). */
+  readonly beforeRename?: () => Promise<void>
+  readonly signal?: AbortSignal
+}
+
+/**
+ * A file operation failed; `reason` is the platform's code (`ENOENT`, `ELOOP`, ...) when there is one.
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export class FileAccessError
+  extends Schema.TaggedError<FileAccessError>("effect-tool-runtime/Session/FileAccessError")("FileAccessError", {
+    path: Schema.String,
+    reason: Schema.String,
+    message: Schema.String
+  })
+{}
+
+/**
+ * The FileAccess service. The `...Sync` members serve the tools' synchronous stages (`plan`, `claims`,
+ * `matchesRule`).
+ *
+ * @since 0.3.0
+ * @category tags
+ */
+export class FileAccess extends Context.Tag("effect-tool-runtime/FileAccess")<
+  FileAccess,
+  {
+    /** Symlinks resolved; fails when the path does not exist. */
+    readonly realPath: (path: string) => Effect.Effect<string, FileAccessError>
+    /** {@link realPath}, synchronously; undefined when the path does not exist. */
+    readonly realPathSync: (path: string) => string | undefined
+    /** Follows symlinks; undefined when nothing is there. */
+    readonly stat: (path: string) => Effect.Effect<FileInfo | undefined>
+    /** Does not follow a symlink at the path. */
+    readonly lstat: (path: string) => Effect.Effect<FileInfo | undefined>
+    /** {@link stat}, synchronously. */
+    readonly statSync: (path: string) => FileInfo | undefined
+    /** The names in a directory. */
+    readonly readDirectory: (path: string) => Effect.Effect<ReadonlyArray<string>, FileAccessError>
+    /**
+     * Opens a regular file for reading: refuses a symlink as the last component (`ELOOP`), never blocks on a FIFO,
+     * refuses anything but a regular file (`EINVAL`). The handle is closed with the Scope.
+     */
+    readonly openRead: (path: string) => Effect.Effect<ReadHandle, FileAccessError, Scope.Scope>
+    /** Replaces (or creates) a file atomically: readers see the old or the new content, never a mix. */
+    readonly writeFileAtomic: (
+      path: string,
+      content: Uint8Array,
+      options?: AtomicWrite
+    ) => Effect.Effect<void, FileAccessError>
+  }
+>() {
+  /**
+   * The Node implementation (`node:fs`): the default.
+   *
+   * @since 0.3.0
+   * @category layers
+   */
+  static readonly layer: Layer.Layer<FileAccess> = Layer.sync(FileAccess, makeNode)
+
+  /**
+   * A file system in memory, seeded with `files` (absolute path to content; parent directories are created) and
+   * `symlinks` (absolute path to target). Never touches the disk. Exported for tests from
+   * `effect-tool-runtime/testing` too.
+   *
+   * @since 0.3.0
+   * @category layers
+   */
+  static readonly layerMemory = (tree: MemoryTree = {}): Layer.Layer<FileAccess> =>
+    Layer.sync(FileAccess, () => makeMemory(tree))
+}
+
+/**
+ * The contents of {@link FileAccess.layerMemory}.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type { MemoryTree }
+
+const nodeDefault = makeNode()
+
+/**
+ * The FileAccess in context, or the Node implementation when none is provided: the file tools' layers use it, so
+ * existing programs keep working unchanged and a provided layer (memory, your own) is honoured.
+ *
+ * @since 0.3.0
+ * @category accessors
+ */
+export const current: Effect.Effect<FileAccess["Type"]> = Effect.map(
+  Effect.serviceOption(FileAccess),
+  Option.getOrElse(() => nodeDefault)
+)

@@ -1,0 +1,139 @@
+/**
+ * FileAccess on `node:fs`.
+ *
+ * @since 0.3.0
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import * as fs from "node:fs"
+import type { FileAccess, FileInfo, FileType, ReadHandle } from "../FileAccess.js"
+import { FileAccessError } from "../FileAccess.js"
+import { writeFileAtomic } from "./atomicWrite.js"
+
+const typeOf = (stats: fs.Stats): FileType =>
+  stats.isFile()
+    ? "File"
+    : stats.isDirectory()
+    ? "Directory"
+    : stats.isSymbolicLink()
+    ? "SymbolicLink"
+    : stats.isFIFO()
+    ? "FIFO"
+    : stats.isSocket()
+    ? "Socket"
+    : stats.isCharacterDevice()
+    ? "CharacterDevice"
+    : stats.isBlockDevice()
+    ? "BlockDevice"
+    : "Unknown"
+
+/** @internal */
+export const infoOf = (stats: fs.Stats): FileInfo => ({
+  type: typeOf(stats),
+  size: stats.size,
+  mtimeMs: stats.mtimeMs,
+  mode: stats.mode & 0o7777,
+  dev: stats.dev,
+  ino: stats.ino,
+  nlink: stats.nlink
+})
+
+const toError = (path: string) => (cause: unknown): FileAccessError => {
+  const code = (cause as { code?: unknown } | undefined)?.code
+  return new FileAccessError({
+    path,
+    reason: typeof code === "string" ? code : "Unknown",
+    message: cause instanceof Error ? cause.message : String(cause)
+  })
+}
+
+// O_NOFOLLOW: a symlink as the last component fails with ELOOP. O_NONBLOCK: a FIFO swapped in does not hang the open.
+const readFlags = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0)
+
+/** What a descriptor points to: `/proc/self/fd` where there is one, else the path's realpath if it is that file. */
+const descriptorPath = async (handle: fs.promises.FileHandle, path: string, info: FileInfo): Promise<string> => {
+  const viaProc = await fs.promises.readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined)
+  if (viaProc !== undefined && viaProc.startsWith("/")) return viaProc
+  const real = await fs.promises.realpath(path)
+  const now = await fs.promises.stat(real)
+  if (now.dev !== info.dev || now.ino !== info.ino) {
+    throw Object.assign(new Error(`${path} changed while opening`), { code: "ECHANGED" })
+  }
+  return real
+}
+
+/** @internal */
+export const makeNode = (): FileAccess["Type"] => ({
+  realPath: (path) => Effect.tryPromise({ try: () => fs.promises.realpath(path), catch: toError(path) }),
+  realPathSync: (path) => {
+    try {
+      return fs.realpathSync.native(path)
+    } catch {
+      return undefined
+    }
+  },
+  stat: (path) => Effect.promise(() => fs.promises.stat(path).then(infoOf, () => undefined)),
+  lstat: (path) => Effect.promise(() => fs.promises.lstat(path).then(infoOf, () => undefined)),
+  statSync: (path) => {
+    try {
+      const stats = fs.statSync(path, { throwIfNoEntry: false })
+      return stats === undefined ? undefined : infoOf(stats)
+    } catch (error) {
+      // A path through a file (ENOTDIR), a loop, a name too long: nothing is there to stat.
+      if (["ENOTDIR", "ELOOP", "ENAMETOOLONG", "EACCES"].includes((error as NodeJS.ErrnoException).code ?? "")) {
+        return undefined
+      }
+      throw error
+    }
+  },
+  readDirectory: (path) => Effect.tryPromise({ try: () => fs.promises.readdir(path), catch: toError(path) }),
+  openRead: (path) =>
+    Effect.acquireRelease(
+      Effect.tryPromise({ try: () => fs.promises.open(path, readFlags), catch: toError(path) }),
+      (handle) => Effect.promise(() => handle.close().catch(() => undefined))
+    ).pipe(
+      Effect.flatMap((handle) =>
+        Effect.tryPromise({
+          try: async (): Promise<ReadHandle> => {
+            const info = infoOf(await handle.stat())
+            if (info.type !== "File") {
+              throw Object.assign(new Error(`${path} is not a regular file`), { code: "EINVAL" })
+            }
+            const realPath = await descriptorPath(handle, path, info)
+            return {
+              info,
+              realPath,
+              read: (position, length) =>
+                Effect.tryPromise({
+                  try: async () => {
+                    const buffer = Buffer.alloc(length)
+                    const { bytesRead } = await handle.read(buffer, 0, length, position)
+                    return buffer.subarray(0, bytesRead)
+                  },
+                  catch: toError(path)
+                }),
+              chunks: (chunkBytes) => handle.createReadStream({ start: 0, highWaterMark: chunkBytes, autoClose: false })
+            }
+          },
+          catch: toError(path)
+        })
+      )
+    ),
+  writeFileAtomic: (path, content, options) =>
+    Effect.tryPromise({
+      try: (signal) =>
+        writeFileAtomic(path, content, {
+          ...options,
+          signal: options?.signal ?? signal
+        }),
+      // A refusal from `beforeRename` keeps its message (it is written for the model).
+      catch: (cause) =>
+        typeof (cause as { code?: unknown }).code === "string"
+          ? toError(path)(cause)
+          : new FileAccessError({
+            path,
+            reason: "Refused",
+            message: cause instanceof Error ? cause.message : String(cause)
+          })
+    })
+})
