@@ -60,7 +60,8 @@ Also: effect-tool-runtime tools --format anthropic|openai-chat|openai-responses|
 
 Exit status: 0 when the run completed (whatever the tools did); 2 for an unusable command line, input, rule,
 settings file or session (one line on standard error, nothing run); 130 after SIGINT and 143 after SIGTERM, once
-every outcome is printed (a second signal kills the running processes and exits at once).`
+every outcome is printed (a second signal kills the running processes and exits at once); 141 when serve's client
+closed standard output (EPIPE): its turns are cancelled, their processes stopped and audited, as after a signal.`
 
 const isMode = Schema.is(PermissionModeSetting)
 

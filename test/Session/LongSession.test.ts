@@ -43,7 +43,11 @@ const Big = Tool.make("Big", {
   maxResultChars: 5_000,
   touchesEnvironment: true
 })
-const BigLive = Big.implement({ call: ({ size }) => Effect.succeed("x".repeat(size)) })
+const BigLive = Big.implement({
+  // No opinion: the policy asks (no rule allows it yet).
+  checkPermissions: () => Effect.succeed({ _tag: "Passthrough" }),
+  call: ({ size }) => Effect.succeed("x".repeat(size))
+})
 
 /** Every question answered "allow for this session" with a rule of its own. */
 const approver = Layer.succeed(Approver, {
