@@ -58,5 +58,5 @@ describe.concurrent("serve, the client gone mid-turn", () => {
       ["u2", "interrupted"],
       ["u3", "interrupted"]
     ])
-  }, 30_000)
+  })
 })
