@@ -297,7 +297,8 @@ export const serve = (options: RuntimeOptions) =>
                 : `no open approval request ${request.id}`
             })
           }
-          // The first answer counts: the request is closed at once, so a second one (even on the next line) is an error.
+          // The first answer counts: the request is closed at once, so a second one (even on the next line) is an
+          // error.
           pending.delete(request.id)
           answered.add(request.id)
           return Deferred.succeed(waiting.answer, answerOf(request, waiting.request))
