@@ -29,10 +29,12 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import { makeDynamicRegistry, ToolRegistry } from "../Catalog/ToolRegistry.js"
-import type { RegisteredTool } from "../Catalog/ToolRegistry.js"
+import type { RegisteredTool, Registry } from "../Catalog/ToolRegistry.js"
+import * as Tool from "../Tool/Tool.js"
 import { Availability } from "../Tool/Tool.js"
 import type { LoadedConfig, McpConfigError, ServerConfig } from "./Config.js"
 import { McpError } from "./Errors.js"
@@ -113,6 +115,12 @@ export class McpServers extends Context.Tag("effect-tool-runtime/McpServers")<
     readonly tools: () => ReadonlyArray<RegisteredTool>
     /** Entries of the configuration that could not be used. */
     readonly configErrors: ReadonlyArray<McpConfigError>
+    /**
+     * Why a tool name of a server (`mcp__<server>__...`) has no tool now: "server X is not connected: <reason>"
+     * while that server is down, starting, or not started; undefined when the name is no server's, or its server is
+     * connected (the tool is then simply not one of its tools).
+     */
+    readonly unavailable: (toolName: string) => string | undefined
   }
 >() {
   /**
@@ -138,7 +146,7 @@ export class McpServers extends Context.Tag("effect-tool-runtime/McpServers")<
       const servers = yield* McpServers
       let lastMcp: ReadonlyArray<RegisteredTool> | undefined
       let all: ReadonlyArray<RegisteredTool> = base.tools
-      return makeDynamicRegistry(() => {
+      const registry = makeDynamicRegistry(() => {
         const mcp = servers.tools()
         if (mcp !== lastMcp) {
           lastMcp = mcp
@@ -146,6 +154,22 @@ export class McpServers extends Context.Tag("effect-tool-runtime/McpServers")<
         }
         return all
       })
+      // A tool of a server that is not connected is found, disabled with the reason: the model learns that the
+      // server is down rather than that no such tool exists.
+      const withStandIns = (inner: Registry): Registry => ({
+        get tools() {
+          return inner.tools
+        },
+        lookup: (name) => {
+          const found = inner.lookup(name)
+          if (Option.isSome(found)) return found
+          const reason = servers.unavailable(name)
+          return reason === undefined ? found : Option.some(standIn(name, reason))
+        },
+        suggest: (name) => inner.suggest(name),
+        snapshot: () => withStandIns(inner.snapshot())
+      })
+      return withStandIns(registry)
     })
   )
 }
@@ -153,6 +177,21 @@ export class McpServers extends Context.Tag("effect-tool-runtime/McpServers")<
 // ---------------------------------------------------------------------------------------------------------------
 // implementation
 // ---------------------------------------------------------------------------------------------------------------
+
+/** A tool of a server that is not connected: found by name, always disabled with the reason. */
+const standIn = (name: string, reason: string): RegisteredTool => {
+  const tool = Tool.make(name, {
+    description: `A tool of an MCP server that is not connected (${reason}).`,
+    input: Schema.Unknown,
+    touchesEnvironment: false,
+    loading: "deferred"
+  })
+  const service = tool.service({
+    isEnabled: Effect.succeed(Availability.disabled(reason)),
+    call: () => Effect.die(`${name}: ${reason}`)
+  })
+  return { definition: tool.definition, service: service as Tool.AnyService }
+}
 
 /** One server's supervision state. */
 interface Supervised {
@@ -381,7 +420,23 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
       status: SubscriptionRef.get(statuses),
       changes: statuses.changes,
       tools: () => tools,
-      configErrors: config.errors
+      configErrors: config.errors,
+      unavailable: (toolName) => {
+        const server = servers.find((s) => toolName.startsWith(`mcp__${s.prefix}__`))
+        if (server === undefined) return undefined
+        const state = server.state
+        switch (state._tag) {
+          case "Connected":
+            return undefined
+          case "Connecting":
+            return `server ${server.config.name} is not connected: ${
+              state.lastError === undefined ? "it is still starting" : `it is restarting (${state.lastError})`
+            }`
+          case "Down":
+          case "Disabled":
+            return `server ${server.config.name} is not connected: ${state.reason}`
+        }
+      }
     } satisfies McpServers["Type"]
   })
 

@@ -11,12 +11,14 @@
  * @since 0.3.0
  */
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import { Session } from "../Session/Session.js"
-import type { SessionError } from "../Session/Session.js"
+import { SessionError } from "../Session/Session.js"
+import { parseRule } from "../Tool/Rule.js"
 import type { RuleParseError } from "../Tool/Rule.js"
 import { ApprovalAnswer, Approver } from "./Approver.js"
 import { PermissionPolicy } from "./PermissionPolicy.js"
@@ -68,7 +70,19 @@ export const policy = (
     Effect.gen(function*() {
       const session = yield* Session
       const restored = Option.getOrElse(yield* session.restore(SESSION_RULES, Rules), (): ReadonlyArray<string> => [])
-      const kept = yield* Ref.make<ReadonlyArray<string>>(restored)
+      // A stored rule that does not parse is the state file's problem: name it.
+      for (const rule of restored) {
+        const parsed = parseRule(rule)
+        if (Either.isLeft(parsed)) {
+          return yield* new SessionError({
+            file: session.stateFile,
+            detail: `is damaged (session rule ${JSON.stringify(rule)}: ${parsed.left.reason}); remove the rule from ` +
+              `"${SESSION_RULES}" or move the file away to start afresh`,
+            cause: parsed.left
+          })
+        }
+      }
+      const kept = yield* Ref.make<ReadonlyArray<string>>(restored.slice(-session.limits.sessionRules))
       const policy = yield* RulePolicy.make({
         ...options,
         sessionRules: { ...options.sessionRules, allow: [...(options.sessionRules?.allow ?? []), ...restored] }
@@ -81,7 +95,18 @@ export const policy = (
             policy.remember(rules, scope),
             () =>
               scope === "session"
-                ? Ref.update(kept, (all) => [...all, ...rules.filter((rule) => !all.includes(rule))])
+                ? Effect.flatMap(
+                  Ref.modify(kept, (all) => {
+                    const next = [...all, ...rules.filter((rule) => !all.includes(rule))]
+                    const dropped = next.slice(0, Math.max(0, next.length - session.limits.sessionRules))
+                    return [dropped, next.slice(dropped.length)]
+                  }),
+                  (dropped) =>
+                    dropped.length === 0 ? Effect.void : Effect.logWarning(
+                      `session ${session.directory}: more than ${session.limits.sessionRules} session rules; ` +
+                        `the oldest (${dropped.join(", ")}) will not be kept by the next run`
+                    )
+                )
                 : Effect.void
           )
       })
@@ -89,7 +114,8 @@ export const policy = (
   )
 
 /**
- * Wraps an Approver so every answer is remembered in the session (the last 1,000; see {@link ApprovalRecord}).
+ * Wraps an Approver so every answer is remembered in the session (the last `maxApprovals` of the session, default
+ * 1,000, the oldest dropped with a warning in the log; see {@link ApprovalRecord}).
  *
  * @since 0.3.0
  * @category layers
@@ -101,21 +127,36 @@ export const approvals = <E, R>(
     Approver,
     Effect.gen(function*() {
       const inner = yield* Approver
+      const session = yield* Session
+      const max = session.limits.approvals
       const log = yield* Session.ref(APPROVALS, Schema.Array(ApprovalRecord), (): ReadonlyArray<ApprovalRecord> => [])
+      yield* Ref.update(log, (all) => all.slice(-max))
+      let warned = false
       return Approver.of({
         ask: (request) =>
           Effect.tap(inner.ask(request), (answer) =>
             Effect.clockWith((clock) =>
-              Ref.update(log, (all) =>
-                [...all, {
-                  toolUseId: request.toolUseId,
-                  toolName: request.toolName,
-                  answer: answer._tag,
-                  rules: ApprovalAnswer.$is("AllowSession")(answer) || ApprovalAnswer.$is("AllowAlways")(answer)
-                    ? answer.rules
-                    : [],
-                  at: clock.unsafeCurrentTimeMillis()
-                }].slice(-MAX_APPROVALS))
+              Effect.flatMap(
+                Ref.modify(log, (all) => {
+                  const next = [...all, {
+                    toolUseId: request.toolUseId,
+                    toolName: request.toolName,
+                    answer: answer._tag,
+                    rules: ApprovalAnswer.$is("AllowSession")(answer) || ApprovalAnswer.$is("AllowAlways")(answer)
+                      ? answer.rules
+                      : [],
+                    at: clock.unsafeCurrentTimeMillis()
+                  }]
+                  return [next.length > max, next.slice(-max)]
+                }),
+                (dropped) => {
+                  if (!dropped || warned) return Effect.void
+                  warned = true
+                  return Effect.logWarning(
+                    `session ${session.directory}: more than ${max} approvals; the oldest are dropped from the record`
+                  )
+                }
+              )
             ))
       })
     })
@@ -123,5 +164,4 @@ export const approvals = <E, R>(
 
 const SESSION_RULES = "sessionRules"
 const APPROVALS = "approvals"
-const MAX_APPROVALS = 1_000
 const Rules = Schema.Array(Schema.String)

@@ -25,6 +25,7 @@ import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import type { ChildProcessWithoutNullStreams } from "node:child_process"
 import * as processTree from "./internal/processTree.js"
 import * as internal from "./internal/subprocess.js"
 
@@ -192,6 +193,64 @@ export const markerVariable: string = processTree.markerVariable
  * @category running
  */
 export const run: (options: Options) => Effect.Effect<Result, SubprocessError, Scope.Scope> = internal.run
+
+/**
+ * What {@link spawnService} starts.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface ServiceOptions {
+  readonly argv: Argv
+  readonly cwd?: string | undefined
+  /** The whole environment of the program (nothing else of this process's is passed). */
+  readonly env: Readonly<Record<string, string>>
+  /** Between SIGTERM and SIGKILL when it is stopped. Default 2 seconds. */
+  readonly killGrace?: Duration.DurationInput | undefined
+}
+
+/**
+ * A long-lived program with its pipes (stdin, stdout, stderr), in a process group of its own and marked.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Service {
+  readonly child: ChildProcessWithoutNullStreams
+  /**
+   * Ends its whole tree: SIGTERM to its group and to every process carrying its marker (what it forked, even after
+   * it exited itself), a grace period, then SIGKILL. Call it after closing its input when it should get a chance to
+   * exit by itself first.
+   */
+  readonly stop: Effect.Effect<void>
+}
+
+/**
+ * Starts a long-lived program (an MCP stdio server, say) so that its whole tree can be ended: it leads a process
+ * group of its own and carries a marker, and {@link killAllNow} knows it. Start-up failures (no such program) come
+ * as the child's `error` event, as with `child_process.spawn`.
+ *
+ * @since 0.3.0
+ * @category running
+ */
+export const spawnService: (options: ServiceOptions) => Service = internal.spawnService
+
+/**
+ * Whether a process runs (exists and is not a zombie).
+ *
+ * @since 0.3.0
+ * @category inspection
+ */
+export const isRunning: (pid: number) => boolean = processTree.isRunning
+
+/**
+ * When a running process started, in clock ticks since boot (Linux `/proc`; undefined elsewhere, and for a process
+ * that is gone). A pid and its start time name one process for good: a reused pid has a later start time.
+ *
+ * @since 0.3.0
+ * @category inspection
+ */
+export const startTimeOf: (pid: number) => number | undefined = processTree.startTimeOf
 
 /**
  * SIGKILL, synchronously and without a grace period, to every process of every run still going in this process

@@ -174,8 +174,9 @@ export class AuditLog
   extends Context.Reference<AuditLog>()("effect-tool-runtime/AuditLog", { defaultValue: () => none })
 {
   /**
-   * JSON lines appended to `path` (created 0600), rotated by size: `path.1` is the newest rotated file, at most
-   * `maxFiles` are kept. A write that fails is logged and the run goes on: auditing never breaks a turn.
+   * JSON lines appended to `path` (created 0600; an existing file open to others is tightened to 0600; missing
+   * directories are created 0700), rotated by size: `path.1` is the newest rotated file, at most `maxFiles` are kept.
+   * A write that fails is logged and the run goes on: auditing never breaks a turn.
    *
    * @since 0.2.0
    * @category layers
@@ -188,6 +189,15 @@ export class AuditLog
         const maxFiles = Math.max(1, options.maxFiles ?? 5)
         const lock = yield* Effect.makeSemaphore(1)
         let size = yield* Effect.sync(() => (fs.existsSync(options.path) ? fs.statSync(options.path).size : 0))
+        // The log holds what people were shown and what ran: it is private, whoever created it.
+        yield* Effect.try({
+          try: () => {
+            if (!fs.existsSync(options.path)) return
+            const mode = fs.statSync(options.path).mode & 0o777
+            if ((mode & 0o077) !== 0) fs.chmodSync(options.path, 0o600)
+          },
+          catch: (error) => new AuditLogError({ path: options.path, message: `cannot make it private: ${error}` })
+        }).pipe(Effect.catchAll((error) => Effect.logWarning(`audit log: ${error.message}`)))
         const rotate = () => {
           for (let i = maxFiles - 1; i >= 1; i--) {
             const from = `${options.path}.${i}`
@@ -202,7 +212,7 @@ export class AuditLog
             try: () => {
               const bytes = Buffer.byteLength(line)
               if (size > 0 && size + bytes > maxBytes) rotate()
-              fs.mkdirSync(nodePath.dirname(options.path), { recursive: true })
+              fs.mkdirSync(nodePath.dirname(options.path), { recursive: true, mode: 0o700 })
               fs.appendFileSync(options.path, line, { mode: 0o600 })
               size += bytes
             },

@@ -6,7 +6,8 @@
  *
  * The memory is bounded: least recently used entries go first, once there are more than `maxEntries` of them or
  * the sizes of the files they describe add up to more than `maxBytes` (the entries hold no content, but the bound
- * mirrors how much the model has been shown).
+ * mirrors how much the model has been shown). The paths it dropped are remembered (names only, the last 1,000), so a
+ * write to a file read long ago says that it must be read again, not that it was never read.
  *
  * One `FileState` layer is one session.
  *
@@ -70,6 +71,12 @@ export class FileState extends Context.Tag("effect-tool-runtime/Tools/FileState"
     readonly forget: (realPath: string) => Effect.Effect<void>
     /** The real paths currently remembered, least recently used first. */
     readonly paths: Effect.Effect<ReadonlyArray<string>>
+    /**
+     * Whether the file was read, then dropped from the memory to keep it bounded (not remembered now).
+     *
+     * @since 0.3.0
+     */
+    readonly wasEvicted?: ((realPath: string) => Effect.Effect<boolean>) | undefined
   }
 >() {
   /**
@@ -92,12 +99,17 @@ export class FileState extends Context.Tag("effect-tool-runtime/Tools/FileState"
  * @since 0.1.0
  * @category constructors
  */
+/** How many dropped paths are remembered, for the message. */
+const MAX_EVICTED = 1_000
+
 export const make = (options: FileStateOptions = {}): FileState["Type"] => {
   const maxEntries = Math.max(1, options.maxEntries ?? 100)
   const maxBytes = options.maxBytes ?? 25 * 1024 * 1024
   // A Map iterates in insertion order: re-inserting on use makes the first key the least recently used.
   const entries = new Map<string, FileRecord>()
   let bytes = 0
+  /** Paths dropped by the bound (not by `forget`), oldest first, at most {@link MAX_EVICTED}. */
+  const evicted = new Set<string>()
 
   const remove = (path: string) => {
     const existing = entries.get(path)
@@ -118,15 +130,23 @@ export const make = (options: FileStateOptions = {}): FileState["Type"] => {
     record: (path, record) =>
       Effect.sync(() => {
         remove(path)
+        evicted.delete(path)
         entries.set(path, record)
         bytes += record.size
         for (const oldest of entries.keys()) {
           if (entries.size <= 1 || (entries.size <= maxEntries && bytes <= maxBytes)) break
           remove(oldest)
+          evicted.add(oldest)
+          if (evicted.size > MAX_EVICTED) evicted.delete(evicted.values().next().value!)
         }
       }),
-    forget: (path) => Effect.sync(() => remove(path)),
-    paths: Effect.sync(() => [...entries.keys()])
+    forget: (path) =>
+      Effect.sync(() => {
+        remove(path)
+        evicted.delete(path)
+      }),
+    paths: Effect.sync(() => [...entries.keys()]),
+    wasEvicted: (path) => Effect.sync(() => !entries.has(path) && evicted.has(path))
   }
 }
 

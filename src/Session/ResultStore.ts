@@ -11,12 +11,19 @@
  * however it was written, and whether a path lies in its directory ({@link ResultStore.owns}): the model may read
  * back what was saved for it.
  *
+ * A store in a directory stays bounded ({@link ResultLimits}): after every save, files older than `maxAge` (on the
+ * Clock) go, then the oldest until at most `maxFiles` remain and their sizes add up to at most `maxTotalBytes`.
+ * Files being written are never removed. The store indexes its directory once, when it is first used, so the cost of
+ * a save does not grow with the session.
+ *
  * @since 0.1.0
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
@@ -35,6 +42,33 @@ export class ResultStoreError extends Data.TaggedError("ResultStoreError")<{
   readonly message: string
   readonly cause?: unknown
 }> {}
+
+/**
+ * The bounds of a store in a directory. The defaults keep a long day of work: a week, 1 GiB, 5,000 files.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface ResultLimits {
+  /** Files saved longer ago than this (on the Clock) are removed. Default 7 days. */
+  readonly maxAge?: Duration.DurationInput
+  /** The most bytes the saved files may add up to; the oldest go first. Default 1 GiB. */
+  readonly maxTotalBytes?: number
+  /** The most files kept; the oldest go first. Default 5,000. */
+  readonly maxFiles?: number
+}
+
+/**
+ * The default {@link ResultLimits}.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const defaultResultLimits = {
+  maxAge: Duration.days(7),
+  maxTotalBytes: 1024 * 1024 * 1024,
+  maxFiles: 5_000
+} as const
 
 /**
  * A file in the store being written while a tool runs.
@@ -71,13 +105,16 @@ export class ResultStore extends Context.Tag("effect-tool-runtime/ResultStore")<
 >() {
   /**
    * Stores results as files in `directory` (created 0700 when missing, on the first write; refused when it exists
-   * but is a symlink, belongs to someone else or is open to others).
+   * but is a symlink, belongs to someone else or is open to others), pruned to `limits`.
    *
    * @since 0.1.0
    * @category layers
    */
-  static readonly layer = (directory: string): Layer.Layer<ResultStore, never, FileSystem.FileSystem | Path.Path> =>
-    Layer.effect(ResultStore, makeFileStore(Effect.succeed(nodePath.resolve(directory))))
+  static readonly layer = (
+    directory: string,
+    limits: ResultLimits = {}
+  ): Layer.Layer<ResultStore, never, FileSystem.FileSystem | Path.Path> =>
+    Layer.effect(ResultStore, makeFileStore(Effect.succeed(nodePath.resolve(directory)), limits))
 
   /**
    * Stores results in a fresh directory of its own (`mkdtemp`) under a per-user directory of the system's temporary
@@ -96,7 +133,7 @@ export class ResultStore extends Context.Tag("effect-tool-runtime/ResultStore")<
             ? Effect.sync(() => nodeFs.rmSync(made.right, { recursive: true, force: true }))
             : Effect.void
       )
-      return yield* makeFileStore(directory)
+      return yield* makeFileStore(directory, {})
     })
   )
 
@@ -217,7 +254,96 @@ export const privateTempDirectory = (prefix: string): Effect.Effect<string, Resu
     })
   })
 
-const makeFileStore = (directoryOrError: Effect.Effect<string, ResultStoreError>) =>
+/** One saved file, as the pruning index knows it. */
+interface Indexed {
+  readonly size: number
+  /** When it was saved (Clock millis). */
+  readonly at: number
+}
+
+/**
+ * The pruning index of a store's directory: the saved files, oldest first. Built from one scan of the directory, then
+ * kept up to date by the store's own saves, so pruning costs what it removes, whatever the session's length.
+ */
+const makePruner = (limits: ResultLimits) => {
+  const maxAge = Duration.toMillis(Duration.decode(limits.maxAge ?? defaultResultLimits.maxAge))
+  const maxTotalBytes = limits.maxTotalBytes ?? defaultResultLimits.maxTotalBytes
+  const maxFiles = Math.max(1, limits.maxFiles ?? defaultResultLimits.maxFiles)
+  let index: Map<string, Indexed> | undefined
+  let total = 0
+  const writing = new Set<string>()
+  const load = (directory: string): Map<string, Indexed> => {
+    if (index !== undefined) return index
+    const found: Array<[string, Indexed]> = []
+    for (const name of safeReaddir(directory)) {
+      if (!name.endsWith(".txt")) continue
+      try {
+        const stat = nodeFs.lstatSync(nodePath.join(directory, name))
+        if (stat.isFile()) found.push([nodePath.join(directory, name), { size: stat.size, at: stat.mtimeMs }])
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    found.sort((a, b) => a[1].at - b[1].at)
+    index = new Map(found)
+    total = found.reduce((sum, [, entry]) => sum + entry.size, 0)
+    return index
+  }
+  const remove = (entries: Map<string, Indexed>, file: string) => {
+    const entry = entries.get(file)
+    if (entry === undefined) return
+    entries.delete(file)
+    total -= entry.size
+    try {
+      nodeFs.rmSync(file, { force: true })
+    } catch {
+      // Not ours to remove after all (permissions changed): it no longer counts.
+    }
+  }
+  return {
+    started: (file: string) => void writing.add(file),
+    /** A file was written to its end: index it (stamped with the Clock's time), then prune. */
+    finished: (directory: string, file: string) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.sync(() => {
+          writing.delete(file)
+          const entries = load(directory)
+          let size = 0
+          try {
+            size = nodeFs.statSync(file).size
+            // The file's time is the Clock's, so its age survives a restart on the same Clock.
+            nodeFs.utimesSync(file, now / 1000, now / 1000)
+          } catch {
+            return
+          }
+          const previous = entries.get(file)
+          if (previous !== undefined) {
+            entries.delete(file)
+            total -= previous.size
+          }
+          entries.set(file, { size, at: now })
+          total += size
+          for (const [name, entry] of entries) {
+            const tooOld = now - entry.at > maxAge
+            if (!tooOld && entries.size <= maxFiles && total <= maxTotalBytes) break
+            if (name === file || writing.has(name)) continue
+            remove(entries, name)
+          }
+        })),
+    /** What the index holds now (for tests and `mcp list`-like reports). */
+    size: () => ({ files: index?.size ?? 0, bytes: total })
+  }
+}
+
+const safeReaddir = (directory: string): ReadonlyArray<string> => {
+  try {
+    return nodeFs.readdirSync(directory)
+  } catch {
+    return []
+  }
+}
+
+const makeFileStore = (directoryOrError: Effect.Effect<string, ResultStoreError>, limits: ResultLimits) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
@@ -234,6 +360,7 @@ const makeFileStore = (directoryOrError: Effect.Effect<string, ResultStoreError>
     const fail = (what: string) => (cause: unknown) =>
       new ResultStoreError({ message: `${what}: ${describe(cause)}`, cause })
     const saved = new Map<string, string>()
+    const pruner = makePruner(limits)
 
     /** Opens `<id>.txt` exclusively, taking `<id>-N.txt` when the name exists: a stored result is never overwritten. */
     const openExclusive = (toolUseId: string) =>
@@ -253,7 +380,8 @@ const makeFileStore = (directoryOrError: Effect.Effect<string, ResultStoreError>
           )
           if (opened !== undefined) {
             saved.set(toolUseId, candidate)
-            return opened
+            pruner.started(candidate)
+            return { ...opened, directory }
           }
         }
         return yield* new ResultStoreError({ message: `no free file name for ${toolUseId} in ${directory}` })
@@ -261,8 +389,10 @@ const makeFileStore = (directoryOrError: Effect.Effect<string, ResultStoreError>
 
     const open = (toolUseId: string) =>
       Effect.gen(function*() {
-        const { file, path: filePath } = yield* openExclusive(toolUseId)
-        yield* Effect.addFinalizer(() => Effect.ignore(file.sync))
+        const { directory, file, path: filePath } = yield* openExclusive(toolUseId)
+        yield* Effect.addFinalizer(() =>
+          Effect.zipRight(Effect.ignore(file.sync), Effect.ignore(pruner.finished(directory, filePath)))
+        )
         return {
           path: filePath,
           write: (chunk: Uint8Array) => file.writeAll(chunk).pipe(Effect.mapError(fail(`cannot write ${filePath}`)))

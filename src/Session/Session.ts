@@ -31,6 +31,7 @@ import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -38,11 +39,12 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
-import type * as Scope from "effect/Scope"
 import { randomBytes } from "node:crypto"
 import * as nodeFs from "node:fs"
 import * as nodePath from "node:path"
+import * as SessionLock from "./internal/lock.js"
 import { privateTempDirectory, ResultStore } from "./ResultStore.js"
+import type { ResultLimits } from "./ResultStore.js"
 
 // -----------------------------------------------------------------------------
 // errors
@@ -69,6 +71,26 @@ export class SessionError extends Data.TaggedError("SessionError")<{
 // -----------------------------------------------------------------------------
 
 /**
+ * How a persistent session is kept: how long a second process waits for the lock, and the bounds that keep a long
+ * session small (saved results by age, total size and count; session rules and approvals by count, the oldest
+ * dropped with a warning in the log).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface SessionOptions {
+  readonly directory: string
+  /** How long to wait (real time) while another live process holds the session. Default 10 seconds. */
+  readonly lockWait?: Duration.DurationInput | undefined
+  /** The bounds of `<directory>/results` (see {@link ResultLimits}). */
+  readonly results?: ResultLimits | undefined
+  /** The most session rules kept ("allow for this session" answers); the oldest go first. Default 500. */
+  readonly maxSessionRules?: number | undefined
+  /** The most approvals remembered; the oldest go first. Default 1,000. */
+  readonly maxApprovals?: number | undefined
+}
+
+/**
  * The Session service.
  *
  * @since 0.2.0
@@ -85,6 +107,10 @@ export class Session extends Context.Tag("effect-tool-runtime/Session")<
     readonly resultsDirectory: string
     /** The state file: `<directory>/session.json`. */
     readonly stateFile: string
+    /** The bounds of the session's result store (the defaults for a temporary session). */
+    readonly resultLimits: ResultLimits
+    /** The most session rules and approvals kept. */
+    readonly limits: { readonly sessionRules: number; readonly approvals: number }
     /** A piece of state as the last checkpoint saved it, decoded with `schema`; a piece that does not decode fails. */
     readonly restore: <A, I>(name: string, schema: Schema.Schema<A, I>) => Effect.Effect<Option.Option<A>, SessionError>
     /** Saves `snapshot`'s value under `name` at every checkpoint (the latest registration of a name wins). */
@@ -96,18 +122,38 @@ export class Session extends Context.Tag("effect-tool-runtime/Session")<
   /**
    * A session kept in `directory` (created 0700 when missing): its state is restored from `session.json` when
    * there is one, and saved there by {@link checkpoint}. One process at a time: the layer holds `session.lock`
-   * while it lives (a lock left by a process that no longer runs is taken over), and fails naming the process that
-   * holds it, so two processes never overwrite each other's state.
+   * while it lives, waits (up to `lockWait`, default 10 s) while another live process holds it, then fails with one
+   * line naming that process, so two processes never both run on one session. The lock is written with its owner
+   * at once (pid and start time), taken over only when that owner is provably dead, and removed only by its owner.
+   * A temporary state file left by a process killed while saving is removed by the next save.
    *
    * @since 0.2.0
    * @category layers
    */
-  static readonly layer = (options: { readonly directory: string }): Layer.Layer<Session, SessionError> =>
+  static readonly layer = (options: SessionOptions): Layer.Layer<Session, SessionError> =>
     Layer.scoped(
       Session,
       Effect.suspend(() => {
         const directory = nodePath.resolve(options.directory)
-        return Effect.zipRight(lock(directory), make(directory, true))
+        const wait = Duration.decode(options.lockWait ?? Duration.seconds(10))
+        return Effect.zipRight(
+          Effect.zipRight(
+            Effect.try({
+              try: () => nodeFs.mkdirSync(directory, { recursive: true, mode: 0o700 }),
+              catch: (cause) =>
+                new SessionError({
+                  file: directory,
+                  detail: `the session directory cannot be created: ${(cause as Error).message}`,
+                  cause
+                })
+            }),
+            Effect.mapError(
+              SessionLock.acquire(directory, wait),
+              (cause) => new SessionError({ file: directory, detail: cause.message, cause })
+            )
+          ),
+          make(directory, true, options)
+        )
       })
     )
 
@@ -127,7 +173,7 @@ export class Session extends Context.Tag("effect-tool-runtime/Session")<
         ),
         (made) => Effect.sync(() => nodeFs.rmSync(made, { recursive: true, force: true }))
       )
-      return yield* make(directory, false)
+      return yield* make(directory, false, { directory })
     })
   )
 
@@ -170,7 +216,7 @@ export class Session extends Context.Tag("effect-tool-runtime/Session")<
    */
   static readonly resultStore: Layer.Layer<ResultStore, never, Session | FileSystem.FileSystem | Path.Path> = Layer
     .unwrapEffect(
-      Effect.map(Session, (session) => ResultStore.layer(session.resultsDirectory))
+      Effect.map(Session, (session) => ResultStore.layer(session.resultsDirectory, session.resultLimits))
     )
 }
 
@@ -179,6 +225,8 @@ export class Session extends Context.Tag("effect-tool-runtime/Session")<
 // -----------------------------------------------------------------------------
 
 const STATE_VERSION = 1
+const DEFAULT_MAX_APPROVALS = 1_000
+const DEFAULT_MAX_SESSION_RULES = 500
 
 const StateFile = Schema.Struct({
   version: Schema.Literal(STATE_VERSION),
@@ -230,10 +278,29 @@ const readState = (file: string): Either.Either<Readonly<Record<string, unknown>
   return Either.right(decoded.right.state)
 }
 
+/**
+ * Removes the temporary state files a process killed while saving left behind (`session.json.<pid>.<random>.tmp`):
+ * the session is locked, so no other process is writing one.
+ */
+const removeLeftovers = (file: string): void => {
+  const directory = nodePath.dirname(file)
+  const prefix = `${nodePath.basename(file)}.`
+  let names: Array<string>
+  try {
+    names = nodeFs.readdirSync(directory)
+  } catch {
+    return
+  }
+  for (const name of names) {
+    if (name.startsWith(prefix) && name.endsWith(".tmp")) nodeFs.rmSync(nodePath.join(directory, name), { force: true })
+  }
+}
+
 /** Writes the state atomically: a private temporary file next to it, synced, then renamed over it. */
 const writeState = (file: string, state: Readonly<Record<string, unknown>>): Effect.Effect<void, SessionError> =>
   Effect.try({
     try: () => {
+      removeLeftovers(file)
       const temporary = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`
       const fd = nodeFs.openSync(temporary, "wx", 0o600)
       try {
@@ -252,44 +319,11 @@ const writeState = (file: string, state: Readonly<Record<string, unknown>>): Eff
     catch: (cause) => new SessionError({ file, detail: `cannot be written: ${(cause as Error).message}`, cause })
   })
 
-const isRunning = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
-
-/** Takes `<directory>/session.lock` (O_EXCL, holding the pid) for the scope; a stale lock is taken over. */
-const lock = (directory: string): Effect.Effect<void, SessionError, Scope.Scope> => {
-  const file = nodePath.join(directory, "session.lock")
-  const take = Effect.try({
-    try: () => {
-      nodeFs.mkdirSync(directory, { recursive: true, mode: 0o700 })
-      for (let attempt = 0; attempt < 3; attempt++) {
-        try {
-          const fd = nodeFs.openSync(file, "wx", 0o600)
-          nodeFs.writeSync(fd, `${process.pid}\n`)
-          nodeFs.closeSync(fd)
-          return
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
-        }
-        const holder = Number.parseInt(nodeFs.readFileSync(file, "utf8"), 10)
-        if (Number.isInteger(holder) && holder !== process.pid && isRunning(holder)) {
-          throw new Error(`is in use by process ${holder} (another run of this session); wait for it to end`)
-        }
-        nodeFs.rmSync(file, { force: true })
-      }
-      throw new Error("cannot be locked")
-    },
-    catch: (cause) => new SessionError({ file: directory, detail: (cause as Error).message, cause })
-  })
-  return Effect.acquireRelease(take, () => Effect.sync(() => nodeFs.rmSync(file, { force: true })))
-}
-
-const make = (directory: string, persistent: boolean): Effect.Effect<Session["Type"], SessionError> =>
+const make = (
+  directory: string,
+  persistent: boolean,
+  options: SessionOptions
+): Effect.Effect<Session["Type"], SessionError> =>
   Effect.gen(function*() {
     const stateFile = nodePath.join(directory, "session.json")
     yield* Effect.try({
@@ -349,6 +383,11 @@ const make = (directory: string, persistent: boolean): Effect.Effect<Session["Ty
       persistent,
       resultsDirectory: nodePath.join(directory, "results"),
       stateFile,
+      resultLimits: options.results ?? {},
+      limits: {
+        sessionRules: Math.max(1, options.maxSessionRules ?? DEFAULT_MAX_SESSION_RULES),
+        approvals: Math.max(1, options.maxApprovals ?? DEFAULT_MAX_APPROVALS)
+      },
       restore,
       track,
       checkpoint

@@ -27,7 +27,7 @@ import * as Tool from "../Tool/Tool.js"
 import { PathString } from "./internal/argumentLimits.js"
 import { applyAt, describeNearMatch, lineAt, nearMatch, occurrences, unifiedDiff } from "./internal/filesEdit.js"
 import type { Applied } from "./internal/filesEdit.js"
-import { inspect, readCurrent, staleMessage, staleness, unchangedSince } from "./internal/filesGuard.js"
+import { inspect, readCurrent, staleMessage, staleness, unchangedSince, wasEvicted } from "./internal/filesGuard.js"
 import type { Current } from "./internal/filesGuard.js"
 import { checkFilePath, displayPath, fileResource, resolveSync, ruleCovers } from "./internal/filesPaths.js"
 import { boundPreview, previewLines, readForPreview } from "./internal/filesPreview.js"
@@ -86,7 +86,7 @@ export type EditOutput = typeof EditOutput.Type
 export const Edit = Tool.make("Edit", {
   description: [
     "Changes part of a file by replacing an exact piece of text. Use it for targeted changes to existing files; use Write to create a file or replace all of it.",
-    "- Read the file first: an edit of a file you have not read, or that changed since you read it, is refused.",
+    "- Read the file first: an edit of a file you have not read, or that changed since you read it, is refused. The last 100 files read are remembered (across the session); a file read before those must be read again.",
     "- old_string: text copied exactly from the file (same indentation and line breaks, without the line numbers Read shows). It must occur exactly once unless replace_all is true; if it occurs more often, include more surrounding lines to make it unique.",
     "- new_string: the replacement; it must differ from old_string.",
     "- replace_all: replace every occurrence (default false), e.g. to rename a variable throughout the file.",
@@ -204,7 +204,13 @@ export const layer = Edit.implementEffect(
         const creating = input.old_string === ""
         const stale = creating
           ? undefined
-          : staleness(resolved.absolute, yield* fileState.get(resolved.real), current, false)
+          : staleness(
+            resolved.absolute,
+            yield* fileState.get(resolved.real),
+            current,
+            false,
+            yield* wasEvicted(fileState, resolved.real)
+          )
         if (stale !== undefined) {
           return { resolved, plan: problem(stale) }
         }

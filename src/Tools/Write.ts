@@ -22,7 +22,7 @@ import { UiBlock } from "../Tool/Presentation.js"
 import * as Tool from "../Tool/Tool.js"
 import { PathString } from "./internal/argumentLimits.js"
 import { unifiedDiff } from "./internal/filesEdit.js"
-import { describeCurrent, inspect, staleMessage, staleness, unchangedSince } from "./internal/filesGuard.js"
+import { describeCurrent, inspect, staleMessage, staleness, unchangedSince, wasEvicted } from "./internal/filesGuard.js"
 import { checkFilePath, displayPath, fileResource, resolveSync, ruleCovers } from "./internal/filesPaths.js"
 import { boundPreview, previewLines, readForPreview } from "./internal/filesPreview.js"
 
@@ -74,7 +74,7 @@ export const Write = Tool.make("Write", {
     "Writes a whole file: creates it (with any missing parent directories) or replaces its entire content. Use it for new files, or to rewrite a file completely; for a change to part of an existing file use Edit, which sends only the change.",
     "- file_path: an absolute path; a relative one is resolved against the working directory.",
     "- content: the complete new content of the file, exactly as it should be saved.",
-    "- Replacing an existing file requires having read all of it with Read first, in its current version; otherwise the write is refused. Files outside the workspace or protected by rules are refused."
+    "- Replacing an existing file requires having read all of it with Read first, in its current version; otherwise the write is refused (the last 100 files read are remembered; a file read before those must be read again). Files outside the workspace or protected by rules are refused."
   ].join("\n"),
   input: WriteInput,
   output: WriteOutput,
@@ -122,7 +122,13 @@ export const layer = Write.implementEffect(
             if (read._tag === "Left") {
               return yield* Tool.reject(`Could not read ${resolved.absolute}: ${read.left.message}`)
             }
-            const problem = staleness(resolved.absolute, yield* fileState.get(resolved.real), read.right.current, true)
+            const problem = staleness(
+              resolved.absolute,
+              yield* fileState.get(resolved.real),
+              read.right.current,
+              true,
+              yield* wasEvicted(fileState, resolved.real)
+            )
             if (problem !== undefined) return yield* Tool.reject(problem)
           }
           return { ...input, file_path: resolved.absolute }
@@ -149,7 +155,13 @@ export const layer = Write.implementEffect(
               catch: (e) => fail(String(e))
             })
           if (before !== undefined) {
-            const problem = staleness(resolved.absolute, yield* fileState.get(resolved.real), before.current, true)
+            const problem = staleness(
+              resolved.absolute,
+              yield* fileState.get(resolved.real),
+              before.current,
+              true,
+              yield* wasEvicted(fileState, resolved.real)
+            )
             if (problem !== undefined) return yield* Effect.fail(fail(problem))
           }
           const bytes = Buffer.from(input.content, "utf8")

@@ -37,6 +37,7 @@ Options:
   --add-dir DIR          an additional workspace directory (repeatable)
   --session DIR          keep the session (files read, session rules, approvals, saved output) in DIR between
                          runs; default: a temporary session, removed at the end
+  --session-wait SECS    how long to wait while another process uses the session (default 10; then exit 2)
   --settings FILE        a settings file in Claude Code's format (repeatable)
   --no-claude-settings   do not load ~/.claude/settings.json, .claude/settings.json, .claude/settings.local.json
   --trust-project        trust the project's own .claude/settings*.json: their allow rules, hooks, additional
@@ -65,7 +66,8 @@ Also: effect-tool-runtime tools --format anthropic|openai-chat|openai-responses|
 
 Exit status: 0 when the run completed (whatever the tools did); 2 for an unusable command line, input, rule,
 settings file or session (one line on standard error, nothing run); 130 after SIGINT and 143 after SIGTERM, once
-every outcome is printed (a second signal kills the running processes and exits at once).`
+every outcome is printed (a second signal kills the running processes and exits at once); 141 when serve's client
+closed standard output (EPIPE): its turns are cancelled, their processes stopped and audited, as after a signal.`
 
 const isMode = Schema.is(PermissionModeSetting)
 
@@ -108,6 +110,7 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
     "add-dir": { type: "string", multiple: true },
     session: { type: "string" },
     "session-dir": { type: "string" },
+    "session-wait": { type: "string" },
     settings: { type: "string", multiple: true },
     "claude-settings": { type: "boolean" },
     "no-claude-settings": { type: "boolean" },
@@ -146,6 +149,10 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
   if (values["claude-settings"] === true && values["no-claude-settings"] === true) {
     return usage("--claude-settings and --no-claude-settings contradict each other")
   }
+  const sessionWait = values["session-wait"] === undefined ? undefined : Number(values["session-wait"])
+  if (sessionWait !== undefined && !(Number.isFinite(sessionWait) && sessionWait >= 0)) {
+    return usage(`--session-wait must be a number of seconds, got ${values["session-wait"]}`)
+  }
   const maxLineBytes = values["max-line-bytes"] === undefined ? undefined : Number(values["max-line-bytes"])
   if (maxLineBytes !== undefined && (!Number.isSafeInteger(maxLineBytes) || maxLineBytes < 1)) {
     return usage(`--max-line-bytes must be a positive whole number of bytes, got ${values["max-line-bytes"]}`)
@@ -178,6 +185,7 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
     scheduling: (values.scheduling ?? "conflict-aware") as RuntimeOptions["scheduling"],
     // `--session-dir` is the 0.1 name.
     sessionDir,
+    ...(sessionWait === undefined ? {} : { sessionWaitSeconds: sessionWait }),
     ...(maxLineBytes === undefined ? {} : { maxLineBytes }),
     verbose: values.verbose === true,
     mcpConfigFiles: values["mcp-config"] ?? [],

@@ -53,6 +53,8 @@ export interface RuntimeOptions {
   readonly scheduling: "conflict-aware" | "batched"
   /** `--session DIR`: keep the session there; otherwise a temporary session, removed at the end. */
   readonly sessionDir: string | undefined
+  /** `--session-wait SECS`: how long to wait for a session another process holds (default 10). */
+  readonly sessionWaitSeconds?: number | undefined
   /** `serve --max-line-bytes N`: the longest request line read (default 16 MiB); a longer one is one error line. */
   readonly maxLineBytes?: number
   readonly verbose: boolean
@@ -77,7 +79,14 @@ export const approverFor = <E, R>(
 
 /** The session the options name. */
 export const sessionLayer = (options: RuntimeOptions) =>
-  options.sessionDir === undefined ? Session.layerTemp : Session.layer({ directory: options.sessionDir })
+  options.sessionDir === undefined
+    ? Session.layerTemp
+    : Session.layer({
+      directory: options.sessionDir,
+      ...(options.sessionWaitSeconds === undefined
+        ? {}
+        : { lockWait: `${options.sessionWaitSeconds} seconds` as const })
+    })
 
 /**
  * The runtime as the CLI configures it, over a Session in context. Fails (before anything runs) on a bad settings

@@ -80,13 +80,14 @@ const program: Effect.Effect<number> = Effect.gen(function*() {
     return 0
   }
   const { options } = command.right
-  const run: Effect.Effect<void, { readonly message: string }, NodeContext.NodeContext> = command.right._tag === "Exec"
-    ? exec(options)
-    : command.right._tag === "ServeMcp"
-    ? serveMcp(options, command.right.mcp)
-    : serve(options)
+  const run: Effect.Effect<number | void, { readonly message: string }, NodeContext.NodeContext> =
+    command.right._tag === "Exec"
+      ? exec(options)
+      : command.right._tag === "ServeMcp"
+      ? serveMcp(options, command.right.mcp)
+      : serve(options)
   return yield* run.pipe(
-    Effect.as(0),
+    Effect.map((code) => code ?? 0),
     // Every typed failure is something the person can fix: a flag, a rule, a settings file, the session, stdin.
     Effect.catchAll((error) => Effect.as(complain(messageOf(error)), 2)),
     Effect.provide(loggerLayer(options.verbose)),

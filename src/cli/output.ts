@@ -10,10 +10,44 @@ import type { Outcome } from "../Tool/Outcome.js"
 import { describeReason } from "../Tool/Permission.js"
 import { toText } from "../Tool/Presentation.js"
 
-/** Writes text to standard output and waits until it is handed to the OS. */
+/** Why standard output broke (EPIPE: the reader closed it), once it has; later writes are dropped. */
+let outputBroken: NodeJS.ErrnoException | undefined
+const brokenListeners = new Set<(error: NodeJS.ErrnoException) => void>()
+
+const breakOutput = (error: NodeJS.ErrnoException): void => {
+  if (outputBroken !== undefined) return
+  outputBroken = error
+  for (const listener of brokenListeners) listener(error)
+}
+
+// A write to a pipe whose reader is gone fails with EPIPE, reported as an 'error' event: without a listener that
+// event would crash the process with the turn's processes still running.
+process.stdout.on("error", breakOutput)
+
+/** The error that broke standard output, if it broke. */
+export const outputError = (): NodeJS.ErrnoException | undefined => outputBroken
+
+/** Calls `listener` once standard output breaks (at once when it already has); returns the unregistration. */
+export const onOutputBroken = (listener: (error: NodeJS.ErrnoException) => void): () => void => {
+  if (outputBroken !== undefined) {
+    listener(outputBroken)
+    return () => {}
+  }
+  brokenListeners.add(listener)
+  return () => brokenListeners.delete(listener)
+}
+
+/** Writes text to standard output and waits until it is handed to the OS; nothing once the output is broken. */
 export const writeText = (text: string): Effect.Effect<void> =>
   Effect.async<void>((resume) => {
-    process.stdout.write(text, () => resume(Effect.void))
+    if (outputBroken !== undefined || process.stdout.destroyed) {
+      resume(Effect.void)
+      return
+    }
+    process.stdout.write(text, (error) => {
+      if (error !== undefined && error !== null) breakOutput(error)
+      resume(Effect.void)
+    })
   })
 
 /** Writes one line of JSON to standard output (one write, so concurrent lines never interleave). */

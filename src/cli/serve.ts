@@ -20,6 +20,11 @@
  * Turns run one at a time, in the order received; approval answers are read while a turn runs. End of input ends
  * the process once the turns received have finished (a question still open then is denied). A signal cancels the
  * running turn and those queued (every tool_use still gets its outcome) and exits 130/143.
+ *
+ * A broken standard output (EPIPE: the client closed it, or died) is the client cancelling: the running turn and
+ * those queued are cancelled as after a signal (running calls interrupted, their process trees stopped, the audit
+ * log written; nothing more is printed), and the process exits 141 with one line on standard error. Closing
+ * standard input alone still means "finish the turns sent, then exit".
  */
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as Deferred from "effect/Deferred"
@@ -42,7 +47,7 @@ import { forgetOnForcedExit } from "./exec.js"
 import { decodeTurn, parseJson, UsageError } from "./input.js"
 import { approverFor, runtimeLayer, sessionLayer } from "./layer.js"
 import type { RuntimeOptions } from "./layer.js"
-import { eventJson, suggestionsRecorder, summary, writeJsonLine } from "./output.js"
+import { eventJson, onOutputBroken, suggestionsRecorder, summary, writeJsonLine } from "./output.js"
 import { onFirstSignal } from "./signals.js"
 
 // -----------------------------------------------------------------------------
@@ -135,6 +140,9 @@ const answerOf = (reply: ApprovalReply, request: ApprovalRequest): ApprovalAnswe
 // the loop
 // -----------------------------------------------------------------------------
 
+/** The exit code after the client closed standard output: 128 + SIGPIPE, as a shell reports a broken pipe. */
+export const CLIENT_GONE_EXIT = 141
+
 /** The default longest request line: 16 MiB. */
 const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
 
@@ -215,11 +223,17 @@ export const serve = (options: RuntimeOptions) =>
       { readonly request: ApprovalRequest; readonly answer: Deferred.Deferred<ApprovalAnswer> }
     >()
     let approvals = 0
+    /** The ids of the approval requests answered (ids are never reused, so this says "already answered"). */
+    const answered = new Set<string>()
     let currentTurn: string | undefined
     let inputEnded = false
+    /** Set when standard output broke: the client is gone. */
+    let clientGone: NodeJS.ErrnoException | undefined
     const noOneLeft = (request: ApprovalRequest) =>
       ApprovalAnswer.Deny({
-        message: `${request.toolName} needs approval and the client closed its input; it was denied.`,
+        message: `${request.toolName} needs approval and the client closed its ${
+          clientGone === undefined ? "input" : "output"
+        }; it was denied.`,
         cancelRun: false
       })
 
@@ -275,8 +289,18 @@ export const serve = (options: RuntimeOptions) =>
           }
           const waiting = pending.get(request.id)
           if (waiting === undefined) {
-            return writeJsonLine({ type: "error", id: request.id, message: `no open approval request ${request.id}` })
+            return writeJsonLine({
+              type: "error",
+              id: request.id,
+              message: answered.has(request.id)
+                ? `approval request ${request.id} was already answered; this answer was ignored`
+                : `no open approval request ${request.id}`
+            })
           }
+          // The first answer counts: the request is closed at once, so a second one (even on the next line) is an
+          // error.
+          pending.delete(request.id)
+          answered.add(request.id)
           return Deferred.succeed(waiting.answer, answerOf(request, waiting.request))
         }
 
@@ -308,13 +332,20 @@ export const serve = (options: RuntimeOptions) =>
             Effect.zipRight(endInput)
           )
         )
-        const unregister = onFirstSignal(() => {
+        /** A signal, or the client gone: stop reading, deny what is open, cancel the running turn and the queued. */
+        const stop = () => {
           stopping = true
           Runtime.runFork(runtime)(
             Effect.zipRight(Fiber.interrupt(reader), Effect.zipRight(endInput, running?.cancel ?? Effect.void))
           )
-        })
+        }
+        const unregister = onFirstSignal(stop)
         yield* Effect.addFinalizer(() => Effect.sync(unregister))
+        const unregisterBroken = onOutputBroken((error) => {
+          clientGone = error
+          if (!stopping) stop()
+        })
+        yield* Effect.addFinalizer(() => Effect.sync(unregisterBroken))
 
         yield* writeJsonLine({ type: "ready", session: session.directory, persistent: session.persistent })
         // What the model may call: a `tools` line now, and again after a turn that changed it (ToolSearch loaded a
@@ -376,4 +407,13 @@ export const serve = (options: RuntimeOptions) =>
         Effect.provide(sessionLayer(options))
       )
     )
+    if (clientGone === undefined) return 0
+    yield* Effect.sync(() =>
+      process.stderr.write(
+        `effect-tool-runtime: the client closed standard output (${
+          clientGone?.code ?? clientGone?.message
+        }); its turns were cancelled\n`
+      )
+    )
+    return CLIENT_GONE_EXIT
   })

@@ -207,7 +207,10 @@ describe("stdio servers", () => {
         expect(env.MCP_TEST_SECRET).toBeUndefined()
         expect(
           Object.keys(env).filter((key) =>
-            !["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "CONFIGURED"].includes(key)
+            // The marker that lets closing the server end its whole tree (Subprocess.spawnService).
+            !["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "CONFIGURED", "EFFECT_TOOL_RUNTIME_CALL"].includes(
+              key
+            )
           )
         ).toEqual([])
       }),

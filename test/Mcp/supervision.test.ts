@@ -76,9 +76,11 @@ describe("supervision", () => {
         ) => (status[0]?.state._tag === "Down" ? status[0].state.reason : undefined))
         expect(down).toMatch(/gave up after 2 restarts/)
         const [outcome] = yield* ToolRuntime.execute([use("mcp__broken__anything", {})])
-        // A server that never listed tools has none in the registry.
+        // A server that never listed tools has none in the registry: the call says the server is down, and why.
         expect(outcome?.status).toBe("error")
-        expect(resultText(outcome?.result.content)).toContain("No such tool available: mcp__broken__anything")
+        expect(resultText(outcome?.result.content)).toMatch(
+          /mcp__broken__anything is not available right now: server broken is not connected: .*gave up after 2 restarts/
+        )
       }).pipe(
         Effect.provide(
           runtimeLayer(config({ broken: { command: process.execPath, args: ["-e", "process.exit(3)"] } }), {

@@ -104,4 +104,23 @@ describe("AuditLog", () => {
       expect((yield* search(file, "mark39")).length).toBeGreaterThan(0)
       expect(yield* search(file, "shown: mark0")).toEqual([])
     }))
+
+  it.effect("private: an existing file open to others is tightened to 0600; missing directories are made 0700", () =>
+    Effect.gen(function*() {
+      const base = fs.mkdtempSync(path.join(os.tmpdir(), "audit-"))
+      const existing = path.join(base, "audit.jsonl")
+      fs.writeFileSync(existing, "", { mode: 0o644 })
+      fs.chmodSync(existing, 0o644)
+      const nested = path.join(base, "logs", "deep", "audit.jsonl")
+      for (const file of [existing, nested]) {
+        yield* ToolRuntime.execute([use("a", "one", "x")]).pipe(
+          Effect.provide(runtime),
+          Effect.provide(AuditLog.layerFile({ path: file, sessionId: "s" }))
+        )
+        expect(fs.statSync(file).mode & 0o777).toBe(0o600)
+      }
+      expect(fs.statSync(path.join(base, "logs")).mode & 0o777).toBe(0o700)
+      expect(fs.statSync(path.join(base, "logs", "deep")).mode & 0o777).toBe(0o700)
+      fs.rmSync(base, { recursive: true, force: true })
+    }))
 })

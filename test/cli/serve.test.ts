@@ -113,6 +113,30 @@ describe.concurrent("serve", () => {
     expect(errors[4]!.message).toMatch(/duplicate tool_use id: x/)
   })
 
+  it("a second answer to the same approval gets an error line; the first counts", async ({ expect }) => {
+    const where = workspace()
+    const serve = start(where, ["serve"])
+    send(serve, { type: "turn", id: "t1", tool_uses: [toolUse("u1", "Bash", { command: "touch ASKED" })] })
+    await waitUntil("the approval request", () => lines(serve).some((line) => line.type === "approval_request"))
+    const request = lines(serve).find((line) => line.type === "approval_request")!
+    // Both on one write: the second arrives before the first is acted on.
+    serve.child.stdin.write(
+      `${JSON.stringify({ type: "approval", id: request.id, answer: "deny" })}\n${
+        JSON.stringify({ type: "approval", id: request.id, answer: "allow_once" })
+      }\n`
+    )
+    const result = await resultOf(serve, "t1")
+    expect(result.outcomes[0]!.status).toBe("denied")
+    serve.child.stdin.end()
+    expect((await serve.finished).code).toBe(0)
+    expect(lines(serve).filter((line) => line.type === "error")).toEqual([{
+      type: "error",
+      id: request.id,
+      message: `approval request ${request.id} was already answered; this answer was ignored`
+    }])
+    expect(fs.existsSync(path.join(where.dir, "ASKED"))).toBe(false)
+  })
+
   it("end of input with a question open: it is denied, the turn's result printed, exit 0", async ({ expect }) => {
     const where = workspace()
     const serve = start(where, ["serve"])

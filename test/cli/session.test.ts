@@ -63,16 +63,40 @@ describe.concurrent("exec --session", () => {
     const session = path.join(where.dir, "..", "session")
     const serve = start(where, ["serve", "--session", session])
     await waitUntil("serve to be ready", () => serve.stdout().includes("\"ready\""))
-    const finished = await run(where, ["exec", "--session", session, "--approve", "allow"], [
+    const finished = await run(where, ["exec", "--session", session, "--session-wait", "0.3", "--approve", "allow"], [
       toolUse("t1", "Bash", { command: "touch EXECUTED" })
     ])
     expect(finished.code).toBe(2)
     expect(finished.stderr).toMatch(
-      new RegExp(`^effect-tool-runtime: [^\\n]*in use by process ${serve.child.pid}[^\\n]*\\n$`)
+      new RegExp(
+        `^effect-tool-runtime: [^\\n]*in use by process ${serve.child.pid} \\([^\\n]*serve[^\\n]*\\); ` +
+          `gave up after waiting 300ms\\n$`
+      )
     )
     expect(fs.existsSync(path.join(where.dir, "EXECUTED"))).toBe(false)
     serve.child.stdin.end()
     expect((await serve.finished).code).toBe(0)
+    expect(fs.existsSync(path.join(session, "session.lock"))).toBe(false)
+  })
+
+  it("a second process waits for the session (--session-wait), then runs once the first has ended", async ({ expect }) => {
+    const where = workspace()
+    const session = path.join(where.dir, "..", "session")
+    const serve = start(where, ["serve", "--session", session])
+    await waitUntil("serve to be ready", () => serve.stdout().includes("\"ready\""))
+    const waiting = start(
+      where,
+      ["exec", "--session", session, "--session-wait", "30", "--approve", "allow"],
+      JSON.stringify([toolUse("t1", "Bash", { command: "touch EXECUTED" })])
+    )
+    await delay(500)
+    // Still waiting: nothing ran while serve holds the session.
+    expect(fs.existsSync(path.join(where.dir, "EXECUTED"))).toBe(false)
+    serve.child.stdin.end()
+    expect((await serve.finished).code).toBe(0)
+    const out = output(await waiting.finished)
+    expect(out.outcomes[0]!.status).toBe("success")
+    expect(fs.existsSync(path.join(where.dir, "EXECUTED"))).toBe(true)
     expect(fs.existsSync(path.join(session, "session.lock"))).toBe(false)
   })
 

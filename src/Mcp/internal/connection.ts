@@ -1,13 +1,17 @@
 /**
  * One live connection to one MCP server over the SDK client: connect (bounded), list tools (paginated, bounded),
- * call, close. The Scope owns the connection: closing it closes the client, which stops a stdio server (stdin
- * closed, then SIGTERM, then SIGKILL).
+ * call, close. The Scope owns the connection: closing it closes the client, which stops a stdio server: its input
+ * is closed, it gets a moment to exit, then its whole tree is ended (a stdio server is started through
+ * `Process/Subprocess.spawnService`: a process group of its own and a marker, so what it forked, an `npx`-launched
+ * server's real process say, goes with it).
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import type { CallToolResult, Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js"
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import * as Deferred from "effect/Deferred"
@@ -15,6 +19,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
+import { spawnService } from "../../Process/Subprocess.js"
+import type { Service } from "../../Process/Subprocess.js"
 import type { ServerConfig } from "../Config.js"
 import { McpError as McpCallError } from "../Errors.js"
 
@@ -53,22 +59,125 @@ const isOverflow = (error: Error): boolean => /ReadBuffer exceeded/.test(error.m
 
 const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
+/** How long a stdio server has to exit by itself once its input is closed, before its tree is ended. */
+const EXIT_GRACE_MS = 2_000
+
+/**
+ * The stdio transport, over a process started by `Subprocess.spawnService` (the SDK's own spawns a bare child,
+ * whose children outlive it). Speaks what the SDK's does: one JSON-RPC message per line.
+ */
+class TreeStdioTransport implements Transport {
+  onclose?: () => void
+  onerror?: (error: Error) => void
+  onmessage?: (message: JSONRPCMessage) => void
+  private service: Service | undefined
+  private readonly buffer = new ReadBuffer()
+  private exited = false
+
+  constructor(
+    private readonly params: {
+      readonly command: string
+      readonly args: ReadonlyArray<string>
+      readonly env: Readonly<Record<string, string>>
+      readonly cwd: string | undefined
+    },
+    private readonly stderr: (chunk: string) => void
+  ) {}
+
+  get pid(): number | undefined {
+    return this.service?.child.pid
+  }
+
+  start(): Promise<void> {
+    if (this.service !== undefined) return Promise.reject(new Error("the stdio transport was started already"))
+    return new Promise((resolve, reject) => {
+      let service: Service
+      try {
+        // The SDK's documented minimal environment (HOME, LOGNAME, PATH, SHELL, TERM, USER) and the server's `env`:
+        // nothing else of this process's environment reaches the server.
+        service = spawnService({
+          argv: [this.params.command, ...this.params.args],
+          cwd: this.params.cwd,
+          env: { ...getDefaultEnvironment(), ...this.params.env }
+        })
+      } catch (error) {
+        reject(error)
+        return
+      }
+      this.service = service
+      const { child } = service
+      child.on("error", (error) => {
+        reject(error)
+        this.onerror?.(error)
+      })
+      child.once("spawn", () => resolve())
+      child.once("exit", () => (this.exited = true))
+      child.once("close", () => this.onclose?.())
+      child.stdin.on("error", (error) => this.onerror?.(error))
+      child.stdout.on("error", (error) => this.onerror?.(error))
+      child.stderr.on("data", (chunk: Buffer) => this.stderr(chunk.toString("utf8")))
+      child.stdout.on("data", (chunk: Buffer) => {
+        try {
+          this.buffer.append(chunk)
+        } catch (error) {
+          this.onerror?.(error as Error)
+          void this.close()
+          return
+        }
+        for (;;) {
+          try {
+            const message = this.buffer.readMessage()
+            if (message === null) break
+            this.onmessage?.(message)
+          } catch (error) {
+            this.onerror?.(error as Error)
+          }
+        }
+      })
+    })
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const stdin = this.service?.child.stdin
+      if (stdin === undefined || stdin.destroyed) {
+        reject(new Error("Not connected"))
+        return
+      }
+      if (stdin.write(serializeMessage(message))) resolve()
+      else stdin.once("drain", () => resolve())
+    })
+  }
+
+  async close(): Promise<void> {
+    const service = this.service
+    if (service === undefined) return
+    const { child } = service
+    if (!this.exited) {
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+      try {
+        child.stdin.end()
+      } catch {
+        // Gone already.
+      }
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, EXIT_GRACE_MS).unref())])
+    }
+    // Whether or not it exited by itself: what it forked goes too.
+    await Effect.runPromise(service.stop)
+    this.buffer.clear()
+  }
+}
+
 const makeTransport = (config: ServerConfig, stderr: (chunk: string) => void): Transport => {
   const transport = config.transport
   switch (transport._tag) {
-    case "stdio": {
-      // The SDK adds its documented minimal environment (HOME, LOGNAME, PATH, SHELL, TERM, USER) to `env`: nothing
-      // else of this process's environment reaches the server.
-      const stdio = new StdioClientTransport({
+    case "stdio":
+      return new TreeStdioTransport({
         command: transport.command,
-        args: [...transport.args],
-        env: { ...transport.env },
-        stderr: "pipe",
-        ...(transport.cwd === undefined ? {} : { cwd: transport.cwd })
-      })
-      stdio.stderr?.on("data", (chunk: Buffer) => stderr(chunk.toString("utf8")))
-      return stdio
-    }
+        args: transport.args,
+        env: transport.env,
+        cwd: transport.cwd
+      }, stderr)
     case "http":
       return new StreamableHTTPClientTransport(new URL(transport.url), {
         requestInit: { headers: { ...transport.headers } }
@@ -138,7 +247,7 @@ export const connect = (
     )
     return {
       client,
-      pid: transport instanceof StdioClientTransport ? transport.pid ?? undefined : undefined,
+      pid: transport instanceof TreeStdioTransport ? transport.pid : undefined,
       remote: config.transport._tag !== "stdio",
       serverName: client.getServerVersion()?.name,
       closed,

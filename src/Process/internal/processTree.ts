@@ -131,6 +131,20 @@ export const startTicksFloor = (): number => {
 const isDead = (state: string) => state === "Z" || state === "X" || state === "x"
 
 /**
+ * When a running process started (clock ticks since boot, from `/proc/<pid>/stat`): with its pid, it names one
+ * process for good, since a pid is reused only by a process that starts later. Undefined when the process is gone
+ * (or a zombie), or without `/proc`.
+ *
+ * @since 0.3.0
+ * @category inspection
+ */
+export const startTimeOf = (pid: number): number | undefined => {
+  if (!hasProc) return undefined
+  const stat = readStat(pid)
+  return stat === undefined || isDead(stat.state) || !Number.isFinite(stat.startTicks) ? undefined : stat.startTicks
+}
+
+/**
  * Whether a process exists and is not a zombie.
  *
  * @since 0.1.0

@@ -33,6 +33,42 @@ export const killAllNow = (): void => {
   for (const tree of live) processTree.killNow(tree)
 }
 
+/**
+ * Spawns a long-lived program with its three pipes, leading a process group of its own and carrying a marker, and
+ * registered for {@link killAllNow}; `stop` ends its whole tree (what it forked included) and unregisters it.
+ */
+export const spawnService = (options: Subprocess.ServiceOptions): Subprocess.Service => {
+  const [program, ...args] = options.argv
+  const marker = randomUUID()
+  const startTicks = processTree.startTicksFloor()
+  const child = childProcess.spawn(program, args, {
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    env: { ...options.env, [processTree.markerVariable]: marker },
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: true
+  })
+  let tree: processTree.ProcessTree | undefined
+  const register = () => {
+    if (tree !== undefined || child.pid === undefined) return
+    tree = { pgid: child.pid, marker, startTicks }
+    live.add(tree)
+  }
+  register()
+  child.once("spawn", register)
+  const grace = options.killGrace ?? DEFAULT_GRACE
+  return {
+    child,
+    stop: Effect.suspend(() => {
+      const known = tree
+      if (known === undefined) return Effect.void
+      return Effect.tap(processTree.terminate(known, grace), (termination) =>
+        Effect.sync(() => {
+          if (termination.survivors.length === 0) live.delete(known)
+        }))
+    })
+  }
+}
+
 const signalNumber = (name: string): number => (os.constants.signals as Record<string, number | undefined>)[name] ?? 0
 
 type Ended = { readonly code: number | null; readonly signal: NodeJS.Signals | null }

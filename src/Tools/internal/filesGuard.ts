@@ -52,6 +52,17 @@ export const hashFile = (path: string): Promise<string> =>
 export const notReadMessage = (path: string): string =>
   `File has not been read yet: ${path}. Read it first before writing to it.`
 
+/** Whether the read-file memory dropped this file (a FileState that does not say: no). */
+export const wasEvicted = (
+  fileState: { readonly wasEvicted?: ((realPath: string) => Effect.Effect<boolean>) | undefined },
+  realPath: string
+): Effect.Effect<boolean> => fileState.wasEvicted?.(realPath) ?? Effect.succeed(false)
+
+/** The model-facing message for a file read so long ago that the read-file memory dropped it. */
+export const evictedMessage = (path: string): string =>
+  `File was read earlier, but so many files have been read since that this read is no longer remembered: ${path}. ` +
+  "Read it again before writing to it."
+
 /** The model-facing message for a file that changed after it was read. */
 export const staleMessage = (path: string): string =>
   `File has been modified since it was last read, either by the user or by a linter: ${path}. Read it again before attempting to write it.`
@@ -72,9 +83,10 @@ export const staleness = (
   path: string,
   record: Option.Option<FileRecord>,
   current: Current,
-  requireFull: boolean
+  requireFull: boolean,
+  evicted = false
 ): string | undefined => {
-  if (Option.isNone(record)) return notReadMessage(path)
+  if (Option.isNone(record)) return evicted ? evictedMessage(path) : notReadMessage(path)
   const seen = record.value
   if (requireFull && seen.partial) {
     return `File has only been partially read: ${path}. Read the whole file (without offset/limit) before overwriting it with Write, or change it with Edit.`
