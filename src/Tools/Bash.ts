@@ -35,6 +35,7 @@ import * as Scope from "effect/Scope"
 import { ResultStore } from "../Session/ResultStore.js"
 import type { ResultSink } from "../Session/ResultStore.js"
 import { Workspace } from "../Session/Workspace.js"
+import { formatBytes as sharedFormatBytes } from "../Shared/bytes.js"
 import { realSleep } from "../Shared/realTime.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import * as Tool from "../Tool/Tool.js"
@@ -262,14 +263,7 @@ const definition = Tool.make("Bash", {
  * @since 0.1.0
  * @category presentation
  */
-export const formatBytes = (bytes: number): string =>
-  bytes < 1024
-    ? `${bytes} B`
-    : bytes < 1024 * 1024
-    ? `${(bytes / 1024).toFixed(1)} KB`
-    : bytes < 1024 ** 3
-    ? `${(bytes / 1024 / 1024).toFixed(1)} MB`
-    : `${(bytes / 1024 ** 3).toFixed(2)} GB`
+export const formatBytes: (bytes: number) => string = sharedFormatBytes
 
 const formatDuration = (ms: number): string => (ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`)
 

@@ -27,7 +27,7 @@ import * as Tool from "../Tool/Tool.js"
 import { PathString } from "./internal/argumentLimits.js"
 import { applyAt, describeNearMatch, lineAt, nearMatch, occurrences, unifiedDiff } from "./internal/filesEdit.js"
 import type { Applied } from "./internal/filesEdit.js"
-import { inspect, readCurrent, staleMessage, staleness, unchangedSince } from "./internal/filesGuard.js"
+import { inspect, readCurrent, staleness, writeChecked } from "./internal/filesGuard.js"
 import type { Current } from "./internal/filesGuard.js"
 import { checkFilePath, displayPath, fileResource, resolveSync, ruleCovers } from "./internal/filesPaths.js"
 import { boundPreview, previewLines, readForPreview } from "./internal/filesPreview.js"
@@ -236,19 +236,7 @@ export const layer = Edit.implementEffect(
           if (plan._tag === "Problem") return yield* new Tool.ToolError({ message: plan.message })
           const path = shown(resolved.absolute)
           const bytes = Buffer.from(plan.applied.content, "utf8")
-          yield* access.writeFileAtomic(resolved.real, bytes, {
-            beforeRename: unchangedSince(access, resolved.real, plan.current, staleMessage(resolved.absolute))
-          }).pipe(
-            Effect.mapError((e) =>
-              new Tool.ToolError({
-                message: e.reason === "Refused" ? e.message : `Could not write ${path}: ${e.message}`
-              })
-            )
-          )
-          const after = yield* access.stat(resolved.real)
-          if (after === undefined) {
-            return yield* new Tool.ToolError({ message: `${path} disappeared right after it was written.` })
-          }
+          const after = yield* writeChecked(access, resolved, path, bytes, plan.current)
           // The model knows the whole file now only if it knew it before: a ranged read stays partial.
           const partial = Option.match(yield* fileState.get(resolved.real), {
             onNone: () => false,

@@ -22,7 +22,7 @@ import { UiBlock } from "../Tool/Presentation.js"
 import * as Tool from "../Tool/Tool.js"
 import { PathString } from "./internal/argumentLimits.js"
 import { unifiedDiff } from "./internal/filesEdit.js"
-import { describeCurrent, inspect, staleMessage, staleness, unchangedSince } from "./internal/filesGuard.js"
+import { describeCurrent, inspect, staleness, writeChecked } from "./internal/filesGuard.js"
 import { checkFilePath, displayPath, fileResource, resolveSync, ruleCovers } from "./internal/filesPaths.js"
 import { boundPreview, previewLines, readForPreview } from "./internal/filesPreview.js"
 
@@ -153,19 +153,7 @@ export const layer = Write.implementEffect(
             if (problem !== undefined) return yield* Effect.fail(fail(problem))
           }
           const bytes = Buffer.from(input.content, "utf8")
-          yield* access.writeFileAtomic(resolved.real, bytes, {
-            beforeRename: unchangedSince(access, resolved.real, before?.current, staleMessage(resolved.absolute))
-          }).pipe(
-            Effect.mapError((e) =>
-              new Tool.ToolError({
-                message: e.reason === "Refused" ? e.message : `Could not write ${path}: ${e.message}`
-              })
-            )
-          )
-          const after = yield* access.stat(resolved.real)
-          if (after === undefined) {
-            return yield* new Tool.ToolError({ message: `${path} disappeared right after it was written.` })
-          }
+          const after = yield* writeChecked(access, resolved, path, bytes, before?.current)
           yield* fileState.record(resolved.real, {
             contentHash: hashContent(bytes),
             mtimeMs: after.mtimeMs,

@@ -45,10 +45,10 @@ import { parse } from "unbash"
 import type { Word as UWord } from "unbash"
 import { analyze } from "./Analysis.js"
 import type { ParsedShell, ShellAnalysis, ShellWord, SimpleCommand } from "./Analysis.js"
-import { baseName, dangerousForm, gitGlobalOptions } from "./internal/dangerousForms.js"
+import { dangerousForm, gitGlobalOptions } from "./internal/dangerousForms.js"
 import { operandsOf, redirectionProblem, sensitiveVariable } from "./ReadOnly.js"
 import type { ClassifyContext } from "./ReadOnly.js"
-import { builtinEvaluation, namesProgram, unwrap } from "./Wrappers.js"
+import { baseName, builtinEvaluation, namesProgram, unwrap } from "./Wrappers.js"
 
 // -----------------------------------------------------------------------------
 // models

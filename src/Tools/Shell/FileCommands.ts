@@ -14,6 +14,7 @@ import type { ShellWord, SimpleCommand } from "./Analysis.js"
 import { parseOptions } from "./Options.js"
 import type { OptionGrammar } from "./Options.js"
 import { redirectionProblem } from "./ReadOnly.js"
+import { literalWord } from "./Wrappers.js"
 
 /**
  * A path a file command touches.
@@ -123,15 +124,3 @@ export const fileCommandPaths = (
   })
   return paths
 }
-
-const literalWord = (value: string): ShellWord => ({
-  text: value,
-  value,
-  literal: true,
-  expansion: false,
-  glob: false,
-  brace: false,
-  quoted: false,
-  prefix: value,
-  unquotedExpansion: false
-})

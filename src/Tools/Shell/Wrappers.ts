@@ -42,7 +42,8 @@ const script = (word: ShellWord | string | undefined, what: string): Unwrapped =
     : opaque(`${what} runs text only known when it runs (\`${word.text}\`)`)
 }
 
-const literalWord = (value: string): ShellWord => ({
+/** A word written as plain literal text (`value` as is, nothing to expand). */
+export const literalWord = (value: string): ShellWord => ({
   text: value,
   value,
   literal: true,
@@ -57,7 +58,8 @@ const literalWord = (value: string): ShellWord => ({
 const valueOf = (option: GivenOption): ShellWord | undefined =>
   option.value === undefined ? undefined : typeof option.value === "string" ? literalWord(option.value) : option.value
 
-const baseName = (word: string): string => word.slice(word.lastIndexOf("/") + 1)
+/** The program's name without its directory (`/usr/bin/git` is `git`). */
+export const baseName = (word: string): string => word.slice(word.lastIndexOf("/") + 1)
 
 // -----------------------------------------------------------------------------
 // wrappers with a grammar

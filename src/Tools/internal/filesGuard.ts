@@ -12,6 +12,7 @@ import * as fs from "node:fs"
 import type { FileAccess, FileInfo } from "../../Session/FileAccess.js"
 import type { FileRecord } from "../../Session/FileState.js"
 import type { ResolvedPath, Workspace } from "../../Session/Workspace.js"
+import { ToolError } from "../../Tool/Tool.js"
 import { specialFileReason } from "./filesPaths.js"
 
 /** A path from the model, resolved and inspected (never opened). */
@@ -144,6 +145,35 @@ export const unchangedSince =
       : now !== undefined && now.mtimeMs === current.mtimeMs && now.size === current.size
     if (!same) throw new Error(message)
   }
+
+/**
+ * The checked write of Write and Edit: `bytes` replace the file at `resolved.real` atomically, unless the file moved
+ * since `current` was read (checked just before the rename); answers what is there afterwards. `path` is the path as
+ * the model is shown it; every failure is a message for the model.
+ */
+export const writeChecked = (
+  access: FileAccess["Type"],
+  resolved: ResolvedPath,
+  path: string,
+  bytes: Uint8Array,
+  current: Current | undefined
+): Effect.Effect<FileInfo, ToolError> =>
+  Effect.gen(function*() {
+    yield* access.writeFileAtomic(resolved.real, bytes, {
+      beforeRename: unchangedSince(access, resolved.real, current, staleMessage(resolved.absolute))
+    }).pipe(
+      Effect.mapError((e) =>
+        new ToolError({
+          message: e.reason === "Refused" ? e.message : `Could not write ${path}: ${e.message}`
+        })
+      )
+    )
+    const after = yield* access.stat(resolved.real)
+    if (after === undefined) {
+      return yield* new ToolError({ message: `${path} disappeared right after it was written.` })
+    }
+    return after
+  })
 
 /**
  * Opens the file a call was decided on, in one step with the check: `planned` is the real path the permission

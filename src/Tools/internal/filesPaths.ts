@@ -21,9 +21,8 @@ import type { RuleContext } from "../../Tool/Tool.js"
 
 export { realPathSync }
 
-/** `~` and `~/x` against home; everything else as written. */
-export const expandHome = (path: string, home: string): string =>
-  path === "~" ? home : path.startsWith("~/") ? nodePath.join(home, path.slice(2)) : path
+import { expandHome } from "../../Shared/home.js"
+export { expandHome }
 
 /** The absolute and the real path of a path from the model, synchronously. */
 export const resolveSync = (
