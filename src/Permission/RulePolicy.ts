@@ -15,10 +15,10 @@
  * 2. **Ask rules** (any source) → Ask. Then a **hook's ask** and the **tool's own non-overridable Ask**
  *    (`overridable: false`: a shell command that cannot be analysed) → Ask.
  * 3. **Safety checks** (on what a tool declares it writes; a `*` claim declares nothing, and only
- *    `bypassPermissions` lets such a call run without asking): a write claim (`file:` resource) on `.git/`, `.claude/` (settings, hooks, commands), the
- *    settings files in use, shell profiles (`.bashrc`, `.zshrc`, `.profile`, `.bash_profile`, `.zprofile`, ...),
- *    `.gitconfig`, `.ssh/` and similar (see `Permission/SafetyCheck`) → Ask, in every mode, `bypassPermissions`
- *    and `acceptEdits` included, and whatever the allow rules say.
+ *    `bypassPermissions` lets such a call run without asking): a write claim (`file:` resource) on `.git/`, `.claude/`
+ *    (settings, hooks, commands), the settings files in use, shell profiles (`.bashrc`, `.zshrc`, `.profile`,
+ *    `.bash_profile`, `.zprofile`, ...), `.gitconfig`, `.ssh/` and similar (see `Permission/SafetyCheck`) → Ask, in
+ *    every mode, `bypassPermissions` and `acceptEdits` included, and whatever the allow rules say.
  * 4. **bypassPermissions** → Allow.
  * 5. **The tool's own overridable Ask** (a file outside the workspace, a custom tool's check): answered by the allow
  *    rules (settings files, command line, the session's "allow for the session/always") and a hook's allow → Allow;

@@ -117,11 +117,13 @@ export const BashInput = Schema.Struct({
   // on them sends a valid call; `true` is refused in validate until their own issues implement them.
   run_in_background: Schema.optional(Schema.Boolean.annotations({
     description:
-      "Set to true to run this command in the background. Not available in this runtime yet: a call with true is refused."
+      "Set to true to run this command in the background. Not available in this runtime yet: a call with true is " +
+      "refused."
   })),
   dangerouslyDisableSandbox: Schema.optional(Schema.Boolean.annotations({
     description:
-      "Set this to true to dangerously override sandbox mode and run commands without sandboxing. Not available in this runtime yet: a call with true is refused."
+      "Set this to true to dangerously override sandbox mode and run commands without sandboxing. Not available in " +
+      "this runtime yet: a call with true is refused."
   }))
 })
 
@@ -132,7 +134,8 @@ export const BashInput = Schema.Struct({
  * @category models
  */
 export const backgroundRefusal =
-  "run_in_background is not available in this runtime yet: the command was not run. Run it in the foreground (omit run_in_background), with a timeout of up to 600000 ms if it takes long."
+  "run_in_background is not available in this runtime yet: the command was not run. Run it in the foreground (omit " +
+  "run_in_background), with a timeout of up to 600000 ms if it takes long."
 
 /**
  * Why a call with `dangerouslyDisableSandbox: true` is refused (the model reads it).
@@ -141,7 +144,8 @@ export const backgroundRefusal =
  * @category models
  */
 export const sandboxEscapeRefusal =
-  "dangerouslyDisableSandbox is not available in this runtime yet: the command was not run. Run it without dangerouslyDisableSandbox; if the sandbox blocks what it needs, say so to the user."
+  "dangerouslyDisableSandbox is not available in this runtime yet: the command was not run. Run it without " +
+  "dangerouslyDisableSandbox; if the sandbox blocks what it needs, say so to the user."
 
 /** The refusal for an input asking for what this runtime does not do yet, if any. */
 const notYetSupported = (input: BashInput): string | undefined =>
@@ -314,7 +318,8 @@ const modelText = (output: BashOutput): string => {
   if (output.interpretation !== undefined) notes.push(`(exit code ${output.exitCode}: ${output.interpretation})`)
   if (output.stoppedBackgroundProcesses > 0) {
     notes.push(
-      `(${output.stoppedBackgroundProcesses} background process(es) were still running when the command ended and were stopped: nothing outlives a call)`
+      `(${output.stoppedBackgroundProcesses} background process(es) were still running when the command ended and ` +
+        `were stopped: nothing outlives a call)`
     )
   }
   if (output.outputIncomplete) notes.push("(the output may be incomplete: a detached process kept it open)")

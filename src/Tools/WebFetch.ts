@@ -85,7 +85,9 @@ export const defaults = {
  * @category models
  */
 export interface WebFetchOptions {
-  /** Hosts (`"localhost"`), addresses (`"127.0.0.1"`) and ranges (`"10.0.0.0/8"`) that may be non-public. Default none. */
+  /**
+   * Hosts (`"localhost"`), addresses (`"127.0.0.1"`) and ranges (`"10.0.0.0/8"`) that may be non-public. Default none.
+   */
   readonly allowPrivate?: ReadonlyArray<string> | undefined
   /** Hosts fetched over plain `http:` (not upgraded to `https:`). Default none. */
   readonly plainHttp?: ReadonlyArray<string> | undefined
@@ -389,7 +391,8 @@ const pageOf = (services: Services, arrived: Arrived): Effect.Effect<CachedPage,
     if (declared === "binary") {
       return yield* failWith(
         "UnsupportedContent",
-        `${url} is ${media.essence}, binary content that WebFetch does not read. Only HTML, markdown, JSON and other text can be fetched.`
+        `${url} is ${media.essence}, binary content that WebFetch does not read. Only HTML, markdown, JSON and other ` +
+          `text can be fetched.`
       )
     }
     const body = yield* arrived.readBody

@@ -71,10 +71,13 @@ export type WriteOutput = typeof WriteOutput.Type
  */
 export const Write = Tool.make("Write", {
   description: [
-    "Writes a whole file: creates it (with any missing parent directories) or replaces its entire content. Use it for new files, or to rewrite a file completely; for a change to part of an existing file use Edit, which sends only the change.",
+    "Writes a whole file: creates it (with any missing parent directories) or replaces its entire content. Use it " +
+    "for new files, or to rewrite a file completely; for a change to part of an existing file use Edit, which " +
+    "sends only the change.",
     "- file_path: an absolute path; a relative one is resolved against the working directory.",
     "- content: the complete new content of the file, exactly as it should be saved.",
-    "- Replacing an existing file requires having read all of it with Read first, in its current version; otherwise the write is refused. Files outside the workspace or protected by rules are refused."
+    "- Replacing an existing file requires having read all of it with Read first, in its current version; otherwise " +
+    "the write is refused. Files outside the workspace or protected by rules are refused."
   ].join("\n"),
   input: WriteInput,
   output: WriteOutput,

@@ -10,7 +10,8 @@
  *
  * Lines on standard output, each one JSON object:
  * - `{"type":"ready","session":DIR,"persistent":bool}` once, first
- * - `{"type":"event","turn":"t1","event":"started",...}` as things happen (queued, started, progress, decided, completed, ...)
+ * - `{"type":"event","turn":"t1","event":"started",...}` as things happen (queued, started, progress, decided,
+ *   completed, ...)
  * - `{"type":"approval_request","turn":"t1","id":"a1","tool_use_id","tool_name","message","suggestions","input"}`
  * - `{"type":"result","turn":"t1","results":[...],"outcomes":[...]}` when a turn ends
  * - `{"type":"error","id":...,"message":"..."}` for a line that is not a request; the process stays up

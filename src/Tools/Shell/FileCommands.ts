@@ -64,7 +64,8 @@ const grammars: Readonly<Record<string, FileGrammar>> = {
       flags: "bfinuvTZ",
       values: "St",
       long:
-        "backup?,force,interactive,no-clobber,strip-trailing-slashes,suffix=,target-directory=,no-target-directory,update?,verbose,context,exchange,no-copy,help,version",
+        "backup?,force,interactive,no-clobber,strip-trailing-slashes,suffix=,target-directory=,no-target-directory," +
+        "update?,verbose,context,exchange,no-copy,help,version",
       permute: true
     },
     pathValues: { "-t": "write", "--target-directory": "write" },
@@ -75,7 +76,10 @@ const grammars: Readonly<Record<string, FileGrammar>> = {
       flags: "abdfilnprsuvxPRT",
       values: "St",
       long:
-        "archive,attributes-only,backup?,copy-contents,force,interactive,link,no-clobber,no-dereference,preserve?,no-preserve=,parents,recursive,reflink?,remove-destination,sparse=,strip-trailing-slashes,symbolic-link,suffix=,target-directory=,no-target-directory,update?,verbose,one-file-system,debug,keep-directory-symlink,help,version",
+        "archive,attributes-only,backup?,copy-contents,force,interactive,link,no-clobber,no-dereference,preserve?," +
+        "no-preserve=,parents,recursive,reflink?,remove-destination,sparse=,strip-trailing-slashes,symbolic-link," +
+        "suffix=,target-directory=,no-target-directory,update?,verbose,one-file-system,debug," +
+        "keep-directory-symlink,help,version",
       permute: true
     },
     pathValues: { "-t": "write", "--target-directory": "write" },

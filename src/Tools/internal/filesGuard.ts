@@ -55,7 +55,8 @@ export const notReadMessage = (path: string): string =>
 
 /** The model-facing message for a file that changed after it was read. */
 export const staleMessage = (path: string): string =>
-  `File has been modified since it was last read, either by the user or by a linter: ${path}. Read it again before attempting to write it.`
+  `File has been modified since it was last read, either by the user or by a linter: ${path}. Read it again before ` +
+  `attempting to write it.`
 
 /** What a file is now. */
 export interface Current {
@@ -78,7 +79,8 @@ export const staleness = (
   if (Option.isNone(record)) return notReadMessage(path)
   const seen = record.value
   if (requireFull && seen.partial) {
-    return `File has only been partially read: ${path}. Read the whole file (without offset/limit) before overwriting it with Write, or change it with Edit.`
+    return `File has only been partially read: ${path}. Read the whole file (without offset/limit) before ` +
+      `overwriting it with Write, or change it with Edit.`
   }
   const fresh = seen.contentHash !== undefined
     ? seen.contentHash === current.contentHash
@@ -104,7 +106,9 @@ export const readCurrent = (
     }
   })))
 
-/** Describes a file for the staleness check, keeping its bytes only when it is at most `keepBytes` long (else streamed). */
+/**
+ * Describes a file for the staleness check, keeping its bytes only when it is at most `keepBytes` long (else streamed).
+ */
 export const describeCurrent = (
   access: FileAccess["Type"],
   path: string,
@@ -189,8 +193,8 @@ export const openDecided = (
 ) =>
   Effect.gen(function*() {
     const resolved = yield* workspace.resolve(requested)
-    const changed =
-      `${resolved.absolute} changed after permission was decided (it resolved to ${planned}, now to ${resolved.real}); ` +
+    const changed = `${resolved.absolute} changed after permission was decided (it resolved to ${planned}, now to ` +
+      `${resolved.real}); ` +
       "the call was refused. Try again."
     if (resolved.real !== planned) return yield* Effect.fail(changed)
     const handle = yield* access.openRead(planned).pipe(

@@ -119,7 +119,8 @@ export const specialFileReason = (
     return `${resolved.requested} is ${kind}, not a regular file; it cannot be read or written by this tool.`
   }
   if (devicePath.test(resolved.absolute) || devicePath.test(resolved.real)) {
-    return `${resolved.requested} is a device or process file (under /dev or /proc/*/fd); it cannot be read or written by this tool.`
+    return `${resolved.requested} is a device or process file (under /dev or /proc/*/fd); it cannot be read or ` +
+      `written by this tool.`
   }
   return undefined
 }
