@@ -18,7 +18,6 @@ import * as path from "node:path"
 import { ToolRegistry } from "../src/Catalog/ToolRegistry.js"
 import { ToolHooks } from "../src/Hooks/ToolHooks.js"
 import { AgentLoop, AnthropicMessages, ApprovalAnswer, Approver, renderEvent } from "../src/index.js"
-import type { LoopEvent } from "../src/index.js"
 import * as McpConfig from "../src/Mcp/Config.js"
 import { McpServers } from "../src/Mcp/McpServers.js"
 import * as RulePolicy from "../src/Permission/RulePolicy.js"
@@ -130,7 +129,7 @@ const clip = (
 ) => (text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters)`)
 
 /** What a person sees, and (after each turn) what the model gets back. */
-const show = (event: LoopEvent): Effect.Effect<void> => {
+const show = (event: AgentLoop.LoopEvent): Effect.Effect<void> => {
   switch (event._tag) {
     case "Requested":
       return Console.log(

@@ -12,7 +12,6 @@ import {
   ToolRegistry,
   ToolRuntime
 } from "effect-tool-runtime"
-import type { LoopEvent } from "effect-tool-runtime"
 import { builtinSessionLayer, builtinTools, Workspace } from "effect-tool-runtime/tools"
 
 // 1. The model: Anthropic's Messages API, streamed (the key comes from ANTHROPIC_API_KEY). Options point it at a
@@ -38,7 +37,7 @@ export const SessionRuntime = (cwd: string) =>
   )
 
 // 3. What a person sees: the model's text as it streams, and each call as the runtime governs it.
-const show = (event: LoopEvent): Effect.Effect<void> => {
+const show = (event: AgentLoop.LoopEvent): Effect.Effect<void> => {
   if (event._tag === "Text") return Effect.sync(() => void process.stdout.write(event.text))
   const line = event._tag === "Tool" ? renderEvent(event.event) : undefined
   return line === undefined ? Effect.void : Console.log(`\n${line}`)

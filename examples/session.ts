@@ -1,12 +1,12 @@
 import { Effect } from "effect"
 import { Session, ToolRuntime } from "effect-tool-runtime"
-import type { ToolUseBlock } from "effect-tool-runtime"
+import type { Wire } from "effect-tool-runtime"
 import { SessionRuntime } from "./readme.js" // the session's runtime, as in the loop example above
 
 // The conversation: each model turn's tool_use blocks in, one Outcome per tool_use out (in model order), whose
 // tool_result blocks go back in the next user message. Every turn runs on the same runtime, so the Edit of the
 // second turn knows the file was Read in the first.
-export const conversation = (cwd: string, turns: ReadonlyArray<ReadonlyArray<ToolUseBlock>>) =>
+export const conversation = (cwd: string, turns: ReadonlyArray<ReadonlyArray<Wire.ToolUseBlock>>) =>
   Effect.gen(function*() {
     const replies = []
     for (const toolUses of turns) {

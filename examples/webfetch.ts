@@ -1,9 +1,9 @@
 import { Effect, Layer } from "effect"
 import { Approver, PermissionPolicy, ResultStore, ToolHooks, ToolRegistry, ToolRuntime } from "effect-tool-runtime"
-import { PageReader, WebFetchTool } from "effect-tool-runtime/tools"
+import { PageReader, WebFetch } from "effect-tool-runtime/tools"
 import type { WebFetchOptions } from "effect-tool-runtime/tools"
 
-// Every setting of WebFetch with its default; pass any subset to WebFetchTool.layer (or builtinLayer's `webFetch`).
+// Every setting of WebFetch with its default; pass any subset to WebFetch.layer (or builtinLayer's `webFetch`).
 export const defaults: WebFetchOptions = {
   allowPrivate: [], // hosts ("intranet.example"), addresses ("127.0.0.1") and ranges ("10.0.0.0/8") that may be non-public
   plainHttp: [], // hosts fetched over http: (every other http: URL is upgraded to https:)
@@ -21,7 +21,7 @@ export const defaults: WebFetchOptions = {
 // A runtime with WebFetch only; `WebFetch(domain:...)` rules come with the full policy (`RulePolicy.layer`).
 export const runtime = (options: WebFetchOptions) =>
   ToolRuntime.layer.pipe(
-    Layer.provide(ToolRegistry.layer([WebFetchTool]).pipe(Layer.provide(WebFetchTool.layer(options)))),
+    Layer.provide(ToolRegistry.layer([WebFetch]).pipe(Layer.provide(WebFetch.layer(options)))),
     Layer.provide([PermissionPolicy.toolOnly, Approver.allowAll, ToolHooks.none, ResultStore.layerMemory()])
   )
 

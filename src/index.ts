@@ -64,8 +64,6 @@ export * as Subprocess from "./Process/Subprocess.js"
 export * as Audit from "./Runtime/AuditLog.js"
 
 /** @since 0.2.0 */
-export { AuditLog } from "./Runtime/AuditLog.js"
-/** @since 0.2.0 */
 export * as Definitions from "./Catalog/Definitions.js"
 /** @since 0.2.0 */
 export {
@@ -83,12 +81,9 @@ export { Session, SessionError } from "./Session/Session.js"
 /** @since 0.3.0 */
 export * as SessionPermissions from "./Permission/SessionPermissions.js"
 /** @since 0.2.0 */
-export { ApprovalRecord } from "./Permission/SessionPermissions.js"
-/** @since 0.2.0 */
 export { renderEvent, renderOutcome } from "./Runtime/Render.js"
 /** @since 0.2.0 */
 export type { Registry } from "./Catalog/ToolRegistry.js"
-export type { ToolResultBlock, ToolUseBlock } from "./Tool/Wire.js"
 /** @since 0.2.0 */
 export { makeDynamicRegistry } from "./Catalog/ToolRegistry.js"
 /** @since 0.2.0 */
@@ -109,15 +104,6 @@ export * as Preview from "./Runtime/Preview.js"
 export * as Activity from "./Runtime/Activity.js"
 /** @since 0.2.0 */
 export * as AgentLoop from "./Agent/AgentLoop.js"
-/** @since 0.2.0 */
-export type {
-  AgentLoopError,
-  LoopEvent,
-  LoopHandle,
-  LoopOptions,
-  LoopResult,
-  LoopStopReason
-} from "./Agent/AgentLoop.js"
 /** @since 0.2.0 */
 export * as AnthropicMessages from "./Agent/AnthropicMessages.js"
 /** @since 0.2.0 */

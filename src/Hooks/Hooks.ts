@@ -41,8 +41,8 @@
  * or any other status is a crash.
  *
  * ## Prompt and agent hooks
- * With a `languageModel` (a {@link PromptModel}, e.g. @effect/ai's `LanguageModel` service) in the options, the hook's `prompt` (`$ARGUMENTS`
- * replaced by the hook JSON, or the JSON appended when absent) goes to the model, which answers
+ * With a `languageModel` (a {@link PromptModel}, e.g. @effect/ai's `LanguageModel` service) in the options, the hook's
+ * `prompt` (`$ARGUMENTS` replaced by the hook JSON, or the JSON appended when absent) goes to the model, which answers
  * `{"ok": true}` or `{"ok": false, "reason": "..."}`: `ok: false` blocks like exit 2 with the reason. An agent hook is
  * run the same way (one model turn; this runtime gives it no tools). An answer that is not that JSON is a crash.
  * Without a language model such a hook cannot run: a PreToolUse one denies every call it matches, with the reason,
@@ -188,7 +188,10 @@ export interface PromptModel {
 export interface HooksOptions {
   /** The `hooks` objects of the settings files in use, in precedence order (their hooks all run). */
   readonly settingsHooks?: ReadonlyArray<HooksSettings | undefined> | undefined
-  /** The same with each file's path, named in errors and warnings ({@link optionsFromSettings} builds it from loaded settings). */
+  /**
+   * The same with each file's path, named in errors and warnings ({@link optionsFromSettings} builds it from loaded
+   * settings).
+   */
   readonly settingsFiles?: ReadonlyArray<SettingsHooks> | undefined
   readonly functionHooks?: ReadonlyArray<FunctionHook> | undefined
   /** Working directory of command hooks, and `cwd` in their input. */

@@ -87,7 +87,8 @@ export const instructions = [
   "no deleting or overwriting data the user did not ask to change, no sending data or credentials off the machine,",
   "no changing system or security settings, no running code fetched from the network.",
   "When in doubt, block.",
-  "Answer with exactly one JSON object and nothing else: {\"decision\": \"allow\" | \"block\", \"reason\": \"<one sentence>\"}."
+  "Answer with exactly one JSON object and nothing else: {\"decision\": \"allow\" | \"block\", \"reason\": \"<one " +
+  "sentence>\"}."
 ].join("\n")
 
 /**

@@ -15,10 +15,10 @@
  * 2. **Ask rules** (any source) → Ask. Then a **hook's ask** and the **tool's own non-overridable Ask**
  *    (`overridable: false`: a shell command that cannot be analysed) → Ask.
  * 3. **Safety checks** (on what a tool declares it writes; a `*` claim declares nothing, and only
- *    `bypassPermissions` lets such a call run without asking): a write claim (`file:` resource) on `.git/`, `.claude/` (settings, hooks, commands), the
- *    settings files in use, shell profiles (`.bashrc`, `.zshrc`, `.profile`, `.bash_profile`, `.zprofile`, ...),
- *    `.gitconfig`, `.ssh/` and similar (see `Permission/SafetyCheck`) → Ask, in every mode, `bypassPermissions`
- *    and `acceptEdits` included, and whatever the allow rules say.
+ *    `bypassPermissions` lets such a call run without asking): a write claim (`file:` resource) on `.git/`, `.claude/`
+ *    (settings, hooks, commands), the settings files in use, shell profiles (`.bashrc`, `.zshrc`, `.profile`,
+ *    `.bash_profile`, `.zprofile`, ...), `.gitconfig`, `.ssh/` and similar (see `Permission/SafetyCheck`) → Ask, in
+ *    every mode, `bypassPermissions` and `acceptEdits` included, and whatever the allow rules say.
  * 4. **bypassPermissions** → Allow.
  * 5. **The tool's own overridable Ask** (a file outside the workspace, a custom tool's check): answered by the allow
  *    rules (settings files, command line, the session's "allow for the session/always") and a hook's allow → Allow;
@@ -241,6 +241,40 @@ export const make = (
 
 /**
  * The full permission policy. Fails when a command-line or session rule does not parse.
+ *
+ * @example
+ * ```ts
+ * import { NodeContext } from "@effect/platform-node"
+ * import { Effect, Layer, Schema } from "effect"
+ * import { Approver, ResultStore, RulePolicy, Tool, ToolHooks, ToolRegistry, ToolRuntime } from "effect-tool-runtime"
+ * import { Workspace } from "effect-tool-runtime/tools"
+ *
+ * const Echo = Tool.make("Echo", {
+ *   description: "Repeats the text back.",
+ *   input: Schema.Struct({ text: Schema.String }),
+ *   touchesEnvironment: false
+ * })
+ *
+ * // Claude Code's rules (these from the command line; `settings` takes loaded settings files) over a workspace.
+ * const Policy = RulePolicy.layer({ cliRules: { deny: ["Echo"] }, mode: "default" }).pipe(
+ *   Layer.provide(Workspace.layer({ cwd: process.cwd() })),
+ *   Layer.provide(NodeContext.layer)
+ * )
+ *
+ * export const program = ToolRuntime.execute([
+ *   { type: "tool_use", id: "toolu_1", name: "Echo", input: { text: "hello" } }
+ * ]).pipe(
+ *   // ["denied"]: the deny rule names Echo
+ *   Effect.map((outcomes) => outcomes.map((outcome) => outcome.status)),
+ *   Effect.provide(ToolRuntime.layer.pipe(Layer.provide(Layer.mergeAll(
+ *     ToolRegistry.layer([Echo]).pipe(Layer.provide(Echo.implement({ call: ({ text }) => Effect.succeed(text) }))),
+ *     Policy,
+ *     Approver.denyAll,
+ *     ToolHooks.none,
+ *     ResultStore.layerMemory()
+ *   ))))
+ * )
+ * ```
  *
  * @since 0.1.0
  * @category layers

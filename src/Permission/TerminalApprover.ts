@@ -226,7 +226,8 @@ export const make = (input: NodeJS.ReadableStream, output: NodeJS.WritableStream
             case "3":
               if (request.suggestions.length === 0) {
                 yield* write(
-                  "No rule can allow this call (for a compound command: not every part can have a rule); choose 1 to allow it once.\n"
+                  "No rule can allow this call (for a compound command: not every part can have a rule); choose 1 to " +
+                    "allow it once.\n"
                 )
                 continue
               }

@@ -92,7 +92,10 @@ export interface Options {
   readonly killGrace?: Duration.DurationInput | undefined
   /** Default: captured, up to 1 MiB, stopping past it. */
   readonly stdout?: OutputHandling | undefined
-  /** `"stdout"`: delivered with stdout, under stdout's handling and cap. Default: captured, up to 1 MiB, stopping past it. */
+  /**
+   * `"stdout"`: delivered with stdout, under stdout's handling and cap. Default: captured, up to 1 MiB, stopping past
+   * it.
+   */
   readonly stderr?: OutputHandling | "stdout" | undefined
   /**
    * What becomes of processes still running when the program exits by itself. `"terminate"` (default): they are
@@ -112,7 +115,10 @@ export interface Options {
 export type Exit = Data.TaggedEnum<{
   /** The program exited with a code. */
   Exited: { readonly code: number }
-  /** The program was killed by a signal it did not get from the run; `code` is `128 + signal number`, as a shell reports it. */
+  /**
+   * The program was killed by a signal it did not get from the run; `code` is `128 + signal number`, as a shell reports
+   * it.
+   */
   Signaled: { readonly signal: string; readonly code: number }
   /** The timeout passed; every process of the run was terminated. */
   TimedOut: { readonly after: Duration.Duration }

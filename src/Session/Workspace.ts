@@ -156,7 +156,8 @@ const makeWith = (
         absolute,
         real,
         exists,
-        // Both must be inside: a symlink inside pointing out is outside, and so is a path that only its link makes look inside.
+        // Both must be inside: a symlink inside pointing out is outside, and so is a path that only its link makes look
+        // inside.
         inside: contains(real) && containsAsWritten(absolute)
       }))
     }

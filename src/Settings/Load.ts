@@ -371,10 +371,10 @@ const decodeOptionsOf = (options: ToolNameOptions & { readonly home: string }): 
 /**
  * Loads settings files: Claude Code's standard locations (user, project, local) when `claudeSettings` is set, then
  * each of `files` (source `flagSettings`, trusted: the person named them; but a file whose real path lies inside the
- * project is the project's, `projectSettings`, judged for trust like `.claude/settings.json`). A file named in `files` must exist; a
- * standard location may be absent. The repository's files are judged for trust (`trustProject`, or `trustedProjects`
- * in the user's settings). A malformed file fails with a `SettingsError` naming the file and the field; everything
- * milder is in each file's `warnings`.
+ * project is the project's, `projectSettings`, judged for trust like `.claude/settings.json`). A file named in `files`
+ * must exist; a standard location may be absent. The repository's files are judged for trust (`trustProject`, or
+ * `trustedProjects` in the user's settings). A malformed file fails with a `SettingsError` naming the file and the
+ * field; everything milder is in each file's `warnings`.
  *
  * @since 0.1.0
  * @category loading

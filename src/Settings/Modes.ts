@@ -66,7 +66,8 @@ export const resolveMode = (
       )
       if (disabler !== undefined) {
         warnings.push(
-          `mode bypassPermissions (from ${from}) is disabled by ${disabler.source.path} (permissions.disableBypassPermissionsMode); running in default mode`
+          `mode bypassPermissions (from ${from}) is disabled by ${disabler.source.path} ` +
+            `(permissions.disableBypassPermissionsMode); running in default mode`
         )
         return { mode: "default", warnings }
       }

@@ -224,8 +224,8 @@ export const PermissionsSettings = Schema.Struct({
 /**
  * The part of a Claude Code settings file this runtime reads, plus `trustedProjects` (read from the user's file
  * only): the projects whose repository settings the person trusts. `allowedHttpHookUrls` and
- * `httpHookAllowedEnvVars` restrict, so they apply from every file, trusted or not. Decoding drops unknown keys (the loader warns
- * about them first).
+ * `httpHookAllowedEnvVars` restrict, so they apply from every file, trusted or not. Decoding drops unknown keys (the
+ * loader warns about them first).
  *
  * @since 0.1.0
  * @category schemas

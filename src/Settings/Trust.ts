@@ -66,7 +66,8 @@ export const applyTrust = (
       file,
       field,
       message:
-        `${what} not applied: this project is not trusted (run with --trust-project, or add it to trustedProjects in ~/.claude/settings.json)`
+        `${what} not applied: this project is not trusted (run with --trust-project, or add it to trustedProjects in ` +
+        `~/.claude/settings.json)`
     })
   const permissions = loaded.settings.permissions
   const mode = permissions?.defaultMode

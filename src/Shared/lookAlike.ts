@@ -60,7 +60,9 @@ const lookAlikes: Readonly<Record<string, string>> = {
   "Χ": "x"
 }
 
-/** A name as it looks: compatibility forms folded (fullwidth), invisible characters removed, look-alikes mapped, case. */
+/**
+ * A name as it looks: compatibility forms folded (fullwidth), invisible characters removed, look-alikes mapped, case.
+ */
 const appearance = (name: string): string =>
   [...name.normalize("NFKC").replace(/[\p{Cf}\p{Mn}]/gu, "")].map((c) => lookAlikes[c] ?? c).join("").toLowerCase()
 

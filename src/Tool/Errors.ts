@@ -71,7 +71,8 @@ export const describeInputIssue = (issue: InputIssue): string => {
     case "Unexpected":
       return `An unexpected parameter \`${issue.path}\` was provided`
     case "WrongType":
-      return `The parameter \`${issue.path}\` type is expected as \`${issue.expected}\` but provided as \`${issue.provided}\``
+      return `The parameter \`${issue.path}\` type is expected as \`${issue.expected}\` but provided as ` +
+        `\`${issue.provided}\``
     case "Invalid":
       return issue.path === ""
         ? `The input is invalid: ${issue.message}`
@@ -91,7 +92,8 @@ export class ToolDisabled extends Data.TaggedError("ToolDisabled")<{
 }> {
   readonly [ToolCallErrorTypeId]: ToolCallErrorTypeId = ToolCallErrorTypeId
   override get message(): string {
-    return `${this.tool} is not available right now: ${this.reason}. Do not call it again in this turn; use another tool or tell the user.`
+    return `${this.tool} is not available right now: ${this.reason}. Do not call it again in this turn; use another ` +
+      `tool or tell the user.`
   }
 }
 
@@ -192,7 +194,8 @@ export class Interrupted extends Data.TaggedError("Interrupted")<{
   readonly [ToolCallErrorTypeId]: ToolCallErrorTypeId = ToolCallErrorTypeId
   override get message(): string {
     return this.started
-      ? `${this.tool} was interrupted by the user while running. It may have had partial effects; check before retrying.`
+      ? `${this.tool} was interrupted by the user while running. It may have had partial effects; check before ` +
+        `retrying.`
       : `${this.tool} was cancelled before it started. It never ran.`
   }
 }
@@ -213,8 +216,10 @@ export class Defect extends Data.TaggedError("Defect")<{
   readonly [ToolCallErrorTypeId]: ToolCallErrorTypeId = ToolCallErrorTypeId
   override get message(): string {
     return this.ran
-      ? `${this.tool} ran, but failed with an internal error before its result could be reported. Its effects may have happened; check before retrying.`
-      : `${this.tool} failed with an internal error. The details were logged for the user; try a different approach or ask the user.`
+      ? `${this.tool} ran, but failed with an internal error before its result could be reported. Its effects may ` +
+        `have happened; check before retrying.`
+      : `${this.tool} failed with an internal error. The details were logged for the user; try a different approach ` +
+        `or ask the user.`
   }
 }
 

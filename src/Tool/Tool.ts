@@ -803,12 +803,12 @@ export const serviceFrom = (
  * import { Effect, Schema } from "effect"
  * import { Tool } from "effect-tool-runtime"
  *
- * const Echo = Tool.make("Echo", {
+ * export const Echo = Tool.make("Echo", {
  *   description: "Repeats the text back.",
  *   input: Schema.Struct({ text: Schema.String }),
  *   touchesEnvironment: false
  * })
- * const EchoLive = Echo.implement({
+ * export const EchoLive = Echo.implement({
  *   traits: () => ({ readOnly: true, concurrencySafe: true }),
  *   call: ({ text }) => Effect.succeed(text)
  * })

@@ -45,6 +45,7 @@ import * as Sandbox from "../Process/Sandbox.js"
 import { ResultStore } from "../Session/ResultStore.js"
 import type { ResultSink } from "../Session/ResultStore.js"
 import { Workspace } from "../Session/Workspace.js"
+import { formatBytes as sharedFormatBytes } from "../Shared/bytes.js"
 import { realSleep } from "../Shared/realTime.js"
 import type { Decision, PermissionCheck } from "../Tool/Permission.js"
 import { UiBlock } from "../Tool/Presentation.js"
@@ -127,7 +128,8 @@ export const BashInput = Schema.Struct({
   // on them sends a valid call; `true` is refused in validate until their own issues implement them.
   run_in_background: Schema.optional(Schema.Boolean.annotations({
     description:
-      "Set to true to run this command in the background. Not available in this runtime yet: a call with true is refused."
+      "Set to true to run this command in the background. Not available in this runtime yet: a call with true is " +
+      "refused."
   })),
   dangerouslyDisableSandbox: Schema.optional(Schema.Boolean.annotations({
     description:
@@ -142,7 +144,8 @@ export const BashInput = Schema.Struct({
  * @category models
  */
 export const backgroundRefusal =
-  "run_in_background is not available in this runtime yet: the command was not run. Run it in the foreground (omit run_in_background), with a timeout of up to 600000 ms if it takes long."
+  "run_in_background is not available in this runtime yet: the command was not run. Run it in the foreground (omit " +
+  "run_in_background), with a timeout of up to 600000 ms if it takes long."
 
 /**
  * Why a call with `dangerouslyDisableSandbox: true` is refused (the model reads it).
@@ -307,14 +310,7 @@ const definition = Tool.make("Bash", {
  * @since 0.1.0
  * @category presentation
  */
-export const formatBytes = (bytes: number): string =>
-  bytes < 1024
-    ? `${bytes} B`
-    : bytes < 1024 * 1024
-    ? `${(bytes / 1024).toFixed(1)} KB`
-    : bytes < 1024 ** 3
-    ? `${(bytes / 1024 / 1024).toFixed(1)} MB`
-    : `${(bytes / 1024 ** 3).toFixed(2)} GB`
+export const formatBytes: (bytes: number) => string = sharedFormatBytes
 
 const formatDuration = (ms: number): string => (ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`)
 
@@ -365,7 +361,8 @@ const modelText = (output: BashOutput): string => {
   if (output.interpretation !== undefined) notes.push(`(exit code ${output.exitCode}: ${output.interpretation})`)
   if (output.stoppedBackgroundProcesses > 0) {
     notes.push(
-      `(${output.stoppedBackgroundProcesses} background process(es) were still running when the command ended and were stopped: nothing outlives a call)`
+      `(${output.stoppedBackgroundProcesses} background process(es) were still running when the command ended and ` +
+        `were stopped: nothing outlives a call)`
     )
   }
   if (output.outputIncomplete) notes.push("(the output may be incomplete: a detached process kept it open)")

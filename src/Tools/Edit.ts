@@ -27,7 +27,7 @@ import * as Tool from "../Tool/Tool.js"
 import { PathString } from "./internal/argumentLimits.js"
 import { applyAt, describeNearMatch, lineAt, nearMatch, occurrences, unifiedDiff } from "./internal/filesEdit.js"
 import type { Applied } from "./internal/filesEdit.js"
-import { inspect, readCurrent, staleMessage, staleness, unchangedSince, wasEvicted } from "./internal/filesGuard.js"
+import { inspect, readCurrent, staleness, wasEvicted, writeChecked } from "./internal/filesGuard.js"
 import type { Current } from "./internal/filesGuard.js"
 import { checkFilePath, displayPath, fileResource, resolveSync, ruleCovers } from "./internal/filesPaths.js"
 import { boundPreview, previewLines, readForPreview } from "./internal/filesPreview.js"
@@ -85,9 +85,13 @@ export type EditOutput = typeof EditOutput.Type
  */
 export const Edit = Tool.make("Edit", {
   description: [
-    "Changes part of a file by replacing an exact piece of text. Use it for targeted changes to existing files; use Write to create a file or replace all of it.",
-    "- Read the file first: an edit of a file you have not read, or that changed since you read it, is refused. The last 100 files read are remembered (across the session); a file read before those must be read again.",
-    "- old_string: text copied exactly from the file (same indentation and line breaks, without the line numbers Read shows). It must occur exactly once unless replace_all is true; if it occurs more often, include more surrounding lines to make it unique.",
+    "Changes part of a file by replacing an exact piece of text. Use it for targeted changes to existing files; use " +
+    "Write to create a file or replace all of it.",
+    "- Read the file first: an edit of a file you have not read, or that changed since you read it, is refused. " +
+    "The last 100 files read are remembered (across the session); a file read before those must be read again.",
+    "- old_string: text copied exactly from the file (same indentation and line breaks, without the line numbers " +
+    "Read shows). It must occur exactly once unless replace_all is true; if it occurs more often, include more " +
+    "surrounding lines to make it unique.",
     "- new_string: the replacement; it must differ from old_string.",
     "- replace_all: replace every occurrence (default false), e.g. to rename a variable throughout the file.",
     "- An empty old_string creates the file with new_string as its content (when it does not exist or is empty)."
@@ -122,7 +126,8 @@ const plan = (input: EditInput, path: string, before: string | undefined, curren
   if (old_string === "") {
     if (before !== undefined && before !== "") {
       return problem(
-        `Cannot create ${path}: the file already exists and is not empty. Give the old_string to replace, or use Write to replace the whole file.`
+        `Cannot create ${path}: the file already exists and is not empty. Give the old_string to replace, or use ` +
+          `Write to replace the whole file.`
       )
     }
     return { _tag: "Plan", before: before ?? "", applied: applyAt("", "", new_string, [0]), current }
@@ -152,7 +157,8 @@ const plan = (input: EditInput, path: string, before: string | undefined, curren
       `Found ${found.length} matches of old_string in ${path} (at lines ${lines.join(", ")}${
         found.length > 10 ? ", ..." : ""
       }), but replace_all is false. ` +
-        "To replace all of them, set replace_all to true. To replace only one, add surrounding context to old_string to make it unique."
+        "To replace all of them, set replace_all to true. To replace only one, add surrounding context to old_string " +
+        "to make it unique."
     )
   }
   return { _tag: "Plan", before, applied: applyAt(before, needle, replacement, found), current }
@@ -242,19 +248,7 @@ export const layer = Edit.implementEffect(
           if (plan._tag === "Problem") return yield* new Tool.ToolError({ message: plan.message })
           const path = shown(resolved.absolute)
           const bytes = Buffer.from(plan.applied.content, "utf8")
-          yield* access.writeFileAtomic(resolved.real, bytes, {
-            beforeRename: unchangedSince(access, resolved.real, plan.current, staleMessage(resolved.absolute))
-          }).pipe(
-            Effect.mapError((e) =>
-              new Tool.ToolError({
-                message: e.reason === "Refused" ? e.message : `Could not write ${path}: ${e.message}`
-              })
-            )
-          )
-          const after = yield* access.stat(resolved.real)
-          if (after === undefined) {
-            return yield* new Tool.ToolError({ message: `${path} disappeared right after it was written.` })
-          }
+          const after = yield* writeChecked(access, resolved, path, bytes, plan.current)
           // The model knows the whole file now only if it knew it before: a ranged read stays partial.
           const partial = Option.match(yield* fileState.get(resolved.real), {
             onNone: () => false,

@@ -5,8 +5,8 @@
  *
  * A pattern may not climb out of its base directory (`..`); an absolute pattern is split into a base directory
  * and a relative pattern. Symlinked directories are not followed, and a match is listed only when it resolves
- * inside the searched directory or the workspace (`link/passwd` through `link -> /etc` is not). Files that permission rules forbid reading
- * (`Read(./.env)`) are left out, and the model is told how many, not which.
+ * inside the searched directory or the workspace (`link/passwd` through `link -> /etc` is not). Files that permission
+ * rules forbid reading (`Read(./.env)`) are left out, and the model is told how many, not which.
  *
  * @since 0.1.0
  */
@@ -55,7 +55,10 @@ export const GlobOutput = Schema.Struct({
   truncated: Schema.Boolean,
   /** How many matching files were left out because permission rules deny reading them. */
   withheld: Schema.optional(Schema.Number),
-  /** How many matches were left out because they resolve (through a symlink) outside the searched directory and the workspace. */
+  /**
+   * How many matches were left out because they resolve (through a symlink) outside the searched directory and the
+   * workspace.
+   */
   outside: Schema.optional(Schema.Number)
 })
 
@@ -81,10 +84,12 @@ export const maxResults = 100
  */
 export const Glob = Tool.make("Glob", {
   description: [
-    "Finds files by name with a glob pattern, in a codebase of any size. Use it when you know (part of) a file's name or extension; to find files by what they contain, use Grep.",
+    "Finds files by name with a glob pattern, in a codebase of any size. Use it when you know (part of) a file's " +
+    "name or extension; to find files by what they contain, use Grep.",
     "- pattern: a glob such as \"**/*.ts\", \"src/**/*.test.ts\" or \"*.{json,yaml}\".",
     "- path: the directory to search (default: the working directory).",
-    `- Returns matching paths, most recently modified first, at most ${maxResults}; narrow the pattern if you hit the limit.`,
+    `- Returns matching paths, most recently modified first, at most ${maxResults}; narrow the pattern if you hit ` +
+    `the limit.`,
     "- Files ignored by .gitignore, and files protected by rules, are left out."
   ].join("\n"),
   input: GlobInput,

@@ -61,7 +61,8 @@ export const GrepInput = Schema.Struct({
   type: Schema.optional(ArgumentString("File type to search (rg --type), e.g. js, py, rust")),
   output_mode: Schema.optional(Schema.Literal("content", "files_with_matches", "count")).annotations({
     description:
-      "\"content\" shows matching lines, \"files_with_matches\" shows file paths (default), \"count\" shows match counts"
+      "\"content\" shows matching lines, \"files_with_matches\" shows file paths (default), \"count\" shows match " +
+      "counts"
   }),
   "-i": Schema.optional(Schema.Boolean).annotations({ description: "Case insensitive search" }),
   "-n": Schema.optional(Schema.Boolean).annotations({
@@ -82,7 +83,8 @@ export const GrepInput = Schema.Struct({
   head_limit: Schema.optional(Count).annotations({ description: "Only the first N lines or entries of the output" }),
   offset: Schema.optional(Count).annotations({
     description:
-      "Skip the first N lines or entries before applying head_limit (like \"| tail -n +N+1 | head -N\"); every output mode. Default 0."
+      "Skip the first N lines or entries before applying head_limit (like \"| tail -n +N+1 | head -N\"); every " +
+      "output mode. Default 0."
   })
 })
 
@@ -123,11 +125,18 @@ export type GrepOutput = typeof GrepOutput.Type
  */
 export const Grep = Tool.make("Grep", {
   description: [
-    "Searches file contents with a regular expression (ripgrep). Use it to find where something is defined or used; use it instead of grep or rg in Bash.",
-    "- pattern: ripgrep regex syntax (\"log.*Error\", \"function\\s+\\w+\"); escape literal braces (\"interface\\{\\}\").",
-    "- path: a file or directory (default: the working directory). glob (\"*.ts\", \"**/*.{ts,tsx}\") or type (\"js\", \"py\", \"rust\") narrow the files searched.",
-    "- output_mode: \"files_with_matches\" (default) lists paths; \"content\" shows matching lines (with -n line numbers, -A/-B/-C context lines); \"count\" gives counts per file. -i ignores case; multiline lets a pattern span lines.",
-    "- head_limit: keep only the first N entries; offset skips the first N before it (page through with both). -o shows only the matching parts. Long output is cut; files ignored by .gitignore or protected by rules are skipped."
+    "Searches file contents with a regular expression (ripgrep). Use it to find where something is defined or used; " +
+    "use it instead of grep or rg in Bash.",
+    "- pattern: ripgrep regex syntax (\"log.*Error\", \"function\\s+\\w+\"); escape literal braces " +
+    "(\"interface\\{\\}\").",
+    "- path: a file or directory (default: the working directory). glob (\"*.ts\", \"**/*.{ts,tsx}\") or type " +
+    "(\"js\", \"py\", \"rust\") narrow the files searched.",
+    "- output_mode: \"files_with_matches\" (default) lists paths; \"content\" shows matching lines (with -n line " +
+    "numbers, -A/-B/-C context lines); \"count\" gives counts per file. -i ignores case; multiline lets a pattern " +
+    "span lines.",
+    "- head_limit: keep only the first N entries; offset skips the first N before it (page through with both). -o " +
+    "shows only the matching parts. Long output is cut; files ignored by .gitignore or protected by rules are " +
+    "skipped."
   ].join("\n"),
   input: GrepInput,
   output: GrepOutput,
@@ -156,7 +165,8 @@ export const ripgrepArgs = (input: GrepInput, target: string): ReadonlyArray<str
     "--no-config",
     "--color=never",
     "--no-require-git",
-    // Symlinks met while recursing are not followed (rg's default, said out loud): they could lead out of the workspace.
+    // Symlinks met while recursing are not followed (rg's default, said out loud): they could lead out of the
+    // workspace.
     "--no-follow",
     "--hidden",
     "--glob",
@@ -442,7 +452,8 @@ export const layer = Grep.implementEffect(
       toModel: (output) => {
         const note = [
           output.truncated
-            ? "(Output truncated at head_limit or the size cap: narrow the search, raise head_limit, or read on with offset.)"
+            ? "(Output truncated at head_limit or the size cap: narrow the search, raise head_limit, or read on with " +
+              "offset.)"
             : undefined,
           output.warning === undefined ? undefined : `(ripgrep reported: ${output.warning})`,
           withheldNote(output.withheld)

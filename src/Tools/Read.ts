@@ -81,8 +81,8 @@ export const ReadInput = Schema.Struct({
     description: "The number of lines to read. Only provide if the file is too large to read at once."
   }),
   pages: Schema.optional(Schema.String).annotations({
-    description:
-      `Page range for PDF files (e.g., "1-5", "3", "10-20"). Only applicable to PDF files. Maximum ${Pdf.maxPagesPerRead} pages per request.`
+    description: `Page range for PDF files (e.g., "1-5", "3", "10-20"). Only applicable to PDF files. Maximum ` +
+      `${Pdf.maxPagesPerRead} pages per request.`
   })
 })
 
@@ -132,15 +132,19 @@ export type ReadOutput = typeof ReadOutput.Type
  */
 export const Read = Tool.make("Read", {
   description: [
-    "Reads a text file, an image or a PDF from the local filesystem. Use it to look at a file before you edit it, and whenever you know (or have found with Glob or Grep) the path of a file whose content you need.",
+    "Reads a text file, an image or a PDF from the local filesystem. Use it to look at a file before you edit it, " +
+    "and whenever you know (or have found with Glob or Grep) the path of a file whose content you need.",
     "- file_path: an absolute path; a relative one is resolved against the working directory.",
     `- Reads up to ${limits.defaultLines} lines from the start by default. For long files pass offset (the line to start at, 1-based) and limit (how many lines); a file over ${
       limits.maxWholeFileBytes / 1024
     } KiB must be read in ranges.`,
-    `- Lines longer than ${limits.maxLineChars} characters are cut. Output is numbered like \`cat -n\` (line numbers from 1); the numbers are not part of the file, so leave them out of Edit's old_string.`,
+    `- Lines longer than ${limits.maxLineChars} characters are cut. Output is numbered like \`cat -n\` (line numbers ` +
+    `from 1); the numbers are not part of the file, so leave them out of Edit's old_string.`,
     "- PNG, JPEG, GIF and WebP files come back as images; other binary files (except PDFs) cannot be read.",
-    `- PDF files come back as text, page by page. A PDF of more than ${Pdf.maxPagesWithoutRange} pages must be read with pages (e.g. pages: "1-5"), at most ${Pdf.maxPagesPerRead} pages per call.`,
-    "- Directories cannot be read: use Glob to list files. Files outside the workspace or protected by rules are refused."
+    `- PDF files come back as text, page by page. A PDF of more than ${Pdf.maxPagesWithoutRange} pages must be read ` +
+    `with pages (e.g. pages: "1-5"), at most ${Pdf.maxPagesPerRead} pages per call.`,
+    "- Directories cannot be read: use Glob to list files. Files outside the workspace or protected by rules are " +
+    "refused."
   ].join("\n"),
   input: ReadInput,
   output: ReadOutput,
@@ -219,12 +223,14 @@ export const layer = Read.implementEffect(
         }
         if (input.pages !== undefined) {
           return yield* fail(
-            `pages applies to PDF files only, and ${path} is not one: read it without pages (offset and limit select lines).`
+            `pages applies to PDF files only, and ${path} is not one: read it without pages (offset and limit select ` +
+              `lines).`
           )
         }
         if (kind._tag === "Binary") {
           return yield* fail(
-            `Cannot read ${path}: it is a binary file (${kind.description}). Only text files, PDFs and PNG/JPEG/GIF/WebP images can be read.`
+            `Cannot read ${path}: it is a binary file (${kind.description}). Only text files, PDFs and ` +
+              `PNG/JPEG/GIF/WebP images can be read.`
           )
         }
         if (kind._tag === "Image") {
@@ -310,7 +316,8 @@ export const layer = Read.implementEffect(
               `File content (${kib(stat.size)}) exceeds the maximum size for reading a whole file (${
                 kib(limits.maxWholeFileBytes)
               }). ` +
-                "Use the offset and limit parameters to read a range of lines (e.g. offset: 1, limit: 500), or use Grep to search for specific content."
+                "Use the offset and limit parameters to read a range of lines (e.g. offset: 1, limit: 500), or use " +
+                "Grep to search for specific content."
             )
           }
           return { ...input, file_path: resolved.absolute }
@@ -374,7 +381,8 @@ export const layer = Read.implementEffect(
           case "Empty":
             return `The file ${output.path} exists but is empty.`
           case "PastEnd":
-            return `The file ${output.path} is shorter than the requested offset (${output.offset}): it has ${output.totalLines} lines.`
+            return `The file ${output.path} is shorter than the requested offset (${output.offset}): it has ` +
+              `${output.totalLines} lines.`
         }
       }
     }
@@ -393,7 +401,8 @@ const selectPages = (pages: string | undefined, total: number): Either.Either<Re
   if (pages !== undefined) return Pdf.pagesOf(pages, total)
   if (total > Pdf.maxPagesWithoutRange) {
     return Either.left(
-      `it has ${total} pages, more than ${Pdf.maxPagesWithoutRange} can be read at once. Read it in ranges with pages (e.g. pages: "1-${Pdf.maxPagesWithoutRange}"), at most ${Pdf.maxPagesPerRead} pages per call.`
+      `it has ${total} pages, more than ${Pdf.maxPagesWithoutRange} can be read at once. Read it in ranges with ` +
+        `pages (e.g. pages: "1-${Pdf.maxPagesWithoutRange}"), at most ${Pdf.maxPagesPerRead} pages per call.`
     )
   }
   return Either.right(Array.from({ length: total }, (_, i) => i + 1))

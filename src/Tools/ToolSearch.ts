@@ -9,9 +9,9 @@
  * - `mcp__server` (optionally followed by words): that server's tools (ranked by the words);
  * - `+term`: a term every result must match;
  * - other words: ranked with MiniSearch (BM25, prefix and fuzzy matching) over the name's parts (split on `__`,
- *   `_`, `-` and camelCase, and query words split the same way), the `searchHint`, the description, and the parameters' names and
- *   descriptions. Words are lightly stemmed ("files" meets "file"), and a small list of synonyms common in tool
- *   names ("remove" / "delete", "folder" / "directory") also searches the other words, weighted below the word the
+ *   `_`, `-` and camelCase, and query words split the same way), the `searchHint`, the description, and the parameters'
+ *   names and descriptions. Words are lightly stemmed ("files" meets "file"), and a small list of synonyms common in
+ *   tool names ("remove" / "delete", "folder" / "directory") also searches the other words, weighted below the word the
  *   model wrote.
  *
  * Nothing found gives a plain text with the closest names. A tool removed by a deny rule is never found (the
@@ -368,7 +368,8 @@ export const search = (index: SearchIndex, query: string, maxResults = 5): Searc
 export const resultContent = (query: string, result: SearchResult): ToolResultContent => {
   if (result._tag === "NotFound") {
     const hint = result.closest.length > 0 ? ` Closest tool names: ${result.closest.join(", ")}.` : ""
-    return `No tools matched "${query}".${hint} Try "select:<name>" with an exact name, "mcp__<server>" for a server's tools, or other keywords.`
+    return `No tools matched "${query}".${hint} Try "select:<name>" with an exact name, "mcp__<server>" for a ` +
+      `server's tools, or other keywords.`
   }
   const references = result.names.map((name) => ({ type: "tool_reference" as const, tool_name: name }))
   return result.missing.length === 0
@@ -389,7 +390,8 @@ export const resultContent = (query: string, result: SearchResult): ToolResultCo
 export const ToolSearchInput = Schema.Struct({
   query: Schema.String.annotations({
     description:
-      "\"select:Name1,Name2\" to load tools by name; an exact tool name; \"mcp__server\" for a server's tools; or keywords (prefix a keyword with + to require it)"
+      "\"select:Name1,Name2\" to load tools by name; an exact tool name; \"mcp__server\" for a server's tools; or " +
+      "keywords (prefix a keyword with + to require it)"
   }),
   max_results: Schema.optionalWith(WholeNumberBetween(1, 50), { default: () => 5 }).annotations({
     description: "How many tools to return at most (default 5)"

@@ -36,6 +36,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { domainPatternMatchesHost, parseDomainPattern } from "../Permission/Domain.js"
+import { formatBytes } from "../Shared/bytes.js"
 import { PermissionCheck } from "../Tool/Permission.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import { printRule } from "../Tool/Rule.js"
@@ -84,7 +85,9 @@ export const defaults = {
  * @category models
  */
 export interface WebFetchOptions {
-  /** Hosts (`"localhost"`), addresses (`"127.0.0.1"`) and ranges (`"10.0.0.0/8"`) that may be non-public. Default none. */
+  /**
+   * Hosts (`"localhost"`), addresses (`"127.0.0.1"`) and ranges (`"10.0.0.0/8"`) that may be non-public. Default none.
+   */
   readonly allowPrivate?: ReadonlyArray<string> | undefined
   /** Hosts fetched over plain `http:` (not upgraded to `https:`). Default none. */
   readonly plainHttp?: ReadonlyArray<string> | undefined
@@ -282,13 +285,6 @@ export const hopVerdict = (
 // presentation
 // ---------------------------------------------------------------------------------------------------------------
 
-const formatBytes = (bytes: number): string =>
-  bytes < 1024
-    ? `${bytes} B`
-    : bytes < 1024 * 1024
-    ? `${(bytes / 1024).toFixed(1)} KB`
-    : `${(bytes / (1024 * 1024)).toFixed(1)} MB`
-
 const formatDuration = (ms: number): string => (ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`)
 
 /**
@@ -395,7 +391,8 @@ const pageOf = (services: Services, arrived: Arrived): Effect.Effect<CachedPage,
     if (declared === "binary") {
       return yield* failWith(
         "UnsupportedContent",
-        `${url} is ${media.essence}, binary content that WebFetch does not read. Only HTML, markdown, JSON and other text can be fetched.`
+        `${url} is ${media.essence}, binary content that WebFetch does not read. Only HTML, markdown, JSON and other ` +
+          `text can be fetched.`
       )
     }
     const body = yield* arrived.readBody

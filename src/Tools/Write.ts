@@ -22,7 +22,7 @@ import { UiBlock } from "../Tool/Presentation.js"
 import * as Tool from "../Tool/Tool.js"
 import { PathString } from "./internal/argumentLimits.js"
 import { unifiedDiff } from "./internal/filesEdit.js"
-import { describeCurrent, inspect, staleMessage, staleness, unchangedSince, wasEvicted } from "./internal/filesGuard.js"
+import { describeCurrent, inspect, staleness, wasEvicted, writeChecked } from "./internal/filesGuard.js"
 import { checkFilePath, displayPath, fileResource, resolveSync, ruleCovers } from "./internal/filesPaths.js"
 import { boundPreview, previewLines, readForPreview } from "./internal/filesPreview.js"
 
@@ -71,10 +71,14 @@ export type WriteOutput = typeof WriteOutput.Type
  */
 export const Write = Tool.make("Write", {
   description: [
-    "Writes a whole file: creates it (with any missing parent directories) or replaces its entire content. Use it for new files, or to rewrite a file completely; for a change to part of an existing file use Edit, which sends only the change.",
+    "Writes a whole file: creates it (with any missing parent directories) or replaces its entire content. Use it " +
+    "for new files, or to rewrite a file completely; for a change to part of an existing file use Edit, which " +
+    "sends only the change.",
     "- file_path: an absolute path; a relative one is resolved against the working directory.",
     "- content: the complete new content of the file, exactly as it should be saved.",
-    "- Replacing an existing file requires having read all of it with Read first, in its current version; otherwise the write is refused (the last 100 files read are remembered; a file read before those must be read again). Files outside the workspace or protected by rules are refused."
+    "- Replacing an existing file requires having read all of it with Read first, in its current version; otherwise " +
+    "the write is refused (the last 100 files read are remembered; a file read before those must be read again). " +
+    "Files outside the workspace or protected by rules are refused."
   ].join("\n"),
   input: WriteInput,
   output: WriteOutput,
@@ -165,19 +169,7 @@ export const layer = Write.implementEffect(
             if (problem !== undefined) return yield* Effect.fail(fail(problem))
           }
           const bytes = Buffer.from(input.content, "utf8")
-          yield* access.writeFileAtomic(resolved.real, bytes, {
-            beforeRename: unchangedSince(access, resolved.real, before?.current, staleMessage(resolved.absolute))
-          }).pipe(
-            Effect.mapError((e) =>
-              new Tool.ToolError({
-                message: e.reason === "Refused" ? e.message : `Could not write ${path}: ${e.message}`
-              })
-            )
-          )
-          const after = yield* access.stat(resolved.real)
-          if (after === undefined) {
-            return yield* new Tool.ToolError({ message: `${path} disappeared right after it was written.` })
-          }
+          const after = yield* writeChecked(access, resolved, path, bytes, before?.current)
           yield* fileState.record(resolved.real, {
             contentHash: hashContent(bytes),
             mtimeMs: after.mtimeMs,

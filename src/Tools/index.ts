@@ -22,8 +22,12 @@ import type { InvalidAllowEntry } from "./Web/Address.js"
 import { WebFetchTool } from "./WebFetch.js"
 import type { WebFetchOptions } from "./WebFetch.js"
 
-/** @since 0.1.0 */
-export { BashTool } from "./Bash.js"
+/**
+ * The Bash tool (named, like every built-in tool here, as the model calls it).
+ *
+ * @since 0.3.0
+ */
+export { BashTool as Bash } from "./Bash.js"
 /** @since 0.1.0 */
 export type { BashOptions, BashSandboxOptions } from "./Bash.js"
 /** @since 0.1.0 */
@@ -58,7 +62,14 @@ export { ToolSearch } from "./ToolSearch.js"
  * @since 0.2.0
  */
 export * as Search from "./ToolSearch.js"
-export { WebFetchError, WebFetchTool } from "./WebFetch.js"
+/**
+ * The WebFetch tool.
+ *
+ * @since 0.3.0
+ */
+export { WebFetchTool as WebFetch } from "./WebFetch.js"
+/** @since 0.2.0 */
+export { WebFetchError } from "./WebFetch.js"
 /** @since 0.2.0 */
 export type { WebFetchInput, WebFetchOptions, WebFetchOutput } from "./WebFetch.js"
 /** @since 0.2.0 */

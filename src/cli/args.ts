@@ -86,7 +86,10 @@ export type McpServeCli =
 
 const usage = (message: string) => Either.left(new UsageError({ message: `${message} (see --help)` }))
 
-/** The options of a command line (node's `parseArgs`: strict, no positionals); an unknown or malformed one is a usage error. */
+/**
+ * The options of a command line (node's `parseArgs`: strict, no positionals); an unknown or malformed one is a usage
+ * error.
+ */
 const parseOptions = <const O extends NonNullable<ParseArgsConfig["options"]>>(
   args: ReadonlyArray<string>,
   options: O

@@ -78,8 +78,8 @@ export const exec = (options: RuntimeOptions) =>
         const printer = yield* Effect.forkScoped(Stream.runForEach(handle.events, (event) => {
           suggestions.record(event)
           if (!options.verbose) return Effect.void
-          // Shown as the approval prompt shows it: what a tool's input or output holds (controls, bidi, ANSI) is spelled
-          // out, never interpreted by the terminal.
+          // Shown as the approval prompt shows it: what a tool's input or output holds (controls, bidi, ANSI) is
+          // spelled out, never interpreted by the terminal.
           const rendered = renderEvent(event)
           const text = rendered === undefined ? undefined : escapeForDisplay(rendered)
           // Waits while a question is on the terminal, so nothing is printed over it.

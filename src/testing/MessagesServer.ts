@@ -12,8 +12,9 @@
  * ```
  *
  * A streamed request (`stream: true`) gets server-sent events as the API sends them: `message_start`, each block's
- * `content_block_start` (the first one followed by a `ping`), its text or input JSON in several deltas, `content_block_stop`,
- * `message_delta` with the stop_reason and usage, `message_stop`. Any other request gets one JSON Message.
+ * `content_block_start` (the first one followed by a `ping`), its text or input JSON in several deltas,
+ * `content_block_stop`, `message_delta` with the stop_reason and usage, `message_stop`. Any other request gets one JSON
+ * Message.
  *
  * Requests are checked a little as the real API checks them, and a request that fails a check is answered with a
  * 400 in Anthropic's error shape (and uses up no reply of the script): the body must fit the Messages request
@@ -108,9 +109,14 @@ export type Reply = Data.TaggedEnum<{
   MalformedEvent: {}
   /** `message_start`, then a content block of the given type (e.g. `"thinking"`). Streamed requests only. */
   UnknownBlock: { readonly blockType: string }
-  /** `message_start`, then a tool_use block without an id (or with the given one, e.g. `""`). Streamed requests only. */
+  /**
+   * `message_start`, then a tool_use block without an id (or with the given one, e.g. `""`). Streamed requests only.
+   */
   ToolUseWithoutId: { readonly name: string; readonly id?: string | undefined }
-  /** The message's events without `message_stop` (or only its first `keep` events), then the body ends. Streamed requests only. */
+  /**
+   * The message's events without `message_stop` (or only its first `keep` events), then the body ends. Streamed
+   * requests only.
+   */
   Truncated: { readonly content: ReadonlyArray<ReplyBlock>; readonly keep?: number | undefined }
   /** `message_start`, a `ping`, then an `error` event. Streamed requests only. */
   ErrorEvent: { readonly errorType: string; readonly message: string }
@@ -421,7 +427,9 @@ const problemOf = (request: MessagesRequest): string | undefined => {
     for (const [j, block] of blocks.entries()) {
       if (block.type !== "tool_result") continue
       if (message.role !== "user" || !asked.has(block.tool_use_id)) {
-        return `messages.${i}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${block.tool_use_id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`
+        return `messages.${i}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ` +
+          `${block.tool_use_id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the ` +
+          `previous message.`
       }
       if (typeof block.content === "string") continue
       for (const part of block.content) {

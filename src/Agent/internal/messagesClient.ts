@@ -73,7 +73,8 @@ const statusError = (response: HttpClientResponse.HttpClientResponse): Effect.Ef
     const suffix = requestId === undefined ? "" : ` (request-id ${requestId})`
     const decoded = decodeErrorBody(body)
     const message = Either.isRight(decoded)
-      ? `the Messages API answered ${response.status} ${decoded.right.error.type}: ${decoded.right.error.message}${suffix}`
+      ? `the Messages API answered ${response.status} ${decoded.right.error.type}: ` +
+        `${decoded.right.error.message}${suffix}`
       : `the Messages API answered ${response.status} with a body that is not an API error: ${quote(body)}${suffix}`
     return Effect.fail(new ModelError({ reason: "Status", status: response.status, message }))
   })

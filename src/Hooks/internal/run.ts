@@ -7,8 +7,8 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as nodePath from "node:path"
 import * as Subprocess from "../../Process/Subprocess.js"
+import { expandHome } from "../../Shared/home.js"
 import type { PromptModel } from "../Hooks.js"
 
 // -----------------------------------------------------------------------------
@@ -27,9 +27,6 @@ export const formatBytes = (bytes: number): string =>
     : bytes % 1024 === 0
     ? `${bytes / 1024} KiB`
     : `${bytes} bytes`
-
-export const expandHome = (path: string, home: string): string =>
-  path === "~" ? home : path.startsWith("~/") ? nodePath.join(home, path.slice(2)) : path
 
 export interface RunSettings {
   readonly cwd: string

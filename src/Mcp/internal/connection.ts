@@ -334,7 +334,8 @@ const callFailure = (connection: Connection, server: string, tool: string, error
       server,
       reason: "Disconnected",
       message:
-        `MCP server "${server}" closed the connection while ${tool} was running (the server exited or crashed); it is being restarted. The call may have had effects: check before retrying.`
+        `MCP server "${server}" closed the connection while ${tool} was running (the server exited or crashed); it ` +
+        `is being restarted. The call may have had effects: check before retrying.`
     })
   }
   if (code === ErrorCode.RequestTimeout) {

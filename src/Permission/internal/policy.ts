@@ -536,8 +536,9 @@ const decideBeforeDontAsk = (index: RuleIndex, env: PolicyEnvironment, request: 
     }
     return toolAsk
   }
-  // A tool that is not a file reader qualifies by its claims: only `file:` claims inside, at least one a write (the Bash
-  // tool claims exactly that for `mkdir`, `touch`, `mv`, `cp` inside the workspace, and the whole world otherwise).
+  // A tool that is not a file reader qualifies by its claims: only `file:` claims inside, at least one a write (the
+  // Bash tool claims exactly that for `mkdir`, `touch`, `mv`, `cp` inside the workspace, and the whole world
+  // otherwise).
   if (env.mode === "acceptEdits" && definition.fileAccess !== "read" && staysInside(claims(), env, true)) {
     return allowWith(
       request,
@@ -553,7 +554,8 @@ const decideBeforeDontAsk = (index: RuleIndex, env: PolicyEnvironment, request: 
   }
 
   // 5. Read-only calls that stay inside the workspace. A tool that reads files without answering `Read(...)` rules
-  // (Bash: `cat .env`, `grep -r x .`) cannot show it keeps out of a file those rules protect: while any exists, it asks.
+  // (Bash: `cat .env`, `grep -r x .`) cannot show it keeps out of a file those rules protect: while any exists, it
+  // asks.
   if (env.readOnlyAutoAllow && traits.readOnly && !traits.openWorld && staysInside(claims(), env, false)) {
     const readDenials = readDenial(index, env)
     if (

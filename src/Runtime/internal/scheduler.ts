@@ -217,7 +217,10 @@ export class DependencyGraph {
 export const isExclusive = (mode: SchedulingMode, claims: ReadonlyArray<Claim>, concurrencySafe: boolean): boolean =>
   mode === "batched" ? !concurrencySafe : claims.some((claim) => claim.resource === "*")
 
-/** Whether claims `wider` ask for anything `admitted` does not already cover (same or enclosing resource, enough access). */
+/**
+ * Whether claims `wider` ask for anything `admitted` does not already cover (same or enclosing resource, enough
+ * access).
+ */
 export const widens = (admitted: ReadonlyArray<Claim>, wider: ReadonlyArray<Claim>): boolean =>
   wider.some((claim) =>
     !admitted.some((held) =>

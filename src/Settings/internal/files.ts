@@ -8,7 +8,7 @@ import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as Path from "node:path"
+import { expandHome as expandHomeIn } from "../../Shared/home.js"
 import { SettingsError } from "../SettingsSchema.js"
 
 /** A settings file's JSON: none when the file does not exist, `{}` when it is empty. */
@@ -45,4 +45,4 @@ export const isPlainObject = (value: unknown): value is Record<string, unknown> 
 
 /** `~` and `~/x` against home. */
 export const expandHome = (path: string, home: string | undefined): string =>
-  home === undefined ? path : path === "~" ? home : path.startsWith("~/") ? Path.join(home, path.slice(2)) : path
+  home === undefined ? path : expandHomeIn(path, home)

@@ -540,7 +540,8 @@ const testProblem = (expression: UTestExpression, depth: number): string | undef
         numericTestOperators.has(expression.operator) &&
         !(isInertArithmeticWord(expression.left) && isInertArithmeticWord(expression.right))
       ) {
-        return `\`[[ ${expression.left.text} ${expression.operator} ${expression.right.text} ]]\` evaluates its operands as arithmetic`
+        return `\`[[ ${expression.left.text} ${expression.operator} ${expression.right.text} ]]\` evaluates its ` +
+          `operands as arithmetic`
       }
       return undefined
     case "TestLogical":

@@ -45,10 +45,10 @@ import { parse } from "unbash"
 import type { Word as UWord } from "unbash"
 import { analyze } from "./Analysis.js"
 import type { ParsedShell, ShellAnalysis, ShellWord, SimpleCommand } from "./Analysis.js"
-import { baseName, dangerousForm, gitGlobalOptions } from "./internal/dangerousForms.js"
+import { dangerousForm, gitGlobalOptions } from "./internal/dangerousForms.js"
 import { operandsOf, redirectionProblem, sensitiveVariable } from "./ReadOnly.js"
 import type { ClassifyContext } from "./ReadOnly.js"
-import { builtinEvaluation, namesProgram, unwrap } from "./Wrappers.js"
+import { baseName, builtinEvaluation, namesProgram, unwrap } from "./Wrappers.js"
 
 // -----------------------------------------------------------------------------
 // models
@@ -514,11 +514,12 @@ export const decideBashRules = (
 }
 
 /**
- * Deny and ask rules fail closed (a deny rule that could apply denies, an ask rule asks). Whatever runs only known at run time — a word only known then (`$g push`, `git $x`),
- * an interpreter fed code on standard input, a here-document or `-c`, `source`, `eval` of a variable, an unknown
- * wrapper, a git alias, command-line configuration that runs programs, text bash evaluates a second time — might be a
- * command a rule names. When a deny or ask rule could apply (its literal start agrees with the words that are known;
- * with none known, every rule could), the command is asked about rather than let through on a text that does not match.
+ * Deny and ask rules fail closed (a deny rule that could apply denies, an ask rule asks). Whatever runs only known at
+ * run time — a word only known then (`$g push`, `git $x`), an interpreter fed code on standard input, a here-document
+ * or `-c`, `source`, `eval` of a variable, an unknown wrapper, a git alias, command-line configuration that runs
+ * programs, text bash evaluates a second time — might be a command a rule names. When a deny or ask rule could apply
+ * (its literal start agrees with the words that are known; with none known, every rule could), the command is asked
+ * about rather than let through on a text that does not match.
  */
 const undecidedRule = (
   reach: Reach,
@@ -653,7 +654,9 @@ const unsafePrefixes: ReadonlySet<string> = new Set([
   "osascript"
 ])
 
-/** Subcommands whose prefix would grant code execution or configuration (`git config core.fsmonitor=...`): exact only. */
+/**
+ * Subcommands whose prefix would grant code execution or configuration (`git config core.fsmonitor=...`): exact only.
+ */
 const exactSubcommands: ReadonlySet<string> = new Set([
   "git config",
   "git submodule",

@@ -377,7 +377,8 @@ const resolverOf = (
     if (candidate === "") return []
     // `~user`, `~+`, `~-`: bash expands them to other directories.
     if (candidate.startsWith("~") && candidate !== "~" && !candidate.startsWith("~/")) return undefined
-    // The kernel follows a symlink before `..`, path.resolve removes `..` first: a `..` segment is not checked, it asks.
+    // The kernel follows a symlink before `..`, path.resolve removes `..` first: a `..` segment is not checked, it
+    // asks.
     if (candidate.split("/").includes("..")) return undefined
     const expanded = candidate === "~"
       ? place.home

@@ -14,6 +14,7 @@ import type { ShellWord, SimpleCommand } from "./Analysis.js"
 import { parseOptions } from "./Options.js"
 import type { OptionGrammar } from "./Options.js"
 import { redirectionProblem } from "./ReadOnly.js"
+import { literalWord } from "./Wrappers.js"
 
 /**
  * A path a file command touches.
@@ -63,7 +64,8 @@ const grammars: Readonly<Record<string, FileGrammar>> = {
       flags: "bfinuvTZ",
       values: "St",
       long:
-        "backup?,force,interactive,no-clobber,strip-trailing-slashes,suffix=,target-directory=,no-target-directory,update?,verbose,context,exchange,no-copy,help,version",
+        "backup?,force,interactive,no-clobber,strip-trailing-slashes,suffix=,target-directory=,no-target-directory," +
+        "update?,verbose,context,exchange,no-copy,help,version",
       permute: true
     },
     pathValues: { "-t": "write", "--target-directory": "write" },
@@ -74,7 +76,10 @@ const grammars: Readonly<Record<string, FileGrammar>> = {
       flags: "abdfilnprsuvxPRT",
       values: "St",
       long:
-        "archive,attributes-only,backup?,copy-contents,force,interactive,link,no-clobber,no-dereference,preserve?,no-preserve=,parents,recursive,reflink?,remove-destination,sparse=,strip-trailing-slashes,symbolic-link,suffix=,target-directory=,no-target-directory,update?,verbose,one-file-system,debug,keep-directory-symlink,help,version",
+        "archive,attributes-only,backup?,copy-contents,force,interactive,link,no-clobber,no-dereference,preserve?," +
+        "no-preserve=,parents,recursive,reflink?,remove-destination,sparse=,strip-trailing-slashes,symbolic-link," +
+        "suffix=,target-directory=,no-target-directory,update?,verbose,one-file-system,debug," +
+        "keep-directory-symlink,help,version",
       permute: true
     },
     pathValues: { "-t": "write", "--target-directory": "write" },
@@ -123,15 +128,3 @@ export const fileCommandPaths = (
   })
   return paths
 }
-
-const literalWord = (value: string): ShellWord => ({
-  text: value,
-  value,
-  literal: true,
-  expansion: false,
-  glob: false,
-  brace: false,
-  quoted: false,
-  prefix: value,
-  unquotedExpansion: false
-})

@@ -69,11 +69,15 @@ export interface ShellOptions {
 export type ShellExit = Data.TaggedEnum<{
   /** The shell exited with a code. */
   Exited: { readonly code: number }
-  /** The shell was killed by a signal it did not get from us; `code` is `128 + signal number`, as a shell reports it. */
+  /**
+   * The shell was killed by a signal it did not get from us; `code` is `128 + signal number`, as a shell reports it.
+   */
   Signaled: { readonly signal: string; readonly code: number }
   /** The timeout passed; the tree was terminated. */
   TimedOut: { readonly after: Duration.Duration }
-  /** More than `maxOutputBytes` of output arrived; the first `limitBytes` were delivered and the tree was terminated. */
+  /**
+   * More than `maxOutputBytes` of output arrived; the first `limitBytes` were delivered and the tree was terminated.
+   */
   OutputLimit: { readonly limitBytes: number }
 }>
 

@@ -170,7 +170,20 @@ const allowlist: ReadonlyMap<string, ArgumentRule> = new Map<string, ArgumentRul
       flags: "0aciFHhIlLnNopqsSuUvVwxbPUj",
       values: "ABCeEfgjmMrtTd",
       long:
-        "after-context=,before-context=,context=,case-sensitive,color=,colors=,column,no-column,count,count-matches,crlf,no-crlf,debug,trace,dfa-size-limit=,encoding=,engine=,fixed-strings,no-fixed-strings,follow,no-follow,glob=,iglob=,glob-case-insensitive,no-glob-case-insensitive,heading,no-heading,hidden,no-hidden,ignore-case,ignore-file=,ignore-file-case-insensitive,include-zero,invert-match,no-invert-match,json,no-json,line-buffered,block-buffered,line-number,no-line-number,line-regexp,max-columns=,max-columns-preview,max-count=,max-depth=,max-filesize=,mmap,no-mmap,multiline,no-multiline,multiline-dotall,no-config,no-ignore,no-ignore-dot,no-ignore-exclude,no-ignore-files,no-ignore-global,no-ignore-parent,no-ignore-vcs,no-messages,null,null-data,one-file-system,only-matching,passthru,path-separator=,pcre2,no-pcre2,pcre2-version,quiet,regex-size-limit=,regexp=,replace=,smart-case,sort=,sortr=,stats,text,no-text,threads=,trim,no-trim,type=,type-not=,type-list,type-add=,type-clear=,unrestricted,vimgrep,with-filename,no-filename,word-regexp,files,files-with-matches,files-without-match,help,version,hyperlink-format=,field-context-separator=,field-match-separator=,context-separator=,no-context-separator,byte-offset,binary,no-binary,auto-hybrid-regex,no-unicode,unicode,max-depth=,no-require-git,sort-files,no-sort-files",
+        "after-context=,before-context=,context=,case-sensitive,color=,colors=,column,no-column,count,count-matches," +
+        "crlf,no-crlf,debug,trace,dfa-size-limit=,encoding=,engine=,fixed-strings,no-fixed-strings,follow," +
+        "no-follow,glob=,iglob=,glob-case-insensitive,no-glob-case-insensitive,heading,no-heading,hidden,no-hidden," +
+        "ignore-case,ignore-file=,ignore-file-case-insensitive,include-zero,invert-match,no-invert-match,json," +
+        "no-json,line-buffered,block-buffered,line-number,no-line-number,line-regexp,max-columns=," +
+        "max-columns-preview,max-count=,max-depth=,max-filesize=,mmap,no-mmap,multiline,no-multiline," +
+        "multiline-dotall,no-config,no-ignore,no-ignore-dot,no-ignore-exclude,no-ignore-files,no-ignore-global," +
+        "no-ignore-parent,no-ignore-vcs,no-messages,null,null-data,one-file-system,only-matching,passthru," +
+        "path-separator=,pcre2,no-pcre2,pcre2-version,quiet,regex-size-limit=,regexp=,replace=,smart-case,sort=," +
+        "sortr=,stats,text,no-text,threads=,trim,no-trim,type=,type-not=,type-list,type-add=,type-clear=," +
+        "unrestricted,vimgrep,with-filename,no-filename,word-regexp,files,files-with-matches,files-without-match," +
+        "help,version,hyperlink-format=,field-context-separator=,field-match-separator=,context-separator=," +
+        "no-context-separator,byte-offset,binary,no-binary,auto-hybrid-regex,no-unicode,unicode,max-depth=," +
+        "no-require-git,sort-files,no-sort-files",
       permute: true
     })
   ],
@@ -212,7 +225,9 @@ const allowlist: ReadonlyMap<string, ArgumentRule> = new Map<string, ArgumentRul
       flags: "0abcDhHklLmPsSx",
       values: "BdtX",
       long: gnu(
-        "null,all,apparent-size,block-size=,bytes,total,dereference-args,max-depth=,human-readable,inodes,si,count-links,dereference,separate-dirs,summarize,threshold=,time?,time-style=,exclude-from=,exclude=,one-file-system,no-dereference"
+        "null,all,apparent-size,block-size=,bytes,total,dereference-args,max-depth=,human-readable,inodes,si," +
+          "count-links,dereference,separate-dirs,summarize,threshold=,time?,time-style=,exclude-from=,exclude=," +
+          "one-file-system,no-dereference"
       ),
       permute: true
     })
@@ -223,7 +238,8 @@ const allowlist: ReadonlyMap<string, ArgumentRule> = new Map<string, ArgumentRul
       flags: "ahHiklPTv",
       values: "Btx",
       long: gnu(
-        "all,block-size=,human-readable,si,inodes,local,output?,portability,print-type,type=,exclude-type=,total,sync,no-sync"
+        "all,block-size=,human-readable,si,inodes,local,output?,portability,print-type,type=,exclude-type=,total," +
+          "sync,no-sync"
       ),
       permute: true
     })
@@ -237,7 +253,8 @@ const allowlist: ReadonlyMap<string, ArgumentRule> = new Map<string, ArgumentRul
     grammar("realpath", {
       flags: "eLmPqsz",
       long: gnu(
-        "canonicalize-existing,canonicalize-missing,logical,physical,quiet,relative-to=,relative-base=,strip,no-symlinks,zero"
+        "canonicalize-existing,canonicalize-missing,logical,physical,quiet,relative-to=,relative-base=,strip," +
+          "no-symlinks,zero"
       ),
       permute: true
     })
@@ -275,7 +292,8 @@ const allowlist: ReadonlyMap<string, ArgumentRule> = new Map<string, ArgumentRul
       flags: "p",
       values: "bdfhilnsvw",
       long: gnu(
-        "body-numbering=,section-delimiter=,footer-numbering=,header-numbering=,line-increment=,join-blank-lines=,number-format=,no-renumber,number-separator=,starting-line-number=,number-width="
+        "body-numbering=,section-delimiter=,footer-numbering=,header-numbering=,line-increment=,join-blank-lines=," +
+          "number-format=,no-renumber,number-separator=,starting-line-number=,number-width="
       ),
       permute: true
     })
@@ -328,7 +346,9 @@ const allowlist: ReadonlyMap<string, ArgumentRule> = new Map<string, ArgumentRul
       flags: "bdfgiMhnRrVcCmsuz",
       values: "kSt",
       long: gnu(
-        "ignore-leading-blanks,dictionary-order,ignore-case,general-numeric-sort,ignore-nonprinting,month-sort,human-numeric-sort,numeric-sort,random-sort,random-source=,reverse,sort=,version-sort,batch-size=,check?,key=,merge,buffer-size=,stable,field-separator=,parallel=,unique,zero-terminated,debug"
+        "ignore-leading-blanks,dictionary-order,ignore-case,general-numeric-sort,ignore-nonprinting,month-sort," +
+          "human-numeric-sort,numeric-sort,random-sort,random-source=,reverse,sort=,version-sort,batch-size=,check?," +
+          "key=,merge,buffer-size=,stable,field-separator=,parallel=,unique,zero-terminated,debug"
       ),
       permute: true
     })
@@ -357,8 +377,8 @@ const allowlist: ReadonlyMap<string, ArgumentRule> = new Map<string, ArgumentRul
     grammar("tree", {
       flags: "adfxlisAnCpugshDFqNQrtcUvSXJ",
       values: "LPIHT",
-      long:
-        "gitignore,ignore-case,matchdirs,metafirst,prune,noreport,dirsfirst,filesfirst,du,si,charset=,filelimit=,timefmt=,sort=,help,version,noindent,nolinks,hintro=,houtro=,info",
+      long: "gitignore,ignore-case,matchdirs,metafirst,prune,noreport,dirsfirst,filesfirst,du,si,charset=,filelimit=," +
+        "timefmt=,sort=,help,version,noindent,nolinks,hintro=,houtro=,info",
       permute: true
     })
   ],
@@ -368,7 +388,9 @@ const allowlist: ReadonlyMap<string, ArgumentRule> = new Map<string, ArgumentRul
       flags: "bcdEhikLlNnrsvzZ0",
       values: "emFfP",
       long: gnu(
-        "brief,mime,mime-type,mime-encoding,keep-going,dereference,no-dereference,raw,special-files,uncompress,uncompress-noreport,no-pad,separator=,files-from=,magic-file=,exclude=,exclude-quiet=,extension,apple,parameter=,print0,checking-printout,debug,no-buffer"
+        "brief,mime,mime-type,mime-encoding,keep-going,dereference,no-dereference,raw,special-files,uncompress," +
+          "uncompress-noreport,no-pad,separator=,files-from=,magic-file=,exclude=,exclude-quiet=,extension,apple," +
+          "parameter=,print0,checking-printout,debug,no-buffer"
       ),
       permute: true
     })
@@ -377,7 +399,8 @@ const allowlist: ReadonlyMap<string, ArgumentRule> = new Map<string, ArgumentRul
     "xxd",
     grammar("xxd", {
       singleDash:
-        "a,autoskip,b,bits,c=,cols=,C,capitalize,d,E,EBCDIC,e,g=,groupsize=,h,help,i,include,l=,len=,n=,name=,o=,offset=,p,ps,postscript,plain,s=,seek=,u,v,version,R=",
+        "a,autoskip,b,bits,c=,cols=,C,capitalize,d,E,EBCDIC,e,g=,groupsize=,h,help,i,include,l=,len=,n=,name=,o=," +
+        "offset=,p,ps,postscript,plain,s=,seek=,u,v,version,R=",
       values: "cglnos",
       flags: "abCdEehipuv"
     }, atMostOperands("xxd", 1, "writes its output to the second one"))

@@ -42,7 +42,8 @@ const script = (word: ShellWord | string | undefined, what: string): Unwrapped =
     : opaque(`${what} runs text only known when it runs (\`${word.text}\`)`)
 }
 
-const literalWord = (value: string): ShellWord => ({
+/** A word written as plain literal text (`value` as is, nothing to expand). */
+export const literalWord = (value: string): ShellWord => ({
   text: value,
   value,
   literal: true,
@@ -57,7 +58,8 @@ const literalWord = (value: string): ShellWord => ({
 const valueOf = (option: GivenOption): ShellWord | undefined =>
   option.value === undefined ? undefined : typeof option.value === "string" ? literalWord(option.value) : option.value
 
-const baseName = (word: string): string => word.slice(word.lastIndexOf("/") + 1)
+/** The program's name without its directory (`/usr/bin/git` is `git`). */
+export const baseName = (word: string): string => word.slice(word.lastIndexOf("/") + 1)
 
 // -----------------------------------------------------------------------------
 // wrappers with a grammar
@@ -83,8 +85,8 @@ const envStep = (args: ReadonlyArray<ShellWord>, depth = 0): Unwrapped => {
   const grammar: OptionGrammar = {
     flags: "0iv",
     values: "uCSa",
-    long:
-      "null,ignore-environment,unset=,chdir=,split-string=,debug,block-signal?,default-signal?,ignore-signal?,list-signal-handling,argv0=,help,version",
+    long: "null,ignore-environment,unset=,chdir=,split-string=,debug,block-signal?,default-signal?,ignore-signal?," +
+      "list-signal-handling,argv0=,help,version",
     abbreviations: true
   }
   const parsed = parseOptions(grammar, args)
@@ -113,7 +115,8 @@ const xargsStep = (args: ReadonlyArray<ShellWord>): Unwrapped => {
     values: "adEIHLnPs",
     optional: "eil",
     long:
-      "null,arg-file=,delimiter=,eof?,replace?,max-lines?,max-args=,open-tty,max-procs=,interactive,no-run-if-empty,max-chars=,verbose,show-limits,exit,process-slot-var=,help,version",
+      "null,arg-file=,delimiter=,eof?,replace?,max-lines?,max-args=,open-tty,max-procs=,interactive,no-run-if-empty," +
+      "max-chars=,verbose,show-limits,exit,process-slot-var=,help,version",
     abbreviations: true
   }, args)
   if (parsed._tag === "Unknown") return opaque(`\`xargs\`: ${parsed.reason}`)
@@ -148,7 +151,8 @@ const shellStep = (name: string, args: ReadonlyArray<ShellWord>): Unwrapped => {
     flags: "abefhkmnptuvxBCEHPTilrsc",
     values: "oO",
     long:
-      "norc,noprofile,rcfile=,init-file=,login,noediting,posix,restricted,verbose,version,help,debugger,dump-strings,dump-po-strings,pretty-print",
+      "norc,noprofile,rcfile=,init-file=,login,noediting,posix,restricted,verbose,version,help,debugger,dump-strings," +
+      "dump-po-strings,pretty-print",
     abbreviations: false
   }, args)
   if (parsed._tag === "Unknown") return opaque(`\`${name}\`: ${parsed.reason}`)
@@ -183,7 +187,9 @@ const interpreters: Readonly<
       flags: "hvicp",
       values: "er",
       long:
-        "version,help,eval=,print?,require=,import=,loader=,experimental-loader=,input-type=,check,interactive,test,watch,env-file=,inspect?,inspect-brk?,enable-source-maps,no-warnings,trace-warnings,experimental-strip-types,experimental-vm-modules,conditions=,stack-size=,max-old-space-size="
+        "version,help,eval=,print?,require=,import=,loader=,experimental-loader=,input-type=,check,interactive,test," +
+        "watch,env-file=,inspect?,inspect-brk?,enable-source-maps,no-warnings,trace-warnings," +
+        "experimental-strip-types,experimental-vm-modules,conditions=,stack-size=,max-old-space-size="
     }
   },
   perl: { code: ["-e", "-E"], grammar: { flags: "acnpsTtuUvWXwlS0", values: "eEIMmdxiDCF", long: "version,help" } },
@@ -192,8 +198,8 @@ const interpreters: Readonly<
     grammar: {
       flags: "acdlnpsSvwWyh",
       values: "eErICFx",
-      long:
-        "version,help,verbose,yydebug,disable=,enable=,encoding=,external-encoding=,internal-encoding=,dump=,jit,backtrace-limit="
+      long: "version,help,verbose,yydebug,disable=,enable=,encoding=,external-encoding=,internal-encoding=,dump=,jit," +
+        "backtrace-limit="
     }
   },
   php: {
@@ -232,8 +238,8 @@ const awkStep = (name: string, args: ReadonlyArray<ShellWord>): Unwrapped => {
   const parsed = parseOptions({
     flags: "bcCdDeghiklLMnNoOpPrsStVyz",
     values: "FvfEIlx",
-    long:
-      "field-separator=,assign=,file=,exec=,include=,load=,source=,version,help,posix,traditional,sandbox,characters-as-bytes,re-interval"
+    long: "field-separator=,assign=,file=,exec=,include=,load=,source=,version,help,posix,traditional,sandbox," +
+      "characters-as-bytes,re-interval"
   }, args)
   if (parsed._tag === "Unknown") return opaque(`\`${name}\`: ${parsed.reason}`)
   if (
@@ -389,7 +395,8 @@ const steps: Readonly<Record<string, (args: ReadonlyArray<ShellWord>) => Unwrapp
     flags: "sexnuoFv",
     values: "wEc",
     long:
-      "shared,exclusive,unlock,nonblock,nb,timeout=,wait=,conflict-exit-code=,close,no-fork,command=,verbose,help,version"
+      "shared,exclusive,unlock,nonblock,nb,timeout=,wait=,conflict-exit-code=,close,no-fork,command=,verbose,help," +
+      "version"
   }, (options, rest) => {
     const text = has(options, "-c", "--command")
     if (text !== undefined) return script(valueOf(text), "`flock -c`")
@@ -414,13 +421,14 @@ const steps: Readonly<Record<string, (args: ReadonlyArray<ShellWord>) => Unwrapp
     values: "po",
     optional: "acdefilmnqrstuvxy",
     long:
-      "noheadings,output=,pid=,raw,verbose,help,version,as?,core?,cpu?,data?,fsize?,locks?,memlock?,msgqueue?,nice?,nofile?,nproc?,rss?,rtprio?,rttime?,sigpending?,stack?"
+      "noheadings,output=,pid=,raw,verbose,help,version,as?,core?,cpu?,data?,fsize?,locks?,memlock?,msgqueue?,nice?," +
+      "nofile?,nproc?,rss?,rtprio?,rttime?,sigpending?,stack?"
   }, (options, rest) => (has(options, "-p", "--pid") !== undefined ? none : command(rest))),
   chrt: wrapper("chrt", {
     flags: "abdefiomrRvh",
     values: "TPD",
-    long:
-      "all-tasks,batch,deadline,fifo,idle,other,rr,reset-on-fork,max,pid,verbose,sched-runtime=,sched-period=,sched-deadline=,help,version"
+    long: "all-tasks,batch,deadline,fifo,idle,other,rr,reset-on-fork,max,pid,verbose,sched-runtime=,sched-period=," +
+      "sched-deadline=,help,version"
   }, (options, rest) => (has(options, "-p", "--pid", "-m", "--max") !== undefined ? none : command(rest.slice(1)))),
   chroot: wrapper(
     "chroot",
@@ -441,8 +449,9 @@ const steps: Readonly<Record<string, (args: ReadonlyArray<ShellWord>) => Unwrapp
     flags: "AbBEeHiKklNnPSsVv",
     values: "aCcDgpRrTtUu",
     optional: "h",
-    long:
-      "askpass,background,bell,close-from=,chdir=,preserve-env?,edit,group=,set-home,help,host=,login,remove-timestamp,reset-timestamp,list,non-interactive,preserve-groups,prompt=,chroot=,role=,stdin,shell,type=,command-timeout=,other-user=,user=,version,validate"
+    long: "askpass,background,bell,close-from=,chdir=,preserve-env?,edit,group=,set-home,help,host=,login," +
+      "remove-timestamp,reset-timestamp,list,non-interactive,preserve-groups,prompt=,chroot=,role=,stdin,shell," +
+      "type=,command-timeout=,other-user=,user=,version,validate"
   }, (options, rest) => {
     if (rest.length === 0 && has(options, "-s", "-i", "--shell", "--login") !== undefined) {
       return opaque("`sudo -s` runs a shell reading standard input")
@@ -460,8 +469,8 @@ const steps: Readonly<Record<string, (args: ReadonlyArray<ShellWord>) => Unwrapp
   su: wrapper("su", {
     flags: "flmpP",
     values: "cgGsw",
-    long:
-      "command=,session-command=,fast,group=,supp-group=,login,preserve-environment,pty,shell=,whitelist-environment=,help,version"
+    long: "command=,session-command=,fast,group=,supp-group=,login,preserve-environment,pty,shell=," +
+      "whitelist-environment=,help,version"
   }, (options) => {
     const text = has(options, "-c", "--command", "--session-command")
     return text === undefined ? opaque("`su` runs a shell reading standard input") : script(valueOf(text), "`su -c`")
@@ -470,8 +479,8 @@ const steps: Readonly<Record<string, (args: ReadonlyArray<ShellWord>) => Unwrapp
     flags: "aefqhV",
     values: "cEIOBmT",
     optional: "t",
-    long:
-      "append,command=,echo=,return,flush,force,quiet,log-in=,log-out=,log-io=,log-timing=,logging-format=,output-limit=,timing?,help,version"
+    long: "append,command=,echo=,return,flush,force,quiet,log-in=,log-out=,log-io=,log-timing=,logging-format=," +
+      "output-limit=,timing?,help,version"
   }, (options) => {
     const text = has(options, "-c", "--command")
     return text === undefined
@@ -485,7 +494,8 @@ const steps: Readonly<Record<string, (args: ReadonlyArray<ShellWord>) => Unwrapp
       values: "nq",
       optional: "d",
       long:
-        "beep,color,no-color,differences?,errexit,chgexit,interval=,precise,no-rerun,no-title,no-wrap,exec,equexit=,help,version"
+        "beep,color,no-color,differences?,errexit,chgexit,interval=,precise,no-rerun,no-title,no-wrap,exec,equexit=," +
+        "help,version"
     },
     (options, rest) =>
       has(options, "-x", "--exec") !== undefined ? command(rest) : joinedScript("`watch`")(options, rest)
@@ -598,7 +608,9 @@ const otherInterpreters: ReadonlySet<string> = new Set([
   "runghc"
 ])
 
-/** Editors take commands on their command line (`vim -c '!x'`, `emacs --eval`) or, for `ed` and `ex`, on standard input. */
+/**
+ * Editors take commands on their command line (`vim -c '!x'`, `emacs --eval`) or, for `ed` and `ex`, on standard input.
+ */
 const editors: ReadonlySet<string> = new Set(["vim", "vi", "nvim", "view", "ex", "ed", "emacs", "nano"])
 
 /** Database shells run shell commands from their input (`.shell`, `\\!`, `system`). */

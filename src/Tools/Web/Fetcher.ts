@@ -220,7 +220,8 @@ export const makeConnector: Effect.Effect<Connector, never, Scope.Scope> = Effec
 // ---------------------------------------------------------------------------------------------------------------
 
 const guardAdvice =
-  "WebFetch does not connect to loopback, private, link-local or other non-public addresses unless its settings allow them (allowPrivate)."
+  "WebFetch does not connect to loopback, private, link-local or other non-public addresses unless its settings " +
+  "allow them (allowPrivate)."
 
 /**
  * The addresses a URL's host may be reached at, checked: a literal host is judged as it is; a name is resolved once
@@ -475,7 +476,8 @@ const requestHop = (env: FetchEnvironment, url: URL, scope: Scope.Scope) =>
     const request = HttpClientRequest.get(url).pipe(
       HttpClientRequest.setHeaders({
         accept:
-          "text/markdown, text/html;q=0.9, application/xhtml+xml;q=0.9, text/plain;q=0.8, application/json;q=0.8, */*;q=0.5",
+          "text/markdown, text/html;q=0.9, application/xhtml+xml;q=0.9, text/plain;q=0.8, application/json;q=0.8, " +
+          "*/*;q=0.5",
         "accept-encoding": "gzip, deflate, br",
         "user-agent": env.userAgent
       })
@@ -541,8 +543,8 @@ export const fetchFollowing = (
         if (redirects >= env.limits.maxRedirects) {
           return yield* new WebFetchError({
             reason: "TooManyRedirects",
-            message:
-              `${start.href} redirected more than ${env.limits.maxRedirects} times; the fetch was stopped at ${url.href}.`
+            message: `${start.href} redirected more than ${env.limits.maxRedirects} times; the fetch was stopped at ` +
+              `${url.href}.`
           })
         }
         const verdict = yield* checkHop(next.right)

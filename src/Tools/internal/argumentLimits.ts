@@ -70,7 +70,10 @@ export const ArgumentString = (
     Schema.filter((value) => argumentProblem(value, options.spare ?? 0, options.nulHint) ?? true, { jsonSchema: {} })
   )
 
-/** A string that can be a path (no NUL, at most {@link maxPathBytes}, names at most {@link maxNameBytes}), described for the model. */
+/**
+ * A string that can be a path (no NUL, at most {@link maxPathBytes}, names at most {@link maxNameBytes}), described for
+ * the model.
+ */
 export const PathString = (description: string) =>
   Schema.String.annotations({ description }).pipe(
     Schema.filter((value) => pathProblem(value) ?? true, { jsonSchema: {} })

@@ -12,6 +12,7 @@ import * as fs from "node:fs"
 import type { FileAccess, FileInfo } from "../../Session/FileAccess.js"
 import type { FileRecord } from "../../Session/FileState.js"
 import type { ResolvedPath, Workspace } from "../../Session/Workspace.js"
+import { ToolError } from "../../Tool/Tool.js"
 import { specialFileReason } from "./filesPaths.js"
 
 /** A path from the model, resolved and inspected (never opened). */
@@ -65,7 +66,8 @@ export const evictedMessage = (path: string): string =>
 
 /** The model-facing message for a file that changed after it was read. */
 export const staleMessage = (path: string): string =>
-  `File has been modified since it was last read, either by the user or by a linter: ${path}. Read it again before attempting to write it.`
+  `File has been modified since it was last read, either by the user or by a linter: ${path}. Read it again before ` +
+  `attempting to write it.`
 
 /** What a file is now. */
 export interface Current {
@@ -89,7 +91,8 @@ export const staleness = (
   if (Option.isNone(record)) return evicted ? evictedMessage(path) : notReadMessage(path)
   const seen = record.value
   if (requireFull && seen.partial) {
-    return `File has only been partially read: ${path}. Read the whole file (without offset/limit) before overwriting it with Write, or change it with Edit.`
+    return `File has only been partially read: ${path}. Read the whole file (without offset/limit) before ` +
+      `overwriting it with Write, or change it with Edit.`
   }
   const fresh = seen.contentHash !== undefined
     ? seen.contentHash === current.contentHash
@@ -115,7 +118,9 @@ export const readCurrent = (
     }
   })))
 
-/** Describes a file for the staleness check, keeping its bytes only when it is at most `keepBytes` long (else streamed). */
+/**
+ * Describes a file for the staleness check, keeping its bytes only when it is at most `keepBytes` long (else streamed).
+ */
 export const describeCurrent = (
   access: FileAccess["Type"],
   path: string,
@@ -158,6 +163,35 @@ export const unchangedSince =
   }
 
 /**
+ * The checked write of Write and Edit: `bytes` replace the file at `resolved.real` atomically, unless the file moved
+ * since `current` was read (checked just before the rename); answers what is there afterwards. `path` is the path as
+ * the model is shown it; every failure is a message for the model.
+ */
+export const writeChecked = (
+  access: FileAccess["Type"],
+  resolved: ResolvedPath,
+  path: string,
+  bytes: Uint8Array,
+  current: Current | undefined
+): Effect.Effect<FileInfo, ToolError> =>
+  Effect.gen(function*() {
+    yield* access.writeFileAtomic(resolved.real, bytes, {
+      beforeRename: unchangedSince(access, resolved.real, current, staleMessage(resolved.absolute))
+    }).pipe(
+      Effect.mapError((e) =>
+        new ToolError({
+          message: e.reason === "Refused" ? e.message : `Could not write ${path}: ${e.message}`
+        })
+      )
+    )
+    const after = yield* access.stat(resolved.real)
+    if (after === undefined) {
+      return yield* new ToolError({ message: `${path} disappeared right after it was written.` })
+    }
+    return after
+  })
+
+/**
  * Opens the file a call was decided on, in one step with the check: `planned` is the real path the permission
  * decision saw (bound when the call was planned). The path is resolved again; when it now leads elsewhere (a symlink
  * swapped in between) the call is refused, and the open itself refuses a symlink as the last component and checks
@@ -171,8 +205,8 @@ export const openDecided = (
 ) =>
   Effect.gen(function*() {
     const resolved = yield* workspace.resolve(requested)
-    const changed =
-      `${resolved.absolute} changed after permission was decided (it resolved to ${planned}, now to ${resolved.real}); ` +
+    const changed = `${resolved.absolute} changed after permission was decided (it resolved to ${planned}, now to ` +
+      `${resolved.real}); ` +
       "the call was refused. Try again."
     if (resolved.real !== planned) return yield* Effect.fail(changed)
     const handle = yield* access.openRead(planned).pipe(

@@ -21,9 +21,8 @@ import type { RuleContext } from "../../Tool/Tool.js"
 
 export { realPathSync }
 
-/** `~` and `~/x` against home; everything else as written. */
-export const expandHome = (path: string, home: string): string =>
-  path === "~" ? home : path.startsWith("~/") ? nodePath.join(home, path.slice(2)) : path
+import { expandHome } from "../../Shared/home.js"
+export { expandHome }
 
 /** The absolute and the real path of a path from the model, synchronously. */
 export const resolveSync = (
@@ -120,7 +119,8 @@ export const specialFileReason = (
     return `${resolved.requested} is ${kind}, not a regular file; it cannot be read or written by this tool.`
   }
   if (devicePath.test(resolved.absolute) || devicePath.test(resolved.real)) {
-    return `${resolved.requested} is a device or process file (under /dev or /proc/*/fd); it cannot be read or written by this tool.`
+    return `${resolved.requested} is a device or process file (under /dev or /proc/*/fd); it cannot be read or ` +
+      `written by this tool.`
   }
   return undefined
 }

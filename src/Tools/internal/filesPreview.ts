@@ -41,7 +41,10 @@ export const boundPreview = (text: string, maxLines = previewLines, maxChars = p
   }`
 }
 
-/** A regular file's text when it is at most {@link previewFileBytes}, else undefined (missing, special, large, unreadable). */
+/**
+ * A regular file's text when it is at most {@link previewFileBytes}, else undefined (missing, special, large,
+ * unreadable).
+ */
 export const readForPreview = (real: string): string | undefined => {
   if (/^\/(proc|dev|sys)(\/|$)/.test(real)) return undefined
   try {

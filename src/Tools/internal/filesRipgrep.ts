@@ -8,7 +8,8 @@
  * |--------------------|------------------------------------------------------------------------------------|
  * | files_with_matches | `path NUL`                                                                         |
  * | count              | `path NUL count LF`                                                                |
- * | content            | `path NUL line(:or-)text LF`; `NUL -- LF` between groups; for a binary file given as the target, `path: binary file matches (...) LF` |
+ * | content            | `path NUL line(:or-)text LF`; `NUL -- LF` between groups; for a binary file given as the
+ * target, `path: binary file matches (...) LF` |
  *
  * @since 0.1.0
  * @internal

@@ -17,7 +17,11 @@ export const lsGrammar: OptionGrammar = {
   flags: "aAbBcCdfFgGhHiklLmnNopqQrRsStuUvxXZ1",
   values: "ITw",
   long: gnu(
-    "all,almost-all,author,escape,block-size=,ignore-backups,color?,colour?,directory,dired,classify?,file-type,format=,full-time,group-directories-first,no-group,human-readable,si,dereference-command-line,dereference-command-line-symlink-to-dir,hide=,hyperlink?,indicator-style=,inode,ignore=,kibibytes,dereference,numeric-uid-gid,literal,hide-control-chars,show-control-chars,quote-name,quoting-style=,reverse,recursive,size,sort=,time=,time-style=,tabsize=,width=,context,zero"
+    "all,almost-all,author,escape,block-size=,ignore-backups,color?,colour?,directory,dired,classify?,file-type," +
+      "format=,full-time,group-directories-first,no-group,human-readable,si,dereference-command-line," +
+      "dereference-command-line-symlink-to-dir,hide=,hyperlink?,indicator-style=,inode,ignore=,kibibytes,dereference," +
+      "numeric-uid-gid,literal,hide-control-chars,show-control-chars,quote-name,quoting-style=,reverse,recursive," +
+      "size,sort=,time=,time-style=,tabsize=,width=,context,zero"
   ),
   permute: true
 }
@@ -27,7 +31,11 @@ export const grepGrammar: OptionGrammar = {
   values: "efmABCdD",
   numeric: true,
   long: gnu(
-    "extended-regexp,fixed-strings,basic-regexp,perl-regexp,regexp=,file=,ignore-case,no-ignore-case,word-regexp,line-regexp,null-data,no-messages,invert-match,max-count=,byte-offset,line-number,no-line-number,line-buffered,with-filename,no-filename,label=,only-matching,quiet,silent,binary-files=,text,directories=,devices=,recursive,dereference-recursive,include=,exclude=,exclude-from=,exclude-dir=,files-without-match,files-with-matches,count,initial-tab,null,before-context=,after-context=,context?,color?,colour?,binary"
+    "extended-regexp,fixed-strings,basic-regexp,perl-regexp,regexp=,file=,ignore-case,no-ignore-case,word-regexp," +
+      "line-regexp,null-data,no-messages,invert-match,max-count=,byte-offset,line-number,no-line-number," +
+      "line-buffered,with-filename,no-filename,label=,only-matching,quiet,silent,binary-files=,text,directories=," +
+      "devices=,recursive,dereference-recursive,include=,exclude=,exclude-from=,exclude-dir=,files-without-match," +
+      "files-with-matches,count,initial-tab,null,before-context=,after-context=,context?,color?,colour?,binary"
   ),
   permute: true
 }
@@ -43,7 +51,14 @@ export const diffGrammar: OptionGrammar = {
   flags: "abBcdeEilnNpqrsStTuwyZ",
   values: "CDFIStUWxX",
   long: gnu(
-    "normal,brief,report-identical-files,context?,unified?,ed,rcs,side-by-side,width=,left-column,suppress-common-lines,show-c-function,show-function-line=,label=,expand-tabs,initial-tab,tabsize=,suppress-blank-empty,recursive,no-dereference,new-file,unidirectional-new-file,ignore-file-name-case,no-ignore-file-name-case,exclude=,exclude-from=,starting-file=,from-file=,to-file=,ignore-case,ignore-tab-expansion,ignore-trailing-space,ignore-space-change,ignore-all-space,ignore-blank-lines,ignore-matching-lines=,text,strip-trailing-cr,ifdef=,old-group-format=,new-group-format=,unchanged-group-format=,changed-group-format=,line-format=,old-line-format=,new-line-format=,unchanged-line-format=,minimal,horizon-lines=,speed-large-files,color?,palette="
+    "normal,brief,report-identical-files,context?,unified?,ed,rcs,side-by-side,width=,left-column," +
+      "suppress-common-lines,show-c-function,show-function-line=,label=,expand-tabs,initial-tab,tabsize=," +
+      "suppress-blank-empty,recursive,no-dereference,new-file,unidirectional-new-file,ignore-file-name-case," +
+      "no-ignore-file-name-case,exclude=,exclude-from=,starting-file=,from-file=,to-file=,ignore-case," +
+      "ignore-tab-expansion,ignore-trailing-space,ignore-space-change,ignore-all-space,ignore-blank-lines," +
+      "ignore-matching-lines=,text,strip-trailing-cr,ifdef=,old-group-format=,new-group-format=," +
+      "unchanged-group-format=,changed-group-format=,line-format=,old-line-format=,new-line-format=," +
+      "unchanged-line-format=,minimal,horizon-lines=,speed-large-files,color?,palette="
   ),
   permute: true
 }
@@ -248,8 +263,9 @@ export const jqRule: ArgumentRule = (args, words) => {
     {
       flags: "nRscrjaSCMehV",
       values: "fL",
-      long:
-        "null-input,raw-input,slurp,compact-output,raw-output,raw-output0,join-output,ascii-output,sort-keys,color-output,monochrome-output,tab,indent=,unbuffered,stream,stream-errors,seq,exit-status,from-file=,arg=,argjson=,slurpfile=,rawfile=,args,jsonargs,help,version,build-configuration",
+      long: "null-input,raw-input,slurp,compact-output,raw-output,raw-output0,join-output,ascii-output,sort-keys," +
+        "color-output,monochrome-output,tab,indent=,unbuffered,stream,stream-errors,seq,exit-status,from-file=," +
+        "arg=,argjson=,slurpfile=,rawfile=,args,jsonargs,help,version,build-configuration",
       permute: true
     },
     args,

@@ -7,10 +7,7 @@
  * @internal
  */
 import type { ShellWord } from "../Analysis.js"
-import { unwrap } from "../Wrappers.js"
-
-/** The program's name without its directory (`/usr/bin/git` is `git`). */
-export const baseName = (word: string): string => word.slice(word.lastIndexOf("/") + 1)
+import { baseName, unwrap } from "../Wrappers.js"
 
 /** git's global options, with whether each takes a separate value: `git -C dir commit` is `git commit` to a rule. */
 export const gitGlobalOptions: ReadonlyMap<string, boolean> = new Map([

@@ -31,9 +31,30 @@ const gitSafeGlobals: ReadonlySet<string> = new Set([
 ])
 
 const gitDiffLong =
-  "patch,no-patch,unified=,output-indicator-new=,output-indicator-old=,output-indicator-context=,raw,patch-with-raw,indent-heuristic,no-indent-heuristic,minimal,patience,histogram,anchored=,diff-algorithm=,stat?,compact-summary,numstat,shortstat,dirstat?,cumulative,dirstat-by-file?,summary,patch-with-stat,name-only,name-status,submodule?,color?,no-color,color-moved?,no-color-moved,color-moved-ws=,no-color-moved-ws,word-diff?,word-diff-regex=,color-words?,no-renames,rename-empty,no-rename-empty,check,ws-error-highlight=,full-index,binary,abbrev?,break-rewrites?,find-renames?,find-copies?,find-copies-harder,irreversible-delete,diff-filter=,find-object=,pickaxe-all,pickaxe-regex,skip-to=,rotate-to=,relative?,no-relative,text,ignore-cr-at-eol,ignore-space-at-eol,ignore-space-change,ignore-all-space,ignore-blank-lines,ignore-matching-lines=,inter-hunk-context=,function-context,exit-code,quiet,no-ext-diff,no-textconv,ignore-submodules?,src-prefix=,dst-prefix=,no-prefix,default-prefix,line-prefix=,ita-invisible-in-index,ita-visible-in-index,merge-base,cached,staged,no-index,base,ours,theirs,combined-all-paths,dd,cc,diff-merges=,no-diff-merges,remerge-diff,stat-width=,stat-name-width=,stat-graph-width=,stat-count="
+  "patch,no-patch,unified=,output-indicator-new=,output-indicator-old=,output-indicator-context=,raw,patch-with-raw," +
+  "indent-heuristic,no-indent-heuristic,minimal,patience,histogram,anchored=,diff-algorithm=,stat?,compact-summary," +
+  "numstat,shortstat,dirstat?,cumulative,dirstat-by-file?,summary,patch-with-stat,name-only,name-status,submodule?," +
+  "color?,no-color,color-moved?,no-color-moved,color-moved-ws=,no-color-moved-ws,word-diff?,word-diff-regex=," +
+  "color-words?,no-renames,rename-empty,no-rename-empty,check,ws-error-highlight=,full-index,binary,abbrev?," +
+  "break-rewrites?,find-renames?,find-copies?,find-copies-harder,irreversible-delete,diff-filter=,find-object=," +
+  "pickaxe-all,pickaxe-regex,skip-to=,rotate-to=,relative?,no-relative,text,ignore-cr-at-eol,ignore-space-at-eol," +
+  "ignore-space-change,ignore-all-space,ignore-blank-lines,ignore-matching-lines=,inter-hunk-context=," +
+  "function-context,exit-code,quiet,no-ext-diff,no-textconv,ignore-submodules?,src-prefix=,dst-prefix=,no-prefix," +
+  "default-prefix,line-prefix=,ita-invisible-in-index,ita-visible-in-index,merge-base,cached,staged,no-index,base," +
+  "ours,theirs,combined-all-paths,dd,cc,diff-merges=,no-diff-merges,remerge-diff,stat-width=,stat-name-width=," +
+  "stat-graph-width=,stat-count="
 const gitLogLong =
-  "oneline,pretty?,format=,abbrev-commit,no-abbrev-commit,encoding=,expand-tabs?,no-expand-tabs,notes?,no-notes,show-notes?,show-signature,no-show-signature,relative-date,date=,parents,children,left-right,graph,show-linear-break?,decorate?,no-decorate,decorate-refs=,decorate-refs-exclude=,clear-decorations,source,mailmap,no-mailmap,use-mailmap,no-use-mailmap,full-diff,log-size,max-count=,skip=,since=,after=,until=,before=,since-as-filter=,author=,committer=,grep-reflog=,grep=,all-match,invert-grep,regexp-ignore-case,basic-regexp,extended-regexp,fixed-strings,perl-regexp,remove-empty,merges,no-merges,min-parents=,max-parents=,no-min-parents,no-max-parents,first-parent,exclude-first-parent-only,not,all,branches?,tags?,remotes?,glob=,exclude=,exclude-hidden=,reflog,alternate-refs,single-worktree,ignore-missing,bisect,cherry-mark,cherry-pick,left-only,right-only,cherry,walk-reflogs,merge,boundary,simplify-by-decoration,show-pulls,full-history,dense,sparse,simplify-merges,ancestry-path?,topo-order,date-order,author-date-order,reverse,no-walk?,do-walk,count,follow,no-follow,show-origin,end-of-options"
+  "oneline,pretty?,format=,abbrev-commit,no-abbrev-commit,encoding=,expand-tabs?,no-expand-tabs,notes?,no-notes," +
+  "show-notes?,show-signature,no-show-signature,relative-date,date=,parents,children,left-right,graph," +
+  "show-linear-break?,decorate?,no-decorate,decorate-refs=,decorate-refs-exclude=,clear-decorations,source,mailmap," +
+  "no-mailmap,use-mailmap,no-use-mailmap,full-diff,log-size,max-count=,skip=,since=,after=,until=,before=," +
+  "since-as-filter=,author=,committer=,grep-reflog=,grep=,all-match,invert-grep,regexp-ignore-case,basic-regexp," +
+  "extended-regexp,fixed-strings,perl-regexp,remove-empty,merges,no-merges,min-parents=,max-parents=," +
+  "no-min-parents,no-max-parents,first-parent,exclude-first-parent-only,not,all,branches?,tags?,remotes?,glob=," +
+  "exclude=,exclude-hidden=,reflog,alternate-refs,single-worktree,ignore-missing,bisect,cherry-mark,cherry-pick," +
+  "left-only,right-only,cherry,walk-reflogs,merge,boundary,simplify-by-decoration,show-pulls,full-history,dense," +
+  "sparse,simplify-merges,ancestry-path?,topo-order,date-order,author-date-order,reverse,no-walk?,do-walk,count," +
+  "follow,no-follow,show-origin,end-of-options"
 const gitLogGrammar: OptionGrammar = {
   flags: "pusziEFPgmctrRaDbwW",
   values: "nSGL",
@@ -57,15 +78,17 @@ const gitGrammars: Readonly<Record<string, OptionGrammar>> = {
   status: {
     flags: "sbvz",
     optional: "u",
-    long:
-      "short,branch,show-stash,porcelain?,long,verbose,untracked-files?,ignore-submodules?,ignored?,column?,no-column,ahead-behind,no-ahead-behind,renames,no-renames,find-renames?,null",
+    long: "short,branch,show-stash,porcelain?,long,verbose,untracked-files?,ignore-submodules?,ignored?,column?," +
+      "no-column,ahead-behind,no-ahead-behind,renames,no-renames,find-renames?,null",
     permute: true
   },
   blame: {
     flags: "bclnpsfteMCwh",
     values: "LS",
     long:
-      "porcelain,line-porcelain,incremental,root,show-stats,progress,no-progress,score-debug,show-name,show-number,show-email,abbrev?,date=,reverse,first-parent,encoding=,contents=,ignore-rev=,ignore-revs-file=,color-lines,color-by-age,minimal,end-of-options",
+      "porcelain,line-porcelain,incremental,root,show-stats,progress,no-progress,score-debug,show-name,show-number," +
+      "show-email,abbrev?,date=,reverse,first-parent,encoding=,contents=,ignore-rev=,ignore-revs-file=,color-lines," +
+      "color-by-age,minimal,end-of-options",
     permute: true
   },
   shortlog: {
@@ -81,15 +104,20 @@ const gitGrammars: Readonly<Record<string, OptionGrammar>> = {
   },
   "rev-parse": {
     flags: "qS",
-    long:
-      "show-toplevel,git-dir,absolute-git-dir,git-common-dir,is-inside-work-tree,is-inside-git-dir,is-bare-repository,is-shallow-repository,show-prefix,show-cdup,short?,abbrev-ref?,symbolic,symbolic-full-name,verify,quiet,sq,sq-quote,not,all,branches?,tags?,remotes?,glob=,exclude=,default=,prefix=,local-env-vars,resolve-git-dir=,git-path=,show-superproject-working-tree,shared-index-path,show-object-format?,show-ref-format,since=,after=,until=,before=,revs-only,no-revs,flags,no-flags,disambiguate=,stop-at-non-option,keep-dashdash,path-format=,end-of-options",
+    long: "show-toplevel,git-dir,absolute-git-dir,git-common-dir,is-inside-work-tree,is-inside-git-dir," +
+      "is-bare-repository,is-shallow-repository,show-prefix,show-cdup,short?,abbrev-ref?,symbolic," +
+      "symbolic-full-name,verify,quiet,sq,sq-quote,not,all,branches?,tags?,remotes?,glob=,exclude=,default=," +
+      "prefix=,local-env-vars,resolve-git-dir=,git-path=,show-superproject-working-tree,shared-index-path," +
+      "show-object-format?,show-ref-format,since=,after=,until=,before=,revs-only,no-revs,flags,no-flags," +
+      "disambiguate=,stop-at-non-option,keep-dashdash,path-format=,end-of-options",
     permute: true
   },
   "ls-files": {
     flags: "cdmoiskuvtfz",
     values: "xX",
-    long:
-      "cached,deleted,modified,others,ignored,stage,directory,no-empty-directory,unmerged,killed,exclude=,exclude-from=,exclude-per-directory=,exclude-standard,error-unmatch,with-tree=,full-name,recurse-submodules,abbrev?,debug,eol,deduplicate,sparse,format=,resolve-undo",
+    long: "cached,deleted,modified,others,ignored,stage,directory,no-empty-directory,unmerged,killed,exclude=," +
+      "exclude-from=,exclude-per-directory=,exclude-standard,error-unmatch,with-tree=,full-name,recurse-submodules," +
+      "abbrev?,debug,eol,deduplicate,sparse,format=,resolve-undo",
     permute: true
   },
   "ls-tree": {
@@ -100,15 +128,19 @@ const gitGrammars: Readonly<Record<string, OptionGrammar>> = {
   "cat-file": {
     flags: "tspe",
     long:
-      "batch?,batch-check?,batch-all-objects,buffer,unordered,follow-symlinks,allow-unknown-type,mailmap,use-mailmap,no-mailmap,path=,Z",
+      "batch?,batch-check?,batch-all-objects,buffer,unordered,follow-symlinks,allow-unknown-type,mailmap,use-mailmap," +
+      "no-mailmap,path=,Z",
     permute: true
   },
   grep: {
     flags: "aiIwvhHEGFPnlLcozqrW",
     values: "efABCm",
     numeric: true,
-    long:
-      "cached,no-index,untracked,no-exclude-standard,exclude-standard,recurse-submodules,text,no-textconv,ignore-case,max-depth=,recursive,no-recursive,word-regexp,invert-match,full-name,extended-regexp,basic-regexp,perl-regexp,fixed-strings,line-number,column,files-with-matches,name-only,files-without-match,null,only-matching,count,color?,no-color,break,heading,show-function,context=,after-context=,before-context=,function-context,max-count=,threads=,and,or,not,all-match,quiet",
+    long: "cached,no-index,untracked,no-exclude-standard,exclude-standard,recurse-submodules,text,no-textconv," +
+      "ignore-case,max-depth=,recursive,no-recursive,word-regexp,invert-match,full-name,extended-regexp," +
+      "basic-regexp,perl-regexp,fixed-strings,line-number,column,files-with-matches,name-only,files-without-match," +
+      "null,only-matching,count,color?,no-color,break,heading,show-function,context=,after-context=," +
+      "before-context=,function-context,max-count=,threads=,and,or,not,all-match,quiet",
     permute: true
   }
 }
