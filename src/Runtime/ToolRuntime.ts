@@ -49,6 +49,8 @@ import {
   tracesCalls
 } from "./internal/pipeline.js"
 import type { Admission, AnyInvocation, Parked, PipelineEnv, Prepared, Trace } from "./internal/pipeline.js"
+import { makeWriteLog } from "./internal/freshness.js"
+import type { WriteLog } from "./internal/freshness.js"
 import { DependencyGraph, isExclusive, makeNode, widens } from "./internal/scheduler.js"
 import type { Node, SchedulingMode } from "./internal/scheduler.js"
 import { assemble } from "./Preview.js"
@@ -216,7 +218,8 @@ const make = Effect.gen(function*() {
     emit: PipelineEnv["emit"],
     cancelRun: Effect.Effect<void>,
     traced: boolean,
-    availability: PipelineEnv["availability"]
+    availability: PipelineEnv["availability"],
+    writes?: WriteLog
   ): PipelineEnv => ({
     // One snapshot per run: tools that appear or go (MCP's tools/list_changed) do not change a run under way.
     registry: registry.snapshot(),
@@ -230,7 +233,8 @@ const make = Effect.gen(function*() {
     withApprovalLock: approvalLock.withPermits(1),
     cancelRun,
     traced,
-    availability
+    availability,
+    writes
   })
 
   /** Starts a run; `withEvents: false` when nobody can listen (execute), so events are never built. */
@@ -278,7 +282,8 @@ const make = Effect.gen(function*() {
         emitter(audit, withEvents ? (event) => Queue.offer(events, Exit.succeed(event)) : undefined),
         Effect.suspend(() => cancelOthers),
         yield* isTracing,
-        availabilityCache()
+        availabilityCache(),
+        makeWriteLog()
       )
 
       /** Records an outcome, releases the calls that waited for it, and delivers outcomes in model order. */

@@ -33,7 +33,7 @@ import type { RegisteredTool, ToolRegistry } from "../../Catalog/ToolRegistry.js
 import type { ToolHooks } from "../../Hooks/ToolHooks.js"
 import type { ApprovalRequest, Approver } from "../../Permission/Approver.js"
 import { ApprovalAnswer } from "../../Permission/Approver.js"
-import type { HookOpinion, PermissionPolicy, PolicyRequest } from "../../Permission/PermissionPolicy.js"
+import type { HookOpinion, PermissionPolicy, PolicyRequest, PolicyVerdict } from "../../Permission/PermissionPolicy.js"
 import type { ResultStore } from "../../Session/ResultStore.js"
 import * as Errors from "../../Tool/Errors.js"
 import { inputIssues } from "../../Tool/Errors.js"
@@ -49,6 +49,7 @@ import { ToolEvent } from "../Events.js"
 import type { RuntimeSettings } from "../RuntimeConfig.js"
 import { applyBudget } from "./budget.js"
 import { continueWith as andThen, continueWithExit as onExit } from "./continuation.js"
+import type { WriteLog } from "./freshness.js"
 import { numericStringsAsNumbers } from "./numericStrings.js"
 
 /** The services and shared state one turn's calls run with. */
@@ -77,7 +78,17 @@ export interface PipelineEnv {
    * {@link availabilityCache}).
    */
   readonly availability: (tool: RegisteredTool) => Effect.Effect<Availability>
+  /**
+   * When each call of the run was planned and which calls may be writing (`freshness.ts`): a call planned before an
+   * earlier call may have written is planned again before its gate and before it executes. Absent for a call that
+   * runs alone (nothing of its turn runs before it).
+   */
+  readonly writes?: WriteLog | undefined
 }
+
+/** Records when an invocation was planned (see {@link PipelineEnv.writes}). */
+const stamped = (env: PipelineEnv, invocation: AnyInvocation): AnyInvocation =>
+  env.writes === undefined ? invocation : env.writes.planned(invocation)
 
 const disabledWhenUnsure = (check: Effect.Effect<Availability>): Effect.Effect<Availability> =>
   Effect.catchAllCause(check, () => Effect.succeed(Availability.disabled("its availability check failed")))
@@ -289,7 +300,7 @@ const decodeAndPlan = (
     // Inside the try: a schema's own filter or transform may throw, and so may a tool's traits or claims.
     const decoded = decodeInput(tool, toolUse.input)
     if (Either.isLeft(decoded)) return Effect.map(failed(env, named, decoded.left), Either.left)
-    const invocation = tool.service.plan(decoded.right)
+    const invocation = stamped(env, tool.service.plan(decoded.right))
     return Effect.succeed(Either.right({ toolUse, tool, invocation, receivedAt, timeout }))
   } catch (thrown) {
     const cause = Cause.die(thrown)
@@ -311,21 +322,28 @@ const rejected = (tool: string, error: { readonly message: string }) =>
   new Errors.ValidationFailed({ tool, message: error.message })
 
 /** Plans an input the call has not been planned for yet (the same input keeps its invocation). */
-const replan = (prepared: Prepared, invocation: AnyInvocation, input: unknown): AnyInvocation =>
-  input === invocation.input ? invocation : prepared.tool.service.plan(input)
+const replan = (env: PipelineEnv, prepared: Prepared, invocation: AnyInvocation, input: unknown): AnyInvocation =>
+  input === invocation.input ? invocation : stamped(env, prepared.tool.service.plan(input))
+
+/**
+ * The invocation planned again when something may have written since it was planned (its plan read a world that may
+ * have changed: symlinks, `cd` targets, globs, real paths), else the same one.
+ */
+const refreshed = (env: PipelineEnv, prepared: Prepared, invocation: AnyInvocation): AnyInvocation =>
+  env.writes?.isStale(invocation) === true ? stamped(env, prepared.tool.service.plan(invocation.input)) : invocation
 
 /** Decode a rewritten input (from a hook or a person), validate it again, and plan it. */
 const redecode = (
-  { context, prepared }: Stage,
+  { context, env, prepared }: Stage,
   raw: unknown
 ): Effect.Effect<AnyInvocation, Errors.InvalidInput | Errors.ValidationFailed> =>
   Either.match(decodeInput(prepared.tool, raw), {
     onLeft: (error) => Effect.fail(error),
     onRight: (input) => {
-      const planned = prepared.tool.service.plan(input)
+      const planned = stamped(env, prepared.tool.service.plan(input))
       return Effect.map(
         Effect.mapError(planned.validate(context), (e) => rejected(prepared.tool.definition.name, e)),
-        (validated) => replan(prepared, planned, validated)
+        (validated) => replan(env, prepared, planned, validated)
       )
     }
   })
@@ -345,60 +363,85 @@ const evaluateTraced = (env: PipelineEnv, request: PolicyRequest) =>
 interface Authorised {
   readonly decision: Decision
   readonly invocation: AnyInvocation
+  /** The policy's verdict the decision answers: a call planned again is decided again only when its verdict differs. */
+  readonly verdict: PolicyVerdict
+  /** The hooks' opinion the call was decided with. */
+  readonly hook: HookOpinion | undefined
 }
+
+/** The policy's verdict on an invocation: the tool's own check first, then the policy. */
+const verdictOf = (
+  stage: Stage,
+  invocation: AnyInvocation,
+  hook: HookOpinion | undefined,
+  allowedInput?: DecisionReason
+): Effect.Effect<PolicyVerdict> =>
+  andThen(
+    invocation.checkPermissions(stage.context),
+    (toolCheck) =>
+      evaluateTraced(stage.env, {
+        definition: stage.prepared.tool.definition,
+        invocation,
+        toolCheck,
+        hook,
+        context: stage.context,
+        ...(allowedInput === undefined ? {} : { allowedInput })
+      })
+  )
 
 /** The permission stage: the tool's own check, then the policy's verdict, then the approver when it asks. */
 const authorise = (
   stage: Stage,
   invocation: AnyInvocation,
   hook: HookOpinion | undefined
+): Effect.Effect<Authorised, Errors.InvalidInput | Errors.ValidationFailed> =>
+  andThen(verdictOf(stage, invocation, hook), (verdict) => settleVerdict(stage, invocation, hook, verdict))
+
+/** A verdict as a decision: allow and deny at once, ask through the approver. */
+const settleVerdict = (
+  stage: Stage,
+  invocation: AnyInvocation,
+  hook: HookOpinion | undefined,
+  verdict: PolicyVerdict
 ): Effect.Effect<Authorised, Errors.InvalidInput | Errors.ValidationFailed> => {
-  const { context, env, prepared } = stage
-  const { definition } = prepared.tool
-  return andThen(
-    invocation.checkPermissions(context),
-    (toolCheck) =>
-      andThen(
-        evaluateTraced(env, {
-          definition,
-          invocation,
-          toolCheck,
-          hook,
-          context
-        }),
-        (verdict) => {
-          switch (verdict._tag) {
-            case "Allow":
-              return Exit.succeed({
-                decision: Decision.Allow({ reason: verdict.reason }),
-                invocation: verdict.updatedInput === undefined
-                  ? invocation
-                  : replan(prepared, invocation, verdict.updatedInput)
-              })
-            case "Deny":
-              return Exit.succeed({
-                decision: Decision.Deny({ reason: verdict.reason, message: verdict.message }),
-                invocation
-              })
-            case "Ask":
-              return askPerson(stage, invocation, verdict.message, verdict.suggestions, verdict.reason)
-          }
-        }
-      )
-  )
+  switch (verdict._tag) {
+    case "Allow":
+      return Exit.succeed({
+        decision: Decision.Allow({ reason: verdict.reason }),
+        invocation: verdict.updatedInput === undefined
+          ? invocation
+          : replan(stage.env, stage.prepared, invocation, verdict.updatedInput),
+        verdict,
+        hook
+      })
+    case "Deny":
+      return Exit.succeed({
+        decision: Decision.Deny({ reason: verdict.reason, message: verdict.message }),
+        invocation,
+        verdict,
+        hook
+      })
+    case "Ask":
+      return askPerson(stage, invocation, verdict, hook)
+  }
 }
+
+/** Whether two verdicts make the same decision: same answer, for the same reason, with the same message. */
+const sameVerdict = (a: PolicyVerdict, b: PolicyVerdict): boolean =>
+  a._tag === b._tag && describeReason(a.reason) === describeReason(b.reason) &&
+  (a._tag === "Allow" || b._tag === "Allow" || a.message === b.message)
 
 /** Puts an Ask to the approver (one question at a time) and turns the answer into a decision. */
 const askPerson = (
   stage: Stage,
   invocation: AnyInvocation,
-  message: string,
-  suggestions: ReadonlyArray<string>,
-  reason: DecisionReason
-) =>
+  verdict: Extract<PolicyVerdict, { readonly _tag: "Ask" }>,
+  hook: HookOpinion | undefined
+): Effect.Effect<Authorised, Errors.InvalidInput | Errors.ValidationFailed> =>
   Effect.gen(function*() {
     const { env, prepared } = stage
     const { definition } = prepared.tool
+    const { message, reason, suggestions } = verdict
     const input = invocation.input
     const request: ApprovalRequest = {
       toolUseId: prepared.toolUse.id,
@@ -433,37 +476,45 @@ const askPerson = (
         return answer
       })
     )
+    const allowed = (reason: DecisionReason): Authorised => ({
+      decision: Decision.Allow({ reason }),
+      invocation,
+      verdict,
+      hook
+    })
     return yield* ApprovalAnswer.$match(answer, {
-      AllowOnce: () =>
-        Effect.succeed<Authorised>({
-          decision: Decision.Allow({ reason: DecisionReason.User({ scope: "once" }) }),
-          invocation
-        }),
+      AllowOnce: () => Effect.succeed(allowed(DecisionReason.User({ scope: "once" }))),
       AllowAuto: ({ approver, reason }) =>
-        Effect.succeed<Authorised>({
-          decision: Decision.Allow({ reason: DecisionReason.Classifier({ approver, message: reason }) }),
-          invocation
-        }),
+        Effect.succeed(allowed(DecisionReason.Classifier({ approver, message: reason }))),
       AllowSession: ({ rules }) =>
-        Effect.as(env.policy.remember(rules, "session").pipe(Effect.ignoreLogged), {
-          decision: Decision.Allow({ reason: DecisionReason.User({ scope: "session" }) }),
-          invocation
-        }),
+        Effect.as(
+          env.policy.remember(rules, "session").pipe(Effect.ignoreLogged),
+          allowed(DecisionReason.User({ scope: "session" }))
+        ),
       AllowAlways: ({ rules }) =>
-        Effect.as(env.policy.remember(rules, "always").pipe(Effect.ignoreLogged), {
-          decision: Decision.Allow({ reason: DecisionReason.User({ scope: "always" }) }),
-          invocation
-        }),
+        Effect.as(
+          env.policy.remember(rules, "always").pipe(Effect.ignoreLogged),
+          allowed(DecisionReason.User({ scope: "always" }))
+        ),
       Deny: ({ cancelRun, message: text = "The user doesn't want to proceed with this tool use." }) =>
         Effect.as(cancelRun ? env.cancelRun : Effect.void, {
           decision: Decision.Deny({ reason: DecisionReason.User({ scope: "once", message: text }), message: text }),
-          invocation
+          invocation,
+          verdict,
+          hook
         }),
+      // An edited input is a new input: the policy decides it again (deny rules, ask rules, safety checks, plan mode,
+      // the tool's own check), the person's allow counting only as an allow for exactly that input. What still asks
+      // is put to the approver again, with the edited input.
       Edit: (edit) =>
-        Effect.map(redecode(stage, edit.input), (edited) => ({
-          decision: Decision.Allow({ reason: DecisionReason.User({ scope: "once", message: "edited the input" }) }),
-          invocation: edited
-        }))
+        Effect.flatMap(
+          redecode(stage, edit.input),
+          (edited) =>
+            Effect.flatMap(
+              verdictOf(stage, edited, undefined, DecisionReason.User({ scope: "once", message: "edited the input" })),
+              (again) => settleVerdict(stage, edited, undefined, again)
+            )
+        )
     })
   })
 
@@ -605,10 +656,12 @@ const runStages = (
     failed(env, base(), new Errors.Interrupted({ tool: name, started: trace.startedAt !== undefined }))
   // -- gate: validate -> PreToolUse hooks -> permission, planning again whenever the input changes ---------------
   const gate = () => {
+    // Planned when it arrived; a call before it may have written since (its plan would describe another world).
+    const current = refreshed(env, prepared, prepared.invocation)
     const validation = onExit(
-      prepared.invocation.validate(context),
+      current.validate(context),
       (exit): Effect.Effect<AnyInvocation, Errors.ValidationFailed> => {
-        if (Exit.isSuccess(exit)) return Exit.succeed(replan(prepared, prepared.invocation, exit.value))
+        if (Exit.isSuccess(exit)) return Exit.succeed(replan(env, prepared, current, exit.value))
         return exit.cause._tag === "Fail"
           ? Exit.fail(rejected(name, exit.cause.error))
           : Exit.failCause(exit.cause as Cause.Cause<never>)
@@ -641,8 +694,15 @@ const runStages = (
   // -- after the gate: the decision, readmission when the executed input claims more, then execution ------------
   const afterGate = (
     passed: Authorised & { readonly additionalContext: ReadonlyArray<string> }
+  ): Effect.Effect<Outcome | Parked> => decided(passed, passed.additionalContext, 0)
+
+  /** A decision made: recorded and announced, then denied, or on to admission. */
+  const decided = (
+    authorised: Authorised,
+    additionalContext: ReadonlyArray<string>,
+    rechecks: number
   ): Effect.Effect<Outcome | Parked> => {
-    const { additionalContext, decision, invocation } = passed
+    const { decision, invocation } = authorised
     if (invocation !== prepared.invocation) trace.ui = safeUi(() => invocation.renderUse(), name)
     trace.executedInput = invocation.input
     trace.decision = decision
@@ -656,30 +716,63 @@ const runStages = (
             new Errors.PermissionDenied({ tool: name, reason: deniedText(decision) })
           )
         }
-        return proceed(invocation, additionalContext)
+        return proceed(authorised, additionalContext, rechecks)
       }
     )
   }
 
+  // -- re-check: a plan made before something may have written is made again and, if it needs another decision,
+  // decided again (asking again if it now asks). Bounded: a decision that keeps changing is re-checked at most
+  // MAX_RECHECKS times, the last one standing.
+  const recheck = (
+    authorised: Authorised,
+    fresh: AnyInvocation,
+    additionalContext: ReadonlyArray<string>,
+    rechecks: number
+  ): Effect.Effect<Outcome | Parked> =>
+    andThen(verdictOf(stage, fresh, authorised.hook), (verdict): Effect.Effect<Outcome | Parked> => {
+      if (sameVerdict(verdict, authorised.verdict)) {
+        return admitted({ ...authorised, invocation: fresh }, additionalContext)
+      }
+      return onExit(settleVerdict(stage, fresh, authorised.hook, verdict), (settled) =>
+        Exit.isSuccess(settled)
+          ? decided(settled.value, additionalContext, rechecks + 1)
+          : settled.cause._tag === "Fail"
+          ? failed(env, base(additionalContext), settled.cause.error)
+          : Exit.failCause(settled.cause as Cause.Cause<never>))
+    })
+
   // -- admission: execute now, or park until the scheduler lets the call go on ----------------------------------
   const proceed = (
-    invocation: AnyInvocation,
+    authorised: Authorised,
+    additionalContext: ReadonlyArray<string>,
+    rechecks: number
+  ): Effect.Effect<Outcome | Parked> => {
+    const fresh = rechecks >= MAX_RECHECKS ? authorised.invocation : refreshed(env, prepared, authorised.invocation)
+    if (fresh !== authorised.invocation) return recheck(authorised, fresh, additionalContext, rechecks)
+    return admitted(authorised, additionalContext)
+  }
+  const admitted = (
+    authorised: Authorised,
     additionalContext: ReadonlyArray<string>
   ): Effect.Effect<Outcome | Parked> => {
+    const invocation = authorised.invocation
     if (!admission.admit(invocation)) return execute(invocation, additionalContext)
     const parked: Parked = {
       _tag: "Parked",
-      resume: traced(env, prepared, Effect.suspend(() => guardedProceed(invocation, additionalContext)))
+      // Parked, the call waits for others, which may write: it is checked again when it resumes.
+      resume: traced(env, prepared, Effect.suspend(() => guardedProceed(authorised, additionalContext, 0)))
     }
     return Exit.succeed(parked)
   }
   const guardedProceed = (
-    invocation: AnyInvocation,
-    additionalContext: ReadonlyArray<string>
+    authorised: Authorised,
+    additionalContext: ReadonlyArray<string>,
+    rechecks: number
   ): Effect.Effect<Outcome | Parked> => {
     let effect: Effect.Effect<Outcome | Parked>
     try {
-      effect = proceed(invocation, additionalContext)
+      effect = proceed(authorised, additionalContext, rechecks)
     } catch (thrown) {
       return defect(Cause.die(thrown))
     }
@@ -703,8 +796,11 @@ const runStages = (
           at: startedAt
         })
       ),
-      () =>
-        onExit(callWithTimeout(invocation), (ran) => {
+      () => {
+        // A call that may write moves the run's write log (plans made meanwhile are made again before they run).
+        const ended = env.writes?.begin(tool.definition, invocation)
+        return onExit(callWithTimeout(invocation), (ran) => {
+          ended?.()
           if (Exit.isFailure(ran)) {
             return ran.cause._tag === "Fail"
               ? failed(env, base(additionalContext), ran.cause.error)
@@ -731,6 +827,7 @@ const runStages = (
               )
           )
         })
+      }
     )
   }
 
@@ -765,6 +862,9 @@ const runStages = (
     ? flow
     : Effect.catchAllCause(flow, (cause) => (Cause.isInterruptedOnly(cause) ? selfInterrupted() : defect(cause)))
 }
+
+/** How many times in a row a call's decision may change because its plan was made again (see `recheck`). */
+const MAX_RECHECKS = 3
 
 const deniedText = (decision: Extract<Decision, { _tag: "Deny" }>): string => {
   const reason = describeReason(decision.reason)
