@@ -36,6 +36,8 @@ import type { ToolUseBlock } from "../Tool/Wire.js"
 import { AuditLog } from "./AuditLog.js"
 import { ToolEvent } from "./Events.js"
 import { continueWith as andThen } from "./internal/continuation.js"
+import { makeWriteLog } from "./internal/freshness.js"
+import type { WriteLog } from "./internal/freshness.js"
 import {
   availabilityCache,
   availabilityOnce,
@@ -49,8 +51,6 @@ import {
   tracesCalls
 } from "./internal/pipeline.js"
 import type { Admission, AnyInvocation, Parked, PipelineEnv, Prepared, Trace } from "./internal/pipeline.js"
-import { makeWriteLog } from "./internal/freshness.js"
-import type { WriteLog } from "./internal/freshness.js"
 import { DependencyGraph, isExclusive, makeNode, widens } from "./internal/scheduler.js"
 import type { Node, SchedulingMode } from "./internal/scheduler.js"
 import { assemble } from "./Preview.js"

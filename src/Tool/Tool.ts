@@ -405,6 +405,12 @@ export interface RuleContext {
   readonly cwd: string
   readonly home: string
   readonly ruleDirectory: string | undefined
+  /**
+   * The kind of rule being matched (absent: read it as a deny rule would be). A path tool matches an allow rule on
+   * the real path only (`Read(./src/**)` does not grant `src/link -> /outside`), and a deny or ask rule on any
+   * spelling of the path.
+   */
+  readonly behavior?: "allow" | "ask" | "deny" | undefined
 }
 
 /**

@@ -185,7 +185,7 @@ const pathMatcher = (index: RuleIndex, rule: IndexedContentRule, env: PolicyEnvi
 const ruleContext = (index: RuleIndex, rule: IndexedContentRule, env: PolicyEnvironment): RuleContext => {
   let context = index.contexts.get(rule)
   if (context === undefined) {
-    context = { cwd: env.cwd, home: env.home, ruleDirectory: rule.ruleDirectory }
+    context = { cwd: env.cwd, home: env.home, ruleDirectory: rule.ruleDirectory, behavior: rule.behavior }
     index.contexts.set(rule, context)
   }
   return context
