@@ -14,6 +14,7 @@ import { compilePathPattern } from "../../Permission/PathPattern.js"
 import type { FileAccess, FileInfo } from "../../Session/FileAccess.js"
 import { realPathSync } from "../../Session/Workspace.js"
 import type { ResolvedPath, Workspace } from "../../Session/Workspace.js"
+import { realPathOfMissing } from "../../Shared/realPath.js"
 import { PermissionCheck } from "../../Tool/Permission.js"
 import { printRule } from "../../Tool/Rule.js"
 import { Claim } from "../../Tool/Tool.js"
@@ -39,15 +40,11 @@ export const resolveSync = (
  * The real path a call is planned on, through a {@link FileAccess} (symlinks resolved through the nearest existing
  * ancestor, as `Workspace.resolve` does), synchronously: `plan` binds it and the call opens exactly that file.
  */
-export const plannedRealPath = (access: FileAccess["Type"], path: string, cwd: string, home: string): string => {
-  const realOf = (absolute: string): string => {
-    const real = access.realPathSync(absolute)
-    if (real !== undefined) return real
-    const parent = nodePath.dirname(absolute)
-    return parent === absolute ? absolute : nodePath.join(realOf(parent), nodePath.basename(absolute))
-  }
-  return realOf(nodePath.resolve(cwd, expandHome(path, home)))
-}
+export const plannedRealPath = (access: FileAccess["Type"], path: string, cwd: string, home: string): string =>
+  realPathOfMissing(nodePath.resolve(cwd, expandHome(path, home)), {
+    realPath: access.realPathSync,
+    readLink: access.readLinkSync
+  })
 
 /** The claim resource of a file or directory: `file:` and its real path. */
 export const fileResource = (path: string, cwd: string, home: string): string =>
