@@ -161,6 +161,11 @@ export type FunctionHook =
 export interface SettingsHooks {
   readonly path: string
   readonly hooks: HooksSettings | undefined
+  /**
+   * The file is a repository's the person has not trusted: its hooks are not run, and a call any of them matches
+   * (by matcher and `if`, whatever its event) asks, naming the hook.
+   */
+  readonly untrusted?: boolean | undefined
 }
 
 /**
@@ -601,6 +606,32 @@ const hookName = (hook: HookDefinition): string => {
   }
 }
 
+/**
+ * A hook of an untrusted project file: never run; before a call it matches (whatever its own event), it asks, with a
+ * reason naming the hook and the file.
+ */
+const untrustedHook = (
+  matches: (toolName: string) => boolean,
+  condition: PermissionRule | undefined,
+  name: string,
+  file: string,
+  field: string
+): CompiledHook => ({
+  event: "PreToolUse",
+  name,
+  matches,
+  condition,
+  pre: () =>
+    Effect.succeed(preAnswer(name, {
+      opinion: {
+        behavior: "ask",
+        message:
+          `The hook ${name} (${file}: ${field}) matches this call and was not run: the project is not trusted. Approve only if the call may run without it (or trust the project with --trust-project).`
+      }
+    })),
+  post: () => Effect.succeed(noPost(name, []))
+})
+
 /** A hook that runs outside the program (a command, an HTTP endpoint, a model), read the way command hooks are. */
 const externalHook = (
   event: HookEvent,
@@ -782,10 +813,18 @@ export const optionsFromSettings = (
   const urls = union((loaded) => loaded.settings.allowedHttpHookUrls)
   const vars = union((loaded) => loaded.settings.httpHookAllowedEnvVars)
   const disabled = settings.some((loaded) => loaded.settings.disableAllHooks === true)
-  return {
-    settingsFiles: disabled
+  // An untrusted file's hooks stay listed, marked, even when another file sets disableAllHooks (an untrusted file's
+  // disableAllHooks is never applied): a guard the repository meant is never silently dropped.
+  const untrusted = settings.flatMap((loaded): ReadonlyArray<SettingsHooks> =>
+    loaded.untrustedHooks === undefined
       ? []
-      : settings.map((loaded) => ({ path: loaded.source.path, hooks: loaded.settings.hooks })),
+      : [{ path: loaded.source.path, hooks: loaded.untrustedHooks, untrusted: true }]
+  )
+  return {
+    settingsFiles: [
+      ...(disabled ? [] : settings.map((loaded) => ({ path: loaded.source.path, hooks: loaded.settings.hooks }))),
+      ...untrusted
+    ],
     ...(urls === undefined ? {} : { allowedHttpHookUrls: urls }),
     ...(vars === undefined ? {} : { httpHookAllowedEnvVars: vars })
   }
@@ -804,6 +843,7 @@ export const hookWarnings = (
 ): ReadonlyArray<string> => {
   const warnings: Array<string> = []
   for (const file of settingsFilesOf(options)) {
+    if (file.untrusted === true) continue
     for (const event of HOOK_EVENTS) {
       const groups = file.hooks?.[event] ?? []
       const count = groups.reduce((n, group) => n + group.hooks.length, 0)
@@ -925,7 +965,17 @@ export const make = (options: HooksOptions): Effect.Effect<ToolHooks["Type"], Ho
                   file: file.path,
                   field: field("hooks", j, "if")
                 }))
-            hooks.push(externalHook(event, matches, condition, hook, settings))
+            hooks.push(
+              file.untrusted === true
+                ? untrustedHook(
+                  matches,
+                  condition,
+                  hookName(hook),
+                  file.path,
+                  formatPath(["hooks", event, i, "hooks", j])
+                )
+                : externalHook(event, matches, condition, hook, settings)
+            )
           }
         }
       }

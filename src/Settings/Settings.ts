@@ -369,6 +369,11 @@ export interface LoadedSettings {
   readonly rules: ReadonlyArray<SourcedRule>
   readonly warnings: ReadonlyArray<SettingsWarning>
   readonly trusted: boolean
+  /**
+   * The hooks of an untrusted repository file, set aside: they are not run, and not ignored either (a call they
+   * match asks, naming the hook: see `Hooks.optionsFromSettings`).
+   */
+  readonly untrustedHooks?: HooksSettings | undefined
 }
 
 /**
@@ -928,6 +933,7 @@ export const applyTrust = (
   let rules = loaded.rules
   let hooks = loaded.settings.hooks
   let directories = permissions?.additionalDirectories
+  let setAside: HooksSettings | undefined
   const isGranted = (rule: SourcedRule) => rule.behavior === "allow" && granted.has(printRule(rule.rule))
   if (!trusted) {
     const allows = rules.filter((rule) => rule.behavior === "allow" && !isGranted(rule)).length
@@ -941,7 +947,13 @@ export const applyTrust = (
     }
     rules = rules.filter((rule) => rule.behavior !== "allow" || isGranted(rule))
     if (hooks !== undefined && HOOK_EVENTS.some((event) => (hooks?.[event]?.length ?? 0) > 0)) {
-      untrusted("hooks", "hooks")
+      warnings.push({
+        file,
+        field: "hooks",
+        message:
+          "hooks not run: this project is not trusted (run with --trust-project, or add it to trustedProjects in ~/.claude/settings.json); every call they match asks"
+      })
+      setAside = hooks
     }
     hooks = undefined
     if (directories !== undefined && directories.length > 0) {
@@ -965,7 +977,14 @@ export const applyTrust = (
       }
     })
   }
-  return { ...loaded, settings, rules, warnings, trusted }
+  return {
+    ...loaded,
+    settings,
+    rules,
+    warnings,
+    trusted,
+    ...(setAside === undefined ? {} : { untrustedHooks: setAside })
+  }
 }
 
 // -----------------------------------------------------------------------------
