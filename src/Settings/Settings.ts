@@ -951,7 +951,7 @@ export const applyTrust = (
         file,
         field: "hooks",
         message:
-          "hooks not run: this project is not trusted (run with --trust-project, or add it to trustedProjects in ~/.claude/settings.json); every call they match asks"
+          "hooks not applied: this project is not trusted (run with --trust-project, or add it to trustedProjects in ~/.claude/settings.json); they are not run, and every call they match asks"
       })
       setAside = hooks
     }
