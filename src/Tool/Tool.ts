@@ -395,8 +395,8 @@ export type RuleMatch<R> =
   | { readonly _tag: "NoMatch"; readonly detail?: string | undefined }
 
 /**
- * What a tool needs to interpret a rule's content: where relative patterns are anchored. For `matchesRule`,
- * `ruleDirectory` is the directory of the settings file the rule came from.
+ * What a tool needs to interpret a rule's content: where relative patterns are anchored (`ruleDirectory`: the directory
+ * of the rule's settings file), and the rule's `behavior` (absent: read as a deny): allow rules grant real paths only.
  *
  * @since 0.1.0
  * @category models
@@ -405,11 +405,6 @@ export interface RuleContext {
   readonly cwd: string
   readonly home: string
   readonly ruleDirectory: string | undefined
-  /**
-   * The kind of rule being matched (absent: read it as a deny rule would be). A path tool matches an allow rule on
-   * the real path only (`Read(./src/**)` does not grant `src/link -> /outside`), and a deny or ask rule on any
-   * spelling of the path.
-   */
   readonly behavior?: "allow" | "ask" | "deny" | undefined
 }
 

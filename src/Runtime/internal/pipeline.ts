@@ -25,20 +25,17 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
-import type * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Tracer from "effect/Tracer"
 import type { RegisteredTool, ToolRegistry } from "../../Catalog/ToolRegistry.js"
 import type { ToolHooks } from "../../Hooks/ToolHooks.js"
-import type { ApprovalRequest, Approver } from "../../Permission/Approver.js"
-import { ApprovalAnswer } from "../../Permission/Approver.js"
-import type { HookOpinion, PermissionPolicy, PolicyRequest, PolicyVerdict } from "../../Permission/PermissionPolicy.js"
+import type { Approver } from "../../Permission/Approver.js"
+import type { PermissionPolicy } from "../../Permission/PermissionPolicy.js"
 import type { ResultStore } from "../../Session/ResultStore.js"
 import * as Errors from "../../Tool/Errors.js"
-import { inputIssues } from "../../Tool/Errors.js"
 import type { Outcome, Status } from "../../Tool/Outcome.js"
-import { Decision, DecisionReason, describeReason } from "../../Tool/Permission.js"
+import type { Decision } from "../../Tool/Permission.js"
+import { describeReason } from "../../Tool/Permission.js"
 import { toText, UiBlock } from "../../Tool/Presentation.js"
 import { alwaysEnabled, Availability } from "../../Tool/Tool.js"
 import type * as Tool from "../../Tool/Tool.js"
@@ -50,7 +47,19 @@ import type { RuntimeSettings } from "../RuntimeConfig.js"
 import { applyBudget } from "./budget.js"
 import { continueWith as andThen, continueWithExit as onExit } from "./continuation.js"
 import type { WriteLog } from "./freshness.js"
-import { numericStringsAsNumbers } from "./numericStrings.js"
+import {
+  authorise,
+  decodeInput,
+  redecode,
+  refreshed,
+  rejected,
+  replan,
+  sameVerdict,
+  settleVerdict,
+  stamped,
+  verdictOf
+} from "./permissionStage.js"
+import type { Authorised, Stage } from "./permissionStage.js"
 
 /** The services and shared state one turn's calls run with. */
 export interface PipelineEnv {
@@ -85,10 +94,6 @@ export interface PipelineEnv {
    */
   readonly writes?: WriteLog | undefined
 }
-
-/** Records when an invocation was planned (see {@link PipelineEnv.writes}). */
-const stamped = (env: PipelineEnv, invocation: AnyInvocation): AnyInvocation =>
-  env.writes === undefined ? invocation : env.writes.planned(invocation)
 
 const disabledWhenUnsure = (check: Effect.Effect<Availability>): Effect.Effect<Availability> =>
   Effect.catchAllCause(check, () => Effect.succeed(Availability.disabled("its availability check failed")))
@@ -135,28 +140,6 @@ export interface Prepared {
   readonly receivedAt: number
   /** A per-call timeout overriding the tool's default. */
   readonly timeout: Duration.Duration | undefined
-}
-
-const decodeOptions = { errors: "all", onExcessProperty: "error" } as const
-
-type Decoder = (raw: unknown) => Either.Either<unknown, ParseResult.ParseIssue>
-
-/** One decoder per input schema, built on first use: building it is a measurable share of a trivial call. */
-const decoders = new WeakMap<object, Decoder>()
-
-const decodeInput = (tool: RegisteredTool, raw: unknown): Either.Either<unknown, Errors.InvalidInput> => {
-  const schema = tool.definition.input as Schema.Schema<unknown, unknown>
-  let decode = decoders.get(schema)
-  if (decode === undefined) {
-    decode = ParseResult.decodeUnknownEither(schema, decodeOptions)
-    decoders.set(schema, decode)
-  }
-  // Numbers as models send them ("offset": "1"), read as Claude Code reads them: see numericStrings.
-  const input = numericStringsAsNumbers(schema.ast, raw)
-  return Either.mapLeft(
-    decode(input),
-    (issue) => new Errors.InvalidInput({ tool: tool.definition.name, issues: inputIssues(input, issue) })
-  )
 }
 
 const statusOf = (error: Errors.ToolCallError): Status => {
@@ -310,213 +293,6 @@ const decodeAndPlan = (
     )
   }
 }
-
-/** What the model-facing stages need to know about one prepared call. */
-interface Stage {
-  readonly env: PipelineEnv
-  readonly prepared: Prepared
-  readonly context: CallContext
-}
-
-const rejected = (tool: string, error: { readonly message: string }) =>
-  new Errors.ValidationFailed({ tool, message: error.message })
-
-/** Plans an input the call has not been planned for yet (the same input keeps its invocation). */
-const replan = (env: PipelineEnv, prepared: Prepared, invocation: AnyInvocation, input: unknown): AnyInvocation =>
-  input === invocation.input ? invocation : stamped(env, prepared.tool.service.plan(input))
-
-/**
- * The invocation planned again when something may have written since it was planned (its plan read a world that may
- * have changed: symlinks, `cd` targets, globs, real paths), else the same one.
- */
-const refreshed = (env: PipelineEnv, prepared: Prepared, invocation: AnyInvocation): AnyInvocation =>
-  env.writes?.isStale(invocation) === true ? stamped(env, prepared.tool.service.plan(invocation.input)) : invocation
-
-/** Decode a rewritten input (from a hook or a person), validate it again, and plan it. */
-const redecode = (
-  { context, env, prepared }: Stage,
-  raw: unknown
-): Effect.Effect<AnyInvocation, Errors.InvalidInput | Errors.ValidationFailed> =>
-  Either.match(decodeInput(prepared.tool, raw), {
-    onLeft: (error) => Effect.fail(error),
-    onRight: (input) => {
-      const planned = stamped(env, prepared.tool.service.plan(input))
-      return Effect.map(
-        Effect.mapError(planned.validate(context), (e) => rejected(prepared.tool.definition.name, e)),
-        (validated) => replan(env, prepared, planned, validated)
-      )
-    }
-  })
-
-/** The policy's decision, in a span of its own (attributes: tool, tool_use id, verdict). */
-const evaluateTraced = (env: PipelineEnv, request: PolicyRequest) =>
-  !env.traced ? env.policy.evaluate(request) : Effect.withSpan(
-    Effect.tap(
-      env.policy.evaluate(request),
-      (verdict) => Effect.annotateCurrentSpan("permission.verdict", verdict._tag)
-    ),
-    "PermissionPolicy.evaluate",
-    { attributes: { "tool.name": request.definition.name, "tool_use.id": request.context.toolUseId } }
-  )
-
-/** What the permission stage settles on: the decision and the invocation to run. */
-interface Authorised {
-  readonly decision: Decision
-  readonly invocation: AnyInvocation
-  /** The policy's verdict the decision answers: a call planned again is decided again only when its verdict differs. */
-  readonly verdict: PolicyVerdict
-  /** The hooks' opinion the call was decided with. */
-  readonly hook: HookOpinion | undefined
-}
-
-/** The policy's verdict on an invocation: the tool's own check first, then the policy. */
-const verdictOf = (
-  stage: Stage,
-  invocation: AnyInvocation,
-  hook: HookOpinion | undefined,
-  allowedInput?: DecisionReason
-): Effect.Effect<PolicyVerdict> =>
-  andThen(
-    invocation.checkPermissions(stage.context),
-    (toolCheck) =>
-      evaluateTraced(stage.env, {
-        definition: stage.prepared.tool.definition,
-        invocation,
-        toolCheck,
-        hook,
-        context: stage.context,
-        ...(allowedInput === undefined ? {} : { allowedInput })
-      })
-  )
-
-/** The permission stage: the tool's own check, then the policy's verdict, then the approver when it asks. */
-const authorise = (
-  stage: Stage,
-  invocation: AnyInvocation,
-  hook: HookOpinion | undefined
-): Effect.Effect<Authorised, Errors.InvalidInput | Errors.ValidationFailed> =>
-  andThen(verdictOf(stage, invocation, hook), (verdict) => settleVerdict(stage, invocation, hook, verdict))
-
-/** A verdict as a decision: allow and deny at once, ask through the approver. */
-const settleVerdict = (
-  stage: Stage,
-  invocation: AnyInvocation,
-  hook: HookOpinion | undefined,
-  verdict: PolicyVerdict
-): Effect.Effect<Authorised, Errors.InvalidInput | Errors.ValidationFailed> => {
-  switch (verdict._tag) {
-    case "Allow":
-      return Exit.succeed({
-        decision: Decision.Allow({ reason: verdict.reason }),
-        invocation: verdict.updatedInput === undefined
-          ? invocation
-          : replan(stage.env, stage.prepared, invocation, verdict.updatedInput),
-        verdict,
-        hook
-      })
-    case "Deny":
-      return Exit.succeed({
-        decision: Decision.Deny({ reason: verdict.reason, message: verdict.message }),
-        invocation,
-        verdict,
-        hook
-      })
-    case "Ask":
-      return askPerson(stage, invocation, verdict, hook)
-  }
-}
-
-/** Whether two verdicts make the same decision: same answer, for the same reason, with the same message. */
-const sameVerdict = (a: PolicyVerdict, b: PolicyVerdict): boolean =>
-  a._tag === b._tag && describeReason(a.reason) === describeReason(b.reason) &&
-  (a._tag === "Allow" || b._tag === "Allow" || a.message === b.message)
-
-/** Puts an Ask to the approver (one question at a time) and turns the answer into a decision. */
-const askPerson = (
-  stage: Stage,
-  invocation: AnyInvocation,
-  verdict: Extract<PolicyVerdict, { readonly _tag: "Ask" }>,
-  hook: HookOpinion | undefined
-): Effect.Effect<Authorised, Errors.InvalidInput | Errors.ValidationFailed> =>
-  Effect.gen(function*() {
-    const { env, prepared } = stage
-    const { definition } = prepared.tool
-    const { message, reason, suggestions } = verdict
-    const input = invocation.input
-    const request: ApprovalRequest = {
-      toolUseId: prepared.toolUse.id,
-      toolName: definition.name,
-      input,
-      ui: invocation.renderUse(),
-      message,
-      suggestions,
-      reason,
-      classifierInput: invocation.classifierInput(),
-      risk: invocation.risk()
-    }
-    const answer = yield* env.withApprovalLock(
-      Effect.gen(function*() {
-        yield* env.emit(() =>
-          ToolEvent.PermissionRequested({
-            toolUseId: request.toolUseId,
-            request,
-            at: env.clock.unsafeCurrentTimeMillis()
-          })
-        )
-        const answer = yield* Effect.withSpan(env.approver.ask(request), "Approver.ask", {
-          attributes: { "tool.name": definition.name, "tool_use.id": request.toolUseId }
-        })
-        yield* env.emit(() =>
-          ToolEvent.PermissionAnswered({
-            toolUseId: request.toolUseId,
-            answer,
-            at: env.clock.unsafeCurrentTimeMillis()
-          })
-        )
-        return answer
-      })
-    )
-    const allowed = (reason: DecisionReason): Authorised => ({
-      decision: Decision.Allow({ reason }),
-      invocation,
-      verdict,
-      hook
-    })
-    return yield* ApprovalAnswer.$match(answer, {
-      AllowOnce: () => Effect.succeed(allowed(DecisionReason.User({ scope: "once" }))),
-      AllowAuto: ({ approver, reason }) =>
-        Effect.succeed(allowed(DecisionReason.Classifier({ approver, message: reason }))),
-      AllowSession: ({ rules }) =>
-        Effect.as(
-          env.policy.remember(rules, "session").pipe(Effect.ignoreLogged),
-          allowed(DecisionReason.User({ scope: "session" }))
-        ),
-      AllowAlways: ({ rules }) =>
-        Effect.as(
-          env.policy.remember(rules, "always").pipe(Effect.ignoreLogged),
-          allowed(DecisionReason.User({ scope: "always" }))
-        ),
-      Deny: ({ cancelRun, message: text = "The user doesn't want to proceed with this tool use." }) =>
-        Effect.as(cancelRun ? env.cancelRun : Effect.void, {
-          decision: Decision.Deny({ reason: DecisionReason.User({ scope: "once", message: text }), message: text }),
-          invocation,
-          verdict,
-          hook
-        }),
-      // An edited input is a new input: the policy decides it again (deny rules, ask rules, safety checks, plan mode,
-      // the tool's own check), the person's allow counting only as an allow for exactly that input. What still asks
-      // is put to the approver again, with the edited input.
-      Edit: (edit) =>
-        Effect.flatMap(
-          redecode(stage, edit.input),
-          (edited) =>
-            Effect.flatMap(
-              verdictOf(stage, edited, undefined, DecisionReason.User({ scope: "once", message: "edited the input" })),
-              (again) => settleVerdict(stage, edited, undefined, again)
-            )
-        )
-    })
-  })
 
 /**
  * How far a call got, written as it goes, so whoever interrupts it (a cancelled run) can still report it faithfully:
