@@ -395,8 +395,7 @@ export type RuleMatch<R> =
   | { readonly _tag: "NoMatch"; readonly detail?: string | undefined }
 
 /**
- * What a tool needs to interpret a rule's content: where relative patterns are anchored (`ruleDirectory`: the directory
- * of the rule's settings file), and the rule's `behavior` (absent: read as a deny): allow rules grant real paths only.
+ * How to read a rule's content: `ruleDirectory` anchors `/x`; `behavior` absent reads as deny (allow: real paths only).
  *
  * @since 0.1.0
  * @category models
