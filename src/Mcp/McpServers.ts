@@ -32,7 +32,7 @@ import * as Runtime from "effect/Runtime"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import { makeDynamicRegistry, ToolRegistry } from "../Catalog/ToolRegistry.js"
-import type { RegisteredTool } from "../Catalog/ToolRegistry.js"
+import type { RegisteredTool, Registry } from "../Catalog/ToolRegistry.js"
 import { Availability } from "../Tool/Tool.js"
 import type { LoadedConfig, McpConfigError, ServerConfig } from "./Config.js"
 import { McpError } from "./Errors.js"
@@ -113,6 +113,12 @@ export class McpServers extends Context.Tag("effect-tool-runtime/McpServers")<
     readonly tools: () => ReadonlyArray<RegisteredTool>
     /** Entries of the configuration that could not be used. */
     readonly configErrors: ReadonlyArray<McpConfigError>
+    /**
+     * A stand-in for `mcp__<server>__<tool>` when that server has listed no tools (still starting, down, or not
+     * trusted): calling it fails at once with the server's name and why, instead of "no such tool" (and without
+     * delaying any other call). Undefined for any other name.
+     */
+    readonly pending?: ((name: string) => RegisteredTool | undefined) | undefined
   }
 >() {
   /**
@@ -138,7 +144,7 @@ export class McpServers extends Context.Tag("effect-tool-runtime/McpServers")<
       const servers = yield* McpServers
       let lastMcp: ReadonlyArray<RegisteredTool> | undefined
       let all: ReadonlyArray<RegisteredTool> = base.tools
-      return makeDynamicRegistry(() => {
+      const dynamic = makeDynamicRegistry(() => {
         const mcp = servers.tools()
         if (mcp !== lastMcp) {
           lastMcp = mcp
@@ -146,6 +152,18 @@ export class McpServers extends Context.Tag("effect-tool-runtime/McpServers")<
         }
         return all
       })
+      const pending = servers.pending
+      if (pending === undefined) return dynamic
+      // A name of a server that has no tools yet resolves to its stand-in, in every snapshot.
+      const withPending = (registry: Registry): Registry => ({
+        get tools() {
+          return registry.tools
+        },
+        lookup: (name) => Option.orElse(registry.lookup(name), () => Option.fromNullable(pending(name))),
+        suggest: registry.suggest,
+        snapshot: () => withPending(registry.snapshot())
+      })
+      return withPending(dynamic)
     })
   )
 }
@@ -377,11 +395,48 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
         ), { concurrency: "unbounded", discard: true })
     }
 
+    /** Why a server has no tools to call, in words the model can act on. */
+    const notReady = (s: Supervised): string => {
+      switch (s.state._tag) {
+        case "Connecting":
+          return `the MCP server "${s.config.name}" is still starting (attempt ${s.state.attempt + 1}${
+            s.state.lastError === undefined ? ", no answer to initialize yet" : `: ${s.state.lastError}`
+          })`
+        case "Down":
+        case "Disabled":
+          return `the MCP server "${s.config.name}" is not running: ${s.state.reason}`
+        case "Connected":
+          return `the MCP server "${s.config.name}" has no tool by that name`
+      }
+    }
+    const pending = (name: string): RegisteredTool | undefined => {
+      const s = servers.find((server) => name.startsWith(`mcp__${server.prefix}__`) && server.tools.length === 0)
+      if (s === undefined || s.state._tag === "Connected") return undefined
+      const unavailable = Effect.sync(() => Availability.disabled(notReady(s)))
+      const stand = { name: name.slice(`mcp__${s.prefix}__`.length), inputSchema: { type: "object" as const } }
+      return adapt(
+        s.config,
+        stand,
+        name,
+        () =>
+          Effect.fail(
+            new McpError({
+              server: s.config.name,
+              reason: "Down",
+              message: notReady(s)
+            })
+          ),
+        [],
+        unavailable
+      )
+    }
+
     return {
       status: SubscriptionRef.get(statuses),
       changes: statuses.changes,
       tools: () => tools,
-      configErrors: config.errors
+      configErrors: config.errors,
+      pending
     } satisfies McpServers["Type"]
   })
 
