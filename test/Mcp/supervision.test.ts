@@ -78,7 +78,10 @@ describe("supervision", () => {
         const [outcome] = yield* ToolRuntime.execute([use("mcp__broken__anything", {})])
         // A server that never listed tools has none in the registry.
         expect(outcome?.status).toBe("error")
-        expect(resultText(outcome?.result.content)).toContain("No such tool available: mcp__broken__anything")
+        // The server is named, with why it is not there (not "no such tool").
+        expect(resultText(outcome?.result.content)).toContain(
+          "mcp__broken__anything is not available right now: the MCP server \"broken\" is not running"
+        )
       }).pipe(
         Effect.provide(
           runtimeLayer(config({ broken: { command: process.execPath, args: ["-e", "process.exit(3)"] } }), {
