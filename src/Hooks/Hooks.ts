@@ -82,7 +82,7 @@ import { formatPath } from "../Shared/issues.js"
 import { parseRule } from "../Tool/Rule.js"
 import type { PermissionRule } from "../Tool/Rule.js"
 import { combinePre } from "./internal/answers.js"
-import { externalHook, functionHook } from "./internal/compiled.js"
+import { externalHook, functionHook, hookName, untrustedHook } from "./internal/compiled.js"
 import type { CompiledHook } from "./internal/compiled.js"
 import { urlAllowed } from "./internal/remote.js"
 import type { RunSettings } from "./internal/run.js"
@@ -166,6 +166,11 @@ export type FunctionHook =
 export interface SettingsHooks {
   readonly path: string
   readonly hooks: HooksSettings | undefined
+  /**
+   * The file is a repository's the person has not trusted: its hooks are not run, and a call any of them matches
+   * (by matcher and `if`, whatever its event) asks, naming the hook.
+   */
+  readonly untrusted?: boolean | undefined
 }
 
 /**
@@ -287,10 +292,18 @@ export const optionsFromSettings = (
   const urls = union((loaded) => loaded.settings.allowedHttpHookUrls)
   const vars = union((loaded) => loaded.settings.httpHookAllowedEnvVars)
   const disabled = settings.some((loaded) => loaded.settings.disableAllHooks === true)
-  return {
-    settingsFiles: disabled
+  // An untrusted file's hooks stay listed, marked, even when another file sets disableAllHooks (an untrusted file's
+  // disableAllHooks is never applied): a guard the repository meant is never silently dropped.
+  const untrusted = settings.flatMap((loaded): ReadonlyArray<SettingsHooks> =>
+    loaded.untrustedHooks === undefined
       ? []
-      : settings.map((loaded) => ({ path: loaded.source.path, hooks: loaded.settings.hooks })),
+      : [{ path: loaded.source.path, hooks: loaded.untrustedHooks, untrusted: true }]
+  )
+  return {
+    settingsFiles: [
+      ...(disabled ? [] : settings.map((loaded) => ({ path: loaded.source.path, hooks: loaded.settings.hooks }))),
+      ...untrusted
+    ],
     ...(urls === undefined ? {} : { allowedHttpHookUrls: urls }),
     ...(vars === undefined ? {} : { httpHookAllowedEnvVars: vars })
   }
@@ -309,6 +322,7 @@ export const hookWarnings = (
 ): ReadonlyArray<string> => {
   const warnings: Array<string> = []
   for (const file of settingsFilesOf(options)) {
+    if (file.untrusted === true) continue
     for (const event of HOOK_EVENTS) {
       const groups = file.hooks?.[event] ?? []
       const count = groups.reduce((n, group) => n + group.hooks.length, 0)
@@ -398,7 +412,17 @@ export const make = (options: HooksOptions): Effect.Effect<ToolHooks["Type"], Ho
                   file: file.path,
                   field: field("hooks", j, "if")
                 }))
-            hooks.push(externalHook(event, matches, condition, hook, settings))
+            hooks.push(
+              file.untrusted === true
+                ? untrustedHook(
+                  matches,
+                  condition,
+                  hookName(hook),
+                  file.path,
+                  formatPath(["hooks", event, i, "hooks", j])
+                )
+                : externalHook(event, matches, condition, hook, settings)
+            )
           }
         }
       }

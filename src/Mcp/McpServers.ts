@@ -416,6 +416,7 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
         ), { concurrency: "unbounded", discard: true })
     }
 
+    /** Why a server has no tools to call, in words the model can act on. */
     return {
       status: SubscriptionRef.get(statuses),
       changes: statuses.changes,

@@ -45,6 +45,12 @@ export interface PolicyRequest {
   readonly toolCheck: PermissionCheck<unknown>
   readonly hook: HookOpinion | undefined
   readonly context: CallContext
+  /**
+   * A person (or an automatic approver) edited the input and allowed the edited one: for exactly this input it counts
+   * as an allow rule would (it answers "no rule allows this" and the tool's overridable asks); deny rules, ask rules,
+   * safety checks, plan mode and the tool's non-overridable asks still apply, and what they ask is asked again.
+   */
+  readonly allowedInput?: DecisionReason | undefined
 }
 
 /**
@@ -111,7 +117,13 @@ export class PermissionPolicy extends Context.Tag("effect-tool-runtime/Permissio
  */
 export class PolicyUpdateError extends Data.TaggedError("PolicyUpdateError")<{ readonly message: string }> {}
 
-const toolOnlyVerdict = ({ definition, hook, toolCheck }: PolicyRequest): PolicyVerdict => {
+const toolOnlyVerdict = ({ allowedInput, definition, hook, toolCheck }: PolicyRequest): PolicyVerdict => {
+  if (
+    allowedInput !== undefined && hook?.behavior !== "deny" && toolCheck._tag !== "Deny" &&
+    !(toolCheck._tag === "Ask" && toolCheck.overridable === false)
+  ) {
+    return PolicyVerdict.Allow({ reason: allowedInput })
+  }
   if (hook?.behavior === "deny") {
     return PolicyVerdict.Deny({
       reason: DecisionReason.Hook({ hook: hook.hook, message: hook.message }),

@@ -36,6 +36,8 @@ import type { ToolUseBlock } from "../Tool/Wire.js"
 import { AuditLog } from "./AuditLog.js"
 import { ToolEvent } from "./Events.js"
 import { continueWith as andThen } from "./internal/continuation.js"
+import { makeWriteLog } from "./internal/freshness.js"
+import type { WriteLog } from "./internal/freshness.js"
 import {
   availabilityCache,
   availabilityOnce,
@@ -261,7 +263,8 @@ const make = Effect.gen(function*() {
     emit: PipelineEnv["emit"],
     cancelRun: Effect.Effect<void>,
     traced: boolean,
-    availability: PipelineEnv["availability"]
+    availability: PipelineEnv["availability"],
+    writes?: WriteLog
   ): PipelineEnv => ({
     // One snapshot per run: tools that appear or go (MCP's tools/list_changed) do not change a run under way.
     registry: registry.snapshot(),
@@ -275,7 +278,8 @@ const make = Effect.gen(function*() {
     withApprovalLock: approvalLock.withPermits(1),
     cancelRun,
     traced,
-    availability
+    availability,
+    writes
   })
 
   /** Starts a run; `withEvents: false` when nobody can listen (execute), so events are never built. */
@@ -323,7 +327,8 @@ const make = Effect.gen(function*() {
         emitter(audit, withEvents ? (event) => Queue.offer(events, Exit.succeed(event)) : undefined),
         Effect.suspend(() => cancelOthers),
         yield* isTracing,
-        availabilityCache()
+        availabilityCache(),
+        makeWriteLog()
       )
 
       /** Records an outcome, releases the calls that waited for it, and delivers outcomes in model order. */

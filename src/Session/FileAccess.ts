@@ -129,6 +129,8 @@ export class FileAccess extends Context.Tag("effect-tool-runtime/FileAccess")<
     readonly realPath: (path: string) => Effect.Effect<string, FileAccessError>
     /** {@link realPath}, synchronously; undefined when the path does not exist. */
     readonly realPathSync: (path: string) => string | undefined
+    /** The target of a symlink as stored (it may not exist: a dangling link); undefined when it is no symlink. */
+    readonly readLinkSync: (path: string) => string | undefined
     /** Follows symlinks; undefined when nothing is there. */
     readonly stat: (path: string) => Effect.Effect<FileInfo | undefined>
     /** Does not follow a symlink at the path. */

@@ -8,11 +8,12 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import type * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
+import { realPathOfMissing, realPathOfMissingEffect } from "../Shared/realPath.js"
+import type { LinkReader, LinkReaderEffect } from "../Shared/realPath.js"
 import { FileAccess } from "./FileAccess.js"
 
 /**
@@ -82,7 +83,11 @@ export class Workspace extends Context.Tag("effect-tool-runtime/Workspace")<
   static readonly layerFileAccess = (options: WorkspaceOptions): Layer.Layer<Workspace, never, FileAccess> =>
     Layer.effect(
       Workspace,
-      Effect.flatMap(FileAccess, (access) => makeWith(options, (path) => Effect.either(access.realPath(path))))
+      Effect.flatMap(FileAccess, (access) =>
+        makeWith(options, {
+          realPath: (path) => Effect.sync(() => access.realPathSync(path)),
+          readLink: (path) => Effect.sync(() => access.readLinkSync(path))
+        }))
     )
 }
 
@@ -106,32 +111,23 @@ export const isWithin = (parent: string, child: string): boolean => {
  * @category constructors
  */
 export const make = (options: WorkspaceOptions) =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) => makeWith(options, (path) => Effect.either(fs.realPath(path))))
+  Effect.flatMap(FileSystem.FileSystem, (fs) =>
+    makeWith(options, {
+      realPath: (path) => Effect.orElseSucceed(fs.realPath(path), () => undefined),
+      readLink: (path) => Effect.orElseSucceed(fs.readLink(path), () => undefined)
+    }))
 
-const makeWith = (
-  options: WorkspaceOptions,
-  realPathOf: (path: string) => Effect.Effect<Either.Either<string, unknown>>
-) =>
+const makeWith = (options: WorkspaceOptions, reader: LinkReaderEffect) =>
   Effect.gen(function*() {
-    const fs = {
-      realPath: (path: string) => Effect.flatMap(realPathOf(path), (result) => result)
-    }
     const home = options.home ?? os.homedir()
-    const realOrSelf = (p: string) => fs.realPath(p).pipe(Effect.orElseSucceed(() => p))
+    const realOrSelf = (p: string) => Effect.map(reader.realPath(p), (real) => real ?? p)
 
-    /** Resolves symlinks through the nearest existing ancestor; the missing tail is appended as written. */
+    /**
+     * Resolves symlinks through the nearest existing ancestor, a dangling symlink to its target (`Shared/realPath`);
+     * the missing tail is appended as written.
+     */
     const realOf = (absolute: string): Effect.Effect<{ readonly real: string; readonly exists: boolean }> =>
-      fs.realPath(absolute).pipe(
-        Effect.map((real) => ({ real, exists: true })),
-        Effect.orElse(() => {
-          const parent = nodePath.dirname(absolute)
-          if (parent === absolute) return Effect.succeed({ real: absolute, exists: false })
-          return Effect.map(
-            realOf(parent),
-            ({ real }) => ({ real: nodePath.join(real, nodePath.basename(absolute)), exists: false })
-          )
-        })
-      )
+      realPathOfMissingEffect(absolute, reader)
 
     const given = [
       nodePath.resolve(options.cwd),
@@ -165,18 +161,28 @@ const makeWith = (
   })
 
 /**
- * Symlinks resolved through the nearest existing ancestor, synchronously: the same answer as
+ * Symlinks resolved through the nearest existing ancestor (a dangling one to its target), synchronously: the same answer as
  * `Workspace.resolve(...).real`, for the synchronous stages.
  *
  * @since 0.2.0
  * @category utils
  */
-export const realPathSync = (absolute: string): string => {
-  try {
-    return fs.realpathSync.native(absolute)
-  } catch {
-    const parent = nodePath.dirname(absolute)
-    if (parent === absolute) return absolute
-    return nodePath.join(realPathSync(parent), nodePath.basename(absolute))
+export const realPathSync = (absolute: string): string => realPathOfMissing(absolute, nodeLinks)
+
+/** `node:fs` as a {@link LinkReader}. */
+const nodeLinks: LinkReader = {
+  realPath: (path) => {
+    try {
+      return fs.realpathSync.native(path)
+    } catch {
+      return undefined
+    }
+  },
+  readLink: (path) => {
+    try {
+      return fs.readlinkSync(path)
+    } catch {
+      return undefined
+    }
   }
 }

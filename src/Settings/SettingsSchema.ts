@@ -336,6 +336,11 @@ export interface LoadedSettings {
   readonly rules: ReadonlyArray<SourcedRule>
   readonly warnings: ReadonlyArray<SettingsWarning>
   readonly trusted: boolean
+  /**
+   * The hooks of an untrusted repository file, set aside: they are not run, and not ignored either (a call they
+   * match asks, naming the hook: see `Hooks.optionsFromSettings`).
+   */
+  readonly untrustedHooks?: HooksSettings | undefined
 }
 
 /**

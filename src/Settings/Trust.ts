@@ -10,7 +10,7 @@ import type { RuleSource } from "../Tool/Permission.js"
 import { printRule } from "../Tool/Rule.js"
 import { expandHome } from "./internal/files.js"
 import { HOOK_EVENTS } from "./SettingsSchema.js"
-import type { LoadedSettings, PermissionModeSetting, Settings, SourcedRule } from "./SettingsSchema.js"
+import type { HooksSettings, LoadedSettings, PermissionModeSetting, Settings, SourcedRule } from "./SettingsSchema.js"
 
 // -----------------------------------------------------------------------------
 // trust
@@ -86,6 +86,7 @@ export const applyTrust = (
   let rules = loaded.rules
   let hooks = loaded.settings.hooks
   let directories = permissions?.additionalDirectories
+  let setAside: HooksSettings | undefined
   const isGranted = (rule: SourcedRule) => rule.behavior === "allow" && granted.has(printRule(rule.rule))
   if (!trusted) {
     const allows = rules.filter((rule) => rule.behavior === "allow" && !isGranted(rule)).length
@@ -99,7 +100,13 @@ export const applyTrust = (
     }
     rules = rules.filter((rule) => rule.behavior !== "allow" || isGranted(rule))
     if (hooks !== undefined && HOOK_EVENTS.some((event) => (hooks?.[event]?.length ?? 0) > 0)) {
-      untrusted("hooks", "hooks")
+      warnings.push({
+        file,
+        field: "hooks",
+        message:
+          "hooks not applied: this project is not trusted (run with --trust-project, or add it to trustedProjects in ~/.claude/settings.json); they are not run, and every call they match asks"
+      })
+      setAside = hooks
     }
     hooks = undefined
     if (directories !== undefined && directories.length > 0) {
@@ -123,5 +130,12 @@ export const applyTrust = (
       }
     })
   }
-  return { ...loaded, settings, rules, warnings, trusted }
+  return {
+    ...loaded,
+    settings,
+    rules,
+    warnings,
+    trusted,
+    ...(setAside === undefined ? {} : { untrustedHooks: setAside })
+  }
 }

@@ -394,8 +394,7 @@ export type RuleMatch<R> =
   | { readonly _tag: "NoMatch"; readonly detail?: string | undefined }
 
 /**
- * What a tool needs to interpret a rule's content: where relative patterns are anchored. For `matchesRule`,
- * `ruleDirectory` is the directory of the settings file the rule came from.
+ * How to read a rule's content: `ruleDirectory` anchors `/x`; `behavior` absent reads as deny (allow: real paths only).
  *
  * @since 0.1.0
  * @category models
@@ -404,6 +403,7 @@ export interface RuleContext {
   readonly cwd: string
   readonly home: string
   readonly ruleDirectory: string | undefined
+  readonly behavior?: "allow" | "ask" | "deny" | undefined
 }
 
 /**

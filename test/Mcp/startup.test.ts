@@ -52,6 +52,22 @@ describe("bounded start-up", () => {
         )
         expect(outcome!.status).toBe("success")
         expect(resultText(outcome!.result.content)).toContain("xxx")
+        // A call to a server still starting fails at once, naming the server and why, beside a call that works.
+        const [silentCall, garbageCall, fixtureCall] = yield* ToolRuntime.execute([
+          { ...use("mcp__silent__anything", {}), id: "toolu_silent" },
+          { ...use("mcp__garbage__anything", {}), id: "toolu_garbage" },
+          { ...use("mcp__fixture__text", { chars: 2 }), id: "toolu_fixture" }
+        ]).pipe(Effect.provide(context))
+        expect(silentCall!.status).toBe("error")
+        expect(resultText(silentCall!.result.content)).toContain(
+          "mcp__silent__anything is not available right now: server silent is not connected: "
+        )
+        expect(garbageCall!.status).toBe("error")
+        expect(resultText(garbageCall!.result.content)).toContain("server garbage is not connected: ")
+        expect(fixtureCall!.status).toBe("success")
+        // A name of no configured server is still an unknown tool.
+        const [unknown] = yield* ToolRuntime.execute([use("mcp__nobody__x", {})]).pipe(Effect.provide(context))
+        expect(resultText(unknown!.result.content)).toContain("No such tool available")
         expect(left()).not.toBe("")
         yield* Scope.close(scope, Exit.void)
         // Closing the scope stops the server that never answered (not after the minute's connect timeout).

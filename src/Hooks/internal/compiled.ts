@@ -45,6 +45,32 @@ export const hookName = (hook: HookDefinition): string => {
   }
 }
 
+/**
+ * A hook of an untrusted project file: never run; before a call it matches (whatever its own event), it asks, with a
+ * reason naming the hook and the file.
+ */
+export const untrustedHook = (
+  matches: (toolName: string) => boolean,
+  condition: PermissionRule | undefined,
+  name: string,
+  file: string,
+  field: string
+): CompiledHook => ({
+  event: "PreToolUse",
+  name,
+  matches,
+  condition,
+  pre: () =>
+    Effect.succeed(preAnswer(name, {
+      opinion: {
+        behavior: "ask",
+        message:
+          `The hook ${name} (${file}: ${field}) matches this call and was not run: the project is not trusted. Approve only if the call may run without it (or trust the project with --trust-project).`
+      }
+    })),
+  post: () => Effect.succeed(noPost(name, []))
+})
+
 /** A hook that runs outside the program (a command, an HTTP endpoint, a model), read the way command hooks are. */
 export const externalHook = (
   event: HookEvent,

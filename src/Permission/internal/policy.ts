@@ -185,7 +185,7 @@ const pathMatcher = (index: RuleIndex, rule: IndexedContentRule, env: PolicyEnvi
 const ruleContext = (index: RuleIndex, rule: IndexedContentRule, env: PolicyEnvironment): RuleContext => {
   let context = index.contexts.get(rule)
   if (context === undefined) {
-    context = { cwd: env.cwd, home: env.home, ruleDirectory: rule.ruleDirectory }
+    context = { cwd: env.cwd, home: env.home, ruleDirectory: rule.ruleDirectory, behavior: rule.behavior }
     index.contexts.set(rule, context)
   }
   return context
@@ -534,6 +534,7 @@ const decideBeforeDontAsk = (index: RuleIndex, env: PolicyEnvironment, request: 
     if (hook?.behavior === "allow") {
       return allowWith(request, DecisionReason.Hook({ hook: hook.hook, message: hook.message }))
     }
+    if (request.allowedInput !== undefined) return allowWith(request, request.allowedInput)
     return toolAsk
   }
   // A tool that is not a file reader qualifies by its claims: only `file:` claims inside, at least one a write (the
@@ -546,12 +547,13 @@ const decideBeforeDontAsk = (index: RuleIndex, env: PolicyEnvironment, request: 
     )
   }
 
-  // 4. Allow rules, and a hook's allow (which counts as one).
+  // 4. Allow rules, and a hook's allow (which counts as one), and a person's allow of an input they edited.
   if (rules.wholeAllow !== undefined) return allowWith(request, rules.wholeAllow.reason)
   if (content.allow !== undefined) return allowWith(request, content.allow.reason)
   if (hook?.behavior === "allow") {
     return allowWith(request, DecisionReason.Hook({ hook: hook.hook, message: hook.message }))
   }
+  if (request.allowedInput !== undefined) return allowWith(request, request.allowedInput)
 
   // 5. Read-only calls that stay inside the workspace. A tool that reads files without answering `Read(...)` rules
   // (Bash: `cat .env`, `grep -r x .`) cannot show it keeps out of a file those rules protect: while any exists, it

@@ -25,20 +25,17 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
-import type * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Tracer from "effect/Tracer"
 import type { RegisteredTool, ToolRegistry } from "../../Catalog/ToolRegistry.js"
 import type { ToolHooks } from "../../Hooks/ToolHooks.js"
-import type { ApprovalRequest, Approver } from "../../Permission/Approver.js"
-import { ApprovalAnswer } from "../../Permission/Approver.js"
-import type { HookOpinion, PermissionPolicy, PolicyRequest } from "../../Permission/PermissionPolicy.js"
+import type { Approver } from "../../Permission/Approver.js"
+import type { PermissionPolicy } from "../../Permission/PermissionPolicy.js"
 import type { ResultStore } from "../../Session/ResultStore.js"
 import * as Errors from "../../Tool/Errors.js"
-import { inputIssues } from "../../Tool/Errors.js"
 import type { Outcome, Status } from "../../Tool/Outcome.js"
-import { Decision, DecisionReason, describeReason } from "../../Tool/Permission.js"
+import type { Decision } from "../../Tool/Permission.js"
+import { describeReason } from "../../Tool/Permission.js"
 import { toText, UiBlock } from "../../Tool/Presentation.js"
 import { alwaysEnabled, Availability } from "../../Tool/Tool.js"
 import type * as Tool from "../../Tool/Tool.js"
@@ -49,7 +46,20 @@ import { ToolEvent } from "../Events.js"
 import type { RuntimeSettings } from "../RuntimeConfig.js"
 import { applyBudget } from "./budget.js"
 import { continueWith as andThen, continueWithExit as onExit } from "./continuation.js"
-import { numericStringsAsNumbers } from "./numericStrings.js"
+import type { WriteLog } from "./freshness.js"
+import {
+  authorise,
+  decodeInput,
+  redecode,
+  refreshed,
+  rejected,
+  replan,
+  sameVerdict,
+  settleVerdict,
+  stamped,
+  verdictOf
+} from "./permissionStage.js"
+import type { Authorised, Stage } from "./permissionStage.js"
 
 /** The services and shared state one turn's calls run with. */
 export interface PipelineEnv {
@@ -77,6 +87,12 @@ export interface PipelineEnv {
    * {@link availabilityCache}).
    */
   readonly availability: (tool: RegisteredTool) => Effect.Effect<Availability>
+  /**
+   * When each call of the run was planned and which calls may be writing (`freshness.ts`): a call planned before an
+   * earlier call may have written is planned again before its gate and before it executes. Absent for a call that
+   * runs alone (nothing of its turn runs before it).
+   */
+  readonly writes?: WriteLog | undefined
 }
 
 const disabledWhenUnsure = (check: Effect.Effect<Availability>): Effect.Effect<Availability> =>
@@ -124,28 +140,6 @@ export interface Prepared {
   readonly receivedAt: number
   /** A per-call timeout overriding the tool's default. */
   readonly timeout: Duration.Duration | undefined
-}
-
-const decodeOptions = { errors: "all", onExcessProperty: "error" } as const
-
-type Decoder = (raw: unknown) => Either.Either<unknown, ParseResult.ParseIssue>
-
-/** One decoder per input schema, built on first use: building it is a measurable share of a trivial call. */
-const decoders = new WeakMap<object, Decoder>()
-
-const decodeInput = (tool: RegisteredTool, raw: unknown): Either.Either<unknown, Errors.InvalidInput> => {
-  const schema = tool.definition.input as Schema.Schema<unknown, unknown>
-  let decode = decoders.get(schema)
-  if (decode === undefined) {
-    decode = ParseResult.decodeUnknownEither(schema, decodeOptions)
-    decoders.set(schema, decode)
-  }
-  // Numbers as models send them ("offset": "1"), read as Claude Code reads them: see numericStrings.
-  const input = numericStringsAsNumbers(schema.ast, raw)
-  return Either.mapLeft(
-    decode(input),
-    (issue) => new Errors.InvalidInput({ tool: tool.definition.name, issues: inputIssues(input, issue) })
-  )
 }
 
 const statusOf = (error: Errors.ToolCallError): Status => {
@@ -289,7 +283,7 @@ const decodeAndPlan = (
     // Inside the try: a schema's own filter or transform may throw, and so may a tool's traits or claims.
     const decoded = decodeInput(tool, toolUse.input)
     if (Either.isLeft(decoded)) return Effect.map(failed(env, named, decoded.left), Either.left)
-    const invocation = tool.service.plan(decoded.right)
+    const invocation = stamped(env, tool.service.plan(decoded.right))
     return Effect.succeed(Either.right({ toolUse, tool, invocation, receivedAt, timeout }))
   } catch (thrown) {
     const cause = Cause.die(thrown)
@@ -299,173 +293,6 @@ const decodeAndPlan = (
     )
   }
 }
-
-/** What the model-facing stages need to know about one prepared call. */
-interface Stage {
-  readonly env: PipelineEnv
-  readonly prepared: Prepared
-  readonly context: CallContext
-}
-
-const rejected = (tool: string, error: { readonly message: string }) =>
-  new Errors.ValidationFailed({ tool, message: error.message })
-
-/** Plans an input the call has not been planned for yet (the same input keeps its invocation). */
-const replan = (prepared: Prepared, invocation: AnyInvocation, input: unknown): AnyInvocation =>
-  input === invocation.input ? invocation : prepared.tool.service.plan(input)
-
-/** Decode a rewritten input (from a hook or a person), validate it again, and plan it. */
-const redecode = (
-  { context, prepared }: Stage,
-  raw: unknown
-): Effect.Effect<AnyInvocation, Errors.InvalidInput | Errors.ValidationFailed> =>
-  Either.match(decodeInput(prepared.tool, raw), {
-    onLeft: (error) => Effect.fail(error),
-    onRight: (input) => {
-      const planned = prepared.tool.service.plan(input)
-      return Effect.map(
-        Effect.mapError(planned.validate(context), (e) => rejected(prepared.tool.definition.name, e)),
-        (validated) => replan(prepared, planned, validated)
-      )
-    }
-  })
-
-/** The policy's decision, in a span of its own (attributes: tool, tool_use id, verdict). */
-const evaluateTraced = (env: PipelineEnv, request: PolicyRequest) =>
-  !env.traced ? env.policy.evaluate(request) : Effect.withSpan(
-    Effect.tap(
-      env.policy.evaluate(request),
-      (verdict) => Effect.annotateCurrentSpan("permission.verdict", verdict._tag)
-    ),
-    "PermissionPolicy.evaluate",
-    { attributes: { "tool.name": request.definition.name, "tool_use.id": request.context.toolUseId } }
-  )
-
-/** What the permission stage settles on: the decision and the invocation to run. */
-interface Authorised {
-  readonly decision: Decision
-  readonly invocation: AnyInvocation
-}
-
-/** The permission stage: the tool's own check, then the policy's verdict, then the approver when it asks. */
-const authorise = (
-  stage: Stage,
-  invocation: AnyInvocation,
-  hook: HookOpinion | undefined
-): Effect.Effect<Authorised, Errors.InvalidInput | Errors.ValidationFailed> => {
-  const { context, env, prepared } = stage
-  const { definition } = prepared.tool
-  return andThen(
-    invocation.checkPermissions(context),
-    (toolCheck) =>
-      andThen(
-        evaluateTraced(env, {
-          definition,
-          invocation,
-          toolCheck,
-          hook,
-          context
-        }),
-        (verdict) => {
-          switch (verdict._tag) {
-            case "Allow":
-              return Exit.succeed({
-                decision: Decision.Allow({ reason: verdict.reason }),
-                invocation: verdict.updatedInput === undefined
-                  ? invocation
-                  : replan(prepared, invocation, verdict.updatedInput)
-              })
-            case "Deny":
-              return Exit.succeed({
-                decision: Decision.Deny({ reason: verdict.reason, message: verdict.message }),
-                invocation
-              })
-            case "Ask":
-              return askPerson(stage, invocation, verdict.message, verdict.suggestions, verdict.reason)
-          }
-        }
-      )
-  )
-}
-
-/** Puts an Ask to the approver (one question at a time) and turns the answer into a decision. */
-const askPerson = (
-  stage: Stage,
-  invocation: AnyInvocation,
-  message: string,
-  suggestions: ReadonlyArray<string>,
-  reason: DecisionReason
-) =>
-  Effect.gen(function*() {
-    const { env, prepared } = stage
-    const { definition } = prepared.tool
-    const input = invocation.input
-    const request: ApprovalRequest = {
-      toolUseId: prepared.toolUse.id,
-      toolName: definition.name,
-      input,
-      ui: invocation.renderUse(),
-      message,
-      suggestions,
-      reason,
-      classifierInput: invocation.classifierInput(),
-      risk: invocation.risk()
-    }
-    const answer = yield* env.withApprovalLock(
-      Effect.gen(function*() {
-        yield* env.emit(() =>
-          ToolEvent.PermissionRequested({
-            toolUseId: request.toolUseId,
-            request,
-            at: env.clock.unsafeCurrentTimeMillis()
-          })
-        )
-        const answer = yield* Effect.withSpan(env.approver.ask(request), "Approver.ask", {
-          attributes: { "tool.name": definition.name, "tool_use.id": request.toolUseId }
-        })
-        yield* env.emit(() =>
-          ToolEvent.PermissionAnswered({
-            toolUseId: request.toolUseId,
-            answer,
-            at: env.clock.unsafeCurrentTimeMillis()
-          })
-        )
-        return answer
-      })
-    )
-    return yield* ApprovalAnswer.$match(answer, {
-      AllowOnce: () =>
-        Effect.succeed<Authorised>({
-          decision: Decision.Allow({ reason: DecisionReason.User({ scope: "once" }) }),
-          invocation
-        }),
-      AllowAuto: ({ approver, reason }) =>
-        Effect.succeed<Authorised>({
-          decision: Decision.Allow({ reason: DecisionReason.Classifier({ approver, message: reason }) }),
-          invocation
-        }),
-      AllowSession: ({ rules }) =>
-        Effect.as(env.policy.remember(rules, "session").pipe(Effect.ignoreLogged), {
-          decision: Decision.Allow({ reason: DecisionReason.User({ scope: "session" }) }),
-          invocation
-        }),
-      AllowAlways: ({ rules }) =>
-        Effect.as(env.policy.remember(rules, "always").pipe(Effect.ignoreLogged), {
-          decision: Decision.Allow({ reason: DecisionReason.User({ scope: "always" }) }),
-          invocation
-        }),
-      Deny: ({ cancelRun, message: text = "The user doesn't want to proceed with this tool use." }) =>
-        Effect.as(cancelRun ? env.cancelRun : Effect.void, {
-          decision: Decision.Deny({ reason: DecisionReason.User({ scope: "once", message: text }), message: text }),
-          invocation
-        }),
-      Edit: (edit) =>
-        Effect.map(redecode(stage, edit.input), (edited) => ({
-          decision: Decision.Allow({ reason: DecisionReason.User({ scope: "once", message: "edited the input" }) }),
-          invocation: edited
-        }))
-    })
-  })
 
 /**
  * How far a call got, written as it goes, so whoever interrupts it (a cancelled run) can still report it faithfully:
@@ -605,10 +432,12 @@ const runStages = (
     failed(env, base(), new Errors.Interrupted({ tool: name, started: trace.startedAt !== undefined }))
   // -- gate: validate -> PreToolUse hooks -> permission, planning again whenever the input changes ---------------
   const gate = () => {
+    // Planned when it arrived; a call before it may have written since (its plan would describe another world).
+    const current = refreshed(env, prepared, prepared.invocation)
     const validation = onExit(
-      prepared.invocation.validate(context),
+      current.validate(context),
       (exit): Effect.Effect<AnyInvocation, Errors.ValidationFailed> => {
-        if (Exit.isSuccess(exit)) return Exit.succeed(replan(prepared, prepared.invocation, exit.value))
+        if (Exit.isSuccess(exit)) return Exit.succeed(replan(env, prepared, current, exit.value))
         return exit.cause._tag === "Fail"
           ? Exit.fail(rejected(name, exit.cause.error))
           : Exit.failCause(exit.cause as Cause.Cause<never>)
@@ -641,8 +470,15 @@ const runStages = (
   // -- after the gate: the decision, readmission when the executed input claims more, then execution ------------
   const afterGate = (
     passed: Authorised & { readonly additionalContext: ReadonlyArray<string> }
+  ): Effect.Effect<Outcome | Parked> => decided(passed, passed.additionalContext, 0)
+
+  /** A decision made: recorded and announced, then denied, or on to admission. */
+  const decided = (
+    authorised: Authorised,
+    additionalContext: ReadonlyArray<string>,
+    rechecks: number
   ): Effect.Effect<Outcome | Parked> => {
-    const { additionalContext, decision, invocation } = passed
+    const { decision, invocation } = authorised
     if (invocation !== prepared.invocation) trace.ui = safeUi(() => invocation.renderUse(), name)
     trace.executedInput = invocation.input
     trace.decision = decision
@@ -656,30 +492,63 @@ const runStages = (
             new Errors.PermissionDenied({ tool: name, reason: deniedText(decision) })
           )
         }
-        return proceed(invocation, additionalContext)
+        return proceed(authorised, additionalContext, rechecks)
       }
     )
   }
 
+  // -- re-check: a plan made before something may have written is made again and, if it needs another decision,
+  // decided again (asking again if it now asks). Bounded: a decision that keeps changing is re-checked at most
+  // MAX_RECHECKS times, the last one standing.
+  const recheck = (
+    authorised: Authorised,
+    fresh: AnyInvocation,
+    additionalContext: ReadonlyArray<string>,
+    rechecks: number
+  ): Effect.Effect<Outcome | Parked> =>
+    andThen(verdictOf(stage, fresh, authorised.hook), (verdict): Effect.Effect<Outcome | Parked> => {
+      if (sameVerdict(verdict, authorised.verdict)) {
+        return admitted({ ...authorised, invocation: fresh }, additionalContext)
+      }
+      return onExit(settleVerdict(stage, fresh, authorised.hook, verdict), (settled) =>
+        Exit.isSuccess(settled)
+          ? decided(settled.value, additionalContext, rechecks + 1)
+          : settled.cause._tag === "Fail"
+          ? failed(env, base(additionalContext), settled.cause.error)
+          : Exit.failCause(settled.cause as Cause.Cause<never>))
+    })
+
   // -- admission: execute now, or park until the scheduler lets the call go on ----------------------------------
   const proceed = (
-    invocation: AnyInvocation,
+    authorised: Authorised,
+    additionalContext: ReadonlyArray<string>,
+    rechecks: number
+  ): Effect.Effect<Outcome | Parked> => {
+    const fresh = rechecks >= MAX_RECHECKS ? authorised.invocation : refreshed(env, prepared, authorised.invocation)
+    if (fresh !== authorised.invocation) return recheck(authorised, fresh, additionalContext, rechecks)
+    return admitted(authorised, additionalContext)
+  }
+  const admitted = (
+    authorised: Authorised,
     additionalContext: ReadonlyArray<string>
   ): Effect.Effect<Outcome | Parked> => {
+    const invocation = authorised.invocation
     if (!admission.admit(invocation)) return execute(invocation, additionalContext)
     const parked: Parked = {
       _tag: "Parked",
-      resume: traced(env, prepared, Effect.suspend(() => guardedProceed(invocation, additionalContext)))
+      // Parked, the call waits for others, which may write: it is checked again when it resumes.
+      resume: traced(env, prepared, Effect.suspend(() => guardedProceed(authorised, additionalContext, 0)))
     }
     return Exit.succeed(parked)
   }
   const guardedProceed = (
-    invocation: AnyInvocation,
-    additionalContext: ReadonlyArray<string>
+    authorised: Authorised,
+    additionalContext: ReadonlyArray<string>,
+    rechecks: number
   ): Effect.Effect<Outcome | Parked> => {
     let effect: Effect.Effect<Outcome | Parked>
     try {
-      effect = proceed(invocation, additionalContext)
+      effect = proceed(authorised, additionalContext, rechecks)
     } catch (thrown) {
       return defect(Cause.die(thrown))
     }
@@ -703,8 +572,11 @@ const runStages = (
           at: startedAt
         })
       ),
-      () =>
-        onExit(callWithTimeout(invocation), (ran) => {
+      () => {
+        // A call that may write moves the run's write log (plans made meanwhile are made again before they run).
+        const ended = env.writes?.begin(tool.definition, invocation)
+        return onExit(callWithTimeout(invocation), (ran) => {
+          ended?.()
           if (Exit.isFailure(ran)) {
             return ran.cause._tag === "Fail"
               ? failed(env, base(additionalContext), ran.cause.error)
@@ -731,6 +603,7 @@ const runStages = (
               )
           )
         })
+      }
     )
   }
 
@@ -765,6 +638,9 @@ const runStages = (
     ? flow
     : Effect.catchAllCause(flow, (cause) => (Cause.isInterruptedOnly(cause) ? selfInterrupted() : defect(cause)))
 }
+
+/** How many times in a row a call's decision may change because its plan was made again (see `recheck`). */
+const MAX_RECHECKS = 3
 
 const deniedText = (decision: Extract<Decision, { _tag: "Deny" }>): string => {
   const reason = describeReason(decision.reason)

@@ -134,6 +134,11 @@ export const makeMemory = (tree: MemoryTree): FileAccess["Type"] => {
           : Effect.succeed(real)
       }),
     realPathSync: (path) => resolve(path),
+    readLinkSync: (path) => {
+      const real = resolve(path, false)
+      const entry = real === undefined ? undefined : entries.get(real)
+      return entry?.type === "SymbolicLink" ? entry.target : undefined
+    },
     stat: (path) => Effect.sync(() => statSync(path)),
     lstat: (path) => Effect.sync(() => lstatSync(path)),
     statSync,

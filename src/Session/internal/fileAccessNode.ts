@@ -72,6 +72,13 @@ export const makeNode = (): FileAccess["Type"] => ({
       return undefined
     }
   },
+  readLinkSync: (path) => {
+    try {
+      return fs.readlinkSync(path)
+    } catch {
+      return undefined
+    }
+  },
   stat: (path) => Effect.promise(() => fs.promises.stat(path).then(infoOf, () => undefined)),
   lstat: (path) => Effect.promise(() => fs.promises.lstat(path).then(infoOf, () => undefined)),
   statSync: (path) => {

@@ -9,7 +9,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { isWithin } from "../../Session/Workspace.js"
+import { isWithin, realPathSync } from "../../Session/Workspace.js"
 import { PermissionCheck } from "../../Tool/Permission.js"
 import { printRule } from "../../Tool/Rule.js"
 import * as Tool from "../../Tool/Tool.js"
@@ -214,22 +214,12 @@ const traitsFrom = (analysis: ShellAnalysis, readOnly: boolean): Tool.Traits => 
   return { readOnly, concurrencySafe: readOnly, destructive, openWorld }
 }
 
-/** The real path of a path that may not exist yet: its nearest existing ancestor, resolved, with the rest appended. */
-const realOfNew = (absolute: string): string => {
-  let existing = absolute
-  const rest: Array<string> = []
-  for (let i = 0; i < 256; i++) {
-    try {
-      return path.join(fs.realpathSync.native(existing), ...rest.reverse())
-    } catch {
-      const parent = path.dirname(existing)
-      if (parent === existing) return absolute
-      rest.push(path.basename(existing))
-      existing = parent
-    }
-  }
-  return absolute
-}
+/**
+ * The real path of a path that may not exist yet: its nearest existing ancestor, resolved, with the rest appended; a
+ * dangling symlink is followed to its target (`echo x > link` creates the target), so it is inside only when that
+ * target is (`Session/Workspace.realPathSync`).
+ */
+const realOfNew = (absolute: string): string => realPathSync(absolute)
 
 /** At most this many paths a glob may match before the answer is "too many to check". */
 const MAX_GLOB_MATCHES = 1000

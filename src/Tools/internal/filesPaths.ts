@@ -14,6 +14,7 @@ import { compilePathPattern } from "../../Permission/PathPattern.js"
 import type { FileAccess, FileInfo } from "../../Session/FileAccess.js"
 import { realPathSync } from "../../Session/Workspace.js"
 import type { ResolvedPath, Workspace } from "../../Session/Workspace.js"
+import { realPathOfMissing } from "../../Shared/realPath.js"
 import { PermissionCheck } from "../../Tool/Permission.js"
 import { printRule } from "../../Tool/Rule.js"
 import { Claim } from "../../Tool/Tool.js"
@@ -38,15 +39,11 @@ export const resolveSync = (
  * The real path a call is planned on, through a {@link FileAccess} (symlinks resolved through the nearest existing
  * ancestor, as `Workspace.resolve` does), synchronously: `plan` binds it and the call opens exactly that file.
  */
-export const plannedRealPath = (access: FileAccess["Type"], path: string, cwd: string, home: string): string => {
-  const realOf = (absolute: string): string => {
-    const real = access.realPathSync(absolute)
-    if (real !== undefined) return real
-    const parent = nodePath.dirname(absolute)
-    return parent === absolute ? absolute : nodePath.join(realOf(parent), nodePath.basename(absolute))
-  }
-  return realOf(nodePath.resolve(cwd, expandHome(path, home)))
-}
+export const plannedRealPath = (access: FileAccess["Type"], path: string, cwd: string, home: string): string =>
+  realPathOfMissing(nodePath.resolve(cwd, expandHome(path, home)), {
+    realPath: access.realPathSync,
+    readLink: access.readLinkSync
+  })
 
 /** The claim resource of a file or directory: `file:` and its real path. */
 export const fileResource = (path: string, cwd: string, home: string): string =>
@@ -59,16 +56,21 @@ export const fileResource = (path: string, cwd: string, home: string): string =>
 const anyChild = "\0".repeat(8)
 
 /**
- * Whether a rule's content (`Read(content)`, `Edit(content)`) covers a path, checked on the path as given (made
- * absolute) and on its real target, so neither a relative spelling nor a symlink slips past a rule, and, for a file,
- * on its identity: another name (a hard link) of the one file a rule names is covered too (`Permission/FileIdentity`).
- * A `directory` (a search root) is also covered when the rule covers everything inside it: `Read(./secrets/**)`
- * covers a Grep of `secrets`.
+ * Whether a rule's content (`Read(content)`, `Edit(content)`) covers a path. A deny or ask rule (or a context that
+ * does not say) is checked on the path as given (made absolute) and on its real target, so neither a relative
+ * spelling nor a symlink slips past it, and, for a file, on its identity: another name (a hard link) of the one file
+ * a rule names is covered too (`Permission/FileIdentity`). An allow rule grants what is really there: it must cover
+ * the real path (symlinks resolved, a dangling one to its target), so `Read(./src/**)` does not grant
+ * `src/link -> /outside`. A `directory` (a search root) is also covered when the rule covers everything inside it:
+ * `Read(./secrets/**)` covers a Grep of `secrets`.
  */
 export const ruleCovers = (content: string, path: string, context: RuleContext, directory = false): boolean => {
   const patternContext = { cwd: context.cwd, home: context.home, ruleDir: context.ruleDirectory }
   const matcher = compilePathPattern(content, patternContext)
   const { absolute, real } = resolveSync(path, context.cwd, context.home)
+  if (context.behavior === "allow") {
+    return directory ? [real, `${real}/`, `${real}/${anyChild}`].some(matcher) : matcher(real)
+  }
   if (directory) {
     return [absolute, real, `${absolute}/`, `${real}/`, `${absolute}/${anyChild}`, `${real}/${anyChild}`].some(matcher)
   }
