@@ -351,8 +351,16 @@ const make = Effect.gen(function*() {
 
       /** The call has run as far as it can with its permits: give them back, then settle it or park it. */
       const ran = (task: Task, result: Outcome | Parked): Effect.Effect<void> => {
+        if (!isParked(result)) {
+          const settling = settle(task.node.index, result)
+          // The calls its end made ready ask for its permits first: they may have the longest chains behind them.
+          if (!gate.contended || !task.node.dependents.some((next) => !isWaiting(next))) {
+            gate.release(task)
+            return settling
+          }
+          return Effect.zipRight(settling, Effect.zipRight(Effect.yieldNow(), Effect.sync(() => gate.release(task))))
+        }
         gate.release(task)
-        if (!isParked(result)) return settle(task.node.index, result)
         // Parked by a stopped run (its own call, which the stop leaves to report itself): it never starts.
         if (cancelled) return Effect.flatMap(interrupted(env, task.call, task.trace), (o) => settle(task.node.index, o))
         task.resume = result.resume
@@ -386,12 +394,13 @@ const make = Effect.gen(function*() {
         // Only when no earlier call is still before its admission: such a call may yet be re-planned into a conflict
         // with this one, and must get the chance to put it behind itself (its fiber runs first).
         if (!ready || unadmitted > 1 || !gate.tryTake(task, permitsFor(task))) {
-          return fork(
+          const forked = fork(
             task,
             Effect.suspend(() =>
               waitAndRun(task)
             )
           )
+          return ready ? Effect.zipRight(forked, Effect.yieldNow()) : forked
         }
         const flow = runScheduled(env, task.call, task.trace, task.admission)
         if (Exit.isExit(flow)) {
@@ -400,7 +409,7 @@ const make = Effect.gen(function*() {
             return ran(task, exit.value)
           }
         }
-        return fork(task, continueWith(flow, (result) => ran(task, result)))
+        return Effect.zipRight(fork(task, continueWith(flow, (result) => ran(task, result))), Effect.yieldNow())
       }
 
       /**

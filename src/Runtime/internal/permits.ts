@@ -46,6 +46,11 @@ export class PermitGate<H extends Holder> {
     this.rankedAt = epoch()
   }
 
+  /** Whether a call waits for permits. */
+  get contended(): boolean {
+    return this.waiting > 0
+  }
+
   /** Takes `need` permits (at most the capacity) at once, when nobody waits and enough are free. */
   tryTake(holder: H, need: number): boolean {
     const n = Math.min(need, this.capacity)
