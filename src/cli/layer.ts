@@ -10,12 +10,15 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as os from "node:os"
 import * as nodePath from "node:path"
+import { DiscoveredTools, ToolCatalog } from "../Catalog/ToolCatalog.js"
+import type { SearchMode } from "../Catalog/ToolCatalog.js"
 import { ToolRegistry } from "../Catalog/ToolRegistry.js"
 import * as Hooks from "../Hooks/Hooks.js"
 import type { ToolHooks } from "../Hooks/ToolHooks.js"
 import { McpServers } from "../Mcp/McpServers.js"
 import { Approver } from "../Permission/Approver.js"
 import type { PermissionPolicy } from "../Permission/PermissionPolicy.js"
+import { wholeToolDenial } from "../Permission/RulePolicy.js"
 import * as SessionPermissions from "../Permission/SessionPermissions.js"
 import { AuditLog } from "../Runtime/AuditLog.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
@@ -25,6 +28,7 @@ import { Workspace } from "../Session/Workspace.js"
 import { formatSettingsWarning, loadSettings, resolveMode } from "../Settings/Settings.js"
 import type { PermissionModeSetting } from "../Settings/Settings.js"
 import { builtinSessionLayer, builtinTools } from "../Tools/index.js"
+import * as ToolSearch from "../Tools/ToolSearch.js"
 import { loadMcpConfig } from "./mcp.js"
 
 /** Everything `exec` and `serve` were told on the command line. */
@@ -57,6 +61,10 @@ export interface RuntimeOptions {
   readonly mcpTrust: ReadonlyArray<string>
   /** `--audit FILE`: every event and outcome as JSON lines (see `AuditLog`). */
   readonly auditFile: string | undefined
+  /** `--tool-search MODE` (else `ENABLE_TOOL_SEARCH`, else on): whether deferred tools wait behind ToolSearch. */
+  readonly toolSearch: SearchMode
+  /** `--context-window N` tokens, for `auto` (default 200,000). */
+  readonly contextWindow: number
 }
 
 /** The Approver the flags ask for, else `fallback` (the terminal for `exec`, the channel for `serve`). */
@@ -85,7 +93,15 @@ export const runtimeLayer = <E, R>(options: RuntimeOptions, approver: Layer.Laye
  * What the runtime is built from, as the CLI configures it (`serve --mcp` builds a runtime of its own per
  * connection from these).
  */
-export const servicesLayer = <E, R>(options: RuntimeOptions, approver: Layer.Layer<Approver, E, R>) =>
+export const servicesLayer = <E, R>(
+  options: RuntimeOptions,
+  approver: Layer.Layer<Approver, E, R>,
+  /**
+   * Deferral behind ToolSearch (default on). `serve --mcp` turns it off: an MCP client gets every tool and searches
+   * with its own means.
+   */
+  { toolSearch = true }: { readonly toolSearch?: boolean } = {}
+) =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
       const cwd = nodePath.resolve(options.cwd)
@@ -122,12 +138,26 @@ export const servicesLayer = <E, R>(options: RuntimeOptions, approver: Layer.Lay
       // MCP servers' tools join the built-ins; a bad server entry is reported and the others still start.
       const mcp = yield* loadMcpConfig({ ...options, cwd })
       for (const error of mcp.errors) options.warn(`MCP configuration: ${error.message}`)
-      const registry = McpServers.extendRegistry.pipe(
+      const plainRegistry = McpServers.extendRegistry.pipe(
         Layer.provide(ToolRegistry.layer(builtinTools).pipe(Layer.provide(builtinSessionLayer()))),
         Layer.provide(McpServers.layer(mcp))
       )
+      // Deferred tools (MCP tools, by default) wait behind ToolSearch, as with the library; what the model loaded is
+      // kept in the session, so a later `exec --session` can call it.
+      const denies = wholeToolDenial({ settings, cliRules: options.rules })
+      const catalog = toolSearch
+        ? ToolSearch.catalogLayerFromRegistry({
+          mode: options.toolSearch,
+          contextWindow: options.contextWindow,
+          denies
+        })
+          .pipe(Layer.provide(plainRegistry), Layer.provide(DiscoveredTools.layerSession))
+        : ToolCatalog.layerFromRegistry({ mode: "off", denies }).pipe(
+          Layer.provideMerge(plainRegistry),
+          Layer.provide(DiscoveredTools.layer())
+        )
       // The registry lets hooks' `if` conditions ask the tools how their rules match.
-      const hooks = Hooks.layer({ ...hookOptions, cwd, home }).pipe(Layer.provide(registry))
+      const hooks = Hooks.layer({ ...hookOptions, cwd, home }).pipe(Layer.provide(catalog))
       // The session's directory names it in the audit log (a temporary session's is unique too).
       const session = yield* Session
       const audit = options.auditFile === undefined
@@ -136,14 +166,14 @@ export const servicesLayer = <E, R>(options: RuntimeOptions, approver: Layer.Lay
           path: nodePath.resolve(cwd, options.auditFile),
           sessionId: nodePath.basename(session.directory)
         })
-      return Layer.mergeAll(registry, policy, hooks, SessionPermissions.approvals(approver)).pipe(
+      return Layer.mergeAll(catalog, policy, hooks, SessionPermissions.approvals(approver)).pipe(
         Layer.provideMerge(Session.resultStore),
         Layer.provide(workspace),
         Layer.provideMerge(audit)
       )
     })
   ) satisfies Layer.Layer<
-    ToolRegistry | PermissionPolicy | ToolHooks | Approver | ResultStore,
+    ToolRegistry | ToolCatalog | PermissionPolicy | ToolHooks | Approver | ResultStore,
     unknown,
     Session | R | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
   >
