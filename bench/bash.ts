@@ -1,6 +1,7 @@
 /**
  * The Bash tool: classification cost per command over a realistic mix, peak RSS growth while a 1 GB output
- * streams through the tool, and the tool's spawn overhead for `true` against a raw `child_process.spawn`.
+ * streams through the tool, the tool's spawn overhead for `true` against a raw `child_process.spawn`, and `true`
+ * through the runtime with the sandbox (read-only and rule-allowed policies), without it, and beside a raw spawn.
  *
  * `npx tsx -e 'import("./bench/bash.ts").then(m => m.run())'`
  */
@@ -118,7 +119,7 @@ const toolRuns = (cwd: string, store: string) =>
     ] as const
   }).pipe(
     Effect.provide(
-      BashTool.layer({ maxOutputBytes: 2 * 1024 ** 3 }).pipe(
+      BashTool.layer({ maxOutputBytes: 2 * 1024 ** 3, sandbox: "off" }).pipe(
         Layer.provide(Layer.mergeAll(Workspace.layer({ cwd }), ResultStore.layer(store))),
         Layer.provide(NodeContext.layer)
       )
@@ -127,17 +128,39 @@ const toolRuns = (cwd: string, store: string) =>
 
 /**
  * Calls through the whole runtime (plan, rules, read-only auto-allow, call): how many times each call parses its
- * command, and the median of a `true` call against a raw spawn of the same command, interleaved.
+ * command, and the medians of `true` with the sandbox off, with it as a read-only call (auto-allowed) and as a call a
+ * rule allowed (`Bash(true)`: workspace writable, settings and .git internals protected), beside a raw spawn of the
+ * same command, interleaved.
  */
 const runtimeRuns = (cwd: string, store: string) =>
   Effect.gen(function*() {
-    const rt = yield* ToolRuntime
     const use = (id: number, command: string) => ({
       type: "tool_use" as const,
       id: `b${id}`,
       name: "Bash",
       input: { command }
     })
+    const runtime = (sandbox: "off" | "bubblewrap", allow: ReadonlyArray<string>) =>
+      ToolRuntime.pipe(
+        Effect.provide(
+          ToolRuntime.layer.pipe(
+            Layer.provide(ToolRegistry.layer([BashTool])),
+            Layer.provide(BashTool.layer({ sandbox })),
+            Layer.provide(
+              Layer.mergeAll(
+                RulePolicy.layer({ cliRules: { allow, deny: [], ask: [] } }),
+                Approver.denyAll,
+                ToolHooks.none
+              )
+            ),
+            Layer.provide(Layer.mergeAll(Workspace.layer({ cwd }), ResultStore.layer(store))),
+            Layer.provide(NodeContext.layer)
+          )
+        )
+      )
+    const off = yield* runtime("off", [])
+    const readOnly = yield* runtime("bubblewrap", [])
+    const ruled = yield* runtime("bubblewrap", ["Bash(true)"])
     const before = analysisCount()
     const commands = [
       "true",
@@ -146,46 +169,49 @@ const runtimeRuns = (cwd: string, store: string) =>
       "grep -rn TODO src | wc -l",
       "echo $((1 + 2))"
     ]
-    for (const [i, command] of commands.entries()) yield* rt.executeOne(use(i, command))
+    for (const [i, command] of commands.entries()) yield* off.executeOne(use(i, command))
     const parses = (analysisCount() - before) / commands.length
     const raw = () =>
       new Promise<void>((resolve) =>
         childProcess.spawn("bash", ["-c", "true"], { stdio: "ignore" }).on("exit", () => resolve())
       )
-    const toolMs: Array<number> = []
+    const timed = <A, E>(effect: Effect.Effect<A, E>, into: Array<number>, keep: boolean) =>
+      Effect.suspend(() => {
+        const start = performance.now()
+        return effect.pipe(Effect.tap(() => Effect.sync(() => keep && into.push(performance.now() - start))))
+      })
+    const offMs: Array<number> = []
+    const readOnlyMs: Array<number> = []
+    const ruledMs: Array<number> = []
     const rawMs: Array<number> = []
     for (let i = 0; i < 40; i++) {
-      let start = performance.now()
-      yield* rt.executeOne(use(100 + i, "true"))
-      if (i >= 5) toolMs.push(performance.now() - start)
-      start = performance.now()
-      yield* Effect.promise(raw)
-      if (i >= 5) rawMs.push(performance.now() - start)
+      const keep = i >= 5
+      yield* timed(off.executeOne(use(100 + i, "true")), offMs, keep)
+      yield* timed(readOnly.executeOne(use(200 + i, "true")), readOnlyMs, keep)
+      yield* timed(ruled.executeOne(use(300 + i, "true")), ruledMs, keep)
+      yield* timed(Effect.promise(raw), rawMs, keep)
     }
+    const ratio = (values: ReadonlyArray<number>) => `${(median(values) / median(rawMs)).toFixed(2)}x raw`
     return [
       ["parses per call", parses.toFixed(2), `${commands.length} commands through the runtime (target 1)`],
+      ["raw spawn bash -c true", `${median(rawMs).toFixed(1)} ms`, "median, child_process.spawn to exit"],
       [
-        "runtime call `true`",
-        `${median(toolMs).toFixed(1)} ms`,
-        "median: plan, rules, auto-allow, spawn, tree cleanup"
+        "runtime `true`, no sandbox",
+        `${median(offMs).toFixed(1)} ms`,
+        `median: plan, rules, auto-allow, spawn, tree cleanup; ${ratio(offMs)}`
       ],
       [
-        "raw spawn bash -c true",
-        `${median(rawMs).toFixed(1)} ms`,
-        `median; ratio ${(median(toolMs) / median(rawMs)).toFixed(2)}x`
+        "runtime `true`, sandbox (read-only)",
+        `${median(readOnlyMs).toFixed(1)} ms`,
+        `median, auto-allowed as read-only: nothing writable, no network; ${ratio(readOnlyMs)}`
+      ],
+      [
+        "runtime `true`, sandbox (rule)",
+        `${median(ruledMs).toFixed(1)} ms`,
+        `median, allowed by Bash(true): workspace writable, protected paths; ${ratio(ruledMs)}`
       ]
     ] as const
-  }).pipe(
-    Effect.provide(
-      ToolRuntime.layer.pipe(
-        Layer.provide(ToolRegistry.layer([BashTool])),
-        Layer.provide(BashTool.layer()),
-        Layer.provide(Layer.mergeAll(RulePolicy.layer(), Approver.denyAll, ToolHooks.none)),
-        Layer.provide(Layer.mergeAll(Workspace.layer({ cwd }), ResultStore.layer(store))),
-        Layer.provide(NodeContext.layer)
-      )
-    )
-  )
+  }).pipe(Effect.scoped)
 
 /** Runs the Bash benchmarks and prints the numbers. */
 export const run = async (): Promise<void> => {

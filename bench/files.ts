@@ -3,6 +3,8 @@
  *
  * - Grep over a generated tree of 20,000 small files, through the whole ToolRuntime pipeline, against running `rg`
  *   directly with the same arguments (median of 5 runs each, after a warm-up; target ratio <= 1.2x).
+ * - Glob of every `.ts` file over the same tree, through the whole ToolRuntime pipeline and as a bare tool call, against its peer:
+ *   tinyglobby, then an lstat of every match and a sort by mtime (what Glob must do at least; target <= 1.5x).
  * - Read of a 50 MB file by range (offset near the middle, limit 100): RSS and heap growth (target < 16 MB).
  *
  * Run: `npx tsx -e 'import("./bench/files.ts").then(m => m.run())'`
@@ -18,12 +20,14 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as v8 from "node:v8"
 import * as vm from "node:vm"
+import { glob } from "tinyglobby"
 import { Approver } from "../dist/Permission/Approver.js"
 import { ToolRuntime } from "../dist/Runtime/ToolRuntime.js"
 import { FileState } from "../dist/Session/FileState.js"
 import { Workspace } from "../dist/Session/Workspace.js"
 import { testRuntime } from "../dist/testing/index.js"
 import * as FileTools from "../dist/Tools/FileTools.js"
+import { Glob } from "../dist/Tools/Glob.js"
 import { Grep, ripgrepArgs } from "../dist/Tools/Grep.js"
 import type { GrepInput } from "../dist/Tools/Grep.js"
 
@@ -118,6 +122,45 @@ export const run = async (): Promise<void> => {
       const [p, c, d] = [median(pipeline), median(call), median(direct)]
       console.log(
         `Grep ${JSON.stringify(input)} over 20,000 files (median of 5): rg ${d.toFixed(1)} ms; ` +
+          `tool call ${c.toFixed(1)} ms (${(c / d).toFixed(2)}x); through ToolRuntime ${p.toFixed(1)} ms (${
+            (p / d).toFixed(2)
+          }x)`
+      )
+    }
+
+    // Glob against tinyglobby + lstat + sort by mtime.
+    const globInput = { pattern: "**/*.ts" }
+    const executeGlob = () =>
+      runtime.runPromise(
+        Effect.flatMap(
+          ToolRuntime,
+          (rt) => rt.executeOne({ type: "tool_use", id: "toolu_bench", name: "Glob", input: globInput })
+        )
+      )
+    const callGlob = () => tool.runPromise(Effect.flatMap(Glob, (g) => Effect.scoped(g.plan(globInput).call(context))))
+    const peerGlob = async () => {
+      const files = await glob(globInput.pattern, { cwd: tree, absolute: true, onlyFiles: true, dot: true })
+      const stats = await Promise.all(files.map((file) => fs.promises.lstat(file)))
+      return files.map((file, i) => ({ file, mtimeMs: stats[i]!.mtimeMs })).sort((a, b) =>
+        b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file)
+      ).slice(0, 100)
+    }
+    const globCheck = await executeGlob()
+    if (globCheck.status !== "success") throw new Error(`Glob failed: ${JSON.stringify(globCheck.result)}`)
+    {
+      const results: Array<Array<number>> = [[], [], []]
+      const contenders = [() => time(executeGlob), () => time(callGlob), () => time(peerGlob)]
+      for (let i = 0; i < 5; i++) {
+        for (let j = 0; j < 3; j++) {
+          const k = (i + j) % 3
+          results[k]!.push(await contenders[k]!())
+        }
+      }
+      const [p, c, d] = results.map(median) as [number, number, number]
+      console.log(
+        `Glob ${JSON.stringify(globInput)} over 20,000 files (median of 5): tinyglobby + lstat + sort ${
+          d.toFixed(1)
+        } ms; ` +
           `tool call ${c.toFixed(1)} ms (${(c / d).toFixed(2)}x); through ToolRuntime ${p.toFixed(1)} ms (${
             (p / d).toFixed(2)
           }x)`

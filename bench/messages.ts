@@ -1,13 +1,16 @@
 /**
- * The Messages API backend's cost per streamed reply: a 200 kB Write input in 2,000 `input_json_delta`s and a
- * 300-piece text, from the scripted MessagesServer in a child process on 127.0.0.1, read through `AnthropicMessages`
- * (fetch, Sse, Schema decoding, the reply's checks, the time bounds, Effect streams) side by side, in the same process
- * and from the same server, with a bare reader (fetch, the same Sse parser, `JSON.parse` per event, nothing checked).
+ * The Messages API backend's cost per streamed reply, side by side in the same process and from the same server
+ * (a child process on 127.0.0.1), with the official `@anthropic-ai/sdk` streaming the same reply and a bare reader
+ * (fetch, eventsource-parser, `JSON.parse` per event, nothing checked):
+ * - a 200 kB Write input in 2,000 `input_json_delta`s and a 300-piece text, from the scripted MessagesServer (an
+ *   event per write);
+ * - 10,000 text deltas arriving in ONE piece (the case that was quadratic with a parser that rescans its buffer).
  * Client CPU time and wall time per reply, median of runs.
  */
-import * as Sse from "@effect/experimental/Sse"
+import Anthropic from "@anthropic-ai/sdk"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { Effect, Layer, Redacted, Stream } from "effect"
+import { createParser } from "eventsource-parser"
 import * as childProcess from "node:child_process"
 import * as path from "node:path"
 import * as AnthropicMessages from "../dist/Agent/AnthropicMessages.js"
@@ -24,8 +27,8 @@ const body = JSON.stringify({ model: "bench", max_tokens: 64_000, stream: true, 
 
 const bare = async (url: string): Promise<number> => {
   let events = 0
-  const parser = Sse.makeParser((event) => {
-    if (event._tag === "Event") {
+  const parser = createParser({
+    onEvent: (event) => {
       JSON.parse(event.data)
       events++
     }
@@ -40,6 +43,19 @@ const bare = async (url: string): Promise<number> => {
   return events
 }
 
+/** The official SDK streaming the same request: every event, as its users iterate them. */
+const sdk = async (client: Anthropic): Promise<number> => {
+  let events = 0
+  const stream = await client.messages.create({
+    model: "bench",
+    max_tokens: 64_000,
+    messages: [{ role: "user", content: "write it" }],
+    stream: true
+  })
+  for await (const _event of stream) events++
+  return events
+}
+
 const timed = async <A>(
   f: () => Promise<A>
 ): Promise<{ readonly value: A; readonly wall: number; readonly cpu: number }> => {
@@ -50,61 +66,79 @@ const timed = async <A>(
   return { value, wall: performance.now() - start, cpu: (used.user + used.system) / 1000 }
 }
 
-const startServer = (): Promise<{ readonly url: string; readonly stop: () => void }> =>
+const startServer = (
+  script: string,
+  args: ReadonlyArray<string> = []
+): Promise<{ readonly url: string; readonly stop: () => void }> =>
   new Promise((resolve, reject) => {
     const child = childProcess.spawn(process.execPath, [
       "--import",
       "tsx",
-      path.join(import.meta.dirname, "fixtures", "messages-server.ts")
+      path.join(import.meta.dirname, "fixtures", script),
+      ...args
     ], { stdio: ["pipe", "pipe", "inherit"] })
     child.on("error", reject)
     child.stdout.setEncoding("utf8")
     child.stdout.once("data", (line: string) => resolve({ url: line.trim(), stop: () => child.stdin.end() }))
   })
 
-export const run = async (): Promise<void> => {
-  const server = await startServer()
+type Run = { readonly wall: number; readonly cpu: number; readonly value: number }
+
+const compare = async (title: string, script: string, args: ReadonlyArray<string>, runs: number): Promise<void> => {
+  const server = await startServer(script, args)
   try {
     const backend = AnthropicMessages.layer({ model: "bench", apiKey: Redacted.make("k"), baseUrl: server.url }).pipe(
       Layer.provide(FetchHttpClient.layer)
     )
     const model = await Effect.runPromise(Effect.provide(ModelBackend, backend))
+    const client = new Anthropic({
+      apiKey: "k",
+      baseURL: server.url,
+      maxRetries: 0,
+      defaultHeaders: { "x-api-key": "k" }
+    })
     const ours = () => Effect.runPromise(Stream.runCount(model.stream(request)))
-    const RUNS = 15
     for (let i = 0; i < 3; i++) {
       await ours()
+      await sdk(client)
       await bare(server.url)
     }
-    const oursRuns: Array<{ wall: number; cpu: number; value: number }> = []
-    const bareRuns: Array<{ wall: number; cpu: number; value: number }> = []
-    for (let i = 0; i < RUNS; i++) {
+    const oursRuns: Array<Run> = []
+    const sdkRuns: Array<Run> = []
+    const bareRuns: Array<Run> = []
+    for (let i = 0; i < runs; i++) {
       oursRuns.push(await timed(ours))
+      sdkRuns.push(await timed(() => sdk(client)))
       bareRuns.push(await timed(() => bare(server.url)))
     }
     const wireEvents = bareRuns[0]!.value
-    const row = (
-      name: string,
-      runs: ReadonlyArray<{ wall: number; cpu: number }>
-    ): readonly [string, string, string] => {
-      const cpu = median(runs.map((r) => r.cpu))
+    const sdkCpu = median(sdkRuns.map((r) => r.cpu))
+    const row = (name: string, measured: ReadonlyArray<Run>): readonly [string, string, string] => {
+      const cpu = median(measured.map((r) => r.cpu))
       return [
         name,
-        `${cpu.toFixed(1)} ms CPU`,
-        `${median(runs.map((r) => r.wall)).toFixed(1)} ms wall, ${
+        `${cpu.toFixed(1)} ms CPU (${(cpu / sdkCpu).toFixed(2)}x the SDK)`,
+        `${median(measured.map((r) => r.wall)).toFixed(1)} ms wall, ${
           ((cpu * 1000) / wireEvents).toFixed(1)
         } us CPU per wire event`
       ]
     }
-    report(
-      `Messages API: one streamed reply (${wireEvents} events, a 200 kB input in 2,000 deltas; ${
-        oursRuns[0]!.value
-      } ModelEvents), median of ${RUNS}`,
-      [
-        row("AnthropicMessages", oursRuns),
-        row("bare fetch + Sse + JSON.parse", bareRuns)
-      ]
-    )
+    report(`${title} (${wireEvents} events; ${oursRuns[0]!.value} ModelEvents), median of ${runs}`, [
+      row("AnthropicMessages", oursRuns),
+      row("@anthropic-ai/sdk messages.create stream", sdkRuns),
+      row("bare fetch + eventsource-parser + JSON.parse", bareRuns)
+    ])
   } finally {
     server.stop()
   }
+}
+
+export const run = async (): Promise<void> => {
+  await compare(
+    "Messages API: one streamed reply, a 200 kB input in 2,000 deltas, an event per write",
+    "messages-server.ts",
+    [],
+    15
+  )
+  await compare("Messages API: 10,000 text deltas in one piece", "sse-server.ts", ["10000"], 10)
 }

@@ -32,7 +32,7 @@ export { ResultStore, ResultStoreError } from "./Session/ResultStore.js"
 /** @since 0.3.0 */
 export { FileAccess, FileAccessError } from "./Session/FileAccess.js"
 /** @since 0.3.0 */
-export type { FileInfo, FileType, MemoryTree, ReadHandle } from "./Session/FileAccess.js"
+export type { DirectoryEntry, FileInfo, FileType, MemoryTree, ReadHandle } from "./Session/FileAccess.js"
 /** @since 0.1.0 */
 export { RuntimeConfig } from "./Runtime/RuntimeConfig.js"
 /** @since 0.1.0 */

@@ -223,8 +223,13 @@ const ourErrors = async (cwd: string): Promise<ReadonlyArray<string>> => {
  */
 const TURN_TEST = `
 import { expect, it } from "@effect/vitest"
-import { Effect, FastCheck } from "effect"
-import { arbitraryTurnOf, runTurn } from "effect-tool-runtime/testing"
+import { Effect, FastCheck, Layer } from "effect"
+import { ToolRuntime } from "effect-tool-runtime"
+import { arbitraryTurnOf, fileAccessMemory, runTurn, testRuntime } from "effect-tool-runtime/testing"
+import { FileState, FileTools, Workspace } from "effect-tool-runtime/tools"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import { NotesLive, ReadNote, WriteNote } from "./notes.js"
 
 const tools = [ReadNote, WriteNote] as const
@@ -238,8 +243,38 @@ it.effect("a turn of my own tools runs", () =>
     const { outcomes } = yield* runTurn(turn, { tools, layer: NotesLive })
     expect(outcomes.map((outcome) => outcome.status)).toEqual(["success", "success"])
     expect(outcomes[1]!.result.content).toEqual("milk")
-    // HOOK(filesystem): a turn of the built-in Read and Write over the in-memory FileSystem layer (from
-    // effect-tool-runtime/testing) goes here, asserting that the disk is never touched.
+
+    // The built-in file tools over the in-memory file system, in a workspace that is not on disk: every tool answers
+    // from memory (a fallback to the disk or to ripgrep would find nothing there), and nothing is created.
+    const cwd = path.join(os.tmpdir(), \`not-on-disk-\${process.pid}-\${Date.now()}\`, "work")
+    const files = FileTools.layer.pipe(
+      Layer.provideMerge(Layer.mergeAll(Workspace.layerFileAccess({ cwd }), FileState.layer())),
+      Layer.provideMerge(fileAccessMemory({ files: { [path.join(cwd, "list.txt")]: "milk\\neggs\\n" } }))
+    )
+    const use = (id: string, name: string, input: Record<string, unknown>) => ({ type: "tool_use" as const, id, name, input })
+    const fileTurn = Effect.gen(function*() {
+      const first = yield* ToolRuntime.execute([
+        use("g", "Glob", { pattern: "*.txt" }),
+        use("s", "Grep", { pattern: "eg+s", output_mode: "content" }),
+        use("r", "Read", { file_path: "list.txt" }),
+        use("w", "Write", { file_path: "new/todo.txt", content: "bread\\n" })
+      ])
+      const second = yield* ToolRuntime.execute([
+        use("e", "Edit", { file_path: "list.txt", old_string: "milk", new_string: "oat milk" }),
+        use("r2", "Read", { file_path: "list.txt" }),
+        use("g2", "Glob", { pattern: "**/*.txt" })
+      ])
+      return [...first, ...second]
+    }).pipe(Effect.provide(testRuntime(FileTools.tools, files)))
+    const fileOutcomes = yield* fileTurn
+    expect(fileOutcomes.map((outcome) => outcome.status)).toEqual(Array(7).fill("success"))
+    const texts = fileOutcomes.map((outcome) => outcome.result.content)
+    expect(texts[0]).toBe("list.txt")
+    expect(texts[1]).toBe("list.txt:2:eggs")
+    expect(texts[2]).toBe("     1\\tmilk\\n     2\\teggs")
+    expect(texts[5]).toBe("     1\\toat milk\\n     2\\teggs")
+    expect(String(texts[6]).split("\\n").sort()).toEqual(["list.txt", "new/todo.txt"])
+    expect(fs.existsSync(path.dirname(cwd))).toBe(false)
   }))
 
 it("generated turns hold conflicting pairs in at least 30% of runs", () => {

@@ -61,6 +61,17 @@ export interface FileInfo {
 }
 
 /**
+ * One name in a directory and what it is (not following a symlink: a link is a `SymbolicLink`).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface DirectoryEntry {
+  readonly name: string
+  readonly type: FileType
+}
+
+/**
  * A file opened for reading by {@link FileAccess}: what was opened (its descriptor's own stat and real path), read
  * from the descriptor, never again by path.
  *
@@ -122,10 +133,20 @@ export class FileAccess extends Context.Tag("effect-tool-runtime/FileAccess")<
     readonly stat: (path: string) => Effect.Effect<FileInfo | undefined>
     /** Does not follow a symlink at the path. */
     readonly lstat: (path: string) => Effect.Effect<FileInfo | undefined>
-    /** {@link stat}, synchronously. */
+    /**
+     * {@link stat}, synchronously: undefined when nothing is there (no such name, a path through a file, a loop);
+     * throws a {@link FileAccessError} when something may be there but cannot be inspected (`EACCES`, `EIO`...).
+     */
     readonly statSync: (path: string) => FileInfo | undefined
     /** The names in a directory. */
     readonly readDirectory: (path: string) => Effect.Effect<ReadonlyArray<string>, FileAccessError>
+    /** The entries of a directory with their types (as `readdir` with file types: symlinks not followed), by name. */
+    readonly readDirectoryEntries: (path: string) => Effect.Effect<ReadonlyArray<DirectoryEntry>, FileAccessError>
+    /**
+     * Whether paths name the host's own files, so another process (ripgrep) sees the same tree: Grep searches with
+     * ripgrep only then, and in JavaScript through this service otherwise.
+     */
+    readonly onDisk: boolean
     /**
      * Opens a regular file for reading: refuses a symlink as the last component (`ELOOP`), never blocks on a FIFO,
      * refuses anything but a regular file (`EINVAL`). The handle is closed with the Scope.

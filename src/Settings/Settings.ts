@@ -31,7 +31,8 @@
  *
  * ## Modules
  * This module gathers the room's parts under one name: the schema (`SettingsSchema`), the rules' tool names
- * (`RuleTools`), loading (`Load`), trust (`Trust`), modes (`Modes`) and editing (`Edit`).
+ * (`RuleTools`), loading (`Load`), trust (`Trust`), modes (`Modes`), editing (`Edit`) and the shell's sandbox
+ * (`Sandbox`).
  *
  * @since 0.1.0
  */
@@ -53,3 +54,6 @@ export * from "./Modes.js"
 
 /** @since 0.1.0 */
 export * from "./Edit.js"
+
+/** @since 0.3.0 */
+export * from "./Sandbox.js"

@@ -9,6 +9,7 @@ import * as Schema from "effect/Schema"
 import * as Path from "node:path"
 import { RuleSource } from "../Tool/Permission.js"
 import { PermissionRule, RuleBehavior } from "../Tool/Rule.js"
+import { SandboxSettings } from "./Sandbox.js"
 
 // -----------------------------------------------------------------------------
 // schemas
@@ -238,7 +239,9 @@ export const Settings = Schema.Struct({
   allowedHttpHookUrls: optional(Schema.Array(Schema.String)),
   /** Environment variables HTTP hooks may put in headers; when any file sets it, others are never sent. */
   httpHookAllowedEnvVars: optional(Schema.Array(Schema.String)),
-  trustedProjects: optional(Schema.Array(Schema.String))
+  trustedProjects: optional(Schema.Array(Schema.String)),
+  /** The shell's sandbox (`Settings/Sandbox`). */
+  sandbox: optional(SandboxSettings)
 })
 
 /**

@@ -24,7 +24,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as defaults from "./internal/defaults.js"
-import type { PermissionCheck } from "./Permission.js"
+import type { Decision, PermissionCheck } from "./Permission.js"
 import { UiBlock } from "./Presentation.js"
 import type { ToolResultContent } from "./Wire.js"
 
@@ -136,11 +136,10 @@ export interface CallContext {
   readonly toolName: string
   /** Reports progress to the events stream. */
   readonly progress: (update: Progress) => Effect.Effect<void>
-  /**
-   * Whether permission rules deny reading this absolute path. Tools that read many files at once (Grep, Glob) use it
-   * to leave denied files out of their results: a rule `Read(./.env)` must hold inside a search of `.` too.
-   */
+  /** Whether rules deny reading this absolute path: Grep and Glob leave such files out (`Read(./.env)` holds in .). */
   readonly isReadDenied: (absolutePath: string) => boolean
+  /** The decision that let the call run (absent when a tool is called directly); Bash's sandbox follows it. */
+  readonly decision?: Decision | undefined
 }
 
 /**

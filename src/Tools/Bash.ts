@@ -1,7 +1,7 @@
 /**
  * The `Bash` tool: runs a shell command in the workspace, as Claude Code's tool of the same name does
- * (parameters `command`, `timeout` in milliseconds, `description`; Claude Code's `run_in_background` and
- * `dangerouslyDisableSandbox` are accepted as `false` and refused as `true` until they are implemented).
+ * (parameters `command`, `timeout` in milliseconds, `description`, `dangerouslyDisableSandbox`; Claude Code's
+ * `run_in_background` is accepted as `false` and refused as `true` until it is implemented).
  *
  * - **Risk** comes from the static analysis in `Shell/`: a command is read-only only when every simple command
  *   in it is on the read-only allowlist (`Shell/ReadOnly`), and then it runs alongside reads and is auto-allowed
@@ -10,7 +10,13 @@
  *   The tool never allows on its own: it asks for commands it cannot analyse, and otherwise has no opinion.
  * - **Execution** is `Shell/Process`: own process group, explicit environment, stdout and stderr interleaved,
  *   timeout (default 2 minutes, at most 10), and no process outliving the call (background jobs included).
- *   Optionally inside the bubblewrap sandbox (`Shell/Sandbox`).
+ * - **Enforcement** is the sandbox (`Process/Sandbox`), on by default where the machine supports it: a command
+ *   allowed because it is read-only runs with the whole file system read-only and no network; one a rule or a person
+ *   allowed may write the working directories (and what Edit allow rules grant) but not settings files,
+ *   `.git/hooks` or `.git/config`, and reach only the allowed domains. A refusal by the sandbox is explained to the
+ *   model after the output. Where the sandbox cannot run, one warning says why and commands run with the analysis
+ *   alone (unless the options require it). `dangerouslyDisableSandbox: true` is refused unless
+ *   `allowUnsandboxedCommands` is on, and then asked for like any unsandboxed command.
  * - **Output** streams to the ResultStore once it outgrows the model's budget; memory keeps a head and a tail
  *   (1 MiB each by default). The model gets head and tail with the path of the full output. One call's output is
  *   capped (`maxOutputBytes`, 64 MiB by default): past it the process tree is killed, the first `maxOutputBytes`
@@ -20,29 +26,34 @@
  *   error; any other non-zero exit code is a failure whose message holds the output and the code.
  *
  * ```ts
- * const tools = Bash.layer({ sandbox: "off" }) // needs Workspace, ResultStore, CommandExecutor
+ * // needs Workspace, ResultStore, CommandExecutor
+ * const tools = Bash.layer({ sandbox: { allowedDomains: ["registry.npmjs.org"] } })
  * ```
  *
  * @since 0.1.0
  */
 import * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import type * as Layer from "effect/Layer"
+import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
+import * as path from "node:path"
+import * as Sandbox from "../Process/Sandbox.js"
 import { ResultStore } from "../Session/ResultStore.js"
 import type { ResultSink } from "../Session/ResultStore.js"
 import { Workspace } from "../Session/Workspace.js"
 import { realSleep } from "../Shared/realTime.js"
+import type { Decision, PermissionCheck } from "../Tool/Permission.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import * as Tool from "../Tool/Tool.js"
 import { ArgumentString } from "./internal/argumentLimits.js"
+import { matchesRule } from "./Shell/BashRule.js"
 import * as CommandPlan from "./Shell/CommandPlan.js"
 import { OutputBuffer } from "./Shell/OutputBuffer.js"
 import * as Process from "./Shell/Process.js"
-import * as Sandbox from "./Shell/Sandbox.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // limits
@@ -120,7 +131,7 @@ export const BashInput = Schema.Struct({
   })),
   dangerouslyDisableSandbox: Schema.optional(Schema.Boolean.annotations({
     description:
-      "Set this to true to dangerously override sandbox mode and run commands without sandboxing. Not available in this runtime yet: a call with true is refused."
+      "Set this to true to dangerously override sandbox mode and run commands without sandboxing. Refused unless the settings allow unsandboxed commands (sandbox.allowUnsandboxedCommands); then the user is asked."
   }))
 })
 
@@ -140,13 +151,13 @@ export const backgroundRefusal =
  * @category models
  */
 export const sandboxEscapeRefusal =
-  "dangerouslyDisableSandbox is not available in this runtime yet: the command was not run. Run it without dangerouslyDisableSandbox; if the sandbox blocks what it needs, say so to the user."
+  "dangerouslyDisableSandbox is refused: the settings do not allow unsandboxed commands (sandbox.allowUnsandboxedCommands is off), so the command was not run. Run it without dangerouslyDisableSandbox; if the sandbox blocks what it needs, say so to the user."
 
-/** The refusal for an input asking for what this runtime does not do yet, if any. */
-const notYetSupported = (input: BashInput): string | undefined =>
+/** The refusal for an input asking for what this runtime does not do (here), if any. */
+const notSupported = (input: BashInput, escapeAllowed: boolean): string | undefined =>
   input.run_in_background === true
     ? backgroundRefusal
-    : input.dangerouslyDisableSandbox === true
+    : input.dangerouslyDisableSandbox === true && !escapeAllowed
     ? sandboxEscapeRefusal
     : undefined
 /**
@@ -202,14 +213,48 @@ export class BashFailure
 {}
 
 /**
+ * The sandbox of Bash's commands, as Claude Code's `sandbox` settings describe it (see `Settings/Sandbox`). Every
+ * field is optional; the defaults are the safe ones.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface BashSandboxOptions {
+  /** Default true: commands run in the sandbox wherever it can run. */
+  readonly enabled?: boolean | undefined
+  /** Default false: where the sandbox cannot run, say so once and run commands with the analysis alone. True: fail. */
+  readonly failIfUnavailable?: boolean | undefined
+  /** `Bash(...)` rule contents of commands that run outside the sandbox (`docker:*`). */
+  readonly excludedCommands?: ReadonlyArray<string> | undefined
+  /** Hosts commands a rule or a person allowed may reach (WebFetch allow rules, network.allowedDomains). */
+  readonly allowedDomains?: ReadonlyArray<string> | undefined
+  /** Absolute paths such commands may write besides the working directories (what Edit allow rules grant). */
+  readonly writable?: ReadonlyArray<string> | undefined
+  /** Absolute paths or globs no command may read (Read deny rules). */
+  readonly unreadable?: ReadonlyArray<string> | undefined
+  /** Absolute paths that stay read-only besides settings files, `.git/hooks` and `.git/config`. */
+  readonly protectedPaths?: ReadonlyArray<string> | undefined
+  /** Default false: `dangerouslyDisableSandbox: true` is refused. True: such a call runs unsandboxed, after asking. */
+  readonly allowUnsandboxedCommands?: boolean | undefined
+  /** Default false. True: a command no rule decides runs in the sandbox without asking (deny and ask rules hold). */
+  readonly autoAllowBashIfSandboxed?: boolean | undefined
+  /** Where the one warning goes when the sandbox cannot run (the CLI's stderr). Default: `Effect.logWarning`. */
+  readonly warn?: ((line: string) => void) | undefined
+}
+
+/**
  * Options of {@link layer}.
  *
  * @since 0.1.0
  * @category models
  */
 export interface BashOptions {
-  /** Default `"off"`. `"bubblewrap"` fails the layer when bwrap is missing or cannot sandbox here. */
-  readonly sandbox?: Sandbox.SandboxMode | undefined
+  /**
+   * The sandbox. Default: on where the machine supports it (one warning and the analysis alone where it does not).
+   * `"off"`: never. `"bubblewrap"`: required (the layer fails where it cannot run). An object: see
+   * {@link BashSandboxOptions}.
+   */
+  readonly sandbox?: "off" | "bubblewrap" | BashSandboxOptions | undefined
   /** Time between SIGTERM and SIGKILL. Default 2 seconds. */
   readonly killGrace?: Duration.DurationInput | undefined
   /** Bytes of head, and of tail, kept in memory. Default 1 MiB each. */
@@ -336,7 +381,7 @@ interface Services {
   readonly workspace: Workspace["Type"]
   readonly store: ResultStore["Type"]
   readonly env: Readonly<Record<string, string>>
-  readonly wrap: ((argv: Process.Argv) => Process.Argv) | undefined
+  readonly sandbox: SandboxState
   readonly killGrace: Duration.DurationInput
   readonly memoryBytes: number
   readonly progressEvery: number
@@ -428,6 +473,13 @@ const runCommand = (
     )
 
     const timeoutMs = Math.min(input.timeout ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS)
+    const policy = policyFor(services.sandbox, services.workspace, input, plan, context.decision)
+    const wrap = policy === undefined || services.sandbox.service === undefined
+      ? undefined
+      : yield* services.sandbox.service.wrap(Process.bashArgv(input.command), policy, context.toolUseId).pipe(
+        Effect.map((argv) => () => argv),
+        Effect.mapError((error) => new BashFailure({ reason: "start", message: error.message }))
+      )
     const result = yield* Process.run({
       command: input.command,
       cwd: services.workspace.cwd,
@@ -436,7 +488,7 @@ const runCommand = (
       killGrace: services.killGrace,
       onOutput,
       maxOutputBytes: services.maxOutputBytes,
-      ...(services.wrap === undefined ? {} : { wrap: services.wrap })
+      ...(wrap === undefined ? {} : { wrap })
     }).pipe(
       Effect.mapError((error) => new BashFailure({ reason: "start", message: error.message })),
       Effect.onInterrupt(() =>
@@ -471,10 +523,12 @@ const runCommand = (
       stoppedBackgroundProcesses: result.leftovers,
       outputIncomplete: result.outputIncomplete
     }
+    // A refusal by the sandbox is said in words the model can act on, after the output that shows it.
+    const denial = policy === undefined ? undefined : Sandbox.explainDenial(`${seen.output}${seen.outputTail}`, policy)
     const failure = (reason: BashFailure["reason"], headline: string, exitCode?: number) =>
       new BashFailure({
         reason,
-        message: [headline, modelText(output)].filter((part) => part !== "").join("\n"),
+        message: [headline, modelText(output), denial ?? ""].filter((part) => part !== "").join("\n"),
         ...(exitCode === undefined ? {} : { exitCode }),
         ...(output.fullOutputPath === undefined ? {} : { fullOutputPath: output.fullOutputPath })
       })
@@ -510,10 +564,120 @@ const runCommand = (
     }
   })
 
+/** The sandbox as the layer found it: running, or why not. */
+interface SandboxState {
+  readonly service: Sandbox.Sandbox["Type"] | undefined
+  readonly options: BashSandboxOptions
+}
+
+const sandboxOptionsOf = (option: BashOptions["sandbox"]): BashSandboxOptions =>
+  option === "off"
+    ? { enabled: false }
+    : option === "bubblewrap"
+    ? { enabled: true, failIfUnavailable: true }
+    : option ?? {}
+
+/** `dangerouslyDisableSandbox: true` is honoured only when the settings allow unsandboxed commands. */
+const escapeAllowed = (state: SandboxState): boolean => state.options.allowUnsandboxedCommands === true
+
+/** Whether a command runs outside the sandbox: no sandbox, an allowed escape, or an excluded command. */
+const unsandboxed = (state: SandboxState, input: BashInput): boolean =>
+  state.service === undefined ||
+  input.dangerouslyDisableSandbox === true ||
+  (state.options.excludedCommands ?? []).some((content) => matchesRule(content, input.command.trim()))
+
+/**
+ * What a command may touch: read-only when it was allowed because it is read-only (or, called directly, when the
+ * analysis says it is); otherwise the working directories and what Edit allow rules grant, minus settings files and
+ * `.git` internals, and the allowed domains. Undefined: it runs unsandboxed.
+ */
+const policyFor = (
+  state: SandboxState,
+  workspace: Workspace["Type"],
+  input: BashInput,
+  plan: CommandPlan.CommandPlan,
+  decision: Decision | undefined
+): Sandbox.SandboxPolicy | undefined => {
+  if (unsandboxed(state, input)) return undefined
+  const unreadable = state.options.unreadable ?? []
+  const readOnly = decision === undefined
+    ? plan.traits.readOnly
+    : decision._tag === "Allow" && decision.reason._tag === "ReadOnly"
+  if (readOnly) return Sandbox.readOnlyPolicy(unreadable)
+  const writable = [...workspace.roots, ...(state.options.writable ?? [])]
+  return {
+    writable,
+    protectedPaths: [
+      ...writable.flatMap((root) => [
+        path.join(root, ".claude", "settings.json"),
+        path.join(root, ".claude", "settings.local.json"),
+        path.join(root, ".git", "hooks"),
+        path.join(root, ".git", "config")
+      ]),
+      ...(workspace.home === undefined ? [] : [path.join(workspace.home, ".claude", "settings.json")]),
+      ...(state.options.protectedPaths ?? [])
+    ],
+    unreadable,
+    domains: state.options.allowedDomains ?? []
+  }
+}
+
+/**
+ * The tool's own view: the analysis's, except that a command leaving the sandbox (`dangerouslyDisableSandbox`) is
+ * asked for like any unsandboxed one, and, with `autoAllowBashIfSandboxed`, a sandboxed command no rule decides runs.
+ */
+const permissionCheck = (
+  state: SandboxState,
+  input: BashInput,
+  plan: CommandPlan.CommandPlan
+): PermissionCheck<never> => {
+  const check = plan.permissionCheck
+  if (state.service === undefined || check._tag === "Deny") return check
+  if (input.dangerouslyDisableSandbox === true) {
+    return check._tag === "Ask" ? check : {
+      _tag: "Ask",
+      message: "Bash needs approval: the command asks to run outside the sandbox (dangerouslyDisableSandbox)."
+    }
+  }
+  if (state.options.autoAllowBashIfSandboxed === true && check._tag === "Passthrough" && !unsandboxed(state, input)) {
+    return { _tag: "Allow", reason: "the command runs in the sandbox (autoAllowBashIfSandboxed)" }
+  }
+  return check
+}
+
+/** The sandbox, or why it cannot run: a failure when the options require it, one warning otherwise. */
+const startSandbox = (
+  options: BashSandboxOptions,
+  cwd: string,
+  executor: CommandExecutor.CommandExecutor
+): Effect.Effect<SandboxState, Sandbox.SandboxUnavailable, Scope.Scope> => {
+  if (options.enabled === false) return Effect.succeed({ service: undefined, options })
+  return Layer.build(Sandbox.layer).pipe(
+    Effect.tap((context) =>
+      Sandbox.probe(cwd).pipe(
+        Effect.provide(context),
+        Effect.provideService(CommandExecutor.CommandExecutor, executor)
+      )
+    ),
+    Effect.map((context): SandboxState => ({ service: Context.get(context, Sandbox.Sandbox), options })),
+    Effect.catchTag("SandboxUnavailable", (error) =>
+      options.failIfUnavailable === true
+        ? Effect.fail(error)
+        : Effect.suspend(() => {
+          const line =
+            `Bash: the sandbox cannot run here, so commands run with the permission analysis alone: ${error.message}`
+          const warn = options.warn
+          return warn === undefined ? Effect.logWarning(line) : Effect.sync(() => warn(line))
+        }).pipe(Effect.as<SandboxState>({ service: undefined, options })))
+  )
+}
+
 /**
  * The Bash tool over the Workspace (commands run in its working directory), the ResultStore (full outputs) and a
- * CommandExecutor (e.g. `NodeContext.layer`). With `sandbox: "bubblewrap"` the layer fails with
- * {@link Sandbox.SandboxUnavailable} when bwrap is missing or cannot sandbox on this machine.
+ * CommandExecutor (e.g. `NodeContext.layer`). Commands run in the sandbox (`Process/Sandbox`) wherever it can run;
+ * where it cannot, the layer logs one warning and commands run with the analysis alone, unless the options require
+ * the sandbox (`sandbox: "bubblewrap"` or `failIfUnavailable`): then the layer fails with
+ * {@link Sandbox.SandboxUnavailable} saying why.
  *
  * @since 0.1.0
  * @category layers
@@ -530,17 +694,12 @@ export const layer = (
       const workspace = yield* Workspace
       const store = yield* ResultStore
       const executor = yield* CommandExecutor.CommandExecutor
-      let wrap: ((argv: Process.Argv) => Process.Argv) | undefined
-      if (options.sandbox === "bubblewrap") {
-        const sandbox = { writable: workspace.roots, cwd: workspace.cwd }
-        yield* Sandbox.probe(sandbox).pipe(Effect.provideService(CommandExecutor.CommandExecutor, executor))
-        wrap = Sandbox.wrap(sandbox)
-      }
+      const sandbox = yield* startSandbox(sandboxOptionsOf(options.sandbox), workspace.cwd, executor)
       const services: Services = {
         workspace,
         store,
         env: Process.shellEnvironment(options.env),
-        wrap,
+        sandbox,
         killGrace: options.killGrace ?? Duration.seconds(2),
         memoryBytes: Math.max(BODY_LIMIT, options.memoryBytes ?? 1024 * 1024),
         progressEvery: Duration.toMillis(Duration.decode(options.progressInterval ?? Duration.seconds(1))),
@@ -551,7 +710,7 @@ export const layer = (
         interruptBehavior: "block",
         validate: (input) => {
           if (input.command.trim() === "") return Tool.reject("The command is empty.")
-          const refusal = notYetSupported(input)
+          const refusal = notSupported(input, escapeAllowed(sandbox))
           return refusal === undefined ? Effect.succeed(input) : Tool.reject(refusal)
         },
         // The command is analysed once per input, here; every stage of the call reads this plan.
@@ -560,7 +719,7 @@ export const layer = (
           return {
             traits: plan.traits,
             claims: plan.claims,
-            checkPermissions: () => Effect.succeed(plan.permissionCheck),
+            checkPermissions: () => Effect.succeed(permissionCheck(sandbox, input, plan)),
             matchRules: plan.matchRules,
             call: (context) => runCommand(services, input, context, plan)
           }

@@ -13,15 +13,17 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import { glob, isDynamicPattern } from "tinyglobby"
+import picomatch from "picomatch"
+import { isDynamicPattern } from "tinyglobby"
+import * as FileAccess from "../Session/FileAccess.js"
 import { isWithin, Workspace } from "../Session/Workspace.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import * as Tool from "../Tool/Tool.js"
 import { PathString } from "./internal/argumentLimits.js"
-import { gitignoreFilter, rootIgnoreGlobs } from "./internal/filesIgnore.js"
-import { directorySearchStages, displayPath, realPathSync, specialFileReason } from "./internal/filesPaths.js"
+import { gitignoreOnly } from "./internal/filesIgnore.js"
+import { directorySearchStages, displayPath, specialFileReason } from "./internal/filesPaths.js"
+import { walk } from "./internal/filesWalk.js"
 import { withheldNote, withholding } from "./internal/filesWithheld.js"
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -107,6 +109,27 @@ const patternProblem = (pattern: string): string | undefined =>
     ? `is ${pattern.length} characters long, over the ${maxPatternChars} a glob pattern may have`
     : undefined
 
+/**
+ * A relative pattern as matched (a leading `./` dropped), the static directory the walk starts from (as tinyglobby
+ * does: through a symlink too, whose matches the containment check then counts as outside), and the pruning it
+ * allows: without `**`, no directory at or below the pattern's depth can hold a match.
+ */
+const globPattern = (pattern: string) => {
+  const text = pattern.replace(/^(\.\/)+/, "")
+  const scan = picomatch.scan(text)
+  const staticSegments = scan.base.split("/").filter((segment) => segment !== "")
+  // Without a dynamic part the last segment is the name itself: the walk starts in its directory.
+  const prefix = (scan.glob === "" ? staticSegments.slice(0, -1) : staticSegments).join("/")
+  const depth = text.split("/").filter((segment) => segment !== "").length
+  const unbounded = /\*\*|[{(]/.test(scan.glob)
+  return {
+    text,
+    prefix,
+    /** Whether a directory (relative to the searched one) can hold a match. */
+    mayHold: (directory: string): boolean => unbounded || directory.split("/").length < depth
+  }
+}
+
 /** Splits an absolute pattern into its static directory and the dynamic rest. */
 const splitAbsolute = (pattern: string): { readonly base: string; readonly rest: string } => {
   const segments = pattern.split("/")
@@ -124,6 +147,7 @@ const splitAbsolute = (pattern: string): { readonly base: string; readonly rest:
 export const layer = Glob.implementEffect(
   Effect.gen(function*() {
     const workspace = yield* Workspace
+    const access = yield* FileAccess.current
     const searchPath = (input: typeof GlobInput.Type) => input.path ?? workspace.cwd
 
     return {
@@ -150,11 +174,11 @@ export const layer = Glob.implementEffect(
             )
           }
           const resolved = yield* workspace.resolve(path ?? workspace.cwd)
-          const stat = yield* Effect.promise(() => fs.promises.stat(resolved.real).catch(() => undefined))
+          const stat = yield* access.stat(resolved.real)
           const refusal = specialFileReason(resolved, stat)
           if (refusal !== undefined) return yield* Tool.reject(refusal)
           if (stat === undefined) return yield* Tool.reject(`Directory does not exist: ${resolved.absolute}.`)
-          if (!stat.isDirectory()) {
+          if (stat.type !== "Directory") {
             return yield* Tool.reject(`${resolved.absolute} is not a directory. Give a directory as path.`)
           }
           return { pattern, path: resolved.absolute }
@@ -167,42 +191,46 @@ export const layer = Glob.implementEffect(
           const resolved = yield* workspace.resolve(searchPath(input))
           const base = resolved.real
           const withheld = withholding(context, resolved)
-          let outside = 0
           // .gitignore files apply from the workspace root that holds the search, else from the search directory.
           const top = workspace.roots.find((root) => isWithin(root, base)) ?? base
-          const found = yield* Effect.tryPromise({
-            try: async (signal) => {
-              const files = await glob(input.pattern, {
-                signal,
-                cwd: base,
-                absolute: true,
-                onlyFiles: true,
-                dot: true,
-                followSymbolicLinks: false,
-                expandDirectories: false,
-                ignore: ["**/.git/**", ...(await rootIgnoreGlobs(top, base))]
-              })
-              const named = files.map((file) => nodePath.normalize(file)).filter((file) => isWithin(base, file))
-              const stats = await Promise.all(named.map((file) => fs.promises.lstat(file).catch(() => undefined)))
-              // Where a match resolves decides, not how it is spelled: `link/passwd` through `link -> /etc` is /etc/passwd.
-              // A match that is not itself a link resolves where its directory does (one realpath per directory).
-              const realDirs = new Map<string, string>()
-              const realDir = (dir: string) => realDirs.get(dir) ?? realDirs.set(dir, realPathSync(dir)).get(dir)!
-              const inside = new Map<string, number>()
-              named.forEach((file, i) => {
-                const stat = stats[i]
-                const real = stat === undefined || stat.isSymbolicLink()
-                  ? realPathSync(file)
-                  : nodePath.join(realDir(nodePath.dirname(file)), nodePath.basename(file))
-                if (isWithin(base, real) || workspace.contains(real)) inside.set(file, stat?.mtimeMs ?? 0)
-              })
-              outside = named.length - inside.size
-              const kept = (await gitignoreFilter(top, [...inside.keys()])).filter((file) => withheld.allows(file))
-              const stamped = kept.map((file) => ({ file, mtimeMs: inside.get(file) ?? 0 }))
-              return stamped.sort((a, b) => b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file))
-            },
+          const pattern = globPattern(input.pattern)
+          const matches = yield* Effect.try({
+            try: () => pattern.text === "" ? () => false : picomatch(pattern.text, { dot: true }),
             catch: (e) => new Tool.ToolError({ message: `Glob failed: ${e instanceof Error ? e.message : String(e)}` })
           })
+          const start = pattern.prefix === "" ? base : nodePath.join(base, pattern.prefix)
+          const relativeOf = (relative: string) => pattern.prefix === "" ? relative : `${pattern.prefix}/${relative}`
+          const startsInDirectory = start === base || (yield* access.stat(start))?.type === "Directory"
+          const walked = !startsInDirectory ? { entries: [] } : yield* walk(access, {
+            root: start,
+            top: isWithin(top, start) ? top : start,
+            ignoreFiles: gitignoreOnly,
+            override: (entry) => (entry.type === "Directory" && entry.name === ".git" ? "skip" : undefined),
+            descend: (entry) => pattern.mayHold(relativeOf(entry.relative))
+          }).pipe(
+            Effect.mapError((e) => new Tool.ToolError({ message: `Glob failed: ${e.message}` }))
+          )
+          // Only regular files, as tinyglobby lists them; symlinks met in the walk are never followed, nor listed.
+          const named = walked.entries.filter((entry) => entry.type === "File" && matches(relativeOf(entry.relative)))
+          // Where a match resolves decides, not how it is spelled. The walk never follows a link, so a match lies where
+          // its directory does: one realpath per directory, in case a directory was swapped for a link mid-walk.
+          const directories = [...new Set(named.map((entry) => nodePath.dirname(entry.path)))]
+          const realDirectories = new Map(
+            yield* Effect.forEach(directories, (directory) =>
+              Effect.map(
+                Effect.orElseSucceed(access.realPath(directory), () => directory),
+                (real) => [directory, real] as const
+              ), { concurrency: 8 })
+          )
+          const inside = named.filter((entry) => {
+            const real = nodePath.join(realDirectories.get(nodePath.dirname(entry.path))!, entry.name)
+            return isWithin(base, real) || workspace.contains(real)
+          })
+          const outside = named.length - inside.length
+          const kept = inside.filter((entry) => withheld.allows(entry.path))
+          const stats = yield* Effect.forEach(kept, (entry) => access.lstat(entry.path), { concurrency: 32 })
+          const found = kept.map((entry, i) => ({ file: entry.path, mtimeMs: stats[i]?.mtimeMs ?? 0 }))
+            .sort((a, b) => b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file))
           // Shown relative to the working directory as the model wrote it (roots may be reached through a link).
           const shownBase = resolved.absolute
           const show = (file: string) =>

@@ -15,6 +15,9 @@
  *   mode, and out of rg's complaints; the model is told how many files were withheld, never which. rg prints each
  *   path NUL-terminated (`--null`, see `internal/filesRipgrep`), so every line is tied to its file whatever the
  *   file's name contains.
+ * - On a file system that is not the host's ({@link FileAccess.FileAccess.layerMemory}, a user's own layer), ripgrep
+ *   cannot see the files: the same search runs in JavaScript through the FileAccess service
+ *   (`internal/filesSearch`, which lists where it differs), answered in rg's records and put together the same way.
  *
  * @since 0.1.0
  */
@@ -22,9 +25,9 @@ import { rgPath } from "@vscode/ripgrep"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as Subprocess from "../Process/Subprocess.js"
+import * as FileAccess from "../Session/FileAccess.js"
 import { isWithin, Workspace } from "../Session/Workspace.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import * as Tool from "../Tool/Tool.js"
@@ -32,6 +35,8 @@ import { ArgumentString, argvProblem, PathString } from "./internal/argumentLimi
 import { directorySearchStages, displayPath, specialFileReason } from "./internal/filesPaths.js"
 import { complaintPaths, contextSeparatorArg, recordReader } from "./internal/filesRipgrep.js"
 import type { RgRecord } from "./internal/filesRipgrep.js"
+import { search } from "./internal/filesSearch.js"
+import type { SearchTarget } from "./internal/filesSearch.js"
 import { withheldNote, withholding } from "./internal/filesWithheld.js"
 import { WholeNumber } from "./internal/numbers.js"
 
@@ -195,17 +200,55 @@ const KILL_GRACE = Duration.millis(500)
 /** rg's complaints kept at most. */
 const maxStderrBytes = 64 * 1024
 
+type Line = (record: Exclude<RgRecord, { readonly _tag: "Separator" }>) => string | undefined
+
 /**
- * Runs rg through {@link Subprocess.run}, turning each record into an output line with `toLine` (undefined leaves it
- * out) and keeping at most `maxLines` lines; rg is stopped when enough arrived or when the fiber is interrupted. A
- * context separator is kept only between two kept lines.
+ * Puts output lines together from ripgrep's records (from rg or from the JavaScript search alike): each record becomes
+ * a line with `toLine` (undefined leaves it out), at most `maxLines` lines or {@link maxOutputBytes} are kept, and a
+ * context separator is kept only between two kept lines. `take` answers false once there is enough.
+ */
+const collector = (maxLines: number, toLine: Line) => {
+  const lines: Array<string> = []
+  let separated = false
+  let bytes = 0
+  let truncated = false
+  const keep = (line: string): boolean => {
+    if (lines.length >= maxLines || bytes >= maxOutputBytes) {
+      truncated = true
+      return false
+    }
+    lines.push(line)
+    bytes += line.length + 1
+    return true
+  }
+  return {
+    lines,
+    truncated: () => truncated,
+    take: (record: RgRecord): boolean => {
+      if (truncated) return false
+      if (record._tag === "Separator") {
+        separated = lines.length > 0
+        return true
+      }
+      const line = toLine(record)
+      if (line === undefined) return true
+      if (separated && !keep("--")) return false
+      separated = false
+      return keep(line)
+    }
+  }
+}
+
+/**
+ * Runs rg through {@link Subprocess.run}, keeping its records' lines with a {@link collector}; rg is stopped when
+ * enough arrived or when the fiber is interrupted.
  */
 const runRipgrep = (
   args: ReadonlyArray<string>,
   cwd: string,
   mode: GrepOutput["mode"],
   maxLines: number,
-  toLine: (record: Exclude<RgRecord, { readonly _tag: "Separator" }>) => string | undefined
+  toLine: Line
 ): Effect.Effect<RgResult, Tool.ToolError> =>
   Effect.gen(function*() {
     // The input schema already bounds each argument; this is the last word before the kernel's.
@@ -213,32 +256,10 @@ const runRipgrep = (
     if (problem !== undefined) return yield* new Tool.ToolError({ message: `Cannot run ripgrep: ${problem}.` })
     const read = recordReader(mode)
     const decoder = new TextDecoder()
-    const lines: Array<string> = []
-    let separated = false
-    let bytes = 0
-    let truncated = false
-    const keep = (line: string): boolean => {
-      if (lines.length >= maxLines || bytes >= maxOutputBytes) {
-        truncated = true
-        return false
-      }
-      lines.push(line)
-      bytes += line.length + 1
-      return true
-    }
+    const collected = collector(maxLines, toLine)
     const take = (text: string): Subprocess.Delivery => {
-      for (const record of read(text)) {
-        if (record._tag === "Separator") {
-          separated = lines.length > 0
-          continue
-        }
-        const line = toLine(record)
-        if (line === undefined) continue
-        if (separated && !keep("--")) break
-        separated = false
-        if (!keep(line)) break
-      }
-      return truncated ? "enough" : undefined
+      for (const record of read(text)) if (!collected.take(record)) break
+      return collected.truncated() ? "enough" : undefined
     }
     const result = yield* Effect.scoped(Subprocess.run({
       argv: [rgPath, ...args],
@@ -248,13 +269,59 @@ const runRipgrep = (
       stdout: { onChunk: (chunk) => Effect.sync(() => take(decoder.decode(chunk, { stream: true }))) },
       stderr: { maxBytes: maxStderrBytes, overflow: "drop" }
     })).pipe(Effect.mapError((error) => new Tool.ToolError({ message: `Could not run ripgrep: ${error.message}` })))
+    const truncated = collected.truncated()
     if (!truncated) take(decoder.decode())
     const code = truncated || result.exit._tag === "Stopped"
       ? 0
       : result.exit._tag === "Exited"
       ? result.exit.code
       : null
-    return { lines, truncated, code, stderr: new TextDecoder().decode(result.stderr) }
+    return {
+      lines: collected.lines,
+      truncated: collected.truncated(),
+      code,
+      stderr: new TextDecoder().decode(result.stderr)
+    }
+  })
+
+/**
+ * The same search in JavaScript through {@link FileAccess} (`internal/filesSearch`), for a file system ripgrep cannot
+ * see, answered as rg would: exit code 0 with matches, 1 without, 2 with complaints (and a bad pattern as rg's error).
+ */
+const searchInJs = (
+  access: FileAccess.FileAccess["Type"],
+  input: GrepInput,
+  target: SearchTarget,
+  maxLines: number,
+  toLine: Line
+): Effect.Effect<RgResult> =>
+  Effect.gen(function*() {
+    const context = input.context ?? input["-C"]
+    const collected = collector(maxLines, toLine)
+    const ended = yield* Effect.either(search(
+      access,
+      {
+        pattern: input.pattern,
+        mode: input.output_mode ?? "files_with_matches",
+        glob: input.glob,
+        type: input.type,
+        ignoreCase: input["-i"] === true,
+        onlyMatching: input["-o"] === true,
+        multiline: input.multiline === true,
+        before: input["-B"] ?? context ?? 0,
+        after: input["-A"] ?? context ?? 0
+      },
+      target,
+      collected.take
+    ))
+    if (ended._tag === "Left") return { lines: [], truncated: false, code: 2, stderr: `rg: ${ended.left}` }
+    const complaints = ended.right.complaints
+    return {
+      lines: collected.lines,
+      truncated: collected.truncated(),
+      code: collected.truncated() ? 0 : complaints.length > 0 ? 2 : collected.lines.length > 0 ? 0 : 1,
+      stderr: complaints.join("\n")
+    }
   })
 
 /** The lines after the first `offset` (a context separator left first is dropped: it separates nothing). */
@@ -275,6 +342,7 @@ const LINE_NUMBER = /^\d+([:-])/
 export const layer = Grep.implementEffect(
   Effect.gen(function*() {
     const workspace = yield* Workspace
+    const access = yield* FileAccess.current
     const searchPath = (input: GrepInput) => input.path ?? workspace.cwd
 
     return {
@@ -283,7 +351,7 @@ export const layer = Grep.implementEffect(
       validate: (input) =>
         Effect.gen(function*() {
           const resolved = yield* workspace.resolve(searchPath(input))
-          const stat = yield* Effect.promise(() => fs.promises.stat(resolved.real).catch(() => undefined))
+          const stat = yield* access.stat(resolved.real)
           const refusal = specialFileReason(resolved, stat)
           if (refusal !== undefined) return yield* Tool.reject(refusal)
           if (stat === undefined) return yield* Tool.reject(`Path does not exist: ${resolved.absolute}.`)
@@ -318,13 +386,23 @@ export const layer = Grep.implementEffect(
             return `${shown(record.path)}${number[1]}${lineNumbers ? record.rest : record.rest.slice(number[0].length)}`
           }
           const skipped = input.offset ?? 0
-          const found = yield* runRipgrep(
-            ripgrepArgs(input, target),
-            workspace.cwd,
-            mode,
-            input.head_limit === undefined ? Number.MAX_SAFE_INTEGER : skipped + input.head_limit,
-            toLine
-          )
+          const maxLines = input.head_limit === undefined ? Number.MAX_SAFE_INTEGER : skipped + input.head_limit
+          // ripgrep where it sees the same files (the host's); else the same search in JavaScript.
+          const found = access.onDisk
+            ? yield* runRipgrep(ripgrepArgs(input, target), workspace.cwd, mode, maxLines, toLine)
+            : yield* searchInJs(
+              access,
+              input,
+              {
+                real: resolved.real,
+                shown: target,
+                isDirectory: (yield* access.stat(resolved.real))?.type === "Directory",
+                cwd: workspace.cwd,
+                top: workspace.roots.find((root) => isWithin(root, resolved.real)) ?? resolved.real
+              },
+              maxLines,
+              toLine
+            )
           const result = skipped === 0 ? found : { ...found, lines: afterOffset(found.lines, skipped) }
           // rg's complaints about withheld files (unreadable, too large...) would name them: leave those out too.
           const complaints = result.stderr.trim().split("\n").filter((line) =>
@@ -333,7 +411,9 @@ export const layer = Grep.implementEffect(
           const stderr = complaints.join("\n")
           const onlyAboutWithheld = stderr === "" && result.stderr.trim() !== ""
           if (result.code === 2 && result.lines.length === 0 && !onlyAboutWithheld) {
-            return yield* new Tool.ToolError({ message: `ripgrep failed: ${stderr === "" ? "exit code 2" : stderr}` })
+            return yield* new Tool.ToolError({
+              message: `${access.onDisk ? "ripgrep" : "Search"} failed: ${stderr === "" ? "exit code 2" : stderr}`
+            })
           }
           if (result.code !== 0 && result.code !== 1 && result.code !== 2) {
             return yield* new Tool.ToolError({

@@ -7,6 +7,7 @@
  */
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import * as Layer from "effect/Layer"
+import type { SandboxUnavailable } from "../Process/Sandbox.js"
 import { FileState } from "../Session/FileState.js"
 import type { FileStateOptions } from "../Session/FileState.js"
 import type { ResultStore } from "../Session/ResultStore.js"
@@ -17,7 +18,6 @@ import type * as Tool from "../Tool/Tool.js"
 import { BashTool } from "./Bash.js"
 import type { BashOptions } from "./Bash.js"
 import * as FileTools from "./FileTools.js"
-import type { SandboxUnavailable } from "./Shell/Sandbox.js"
 import type { InvalidAllowEntry } from "./Web/Address.js"
 import { WebFetchTool } from "./WebFetch.js"
 import type { WebFetchOptions } from "./WebFetch.js"
@@ -25,9 +25,16 @@ import type { WebFetchOptions } from "./WebFetch.js"
 /** @since 0.1.0 */
 export { BashTool } from "./Bash.js"
 /** @since 0.1.0 */
-export type { BashOptions } from "./Bash.js"
+export type { BashOptions, BashSandboxOptions } from "./Bash.js"
 /** @since 0.1.0 */
 export { Edit, Glob, Grep, Read, Write } from "./FileTools.js"
+/**
+ * The five file tools together (`FileTools.tools`, `FileTools.layer`), for a program or a test that wants only them
+ * (over `Workspace.layerFileAccess` and `fileAccessMemory` from the testing entry, they never touch the disk).
+ *
+ * @since 0.3.0
+ */
+export * as FileTools from "./FileTools.js"
 /** @since 0.1.0 */
 export { FileState } from "../Session/FileState.js"
 /** @since 0.1.0 */

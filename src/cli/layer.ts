@@ -25,6 +25,7 @@ import { ToolRuntime } from "../Runtime/ToolRuntime.js"
 import type { ResultStore } from "../Session/ResultStore.js"
 import { Session } from "../Session/Session.js"
 import { Workspace } from "../Session/Workspace.js"
+import { sandboxConfig } from "../Settings/Sandbox.js"
 import { formatSettingsWarning, loadSettings, resolveMode } from "../Settings/Settings.js"
 import type { PermissionModeSetting } from "../Settings/Settings.js"
 import { builtinSessionLayer, builtinTools } from "../Tools/index.js"
@@ -116,6 +117,7 @@ export const servicesLayer = <E, R>(
         knownTools
       })
       const hookOptions = Hooks.optionsFromSettings(settings)
+      const sandbox = sandboxConfig(settings, { cwd, home, extraRules: options.rules })
       const { mode, warnings: modeWarnings } = resolveMode(
         settings,
         options.mode === undefined ? {} : { requested: options.mode }
@@ -124,7 +126,8 @@ export const servicesLayer = <E, R>(
         const line of [
           ...settings.flatMap((loaded) => loaded.warnings.map(formatSettingsWarning)),
           ...modeWarnings,
-          ...Hooks.hookWarnings(hookOptions)
+          ...Hooks.hookWarnings(hookOptions),
+          ...sandbox.warnings.map(formatSettingsWarning)
         ]
       ) {
         options.warn(line)
@@ -139,7 +142,11 @@ export const servicesLayer = <E, R>(
       const mcp = yield* loadMcpConfig({ ...options, cwd })
       for (const error of mcp.errors) options.warn(`MCP configuration: ${error.message}`)
       const plainRegistry = McpServers.extendRegistry.pipe(
-        Layer.provide(ToolRegistry.layer(builtinTools).pipe(Layer.provide(builtinSessionLayer()))),
+        Layer.provide(
+          ToolRegistry.layer(builtinTools).pipe(
+            Layer.provide(builtinSessionLayer({ bash: { sandbox: { ...sandbox.config, warn: options.warn } } }))
+          )
+        ),
         Layer.provide(McpServers.layer(mcp))
       )
       // Deferred tools (MCP tools, by default) wait behind ToolSearch, as with the library; what the model loaded is

@@ -562,7 +562,8 @@ export * as MessagesServer from "./MessagesServer.js"
 
 /**
  * A file system in memory for the file tools (see `FileAccess.layerMemory`): provide it, with
- * `Workspace.layerFileAccess`, and Read, Write and Edit never touch the disk.
+ * `Workspace.layerFileAccess`, and Read, Write, Edit, Glob and Grep never touch the disk (Grep searches in JavaScript
+ * there, not with ripgrep).
  *
  * @since 0.3.0
  * @category layers

@@ -51,7 +51,7 @@ describe("Bash parameters", () => {
       expect(fs.existsSync(marker)).toBe(false)
     }).pipe(Effect.provide(layer)))
 
-  it.effect("Claude Code runs dangerouslyDisableSandbox: true unsandboxed (after asking); we refuse it and run nothing", () =>
+  it.effect("Claude Code runs dangerouslyDisableSandbox: true unsandboxed (after asking); we refuse it unless sandbox.allowUnsandboxedCommands, and run nothing", () =>
     Effect.gen(function*() {
       const marker = path.join(dir, "escape-ran")
       const outcome = yield* executeOne(

@@ -1,16 +1,15 @@
 /**
  * The Messages API over @effect/platform's HttpClient: one POST with `stream: true`, the response checked (status,
- * content type), its body parsed as server-sent events by @effect/experimental's `Sse`, and the events turned into
+ * content type), its body parsed as server-sent events by `eventsource-parser` (linear: each character is looked at
+ * a bounded number of times, whatever the size of the chunks the body arrives in), and the events turned into
  * `ModelEvent`s by the reply's state machine. Every failure is a `ModelError`.
  *
  * @internal
  */
-import * as Sse from "@effect/experimental/Sse"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -19,6 +18,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import { createParser } from "eventsource-parser"
 import type { ModelEvent, ModelRequest } from "../ModelBackend.js"
 import { ModelError } from "../ModelBackend.js"
 import { decodeEvent, quote, Reply } from "./messagesEvents.js"
@@ -78,16 +78,71 @@ const statusError = (response: HttpClientResponse.HttpClientResponse): Effect.Ef
     return Effect.fail(new ModelError({ reason: "Status", status: response.status, message }))
   })
 
-/** The SSE parser dies (rather than fails) on an oversized event: that is a malformed response, not a defect. */
-const sseTooLarge = <E>(cause: Cause.Cause<E>): Option.Option<Stream.Stream<never, ModelError>> =>
-  Option.flatMap(Cause.dieOption(cause), (defect) =>
-    defect instanceof Sse.SseError
-      ? Option.some(
-        Stream.fail(
-          new ModelError({ reason: "Malformed", message: `the event stream is malformed: ${defect.message}` })
-        )
-      )
-      : Option.none())
+/** The largest event (or unfinished line) the parser keeps: a reply's events are far smaller. */
+const maxEventChars = 10 * 1024 * 1024
+
+/**
+ * The body's bytes to the reply's events, synchronously, piece by piece: text decoding, server-sent events
+ * (`eventsource-parser` keeps only the unfinished line and event between pieces, so a reply arriving in one piece
+ * costs what it costs in many), each event's data decoded, and the reply's state machine. No Effect per event: a
+ * piece of the body is one step of the stream.
+ */
+class BodyParser {
+  private readonly decoder = new TextDecoder()
+  private readonly reply = new Reply()
+  private out: Array<ModelEvent> = []
+  private error: ModelError | undefined
+  private endsInCr = false
+  private readonly parser = createParser({
+    onEvent: (event) => {
+      if (this.error !== undefined) return
+      const step = Either.flatMap(decodeEvent(event.data, this.ignoreUnknownEvents), (wire) => this.reply.step(wire))
+      if (Either.isLeft(step)) this.error = step.left
+      else for (const modelEvent of step.right) this.out.push(modelEvent)
+    },
+    onError: (cause) => {
+      this.error ??= new ModelError({
+        reason: "Malformed",
+        message: `the event stream is malformed: ${
+          cause.type === "max-buffer-size-exceeded"
+            ? `an event exceeded the maximum size of ${maxEventChars} characters`
+            : cause.message
+        }`
+      })
+    },
+    maxBufferSize: maxEventChars
+  })
+
+  constructor(private readonly ignoreUnknownEvents: boolean) {}
+
+  private feedText(text: string): void {
+    if (text.length === 0 || this.error !== undefined) return
+    this.parser.feed(text)
+    this.endsInCr = text.endsWith("\r")
+  }
+
+  /** The events so far, then the error that ends the reply, if any. */
+  private taken(): Stream.Stream<ModelEvent, ModelError> {
+    const events = Stream.fromChunk(Chunk.unsafeFromArray(this.out))
+    this.out = []
+    return this.error === undefined ? events : Stream.concat(events, Stream.fail(this.error))
+  }
+
+  /** The events completed by these pieces of the body. */
+  feed(pieces: Chunk.Chunk<Uint8Array>): Stream.Stream<ModelEvent, ModelError> {
+    for (const bytes of pieces) this.feedText(this.decoder.decode(bytes, { stream: true }))
+    return this.taken()
+  }
+
+  /** The body ended: the last events, then why the reply is incomplete, if it is. */
+  end(): Stream.Stream<ModelEvent, ModelError> {
+    this.feedText(this.decoder.decode())
+    // A body ending in `\r` leaves the parser waiting for a `\n` that may follow: at the end, nothing follows.
+    if (this.endsInCr) this.feedText("\n")
+    if (this.error === undefined) this.error = this.reply.finish()
+    return this.taken()
+  }
+}
 
 /** How long the body may go on after `message_stop` before it is cut (the reply is complete by then). */
 const afterStopGrace = Duration.seconds(2)
@@ -103,23 +158,15 @@ const parse = (
   seen: () => void
 ): Stream.Stream<ModelEvent, ModelError> =>
   Stream.suspend(() => {
-    const reply = new Reply()
+    const parser = new BodyParser(settings.ignoreUnknownEvents)
     return response.stream.pipe(
       Stream.mapError((error) => transport(error, "the connection broke while streaming the reply")),
-      Stream.mapChunks((chunk) => {
+      Stream.chunks,
+      Stream.flatMap((pieces) => {
         seen()
-        return chunk
+        return parser.feed(pieces)
       }),
-      Stream.decodeText(),
-      Stream.pipeThroughChannel(Sse.makeChannel<ModelError, unknown>()),
-      Stream.catchSomeCause(sseTooLarge),
-      Stream.mapConcatEffect((event) =>
-        Either.flatMap(decodeEvent(event.data, settings.ignoreUnknownEvents), (wire) => reply.step(wire))
-      ),
-      Stream.concat(Stream.suspend(() => {
-        const early = reply.finish()
-        return early === undefined ? Stream.empty : Stream.fail(early)
-      }))
+      Stream.concat(Stream.suspend(() => parser.end()))
     )
   })
 

@@ -49,6 +49,8 @@ export const decodeEvent = (data: string, ignoreUnknownEvents = false): Either.E
   const json = parseJson(data)
   if (Either.isLeft(json)) return Either.left(malformed(`an event's data is not JSON: ${quote(data)}`))
   const value = json.right
+  const delta = fastDelta(value)
+  if (delta !== undefined) return Either.right(delta)
   const type = typeOf(value)
   if (type === undefined) return Either.left(malformed(`an event's data has no "type": ${quote(data)}`))
   if (!Wire.knownEventTypes.has(type)) {
@@ -72,6 +74,28 @@ export const decodeEvent = (data: string, ignoreUnknownEvents = false): Either.E
     decodeStreamEvent(value),
     (error) => malformed(`a malformed ${type} event: ${describeParseError(error)}`)
   )
+}
+
+/**
+ * The common case, checked by hand: a text or input_json delta that fits `Wire.ContentBlockDelta` exactly (what
+ * the Schema would decode to); anything else (another event, a field of the wrong type) goes through the Schema,
+ * which names what is wrong. Most of a reply's events are these.
+ */
+const fastDelta = (value: unknown): StreamEvent | undefined => {
+  if (typeof value !== "object" || value === null) return undefined
+  const event = value as { type?: unknown; index?: unknown; delta?: unknown }
+  if (event.type !== "content_block_delta") return undefined
+  const index = event.index
+  if (typeof index !== "number" || !Number.isInteger(index) || index < 0) return undefined
+  const delta = event.delta as { type?: unknown; text?: unknown; partial_json?: unknown } | null | undefined
+  if (typeof delta !== "object" || delta === null) return undefined
+  if (delta.type === "text_delta" && typeof delta.text === "string") {
+    return { type: "content_block_delta", index, delta: { type: "text_delta", text: delta.text } }
+  }
+  if (delta.type === "input_json_delta" && typeof delta.partial_json === "string") {
+    return { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: delta.partial_json } }
+  }
+  return undefined
 }
 
 const indexOf = (value: object): string =>

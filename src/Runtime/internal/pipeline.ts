@@ -736,7 +736,7 @@ const runStages = (
 
   /** The call itself: its Exit, or TimedOut. A call that is already an Exit ran synchronously and needs no scope or timer. */
   const callWithTimeout = (invocation: AnyInvocation): Effect.Effect<Exit.Exit<unknown, unknown>, Errors.TimedOut> => {
-    const call = invocation.call(context)
+    const call = invocation.call(trace.decision === undefined ? context : { ...context, decision: trace.decision })
     if (Exit.isExit(call)) return Exit.succeed(call)
     const timeout = prepared.timeout ?? env.settings.timeout ?? tool.definition.timeout
     const scoped = Effect.exit(scopedCall(call))

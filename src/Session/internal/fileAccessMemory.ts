@@ -6,7 +6,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as nodePath from "node:path"
-import type { FileAccess, FileInfo, ReadHandle } from "../FileAccess.js"
+import type { DirectoryEntry, FileAccess, FileInfo, ReadHandle } from "../FileAccess.js"
 import { FileAccessError } from "../FileAccess.js"
 
 /** The seed of a memory file system. */
@@ -30,15 +30,25 @@ const fail = (path: string, reason: string, what: string) =>
 /** @internal */
 export const makeMemory = (tree: MemoryTree): FileAccess["Type"] => {
   const entries = new Map<string, Entry>()
+  /** The names in each directory, kept with `entries` (see `put`). */
+  const children = new Map<string, Set<string>>()
+  const put = (path: string, entry: Entry): void => {
+    entries.set(path, entry)
+    if (path === "/") return
+    const parent = nodePath.dirname(path)
+    const names = children.get(parent)
+    if (names === undefined) children.set(parent, new Set([nodePath.basename(path)]))
+    else names.add(nodePath.basename(path))
+  }
   let inode = 1
   let clock = 1_700_000_000_000
   const tick = () => ++clock
-  entries.set("/", { type: "Directory", ino: inode++, mtimeMs: tick() })
+  put("/", { type: "Directory", ino: inode++, mtimeMs: tick() })
 
   const ensureDirectory = (path: string): void => {
     if (entries.has(path)) return
     ensureDirectory(nodePath.dirname(path))
-    entries.set(path, { type: "Directory", ino: inode++, mtimeMs: tick() })
+    put(path, { type: "Directory", ino: inode++, mtimeMs: tick() })
   }
   const encode = (content: string | Uint8Array) =>
     typeof content === "string" ? new TextEncoder().encode(content) : content
@@ -46,12 +56,12 @@ export const makeMemory = (tree: MemoryTree): FileAccess["Type"] => {
   for (const [path, content] of Object.entries(tree.files ?? {})) {
     const absolute = nodePath.resolve(path)
     ensureDirectory(nodePath.dirname(absolute))
-    entries.set(absolute, { type: "File", bytes: encode(content), mtimeMs: tick(), mode: 0o644, ino: inode++ })
+    put(absolute, { type: "File", bytes: encode(content), mtimeMs: tick(), mode: 0o644, ino: inode++ })
   }
   for (const [path, target] of Object.entries(tree.symlinks ?? {})) {
     const absolute = nodePath.resolve(path)
     ensureDirectory(nodePath.dirname(absolute))
-    entries.set(absolute, { type: "SymbolicLink", target, ino: inode++, mtimeMs: tick() })
+    put(absolute, { type: "SymbolicLink", target, ino: inode++, mtimeMs: tick() })
   }
 
   /** The real path of `path` (every symlink followed; the last one too unless `followLast` is off), if it exists. */
@@ -100,6 +110,21 @@ export const makeMemory = (tree: MemoryTree): FileAccess["Type"] => {
     return entry === undefined ? undefined : infoOf(entry)
   }
 
+  const readDirectoryEntries = (path: string): Effect.Effect<ReadonlyArray<DirectoryEntry>, FileAccessError> =>
+    Effect.suspend(() => {
+      const real = resolve(path)
+      const entry = real === undefined ? undefined : entries.get(real)
+      if (real === undefined || entry === undefined) {
+        return Effect.fail(fail(path, "ENOENT", "no such file or directory"))
+      }
+      if (entry.type !== "Directory") return Effect.fail(fail(path, "ENOTDIR", "not a directory"))
+      const listed = [...(children.get(real) ?? [])].sort().map((name): DirectoryEntry => ({
+        name,
+        type: entries.get(nodePath.join(real, name))!.type
+      }))
+      return Effect.succeed(listed)
+    })
+
   return {
     realPath: (path) =>
       Effect.suspend(() => {
@@ -112,18 +137,9 @@ export const makeMemory = (tree: MemoryTree): FileAccess["Type"] => {
     stat: (path) => Effect.sync(() => statSync(path)),
     lstat: (path) => Effect.sync(() => lstatSync(path)),
     statSync,
-    readDirectory: (path) =>
-      Effect.suspend(() => {
-        const real = resolve(path)
-        const entry = real === undefined ? undefined : entries.get(real)
-        if (entry === undefined) return Effect.fail(fail(path, "ENOENT", "no such file or directory"))
-        if (entry.type !== "Directory") return Effect.fail(fail(path, "ENOTDIR", "not a directory"))
-        const prefix = real === "/" ? "/" : `${real}/`
-        const names = [...entries.keys()]
-          .filter((key) => key !== real && key.startsWith(prefix) && !key.slice(prefix.length).includes("/"))
-          .map((key) => key.slice(prefix.length))
-        return Effect.succeed(names.sort())
-      }),
+    readDirectory: (path) => Effect.map(readDirectoryEntries(path), (entries) => entries.map((entry) => entry.name)),
+    readDirectoryEntries,
+    onDisk: false,
     openRead: (path) =>
       Effect.suspend(() => {
         const real = resolve(path, false)
@@ -161,7 +177,7 @@ export const makeMemory = (tree: MemoryTree): FileAccess["Type"] => {
           await options?.beforeRename?.()
           options?.signal?.throwIfAborted()
           // Like a rename: a symlink at the target is replaced, not followed.
-          entries.set(target, {
+          put(target, {
             type: "File",
             bytes: new Uint8Array(content),
             mtimeMs: tick(),

@@ -10,7 +10,7 @@ import type { FileAccess, FileInfo, FileType, ReadHandle } from "../FileAccess.j
 import { FileAccessError } from "../FileAccess.js"
 import { writeFileAtomic } from "./atomicWrite.js"
 
-const typeOf = (stats: fs.Stats): FileType =>
+const typeOf = (stats: fs.Stats | fs.Dirent): FileType =>
   stats.isFile()
     ? "File"
     : stats.isDirectory()
@@ -79,14 +79,24 @@ export const makeNode = (): FileAccess["Type"] => ({
       const stats = fs.statSync(path, { throwIfNoEntry: false })
       return stats === undefined ? undefined : infoOf(stats)
     } catch (error) {
-      // A path through a file (ENOTDIR), a loop, a name too long: nothing is there to stat.
-      if (["ENOTDIR", "ELOOP", "ENAMETOOLONG", "EACCES"].includes((error as NodeJS.ErrnoException).code ?? "")) {
+      // A path through a file (ENOTDIR), a loop, a name too long: nothing is there to stat. Anything else (EACCES on
+      // a directory on the way, EIO) says nothing about whether the file is there: a clear error, never "absent".
+      if (["ENOTDIR", "ELOOP", "ENAMETOOLONG"].includes((error as NodeJS.ErrnoException).code ?? "")) {
         return undefined
       }
-      throw error
+      throw toError(path)(error)
     }
   },
   readDirectory: (path) => Effect.tryPromise({ try: () => fs.promises.readdir(path), catch: toError(path) }),
+  readDirectoryEntries: (path) =>
+    Effect.tryPromise({
+      try: async () => {
+        const entries = await fs.promises.readdir(path, { withFileTypes: true })
+        return entries.map((entry) => ({ name: entry.name, type: typeOf(entry) }))
+      },
+      catch: toError(path)
+    }),
+  onDisk: true,
   openRead: (path) =>
     Effect.acquireRelease(
       Effect.tryPromise({ try: () => fs.promises.open(path, readFlags), catch: toError(path) }),

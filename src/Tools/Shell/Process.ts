@@ -159,6 +159,15 @@ export const shellEnvironment = (
 export const shellScript = (command: string): string => `exec 2>&1 </dev/null; ${command}`
 
 /**
+ * The argv of the shell that runs a command. `--norc`: bash reads ~/.bashrc when its stdin is a socket ("run by
+ * rshd") unless SHLVL says it is nested; a user's rc file must not change what an analysed command does.
+ *
+ * @since 0.3.0
+ * @category running
+ */
+export const bashArgv = (command: string): Argv => ["bash", "--norc", "--noprofile", "-c", shellScript(command)]
+
+/**
  * Runs a command to completion (or timeout). Interrupting the effect terminates the whole tree, as does closing
  * the Scope; either way no process of the call survives it (within the limits of {@link Subprocess.run}).
  *
@@ -167,9 +176,7 @@ export const shellScript = (command: string): string => `exec 2>&1 </dev/null; $
  */
 export const run = (options: ShellOptions): Effect.Effect<ShellResult, ShellProcessError, Scope.Scope> =>
   Effect.gen(function*() {
-    // `--norc`: bash reads ~/.bashrc when its stdin is a socket ("run by rshd") unless SHLVL says it is nested;
-    // a user's rc file must not change what an analysed command does.
-    const argv: Argv = ["bash", "--norc", "--noprofile", "-c", shellScript(options.command)]
+    const argv = bashArgv(options.command)
     const wrapped = options.wrap?.(argv) ?? argv
     // The kernel refuses NUL bytes and oversized arguments; Node throws on them. Say so instead of crashing.
     const refused = argvProblem(wrapped, options.env)

@@ -1,68 +1,91 @@
 /**
- * `.gitignore` support for Glob, with the `ignore` package doing the matching: a filter that applies every
- * `.gitignore` from a top directory down to each file's directory, and a cheap pruning of whole directories named
- * in the top `.gitignore` (so `node_modules/` is never walked).
+ * Ignore files (`.gitignore`, and for Grep also `.ignore` and `.rgignore`, as ripgrep reads them) for the directory
+ * walk of Glob and Grep, with the `ignore` package doing the matching. The rules in force in a directory are the ignore
+ * files from a top directory down to it; the deepest file with an opinion on a path decides (a `!negation` in a nested
+ * `.gitignore` re-includes what a parent's rule left out, as in git), and within one file the last matching rule.
+ *
+ * Files are read through {@link FileAccess}, so the in-memory layer serves them too.
  *
  * @since 0.1.0
  * @internal
  */
+import * as Effect from "effect/Effect"
 import ignore from "ignore"
 import type { Ignore } from "ignore"
-import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import { isWithin } from "../../Session/Workspace.js"
+import type { FileAccess } from "../../Session/FileAccess.js"
 
-const readGitignore = (directory: string): Promise<Ignore | undefined> =>
-  fs.promises.readFile(nodePath.join(directory, ".gitignore"), "utf8").then(
-    (text) => ignore().add(text),
-    () => undefined
-  )
+/** The ignore files Glob reads in each directory. */
+export const gitignoreOnly: ReadonlyArray<string> = [".gitignore"]
 
-/**
- * The files (absolute) that no `.gitignore` between `top` and their own directory ignores. Each `.gitignore` is
- * matched against the path relative to its directory, as git does (negations work within one file).
- */
-export const gitignoreFilter = async (top: string, files: ReadonlyArray<string>): Promise<ReadonlyArray<string>> => {
-  const cache = new Map<string, Promise<Ignore | undefined>>()
-  const rulesOf = (directory: string) => {
-    let rules = cache.get(directory)
-    if (rules === undefined) {
-      rules = readGitignore(directory)
-      cache.set(directory, rules)
-    }
-    return rules
-  }
-  const verdicts = await Promise.all(
-    files.map(async (file) => {
-      if (!isWithin(top, file)) return true
-      let directory = top
-      const segments = nodePath.relative(top, nodePath.dirname(file)).split(nodePath.sep).filter((s) => s !== "")
-      for (let i = 0; i <= segments.length; i++) {
-        if (i > 0) directory = nodePath.join(directory, segments[i - 1]!)
-        const rules = await rulesOf(directory)
-        if (rules?.ignores(nodePath.relative(directory, file)) === true) return false
-      }
-      return true
-    })
-  )
-  return files.filter((_, i) => verdicts[i])
+/** The ignore files ripgrep reads in each directory, lowest precedence first. */
+export const ripgrepIgnoreFiles: ReadonlyArray<string> = [".gitignore", ".ignore", ".rgignore"]
+
+/** The rules of one directory's ignore files. */
+export interface IgnoreRules {
+  /** The directory the rules are relative to (absolute, normalised). */
+  readonly directory: string
+  readonly rules: Ignore
 }
 
-const plainName = /^\/?[^*?[\]{}()!#\\/\s]+\/?$/
+/** The ignore rules in force in a directory, from the top down. */
+export type IgnoreStack = ReadonlyArray<IgnoreRules>
+
+/** Reads a small text file through FileAccess; undefined when it is not there or not a regular file. */
+export const readText = (access: FileAccess["Type"], path: string): Effect.Effect<string | undefined> =>
+  Effect.scoped(
+    Effect.flatMap(access.openRead(path), (handle) => handle.read(0, handle.info.size))
+  ).pipe(
+    Effect.map((bytes) => new TextDecoder().decode(bytes)),
+    Effect.orElseSucceed(() => undefined)
+  )
+
+/** The rules of `directory`'s ignore files among `names` (the files to read, lowest precedence first). */
+export const readIgnoreRules = (
+  access: FileAccess["Type"],
+  directory: string,
+  names: ReadonlyArray<string>
+): Effect.Effect<IgnoreRules | undefined> =>
+  Effect.map(
+    Effect.forEach(names, (name) => readText(access, nodePath.join(directory, name))),
+    (texts) => {
+      const present = texts.filter((text): text is string => text !== undefined)
+      if (present.length === 0) return undefined
+      // Case-sensitive, as git on Linux and ripgrep match.
+      const rules = ignore({ ignorecase: false })
+      for (const text of present) rules.add(text)
+      return { directory, rules }
+    }
+  )
 
 /**
- * Glob ignore patterns (relative to `base`) for the directories the top `.gitignore` names plainly (`node_modules`,
- * `dist/`, `/build`), so the walk skips them. Empty when the file has negations (a `!` could re-include something
- * inside them); the exact filter runs afterwards anyway.
+ * The stack of rules from `top` down to `directory`'s parent (both absolute; `directory` inside `top`): what a walk
+ * starting at `directory` inherits. The directory's own files are read by the walk, from its listing.
  */
-export const rootIgnoreGlobs = async (top: string, base: string): Promise<ReadonlyArray<string>> => {
-  const text = await fs.promises.readFile(nodePath.join(top, ".gitignore"), "utf8").catch(() => "")
-  const lines = text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "" && !line.startsWith("#"))
-  if (lines.some((line) => line.startsWith("!"))) return []
-  return lines.flatMap((line) => {
-    if (!plainName.test(line)) return []
-    const name = line.replace(/^\/|\/$/g, "")
-    if (!line.startsWith("/")) return [`**/${name}/**`]
-    return base === top ? [`${name}/**`] : []
-  })
+export const inheritedRules = (
+  access: FileAccess["Type"],
+  top: string,
+  directory: string,
+  names: ReadonlyArray<string>
+): Effect.Effect<IgnoreStack> => {
+  const relative = nodePath.relative(top, directory)
+  if (relative === "" || relative.startsWith("..") || nodePath.isAbsolute(relative)) return Effect.succeed([])
+  const segments = relative.split(nodePath.sep)
+  const ancestors = segments.map((_, i) => nodePath.join(top, ...segments.slice(0, i)))
+  return Effect.map(
+    Effect.forEach(ancestors, (ancestor) => readIgnoreRules(access, ancestor, names)),
+    (found) => found.filter((rules): rules is IgnoreRules => rules !== undefined)
+  )
+}
+
+/** Whether the rules in force leave `path` (absolute, below every rules directory) out; `directory` for a directory. */
+export const isIgnored = (stack: IgnoreStack, path: string, directory: boolean): boolean => {
+  for (let i = stack.length - 1; i >= 0; i--) {
+    const { directory: base, rules } = stack[i]!
+    const relative = base === "/" ? path.slice(1) : path.slice(base.length + 1)
+    const verdict = rules.test(directory ? `${relative}/` : relative)
+    if (verdict.ignored) return true
+    if (verdict.unignored) return false
+  }
+  return false
 }

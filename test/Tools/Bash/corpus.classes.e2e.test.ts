@@ -37,7 +37,7 @@ import {
   wrapperBenign,
   wrapperHostile
 } from "../Shell/corpus.js"
-import { gitRepo, tempDir } from "./helpers.js"
+import { corpusSandbox, gitRepo, tempDir } from "./helpers.js"
 
 const SECRET = "TOPSECRET"
 
@@ -82,7 +82,7 @@ const tree = (root: string): ReadonlyArray<string> => {
 
 const runtimeIn = (cwd: string, approver: Layer.Layer<Approver>, policy: RulePolicy.RulePolicyOptions) => {
   const workspace = Workspace.layer({ cwd })
-  const tools = BashTool.layer({ killGrace: "500 millis" }).pipe(
+  const tools = BashTool.layer({ killGrace: "500 millis", sandbox: corpusSandbox }).pipe(
     Layer.provide(Layer.mergeAll(workspace, ResultStore.layer(tempDir("bash-classes-store"))))
   )
   return ToolRuntime.layer.pipe(

@@ -20,7 +20,7 @@ import { Workspace } from "../../../src/Session/Workspace.js"
 import type { ToolUseBlock } from "../../../src/Tool/Wire.js"
 import { BashTool } from "../../../src/Tools/Bash.js"
 import { benign, hostile } from "../Shell/corpus.js"
-import { gitRepo, tempDir } from "./helpers.js"
+import { corpusSandbox, gitRepo, tempDir } from "./helpers.js"
 
 const runtimeIn = (
   cwd: string,
@@ -28,7 +28,7 @@ const runtimeIn = (
   policy: RulePolicy.RulePolicyOptions = { mode: "default" }
 ) => {
   const workspace = Workspace.layer({ cwd })
-  const tools = BashTool.layer({ killGrace: "500 millis" }).pipe(
+  const tools = BashTool.layer({ killGrace: "500 millis", sandbox: corpusSandbox }).pipe(
     Layer.provide(Layer.mergeAll(workspace, ResultStore.layer(tempDir("bash-e2e-store"))))
   )
   return ToolRuntime.layer.pipe(

@@ -17,7 +17,7 @@ import { ToolRuntime } from "../../../src/Runtime/ToolRuntime.js"
 import { ResultStore } from "../../../src/Session/ResultStore.js"
 import { Workspace } from "../../../src/Session/Workspace.js"
 import { BashTool } from "../../../src/Tools/Bash.js"
-import { gitRepo, tempDir } from "./helpers.js"
+import { corpusSandbox, gitRepo, tempDir } from "./helpers.js"
 
 const runtimeIn = (
   cwd: string,
@@ -25,7 +25,7 @@ const runtimeIn = (
   asked: Ref.Ref<ReadonlyArray<ApprovalRequest>>
 ) => {
   const workspace = Workspace.layer({ cwd })
-  const tools = BashTool.layer({ killGrace: "500 millis" }).pipe(
+  const tools = BashTool.layer({ killGrace: "500 millis", sandbox: corpusSandbox }).pipe(
     Layer.provide(Layer.mergeAll(workspace, ResultStore.layer(tempDir("bash-sec-store"))))
   )
   return ToolRuntime.layer.pipe(

@@ -41,9 +41,13 @@ export const gitRepo = (): string => {
   return dir
 }
 
-/** The Bash tool over `cwd`, its full outputs stored under `store`, with NodeContext. */
+/**
+ * The Bash tool over `cwd`, its full outputs stored under `store`, with NodeContext. Without a `sandbox` option the sandbox is off: these helpers serve the tests of the
+ * process lifecycle, which read host PIDs and write outside the workspace; `sandbox.test.ts` and the sandbox
+ * property run it on.
+ */
 export const bashLayer = (cwd: string, options: BashOptions = {}, store = tempDir("bash-store")) =>
-  BashTool.layer(options).pipe(
+  BashTool.layer({ sandbox: "off", ...options }).pipe(
     Layer.provide(Layer.mergeAll(Workspace.layer({ cwd }), ResultStore.layer(store))),
     Layer.provide(NodeContext.layer)
   )
@@ -73,3 +77,20 @@ export const treeScript = (pidFile: string, tail = "sleep 1000"): string =>
     `echo started`,
     tail
   ].join("\n")
+
+/** Why the sandbox cannot run here, or undefined when it can. */
+export const sandboxUnavailable = ((): string | undefined => {
+  const bwrap = childProcess.spawnSync("bwrap", ["--ro-bind", "/", "/", "--unshare-net", "true"], { encoding: "utf8" })
+  if (bwrap.error !== undefined) return `bwrap is not installed (${bwrap.error.message})`
+  if (bwrap.status !== 0) return `bwrap cannot create a sandbox here: ${bwrap.stderr.trim()}`
+  const socat = childProcess.spawnSync("socat", ["-V"], { encoding: "utf8" })
+  if (socat.error !== undefined) return `socat is not installed (${socat.error.message})`
+  return undefined
+})()
+if (sandboxUnavailable !== undefined) console.warn(`The sandbox tests will be skipped: ${sandboxUnavailable}`)
+
+/**
+ * The sandbox the end-to-end corpora run with: the default (on where it can run, `sandbox.test.ts` says when not),
+ * or off with `BASH_CORPUS_SANDBOX=off`, so each corpus runs both ways.
+ */
+export const corpusSandbox: "off" | undefined = process.env.BASH_CORPUS_SANDBOX === "off" ? "off" : undefined

@@ -1,11 +1,12 @@
 /**
- * The file tools through FileAccess: one behaviour suite for Read, Write and Edit on the Node layer (a real temp
- * directory) and on the memory layer (a directory that does not exist on disk, which stays absent), and the
+ * The file tools through FileAccess (the behaviour suite on both layers is `Behaviour.test.ts`): a turn on the memory
+ * layer never touches the disk, the Node layer's statSync tells "absent" from "cannot inspect", and the
  * check-then-use window: a symlink swapped between the decision and the call does not redirect the read.
  */
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Approver } from "../../../src/Permission/Approver.js"
@@ -15,28 +16,20 @@ import { Workspace } from "../../../src/Session/Workspace.js"
 import { fileAccessMemory, testRuntime } from "../../../src/testing/index.js"
 import * as FileTools from "../../../src/Tools/FileTools.js"
 import { Read } from "../../../src/Tools/Read.js"
-import { context, executeOne, tempDir, text, use, writeTree } from "./helpers.js"
+import { context, execute, executeOne, tempDir, text, use, writeTree } from "./helpers.js"
 
-const seed = { "notes.txt": "alpha\nbeta\ngamma\n", "src/a.ts": "export const a = 1\n" }
+/** Every file under a directory with its content: what the disk holds. */
+const snapshot = (root: string): Record<string, string> =>
+  Object.fromEntries(
+    (fs.readdirSync(root, { recursive: true, withFileTypes: true }) as Array<fs.Dirent>)
+      .filter((entry) => entry.isFile())
+      .map((entry) => {
+        const file = path.join(entry.parentPath, entry.name)
+        return [path.relative(root, file), fs.readFileSync(file, "utf8")]
+      })
+  )
 
-interface Setup {
-  readonly cwd: string
-  readonly layer: ReturnType<typeof runtimeOver>
-  /** What the file holds, read through the same layer's FileAccess. */
-  readonly contentOf: ReturnType<typeof contentThrough>
-}
-
-const contentThrough = (cwd: string) => (relative: string) =>
-  Effect.flatMap(FileAccess, (access) =>
-    Effect.scoped(
-      access.openRead(path.join(cwd, relative)).pipe(
-        Effect.flatMap((handle) => handle.read(0, handle.info.size)),
-        Effect.map((bytes) => new TextDecoder().decode(bytes)),
-        Effect.orElseSucceed(() => undefined)
-      )
-    ))
-
-const runtimeOver = (cwd: string, access: Layer.Layer<FileAccess>) => {
+const memoryRuntime = (cwd: string, access: Layer.Layer<FileAccess>) => {
   const tools = FileTools.layer.pipe(
     Layer.provideMerge(Layer.mergeAll(Workspace.layerFileAccess({ cwd }), FileState.layer())),
     Layer.provideMerge(access),
@@ -45,68 +38,111 @@ const runtimeOver = (cwd: string, access: Layer.Layer<FileAccess>) => {
   return Layer.merge(testRuntime(FileTools.tools, tools, Approver.allowAll), tools)
 }
 
-const nodeSetup = (): Setup => {
-  const cwd = tempDir("access-node-")
-  writeTree(cwd, seed)
-  return { cwd, layer: runtimeOver(cwd, FileAccess.layer), contentOf: contentThrough(cwd) }
-}
-
-// A path that is not on disk: any touch of the disk would fail to find it (or create it, which the test checks).
-const memoryCwd = path.join(tempDir("access-memory-"), "not-on-disk", "work")
-const memorySetup = (): Setup => {
-  const files = Object.fromEntries(Object.entries(seed).map(([name, content]) => [path.join(memoryCwd, name), content]))
-  return {
-    cwd: memoryCwd,
-    layer: runtimeOver(memoryCwd, fileAccessMemory({ files })),
-    contentOf: contentThrough(memoryCwd)
-  }
-}
-
-describe.each([["node", nodeSetup], ["memory", memorySetup]] as const)("file tools on the %s layer", (_name, setup) => {
-  it.effect("Read numbers the lines of a file", () => {
-    const { layer } = setup()
+describe("a turn on the memory layer never touches the disk", () => {
+  it.effect("over a real directory it shadows: every tool sees memory only, and the disk is unchanged", () => {
+    // The disk and memory hold different files at the same paths: a tool that fell back to node:fs (or ripgrep) would
+    // read DISK, list only-on-disk.ts, or write to the directory; each of those fails an assertion below.
+    const cwd = tempDir("access-shadow-")
+    writeTree(cwd, { "notes.txt": "DISK notes\n", "only-on-disk.ts": "DISK only\n" })
+    const before = snapshot(cwd)
+    const memory = fileAccessMemory({
+      files: { [path.join(cwd, "notes.txt")]: "MEMORY notes\n", [path.join(cwd, "src/m.ts")]: "MEMORY code\n" }
+    })
     return Effect.gen(function*() {
-      const outcome = yield* executeOne(use("Read", { file_path: "notes.txt" }))
-      expect(outcome.status).toBe("success")
-      expect(text(outcome)).toBe("     1\talpha\n     2\tbeta\n     3\tgamma")
-      const ranged = yield* executeOne(use("Read", { file_path: "notes.txt", offset: 2, limit: 1 }))
-      expect(text(ranged)).toContain("     2\tbeta")
-      const missing = yield* executeOne(use("Read", { file_path: "nope.txt" }))
-      expect(text(missing)).toContain("File does not exist")
-    }).pipe(Effect.provide(layer))
-  })
-
-  it.effect("Write creates a file and replaces a read one; Edit changes it", () => {
-    const { contentOf, layer } = setup()
-    return Effect.gen(function*() {
-      const created = yield* executeOne(use("Write", { file_path: "new/dir/file.txt", content: "one\ntwo\n" }))
-      expect(text(created)).toContain("File created successfully")
-      expect(yield* contentOf("new/dir/file.txt")).toBe("one\ntwo\n")
-
-      yield* executeOne(use("Read", { file_path: "src/a.ts" }))
+      const outcomes = yield* execute(
+        use("Read", { file_path: "notes.txt" }),
+        use("Glob", { pattern: "**/*" }),
+        use("Grep", { pattern: "MEMORY" }),
+        use("Grep", { pattern: "DISK" }),
+        use("Grep", { pattern: "code", output_mode: "content" }),
+        use("Write", { file_path: "made.txt", content: "made in memory\n" })
+      )
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(Array(6).fill("success"))
+      const [read, glob, memoryHits, diskHits, content] = outcomes.map(text)
+      expect(read).toBe("     1\tMEMORY notes")
+      expect(glob!.split("\n").sort()).toEqual(["notes.txt", "src/m.ts"])
+      expect(memoryHits!.split("\n").slice(1).sort()).toEqual(["notes.txt", "src/m.ts"])
+      expect(diskHits).toBe("No files found")
+      expect(content).toBe("src/m.ts:1:MEMORY code")
       const edited = yield* executeOne(
-        use("Edit", { file_path: "src/a.ts", old_string: "= 1", new_string: "= 2", replace_all: false })
+        use("Edit", { file_path: "notes.txt", old_string: "MEMORY", new_string: "EDITED" })
       )
       expect(edited.status).toBe("success")
-      expect(yield* contentOf("src/a.ts")).toBe("export const a = 2\n")
-    }).pipe(Effect.provide(layer))
+      const access = yield* FileAccess
+      const made = yield* Effect.scoped(
+        Effect.flatMap(access.openRead(path.join(cwd, "made.txt")), (handle) => handle.read(0, handle.info.size))
+      )
+      expect(new TextDecoder().decode(made)).toBe("made in memory\n")
+      expect(snapshot(cwd)).toEqual(before)
+    }).pipe(Effect.provide(memoryRuntime(cwd, memory)))
   })
 
-  it.effect("Write over a file never read is refused", () => {
-    const { contentOf, layer } = setup()
+  it.effect("at a path that does not exist on disk: the turn works and nothing is created", () => {
+    const base = tempDir("access-absent-")
+    const cwd = path.join(base, "not-on-disk", "work")
+    const memory = fileAccessMemory({ files: { [path.join(cwd, "a.txt")]: "hello\n" } })
     return Effect.gen(function*() {
-      const refused = yield* executeOne(use("Write", { file_path: "notes.txt", content: "gone" }))
-      expect(text(refused)).toContain("has not been read yet")
-      expect(yield* contentOf("notes.txt")).toBe(seed["notes.txt"])
-    }).pipe(Effect.provide(layer))
+      const outcomes = yield* execute(
+        use("Glob", { pattern: "*.txt" }),
+        use("Grep", { pattern: "hel+o", output_mode: "count" }),
+        use("Read", { file_path: "a.txt" }),
+        use("Write", { file_path: "deep/new.txt", content: "x" })
+      )
+      expect(outcomes.map(text)).toEqual([
+        "a.txt",
+        "Found 1 total occurrence across 1 file\na.txt:1",
+        "     1\thello",
+        expect.stringContaining("File created successfully")
+      ])
+      expect(fs.readdirSync(base)).toEqual([])
+    }).pipe(Effect.provide(memoryRuntime(cwd, memory)))
   })
 })
 
-describe("the memory layer", () => {
-  it("left nothing on disk", () => {
-    // Runs after the suite above (vitest keeps file order): the memory workspace's directory was never created.
-    expect(fs.existsSync(path.dirname(memoryCwd))).toBe(false)
-  })
+describe("the Node layer's statSync", () => {
+  it(
+    "answers undefined for nothing there, and fails clearly (never \"absent\") when the path cannot be inspected",
+    () => {
+      const base = tempDir("access-eacces-")
+      writeTree(base, { "locked/file.txt": "x", "plain.txt": "y" })
+      // mkdtemp makes the directory 0700: let the probe (as nobody) in, up to the locked directory.
+      fs.chmodSync(base, 0o755)
+      fs.chmodSync(path.join(base, "locked"), 0o000)
+      try {
+        // Root passes every permission check: the probe runs as nobody then, in a child process.
+        const probe = childProcess.spawnSync(process.execPath, [
+          "--import",
+          "tsx",
+          "-e",
+          `
+        const { Effect } = await import("effect")
+        const { FileAccess } = await import(${JSON.stringify(path.resolve("src/Session/FileAccess.ts"))})
+        const access = Effect.runSync(Effect.provide(FileAccess, FileAccess.layer))
+        const answer = (file) => {
+          try { return access.statSync(file)?.type ?? "absent" } catch (e) { return e._tag + " " + e.reason + " " + e.message }
+        }
+        console.log(JSON.stringify([${
+            ["locked/file.txt", "plain.txt", "missing.txt", "plain.txt/below"].map((f) =>
+              JSON.stringify(path.join(base, f))
+            )
+              .join(", ")
+          }].map(answer)))
+      `
+        ], {
+          encoding: "utf8",
+          ...(process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {})
+        })
+        expect(probe.stderr).toBe("")
+        const answers = JSON.parse(probe.stdout.trim()) as Array<string>
+        expect(answers[0]).toMatch(/^FileAccessError EACCES EACCES: permission denied, stat '.*locked\/file\.txt'$/)
+        expect(answers.slice(1)).toEqual(["File", "absent", "absent"])
+      } finally {
+        fs.chmodSync(path.join(base, "locked"), 0o755)
+      }
+      // A child process that compiles TypeScript at start: seconds on a loaded machine.
+    },
+    30_000
+  )
 })
 
 describe("resolve, check and open in one step", () => {

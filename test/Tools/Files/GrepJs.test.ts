@@ -1,0 +1,99 @@
+/**
+ * Grep's JavaScript search (what runs on the memory layer) against ripgrep (what runs on the Node layer): the same
+ * generated trees, patterns and flags, written to disk for rg and seeded in memory for the JavaScript search, must give
+ * the same answer. ripgrep is the oracle here: an implementation written apart from ours. rg's order across files is
+ * its threads', so answers over a directory are compared as sorted lines; over one file, exactly.
+ */
+import { NodeContext } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { rgPath } from "@vscode/ripgrep"
+import { Effect, Layer } from "effect"
+import * as fc from "effect/FastCheck"
+import * as childProcess from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Approver } from "../../../src/Permission/Approver.js"
+import { FileAccess } from "../../../src/Session/FileAccess.js"
+import { FileState } from "../../../src/Session/FileState.js"
+import { Workspace } from "../../../src/Session/Workspace.js"
+import { fileAccessMemory, testRuntime } from "../../../src/testing/index.js"
+import * as FileTools from "../../../src/Tools/FileTools.js"
+import { ripgrepTypes } from "../../../src/Tools/internal/ripgrepTypes.js"
+import { executeOne, tempDir, text, use, writeTree } from "./helpers.js"
+
+const runtimeOver = (cwd: string, access: Layer.Layer<FileAccess>) => {
+  const tools = FileTools.layer.pipe(
+    Layer.provideMerge(Layer.mergeAll(Workspace.layerFileAccess({ cwd }), FileState.layer())),
+    Layer.provideMerge(access),
+    Layer.provide(NodeContext.layer)
+  )
+  return testRuntime(FileTools.tools, tools, Approver.allowAll)
+}
+
+const names = ["a.ts", "b.md", "c.txt", "d/e.ts", "d/f.md", "d/g/h.ts", ".dot.ts", "d/.gitignore", ".gitignore"]
+const lines = ["foo", "bar baz", "Foo bar", "", "x foo y foo", "baz", "FOO", "end bar", "é foo"]
+const gitignores = ["*.md", "g/", "!f.md", "c.txt", "h.ts"]
+
+const tree = fc.dictionary(
+  fc.constantFrom(...names),
+  fc.array(fc.constantFrom(...lines), { maxLength: 8 }),
+  { minKeys: 1 }
+).map((files) =>
+  Object.fromEntries(
+    Object.entries(files).map((
+      [name, content]
+    ) => [name, name.endsWith(".gitignore") ? content.map((_, i) => gitignores[i % 5]).join("\n") : content.join("\n")])
+  )
+)
+
+const input = fc.record({
+  pattern: fc.constantFrom("foo", "^bar", "o+", "F.o", "baz$", "\\bfoo\\b", "bar|baz", "[a-z]+ [a-z]+", "^$"),
+  output_mode: fc.constantFrom("content", "files_with_matches", "count"),
+  "-i": fc.boolean(),
+  "-o": fc.boolean(),
+  "-n": fc.boolean(),
+  context: fc.constantFrom(undefined, 0, 1, 2),
+  "-A": fc.constantFrom(undefined, 1),
+  multiline: fc.boolean(),
+  glob: fc.constantFrom(undefined, "*.ts", "!*.md", "d/**", "*.{md,txt}"),
+  type: fc.constantFrom(undefined, "ts", "md"),
+  file: fc.constantFrom(undefined, "a.ts", "d/e.ts")
+}, { requiredKeys: ["pattern", "output_mode"] })
+
+/** Grep's answer through a runtime, as lines (sorted unless one file was searched). */
+const answer = (layer: ReturnType<typeof runtimeOver>, grep: Record<string, unknown>, exact: boolean) =>
+  Effect.map(executeOne(use("Grep", grep)).pipe(Effect.provide(layer)), (outcome) => {
+    const lines = text(outcome).split("\n")
+    return { status: outcome.status, lines: exact ? lines : lines.sort() }
+  })
+
+describe("Grep's JavaScript search answers as ripgrep does", () => {
+  it.effect.prop(
+    "on generated trees, patterns and flags",
+    [tree, input],
+    ([files, generated]) =>
+      Effect.gen(function*() {
+        const cwd = tempDir("grep-js-")
+        writeTree(cwd, files)
+        const memory = fileAccessMemory({
+          files: Object.fromEntries(Object.entries(files).map(([name, content]) => [path.join(cwd, name), content]))
+        })
+        const { file, ...rest } = generated
+        const grep = {
+          ...Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined)),
+          ...(file === undefined ? {} : { path: file })
+        }
+        const exact = file !== undefined
+        const fromRg = yield* answer(runtimeOver(cwd, FileAccess.layer), grep, exact)
+        const fromJs = yield* answer(runtimeOver(cwd, memory), grep, exact)
+        fs.rmSync(cwd, { recursive: true, force: true })
+        expect(fromJs).toEqual(fromRg)
+      }),
+    { fastCheck: { numRuns: 40 }, timeout: 120_000 }
+  )
+
+  it("knows rg's file types: the table is `rg --type-list` of the ripgrep shipped", () => {
+    const listed = childProcess.execFileSync(rgPath, ["--type-list"], { encoding: "utf8" }).trim().split("\n")
+    expect(Object.entries(ripgrepTypes).map(([name, globs]) => `${name}: ${globs.join(", ")}`)).toEqual(listed)
+  })
+})
