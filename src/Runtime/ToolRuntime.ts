@@ -11,20 +11,18 @@
  *
  * @since 0.1.0
  */
-import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import type * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import * as Queue from "effect/Queue"
-import type * as Scope from "effect/Scope"
+import * as Mailbox from "effect/Mailbox"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { ToolRegistry } from "../Catalog/ToolRegistry.js"
 import { ToolHooks } from "../Hooks/ToolHooks.js"
@@ -35,7 +33,8 @@ import type { Outcome } from "../Tool/Outcome.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
 import { AuditLog } from "./AuditLog.js"
 import { ToolEvent } from "./Events.js"
-import { continueWith as andThen } from "./internal/continuation.js"
+import { continueWith } from "./internal/continuation.js"
+import { PermitGate } from "./internal/permits.js"
 import { makeWriteLog } from "./internal/freshness.js"
 import type { WriteLog } from "./internal/freshness.js"
 import {
@@ -51,7 +50,7 @@ import {
   tracesCalls
 } from "./internal/pipeline.js"
 import type { Admission, AnyInvocation, Parked, PipelineEnv, Prepared, Trace } from "./internal/pipeline.js"
-import { DependencyGraph, isExclusive, makeNode, widens } from "./internal/scheduler.js"
+import { DependencyGraph, isExclusive, isWaiting, makeNode, widens } from "./internal/scheduler.js"
 import type { Node, SchedulingMode } from "./internal/scheduler.js"
 import { assemble } from "./Preview.js"
 import type { ToolUsePart } from "./Preview.js"
@@ -207,22 +206,18 @@ export class ToolRuntime extends Context.Tag("effect-tool-runtime/ToolRuntime")<
     Effect.flatMap(ToolRuntime, (runtime) => runtime.start(toolUses, options))
 }
 
-/** A call the scheduler holds: its place in the dependency graph, the prepared call, and how far it got. */
+/** A call of a run: its place in the dependency graph, the prepared call, and how far it got. */
 interface Task {
   readonly node: Node
   readonly call: Prepared
   readonly trace: Trace
   /** How the pipeline asks to execute, with the input that will run. */
   readonly admission: Admission
-  /**
-   * Where the call is: `waiting` for its dependencies, `queued` for a worker, `gate` (a worker runs its stages up to
-   * admission), `parking` (admission said wait; its worker has not let go yet), `parked` (waits, holding no worker),
-   * `executing`. Only a `waiting` or `parked` call is handed to the workers when its last dependency finishes.
-   */
-  state: "waiting" | "queued" | "gate" | "parking" | "parked" | "executing"
-  /** Released while `parking`: its worker resumes it at once. */
-  releasedWhileParking: boolean
-  /** The rest of a parked call's run, once it is released again. */
+  /** Permits it holds (the gate writes this). */
+  held: number
+  /** Its fiber, unless it ran to its Outcome at once (a call whose stages are all synchronous). */
+  fiber: Fiber.RuntimeFiber<void> | undefined
+  /** The rest of a parked call's run: what it resumes with once its new predecessors have finished. */
   resume: Effect.Effect<Outcome | Parked> | undefined
 }
 
@@ -282,7 +277,14 @@ const make = Effect.gen(function*() {
     writes
   })
 
-  /** Starts a run; `withEvents: false` when nobody can listen (execute), so events are never built. */
+  /**
+   * Starts a run; `withEvents: false` when nobody can listen (execute), so events are never built.
+   *
+   * A fiber per call, forked in the run's scope: it waits for its predecessors' "done" signals, takes its permits
+   * (one, or all for a call that runs alone) from the run's {@link PermitGate}, runs the pipeline, gives the permits
+   * back and settles its Outcome, which signals the calls that wait for it. A call that a rewrite re-planned parks
+   * at its admission: it gives its permits back, waits for its new predecessors, and takes permits again to go on.
+   */
   const startRun = <E>(
     toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>,
     options: RunOptions,
@@ -292,116 +294,88 @@ const make = Effect.gen(function*() {
       const settings = yield* RuntimeConfig
       const mode = options.mode ?? "conflict-aware"
       const cap = Math.max(1, options.maxConcurrency ?? settings.maxConcurrency)
-      const events = yield* Effect.acquireRelease(
-        Queue.unbounded<Exit.Exit<ToolEvent, Option.Option<never>>>(),
-        Queue.shutdown
-      )
-      const ordered = yield* Effect.acquireRelease(
-        Queue.unbounded<Exit.Exit<Outcome, Option.Option<E>>>(),
-        Queue.shutdown
-      )
-      // Calls whose conflicts have all finished, for the workers to take; `undefined` tells a worker to stop.
-      const ready = yield* Effect.acquireRelease(Queue.unbounded<Task | undefined>(), Queue.shutdown)
+      const events = yield* Effect.acquireRelease(Mailbox.make<ToolEvent>(), (mailbox) => mailbox.shutdown)
+      const ordered = yield* Effect.acquireRelease(Mailbox.make<Outcome, E>(), (mailbox) => mailbox.shutdown)
       const all = yield* Deferred.make<ReadonlyArray<Outcome>, E>()
       const graph = new DependencyGraph()
+      const gate = new PermitGate<Task>(cap, (task) => graph.chainBehind(task.node), () => graph.epoch)
       const tasks: Array<Task | undefined> = []
       const outcomes: Array<Outcome | undefined> = []
       let delivered = 0
       let settled = 0
       let inputEnd: Exit.Exit<void, E> | undefined = undefined
       let cancelled = false
-      /**
-       * The workers: fibers taking ready calls, started as needed up to `cap`, so at most `cap` calls run and none
-       * waits while a worker could be started for it.
-       */
-      const workers: Array<Fiber.RuntimeFiber<void>> = []
-      let busy = 0
-      /** Calls handed to the queue and not yet taken by a worker. */
-      let waiting = 0
-      const runScope = yield* Effect.scope
+      /** Calls registered and neither executing nor settled yet. */
+      let unadmitted = 0
+      // The calls' fibers are interrupted together when the run's scope closes (each closes its own scope).
+      const callScope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.parallel)
 
       const audit = yield* AuditLog
       const env = makeEnv(
         settings,
         yield* Effect.clock,
-        emitter(audit, withEvents ? (event) => Queue.offer(events, Exit.succeed(event)) : undefined),
+        emitter(audit, withEvents ? (event) => Effect.sync(() => events.unsafeOffer(event)) : undefined),
         Effect.suspend(() => cancelOthers),
         yield* isTracing,
         availabilityCache(),
         makeWriteLog()
       )
 
-      /** Records an outcome, releases the calls that waited for it, and delivers outcomes in model order. */
+      /**
+       * Records an outcome, signals the calls that wait for it, and delivers outcomes in model order. The
+       * bookkeeping is synchronous, so a fiber interrupted right after it cannot lose an outcome.
+       */
       const settle = (index: number, outcome: Outcome): Effect.Effect<void> => {
         if (outcomes[index] !== undefined) return Effect.void
         outcomes[index] = outcome
         settled++
         const task = tasks[index]
-        const released: Array<Task> = []
         if (task !== undefined) {
-          for (const node of graph.finish(task.node)) {
-            const next = tasks[node.index]!
-            // A call being parked right now resumes in its own worker as soon as it has parked; a call that is queued
-            // or in its gate is already on its way (its admission looks at its dependencies again).
-            if (next.state === "parking") next.releasedWhileParking = true
-            else if (next.state === "waiting" || next.state === "parked") released.push(next)
-          }
+          if (!task.node.started) unadmitted--
+          graph.finish(task.node)
         }
-        const inOrder: Array<Exit.Exit<Outcome, Option.Option<E>>> = []
-        while (outcomes[delivered] !== undefined) inOrder.push(Exit.succeed(outcomes[delivered++]!))
+        const start = delivered
+        while (outcomes[delivered] !== undefined) delivered++
+        if (delivered > start) ordered.unsafeOfferAll(outcomes.slice(start, delivered) as Array<Outcome>)
         // Outcomes that cancelling produced do not cancel again; the run still ends when the last one settles.
-        let next = !cancelled && options.cancelSiblingsWhen?.(outcome) === true
-          ? Effect.zipRight(cancelOthers, maybeFinish)
-          : maybeFinish
-        if (inOrder.length > 0) next = Effect.zipRight(Queue.offerAll(ordered, inOrder), next)
-        if (!cancelled && released.length > 0) next = Effect.zipRight(enqueue(released), next)
-        return next
+        if (!cancelled && options.cancelSiblingsWhen?.(outcome) === true) {
+          return Effect.zipRight(cancelOthers, Effect.sync(maybeFinish))
+        }
+        maybeFinish()
+        return Effect.void
       }
 
-      /** Once the input has ended and every call has its outcome: end the streams, stop the workers. */
-      const maybeFinish = Effect.suspend(() => {
-        if (inputEnd === undefined || settled < outcomes.length) return Effect.void
+      /** Once the input has ended and every call has its outcome: end the streams and the run. */
+      const maybeFinish = (): void => {
+        if (inputEnd === undefined || settled < outcomes.length) return
         const end = inputEnd
         inputEnd = undefined
-        return Effect.all([
-          Queue.offer(
-            ordered,
-            Exit.isSuccess(end) ? Exit.fail(Option.none()) : Exit.failCause(Cause.map(end.cause, Option.some))
-          ),
-          Queue.offer(events, Exit.fail(Option.none())),
-          Queue.offerAll(ready, workers.map(() => undefined)),
-          Deferred.done(all, Exit.as(end, outcomes as ReadonlyArray<Outcome>))
-        ], { discard: true })
-      })
+        ordered.unsafeDone(end)
+        events.unsafeDone(Exit.void)
+        Deferred.unsafeDone(all, Exit.as(end, outcomes as ReadonlyArray<Outcome>))
+      }
 
       /**
        * Stops the run: no call starts from now on; every call but the caller's own (a person's "deny and stop" must
        * still report its call) and those `spare` lets finish is interrupted, and gets its outcome from its trace:
-       * started, or never ran. Spared calls report their own outcome when they finish.
+       * started, or never ran. Spared calls report their own outcome when they finish. (The permits of interrupted
+       * calls are not given back: a stopped run starts nothing.)
        */
       const stop = (spare: (task: Task) => boolean): Effect.Effect<void> =>
         Effect.withFiberRuntime<void>((self) => {
           // Decided in one synchronous step, with `cancelled` set first: no call can start executing in between.
           cancelled = true
-          const own = workers.find((worker) => worker.id() === self.id()) === undefined
-            ? undefined
-            : running.get(self.id())
-          const spared = new Set<Task>()
-          const others = workers.filter((worker) => {
-            if (worker.id() === self.id()) return false
-            const task = running.get(worker.id())
-            if (task !== undefined && spare(task)) {
-              spared.add(task)
-              return false
-            }
-            return true
-          })
+          const stopping: Array<Task> = []
+          for (const task of tasks) {
+            // `tasks` has holes where a call had its outcome at once (unknown tool, invalid input).
+            if (task === undefined || task.fiber === self || outcomes[task.node.index] !== undefined) continue
+            if (!spare(task)) stopping.push(task)
+          }
           // All at once: one by one, a call released by a finishing one could start before its own turn came.
           return Effect.zipRight(
-            Fiber.interruptAll(others),
-            Effect.forEach(tasks, (task) =>
-              // `tasks` has holes where a call had its outcome at once (unknown tool, invalid input).
-              task === undefined || task === own || spared.has(task) || outcomes[task.node.index] !== undefined
+            Fiber.interruptAll(stopping.flatMap((task) => task.fiber === undefined ? [] : [task.fiber])),
+            Effect.forEach(stopping, (task) =>
+              outcomes[task.node.index] !== undefined
                 ? Effect.void
                 : Effect.flatMap(interrupted(env, task.call, task.trace), (outcome) =>
                   settle(task.node.index, outcome)), { discard: true })
@@ -418,55 +392,74 @@ const make = Effect.gen(function*() {
       /** A soft interrupt: executing calls whose tool blocks interrupts finish; everything else stops. */
       const interruptRun: Effect.Effect<void> = Effect.suspend(() =>
         stop((task) =>
-          task.state === "executing" && task.call.tool.service.interruptBehavior === "block"
+          task.node.started && task.call.tool.service.interruptBehavior === "block"
         )
       )
 
-      const running = new Map<FiberId.FiberId, Task>()
-      const worker = Effect.withFiberRuntime<void>((self) =>
-        Effect.gen(function*() {
-          while (!cancelled) {
-            const task = yield* Queue.take(ready)
-            if (task === undefined || cancelled) return
-            waiting--
-            busy++
-            running.set(self.id(), task)
+      /** A call that runs alone takes every permit: nothing else runs beside it, not even a gate. */
+      const permitsFor = (task: Task): number => task.node.exclusive ? cap : 1
+
+      /** The call has run as far as it can with its permits: give them back, then settle it or park it. */
+      const ran = (task: Task, result: Outcome | Parked): Effect.Effect<void> => {
+        if (!isParked(result)) {
+          const settling = settle(task.node.index, result)
+          // The calls its end made ready ask for its permits first: they may have the longest chains behind them.
+          if (!gate.contended || !task.node.dependents.some((next) => !isWaiting(next))) {
+            gate.release(task)
+            return settling
+          }
+          return Effect.zipRight(settling, Effect.zipRight(Effect.yieldNow(), Effect.sync(() => gate.release(task))))
+        }
+        gate.release(task)
+        // Parked by a stopped run (its own call, which the stop leaves to report itself): it never starts.
+        if (cancelled) return Effect.flatMap(interrupted(env, task.call, task.trace), (o) => settle(task.node.index, o))
+        task.resume = result.resume
+        return waitAndRun(task)
+      }
+
+      /** A call's fiber: wait for every predecessor, take the permits, run (or resume) the pipeline. */
+      const waitAndRun = (task: Task): Effect.Effect<void> =>
+        continueWith(graph.predecessorsDone(task.node), () =>
+          continueWith(gate.take(task, permitsFor(task), task.node.index), () => {
             const resume = task.resume
             task.resume = undefined
-            task.state = "gate"
-            let result: Outcome | Parked = yield* (resume ?? runScheduled(env, task.call, task.trace, task.admission))
-            while (isParked(result) && task.releasedWhileParking) {
-              task.releasedWhileParking = false
-              task.state = "gate"
-              result = yield* result.resume
-            }
-            running.delete(self.id())
-            busy--
-            if (isParked(result)) {
-              // Waits, holding no worker, until the calls it now waits for have finished.
-              task.resume = result.resume
-              task.state = "parked"
-              continue
-            }
-            yield* settle(task.node.index, result)
-          }
-        })
-      )
+            return continueWith(
+              resume ?? runScheduled(env, task.call, task.trace, task.admission),
+              (result) =>
+                ran(task, result)
+            )
+          }))
 
-      /** Hands ready calls to the workers, starting more (up to the cap) when too few are idle. */
-      const enqueue = (ready_: ReadonlyArray<Task>): Effect.Effect<void> => {
-        for (const task of ready_) task.state = "queued"
-        waiting += ready_.length
-        // Every worker not running a call will take one waiting call: start enough for the rest.
-        const missing = Math.min(waiting - (workers.length - busy), cap - workers.length)
-        const start = missing <= 0 ?
-          Effect.void :
-          Effect.forEach(
-            Array.from({ length: missing }),
-            () => Effect.map(Effect.forkIn(worker, runScope), (fiber) => void workers.push(fiber)),
-            { discard: true }
+      const fork = (task: Task, body: Effect.Effect<void>): Effect.Effect<void> =>
+        Effect.map(Effect.forkIn(body, callScope), (fiber) => {
+          task.fiber = fiber
+        })
+
+      /**
+       * Starts a registered call. A call that may start at once and finds a permit free runs its stages right here:
+       * when they are all synchronous (a trivial tool), its Outcome is there at once and it needs no fiber; otherwise
+       * (its stages suspended, or it parked) the fiber it gets goes on from there, holding the permit.
+       */
+      const launch = (task: Task, ready: boolean): Effect.Effect<void> => {
+        // Only when no earlier call is still before its admission: such a call may yet be re-planned into a conflict
+        // with this one, and must get the chance to put it behind itself (its fiber runs first).
+        if (!ready || unadmitted > 1 || !gate.tryTake(task, permitsFor(task))) {
+          const forked = fork(
+            task,
+            Effect.suspend(() =>
+              waitAndRun(task)
+            )
           )
-        return Effect.zipRight(start, Queue.offerAll(ready, ready_))
+          return ready ? Effect.zipRight(forked, Effect.yieldNow()) : forked
+        }
+        const flow = runScheduled(env, task.call, task.trace, task.admission)
+        if (Exit.isExit(flow)) {
+          const exit = flow as Exit.Exit<Outcome | Parked>
+          if (Exit.isSuccess(exit) && !isParked(exit.value)) {
+            return ran(task, exit.value)
+          }
+        }
+        return Effect.zipRight(fork(task, continueWith(flow, (result) => ran(task, result))), Effect.yieldNow())
       }
 
       /**
@@ -476,32 +469,26 @@ const make = Effect.gen(function*() {
        */
       const admit = (task: Task, invocation: AnyInvocation): boolean => {
         const node = task.node
-        // A stopped run starts nothing: the call parks for good, and the stop reports it as never started.
-        if (cancelled) {
-          task.state = "parking"
-          return true
-        }
+        // A stopped run starts nothing: the call parks for good, and is reported as never started.
+        if (cancelled) return true
         if (invocation !== task.call.invocation) {
           const exclusive = isExclusive(mode, invocation.claims, invocation.traits.concurrencySafe)
           const claims = mode === "batched" ? [] : invocation.claims
           if (!node.exclusive && (exclusive || widens(node.claims, claims))) graph.replan(node, claims, exclusive)
         }
-        if (node.pending > 0) {
-          task.state = "parking"
-          return true
-        }
-        task.state = "executing"
+        if (isWaiting(node)) return true
         node.started = true
+        unadmitted--
         return false
       }
 
       const schedule = (toolUse: ToolUseBlock, index: number): Effect.Effect<void> => {
         const receivedAt = env.clock.unsafeCurrentTimeMillis()
         outcomes.push(undefined)
-        return andThen(
+        return continueWith(
           env.emit(() => ToolEvent.Queued({ toolUseId: toolUse.id, name: toolUse.name, at: receivedAt })),
           () =>
-            andThen(prepare(env, toolUse, receivedAt, timeoutOf(options, toolUse)), (prepared) => {
+            continueWith(prepare(env, toolUse, receivedAt, timeoutOf(options, toolUse)), (prepared) => {
               if (Either.isLeft(prepared)) return settle(index, prepared.left)
               const call = prepared.right
               const trace = traceOf(call)
@@ -517,12 +504,13 @@ const make = Effect.gen(function*() {
                 call,
                 trace,
                 admission: { admit: (invocation) => admit(task, invocation) },
-                state: "waiting",
-                releasedWhileParking: false,
+                held: 0,
+                fiber: undefined,
                 resume: undefined
               }
               tasks[index] = task
-              return graph.add(node) ? enqueue([task]) : Effect.void
+              unadmitted++
+              return launch(task, graph.add(node))
             })
         )
       }
@@ -544,15 +532,15 @@ const make = Effect.gen(function*() {
           ([toolUse, index]) => schedule(toolUse, index)
         )
       yield* Effect.forkScoped(
-        Effect.flatMap(Effect.exit(intake), (end) => {
+        Effect.map(Effect.exit(intake), (end) => {
           inputEnd = end
-          return maybeFinish
+          maybeFinish()
         })
       )
 
       return {
-        outcomes: Stream.fromQueue(ordered).pipe(Stream.flattenExitOption),
-        events: Stream.fromQueue(events).pipe(Stream.flattenExitOption),
+        outcomes: Mailbox.toStream(ordered),
+        events: Mailbox.toStream(events),
         cancel: cancelOthers,
         interrupt: interruptRun,
         await: Deferred.await(all)

@@ -1,5 +1,5 @@
 /**
- * Who waits for whom. Each call is a node; a node starts once every earlier node it conflicts with has finished.
+ * Who waits for whom. Each call is a node; a node may start once every earlier node it conflicts with has finished.
  * The whole policy is a readers/writer idea per resource:
  *
  * - a write waits for the resource's last writer and for every reader since it; a read waits for the last writer;
@@ -12,11 +12,21 @@
  * in a tree of path segments, so registering a call costs O(claims x depth) plus the conflicts it really has: the
  * cost per call stays flat however long the turn (`bench/scheduler`).
  *
+ * The graph only records; the runtime waits. Each node has a "done" signal (a `Deferred`, made when somebody first
+ * waits for it) that its call's fiber awaits for every predecessor ({@link DependencyGraph.whenDone}).
+ *
  * A call whose executed input claims more than it was admitted with (a hook or a person rewrote it) is registered
- * again with {@link DependencyGraph.replan}: it waits for every unfinished conflicting call before it and every
- * conflicting call already executing, and the conflicting calls after it that are not executing yet wait for it
- * (each checks its dependencies once more right before it executes).
+ * again with {@link DependencyGraph.replan}: it gets as new predecessors every unfinished conflicting call before it
+ * and every conflicting call already executing, and becomes a predecessor of the conflicting calls after it that are
+ * not executing yet (each checks its predecessors once more right before it executes).
+ *
+ * {@link DependencyGraph.chainBehind} ranks ready calls for the permits: the call with the longest chain of calls
+ * still waiting behind it goes first, so the critical path is never left waiting behind work that could wait.
  */
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
 import type { Claim } from "../../Tool/Tool.js"
 
 /** One scheduled call, and the bookkeeping that says when it may start. */
@@ -25,15 +35,20 @@ export interface Node {
   exclusive: boolean
   /** Every claim the call was registered with (the first plan's and any replan's). */
   claims: ReadonlyArray<Claim>
-  /** How many unfinished calls it still waits for. */
-  pending: number
+  /** The calls it waits for (finished or not: `finished` says which still hold it back). */
+  readonly predecessors: Array<Node>
   /** Calls waiting for this one. */
   readonly dependents: Array<Node>
   /** Past its last admission check and executing: later calls can no longer be put before it. */
   started: boolean
   finished: boolean
+  /** Its "done" signal, made when a call first waits for it. */
+  done: Deferred.Deferred<void> | undefined
   /** The sets of the resource tree that hold this node, left when it finishes. */
   readonly memberships: Array<Set<Node>>
+  /** {@link DependencyGraph.chainBehind}, as of graph version `chainAt` (negative while being computed). */
+  chain: number
+  chainAt: number
 }
 
 /** A fresh node. */
@@ -41,12 +56,18 @@ export const makeNode = (index: number, exclusive: boolean, claims: ReadonlyArra
   index,
   exclusive,
   claims,
-  pending: 0,
+  predecessors: [],
   dependents: [],
   started: false,
   finished: false,
-  memberships: []
+  done: undefined,
+  memberships: [],
+  chain: 0,
+  chainAt: 0
 })
+
+/** Whether a node still waits for an unfinished predecessor. */
+export const isWaiting = (node: Node): boolean => node.predecessors.some((other) => !other.finished)
 
 /** How calls are made to wait: by their claims, or by Claude Code's consecutive-safe batches. */
 export type SchedulingMode = "conflict-aware" | "batched"
@@ -88,6 +109,8 @@ export class DependencyGraph {
   private readonly live = new Set<Node>()
   /** Unfinished calls that were replanned: every later call checks them directly, not through the tree. */
   private readonly replanned = new Set<Node>()
+  /** Starts at 1: a fresh node's `chainAt` of 0 is never current. */
+  private version = 1
 
   /**
    * Registers a node (in model order) and links it to the unfinished nodes it must wait for; true when it may start
@@ -101,22 +124,71 @@ export class DependencyGraph {
       if (other !== node && conflictsWith(other, node.claims, node.exclusive)) waits.add(other)
     }
     for (const other of waits) this.link(other, node)
-    return node.pending === 0
+    this.version++
+    return node.predecessors.length === 0
   }
 
-  /** Marks a node finished; returns the nodes that may start now. */
-  finish(node: Node): ReadonlyArray<Node> {
+  /** Marks a node finished and signals every call waiting for it. */
+  finish(node: Node): void {
     node.finished = true
     this.live.delete(node)
     this.replanned.delete(node)
     this.sinceWorld.delete(node)
     for (const set of node.memberships) set.delete(node)
     node.memberships.length = 0
-    const ready: Array<Node> = []
-    for (const dependent of node.dependents) {
-      if (--dependent.pending === 0) ready.push(dependent)
+    if (node.done !== undefined) Deferred.unsafeDone(node.done, Exit.void)
+  }
+
+  /** Completes once `node` has finished. */
+  whenDone(node: Node): Effect.Effect<void> {
+    if (node.finished) return Effect.void
+    node.done ??= Deferred.unsafeMake<void>(FiberId.none)
+    return Deferred.await(node.done)
+  }
+
+  /** Completes once every predecessor of `node` has finished, including those a replan adds meanwhile. */
+  predecessorsDone(node: Node, from = 0): Effect.Effect<void> {
+    for (let i = from; i < node.predecessors.length; i++) {
+      const other = node.predecessors[i]!
+      if (!other.finished) return Effect.flatMap(this.whenDone(other), () => this.predecessorsDone(node, i + 1))
     }
-    return ready
+    return Effect.void
+  }
+
+  /**
+   * The length of the longest chain of unfinished calls that wait (directly or through each other) for `start`,
+   * counting `start` itself. Memoised per graph version: computing it for every ready call costs the edges once.
+   */
+  chainBehind(start: Node): number {
+    const version = this.version
+    if (start.chainAt === version) return start.chain
+    const stack: Array<Node> = [start]
+    start.chainAt = -version
+    while (stack.length > 0) {
+      const node = stack[stack.length - 1]!
+      let longest = 0
+      let complete = true
+      for (const dependent of node.dependents) {
+        if (dependent.finished) continue
+        if (dependent.chainAt === version) longest = Math.max(longest, dependent.chain)
+        else if (dependent.chainAt !== -version) {
+          dependent.chainAt = -version
+          stack.push(dependent)
+          complete = false
+        }
+        // A node on the stack is never its own dependent: the graph has no cycles; if it had, it would count 0.
+      }
+      if (!complete) continue
+      node.chain = longest + 1
+      node.chainAt = version
+      stack.pop()
+    }
+    return start.chain
+  }
+
+  /** Changes with every registration: chains computed before it may be stale. */
+  get epoch(): number {
+    return this.version
   }
 
   /**
@@ -133,14 +205,15 @@ export class DependencyGraph {
     node.claims = [...node.claims, ...claims]
     node.exclusive = node.exclusive || exclusive
     this.replanned.add(node)
-    return node.pending > 0
+    this.version++
+    return isWaiting(node)
   }
 
   /** `waiter` waits for `other`. */
   private link(other: Node, waiter: Node): void {
     if (other.finished) return
     other.dependents.push(waiter)
-    waiter.pending++
+    waiter.predecessors.push(other)
   }
 
   private waitsFor(node: Node): Set<Node> {
