@@ -25,6 +25,7 @@ import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import * as interactive from "./internal/interactive.js"
 import * as processTree from "./internal/processTree.js"
 import * as internal from "./internal/subprocess.js"
 
@@ -192,6 +193,48 @@ export const markerVariable: string = processTree.markerVariable
  * @category running
  */
 export const run: (options: Options) => Effect.Effect<Result, SubprocessError, Scope.Scope> = internal.run
+
+/**
+ * What to start with {@link spawn}: a program whose standard input and output the caller speaks over.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface SpawnOptions {
+  readonly argv: Argv
+  readonly cwd: string
+  /** The complete environment of the program (undefined values are left out; {@link markerVariable} is added). */
+  readonly env: Readonly<Record<string, string | undefined>>
+  /** Time between SIGTERM and SIGKILL when the Scope closes. Default 2 seconds. */
+  readonly killGrace?: Duration.DurationInput | undefined
+}
+
+/**
+ * A program started by {@link spawn}, still running (or just ended: see `exit`).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Running {
+  readonly pid: number
+  /** The value of {@link markerVariable} in the program's environment (and its descendants'). */
+  readonly marker: string
+  readonly stdin: NodeJS.WritableStream
+  readonly stdout: NodeJS.ReadableStream
+  readonly stderr: NodeJS.ReadableStream
+  /** Completes when the program exits (`Exited` or `Signaled`). */
+  readonly exit: Effect.Effect<Exit>
+}
+
+/**
+ * Starts a long-lived program whose pipes the caller drives (a language server over stdio). Its processes belong
+ * to the Scope: closing it terminates the group and every marked process as {@link run} does (SIGTERM, a grace
+ * period, SIGKILL), whether the program still runs or has exited leaving children behind.
+ *
+ * @since 0.3.0
+ * @category running
+ */
+export const spawn: (options: SpawnOptions) => Effect.Effect<Running, SubprocessError, Scope.Scope> = interactive.spawn
 
 /**
  * SIGKILL, synchronously and without a grace period, to every process of every run still going in this process
