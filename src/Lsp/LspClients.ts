@@ -104,6 +104,11 @@ export interface ClientStatus {
 export interface LspClientsOptions {
   /** The first restart's delay, doubling after each (default 100 ms, at most 5 s). */
   readonly restartBackoffMs?: number | undefined
+  /**
+   * After a server published a file's diagnostics, how long to wait for more before taking the last (servers publish
+   * in steps: tsserver's syntax diagnostics come before its semantic ones). Default 500 ms, within the budget.
+   */
+  readonly diagnosticsSettleMs?: number | undefined
   /** Documents kept open per server (default 64). */
   readonly maxOpenDocuments?: number | undefined
 }
@@ -187,7 +192,10 @@ interface Client {
   restarts: number
   unavailable: string | undefined
   readonly documents: Map<string, OpenDocument>
-  readonly diagnostics: Map<string, { readonly items: ReadonlyArray<Diagnostic>; readonly seq: number }>
+  readonly diagnostics: Map<
+    string,
+    { readonly items: ReadonlyArray<Diagnostic>; readonly seq: number; readonly version: number | undefined }
+  >
   readonly waiters: Set<() => void>
   seq: number
 }
@@ -198,6 +206,7 @@ const make = (config: LoadedConfig, options: LspClientsOptions) =>
     const layerScope = yield* Effect.scope
     const backoff = options.restartBackoffMs ?? 100
     const maxOpen = options.maxOpenDocuments ?? 64
+    const settleMs = options.diagnosticsSettleMs ?? 500
     const clients = new Map<string, Client>()
     let closing = false
 
@@ -276,9 +285,9 @@ const make = (config: LoadedConfig, options: LspClientsOptions) =>
           client.scope = scope
           const connection = yield* Scope.extend(
             start(client.server, client.root, {
-              diagnostics: (uri, _version, items) => {
+              diagnostics: (uri, version, items) => {
                 client.seq++
-                client.diagnostics.set(uri, { items, seq: client.seq })
+                client.diagnostics.set(uri, { items, seq: client.seq, version })
                 for (const wake of client.waiters) wake()
               }
             }),
@@ -375,9 +384,12 @@ const make = (config: LoadedConfig, options: LspClientsOptions) =>
         const check = () => {
           const entry = client.diagnostics.get(uri)
           if (entry === undefined || entry.seq <= seq) return
-          // Servers may publish in steps (syntax, then semantics): take the last within a short settle time.
+          // A server that says which version it checked: only the edited version counts.
+          const version = client.documents.get(uri)?.version
+          if (entry.version !== undefined && version !== undefined && entry.version < version) return
+          // Servers publish in steps (syntax, then semantics): take the last within the settle time.
           clearTimeout(settle)
-          settle = setTimeout(() => done(true), Math.max(0, Math.min(150, deadline - Date.now())))
+          settle = setTimeout(() => done(true), Math.max(0, Math.min(settleMs, deadline - Date.now())))
         }
         const timer = setTimeout(() =>
           done(
@@ -414,7 +426,7 @@ const make = (config: LoadedConfig, options: LspClientsOptions) =>
             )
             const items = pulled.kind === "full" ? pulled.items : (before ?? [])
             client.seq++
-            client.diagnostics.set(uri, { items, seq: client.seq })
+            client.diagnostics.set(uri, { items, seq: client.seq, version: undefined })
             return report(items)
           }
           const arrived = yield* published(client, uri, seq, deadline)
