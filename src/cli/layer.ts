@@ -13,6 +13,10 @@ import * as nodePath from "node:path"
 import { ToolRegistry } from "../Catalog/ToolRegistry.js"
 import * as Hooks from "../Hooks/Hooks.js"
 import type { ToolHooks } from "../Hooks/ToolHooks.js"
+import * as LspConfig from "../Lsp/Config.js"
+import * as Diagnostics from "../Lsp/Diagnostics.js"
+import type { DiagnosticsMode } from "../Lsp/Diagnostics.js"
+import { LspClients } from "../Lsp/LspClients.js"
 import { McpServers } from "../Mcp/McpServers.js"
 import { Approver } from "../Permission/Approver.js"
 import type { PermissionPolicy } from "../Permission/PermissionPolicy.js"
@@ -57,6 +61,10 @@ export interface RuntimeOptions {
   readonly mcpTrust: ReadonlyArray<string>
   /** `--audit FILE`: every event and outcome as JSON lines (see `AuditLog`). */
   readonly auditFile: string | undefined
+  /** Language-server configuration files the person named (trusted); the project's `.lsp.json` needs trust. */
+  readonly lspConfigFiles?: ReadonlyArray<string> | undefined
+  /** `--diagnostics`: when diagnostics after edits are delivered (default next-turn). */
+  readonly diagnostics?: DiagnosticsMode | undefined
 }
 
 /** The Approver the flags ask for, else `fallback` (the terminal for `exec`, the channel for `serve`). */
@@ -122,12 +130,26 @@ export const servicesLayer = <E, R>(options: RuntimeOptions, approver: Layer.Lay
       // MCP servers' tools join the built-ins; a bad server entry is reported and the others still start.
       const mcp = yield* loadMcpConfig({ ...options, cwd })
       for (const error of mcp.errors) options.warn(`MCP configuration: ${error.message}`)
+      // Language servers: the project's .lsp.json once trusted, then the files named (they win on a shared name).
+      const lspConfig = LspConfig.merge(
+        yield* Effect.all([
+          LspConfig.loadFile(nodePath.join(cwd, ".lsp.json"), { trusted: options.trustProject }),
+          ...(options.lspConfigFiles ?? []).map((file) => LspConfig.loadNamedFile(nodePath.resolve(cwd, file)))
+        ])
+      )
+      for (const error of lspConfig.errors) options.warn(`LSP configuration: ${error.message}`)
+      // One set of clients for the LSP tool and the diagnostics after edits.
+      const lsp = LspClients.layer(lspConfig).pipe(Layer.provide(workspace))
       const registry = McpServers.extendRegistry.pipe(
-        Layer.provide(ToolRegistry.layer(builtinTools).pipe(Layer.provide(builtinSessionLayer()))),
+        Layer.provide(ToolRegistry.layer(builtinTools).pipe(Layer.provide(builtinSessionLayer()), Layer.provide(lsp))),
         Layer.provide(McpServers.layer(mcp))
       )
       // The registry lets hooks' `if` conditions ask the tools how their rules match.
-      const hooks = Hooks.layer({ ...hookOptions, cwd, home }).pipe(Layer.provide(registry))
+      const hooks = Diagnostics.layer({ mode: options.diagnostics ?? "next-turn" }).pipe(
+        Layer.provide(
+          Layer.mergeAll(Hooks.layer({ ...hookOptions, cwd, home }).pipe(Layer.provide(registry)), lsp, workspace)
+        )
+      )
       // The session's directory names it in the audit log (a temporary session's is unique too).
       const session = yield* Session
       const audit = options.auditFile === undefined
