@@ -106,7 +106,9 @@ export const toolsRequest = (options: ToolsOptions) =>
       home: os.homedir()
     })
     const denies = wholeToolDenial({ settings, cliRules: { deny: options.deny } })
-    const catalog = ToolCatalog.layer(builtinTools, {
+    // The LSP tool is enabled only with configured language servers, which `tools` does not load: left out.
+    const shown = builtinTools.filter((tool) => tool.definition.name !== "LSP")
+    const catalog = ToolCatalog.layer(shown, {
       mode: options.mode,
       contextWindow: options.contextWindow,
       denies
