@@ -33,6 +33,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import { Session } from "../Session/Session.js"
+import type { SessionError } from "../Session/Session.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import { filterEnabled, InputRejected, serviceFrom } from "../Tool/Tool.js"
 import type { AnyService, Definition } from "../Tool/Tool.js"
@@ -154,6 +156,21 @@ export class DiscoveredTools extends Context.Tag("effect-tool-runtime/Discovered
    */
   static readonly layer = (initial: Iterable<string> = []): Layer.Layer<DiscoveredTools> =>
     Layer.effect(DiscoveredTools, Effect.map(Ref.make<ReadonlySet<string>>(new Set(initial)), DiscoveredTools.fromRef))
+
+  /**
+   * The discovered set kept in the {@link Session} in context (as `discoveredTools`): a later run on the same
+   * session can call what an earlier one loaded.
+   *
+   * @since 0.3.0
+   * @category layers
+   */
+  static readonly layerSession: Layer.Layer<DiscoveredTools, SessionError, Session> = Layer.effect(
+    DiscoveredTools,
+    Effect.map(
+      Session.ref("discoveredTools", Schema.ReadonlySet(Schema.String), () => new Set<string>()),
+      DiscoveredTools.fromRef
+    )
+  )
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -169,7 +186,9 @@ export class DiscoveredTools extends Context.Tag("effect-tool-runtime/Discovered
 export class ToolCatalog extends Context.Tag("effect-tool-runtime/ToolCatalog")<
   ToolCatalog,
   {
-    /** Every tool not removed by a deny rule, in registration order. */
+    /**
+     * Every tool not removed by a deny rule, in registration order; the search tool only while tools are deferred.
+     */
     readonly tools: ReadonlyArray<Definition.Any>
     /** The tools a search may find: {@link tools} without the search tool itself. */
     readonly searchable: ReadonlyArray<Definition.Any>
@@ -219,10 +238,47 @@ export class ToolCatalog extends Context.Tag("effect-tool-runtime/ToolCatalog")<
   ): Layer.Layer<ToolCatalog, never, DiscoveredTools> =>
     Layer.effect(
       ToolCatalog,
-      Effect.map(
-        DiscoveredTools,
-        (discovered) => makeCatalog(tools.map((tool) => tool.definition), discovered, options)
-      )
+      Effect.map(DiscoveredTools, (discovered) => {
+        const definitions = tools.map((tool) => tool.definition)
+        return makeCatalog(() => definitions, discovered, options)
+      })
+    )
+
+  /**
+   * A catalogue of the registry's tools as they are at each request (an MCP server's tools join it when the server
+   * has connected, and change when it says so); needs the plain (ungated) registry and the session's
+   * {@link DiscoveredTools}. What is derived from the tools (deferral, the estimate, denied names) is recomputed only
+   * when they change.
+   *
+   * @since 0.3.0
+   * @category layers
+   */
+  static readonly layerFromRegistry = (
+    options: CatalogOptions & {
+      /** Tools that are not in that registry but will be sent (the search tool, whose behaviour needs this catalogue). */
+      readonly extra?: ReadonlyArray<{ readonly definition: Definition.Any }> | undefined
+    } = {}
+  ): Layer.Layer<ToolCatalog, never, ToolRegistry | DiscoveredTools> =>
+    Layer.effect(
+      ToolCatalog,
+      Effect.gen(function*() {
+        const registry = yield* ToolRegistry
+        const discovered = yield* DiscoveredTools
+        let last: ReadonlyArray<RegisteredTool> | undefined
+        let definitions: ReadonlyArray<Definition.Any> = []
+        return makeCatalog(
+          () => {
+            const tools = registry.tools
+            if (tools !== last) {
+              last = tools
+              definitions = [...tools, ...(options.extra ?? [])].map((tool) => tool.definition)
+            }
+            return definitions
+          },
+          discovered,
+          options
+        )
+      })
     )
 
   /**
@@ -326,11 +382,19 @@ export const requestEnabled = (
     return yield* catalog.request(provider, { ...options, enabled: (name) => enabled.has(name) })
   })
 
-const makeCatalog = (
-  all: ReadonlyArray<Definition.Any>,
-  discovered: DiscoveredTools["Type"],
-  options: CatalogOptions
-): ToolCatalog["Type"] => {
+/** What the catalogue derives from one list of tools (recomputed only when the list changes). */
+interface Derived {
+  readonly all: ReadonlyArray<Definition.Any>
+  readonly tools: ReadonlyArray<Definition.Any>
+  readonly searchable: ReadonlyArray<Definition.Any>
+  readonly deniedNames: ReadonlySet<string>
+  readonly deferredNames: ReadonlySet<string>
+  readonly deferring: boolean
+  readonly deferredTokens: number
+  readonly byName: ReadonlyMap<string, Definition.Any>
+}
+
+const derive = (all: ReadonlyArray<Definition.Any>, options: CatalogOptions): Derived => {
   const mode = options.mode ?? "on"
   const searchTool = options.searchToolName ?? "ToolSearch"
   const denies = options.denies ?? (() => false)
@@ -353,8 +417,86 @@ const makeCatalog = (
   const deferredNames = new Set(
     deferring ? candidates.flatMap((definition) => [definition.name, ...definition.aliases]) : []
   )
+  const byName = new Map<string, Definition.Any>()
+  for (const definition of tools) {
+    for (const name of [definition.name, ...definition.aliases]) byName.set(name, definition)
+  }
+  return {
+    all,
+    // The search tool is sent only while something waits behind it (Claude Code does the same).
+    tools: deferring ? tools : tools.filter((definition) => definition.name !== searchTool),
+    searchable: tools.filter((definition) => definition.name !== searchTool),
+    deniedNames,
+    deferredNames,
+    deferring,
+    deferredTokens,
+    byName
+  }
+}
+
+/** The last request's inputs and answer: a request whose inputs are all unchanged is answered from here. */
+interface CachedRequest {
+  readonly derived: Derived
+  readonly found: ReadonlySet<string>
+  readonly provider: Definitions.Provider
+  readonly strict: boolean | undefined
+  readonly available: ReadonlyArray<Definition.Any>
+  readonly answer: CatalogRequest
+}
+
+const sameItems = <A>(a: ReadonlyArray<A>, b: ReadonlyArray<A>): boolean => {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+/**
+ * The catalogue over a source of tools that may change (an MCP server's tools arrive or change): everything derived
+ * from the list is recomputed when the source returns a different array, and a request whose inputs (the tools, the
+ * discovered set, what is enabled, the provider) are unchanged is answered from the last one.
+ */
+const makeCatalog = (
+  source: () => ReadonlyArray<Definition.Any>,
+  discovered: DiscoveredTools["Type"],
+  options: CatalogOptions
+): ToolCatalog["Type"] => {
+  const mode = options.mode ?? "on"
+  const searchTool = options.searchToolName ?? "ToolSearch"
+  let derived: Derived | undefined
+  const current = (): Derived => {
+    const all = source()
+    if (derived === undefined || derived.all !== all) derived = derive(all, options)
+    return derived
+  }
 
   let lastEnabled: (name: string) => boolean = () => true
+  let cached: CachedRequest | undefined
+  const answer = (
+    state: Derived,
+    found: ReadonlySet<string>,
+    available: ReadonlyArray<Definition.Any>,
+    provider: Definitions.Provider,
+    strict: boolean | undefined
+  ): CatalogRequest => {
+    const { deferredNames } = state
+    const sent = available.filter((definition) => !deferredNames.has(definition.name) || found.has(definition.name))
+    const waiting = available.filter((definition) => deferredNames.has(definition.name) && !found.has(definition.name))
+      .map((definition) => definition.name)
+    const deferLoading = new Set(
+      sent.filter((definition) => deferredNames.has(definition.name)).map((definition) => definition.name)
+    )
+    const providerOptions = { deferLoading, ...(strict === undefined ? {} : { strict }) }
+    const definitions = Definitions.forProvider(provider, sent, providerOptions)
+    const text = waiting.length === 0 ? undefined : announcement(waiting, searchTool)
+    return {
+      tools: definitions,
+      included: sent.map((definition) => definition.name),
+      deferred: waiting,
+      announcement: text,
+      estimatedTokens: Definitions.estimateTokens(definitions) +
+        (text === undefined ? 0 : Definitions.estimateTokens(text))
+    }
+  }
   const request = (
     provider: Definitions.Provider,
     requestOptions: {
@@ -365,36 +507,20 @@ const makeCatalog = (
     Effect.map(discovered.get, (found): CatalogRequest => {
       if (requestOptions.enabled !== undefined) lastEnabled = requestOptions.enabled
       const enabled = requestOptions.enabled ?? lastEnabled
-      const available = tools.filter((definition) => enabled(definition.name))
-      const sent = available.filter((definition) => !deferredNames.has(definition.name) || found.has(definition.name))
-      const waiting = available.filter((definition) =>
-        deferredNames.has(definition.name) && !found.has(definition.name)
-      ).map((definition) => definition.name)
-      const deferLoading = new Set(
-        sent.filter((definition) => deferredNames.has(definition.name)).map((definition) => definition.name)
-      )
-      const providerOptions = {
-        deferLoading,
-        ...(requestOptions.strict === undefined ? {} : { strict: requestOptions.strict })
-      }
-      const definitions = Definitions.forProvider(provider, sent, providerOptions)
-      const text = waiting.length === 0 ? undefined : announcement(waiting, searchTool)
-      return {
-        tools: definitions,
-        included: sent.map((definition) => definition.name),
-        deferred: waiting,
-        announcement: text,
-        estimatedTokens: Definitions.estimateTokens(definitions) +
-          (text === undefined ? 0 : Definitions.estimateTokens(text))
-      }
+      const state = current()
+      const available = state.tools.filter((definition) => enabled(definition.name))
+      const strict = requestOptions.strict
+      if (
+        cached !== undefined && cached.derived === state && cached.found === found && cached.provider === provider &&
+        cached.strict === strict && sameItems(cached.available, available)
+      ) return cached.answer
+      const result = answer(state, found, available, provider, strict)
+      cached = { derived: state, found, provider, strict, available, answer: result }
+      return result
     }).pipe(Effect.withSpan("ToolCatalog.request", { attributes: { provider } }))
 
-  const byName = new Map<string, Definition.Any>()
-  for (const definition of tools) {
-    for (const name of [definition.name, ...definition.aliases]) byName.set(name, definition)
-  }
   const restoreOmitted = (toolUse: ToolUseBlock): ToolUseBlock => {
-    const definition = byName.get(toolUse.name)
+    const definition = current().byName.get(toolUse.name)
     if (definition === undefined) return toolUse
     const input = Definitions.restoreOmitted(definition, toolUse.input)
     return input === toolUse.input ? toolUse : { ...toolUse, input }
@@ -402,13 +528,21 @@ const makeCatalog = (
 
   return {
     restoreOmitted,
-    tools,
-    searchable: tools.filter((definition) => definition.name !== searchTool),
+    get tools() {
+      return current().tools
+    },
+    get searchable() {
+      return current().searchable
+    },
     mode,
-    deferring,
-    deferredTokens,
-    isDeferred: (name) => deferredNames.has(name),
-    isDenied: (name) => deniedNames.has(name),
+    get deferring() {
+      return current().deferring
+    },
+    get deferredTokens() {
+      return current().deferredTokens
+    },
+    isDeferred: (name) => current().deferredNames.has(name),
+    isDenied: (name) => current().deniedNames.has(name),
     request,
     discovered,
     enabledNow: Effect.sync(() => lastEnabled),

@@ -65,30 +65,35 @@
  *
  * @since 0.1.0
  */
-import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
-import * as Schema from "effect/Schema"
 import { randomUUID } from "node:crypto"
 import * as os from "node:os"
-import * as nodePath from "node:path"
 import { ToolRegistry } from "../Catalog/ToolRegistry.js"
-import type { HookOpinion } from "../Permission/PermissionPolicy.js"
 import { coversCall } from "../Permission/RulePolicy.js"
-import * as Subprocess from "../Process/Subprocess.js"
 import { compileHookMatcher } from "../Settings/HookMatcher.js"
 import { HOOK_EVENTS } from "../Settings/Settings.js"
-import type { HookDefinition, HooksSettings, LoadedSettings } from "../Settings/Settings.js"
+import type { HooksSettings, LoadedSettings } from "../Settings/Settings.js"
 import { formatPath } from "../Shared/issues.js"
 import { parseRule } from "../Tool/Rule.js"
 import type { PermissionRule } from "../Tool/Rule.js"
+import { combinePre } from "./internal/answers.js"
+import { externalHook, functionHook } from "./internal/compiled.js"
+import type { CompiledHook } from "./internal/compiled.js"
+import { urlAllowed } from "./internal/remote.js"
+import type { RunSettings } from "./internal/run.js"
 import { noPreToolUse, ToolHooks } from "./ToolHooks.js"
-import type { PostToolUseEvent, PostToolUseResult, PreToolUseEvent, PreToolUseResult } from "./ToolHooks.js"
+import type { PostToolUseEvent, PreToolUseEvent } from "./ToolHooks.js"
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export { HookOutput } from "./internal/answers.js"
 
 // -----------------------------------------------------------------------------
 // models
@@ -211,15 +216,6 @@ export interface HooksOptions {
   readonly httpHookAllowedEnvVars?: ReadonlyArray<string> | undefined
 }
 
-/** Whether a URL matches one of Claude Code's `allowedHttpHookUrls` patterns. */
-const urlAllowed = (url: string, patterns: ReadonlyArray<string> | undefined): boolean =>
-  patterns === undefined ||
-  patterns.some((pattern) =>
-    new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`).test(
-      url
-    )
-  )
-
 /** The events this runtime raises. */
 const RAISED: ReadonlyArray<string> = ["PreToolUse", "PostToolUse", "PostToolUseFailure"]
 
@@ -248,324 +244,6 @@ export class HookConfigError extends Data.TaggedError("HookConfigError")<{
   }
 }
 
-// -----------------------------------------------------------------------------
-// hook output
-// -----------------------------------------------------------------------------
-
-/**
- * The JSON a command hook may print on stdout (exit 0). Unknown keys are ignored.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const HookOutput = Schema.Struct({
-  continue: Schema.optional(Schema.Boolean),
-  stopReason: Schema.optional(Schema.String),
-  suppressOutput: Schema.optional(Schema.Boolean),
-  systemMessage: Schema.optional(Schema.String),
-  decision: Schema.optional(Schema.Literal("approve", "block")),
-  reason: Schema.optional(Schema.String),
-  hookSpecificOutput: Schema.optional(Schema.Struct({
-    hookEventName: Schema.Literal("PreToolUse", "PostToolUse", "PostToolUseFailure"),
-    permissionDecision: Schema.optional(Schema.Literal("allow", "deny", "ask")),
-    permissionDecisionReason: Schema.optional(Schema.String),
-    updatedInput: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
-    additionalContext: Schema.optional(Schema.String)
-  }))
-})
-
-/**
- * @since 0.1.0
- * @category schemas
- */
-export type HookOutput = typeof HookOutput.Type
-
-const decodeHookOutput = Schema.decodeUnknownEither(HookOutput, { errors: "all" })
-
-/** One hook's answer, before combining. */
-interface PreAnswer {
-  readonly hook: string
-  readonly opinion: { readonly behavior: HookOpinion["behavior"]; readonly message: string } | undefined
-  readonly updatedInput: unknown
-  readonly additionalContext: ReadonlyArray<string>
-  readonly notices: ReadonlyArray<string>
-  /** `continue: false`: stop the rest of the run too. */
-  readonly stopRun: boolean
-}
-
-const preAnswer = (hook: string, fields: Partial<Omit<PreAnswer, "hook">> = {}): PreAnswer => ({
-  hook,
-  opinion: fields.opinion,
-  updatedInput: fields.updatedInput,
-  additionalContext: fields.additionalContext ?? [],
-  notices: fields.notices ?? [],
-  stopRun: fields.stopRun ?? false
-})
-
-const denied = (hook: string, message: string): PreAnswer => preAnswer(hook, { opinion: { behavior: "deny", message } })
-
-const fromPreAnswer = (hook: string, answer: PreToolUseAnswer, notices: ReadonlyArray<string> = []): PreAnswer => {
-  const behavior = answer.permissionDecision
-  return preAnswer(hook, {
-    opinion: behavior === undefined
-      ? undefined
-      : { behavior, message: answer.reason ?? `hook ${hook} answered ${behavior}` },
-    updatedInput: behavior === "deny" ? undefined : answer.updatedInput,
-    additionalContext: answer.additionalContext === undefined ? [] : [answer.additionalContext],
-    notices: [...notices, ...(answer.systemMessage === undefined ? [] : [answer.systemMessage])]
-  })
-}
-
-/** Reads exit-0 stdout: JSON when it looks like JSON, else plain text. */
-const parseStdout = (stdout: string): Either.Either<Option.Option<HookOutput>, string> => {
-  const text = stdout.trim()
-  if (text === "" || !text.startsWith("{")) return Either.right(Option.none())
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch (error) {
-    return Either.left(`printed invalid JSON (${error instanceof Error ? error.message : String(error)})`)
-  }
-  return Either.match(decodeHookOutput(json), {
-    onLeft: (error) =>
-      Either.left(`printed JSON that is not hook output: ${ParseResult.TreeFormatter.formatErrorSync(error)}`),
-    onRight: (output) => Either.right(Option.some(output))
-  })
-}
-
-const plainText = (hook: string, stdout: string): ReadonlyArray<string> => {
-  const text = stdout.trim()
-  return text === "" || text.startsWith("{") ? [] : [`hook ${hook}: ${text}`]
-}
-
-// -----------------------------------------------------------------------------
-// running hooks
-// -----------------------------------------------------------------------------
-
-/** What running an external hook (command, HTTP, model) came to, in a command's terms. */
-type HookRun =
-  | { readonly _tag: "Exited"; readonly code: number; readonly stdout: string; readonly stderr: string }
-  | { readonly _tag: "TimedOut"; readonly after: Duration.Duration }
-  | { readonly _tag: "Crashed"; readonly message: string }
-
-const formatBytes = (bytes: number): string =>
-  bytes % (1024 * 1024) === 0
-    ? `${bytes / (1024 * 1024)} MiB`
-    : bytes % 1024 === 0
-    ? `${bytes / 1024} KiB`
-    : `${bytes} bytes`
-
-const expandHome = (path: string, home: string): string =>
-  path === "~" ? home : path.startsWith("~/") ? nodePath.join(home, path.slice(2)) : path
-
-interface RunSettings {
-  readonly cwd: string
-  readonly home: string
-  readonly sessionId: string
-  readonly defaultTimeout: Duration.Duration
-  readonly grace: Duration.Duration
-  readonly maxOutput: number
-  readonly languageModel: PromptModel | undefined
-  readonly env: Readonly<Record<string, string | undefined>>
-  readonly allowedHttpHookUrls: ReadonlyArray<string> | undefined
-  readonly httpHookAllowedEnvVars: ReadonlyArray<string> | undefined
-}
-
-/**
- * Runs a command hook with `stdin`, within `timeout`: `sh -c command`, or `command ...args` with no shell, through
- * {@link Subprocess.run}. When the run does not complete (timeout, interruption, too much output), the hook's
- * process group and every process it started (`setsid` ones too) get SIGTERM, then SIGKILL after `grace`:
- * background children die with the hook. After a normal exit, what it left running is left alone.
- */
-const runCommand = (
-  hook: { readonly command: string; readonly args?: ReadonlyArray<string> | undefined },
-  stdin: string,
-  timeout: Duration.Duration,
-  settings: RunSettings
-): Effect.Effect<HookRun> =>
-  Effect.scoped(
-    Subprocess.run({
-      argv: hook.args === undefined
-        ? ["sh", "-c", hook.command]
-        : [expandHome(hook.command, settings.home), ...hook.args],
-      cwd: settings.cwd,
-      env: { ...process.env, CLAUDE_PROJECT_DIR: settings.cwd },
-      stdin,
-      timeout,
-      killGrace: settings.grace,
-      stdout: { maxBytes: settings.maxOutput },
-      stderr: { maxBytes: settings.maxOutput },
-      afterExit: "keep"
-    })
-  ).pipe(
-    Effect.map((result): HookRun => {
-      switch (result.exit._tag) {
-        case "Exited":
-          return { _tag: "Exited", code: result.exit.code, stdout: utf8(result.stdout), stderr: utf8(result.stderr) }
-        case "TimedOut":
-          return { _tag: "TimedOut", after: timeout }
-        case "OutputLimit":
-          return {
-            _tag: "Crashed",
-            message: `printed more than ${formatBytes(result.exit.limitBytes)} on ${result.exit.stream}`
-          }
-        case "Signaled":
-          return { _tag: "Crashed", message: `killed by ${result.exit.signal}` }
-        case "Stopped":
-          // No sink here answers "enough": unreachable, said plainly all the same.
-          return { _tag: "Crashed", message: "stopped" }
-      }
-    }),
-    Effect.catchAll((error) => Effect.succeed<HookRun>({ _tag: "Crashed", message: error.message }))
-  )
-
-const utf8 = (bytes: Uint8Array): string =>
-  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8")
-
-/** `$VAR` and `${VAR}` replaced by the allowed environment variables, and by nothing when not allowed. */
-const interpolate = (
-  value: string,
-  allowed: ReadonlyArray<string>,
-  env: Readonly<Record<string, string | undefined>>
-): string =>
-  value.replace(
-    /\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
-    (_, braced: string | undefined, bare: string | undefined) => {
-      const name = (braced ?? bare)!
-      return allowed.includes(name) ? env[name] ?? "" : ""
-    }
-  )
-
-/** POSTs the hook JSON; a 2xx body is read as a command's stdout on exit 0; anything else is a crash. */
-const runHttp = (
-  hook: {
-    readonly url: string
-    readonly headers?: Readonly<Record<string, string>> | undefined
-    readonly allowedEnvVars?: ReadonlyArray<string> | undefined
-  },
-  body: string,
-  timeout: Duration.Duration,
-  settings: RunSettings
-): Effect.Effect<HookRun> => {
-  if (!urlAllowed(hook.url, settings.allowedHttpHookUrls)) {
-    return Effect.succeed({ _tag: "Crashed", message: "cannot run: its URL matches none of allowedHttpHookUrls" })
-  }
-  const globalVars = settings.httpHookAllowedEnvVars
-  const allowed = (hook.allowedEnvVars ?? []).filter((name) => globalVars === undefined || globalVars.includes(name))
-  const headers: Record<string, string> = { "content-type": "application/json" }
-  for (const [name, value] of Object.entries(hook.headers ?? {})) {
-    headers[name] = interpolate(value, allowed, settings.env)
-  }
-  return Effect.tryPromise({
-    try: async (signal): Promise<HookRun> => {
-      const response = await fetch(hook.url, { method: "POST", headers, body, signal, redirect: "error" })
-      const chunks: Array<Uint8Array> = []
-      let size = 0
-      if (response.body !== null) {
-        const reader = response.body.getReader()
-        for (;;) {
-          const { done, value } = await reader.read()
-          if (done) break
-          size += value.length
-          if (size > settings.maxOutput) {
-            await reader.cancel()
-            return { _tag: "Crashed", message: `answered with more than ${formatBytes(settings.maxOutput)}` }
-          }
-          chunks.push(value)
-        }
-      }
-      if (response.status < 200 || response.status > 299) {
-        return { _tag: "Crashed", message: `answered HTTP ${response.status}` }
-      }
-      return { _tag: "Exited", code: 0, stdout: Buffer.concat(chunks).toString("utf8"), stderr: "" }
-    },
-    catch: (error) => error
-  }).pipe(
-    Effect.timeoutOption(timeout),
-    Effect.map(Option.getOrElse((): HookRun => ({ _tag: "TimedOut", after: timeout }))),
-    Effect.catchAll((error) => {
-      const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : ""
-      return Effect.succeed<HookRun>({
-        _tag: "Crashed",
-        message: `could not be reached (${error instanceof Error ? error.message : String(error)}${cause})`
-      })
-    })
-  )
-}
-
-const ModelAnswer = Schema.parseJson(Schema.Struct({ ok: Schema.Boolean, reason: Schema.optional(Schema.String) }))
-const decodeModelAnswer = Schema.decodeUnknownEither(ModelAnswer)
-
-/** The model's `{ok, reason}` as a command's exit: ok is exit 0, not ok is exit 2 with the reason on stderr. */
-const runPrompt = (
-  prompt: string,
-  input: string,
-  timeout: Duration.Duration,
-  settings: RunSettings
-): Effect.Effect<HookRun> => {
-  const model = settings.languageModel
-  if (model === undefined) {
-    return Effect.succeed({
-      _tag: "Crashed",
-      message: "cannot run: no language model is configured for prompt and agent hooks"
-    })
-  }
-  const text = prompt.includes("$ARGUMENTS") ? prompt.split("$ARGUMENTS").join(input) : `${prompt}\n\n${input}`
-  const instructed =
-    `${text}\n\nAnswer with JSON only: {"ok": true} to let this proceed, or {"ok": false, "reason": "why"} to block it.`
-  return model.generateText({ prompt: instructed }).pipe(
-    Effect.map((response): HookRun => {
-      const raw = response.text.trim().replace(/^```(?:json)?\s*|\s*```$/g, "")
-      const answer = decodeModelAnswer(raw)
-      if (Either.isLeft(answer)) {
-        return {
-          _tag: "Crashed",
-          message: `the model answered ${JSON.stringify(raw.slice(0, 200))}, not {"ok": boolean, "reason"?: string}`
-        }
-      }
-      return answer.right.ok
-        ? { _tag: "Exited", code: 0, stdout: "", stderr: "" }
-        : { _tag: "Exited", code: 2, stdout: "", stderr: answer.right.reason ?? "" }
-    }),
-    Effect.timeoutOption(timeout),
-    Effect.map(Option.getOrElse((): HookRun => ({ _tag: "TimedOut", after: timeout }))),
-    Effect.catchAllCause((cause) =>
-      Effect.succeed<HookRun>({
-        _tag: "Crashed",
-        message: `the model call failed: ${Cause.pretty(cause).split("\n")[0]}`
-      })
-    )
-  )
-}
-
-const crashedExit = (code: number): boolean => code === 126 || code === 127 || code > 128
-
-const describeFailure = (result: Exclude<HookRun, { readonly _tag: "Exited"; readonly code: 0 }>): string => {
-  switch (result._tag) {
-    case "TimedOut":
-      return `timed out after ${Duration.format(result.after)}`
-    case "Crashed":
-      return `crashed: ${result.message}`
-    case "Exited":
-      return `${crashedExit(result.code) ? "crashed" : "failed"} with exit code ${result.code}${
-        result.stderr.trim() === "" ? "" : `: ${result.stderr.trim()}`
-      }`
-  }
-}
-
-// -----------------------------------------------------------------------------
-// compiled hooks
-// -----------------------------------------------------------------------------
-
-interface CompiledHook {
-  readonly event: HookEvent
-  readonly name: string
-  readonly matches: (toolName: string) => boolean
-  readonly condition: PermissionRule | undefined
-  readonly pre: (event: PreToolUseEvent) => Effect.Effect<PreAnswer>
-  readonly post: (event: PostToolUseEvent) => Effect.Effect<PostToolUseResult>
-}
-
 /**
  * Compiles a matcher with Claude Code's semantics: absent, empty or `*` = every tool; `A|B` = exact names; anything
  * else = a regular expression tested unanchored against the tool name.
@@ -577,182 +255,6 @@ export const compileMatcher = (
   matcher: string | undefined
 ): Either.Either<(toolName: string) => boolean, HookConfigError> =>
   Either.mapLeft(compileHookMatcher(matcher), (detail) => new HookConfigError({ matcher: matcher ?? "", detail }))
-
-const noPost = (
-  hook: string,
-  notices: ReadonlyArray<string>,
-  context: ReadonlyArray<string> = []
-): PostToolUseResult => ({
-  additionalContext: context,
-  notices: notices.map((notice) => `hook ${hook}: ${notice}`)
-})
-
-const hookName = (hook: HookDefinition): string => {
-  switch (hook.type) {
-    case "command":
-      return hook.args === undefined ? hook.command : [hook.command, ...hook.args].join(" ")
-    case "http":
-      return hook.url
-    case "prompt":
-    case "agent": {
-      const first = hook.prompt.split("\n")[0]!
-      return `${hook.type} ${JSON.stringify(first.length > 60 ? `${first.slice(0, 57)}...` : first)}`
-    }
-  }
-}
-
-/** A hook that runs outside the program (a command, an HTTP endpoint, a model), read the way command hooks are. */
-const externalHook = (
-  event: HookEvent,
-  matches: (toolName: string) => boolean,
-  condition: PermissionRule | undefined,
-  hook: HookDefinition,
-  settings: RunSettings
-): CompiledHook => {
-  const name = hookName(hook)
-  const timeout = hook.timeout === undefined ? settings.defaultTimeout : Duration.seconds(hook.timeout)
-  const run = (input: Record<string, unknown>): Effect.Effect<HookRun> => {
-    const json = JSON.stringify({ session_id: settings.sessionId, cwd: settings.cwd, hook_event_name: event, ...input })
-    switch (hook.type) {
-      case "command":
-        return runCommand(hook, json, timeout, settings)
-      case "http":
-        return runHttp(hook, json, timeout, settings)
-      case "prompt":
-      case "agent":
-        return runPrompt(hook.prompt, json, timeout, settings)
-    }
-  }
-  return {
-    event,
-    name,
-    matches,
-    condition,
-    pre: (call) =>
-      Effect.map(
-        run({ tool_name: call.toolName, tool_input: call.input, tool_use_id: call.toolUseId }),
-        (result): PreAnswer => {
-          if (result._tag !== "Exited" || crashedExit(result.code)) {
-            return denied(name, `PreToolUse hook ${name} ${describeFailure(result)}; the call is denied.`)
-          }
-          if (result.code === 2) {
-            return denied(name, result.stderr.trim() === "" ? `Blocked by hook ${name}.` : result.stderr.trim())
-          }
-          if (result.code !== 0) {
-            return preAnswer(name, { notices: [`hook ${name} ${describeFailure(result)}`] })
-          }
-          const parsed = parseStdout(result.stdout)
-          if (Either.isLeft(parsed)) return denied(name, `PreToolUse hook ${name} ${parsed.left}; the call is denied.`)
-          if (Option.isNone(parsed.right)) return preAnswer(name, { notices: plainText(name, result.stdout) })
-          const output = parsed.right.value
-          const notices = output.systemMessage === undefined ? [] : [output.systemMessage]
-          // Claude Code stops the whole turn on `continue: false`: the call is denied and the rest of the run stops.
-          if (output.continue === false) {
-            return { ...denied(name, output.stopReason ?? `Hook ${name} stopped processing.`), notices, stopRun: true }
-          }
-          const specific = output.hookSpecificOutput
-          if (specific !== undefined && specific.hookEventName !== "PreToolUse") {
-            return denied(
-              name,
-              `PreToolUse hook ${name} printed output for ${specific.hookEventName}; the call is denied.`
-            )
-          }
-          const legacy = output.decision === "approve" ? "allow" : output.decision === "block" ? "deny" : undefined
-          const decision = specific?.permissionDecision ?? legacy
-          const reason = specific?.permissionDecisionReason ?? output.reason
-          return fromPreAnswer(name, {
-            ...(decision === undefined ? {} : { permissionDecision: decision }),
-            ...(reason === undefined ? {} : { reason }),
-            ...(specific?.updatedInput === undefined ? {} : { updatedInput: specific.updatedInput }),
-            ...(specific?.additionalContext === undefined ? {} : { additionalContext: specific.additionalContext })
-          }, notices)
-        }
-      ),
-    post: (call) =>
-      Effect.map(
-        run({
-          tool_name: call.toolName,
-          tool_input: call.input,
-          tool_use_id: call.toolUseId,
-          tool_response: call.response,
-          ...(call.failed
-            ? { error: typeof call.response === "string" ? call.response : JSON.stringify(call.response) }
-            : {})
-        }),
-        (result): PostToolUseResult => {
-          if (result._tag !== "Exited") return noPost(name, [describeFailure(result)])
-          if (result.code === 2) return noPost(name, [], result.stderr.trim() === "" ? [] : [result.stderr.trim()])
-          if (result.code !== 0) return noPost(name, [describeFailure(result)])
-          const parsed = parseStdout(result.stdout)
-          if (Either.isLeft(parsed)) return noPost(name, [parsed.left])
-          if (Option.isNone(parsed.right)) return { additionalContext: [], notices: plainText(name, result.stdout) }
-          const output = parsed.right.value
-          const notices = output.systemMessage === undefined ? [] : [output.systemMessage]
-          const specific = output.hookSpecificOutput
-          if (specific !== undefined && specific.hookEventName !== event) {
-            return noPost(name, [
-              ...notices,
-              `printed output for ${specific.hookEventName}`
-            ])
-          }
-          const context = [
-            ...(output.decision === "block" && output.reason !== undefined ? [output.reason] : []),
-            ...(specific?.additionalContext === undefined ? [] : [specific.additionalContext])
-          ]
-          return { additionalContext: context, notices: notices.map((notice) => `hook ${name}: ${notice}`) }
-        }
-      )
-  }
-}
-
-const functionHook = (
-  hook: FunctionHook,
-  matches: (toolName: string) => boolean,
-  settings: RunSettings
-): CompiledHook => {
-  const timeout = hook.timeout === undefined ? settings.defaultTimeout : Duration.decode(hook.timeout)
-  const guarded = <A>(effect: Effect.Effect<A, unknown>) =>
-    effect.pipe(
-      Effect.timeoutFail({ duration: timeout, onTimeout: () => `timed out after ${Duration.format(timeout)}` }),
-      Effect.sandbox,
-      Effect.mapError((cause) => {
-        const failure = Cause.failureOption(cause)
-        if (Option.isSome(failure) && typeof failure.value === "string") return failure.value
-        return `failed: ${Cause.pretty(cause).split("\n")[0]}`
-      }),
-      Effect.either
-    )
-  return {
-    event: hook.event,
-    name: hook.name,
-    matches,
-    condition: undefined,
-    pre: (call) =>
-      hook.event === "PreToolUse"
-        ? Effect.map(
-          guarded(Effect.suspend(() => hook.run(call))),
-          Either.match({
-            onLeft: (why) => denied(hook.name, `PreToolUse hook ${hook.name} ${why}; the call is denied.`),
-            onRight: (answer) => fromPreAnswer(hook.name, answer)
-          })
-        )
-        : Effect.succeed(preAnswer(hook.name)),
-    post: (call) =>
-      hook.event === "PreToolUse"
-        ? Effect.succeed(noPost(hook.name, []))
-        : Effect.map(
-          guarded(Effect.suspend(() => hook.run(call))),
-          Either.match({
-            onLeft: (why) => noPost(hook.name, [why]),
-            onRight: (answer) => ({
-              additionalContext: answer.additionalContext === undefined ? [] : [answer.additionalContext],
-              notices: answer.systemMessage === undefined ? [] : [`hook ${hook.name}: ${answer.systemMessage}`]
-            })
-          })
-        )
-  }
-}
-
 // -----------------------------------------------------------------------------
 // warnings
 // -----------------------------------------------------------------------------
@@ -838,38 +340,6 @@ export const hookWarnings = (
   }
   return warnings
 }
-
-// -----------------------------------------------------------------------------
-// combining
-// -----------------------------------------------------------------------------
-
-const combinePre = (answers: ReadonlyArray<PreAnswer>): PreToolUseResult => {
-  const additionalContext = answers.flatMap((answer) => answer.additionalContext)
-  const notices = answers.flatMap((answer) => answer.notices)
-  const stopRun = answers.some((answer) => answer.stopRun)
-  const strongest = (["deny", "ask", "allow"] as const)
-    .map((behavior) => answers.find((answer) => answer.opinion?.behavior === behavior))
-    .find((answer) => answer !== undefined)
-  const opinion: HookOpinion | undefined = strongest?.opinion === undefined
-    ? undefined
-    : { behavior: strongest.opinion.behavior, hook: strongest.hook, message: strongest.opinion.message }
-  if (opinion?.behavior === "deny") return { opinion, updatedInput: undefined, additionalContext, notices, stopRun }
-  const rewrites = answers.filter((answer) => answer.updatedInput !== undefined)
-  if (rewrites.length > 1) {
-    const names = rewrites.map((answer) => answer.hook).join(", ")
-    const message =
-      `Hooks ${names} each rewrote the input; the call is denied rather than guessing which rewrite to run.`
-    return {
-      opinion: { behavior: "deny", hook: names, message },
-      updatedInput: undefined,
-      additionalContext,
-      notices,
-      stopRun
-    }
-  }
-  return { opinion, updatedInput: rewrites[0]?.updatedInput, additionalContext, notices, stopRun }
-}
-
 // -----------------------------------------------------------------------------
 // constructors
 // -----------------------------------------------------------------------------

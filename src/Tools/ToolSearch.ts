@@ -27,10 +27,11 @@ import * as Definitions from "../Catalog/Definitions.js"
 import type { DiscoveredTools } from "../Catalog/ToolCatalog.js"
 import { ToolCatalog } from "../Catalog/ToolCatalog.js"
 import type { CatalogOptions } from "../Catalog/ToolCatalog.js"
-import { closestNames, ToolRegistry } from "../Catalog/ToolRegistry.js"
+import { closestNames, makeDynamicRegistry, ToolRegistry } from "../Catalog/ToolRegistry.js"
+import type { RegisteredTool } from "../Catalog/ToolRegistry.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import * as Tool from "../Tool/Tool.js"
-import type { Definition } from "../Tool/Tool.js"
+import type { AnyService, Definition } from "../Tool/Tool.js"
 import type { ToolResultContent } from "../Tool/Wire.js"
 import { WholeNumberBetween } from "./internal/numbers.js"
 
@@ -440,14 +441,24 @@ export const layer: Layer.Layer<Tool.Tool.IdentifierOf<typeof ToolSearch>, never
   .implementEffect(
     Effect.gen(function*() {
       const catalog = yield* ToolCatalog
-      const index = makeIndex(catalog.searchable)
+      // The catalogue's tools may change (an MCP server connects later): the index follows them.
+      let indexed = catalog.searchable
+      let built = makeIndex(indexed)
+      const currentIndex = () => {
+        const searchable = catalog.searchable
+        if (searchable !== indexed) {
+          indexed = searchable
+          built = makeIndex(searchable)
+        }
+        return built
+      }
       return {
         traits: () => ({ readOnly: true, concurrencySafe: true }),
         claims: () => [],
         call: ({ max_results, query }) =>
           Effect.gen(function*() {
             const enabled = yield* catalog.enabledNow
-            const searched = search(index, query, max_results)
+            const searched = search(currentIndex(), query, max_results)
             // A tool that cannot work now (its server is down...) is not found: it is not in the definitions either.
             const result: SearchResult = searched._tag === "Found" && !searched.names.every(enabled)
               ? (searched.names.some(enabled)
@@ -502,4 +513,51 @@ export const catalogLayer = <const Tools extends ReadonlyArray<Tool.Tool.Any>>(
     never,
     Tool.Tool.IdentifierOf<Tools[number]> | DiscoveredTools
   >
+}
+
+/**
+ * Deferral and search over a registry whose tools may change (built-in tools plus an MCP server's, say): given the
+ * plain registry, gives the registry with ToolSearch added and gated (a deferred tool must be loaded before it is
+ * called) and the catalogue over both, which follows the registry's tools as they change. Needs the session's
+ * {@link DiscoveredTools}.
+ *
+ * ```ts
+ * const Tools = ToolSearch.catalogLayerFromRegistry({ mode: "on" }).pipe(
+ *   Layer.provide(McpServers.extendRegistry),
+ *   Layer.provide([ToolRegistry.layer(builtinTools), McpServers.layer(config), DiscoveredTools.layer()])
+ * )
+ * ```
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const catalogLayerFromRegistry = (
+  options: CatalogOptions = {}
+): Layer.Layer<ToolRegistry | ToolCatalog, never, ToolRegistry | DiscoveredTools> => {
+  const catalog = ToolCatalog.layerFromRegistry({
+    ...options,
+    searchToolName: ToolSearch.definition.name,
+    extra: [ToolSearch]
+  })
+  const withSearch = Layer.effect(
+    ToolRegistry,
+    Effect.gen(function*() {
+      const base = yield* ToolRegistry
+      const search: RegisteredTool = {
+        definition: ToolSearch.definition,
+        service: (yield* ToolSearch) as unknown as AnyService
+      }
+      let last: ReadonlyArray<RegisteredTool> | undefined
+      let all: ReadonlyArray<RegisteredTool> = []
+      return makeDynamicRegistry(() => {
+        const tools = base.tools
+        if (tools !== last) {
+          last = tools
+          all = [...tools.filter((tool) => tool.definition.name !== search.definition.name), search]
+        }
+        return all
+      })
+    })
+  ).pipe(Layer.provide(layer))
+  return ToolCatalog.gate.pipe(Layer.provide(withSearch), Layer.provideMerge(catalog))
 }

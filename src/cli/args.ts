@@ -8,6 +8,8 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { parseArgs } from "node:util"
 import type { ParseArgsConfig } from "node:util"
+import { parseSearchMode } from "../Catalog/ToolCatalog.js"
+import type { SearchMode } from "../Catalog/ToolCatalog.js"
 import { PermissionModeSetting } from "../Settings/Settings.js"
 import { UsageError } from "./input.js"
 import type { RuntimeOptions } from "./layer.js"
@@ -47,6 +49,10 @@ Options:
   --approve allow|deny   answer every permission question this way (default: exec asks on the terminal, denying
                          without one; serve asks over the channel)
   --scheduling MODE      conflict-aware (default) | batched
+  --tool-search MODE     on (default, or $ENABLE_TOOL_SEARCH) | off | auto | auto:N: deferred tools (MCP tools,
+                         by default) are announced by name and loaded with ToolSearch before they are called;
+                         what was loaded stays in the --session
+  --context-window N     tokens, for auto (default 200000)
   --mcp-config FILE      MCP servers in .mcp.json format (repeatable; the project's .mcp.json needs --trust-project)
   --mcp-trust SERVER     let this MCP server's annotations (readOnlyHint...) inform scheduling (repeatable)
   --lsp-config FILE      language servers in .lsp.json format (repeatable; the project's .lsp.json needs
@@ -122,6 +128,8 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
     ask: { type: "string", multiple: true },
     approve: { type: "string" },
     scheduling: { type: "string" },
+    "tool-search": { type: "string" },
+    "context-window": { type: "string" },
     verbose: { type: "boolean" },
     help: { type: "boolean" },
     ...(command === "serve" ? mcpServeFlags : {})
@@ -152,6 +160,8 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
   if (maxLineBytes !== undefined && (!Number.isSafeInteger(maxLineBytes) || maxLineBytes < 1)) {
     return usage(`--max-line-bytes must be a positive whole number of bytes, got ${values["max-line-bytes"]}`)
   }
+  const search = parseToolSearch(values["tool-search"], values["context-window"])
+  if (Either.isLeft(search)) return Either.left(search.left)
   const sessionDir = values.session ?? values["session-dir"]
   const unsafeSession = sessionDir === undefined ? undefined : worldWritable(sessionDir)
   if (unsafeSession !== undefined) {
@@ -183,6 +193,8 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
     mcpConfigFiles: values["mcp-config"] ?? [],
     mcpTrust: values["mcp-trust"] ?? [],
     auditFile: values.audit,
+    toolSearch: search.right.mode,
+    contextWindow: search.right.contextWindow,
     lspConfigFiles: values["lsp-config"] ?? [],
     ...(diagnostics === undefined ? {} : { diagnostics })
   }
@@ -196,6 +208,26 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
   return Either.right(
     mcp.right === undefined ? { _tag: "Serve", options } : { _tag: "ServeMcp", options, mcp: mcp.right }
   )
+}
+
+/**
+ * `--tool-search MODE` (else Claude Code's `ENABLE_TOOL_SEARCH`, else on) and `--context-window N` (for `auto`,
+ * default 200,000 tokens), as `exec`, `serve` and `tools` read them.
+ */
+export const parseToolSearch = (
+  flag: string | undefined,
+  contextWindowFlag: string | undefined
+): Either.Either<{ readonly mode: SearchMode; readonly contextWindow: number }, UsageError> => {
+  const fromFlag = flag !== undefined
+  const mode = parseSearchMode(flag ?? process.env["ENABLE_TOOL_SEARCH"] ?? "on")
+  if (Either.isLeft(mode)) {
+    return usage(fromFlag ? `--tool-search: ${mode.left}` : `ENABLE_TOOL_SEARCH: ${mode.left}`)
+  }
+  const contextWindow = Number(contextWindowFlag ?? 200_000)
+  if (!Number.isSafeInteger(contextWindow) || contextWindow <= 0) {
+    return usage(`--context-window must be a positive whole number of tokens, got ${contextWindowFlag}`)
+  }
+  return Either.right({ mode: mode.right, contextWindow })
 }
 
 const mcpServeFlags = {

@@ -10,6 +10,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as os from "node:os"
 import * as nodePath from "node:path"
+import { DiscoveredTools, ToolCatalog } from "../Catalog/ToolCatalog.js"
+import type { SearchMode } from "../Catalog/ToolCatalog.js"
 import { ToolRegistry } from "../Catalog/ToolRegistry.js"
 import * as Hooks from "../Hooks/Hooks.js"
 import type { ToolHooks } from "../Hooks/ToolHooks.js"
@@ -20,6 +22,7 @@ import { LspClients } from "../Lsp/LspClients.js"
 import { McpServers } from "../Mcp/McpServers.js"
 import { Approver } from "../Permission/Approver.js"
 import type { PermissionPolicy } from "../Permission/PermissionPolicy.js"
+import { wholeToolDenial } from "../Permission/RulePolicy.js"
 import * as SessionPermissions from "../Permission/SessionPermissions.js"
 import { AuditLog } from "../Runtime/AuditLog.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
@@ -29,6 +32,7 @@ import { Workspace } from "../Session/Workspace.js"
 import { formatSettingsWarning, loadSettings, resolveMode } from "../Settings/Settings.js"
 import type { PermissionModeSetting } from "../Settings/Settings.js"
 import { builtinSessionLayer, builtinTools } from "../Tools/index.js"
+import * as ToolSearch from "../Tools/ToolSearch.js"
 import { loadMcpConfig } from "./mcp.js"
 
 /** Everything `exec` and `serve` were told on the command line. */
@@ -65,6 +69,10 @@ export interface RuntimeOptions {
   readonly lspConfigFiles?: ReadonlyArray<string> | undefined
   /** `--diagnostics`: when diagnostics after edits are delivered (default next-turn). */
   readonly diagnostics?: DiagnosticsMode | undefined
+  /** `--tool-search MODE` (else `ENABLE_TOOL_SEARCH`, else on): whether deferred tools wait behind ToolSearch. */
+  readonly toolSearch: SearchMode
+  /** `--context-window N` tokens, for `auto` (default 200,000). */
+  readonly contextWindow: number
 }
 
 /** The Approver the flags ask for, else `fallback` (the terminal for `exec`, the channel for `serve`). */
@@ -93,7 +101,15 @@ export const runtimeLayer = <E, R>(options: RuntimeOptions, approver: Layer.Laye
  * What the runtime is built from, as the CLI configures it (`serve --mcp` builds a runtime of its own per
  * connection from these).
  */
-export const servicesLayer = <E, R>(options: RuntimeOptions, approver: Layer.Layer<Approver, E, R>) =>
+export const servicesLayer = <E, R>(
+  options: RuntimeOptions,
+  approver: Layer.Layer<Approver, E, R>,
+  /**
+   * Deferral behind ToolSearch (default on). `serve --mcp` turns it off: an MCP client gets every tool and searches
+   * with its own means.
+   */
+  { toolSearch = true }: { readonly toolSearch?: boolean } = {}
+) =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
       const cwd = nodePath.resolve(options.cwd)
@@ -140,14 +156,28 @@ export const servicesLayer = <E, R>(options: RuntimeOptions, approver: Layer.Lay
       for (const error of lspConfig.errors) options.warn(`LSP configuration: ${error.message}`)
       // One set of clients for the LSP tool and the diagnostics after edits.
       const lsp = LspClients.layer(lspConfig).pipe(Layer.provide(workspace))
-      const registry = McpServers.extendRegistry.pipe(
+      const plainRegistry = McpServers.extendRegistry.pipe(
         Layer.provide(ToolRegistry.layer(builtinTools).pipe(Layer.provide(builtinSessionLayer()), Layer.provide(lsp))),
         Layer.provide(McpServers.layer(mcp))
       )
+      // Deferred tools (MCP tools, by default) wait behind ToolSearch, as with the library; what the model loaded is
+      // kept in the session, so a later `exec --session` can call it.
+      const denies = wholeToolDenial({ settings, cliRules: options.rules })
+      const catalog = toolSearch
+        ? ToolSearch.catalogLayerFromRegistry({
+          mode: options.toolSearch,
+          contextWindow: options.contextWindow,
+          denies
+        })
+          .pipe(Layer.provide(plainRegistry), Layer.provide(DiscoveredTools.layerSession))
+        : ToolCatalog.layerFromRegistry({ mode: "off", denies }).pipe(
+          Layer.provideMerge(plainRegistry),
+          Layer.provide(DiscoveredTools.layer())
+        )
       // The registry lets hooks' `if` conditions ask the tools how their rules match.
       const hooks = Diagnostics.layer({ mode: options.diagnostics ?? "next-turn" }).pipe(
         Layer.provide(
-          Layer.mergeAll(Hooks.layer({ ...hookOptions, cwd, home }).pipe(Layer.provide(registry)), lsp, workspace)
+          Layer.mergeAll(Hooks.layer({ ...hookOptions, cwd, home }).pipe(Layer.provide(catalog)), lsp, workspace)
         )
       )
       // The session's directory names it in the audit log (a temporary session's is unique too).
@@ -158,14 +188,14 @@ export const servicesLayer = <E, R>(options: RuntimeOptions, approver: Layer.Lay
           path: nodePath.resolve(cwd, options.auditFile),
           sessionId: nodePath.basename(session.directory)
         })
-      return Layer.mergeAll(registry, policy, hooks, SessionPermissions.approvals(approver)).pipe(
+      return Layer.mergeAll(catalog, policy, hooks, SessionPermissions.approvals(approver)).pipe(
         Layer.provideMerge(Session.resultStore),
         Layer.provide(workspace),
         Layer.provideMerge(audit)
       )
     })
   ) satisfies Layer.Layer<
-    ToolRegistry | PermissionPolicy | ToolHooks | Approver | ResultStore,
+    ToolRegistry | ToolCatalog | PermissionPolicy | ToolHooks | Approver | ResultStore,
     unknown,
     Session | R | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
   >

@@ -10,6 +10,8 @@
  *
  * Lines on standard output, each one JSON object:
  * - `{"type":"ready","session":DIR,"persistent":bool}` once, first
+ * - `{"type":"tools","included":[names],"deferred":[names],"announcement":TEXT|null,"tools":[Anthropic definitions]}`
+ *   after `ready`, and after any turn that changed it: the definitions to send, and the deferred tools to announce
  * - `{"type":"event","turn":"t1","event":"started",...}` as things happen (queued, started, progress, decided, completed, ...)
  * - `{"type":"approval_request","turn":"t1","id":"a1","tool_use_id","tool_name","message","suggestions","input"}`
  * - `{"type":"result","turn":"t1","results":[...],"outcomes":[...]}` when a turn ends
@@ -29,6 +31,7 @@ import * as Queue from "effect/Queue"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import { requestEnabled } from "../Catalog/ToolCatalog.js"
 import { ApprovalAnswer, Approver } from "../Permission/Approver.js"
 import type { ApprovalRequest } from "../Permission/Approver.js"
 import type { RunHandle } from "../Runtime/ToolRuntime.js"
@@ -314,6 +317,23 @@ export const serve = (options: RuntimeOptions) =>
         yield* Effect.addFinalizer(() => Effect.sync(unregister))
 
         yield* writeJsonLine({ type: "ready", session: session.directory, persistent: session.persistent })
+        // What the model may call: a `tools` line now, and again after a turn that changed it (ToolSearch loaded a
+        // tool, an MCP server's tools arrived).
+        let lastTools: string | undefined
+        const announceTools = Effect.gen(function*() {
+          const request = yield* requestEnabled("anthropic")
+          const key = JSON.stringify([request.included, request.deferred])
+          if (key === lastTools) return
+          lastTools = key
+          yield* writeJsonLine({
+            type: "tools",
+            included: request.included,
+            deferred: request.deferred,
+            announcement: request.announcement ?? null,
+            tools: request.tools
+          })
+        })
+        yield* announceTools
 
         for (;;) {
           const turn = yield* Queue.take(turns)
@@ -345,6 +365,7 @@ export const serve = (options: RuntimeOptions) =>
                 results: outcomes.map((outcome) => outcome.result),
                 outcomes: outcomes.map((outcome) => summary(outcome, suggestions.of(outcome.toolUseId)))
               })
+              yield* announceTools
             })
           )
           active.delete(turn.id)

@@ -61,7 +61,7 @@ const serveStdio = (options: RuntimeOptions) =>
       yield* Effect.raceFirst(McpServe.stdio({ ...serveOptions(options), afterCall: session.checkpoint }), signalled)
       yield* session.checkpoint
     }).pipe(
-      Effect.provide(servicesLayer(options, approverFor(options, noOneToAsk))),
+      Effect.provide(servicesLayer(options, approverFor(options, noOneToAsk), { toolSearch: false })),
       Effect.provide(sessionLayer(options))
     )
   )
@@ -84,7 +84,10 @@ const serveHttp = (options: RuntimeOptions, mcp: Extract<McpServeCli, { transpor
         host: mcp.host,
         token: mcp.token,
         session: (id) =>
-          Layer.mergeAll(servicesLayer(options, approverFor(options, noOneToAsk)), checkpointAtEnd).pipe(
+          Layer.mergeAll(
+            servicesLayer(options, approverFor(options, noOneToAsk), { toolSearch: false }),
+            checkpointAtEnd
+          ).pipe(
             Layer.provide(sessionFor(id)),
             Layer.provide(Layer.succeedContext(platform))
           )

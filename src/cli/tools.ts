@@ -1,7 +1,8 @@
 /**
  * `effect-tool-runtime tools --format anthropic|openai-chat|openai-responses|gemini`: prints, as JSON on standard
- * output, the `tools` value the current settings would send with a request. Deny rules that remove a whole tool
- * (from settings files or `--deny`) remove it here too.
+ * output, the `tools` value the current settings would send with a request: the built-in tools, the tools of the MCP
+ * servers `exec` would start (the project's `.mcp.json` once trusted, `--mcp-config` files), and ToolSearch while
+ * tools are deferred. Deny rules that remove a whole tool (from settings files or `--deny`) remove it here too.
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
@@ -11,12 +12,16 @@ import * as os from "node:os"
 import * as nodePath from "node:path"
 import { parseArgs } from "node:util"
 import * as Definitions from "../Catalog/Definitions.js"
-import { DiscoveredTools, parseSearchMode, ToolCatalog } from "../Catalog/ToolCatalog.js"
+import { DiscoveredTools, ToolCatalog } from "../Catalog/ToolCatalog.js"
 import type { CatalogRequest, SearchMode } from "../Catalog/ToolCatalog.js"
+import { McpServers } from "../Mcp/McpServers.js"
 import { wholeToolDenial } from "../Permission/RulePolicy.js"
 import { loadSettings } from "../Settings/Settings.js"
 import { builtinTools } from "../Tools/index.js"
+import { ToolSearch } from "../Tools/ToolSearch.js"
+import { parseToolSearch } from "./args.js"
 import { UsageError } from "./input.js"
+import { loadMcpConfig } from "./mcp.js"
 
 /** The usage text of `tools`. */
 export const TOOLS_USAGE = `Usage: effect-tool-runtime tools [options]
@@ -35,6 +40,9 @@ Options:
   --settings FILE        a settings file in Claude Code's format (repeatable)
   --claude-settings      also load ~/.claude/settings.json, .claude/settings.json, .claude/settings.local.json
   --deny RULE            a deny rule (repeatable); a rule for a whole tool removes it
+  --mcp-config FILE      MCP servers in .mcp.json format (repeatable): their tools are listed (deferred by default)
+  --trust-project        also start the project's .mcp.json servers
+  --mcp-trust SERVER     let this MCP server's annotations count (repeatable)
   --help                 this text`
 
 /** What `tools` was told. */
@@ -48,6 +56,9 @@ export interface ToolsOptions {
   readonly settingsFiles: ReadonlyArray<string>
   readonly claudeSettings: boolean
   readonly deny: ReadonlyArray<string>
+  readonly mcpConfigFiles: ReadonlyArray<string>
+  readonly trustProject: boolean
+  readonly mcpTrust: ReadonlyArray<string>
 }
 
 /** Parses the arguments after `tools`; a UsageError for anything unusable. */
@@ -67,6 +78,9 @@ export const parseToolsArgs = (argv: ReadonlyArray<string>): ToolsOptions | "hel
       settings: { type: "string", multiple: true },
       "claude-settings": { type: "boolean" },
       deny: { type: "string", multiple: true },
+      "mcp-config": { type: "string", multiple: true },
+      "trust-project": { type: "boolean" },
+      "mcp-trust": { type: "string", multiple: true },
       help: { type: "boolean" }
     }
   })
@@ -75,27 +89,28 @@ export const parseToolsArgs = (argv: ReadonlyArray<string>): ToolsOptions | "hel
   if (!(Definitions.providers as ReadonlyArray<string>).includes(format)) {
     throw new UsageError({ message: `--format must be one of ${Definitions.providers.join(", ")}, got ${format}` })
   }
-  // Claude Code's variable, when the flag is absent.
-  const mode = parseSearchMode(values["tool-search"] ?? process.env["ENABLE_TOOL_SEARCH"] ?? "on")
-  if (Either.isLeft(mode)) throw new UsageError({ message: `--tool-search: ${mode.left}` })
-  const contextWindow = Number(values["context-window"] ?? 200_000)
-  if (!Number.isInteger(contextWindow) || contextWindow <= 0) {
-    throw new UsageError({ message: `--context-window must be a positive integer, got ${values["context-window"]}` })
-  }
+  const search = parseToolSearch(values["tool-search"], values["context-window"])
+  if (Either.isLeft(search)) throw search.left
   return {
     format: format as Definitions.Provider,
     strict: values.strict === true ? true : values["no-strict"] === true ? false : undefined,
-    mode: mode.right,
-    contextWindow,
+    mode: search.right.mode,
+    contextWindow: search.right.contextWindow,
     withAnnouncement: values["with-announcement"] === true,
     cwd: values.cwd ?? process.cwd(),
     settingsFiles: values.settings ?? [],
     claudeSettings: values["claude-settings"] === true,
-    deny: values.deny ?? []
+    deny: values.deny ?? [],
+    mcpConfigFiles: values["mcp-config"] ?? [],
+    trustProject: values["trust-project"] === true,
+    mcpTrust: values["mcp-trust"] ?? []
   }
 }
 
-/** The request the settings describe, for the built-in tools. */
+/**
+ * The request the settings describe: the built-in tools, ToolSearch, and the tools of the MCP servers (started, given
+ * their start-up time, and stopped again).
+ */
 export const toolsRequest = (options: ToolsOptions) =>
   Effect.gen(function*() {
     const cwd = nodePath.resolve(options.cwd)
@@ -106,15 +121,26 @@ export const toolsRequest = (options: ToolsOptions) =>
       home: os.homedir()
     })
     const denies = wholeToolDenial({ settings, cliRules: { deny: options.deny } })
-    // The LSP tool is enabled only with configured language servers, which `tools` does not load: left out.
-    const shown = builtinTools.filter((tool) => tool.definition.name !== "LSP")
-    const catalog = ToolCatalog.layer(shown, {
-      mode: options.mode,
-      contextWindow: options.contextWindow,
-      denies
-    }).pipe(Layer.provide(DiscoveredTools.layer()))
-    return yield* ToolCatalog.request(options.format, options.strict === undefined ? {} : { strict: options.strict })
-      .pipe(Effect.provide(catalog))
+    const mcp = yield* loadMcpConfig({ ...options, cwd })
+    for (const error of mcp.errors) {
+      process.stderr.write(`effect-tool-runtime: warning: MCP configuration: ${error.message}\n`)
+    }
+    return yield* Effect.gen(function*() {
+      const servers = yield* McpServers
+      // The LSP tool is enabled only with configured language servers, which `tools` does not load: left out.
+      const shown = builtinTools.filter((tool) => tool.definition.name !== "LSP")
+      const mcpTools = servers.tools().filter((tool) =>
+        !builtinTools.some((builtin) => builtin.definition.name === tool.definition.name)
+      )
+      const catalog = ToolCatalog.layer([...shown, ...mcpTools, ToolSearch], {
+        mode: options.mode,
+        contextWindow: options.contextWindow,
+        denies,
+        searchToolName: ToolSearch.definition.name
+      }).pipe(Layer.provide(DiscoveredTools.layer()))
+      return yield* ToolCatalog.request(options.format, options.strict === undefined ? {} : { strict: options.strict })
+        .pipe(Effect.provide(catalog))
+    }).pipe(Effect.provide(McpServers.layer(mcp)), Effect.scoped)
   }).pipe(Effect.withSpan("cli.tools"), Effect.provide(NodeContext.layer))
 
 /** The JSON `tools` prints. */

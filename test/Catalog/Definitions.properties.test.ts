@@ -255,7 +255,7 @@ describe("definitions of generated schemas", () => {
     expect(openAiChatProblems(Definitions.openAiChat(tool, { strict: true }) as never)).toEqual([])
     expect(openAiResponsesProblems(Definitions.openAiResponses(tool) as never)).toEqual([])
     expect(geminiToolsProblems(Definitions.forProvider("gemini", [tool]))).toEqual([])
-  }, { fastCheck: { numRuns: 200 } })
+  }, { fastCheck: { numRuns: 200 }, timeout: 120_000 })
 
   it.prop("values the Effect Schema encodes validate against the Anthropic/OpenAI schema", [
     toolArbitrary.chain((t) => fc.tuple(fc.constant(t), Arbitrary.make(t.input)))
@@ -263,7 +263,7 @@ describe("definitions of generated schemas", () => {
     const encoded = Schema.encodeSync(input)(value)
     const validate = ajv.compile(Definitions.anthropic(tool).input_schema)
     expect(validate(JSON.parse(JSON.stringify(encoded))), JSON.stringify(validate.errors)).toBe(true)
-  }, { fastCheck: { numRuns: 200 } })
+  }, { fastCheck: { numRuns: 200 }, timeout: 120_000 })
 
   it.prop("strict: what a strict model sends validates against the strict schema and, restored, decodes again", [
     toolArbitrary.chain((t) => fc.tuple(fc.constant(t), Arbitrary.make(t.input)))
@@ -280,7 +280,7 @@ describe("definitions of generated schemas", () => {
     expect(validate(sent), JSON.stringify(validate.errors)).toBe(true)
     const restored = Definitions.restoreOmitted(tool, sent)
     expect(Schema.decodeUnknownEither(input)(restored)._tag).toBe("Right")
-  }, { fastCheck: { numRuns: 200 } })
+  }, { fastCheck: { numRuns: 200 }, timeout: 120_000 })
 
   it("the generators reach the interesting cases: strict refusals, $defs kept, dropped keywords, nullables", () => {
     const samples = fc.sample(toolArbitrary, { numRuns: 400, seed: 42 })

@@ -128,16 +128,16 @@ describe("ToolCatalog: what the model sees", () => {
       })
     ))
 
-  it.effect("mode off: every tool in full, nothing announced, and deferred tools can be called", () =>
+  it.effect("mode off: every tool in full, nothing announced, no ToolSearch, and deferred tools can be called", () =>
     withSession(({ ran }) =>
       Effect.gen(function*() {
         const request = yield* ToolCatalog.request("openai-responses")
+        // Nothing waits behind the search tool, so it is not sent (as Claude Code does).
         expect(request.included).toEqual([
           "Clock",
           "mcp__weather__get_forecast",
           "mcp__weather__list_alerts",
-          "mcp__ops__deploy",
-          "ToolSearch"
+          "mcp__ops__deploy"
         ])
         expect(request.announcement).toBeUndefined()
         const [outcome] = yield* ToolRuntime.execute([use("mcp__weather__get_forecast", { city: "Oslo", days: 2 })])

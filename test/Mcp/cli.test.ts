@@ -58,7 +58,12 @@ describe("CLI", () => {
       name: "mcp__mine__echo",
       input: { message: "from the cli" }
     }])
-    const { stdout } = await cli(dir, ["exec", "--mcp-config", "mine.json", "--allow", "mcp__mine__echo"], input)
+    // Without a search first (see cliToolSearch.test.ts): every tool is sent.
+    const { stdout } = await cli(
+      dir,
+      ["exec", "--mcp-config", "mine.json", "--allow", "mcp__mine__echo", "--tool-search", "off"],
+      input
+    )
     const out = JSON.parse(stdout) as { results: Array<{ content: unknown }>; outcomes: Array<{ status: string }> }
     expect(out.outcomes[0]?.status).toBe("success")
     expect(out.results[0]?.content).toBe("Echo: from the cli")

@@ -31,7 +31,7 @@ describe("exec with language servers", () => {
   it("--lsp-config: an LSP goToDefinition answers with the declaration's place", async () => {
     const { config, where } = project()
     const at = positionOf(where.dir, "src/main.ts", "totalArea([")
-    const result = await run(where, ["exec", "--no-claude-settings", "--lsp-config", config], [
+    const result = await run(where, ["exec", "--no-claude-settings", "--tool-search", "off", "--lsp-config", config], [
       use("toolu_1", "LSP", {
         operation: "goToDefinition",
         filePath: "src/main.ts",
@@ -55,7 +55,9 @@ describe("exec with language servers", () => {
       "--lsp-config",
       config,
       "--diagnostics",
-      "inline"
+      "inline",
+      "--tool-search",
+      "off"
     ], [
       use("toolu_1", "LSP", { operation: "documentSymbol", filePath: file, line: 1, character: 1 }),
       use("toolu_2", "Read", { file_path: file }),
@@ -75,7 +77,7 @@ describe("exec with language servers", () => {
   it("the project's own .lsp.json starts nothing until the project is trusted, and the tool says why", async () => {
     const { config, where } = project()
     fs.copyFileSync(config, path.join(where.dir, ".lsp.json"))
-    const result = await run(where, ["exec", "--no-claude-settings"], [
+    const result = await run(where, ["exec", "--no-claude-settings", "--tool-search", "off"], [
       use("toolu_1", "LSP", { operation: "hover", filePath: "src/main.ts", line: 1, character: 10 })
     ])
     const output = JSON.parse(result.stdout) as ExecOutput
