@@ -53,9 +53,17 @@ export interface Connection {
   readonly lastError: () => Error | undefined
   /** The last lines the server wrote to stderr (stdio). */
   readonly stderrTail: () => ReadonlyArray<string>
+  /**
+   * Calls `listener` when the server sends a line that is not a JSON-RPC message (stdio); gives the unsubscribe.
+   * A call running then has lost its answer, maybe: it fails with that reason rather than waiting out its timeout.
+   */
+  readonly onMalformed: (listener: (reason: string) => void) => () => void
 }
 
 const isOverflow = (error: Error): boolean => /ReadBuffer exceeded/.test(error.message)
+
+/** A line from a stdio server that is not a JSON-RPC message (what it said, as the parser saw it). */
+class MalformedMessage extends Error {}
 
 const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
@@ -125,13 +133,16 @@ class TreeStdioTransport implements Transport {
           return
         }
         for (;;) {
+          let message: JSONRPCMessage | null
           try {
-            const message = this.buffer.readMessage()
-            if (message === null) break
-            this.onmessage?.(message)
+            message = this.buffer.readMessage()
           } catch (error) {
-            this.onerror?.(error as Error)
+            // A line that is not a JSON-RPC message: whatever answer it carried is lost.
+            this.onerror?.(new MalformedMessage(errorText(error)))
+            continue
           }
+          if (message === null) break
+          this.onmessage?.(message)
         }
       })
     })
@@ -206,7 +217,9 @@ export const connect = (
       if (tail.length > 20) tail.splice(0, tail.length - 20)
     })
     const client = new Client(CLIENT_INFO, { capabilities: {} })
+    const malformedListeners = new Set<(reason: string) => void>()
     client.onerror = (error) => {
+      if (error instanceof MalformedMessage) { for (const listener of [...malformedListeners]) listener(error.message) }
       // After an overflow the SDK drops its buffer and chokes on the rest of the line: the overflow is the news.
       if (lastError === undefined || !isOverflow(lastError)) lastError = error
     }
@@ -252,7 +265,11 @@ export const connect = (
       serverName: client.getServerVersion()?.name,
       closed,
       lastError: () => lastError,
-      stderrTail: () => tail
+      stderrTail: () => tail,
+      onMalformed: (listener) => {
+        malformedListeners.add(listener)
+        return () => void malformedListeners.delete(listener)
+      }
     } satisfies Connection
   })
 
@@ -306,16 +323,47 @@ export const callTool = (
 ): Effect.Effect<CallToolResult, McpCallError> =>
   Effect.tryPromise({
     try: (signal) =>
-      connection.client.callTool({ name: tool, arguments: { ...args } }, undefined, {
-        signal,
-        onprogress: options.onProgress,
-        // The runtime's own timer (the tool's timeout) stops the call first; the SDK's is only a backstop.
-        timeout: Duration.isFinite(options.timeout) ? Duration.toMillis(options.timeout) + 1_000 : NO_LIMIT_MS
-      }) as Promise<CallToolResult>,
+      new Promise<CallToolResult>((resolve, reject) => {
+        // Aborted by the runtime (interruption) or by a broken answer: either way the SDK cancels the request.
+        const controller = new AbortController()
+        const abort = () => controller.abort(signal.reason)
+        signal.addEventListener("abort", abort, { once: true })
+        const off = connection.onMalformed((reason) => {
+          reject(new MalformedMessage(reason))
+          controller.abort(new MalformedMessage(reason))
+        })
+        const done = () => {
+          off()
+          signal.removeEventListener("abort", abort)
+        }
+        ;(connection.client.callTool({ name: tool, arguments: { ...args } }, undefined, {
+          signal: controller.signal,
+          onprogress: options.onProgress,
+          // The runtime's own timer (the tool's timeout) stops the call first; the SDK's is only a backstop.
+          timeout: Duration.isFinite(options.timeout) ? Duration.toMillis(options.timeout) + 1_000 : NO_LIMIT_MS
+        }) as Promise<CallToolResult>).then(
+          (result) => {
+            done()
+            resolve(result)
+          },
+          (error: unknown) => {
+            done()
+            reject(error)
+          }
+        )
+      }),
     catch: (error) => callFailure(connection, server, tool, error)
   })
 
 const callFailure = (connection: Connection, server: string, tool: string, error: unknown): McpCallError => {
+  if (error instanceof MalformedMessage) {
+    return new McpCallError({
+      server,
+      reason: "Protocol",
+      message: `MCP server "${server}" sent a message that is not valid JSON-RPC while ${tool} was running ` +
+        `(${error.message}), so its answer was lost; the call was abandoned and may have had effects.`
+    })
+  }
   const code = error instanceof McpError ? error.code : undefined
   const last = connection.lastError()
   if (last !== undefined && isOverflow(last)) {
