@@ -356,14 +356,6 @@ export const callTool = (
   })
 
 const callFailure = (connection: Connection, server: string, tool: string, error: unknown): McpCallError => {
-  if (error instanceof MalformedMessage) {
-    return new McpCallError({
-      server,
-      reason: "Protocol",
-      message: `MCP server "${server}" sent a message that is not valid JSON-RPC while ${tool} was running ` +
-        `(${error.message}), so its answer was lost; the call was abandoned and may have had effects.`
-    })
-  }
   const code = error instanceof McpError ? error.code : undefined
   const last = connection.lastError()
   if (last !== undefined && isOverflow(last)) {
@@ -373,6 +365,14 @@ const callFailure = (connection: Connection, server: string, tool: string, error
       message: `MCP server "${server}" answered ${tool} with a message larger than the ${
         STDIO_BUFFER_BYTES / 1024 / 1024
       } MiB stdio limit, so the connection was reset (it is being restored). Ask for less output.`
+    })
+  }
+  if (error instanceof MalformedMessage) {
+    return new McpCallError({
+      server,
+      reason: "Protocol",
+      message: `MCP server "${server}" sent a message that is not valid JSON-RPC while ${tool} was running ` +
+        `(${error.message}), so its answer was lost; the call was abandoned and may have had effects.`
     })
   }
   // A remote server that went away fails the request itself (fetch failed, unknown session): the connection is gone.
