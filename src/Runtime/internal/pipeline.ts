@@ -119,29 +119,19 @@ export const runScheduled = (
 export const run = (env: PipelineEnv, prepared: Prepared, trace: Trace = traceOf(prepared)): Effect.Effect<Outcome> =>
   runScheduled(env, prepared, trace, alone) as Effect.Effect<Outcome>
 
+/** gate -> authorise -> approve (when the answer is Ask) -> the decision recorded, and on. */
 const stages = (call: Call, admission: Admission): Effect.Effect<Outcome | Parked> =>
-  continueWithExit(decide(call), (gated) =>
-    Exit.isSuccess(gated)
-      ? decided(call, admission, gated.value, gated.value.additionalContext, 0)
-      : stopped(call, gated.cause))
-
-/** A decision, and the context the PreToolUse hooks added for the model. */
-interface Decided extends Authorised {
-  readonly additionalContext: ReadonlyArray<string>
-}
-
-/** gate -> authorise -> approve (when the answer is Ask). */
-const decide = (call: Call): Effect.Effect<Decided, Errors.InvalidInput | Errors.ValidationFailed> =>
-  continueWith(
-    gate(call),
-    (gated) =>
-      continueWith(verdictOf(call, gated.invocation, gated.opinion), (verdict) =>
-        continueWith(
-          settleAsking(call, gated.invocation, gated.opinion, verdict),
-          (authorised): Effect.Effect<Decided> =>
-            Exit.succeed({ ...authorised, additionalContext: gated.additionalContext })
-        ))
-  )
+  continueWithExit(gate(call), (gated) => {
+    if (Exit.isFailure(gated)) return stopped(call, gated.cause)
+    const { additionalContext, invocation, opinion } = gated.value
+    return continueWithExit(
+      continueWith(verdictOf(call, invocation, opinion), (verdict) => settleAsking(call, invocation, opinion, verdict)),
+      (authorised) =>
+        Exit.isSuccess(authorised)
+          ? decided(call, admission, authorised.value, additionalContext, 0)
+          : stopped(call, authorised.cause)
+    )
+  })
 
 /** A verdict settled: at once, or by the approver; an edited input is authorised again, and asked again if it asks. */
 const settleAsking = (
