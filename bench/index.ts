@@ -14,7 +14,8 @@ const all = [
   "webfetch",
   "preview",
   "messages",
-  "loop"
+  "loop",
+  "lsp"
 ] as const
 
 const wanted = process.argv.slice(2)

@@ -139,6 +139,8 @@ const show = (event: AgentLoop.LoopEvent): Effect.Effect<void> => {
       )
     case "Text":
       return Effect.sync(() => void process.stdout.write(event.text))
+    case "Retrying":
+      return Console.log(`\n(the model API answered ${event.status}: retrying in ${event.delayMillis} ms)`)
     case "Tool": {
       const text = renderEvent(event.event)
       return text === undefined ? Effect.void : Console.log(`\n${text}`)

@@ -111,6 +111,18 @@ export type LoopEvent = Data.TaggedEnum<{
   Requested: { readonly turn: number; readonly tools: ReadonlyArray<string>; readonly deferred: ReadonlyArray<string> }
   /** More text of the model's reply. */
   Text: { readonly turn: number; readonly text: string }
+  /**
+   * The model API asked to wait (429 rate limit, 529 overloaded) before the reply began: the request is sent again
+   * after `delayMillis` (the backend's `Retrying` event).
+   */
+  Retrying: {
+    readonly turn: number
+    readonly attempt: number
+    readonly maxRetries: number
+    readonly status: number
+    readonly delayMillis: number
+    readonly message: string
+  }
   /** What the runtime reports about a call (queued, previewed, started, decided, progress, completed). */
   Tool: { readonly turn: number; readonly event: ToolEvent }
   /** A turn is complete: the model's reply and, when it called tools, the tool_results that answer them. */
@@ -433,6 +445,10 @@ const startWith = (
                 input: inputOf(block.json)
               }
               return Effect.asVoid(intake.offer(ToolUsePart.End({ id: event.id })))
+            }
+            case "Retrying": {
+              const { _tag, ...retry } = event
+              return Effect.asVoid(emit(LoopEvent.Retrying({ turn, ...retry })))
             }
             case "Stop": {
               stop = event

@@ -227,6 +227,22 @@ export interface Options {
    * content block and delta types always fail: skipping them would lose part of the reply.
    */
   readonly unknownEvents?: "fail" | "ignore" | undefined
+  /**
+   * Back-pressure from the API (429 rate limit, 529 overloaded) before a reply begins is retried: `maxRetries`
+   * times (default 2; 0 or `false`: never), after what `retry-after` / `retry-after-ms` asks (a wait longer than
+   * `maxRetryAfter`, default 60 s, is not waited for: the error is returned), else after `initialDelay` (default
+   * 0.5 s) doubled each time up to `maxDelay` (default 8 s). Each retry is a `Retrying` event (the agent loop shows
+   * it). A reply that began and then broke is never sent again.
+   */
+  readonly retry?:
+    | false
+    | {
+      readonly maxRetries?: number | undefined
+      readonly initialDelay?: Duration.DurationInput | undefined
+      readonly maxDelay?: Duration.DurationInput | undefined
+      readonly maxRetryAfter?: Duration.DurationInput | undefined
+    }
+    | undefined
 }
 
 /**
@@ -259,7 +275,19 @@ export const make = Effect.fn("AnthropicMessages.make")(function*(options: Optio
       ...options.headers
     },
     idleTimeout: Duration.decode(options.idleTimeout ?? "10 minutes"),
-    ignoreUnknownEvents: options.unknownEvents === "ignore"
+    ignoreUnknownEvents: options.unknownEvents === "ignore",
+    retry: {
+      maxRetries: options.retry === false ? 0 : Math.max(0, Math.floor(options.retry?.maxRetries ?? 2)),
+      initialDelayMillis: Duration.toMillis(
+        Duration.decode((options.retry === false ? undefined : options.retry?.initialDelay) ?? "500 millis")
+      ),
+      maxDelayMillis: Duration.toMillis(
+        Duration.decode((options.retry === false ? undefined : options.retry?.maxDelay) ?? "8 seconds")
+      ),
+      maxRetryAfterMillis: Duration.toMillis(
+        Duration.decode((options.retry === false ? undefined : options.retry?.maxRetryAfter) ?? "60 seconds")
+      )
+    }
   }
   return ModelBackend.of({ stream: (request) => Client.stream(client, settings, request) })
 })

@@ -88,6 +88,18 @@ export type ModelEvent = Data.TaggedEnum<{
   ToolUseDelta: { readonly id: string; readonly partialJson: string }
   /** The tool_use's input is complete. */
   ToolUseEnd: { readonly id: string }
+  /**
+   * The API answered with back-pressure (429 rate limit, 529 overloaded) before the reply began: the request is sent
+   * again after `delayMillis` (what the API's `retry-after` asked, else a backoff). `attempt` counts from 1 up to
+   * `maxRetries`. Nothing of a reply has been sent before it.
+   */
+  Retrying: {
+    readonly attempt: number
+    readonly maxRetries: number
+    readonly status: number
+    readonly delayMillis: number
+    readonly message: string
+  }
   /** The reply is complete. */
   Stop: {
     readonly reason: StopReason

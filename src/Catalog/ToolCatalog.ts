@@ -479,7 +479,13 @@ const makeCatalog = (
     strict: boolean | undefined
   ): CatalogRequest => {
     const { deferredNames } = state
-    const sent = available.filter((definition) => !deferredNames.has(definition.name) || found.has(definition.name))
+    // The search tool only while a deferred tool can be found (one that cannot work now is not searchable).
+    const searchable = available.some((definition) => deferredNames.has(definition.name))
+    const sent = available.filter((definition) =>
+      deferredNames.has(definition.name)
+        ? found.has(definition.name)
+        : searchable || definition.name !== searchTool
+    )
     const waiting = available.filter((definition) => deferredNames.has(definition.name) && !found.has(definition.name))
       .map((definition) => definition.name)
     const deferLoading = new Set(

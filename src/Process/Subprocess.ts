@@ -26,6 +26,7 @@ import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { ChildProcessWithoutNullStreams } from "node:child_process"
+import * as interactive from "./internal/interactive.js"
 import * as processTree from "./internal/processTree.js"
 import * as internal from "./internal/subprocess.js"
 
@@ -199,6 +200,49 @@ export const markerVariable: string = processTree.markerVariable
  * @category running
  */
 export const run: (options: Options) => Effect.Effect<Result, SubprocessError, Scope.Scope> = internal.run
+
+/**
+ * What to start with {@link spawn}: a program whose standard input and output the caller speaks over.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface SpawnOptions {
+  readonly argv: Argv
+  readonly cwd: string
+  /** The complete environment of the program (undefined values are left out; {@link markerVariable} is added). */
+  readonly env: Readonly<Record<string, string | undefined>>
+  /** Time between SIGTERM and SIGKILL when the Scope closes. Default 2 seconds. */
+  readonly killGrace?: Duration.DurationInput | undefined
+}
+
+/**
+ * A program started by {@link spawn}, still running (or just ended: see `exit`).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Running {
+  readonly pid: number
+  /** The value of {@link markerVariable} in the program's environment (and its descendants'). */
+  readonly marker: string
+  readonly stdin: NodeJS.WritableStream
+  readonly stdout: NodeJS.ReadableStream
+  readonly stderr: NodeJS.ReadableStream
+  /** Completes when the program exits (`Exited` or `Signaled`). */
+  readonly exit: Effect.Effect<Exit>
+}
+
+/**
+ * Starts a long-lived program whose pipes the caller drives (a language server over stdio), as a scoped resource:
+ * closing the Scope terminates the group and every marked process as {@link run} does (SIGTERM, a grace period,
+ * SIGKILL), whether the program still runs or has exited leaving children behind. ({@link spawnService} is the
+ * unscoped form, for a supervisor that stops and restarts its program itself.)
+ *
+ * @since 0.3.0
+ * @category running
+ */
+export const spawn: (options: SpawnOptions) => Effect.Effect<Running, SubprocessError, Scope.Scope> = interactive.spawn
 
 /**
  * What {@link spawnService} starts.

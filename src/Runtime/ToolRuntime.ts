@@ -34,9 +34,9 @@ import type { ToolUseBlock } from "../Tool/Wire.js"
 import { AuditLog } from "./AuditLog.js"
 import { ToolEvent } from "./Events.js"
 import { continueWith } from "./internal/continuation.js"
-import { PermitGate } from "./internal/permits.js"
 import { makeWriteLog } from "./internal/freshness.js"
 import type { WriteLog } from "./internal/freshness.js"
+import { PermitGate } from "./internal/permits.js"
 import {
   availabilityCache,
   availabilityOnce,

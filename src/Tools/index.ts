@@ -1,5 +1,5 @@
 /**
- * The built-in tools (`effect-tool-runtime/tools`): Read, Write, Edit, Glob, Grep, Bash and WebFetch, with what they
+ * The built-in tools (`effect-tool-runtime/tools`): Read, Write, Edit, Glob, Grep, Bash, WebFetch and LSP, with what they
  * share (Workspace, FileState), and {@link builtinLayer}, which provides all of them. ToolSearch needs a session's
  * catalogue, so it is not among them: `Search.catalogLayer(tools)` adds it.
  *
@@ -18,6 +18,7 @@ import type * as Tool from "../Tool/Tool.js"
 import { BashTool } from "./Bash.js"
 import type { BashOptions } from "./Bash.js"
 import * as FileTools from "./FileTools.js"
+import { layer as LspLayer, LspTool } from "./Lsp.js"
 import type { InvalidAllowEntry } from "./Web/Address.js"
 import { WebFetchTool } from "./WebFetch.js"
 import type { WebFetchOptions } from "./WebFetch.js"
@@ -55,6 +56,10 @@ export { suggestRules } from "./Shell/Suggestions.js"
 export { backgroundRefusal, sandboxEscapeRefusal } from "./Bash.js"
 /** @since 0.2.0 */
 export { ToolSearch } from "./ToolSearch.js"
+/** @since 0.3.0 */
+export { LspTool } from "./Lsp.js"
+/** @since 0.3.0 */
+export type { LspInput, LspOperation, LspOutput } from "./Lsp.js"
 /**
  * ToolSearch's index, queries and layers (`Search.catalogLayer(tools)`: a session's registry and catalogue with
  * deferral and search).
@@ -89,7 +94,7 @@ export { InvalidAllowEntry } from "./Web/Address.js"
  * @since 0.1.0
  * @category tools
  */
-export const builtinTools = [...FileTools.tools, BashTool, WebFetchTool] as const
+export const builtinTools = [...FileTools.tools, BashTool, WebFetchTool, LspTool] as const
 
 /**
  * The Context identifiers of the built-in tools.
@@ -114,7 +119,8 @@ export interface BuiltinOptions {
 
 /**
  * All built-in tools, with a FileState of their own; they need the Workspace, the ResultStore and a command
- * executor (`NodeContext.layer`).
+ * executor (`NodeContext.layer`). The LSP tool uses the `LspClients` in context when there are (provide
+ * `LspClients.layer(config)` below this layer); without them it is disabled.
  *
  * @since 0.1.0
  * @category layers
@@ -129,7 +135,8 @@ export const builtinLayer = (
   Layer.mergeAll(
     FileTools.layer.pipe(Layer.provide(FileState.layer(options.fileState))),
     BashTool.layer(options.bash),
-    WebFetchTool.layer(options.webFetch)
+    WebFetchTool.layer(options.webFetch),
+    LspLayer
   )
 /** @since 0.2.0 */
 export * as SessionFileState from "../Session/SessionFileState.js"
@@ -151,5 +158,6 @@ export const builtinSessionLayer = (
   Layer.mergeAll(
     FileTools.layer.pipe(Layer.provide(SessionFileState.layer(options.fileState))),
     BashTool.layer(options.bash),
-    WebFetchTool.layer(options.webFetch)
+    WebFetchTool.layer(options.webFetch),
+    LspLayer
   )

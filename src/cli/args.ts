@@ -56,6 +56,10 @@ Options:
   --context-window N     tokens, for auto (default 200000)
   --mcp-config FILE      MCP servers in .mcp.json format (repeatable; the project's .mcp.json needs --trust-project)
   --mcp-trust SERVER     let this MCP server's annotations (readOnlyHint...) inform scheduling (repeatable)
+  --lsp-config FILE      language servers in .lsp.json format (repeatable; the project's .lsp.json needs
+                         --trust-project); the LSP tool and diagnostics after edits use them
+  --diagnostics MODE     after an Edit or Write of a file a running language server handles: inline (appended
+                         to its result, waiting at most 3 s), next-turn (with the next result; default), off
   --audit FILE           append every event and outcome to FILE as JSON lines (rotated at 10 MiB)
   --max-line-bytes N     serve: a request line longer than N bytes is answered with one error line and skipped
                          (default 16777216, 16 MiB)
@@ -120,6 +124,8 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
     "trust-project": { type: "boolean" },
     "mcp-config": { type: "string", multiple: true },
     "mcp-trust": { type: "string", multiple: true },
+    "lsp-config": { type: "string", multiple: true },
+    diagnostics: { type: "string" },
     audit: { type: "string" },
     "max-line-bytes": { type: "string" },
     mode: { type: "string" },
@@ -155,6 +161,10 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
   const sessionWait = values["session-wait"] === undefined ? undefined : Number(values["session-wait"])
   if (sessionWait !== undefined && !(Number.isFinite(sessionWait) && sessionWait >= 0)) {
     return usage(`--session-wait must be a number of seconds, got ${values["session-wait"]}`)
+  }
+  const diagnostics = values.diagnostics
+  if (diagnostics !== undefined && diagnostics !== "inline" && diagnostics !== "next-turn" && diagnostics !== "off") {
+    return usage(`--diagnostics must be inline, next-turn or off, got ${diagnostics}`)
   }
   const maxLineBytes = values["max-line-bytes"] === undefined ? undefined : Number(values["max-line-bytes"])
   if (maxLineBytes !== undefined && (!Number.isSafeInteger(maxLineBytes) || maxLineBytes < 1)) {
@@ -195,10 +205,16 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
     mcpTrust: values["mcp-trust"] ?? [],
     auditFile: values.audit,
     toolSearch: search.right.mode,
-    contextWindow: search.right.contextWindow
+    contextWindow: search.right.contextWindow,
+    lspConfigFiles: values["lsp-config"] ?? [],
+    ...(diagnostics === undefined ? {} : { diagnostics })
   }
   const missing = missingFile(cwd, options.mcpConfigFiles)
   if (missing !== undefined) return Either.left(new UsageError({ message: `--mcp-config file not found: ${missing}` }))
+  const missingLsp = missingFile(cwd, options.lspConfigFiles ?? [])
+  if (missingLsp !== undefined) {
+    return Either.left(new UsageError({ message: `--lsp-config file not found: ${missingLsp}` }))
+  }
   if (command === "exec") return Either.right({ _tag: "Exec", options })
   return Either.right(
     mcp.right === undefined ? { _tag: "Serve", options } : { _tag: "ServeMcp", options, mcp: mcp.right }

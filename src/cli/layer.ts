@@ -15,6 +15,10 @@ import type { SearchMode } from "../Catalog/ToolCatalog.js"
 import { ToolRegistry } from "../Catalog/ToolRegistry.js"
 import * as Hooks from "../Hooks/Hooks.js"
 import type { ToolHooks } from "../Hooks/ToolHooks.js"
+import * as LspConfig from "../Lsp/Config.js"
+import * as Diagnostics from "../Lsp/Diagnostics.js"
+import type { DiagnosticsMode } from "../Lsp/Diagnostics.js"
+import { LspClients } from "../Lsp/LspClients.js"
 import { McpServers } from "../Mcp/McpServers.js"
 import { Approver } from "../Permission/Approver.js"
 import type { PermissionPolicy } from "../Permission/PermissionPolicy.js"
@@ -64,6 +68,10 @@ export interface RuntimeOptions {
   readonly mcpTrust: ReadonlyArray<string>
   /** `--audit FILE`: every event and outcome as JSON lines (see `AuditLog`). */
   readonly auditFile: string | undefined
+  /** Language-server configuration files the person named (trusted); the project's `.lsp.json` needs trust. */
+  readonly lspConfigFiles?: ReadonlyArray<string> | undefined
+  /** `--diagnostics`: when diagnostics after edits are delivered (default next-turn). */
+  readonly diagnostics?: DiagnosticsMode | undefined
   /** `--tool-search MODE` (else `ENABLE_TOOL_SEARCH`, else on): whether deferred tools wait behind ToolSearch. */
   readonly toolSearch: SearchMode
   /** `--context-window N` tokens, for `auto` (default 200,000). */
@@ -150,10 +158,21 @@ export const servicesLayer = <E, R>(
       // MCP servers' tools join the built-ins; a bad server entry is reported and the others still start.
       const mcp = yield* loadMcpConfig({ ...options, cwd })
       for (const error of mcp.errors) options.warn(`MCP configuration: ${error.message}`)
+      // Language servers: the project's .lsp.json once trusted, then the files named (they win on a shared name).
+      const lspConfig = LspConfig.merge(
+        yield* Effect.all([
+          LspConfig.loadFile(nodePath.join(cwd, ".lsp.json"), { trusted: options.trustProject }),
+          ...(options.lspConfigFiles ?? []).map((file) => LspConfig.loadNamedFile(nodePath.resolve(cwd, file)))
+        ])
+      )
+      for (const error of lspConfig.errors) options.warn(`LSP configuration: ${error.message}`)
+      // One set of clients for the LSP tool and the diagnostics after edits.
+      const lsp = LspClients.layer(lspConfig).pipe(Layer.provide(workspace))
       const plainRegistry = McpServers.extendRegistry.pipe(
         Layer.provide(
           ToolRegistry.layer(builtinTools).pipe(
-            Layer.provide(builtinSessionLayer({ bash: { sandbox: { ...sandbox.config, warn: options.warn } } }))
+            Layer.provide(builtinSessionLayer({ bash: { sandbox: { ...sandbox.config, warn: options.warn } } })),
+            Layer.provide(lsp)
           )
         ),
         Layer.provide(McpServers.layer(mcp))
@@ -173,7 +192,11 @@ export const servicesLayer = <E, R>(
           Layer.provide(DiscoveredTools.layer())
         )
       // The registry lets hooks' `if` conditions ask the tools how their rules match.
-      const hooks = Hooks.layer({ ...hookOptions, cwd, home }).pipe(Layer.provide(catalog))
+      const hooks = Diagnostics.layer({ mode: options.diagnostics ?? "next-turn" }).pipe(
+        Layer.provide(
+          Layer.mergeAll(Hooks.layer({ ...hookOptions, cwd, home }).pipe(Layer.provide(catalog)), lsp, workspace)
+        )
+      )
       // The session's directory names it in the audit log (a temporary session's is unique too).
       const session = yield* Session
       const audit = options.auditFile === undefined

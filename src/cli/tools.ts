@@ -127,10 +127,12 @@ export const toolsRequest = (options: ToolsOptions) =>
     }
     return yield* Effect.gen(function*() {
       const servers = yield* McpServers
+      // The LSP tool is enabled only with configured language servers, which `tools` does not load: left out.
+      const shown = builtinTools.filter((tool) => tool.definition.name !== "LSP")
       const mcpTools = servers.tools().filter((tool) =>
         !builtinTools.some((builtin) => builtin.definition.name === tool.definition.name)
       )
-      const catalog = ToolCatalog.layer([...builtinTools, ...mcpTools, ToolSearch], {
+      const catalog = ToolCatalog.layer([...shown, ...mcpTools, ToolSearch], {
         mode: options.mode,
         contextWindow: options.contextWindow,
         denies,

@@ -104,7 +104,15 @@ export type Reply = Data.TaggedEnum<{
   /** A reply: its blocks and stop_reason (default `tool_use` when a tool_use is among the blocks, else `end_turn`). */
   Message: { readonly content: ReadonlyArray<ReplyBlock>; readonly stopReason?: StopReason | undefined }
   /** An HTTP error status with Anthropic's error body, e.g. 429 `rate_limit_error`, 529 `overloaded_error`. */
-  HttpError: { readonly status: number; readonly errorType: string; readonly message: string }
+  HttpError: {
+    readonly status: number
+    readonly errorType: string
+    readonly message: string
+    /** Sent as the `retry-after` header (seconds, as the API sends it with 429 and 529). */
+    readonly retryAfter?: string | undefined
+    /** Sent as the `retry-after-ms` header. */
+    readonly retryAfterMs?: string | undefined
+  }
   /** `message_start`, then an event whose data is not JSON. Streamed requests only. */
   MalformedEvent: {}
   /** `message_start`, then a content block of the given type (e.g. `"thinking"`). Streamed requests only. */
@@ -449,9 +457,20 @@ const problemOf = (request: MessagesRequest): string | undefined => {
 let ids = 0
 const nextId = (prefix: string): string => `${prefix}_scripted_${(++ids).toString().padStart(6, "0")}`
 
-const errorResponse = (res: http.ServerResponse, status: number, type: string, message: string): void => {
+const errorResponse = (
+  res: http.ServerResponse,
+  status: number,
+  type: string,
+  message: string,
+  retry: { readonly retryAfter?: string | undefined; readonly retryAfterMs?: string | undefined } = {}
+): void => {
   const requestId = nextId("req")
-  res.writeHead(status, { "content-type": "application/json", "request-id": requestId })
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "request-id": requestId,
+    ...(retry.retryAfter === undefined ? {} : { "retry-after": retry.retryAfter }),
+    ...(retry.retryAfterMs === undefined ? {} : { "retry-after-ms": retry.retryAfterMs })
+  })
   res.end(JSON.stringify({ type: "error", error: { type, message }, request_id: requestId }))
 }
 
@@ -582,7 +601,8 @@ const send = (
             }
           }))
         }),
-      HttpError: ({ errorType, message, status }) => Effect.sync(() => errorResponse(res, status, errorType, message)),
+      HttpError: ({ errorType, message, retryAfter, retryAfterMs, status }) =>
+        Effect.sync(() => errorResponse(res, status, errorType, message, { retryAfter, retryAfterMs })),
       Raw: (raw) => Effect.sync(() => rawResponse(res, raw)),
       Hold: () => untilClosed(),
       MalformedEvent: () => streamOnly(res, "MalformedEvent"),
@@ -600,7 +620,8 @@ const send = (
     )
   return Reply.$match(reply, {
     Message: ({ content, stopReason }) => stream(messageEvents(request, content, stopReason)),
-    HttpError: ({ errorType, message, status }) => Effect.sync(() => errorResponse(res, status, errorType, message)),
+    HttpError: ({ errorType, message, retryAfter, retryAfterMs, status }) =>
+      Effect.sync(() => errorResponse(res, status, errorType, message, { retryAfter, retryAfterMs })),
     Raw: (raw) => Effect.sync(() => rawResponse(res, raw)),
     MalformedEvent: () =>
       stream([

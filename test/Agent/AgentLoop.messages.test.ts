@@ -49,8 +49,8 @@ const runtime = (written: Ref.Ref<ReadonlyArray<string>>) =>
     Layer.provide([PermissionPolicy.toolOnly, Approver.denyAll, ToolHooks.none, ResultStore.layerMemory()])
   )
 
-const over = (server: MessagesServer.MessagesServer) =>
-  AnthropicMessages.layer({ model: "scripted", baseUrl: server.url, apiKey: Redacted.make("scripted") }).pipe(
+const over = (server: MessagesServer.MessagesServer, retry?: AnthropicMessages.Options["retry"]) =>
+  AnthropicMessages.layer({ model: "scripted", baseUrl: server.url, apiKey: Redacted.make("scripted"), retry }).pipe(
     Layer.provide(FetchHttpClient.layer)
   )
 
@@ -156,7 +156,8 @@ describe("AgentLoop over the Messages API", () => {
         MessagesServer.Reply.HttpError({ status: 529, errorType: "overloaded_error", message: "Overloaded" }),
         MessagesServer.Reply.Message({ content: [MessagesServer.text("Back.")] })
       ])
-      const layer = Layer.merge(runtime(written), over(server))
+      // Retries off: this test wants the 529 as an error.
+      const layer = Layer.merge(runtime(written), over(server, false))
       const malformed = yield* Effect.flip(AgentLoop.run({ messages: [user] }).pipe(Effect.provide(layer)))
       expect([malformed.turn, malformed.error.reason]).toEqual([2, "Malformed"])
       expect(malformed.message).toMatch(/^the model request of turn 2 failed \(Malformed\): /)
@@ -167,5 +168,29 @@ describe("AgentLoop over the Messages API", () => {
       const resumed = yield* AgentLoop.run({ messages: overloaded.messages }).pipe(Effect.provide(layer))
       expect(resumed.text).toBe("Back.")
       expect(yield* Ref.get(written)).toEqual(["a"])
+    })))
+
+  it.live("a 529 before the reply is retried as the API asks: the loop shows a Retrying event and the turn completes", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const written = yield* Ref.make<ReadonlyArray<string>>([])
+      const server = yield* MessagesServer.make([
+        MessagesServer.Reply.HttpError({
+          status: 529,
+          errorType: "overloaded_error",
+          message: "Overloaded",
+          retryAfterMs: "5"
+        }),
+        MessagesServer.Reply.Message({ content: [MessagesServer.text("Fine now.")] })
+      ])
+      const events: Array<AgentLoop.LoopEvent> = []
+      const result = yield* AgentLoop.run({
+        messages: [user],
+        onEvent: (event) => Effect.sync(() => void events.push(event))
+      }).pipe(Effect.provide(Layer.merge(runtime(written), over(server))))
+      expect(result.text).toBe("Fine now.")
+      expect((yield* server.requests).length).toBe(2)
+      const retries = events.filter((event) => event._tag === "Retrying")
+      expect(retries).toHaveLength(1)
+      expect(retries[0]).toMatchObject({ turn: 1, attempt: 1, status: 529, delayMillis: 5 })
     })))
 })

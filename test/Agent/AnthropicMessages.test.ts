@@ -67,11 +67,11 @@ const toolStart = (index: number, id: string) => ({
 const stopDelta = { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 2 } }
 const emptyConfig = ConfigProvider.fromMap(new Map())
 
-/** The events of one reply to `hello` from a server with this script. */
+/** The events of one reply to `hello` from a server with this script (no retries: these tests want the error). */
 const replyTo = (script: MessagesServer.Script, request: ModelRequest = hello) =>
   Effect.gen(function*() {
     const server = yield* MessagesServer.make(script)
-    const events = yield* Stream.runCollect(ask(request)).pipe(Effect.provide(backend(server.url)))
+    const events = yield* Stream.runCollect(ask(request)).pipe(Effect.provide(backend(server.url, { retry: false })))
     return { server, events: Chunk.toReadonlyArray(events) }
   })
 

@@ -166,6 +166,39 @@ describe("disabled tools are left out of the definitions", () => {
     }))
 })
 
+describe("ToolSearch is sent only while a deferred tool could be found", () => {
+  it.effect("the only deferred tool disabled: no ToolSearch and no announcement; enabled again: both", () =>
+    Effect.gen(function*() {
+      const { Down, tools, Up, up } = yield* upAndDown("deferred")
+      const layer = Search.catalogLayer([Up, Down]).pipe(Layer.provide([tools, DiscoveredTools.layer()]))
+      const [down, back] = yield* Effect.gen(function*() {
+        const down = yield* requestEnabled("anthropic")
+        yield* Ref.set(up, true)
+        return [down, yield* requestEnabled("anthropic")] as const
+      }).pipe(Effect.provide(layer))
+      expect(down.included).toEqual(["Up"])
+      expect(down.deferred).toEqual([])
+      expect(down.announcement).toBeUndefined()
+      expect(back.included).toEqual(["Up", "ToolSearch"])
+      expect(back.deferred).toEqual(["Down"])
+    }))
+
+  it.effect("every deferred tool disabled: ToolSearch is not sent and nothing is announced", () =>
+    Effect.gen(function*() {
+      const { Down, tools, up } = yield* upAndDown("deferred")
+      const layer = Search.catalogLayer([Down]).pipe(Layer.provide([tools, DiscoveredTools.layer()]))
+      const [down, back] = yield* Effect.gen(function*() {
+        const down = yield* requestEnabled("anthropic")
+        yield* Ref.set(up, true)
+        return [down, yield* requestEnabled("anthropic")] as const
+      }).pipe(Effect.provide(layer))
+      expect(down.included).toEqual([])
+      expect(down.announcement).toBeUndefined()
+      expect(back.included).toEqual(["ToolSearch"])
+      expect(back.deferred).toEqual(["Down"])
+    }))
+})
+
 describe("disabled tools are not found by ToolSearch", () => {
   it.effect("after a request that left a tool out, searching for it finds nothing; once it is back, it is found", () =>
     Effect.gen(function*() {

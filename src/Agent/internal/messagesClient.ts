@@ -11,6 +11,7 @@ import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Chunk from "effect/Chunk"
+import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -19,8 +20,8 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { createParser } from "eventsource-parser"
-import type { ModelEvent, ModelRequest } from "../ModelBackend.js"
-import { ModelError } from "../ModelBackend.js"
+import type { ModelRequest } from "../ModelBackend.js"
+import { ModelError, ModelEvent } from "../ModelBackend.js"
 import { decodeEvent, quote, Reply } from "./messagesEvents.js"
 import * as Wire from "./messagesWire.js"
 
@@ -32,6 +33,39 @@ export interface Settings {
   /** The longest wait for the next piece of the body. */
   readonly idleTimeout: Duration.Duration
   readonly ignoreUnknownEvents: boolean
+  readonly retry: RetrySettings
+}
+
+/** How back-pressure (429, 529) is retried. */
+export interface RetrySettings {
+  /** Retries after the first try; 0: none. */
+  readonly maxRetries: number
+  /** The first backoff, doubled each time, when the API does not say how long to wait. */
+  readonly initialDelayMillis: number
+  readonly maxDelayMillis: number
+  /** A `retry-after` longer than this is not waited for: the error is returned. */
+  readonly maxRetryAfterMillis: number
+}
+
+/** The statuses that mean "later": rate limited, overloaded. */
+const retryableStatuses: ReadonlySet<number> = new Set([429, 529])
+
+/**
+ * How long the API asked to wait: `retry-after-ms`, else `retry-after` (seconds, or an HTTP date); undefined when it
+ * says nothing usable.
+ */
+export const retryAfterMillis = (
+  headers: Readonly<Record<string, string | undefined>>,
+  now: number
+): number | undefined => {
+  const ms = headers["retry-after-ms"]
+  if (ms !== undefined && ms.trim() !== "" && Number.isFinite(Number(ms)) && Number(ms) >= 0) return Number(ms)
+  const after = headers["retry-after"]
+  if (after === undefined || after.trim() === "") return undefined
+  const seconds = Number(after)
+  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined
+  const date = Date.parse(after)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
 }
 
 /** At most this much of an error body or a non-SSE body is read (the rest is not needed for the message). */
@@ -67,8 +101,8 @@ const preview = (response: HttpClientResponse.HttpClientResponse): Effect.Effect
 
 const decodeErrorBody = Schema.decodeUnknownEither(Schema.parseJson(Wire.ErrorResponse))
 
-const statusError = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<never, ModelError> =>
-  Effect.flatMap(preview(response), (body) => {
+const statusErrorOf = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<ModelError, ModelError> =>
+  Effect.map(preview(response), (body) => {
     const requestId = response.headers["request-id"]
     const suffix = requestId === undefined ? "" : ` (request-id ${requestId})`
     const decoded = decodeErrorBody(body)
@@ -76,7 +110,7 @@ const statusError = (response: HttpClientResponse.HttpClientResponse): Effect.Ef
       ? `the Messages API answered ${response.status} ${decoded.right.error.type}: ` +
         `${decoded.right.error.message}${suffix}`
       : `the Messages API answered ${response.status} with a body that is not an API error: ${quote(body)}${suffix}`
-    return Effect.fail(new ModelError({ reason: "Status", status: response.status, message }))
+    return new ModelError({ reason: "Status", status: response.status, message })
   })
 
 /** The largest event (or unfinished line) the parser keeps: a reply's events are far smaller. */
@@ -227,6 +261,18 @@ export const stream = (
   client: HttpClient.HttpClient,
   settings: Settings,
   request: ModelRequest
+): Stream.Stream<ModelEvent, ModelError> => attempt(client, settings, request, 0)
+
+/**
+ * One try of a request. Back-pressure before the reply begins (429, 529) is tried again, up to `maxRetries` times,
+ * after what the API's `retry-after` asks (else a doubling backoff), each retry announced by a `Retrying` event; a
+ * reply that began and then failed is never sent again (its calls are answered by the loop).
+ */
+const attempt = (
+  client: HttpClient.HttpClient,
+  settings: Settings,
+  request: ModelRequest,
+  retries: number
 ): Stream.Stream<ModelEvent, ModelError> =>
   Stream.unwrap(
     Effect.gen(function*() {
@@ -236,7 +282,25 @@ export const stream = (
           HttpClientRequest.bodyText(JSON.stringify(toWire(settings.model, request, true)), "application/json")
         )
       ).pipe(Effect.mapError((error) => transport(error, "the request to the Messages API failed")))
-      if (response.status < 200 || response.status >= 300) return yield* statusError(response)
+      if (response.status < 200 || response.status >= 300) {
+        const error = yield* statusErrorOf(response)
+        const retry = settings.retry
+        if (!retryableStatuses.has(response.status) || retries >= retry.maxRetries) return yield* error
+        const asked = retryAfterMillis(response.headers, yield* Clock.currentTimeMillis)
+        if (asked !== undefined && asked > retry.maxRetryAfterMillis) return yield* error
+        const delayMillis = asked ??
+          Math.min(retry.maxDelayMillis, retry.initialDelayMillis * 2 ** retries)
+        return Stream.make(ModelEvent.Retrying({
+          attempt: retries + 1,
+          maxRetries: retry.maxRetries,
+          status: response.status,
+          delayMillis,
+          message: error.message
+        })).pipe(
+          Stream.concat(Stream.drain(Stream.fromEffect(Effect.sleep(Duration.millis(delayMillis))))),
+          Stream.concat(Stream.suspend(() => attempt(client, settings, request, retries + 1)))
+        )
+      }
       const contentType = response.headers["content-type"] ?? ""
       if (!contentType.toLowerCase().startsWith("text/event-stream")) {
         const body = yield* preview(response)

@@ -69,6 +69,12 @@ export const spawnService = (options: Subprocess.ServiceOptions): Subprocess.Ser
   }
 }
 
+/** Registers a tree of a run started elsewhere (`Subprocess.spawn`), for {@link killAllNow}. */
+export const register = (tree: processTree.ProcessTree): void => void live.add(tree)
+
+/** Forgets a tree once nothing of it runs. */
+export const unregister = (tree: processTree.ProcessTree): void => void live.delete(tree)
+
 const signalNumber = (name: string): number => (os.constants.signals as Record<string, number | undefined>)[name] ?? 0
 
 type Ended = { readonly code: number | null; readonly signal: NodeJS.Signals | null }
