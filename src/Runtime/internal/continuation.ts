@@ -4,7 +4,8 @@
  * the difference is speed: an effect that is already an Exit (what `Effect.succeed` and `Effect.fail` build, and
  * what a trivial tool's stages return) is continued synchronously, without entering the runtime. For a trivial
  * call every stage is like that, and skipping the run loop for them is most of the pipeline's speed
- * (`bench/pipeline`: several microseconds per call).
+ * (`bench/pipeline`: several microseconds per call). The stages (`stages/`) and the runtime import them under these
+ * names: they are not Effect's `andThen`, and nothing should read as if they were.
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"

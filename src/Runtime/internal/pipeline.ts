@@ -1,238 +1,66 @@
 /**
- * One call, from tool_use to Outcome, in named stages read top to bottom:
+ * One call, from tool_use to Outcome, as the DESIGN's pipeline line reads:
  *
- * 1. {@link prepare} — lookup (name or alias), decode, **plan** (the tool binds the input into an Invocation:
- *    traits, claims, its permission view, its rendering, its private analysis). Gives the scheduler what it needs,
- *    or an Outcome straight away when the call cannot run.
- * 2. {@link run}, once the scheduler admits the call:
- *    - *gate*: validate -> PreToolUse hooks -> permission (the tool's view, the policy, the approver). Whenever the
- *      input changes on the way (a normalising validate, a hook's or a person's rewrite, a policy's updatedInput)
- *      the call is planned again: what is checked is what runs.
- *    - *readmission*: if the executed input claims more than the call was admitted with, the scheduler is asked
- *      again and the call is parked until every conflicting call before it has finished ({@link Parked}).
- *    - *execute*: call (scoped, with timeout, cancellable) -> PostToolUse hooks -> budget -> present -> Outcome.
+ * ```
+ * prepare:  decode (lookup, enabled, schema) -> plan
+ * run:      gate (re-plan if stale -> validate -> PreToolUse) -> authorise (tool + policy + hooks)
+ *           -> approve (on Ask; an edit is authorised again)
+ *           -> admit (re-plan if stale, decided again if its verdict differs; the scheduler re-checks the claims)
+ *           -> execute (scoped, with timeout) -> finish (PostToolUse -> budget -> present -> Outcome)
+ * ```
  *
- * Nothing here ever fails: every failure becomes an Outcome. The stages use `continueWith` (see
- * `continuation.ts`), which is `Effect.flatMap` continued synchronously for stages that are already an Exit.
+ * Whenever the input changes on the way (a normalising validate, a hook's or a person's rewrite, a policy's
+ * updatedInput) the call is planned again: what is checked is what runs. A call planned before an earlier call of
+ * the turn may have written is planned again before its gate and again before it executes (`freshness.ts`).
+ *
+ * Each stage is a module of its own under `stages/`, saying what it takes and what it gives; this module only
+ * composes them. {@link prepare} runs before scheduling and gives the scheduler a {@link Prepared} call (or the
+ * Outcome of a call that cannot run); {@link runScheduled} runs the rest once the scheduler admits it. Nothing here
+ * ever fails: every failure becomes an Outcome, built in `stages/finish.ts`.
+ *
+ * The stages are chained with `continueWith` / `continueWithExit` (see `continuation.ts`): `Effect.flatMap`, and
+ * `Effect.flatMap` over `Effect.exit`, continued synchronously when a stage is already an Exit, which is what keeps a
+ * trivial call cheap (`bench/pipeline`).
  */
 import * as Cause from "effect/Cause"
-import type * as Clock from "effect/Clock"
-import * as Context from "effect/Context"
-import * as DefaultServices from "effect/DefaultServices"
-import * as Duration from "effect/Duration"
-import * as Effect from "effect/Effect"
+import type * as Duration from "effect/Duration"
+import type * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
-import * as FiberRef from "effect/FiberRef"
-import * as Option from "effect/Option"
-import * as Scope from "effect/Scope"
-import * as Tracer from "effect/Tracer"
-import type { RegisteredTool, ToolRegistry } from "../../Catalog/ToolRegistry.js"
-import type { ToolHooks } from "../../Hooks/ToolHooks.js"
-import type { Approver } from "../../Permission/Approver.js"
-import type { PermissionPolicy } from "../../Permission/PermissionPolicy.js"
-import type { ResultStore } from "../../Session/ResultStore.js"
-import * as Errors from "../../Tool/Errors.js"
-import type { Outcome, Status } from "../../Tool/Outcome.js"
-import type { Decision } from "../../Tool/Permission.js"
-import { describeReason } from "../../Tool/Permission.js"
-import { toText, UiBlock } from "../../Tool/Presentation.js"
-import { alwaysEnabled, Availability } from "../../Tool/Tool.js"
-import type * as Tool from "../../Tool/Tool.js"
-import type { CallContext } from "../../Tool/Tool.js"
-import { toolResult } from "../../Tool/Wire.js"
-import type { ToolResultContent, ToolUseBlock } from "../../Tool/Wire.js"
-import { ToolEvent } from "../Events.js"
-import type { RuntimeSettings } from "../RuntimeConfig.js"
-import { applyBudget } from "./budget.js"
-import { continueWith as andThen, continueWithExit as onExit } from "./continuation.js"
-import type { WriteLog } from "./freshness.js"
-import {
-  authorise,
-  decodeInput,
-  redecode,
-  refreshed,
-  rejected,
-  replan,
-  sameVerdict,
-  settleVerdict,
-  stamped,
-  verdictOf
-} from "./permissionStage.js"
-import type { Authorised, Stage } from "./permissionStage.js"
+import type { HookOpinion, PolicyVerdict } from "../../Permission/PermissionPolicy.js"
+import type * as Errors from "../../Tool/Errors.js"
+import type { Outcome } from "../../Tool/Outcome.js"
+import type { ToolUseBlock } from "../../Tool/Wire.js"
+import { continueWith, continueWithExit } from "./continuation.js"
+import type { Admission } from "./stages/admit.js"
+import { admit, alone, replanned } from "./stages/admit.js"
+import { approve, editedByUser } from "./stages/approve.js"
+import type { Authorised } from "./stages/authorise.js"
+import { denial, recordDecision, sameVerdict, settle, verdictOf } from "./stages/authorise.js"
+import type { AnyInvocation, Call, Parked, Prepared, Trace } from "./stages/call.js"
+import { callOf, traceOf, withCallSpan } from "./stages/call.js"
+import { availabilityOf, decodeInput, disabled, lookup } from "./stages/decode.js"
+import type { PipelineEnv } from "./stages/env.js"
+import { execute } from "./stages/execute.js"
+import type { Report } from "./stages/finish.js"
+import { diedWith, failed, finish, guarded, reportBefore, reportOf, stopped } from "./stages/finish.js"
+import { gate } from "./stages/gate.js"
+import { plan } from "./stages/plan.js"
 
-/** The services and shared state one turn's calls run with. */
-export interface PipelineEnv {
-  readonly registry: ToolRegistry["Type"]
-  readonly policy: PermissionPolicy["Type"]
-  readonly approver: Approver["Type"]
-  readonly hooks: ToolHooks["Type"]
-  readonly store: ResultStore["Type"]
-  readonly settings: RuntimeSettings
-  /** Read synchronously (`unsafeCurrentTimeMillis`): looking the Clock up on every timestamp is measurable. */
-  readonly clock: Clock.Clock
-  /** Publishes an event; built lazily, so a run nobody listens to does not pay for its events. */
-  readonly emit: (event: () => ToolEvent) => Effect.Effect<void>
-  /** Serialises approval requests: a person is asked one thing at a time. */
-  readonly withApprovalLock: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
-  /** Cancels the rest of the run (a person's "deny and stop"); the calling fiber is spared. */
-  readonly cancelRun: Effect.Effect<void>
-  /**
-   * Whether calls and decisions get spans: true when the program installed a tracer of its own. Effect's built-in
-   * tracer exports nothing, and a span per call costs more than the whole call (`bench/pipeline`).
-   */
-  readonly traced: boolean
-  /**
-   * Whether a tool is enabled, asked only of tools that define `isEnabled` (read once per run, then cached: see
-   * {@link availabilityCache}).
-   */
-  readonly availability: (tool: RegisteredTool) => Effect.Effect<Availability>
-  /**
-   * When each call of the run was planned and which calls may be writing (`freshness.ts`): a call planned before an
-   * earlier call may have written is planned again before its gate and before it executes. Absent for a call that
-   * runs alone (nothing of its turn runs before it).
-   */
-  readonly writes?: WriteLog | undefined
-}
+export type { Admission } from "./stages/admit.js"
+export type { AnyInvocation, Parked, Prepared, Trace } from "./stages/call.js"
+export { isParked, traceOf } from "./stages/call.js"
+export type { PipelineEnv } from "./stages/env.js"
+export { availabilityCache, availabilityOnce, isTracing, tracesCalls } from "./stages/env.js"
+export { failed, interrupted } from "./stages/finish.js"
 
-const disabledWhenUnsure = (check: Effect.Effect<Availability>): Effect.Effect<Availability> =>
-  Effect.catchAllCause(check, () => Effect.succeed(Availability.disabled("its availability check failed")))
-
-/** The availability for a single request: asked once, since the request makes one call. */
-export const availabilityOnce: PipelineEnv["availability"] = (tool) => disabledWhenUnsure(tool.service.isEnabled)
+// ---------------------------------------------------------------------------------------------------------------
+// before scheduling: decode -> plan
+// ---------------------------------------------------------------------------------------------------------------
 
 /**
- * Asks each tool's `isEnabled` at most once: the answers of one run (or one request). A check that fails or dies
- * counts as disabled: a tool that cannot say it works is not called.
- */
-export const availabilityCache = (): PipelineEnv["availability"] => {
-  const known = new Map<string, Availability>()
-  return (tool) => {
-    const cached = known.get(tool.definition.name)
-    if (cached !== undefined) return Exit.succeed(cached)
-    return Effect.map(
-      disabledWhenUnsure(tool.service.isEnabled),
-      (availability) => {
-        known.set(tool.definition.name, availability)
-        return availability
-      }
-    )
-  }
-}
-
-const nativeTracer = Context.get(DefaultServices.liveServices, Tracer.Tracer)
-
-/** Whether calls traced by this tracer get spans: any tracer but Effect's built-in one (see {@link PipelineEnv.traced}). */
-export const tracesCalls = (tracer: Tracer.Tracer): boolean => tracer !== nativeTracer
-
-/** Whether the program installed a tracer (see {@link PipelineEnv.traced}). */
-export const isTracing: Effect.Effect<boolean> = Effect.map(Effect.tracer, tracesCalls)
-
-/** A call's input as the tool bound it. */
-export type AnyInvocation = Tool.AnyInvocation
-
-/** A call that resolved to a tool, decoded and was planned: ready to be scheduled. */
-export interface Prepared {
-  readonly toolUse: ToolUseBlock
-  readonly tool: RegisteredTool
-  /** The plan of the decoded input; the scheduler admits the call on its traits and claims. */
-  readonly invocation: AnyInvocation
-  readonly receivedAt: number
-  /** A per-call timeout overriding the tool's default. */
-  readonly timeout: Duration.Duration | undefined
-}
-
-const statusOf = (error: Errors.ToolCallError): Status => {
-  switch (error._tag) {
-    case "PermissionDenied":
-      return "denied"
-    case "Interrupted":
-      return "interrupted"
-    case "TimedOut":
-      return "timed_out"
-    default:
-      return "error"
-  }
-}
-
-interface Finish {
-  readonly toolUse: ToolUseBlock
-  readonly toolName: string | undefined
-  readonly receivedAt: number
-  readonly startedAt?: number
-  readonly ui: ReadonlyArray<UiBlock>
-  readonly executedInput?: unknown
-  readonly decision?: Decision
-  readonly additionalContext?: ReadonlyArray<string>
-}
-
-const withContext = (content: ToolResultContent, additional: ReadonlyArray<string>): ToolResultContent => {
-  if (additional.length === 0) return content
-  const extra = additional.join("\n")
-  return typeof content === "string" ? `${content}\n\n${extra}` : [...content, { type: "text", text: extra }]
-}
-
-const timings = (receivedAt: number, startedAt: number | undefined, endedAt: number) =>
-  startedAt === undefined
-    ? { receivedAt, endedAt, durationMs: 0 }
-    : { receivedAt, startedAt, endedAt, durationMs: endedAt - startedAt }
-
-/** Hook messages for the user, as events. */
-const notify = (env: PipelineEnv, toolUseId: string, notices: ReadonlyArray<string>): Effect.Effect<void> =>
-  notices.length === 0
-    ? Effect.void
-    : Effect.forEach(
-      notices,
-      (message) => env.emit(() => ToolEvent.Notice({ toolUseId, message, at: env.clock.unsafeCurrentTimeMillis() })),
-      { discard: true }
-    )
-
-/**
- * Every Outcome ends here. A tool that streamed its output to the store (Bash) fits its own budget, so only the store
- * knows it saved something: the Outcome names that file too, whatever the status (taken, so a later call with the
- * same id does not inherit it).
- */
-const complete = (env: PipelineEnv, outcome: Outcome): Effect.Effect<Outcome> =>
-  andThen(env.store.saved(outcome.toolUseId), (saved) => {
-    const named = saved === undefined || outcome.persistedPath !== undefined
-      ? outcome
-      : { ...outcome, persistedPath: saved }
-    return andThen(
-      env.emit(() => ToolEvent.Completed({ outcome: named, at: named.timings.endedAt })),
-      () => Exit.succeed(named)
-    )
-  })
-
-/** The Outcome of a call that failed at any stage. */
-export const failed = (env: PipelineEnv, finish: Finish, error: Errors.ToolCallError): Effect.Effect<Outcome> => {
-  const endedAt = env.clock.unsafeCurrentTimeMillis()
-  const additional = finish.additionalContext ?? []
-  const text = Errors.modelText(error)
-  const ui = [
-    ...finish.ui,
-    UiBlock.Notice({ level: error._tag === "Interrupted" ? "warning" : "error", text: error.message })
-  ]
-  const outcome: Outcome = {
-    toolUseId: finish.toolUse.id,
-    requestedName: finish.toolUse.name,
-    toolName: finish.toolName,
-    status: statusOf(error),
-    result: toolResult(finish.toolUse.id, withContext(text, additional), true),
-    ui,
-    audit: toText(ui),
-    error,
-    originalInput: finish.toolUse.input,
-    ...(finish.executedInput === undefined ? {} : { executedInput: finish.executedInput }),
-    ...(finish.decision === undefined ? {} : { decision: finish.decision }),
-    additionalContext: additional,
-    timings: timings(finish.receivedAt, finish.startedAt, endedAt)
-  }
-  return complete(env, outcome)
-}
-
-/**
- * Lookup, decode and plan. Returns the prepared call, or the Outcome of a call that cannot run (unknown tool,
- * invalid input, or a defect in the tool's plan).
+ * Lookup, decode and plan. Gives the prepared call, or the Outcome of a call that cannot run (unknown tool, disabled
+ * tool, invalid input, or a defect in the tool's schema or plan).
  */
 export const prepare = (
   env: PipelineEnv,
@@ -240,136 +68,38 @@ export const prepare = (
   receivedAt: number,
   timeout: Duration.Duration | undefined
 ): Effect.Effect<Either.Either<Prepared, Outcome>> => {
-  const finish: Finish = { toolUse, toolName: undefined, receivedAt, ui: [UiBlock.Title({ text: toolUse.name })] }
-  const tool = env.registry.lookup(toolUse.name)
-  if (Option.isNone(tool)) {
-    return Effect.map(
-      failed(
-        env,
-        finish,
-        new Errors.UnknownTool({ name: toolUse.name, suggestions: env.registry.suggest(toolUse.name) })
-      ),
-      Either.left
-    )
-  }
-  const named = { ...finish, toolName: tool.value.definition.name }
-  // Most tools are always enabled: they skip the check (and its Effect) entirely.
-  if (tool.value.service.isEnabled !== alwaysEnabled) {
-    return andThen(env.availability(tool.value), (availability) =>
-      availability._tag === "Enabled"
-        ? decodeAndPlan(env, tool.value, named, toolUse, receivedAt, timeout)
-        : Effect.map(
-          failed(
-            env,
-            named,
-            new Errors.ToolDisabled({ tool: tool.value.definition.name, reason: availability.reason })
-          ),
-          Either.left
-        ))
-  }
-  return decodeAndPlan(env, tool.value, named, toolUse, receivedAt, timeout)
+  const found = lookup(env, toolUse)
+  if (Either.isLeft(found)) return notPrepared(env, reportBefore(toolUse, undefined, receivedAt), found.left)
+  const tool = found.right
+  const report = reportBefore(toolUse, tool.definition.name, receivedAt)
+  return continueWith(availabilityOf(env, tool), (availability) => {
+    if (availability._tag === "Disabled") return notPrepared(env, report, disabled(tool, availability.reason))
+    try {
+      // Inside the try: a schema's own filter or transform may throw, and so may a tool's traits or claims.
+      const decoded = decodeInput(tool, toolUse.input)
+      if (Either.isLeft(decoded)) return notPrepared(env, report, decoded.left)
+      return Exit.succeed(
+        Either.right({ toolUse, tool, invocation: plan(env, tool, decoded.right), receivedAt, timeout })
+      )
+    } catch (thrown) {
+      return continueWith(
+        diedWith(env, report, Cause.die(thrown), false),
+        (outcome) => Exit.succeed(Either.left(outcome))
+      )
+    }
+  })
 }
 
-/** Decode and plan, for a tool that was found and is enabled. */
-const decodeAndPlan = (
+const notPrepared = (
   env: PipelineEnv,
-  tool: RegisteredTool,
-  named: Finish,
-  toolUse: ToolUseBlock,
-  receivedAt: number,
-  timeout: Duration.Duration | undefined
-): Effect.Effect<Either.Either<Prepared, Outcome>> => {
-  try {
-    // Inside the try: a schema's own filter or transform may throw, and so may a tool's traits or claims.
-    const decoded = decodeInput(tool, toolUse.input)
-    if (Either.isLeft(decoded)) return Effect.map(failed(env, named, decoded.left), Either.left)
-    const invocation = stamped(env, tool.service.plan(decoded.right))
-    return Effect.succeed(Either.right({ toolUse, tool, invocation, receivedAt, timeout }))
-  } catch (thrown) {
-    const cause = Cause.die(thrown)
-    return Effect.zipRight(
-      logDefect(env, toolUse.id, cause),
-      Effect.map(failed(env, named, new Errors.Defect({ tool: tool.definition.name, cause, ran: false })), Either.left)
-    )
-  }
-}
+  report: Report,
+  error: Errors.ToolCallError
+): Effect.Effect<Either.Either<Prepared, Outcome>> =>
+  continueWith(failed(env, report, error), (outcome) => Exit.succeed(Either.left(outcome)))
 
-/**
- * How far a call got, written as it goes, so whoever interrupts it (a cancelled run) can still report it faithfully:
- * a call that started is never reported as one that never ran.
- */
-export interface Trace {
-  ui: ReadonlyArray<UiBlock>
-  executedInput?: unknown
-  decision?: Decision
-  startedAt?: number
-}
-
-/** A fresh trace for a prepared call. */
-export const traceOf = (prepared: Prepared): Trace => ({
-  ui: safeUi(() => prepared.invocation.renderUse(), prepared.tool.definition.name)
-})
-
-/** The Outcome of a call whose fiber was interrupted, from what its trace says. */
-export const interrupted = (env: PipelineEnv, prepared: Prepared, trace: Trace): Effect.Effect<Outcome> =>
-  failed(
-    env,
-    {
-      toolUse: prepared.toolUse,
-      toolName: prepared.tool.definition.name,
-      receivedAt: prepared.receivedAt,
-      ...trace
-    },
-    new Errors.Interrupted({ tool: prepared.tool.definition.name, started: trace.startedAt !== undefined })
-  )
-
-/**
- * Runs a call in a scope of its own, closed with the call's exit (so interruption and timeouts release resources).
- * This is the hot path of every call: the scope goes into the fiber's context with two FiberRef writes, which is
- * measurably cheaper than `Effect.provideService`'s acquire/release. The write happens inside `onExit`, so the
- * context is restored whatever happens.
- */
-const scopedCall = <A, E>(call: Effect.Effect<A, E, Scope.Scope>): Effect.Effect<A, E> =>
-  Effect.flatMap(Scope.make(), (scope) =>
-    FiberRef.getWith(FiberRef.currentContext, (context) =>
-      Effect.onExit(
-        Effect.zipRight(
-          FiberRef.set(FiberRef.currentContext, Context.add(context, Scope.Scope, scope)),
-          call as Effect.Effect<A, E>
-        ),
-        (exit) => Effect.zipRight(FiberRef.set(FiberRef.currentContext, context), Scope.close(scope, exit))
-      )))
-
-/**
- * How the scheduler admits a call to execution, once its gate has settled the input that will run.
- *
- * `admit` is asked right before the call executes, with the invocation that will run: when that input claims more
- * than the call was admitted with (a hook or a person rewrote it), the scheduler registers the wider claims; and when
- * the call must now wait (for a call it conflicts with, or because an earlier call's rewrite put it behind that
- * call), it answers true, {@link runScheduled} returns {@link Parked}, and the scheduler resumes the call once it may
- * go on. False means: execute now.
- */
-export interface Admission {
-  readonly admit: (invocation: AnyInvocation) => boolean
-}
-
-/** A call that passed its gate and waits to be admitted to execution, with the rest of its run. */
-export interface Parked {
-  readonly _tag: "Parked"
-  readonly resume: Effect.Effect<Outcome | Parked>
-}
-
-/** Whether a run ended parked rather than with an Outcome. */
-export const isParked = (result: Outcome | Parked): result is Parked => "_tag" in result && result._tag === "Parked"
-
-/** A call that runs alone (`executeOne`) is never held back. */
-const alone: Admission = { admit: () => false }
-
-/**
- * Everything after scheduling, for a call that runs alone. Never fails.
- */
-export const run = (env: PipelineEnv, prepared: Prepared, trace: Trace = traceOf(prepared)): Effect.Effect<Outcome> =>
-  runScheduled(env, prepared, trace, alone) as Effect.Effect<Outcome>
+// ---------------------------------------------------------------------------------------------------------------
+// after scheduling: gate -> authorise -> approve -> admit -> execute -> finish
+// ---------------------------------------------------------------------------------------------------------------
 
 /**
  * Everything after scheduling. Never fails. Interruption (a cancelled run, or the caller's fiber) interrupts the call
@@ -380,362 +110,102 @@ export const runScheduled = (
   prepared: Prepared,
   trace: Trace,
   admission: Admission
-): Effect.Effect<Outcome | Parked> => traced(env, prepared, runStages(env, prepared, trace, admission))
-
-/** A call's span: tool name, tool_use id, and the status it ended with (`parked` when it waits to be admitted again). */
-const traced = (
-  env: PipelineEnv,
-  prepared: Prepared,
-  flow: Effect.Effect<Outcome | Parked>
-): Effect.Effect<Outcome | Parked> =>
-  !env.traced ? flow : Effect.withSpan(
-    Effect.tap(
-      flow,
-      (result) => Effect.annotateCurrentSpan("tool.status", isParked(result) ? "parked" : result.status)
-    ),
-    "ToolRuntime.call",
-    { attributes: { "tool.name": prepared.tool.definition.name, "tool_use.id": prepared.toolUse.id } }
-  )
-
-const runStages = (
-  env: PipelineEnv,
-  prepared: Prepared,
-  trace: Trace,
-  admission: Admission
 ): Effect.Effect<Outcome | Parked> => {
-  const { toolUse, tool } = prepared
-  const name = tool.definition.name
-  const context: CallContext = {
-    toolUseId: toolUse.id,
-    toolName: name,
-    progress: (progress) =>
-      Effect.suspend(() =>
-        env.emit(() => ToolEvent.Progress({ toolUseId: toolUse.id, progress, at: env.clock.unsafeCurrentTimeMillis() }))
-      ),
-    isReadDenied: env.policy.deniesRead
-  }
-  const stage: Stage = { env, prepared, context }
-  const base = (additionalContext: ReadonlyArray<string> = []): Finish => ({
-    toolUse,
-    toolName: name,
-    receivedAt: prepared.receivedAt,
-    ...trace,
-    additionalContext
-  })
-  const defect = (cause: Cause.Cause<unknown>): Effect.Effect<Outcome> =>
-    Effect.zipRight(
-      logDefect(env, toolUse.id, cause),
-      failed(env, base(), new Errors.Defect({ tool: name, cause, ran: trace.startedAt !== undefined }))
-    )
-  /** A stage that interrupted itself (not the run: that never reaches here) still gets its Outcome. */
-  const selfInterrupted = (): Effect.Effect<Outcome> =>
-    failed(env, base(), new Errors.Interrupted({ tool: name, started: trace.startedAt !== undefined }))
-  // -- gate: validate -> PreToolUse hooks -> permission, planning again whenever the input changes ---------------
-  const gate = () => {
-    // Planned when it arrived; a call before it may have written since (its plan would describe another world).
-    const current = refreshed(env, prepared, prepared.invocation)
-    const validation = onExit(
-      current.validate(context),
-      (exit): Effect.Effect<AnyInvocation, Errors.ValidationFailed> => {
-        if (Exit.isSuccess(exit)) return Exit.succeed(replan(env, prepared, current, exit.value))
-        return exit.cause._tag === "Fail"
-          ? Exit.fail(rejected(name, exit.cause.error))
-          : Exit.failCause(exit.cause as Cause.Cause<never>)
-      }
-    )
-    return andThen(
-      validation,
-      (validated) =>
-        andThen(
-          env.hooks.preToolUse({ toolUseId: toolUse.id, toolName: name, input: validated.input }),
-          (pre) =>
-            andThen(
-              pre.stopRun === true
-                ? Effect.zipRight(notify(env, toolUse.id, pre.notices), env.cancelRun)
-                : notify(env, toolUse.id, pre.notices),
-              () =>
-                andThen(
-                  pre.updatedInput === undefined ? Exit.succeed(validated) : redecode(stage, pre.updatedInput),
-                  (hooked) =>
-                    andThen(
-                      authorise(stage, hooked, pre.opinion),
-                      (authorised) => Exit.succeed({ ...authorised, additionalContext: pre.additionalContext })
-                    )
-                )
-            )
-        )
-    )
-  }
-
-  // -- after the gate: the decision, readmission when the executed input claims more, then execution ------------
-  const afterGate = (
-    passed: Authorised & { readonly additionalContext: ReadonlyArray<string> }
-  ): Effect.Effect<Outcome | Parked> => decided(passed, passed.additionalContext, 0)
-
-  /** A decision made: recorded and announced, then denied, or on to admission. */
-  const decided = (
-    authorised: Authorised,
-    additionalContext: ReadonlyArray<string>,
-    rechecks: number
-  ): Effect.Effect<Outcome | Parked> => {
-    const { decision, invocation } = authorised
-    if (invocation !== prepared.invocation) trace.ui = safeUi(() => invocation.renderUse(), name)
-    trace.executedInput = invocation.input
-    trace.decision = decision
-    return andThen(
-      env.emit(() => ToolEvent.Decided({ toolUseId: toolUse.id, decision, at: env.clock.unsafeCurrentTimeMillis() })),
-      (): Effect.Effect<Outcome | Parked> => {
-        if (decision._tag === "Deny") {
-          return failed(
-            env,
-            base(additionalContext),
-            new Errors.PermissionDenied({ tool: name, reason: deniedText(decision) })
-          )
-        }
-        return proceed(authorised, additionalContext, rechecks)
-      }
-    )
-  }
-
-  // -- re-check: a plan made before something may have written is made again and, if it needs another decision,
-  // decided again (asking again if it now asks). Bounded: a decision that keeps changing is re-checked at most
-  // MAX_RECHECKS times, the last one standing.
-  const recheck = (
-    authorised: Authorised,
-    fresh: AnyInvocation,
-    additionalContext: ReadonlyArray<string>,
-    rechecks: number
-  ): Effect.Effect<Outcome | Parked> =>
-    andThen(verdictOf(stage, fresh, authorised.hook), (verdict): Effect.Effect<Outcome | Parked> => {
-      if (sameVerdict(verdict, authorised.verdict)) {
-        return admitted({ ...authorised, invocation: fresh }, additionalContext)
-      }
-      return onExit(settleVerdict(stage, fresh, authorised.hook, verdict), (settled) =>
-        Exit.isSuccess(settled)
-          ? decided(settled.value, additionalContext, rechecks + 1)
-          : settled.cause._tag === "Fail"
-          ? failed(env, base(additionalContext), settled.cause.error)
-          : Exit.failCause(settled.cause as Cause.Cause<never>))
-    })
-
-  // -- admission: execute now, or park until the scheduler lets the call go on ----------------------------------
-  const proceed = (
-    authorised: Authorised,
-    additionalContext: ReadonlyArray<string>,
-    rechecks: number
-  ): Effect.Effect<Outcome | Parked> => {
-    const fresh = rechecks >= MAX_RECHECKS ? authorised.invocation : refreshed(env, prepared, authorised.invocation)
-    if (fresh !== authorised.invocation) return recheck(authorised, fresh, additionalContext, rechecks)
-    return admitted(authorised, additionalContext)
-  }
-  const admitted = (
-    authorised: Authorised,
-    additionalContext: ReadonlyArray<string>
-  ): Effect.Effect<Outcome | Parked> => {
-    const invocation = authorised.invocation
-    if (!admission.admit(invocation)) return execute(invocation, additionalContext)
-    const parked: Parked = {
-      _tag: "Parked",
-      // Parked, the call waits for others, which may write: it is checked again when it resumes.
-      resume: traced(env, prepared, Effect.suspend(() => guardedProceed(authorised, additionalContext, 0)))
-    }
-    return Exit.succeed(parked)
-  }
-  const guardedProceed = (
-    authorised: Authorised,
-    additionalContext: ReadonlyArray<string>,
-    rechecks: number
-  ): Effect.Effect<Outcome | Parked> => {
-    let effect: Effect.Effect<Outcome | Parked>
-    try {
-      effect = proceed(authorised, additionalContext, rechecks)
-    } catch (thrown) {
-      return defect(Cause.die(thrown))
-    }
-    return Exit.isExit(effect)
-      ? effect
-      : Effect.catchAllCause(effect, (cause) => (Cause.isInterruptedOnly(cause) ? selfInterrupted() : defect(cause)))
-  }
-
-  // -- execute: call -> PostToolUse hooks -> budget -> present --------------------------------------------------
-  const execute = (invocation: AnyInvocation, additionalContext: ReadonlyArray<string>): Effect.Effect<Outcome> => {
-    const input = invocation.input
-    const startedAt = env.clock.unsafeCurrentTimeMillis()
-    trace.startedAt = startedAt
-    return andThen(
-      env.emit(() =>
-        ToolEvent.Started({
-          toolUseId: toolUse.id,
-          toolName: name,
-          ui: trace.ui,
-          activity: activityText(invocation, name),
-          at: startedAt
-        })
-      ),
-      () => {
-        // A call that may write moves the run's write log (plans made meanwhile are made again before they run).
-        const ended = env.writes?.begin(tool.definition, invocation)
-        return onExit(callWithTimeout(invocation), (ran) => {
-          ended?.()
-          if (Exit.isFailure(ran)) {
-            return ran.cause._tag === "Fail"
-              ? failed(env, base(additionalContext), ran.cause.error)
-              : defect(ran.cause)
-          }
-          const exit = ran.value
-          if (Exit.isSuccess(exit)) return succeeded(env, base(), prepared, invocation, exit.value, additionalContext)
-          return andThen(
-            callError(env, toolUse.id, name, exit.cause, invocation.renderFailure),
-            (error) =>
-              andThen(
-                env.hooks.postToolUse({
-                  toolUseId: toolUse.id,
-                  toolName: name,
-                  input,
-                  response: Errors.modelText(error),
-                  failed: true
-                }),
-                (post) =>
-                  andThen(
-                    notify(env, toolUse.id, post.notices),
-                    () => failed(env, base([...additionalContext, ...post.additionalContext]), error)
-                  )
-              )
-          )
-        })
-      }
-    )
-  }
-
-  /** The call itself: its Exit, or TimedOut. A call that is already an Exit ran synchronously and needs no scope or timer. */
-  const callWithTimeout = (invocation: AnyInvocation): Effect.Effect<Exit.Exit<unknown, unknown>, Errors.TimedOut> => {
-    const call = invocation.call(trace.decision === undefined ? context : { ...context, decision: trace.decision })
-    if (Exit.isExit(call)) return Exit.succeed(call)
-    const timeout = prepared.timeout ?? env.settings.timeout ?? tool.definition.timeout
-    const scoped = Effect.exit(scopedCall(call))
-    // A timer costs a fiber; tools without a finite timeout (the default) do not pay for one.
-    if (!Duration.isFinite(timeout)) return scoped
-    return Effect.flatMap(
-      Effect.timeoutOption(scoped, timeout),
-      (ran) => Option.isSome(ran) ? Exit.succeed(ran.value) : Exit.fail(new Errors.TimedOut({ tool: name, timeout }))
-    )
-  }
-
-  let flow: Effect.Effect<Outcome | Parked>
-  try {
-    flow = onExit(gate(), (passed) => {
-      if (Exit.isSuccess(passed)) return afterGate(passed.value)
-      const cause = passed.cause
-      if (cause._tag === "Fail") return failed(env, base(), cause.error as Errors.ToolCallError)
-      return Cause.isInterruptedOnly(cause) ? selfInterrupted() : defect(cause)
-    })
-  } catch (thrown) {
-    // A stage that throws instead of failing (a tool's validate, renderer or checkPermissions) is a defect, not a crash.
-    return defect(Cause.die(thrown))
-  }
-  // A defect anywhere in the stages that do run through the runtime still yields an Outcome.
-  return Exit.isExit(flow)
-    ? flow
-    : Effect.catchAllCause(flow, (cause) => (Cause.isInterruptedOnly(cause) ? selfInterrupted() : defect(cause)))
+  const call = callOf(env, prepared, trace)
+  return withCallSpan(call, guarded(call, () => stages(call, admission)))
 }
 
-/** How many times in a row a call's decision may change because its plan was made again (see `recheck`). */
-const MAX_RECHECKS = 3
+/** Everything after scheduling, for a call that runs alone. Never fails. */
+export const run = (env: PipelineEnv, prepared: Prepared, trace: Trace = traceOf(prepared)): Effect.Effect<Outcome> =>
+  runScheduled(env, prepared, trace, alone) as Effect.Effect<Outcome>
 
-const deniedText = (decision: Extract<Decision, { _tag: "Deny" }>): string => {
-  const reason = describeReason(decision.reason)
-  return decision.reason._tag === "User" || decision.reason._tag === "Tool" || decision.reason._tag === "Hook"
-    ? decision.message
-    : reason
-}
-
-/** A tool's activity line; a renderer that throws shows the name alone. */
-const activityText = (invocation: AnyInvocation, name: string): string => {
-  try {
-    return invocation.activity()
-  } catch {
-    return name
-  }
-}
-
-const safeUi = (render: () => ReadonlyArray<UiBlock>, name: string): ReadonlyArray<UiBlock> => {
-  try {
-    return render()
-  } catch {
-    return [UiBlock.Title({ text: name })]
-  }
-}
-
-const logDefect = (env: PipelineEnv, toolUseId: string, cause: Cause.Cause<unknown>) =>
-  Effect.zipRight(
-    Effect.suspend(() =>
-      env.emit(() => ToolEvent.DefectLogged({ toolUseId, cause, at: env.clock.unsafeCurrentTimeMillis() }))
-    ),
-    Effect.logError(`tool_use ${toolUseId} died`, cause)
-  )
-
-const callError = (
-  env: PipelineEnv,
-  toolUseId: string,
-  tool: string,
-  cause: Cause.Cause<unknown>,
-  render: (failure: unknown) => string
-): Effect.Effect<Errors.ToolCallError> =>
-  Option.match(Cause.failureOption(cause), {
-    onSome: (failure) => Effect.sync(() => new Errors.ToolFailed({ tool, failure, message: render(failure) })),
-    onNone: () =>
-      Cause.isInterruptedOnly(cause)
-        // The tool interrupted itself (not the run): it started, and stopped.
-        ? Effect.succeed(new Errors.Interrupted({ tool, started: true }))
-        : Effect.as(logDefect(env, toolUseId, cause), new Errors.Defect({ tool, cause, ran: true }))
+/** gate -> authorise -> approve (when the answer is Ask) -> the decision recorded, and on. */
+const stages = (call: Call, admission: Admission): Effect.Effect<Outcome | Parked> =>
+  continueWithExit(gate(call), (gated) => {
+    if (Exit.isFailure(gated)) return stopped(call, gated.cause)
+    const { additionalContext, invocation, opinion } = gated.value
+    return continueWithExit(
+      continueWith(verdictOf(call, invocation, opinion), (verdict) => settleAsking(call, invocation, opinion, verdict)),
+      (authorised) =>
+        Exit.isSuccess(authorised)
+          ? decided(call, admission, authorised.value, additionalContext, 0)
+          : stopped(call, authorised.cause)
+    )
   })
 
-const succeeded = (
-  env: PipelineEnv,
-  finish: Finish,
-  prepared: Prepared,
+/** A verdict settled: at once, or by the approver; an edited input is authorised again, and asked again if it asks. */
+const settleAsking = (
+  call: Call,
   invocation: AnyInvocation,
-  output: unknown,
-  additionalContext: ReadonlyArray<string>
-): Effect.Effect<Outcome> => {
-  const { definition } = prepared.tool
-  const input = invocation.input
-  const limit = definition.maxResultChars === Infinity
-    ? Infinity
-    : Math.min(definition.maxResultChars, env.settings.maxResultChars)
-  return andThen(
-    applyBudget(env.store, prepared.toolUse.id, invocation.toModel(output), limit, env.settings.previewChars),
-    (budgeted) =>
-      andThen(
-        env.hooks.postToolUse({
-          toolUseId: prepared.toolUse.id,
-          toolName: definition.name,
-          input,
-          response: budgeted.content,
-          failed: false
-        }),
-        (post) =>
-          andThen(notify(env, prepared.toolUse.id, post.notices), () => {
-            const context = [...additionalContext, ...post.additionalContext]
-            const ui = [...finish.ui, ...invocation.renderResult(output)]
-            const outcome: Outcome = {
-              toolUseId: prepared.toolUse.id,
-              requestedName: prepared.toolUse.name,
-              toolName: definition.name,
-              status: "success",
-              result: toolResult(prepared.toolUse.id, withContext(budgeted.content, context), false),
-              ui,
-              audit: toText(ui),
-              output,
-              originalInput: prepared.toolUse.input,
-              executedInput: input,
-              ...(finish.decision === undefined ? {} : { decision: finish.decision }),
-              additionalContext: context,
-              ...(budgeted.persistedPath === undefined ? {} : { persistedPath: budgeted.persistedPath }),
-              timings: timings(finish.receivedAt, finish.startedAt, env.clock.unsafeCurrentTimeMillis())
-            }
-            return complete(env, outcome)
-          })
+  hook: HookOpinion | undefined,
+  verdict: PolicyVerdict
+): Effect.Effect<Authorised, Errors.InvalidInput | Errors.ValidationFailed> => {
+  const settled = settle(call, invocation, hook, verdict)
+  if (settled._tag === "Authorised") return Exit.succeed(settled)
+  return continueWith(
+    approve(call, settled),
+    (answer) =>
+      answer._tag === "Authorised" ? Exit.succeed(answer) : continueWith(
+        verdictOf(call, answer.invocation, undefined, editedByUser),
+        (again) => settleAsking(call, answer.invocation, undefined, again)
       )
   )
 }
+
+/** The decision recorded; a Deny finishes the call, an Allow goes to admission. */
+const decided = (
+  call: Call,
+  admission: Admission,
+  authorised: Authorised,
+  additionalContext: ReadonlyArray<string>,
+  rechecks: number
+): Effect.Effect<Outcome | Parked> =>
+  continueWith(recordDecision(call, authorised), (): Effect.Effect<Outcome | Parked> => {
+    const { decision } = authorised
+    if (decision._tag === "Deny") {
+      return failed(call.env, reportOf(call, additionalContext), denial(call, decision))
+    }
+    return proceed(call, admission, authorised, additionalContext, rechecks)
+  })
+
+/**
+ * admit: a plan made before something may have written is made again and, if its verdict differs, decided again
+ * (asking again if it now asks); then executed now or parked -> execute -> finish.
+ */
+const proceed = (
+  call: Call,
+  admission: Admission,
+  authorised: Authorised,
+  additionalContext: ReadonlyArray<string>,
+  rechecks: number
+): Effect.Effect<Outcome | Parked> => {
+  const fresh = replanned(call, authorised.invocation, rechecks)
+  if (fresh === authorised.invocation) return admitted(call, admission, authorised, additionalContext)
+  return continueWith(verdictOf(call, fresh, authorised.hook), (verdict): Effect.Effect<Outcome | Parked> => {
+    if (sameVerdict(verdict, authorised.verdict)) {
+      return admitted(call, admission, { ...authorised, invocation: fresh }, additionalContext)
+    }
+    return continueWithExit(settleAsking(call, fresh, authorised.hook, verdict), (settled) =>
+      Exit.isSuccess(settled)
+        ? decided(call, admission, settled.value, additionalContext, rechecks + 1)
+        : settled.cause._tag === "Fail"
+        ? failed(call.env, reportOf(call, additionalContext), settled.cause.error)
+        : Exit.failCause(settled.cause as Cause.Cause<never>))
+  })
+}
+
+/** The scheduler lets the call go on -> execute -> finish; or parks it, to go through admission again. */
+const admitted = (
+  call: Call,
+  admission: Admission,
+  authorised: Authorised,
+  additionalContext: ReadonlyArray<string>
+): Effect.Effect<Outcome | Parked> =>
+  admit(
+    call,
+    admission,
+    authorised.invocation,
+    (invocation) =>
+      continueWithExit(execute(call, invocation), (ran) => finish(call, invocation, additionalContext, ran)),
+    () => proceed(call, admission, authorised, additionalContext, 0)
+  )
