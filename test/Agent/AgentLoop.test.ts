@@ -493,5 +493,5 @@ describe("AgentLoop", () => {
           // Roles alternate after the first message (a reply with nothing in it is not kept).
           expect(messages.every((message, i) => i === 0 || message.role !== messages[i - 1]!.role)).toBe(true)
         })))
-    }), { fastCheck: { numRuns: 60 } })
+    }), { fastCheck: { numRuns: 60 }, timeout: 60_000 })
 })

@@ -540,7 +540,7 @@ describe("AnthropicMessages: input pieces", () => {
         expect(received).toEqual(pieces.filter((piece) => piece !== ""))
         expect(JSON.parse(received.join(""))).toEqual(JSON.parse(JSON.stringify(input)))
       }).pipe(Effect.scoped),
-    { fastCheck: { numRuns: 50 } }
+    { fastCheck: { numRuns: 50 }, timeout: 60_000 }
   )
 })
 

@@ -267,7 +267,7 @@ describe("the classifier can never allow what the policy refuses before a person
           expect(outcome!.status).toBe("success")
         }
       }),
-    { fastCheck: { numRuns: 150 } }
+    { fastCheck: { numRuns: 150 }, timeout: 60_000 }
   )
 
   it("the generator reached both refused calls and calls the classifier judged", () => {

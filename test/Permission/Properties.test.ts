@@ -139,7 +139,7 @@ describe("RulePolicy: properties", () => {
     const before = verdict(optionsOf(s), s, s.hook)
     const after = verdict(optionsOf(s, { behavior: "deny", rule }), s, s.hook)
     if (before._tag !== "Allow") expect(after._tag).not.toBe("Allow")
-  }, { fastCheck: { numRuns: 300 } })
+  }, { fastCheck: { numRuns: 300 }, timeout: 60_000 })
 
   it.prop("adding an ask rule never turns a call that was not allowed into an allowed one", [
     scenario,
@@ -148,7 +148,7 @@ describe("RulePolicy: properties", () => {
     const before = verdict(optionsOf(s), s, s.hook)
     const after = verdict(optionsOf(s, { behavior: "ask", rule }), s, s.hook)
     if (before._tag !== "Allow") expect(after._tag).not.toBe("Allow")
-  }, { fastCheck: { numRuns: 300 } })
+  }, { fastCheck: { numRuns: 300 }, timeout: 60_000 })
 
   it.prop("adding an allow rule never overrides a deny or ask rule", [
     scenarioWithRule(["deny", "deny", "deny", "ask"]),
@@ -161,7 +161,7 @@ describe("RulePolicy: properties", () => {
     const after = verdict(optionsOf(s, { behavior: "allow", rule }), s, s.hook)
     expect(after._tag).toBe(before._tag)
     expect(after.reason).toEqual(before.reason)
-  }, { fastCheck: { numRuns: 300 } })
+  }, { fastCheck: { numRuns: 300 }, timeout: 60_000 })
 
   it("...and in at least 80% of its runs a deny or ask rule decided", () => {
     expect(reached.allowOverride[0]! / reached.allowOverride[1]!).toBeGreaterThanOrEqual(0.8)
@@ -175,7 +175,7 @@ describe("RulePolicy: properties", () => {
     const withHook = verdict(optionsOf(s), s, hook)
     expect(withHook._tag).toBe("Deny")
     expect(withHook.reason).toEqual(without.reason)
-  }, { fastCheck: { numRuns: 300 } })
+  }, { fastCheck: { numRuns: 300 }, timeout: 60_000 })
 
   it("...and in at least 80% of its runs a deny rule decided", () => {
     expect(reached.hookDeny[0]! / reached.hookDeny[1]!).toBeGreaterThanOrEqual(0.8)
@@ -192,7 +192,7 @@ describe("RulePolicy: properties", () => {
     const withAllow = verdict(optionsOf(s), s, { behavior: "allow", hook: "h", message: "ok" })
     expect(withAllow._tag).toBe(without._tag)
     expect(withAllow.reason).toEqual(without.reason)
-  }, { fastCheck: { numRuns: 300 } })
+  }, { fastCheck: { numRuns: 300 }, timeout: 60_000 })
 
   it.prop("dontAsk never asks", [scenario], ([s]) => {
     expect(verdict(optionsOf({ ...s, mode: "dontAsk" }), s, s.hook)._tag).not.toBe("Ask")

@@ -251,7 +251,7 @@ describe("suggested rules", () => {
         else if (s.restrictSuggestion === "ask" || s.call.strict) expect(verdict._tag).toBe("Ask")
         else expect({ verdict: verdict._tag, suggestions }).toEqual({ verdict: "Allow", suggestions })
       }),
-    { fastCheck: { numRuns: 300 } }
+    { fastCheck: { numRuns: 300 }, timeout: 60_000 }
   )
 
   it.effect("a suggestion saved with \"allow always\" allows the same call in the next run, trusted or not (the person's record)", () =>

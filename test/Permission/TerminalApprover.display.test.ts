@@ -124,7 +124,7 @@ describe("escapeForDisplay", () => {
     const shown = escapeForDisplay(text)
     expect(forbiddenIn(shown)).toEqual([])
     expect(escapeForDisplay(text, { newlines: "escape" })).not.toMatch(/\n/)
-  }, { fastCheck: { numRuns: 2_000 } })
+  }, { fastCheck: { numRuns: 2_000 }, timeout: 60_000 })
 
   /**
    * Reads a display back, as a person would: `\\` is a backslash, `\<` a `<`, `\r` `\t` `\n` `\xHH` controls,
@@ -157,7 +157,7 @@ describe("escapeForDisplay", () => {
   it.prop("every display reads back to exactly its text", [anyText], ([text]) => {
     expect(readBack(escapeForDisplay(text), "keep")).toBe(text)
     expect(readBack(escapeForDisplay(text, { newlines: "escape" }), "escape")).toBe(text)
-  }, { fastCheck: { numRuns: 5_000 } })
+  }, { fastCheck: { numRuns: 5_000 }, timeout: 60_000 })
 
   const shortTricky = fc.array(fc.constantFrom("\\", "r", "x", "1", "b", "<", "U", "+", "\r", "\x1b", "\n", "n"), {
     maxLength: 4
@@ -168,7 +168,7 @@ describe("escapeForDisplay", () => {
       expect(escapeForDisplay(a)).not.toBe(escapeForDisplay(b))
       expect(escapeForDisplay(a, { newlines: "escape" })).not.toBe(escapeForDisplay(b, { newlines: "escape" }))
     }
-  }, { fastCheck: { numRuns: 20_000 } })
+  }, { fastCheck: { numRuns: 20_000 }, timeout: 60_000 })
 
   it.prop(
     "the generator reaches texts that differ only in hidden characters and backslashes",
@@ -224,6 +224,6 @@ describe("renderRequest", () => {
     ([command, rule]) => {
       expect(forbiddenIn(renderRequest(request(command, [rule])))).toEqual([])
     },
-    { fastCheck: { numRuns: 500 } }
+    { fastCheck: { numRuns: 500 }, timeout: 60_000 }
   )
 })

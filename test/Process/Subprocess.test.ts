@@ -145,7 +145,7 @@ describe("Subprocess", () => {
         expect(result.stdout.every((byte) => byte === 120)).toBe(true)
         expect(result.stdoutTruncated).toBe(size > cap)
       }),
-    { fastCheck: { numRuns: 30 } }
+    { fastCheck: { numRuns: 30 }, timeout: 60_000 }
   )
 
   it.live("a sink gets every chunk in order; answering enough stops the run and kills the tree", () =>

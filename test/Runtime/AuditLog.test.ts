@@ -87,7 +87,7 @@ describe("AuditLog", () => {
         expect(yield* search(file, hidden)).toEqual([])
         expect((yield* search(file, shown)).map((e) => e.tool_use_id)).toContain("a")
       }),
-    { fastCheck: { numRuns: 30 } }
+    { fastCheck: { numRuns: 30 }, timeout: 60_000 }
   )
 
   it.effect("rotates by size, keeps at most maxFiles rotated files, and searches across them", () =>

@@ -226,7 +226,7 @@ describe("soft interrupts", () => {
           if (start !== undefined) expect(start.at).toBeLessThan(at)
         })
       }),
-    { fastCheck: { numRuns: 60 } }
+    { fastCheck: { numRuns: 60 }, timeout: 60_000 }
   )
 })
 

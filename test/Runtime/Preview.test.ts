@@ -150,7 +150,7 @@ describe("previews of streaming input", () => {
         expect(queuedAt).toBeGreaterThan(lastPreview)
         expect(yield* Ref.get(calls)).toBe(whole.status === "success" ? 2 : 0)
       }),
-    { fastCheck: { numRuns: 80 } }
+    { fastCheck: { numRuns: 80 }, timeout: 60_000 }
   )
 
   it.effect("a streamed Edit is previewed as Edit(src/a.ts) before its input is complete, then runs as usual", () =>

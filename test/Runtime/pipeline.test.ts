@@ -338,7 +338,7 @@ describe("one-call pipeline: properties", () => {
         expect(["success", "error", "denied"]).toContain(outcomes[0]!.status)
         if (outcomes[0]!.status !== "success") expect(outcomes[0]!.result.is_error).toBe(true)
       }).pipe(Effect.provide(runtime())),
-    { fastCheck: { numRuns: 300 } }
+    { fastCheck: { numRuns: 300 }, timeout: 60_000 }
   )
 })
 
@@ -395,7 +395,7 @@ describe("result store and context budget", () => {
         }
         fs.rmSync(dir, { recursive: true, force: true })
       }),
-    { fastCheck: { numRuns: 60 } }
+    { fastCheck: { numRuns: 60 }, timeout: 60_000 }
   )
 
   it.effect("a stored result is never overwritten: a second result with the same id gets a new file", () =>

@@ -245,7 +245,7 @@ describe("Session", () => {
         expect(saved.state.foreign).toEqual(JSON.parse(JSON.stringify(foreign)))
         fs.rmSync(directory, { recursive: true, force: true })
       }),
-    { fastCheck: { numRuns: 30 } }
+    { fastCheck: { numRuns: 30 }, timeout: 60_000 }
   )
 
   it.effect("a temporary session's directory, with what the store saved in it, is removed when its scope closes", () =>

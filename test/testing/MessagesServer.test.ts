@@ -192,7 +192,7 @@ describe("MessagesServer: it refuses what the API refuses", () => {
       const valid = turns.every((turn) => !(turn.drop && turn.asked > 0) && !turn.extra)
       const answer = yield* post(server.url, { ...base, messages })
       expect(answer.status).toBe(valid ? 200 : 400)
-    }).pipe(Effect.scoped), { fastCheck: { numRuns: 40 } })
+    }).pipe(Effect.scoped), { fastCheck: { numRuns: 40 }, timeout: 60_000 })
 })
 
 describe("MessagesServer: the script", () => {

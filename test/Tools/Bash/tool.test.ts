@@ -219,7 +219,7 @@ describe("Bash classification", () => {
         exitOneMeaning(command)
       }).not.toThrow()
     },
-    { fastCheck: { numRuns: 300 } }
+    { fastCheck: { numRuns: 300 }, timeout: 60_000 }
   )
 })
 

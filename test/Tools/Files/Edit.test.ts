@@ -226,7 +226,7 @@ describe("Edit", () => {
         expect(outcome!.status).toBe("success")
         expect(fs.readFileSync(file, "utf8")).toBe(prefix + replacement + suffix)
       }).pipe(Effect.provide(runtimeLayer(cwd))),
-    { fastCheck: { numRuns: 60 } }
+    { fastCheck: { numRuns: 60 }, timeout: 60_000 }
   )
 })
 

@@ -161,6 +161,6 @@ describe("paths: containment", () => {
           expect(check._tag).not.toBe("Allow")
         }
       }).pipe(Effect.provide(toolsLayer(work))),
-    { fastCheck: { numRuns: 100 } }
+    { fastCheck: { numRuns: 100 }, timeout: 60_000 }
   )
 })

@@ -237,7 +237,7 @@ describe("second evaluation", () => {
     ([command]) => {
       if (classifyReadOnly(command.text).readOnly) expect(command.inert, command.text).toBe(true)
     },
-    { fastCheck: { numRuns: 2000 } }
+    { fastCheck: { numRuns: 2000 }, timeout: 60_000 }
   )
 
   it("the generator reaches both outcomes", () => {
