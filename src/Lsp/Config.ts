@@ -27,6 +27,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
+import { readJsonFile } from "../Shared/jsonFile.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // schemas (the file format)
@@ -262,17 +263,10 @@ export const loadFile = Effect.fn("Lsp.loadConfig")(function*(path: string, opti
     servers: [],
     errors: [new LspConfigError({ file: path, server: undefined, reason })]
   })
-  const exists = yield* Effect.orElseSucceed(files.exists(path), () => false)
-  if (!exists) return empty
-  const text = yield* Effect.either(files.readFileString(path))
-  if (Either.isLeft(text)) return fileError(`cannot be read: ${text.left.message}`)
-  let json: unknown
-  try {
-    json = JSON.parse(text.right)
-  } catch (error) {
-    return fileError(`is not valid JSON: ${error instanceof Error ? error.message : String(error)}`)
-  }
-  return fromJson(path, json, options)
+  const read = yield* readJsonFile(files, path)
+  if (read._tag === "Missing") return empty
+  if (read._tag === "Unusable") return fileError(read.reason)
+  return fromJson(path, read.json, options)
 })
 
 /**

@@ -18,6 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import { readJsonFile } from "../Shared/jsonFile.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // schemas (the file format)
@@ -338,17 +339,10 @@ export const loadFile = Effect.fn("Mcp.loadConfig")(function*(path: string, opti
     servers: [],
     errors: [new McpConfigError({ file: path, server: undefined, field: undefined, reason })]
   })
-  const exists = yield* Effect.orElseSucceed(fs.exists(path), () => false)
-  if (!exists) return { servers: [], errors: [] } satisfies LoadedConfig
-  const text = yield* Effect.either(fs.readFileString(path))
-  if (Either.isLeft(text)) return fileError(`cannot be read: ${text.left.message}`)
-  let json: unknown
-  try {
-    json = JSON.parse(text.right)
-  } catch (error) {
-    return fileError(`is not valid JSON: ${error instanceof Error ? error.message : String(error)}`)
-  }
-  return fromJson(path, json, options)
+  const read = yield* readJsonFile(fs, path)
+  if (read._tag === "Missing") return { servers: [], errors: [] } satisfies LoadedConfig
+  if (read._tag === "Unusable") return fileError(read.reason)
+  return fromJson(path, read.json, options)
 })
 
 /**

@@ -160,15 +160,7 @@ export class Session extends Context.Tag("effect-tool-runtime/Session")<
         const wait = Duration.decode(options.lockWait ?? Duration.seconds(10))
         return Effect.zipRight(
           Effect.zipRight(
-            Effect.try({
-              try: () => nodeFs.mkdirSync(directory, { recursive: true, mode: 0o700 }),
-              catch: (cause) =>
-                new SessionError({
-                  file: directory,
-                  detail: `the session directory cannot be created: ${(cause as Error).message}`,
-                  cause
-                })
-            }),
+            makeDirectory(directory),
             Effect.mapError(
               SessionLock.acquire(directory, wait),
               (cause) => new SessionError({ file: directory, detail: cause.message, cause })
@@ -245,6 +237,18 @@ export class Session extends Context.Tag("effect-tool-runtime/Session")<
 // -----------------------------------------------------------------------------
 // internals
 // -----------------------------------------------------------------------------
+
+/** Creates the session directory (and its parents), private to this user. */
+const makeDirectory = (directory: string): Effect.Effect<void, SessionError> =>
+  Effect.try({
+    try: () => void nodeFs.mkdirSync(directory, { recursive: true, mode: 0o700 }),
+    catch: (cause) =>
+      new SessionError({
+        file: directory,
+        detail: `the session directory cannot be created: ${(cause as Error).message}`,
+        cause
+      })
+  })
 
 const STATE_VERSION = 1
 const DEFAULT_MAX_APPROVALS = 1_000
@@ -348,15 +352,7 @@ const make = (
 ): Effect.Effect<Session["Type"], SessionError> =>
   Effect.gen(function*() {
     const stateFile = nodePath.join(directory, "session.json")
-    yield* Effect.try({
-      try: () => nodeFs.mkdirSync(directory, { recursive: true, mode: 0o700 }),
-      catch: (cause) =>
-        new SessionError({
-          file: directory,
-          detail: `the session directory cannot be created: ${(cause as Error).message}`,
-          cause
-        })
-    })
+    yield* makeDirectory(directory)
     const saved = persistent ? yield* readState(stateFile) : {}
     const tracked = new Map<string, Tracked>()
 

@@ -9,13 +9,14 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
 import type * as Scope from "effect/Scope"
-import * as childProcess from "node:child_process"
+import type * as childProcess from "node:child_process"
 import { randomUUID } from "node:crypto"
 import * as os from "node:os"
 import type * as Subprocess from "../Subprocess.js"
-import { Exit, SubprocessError } from "../Subprocess.js"
+import type { SubprocessError } from "../Subprocess.js"
+import { Exit } from "../Subprocess.js"
 import * as processTree from "./processTree.js"
-import { register, unregister } from "./subprocess.js"
+import { register, spawnFailure, spawnMarked, unregister } from "./subprocess.js"
 
 const DEFAULT_GRACE = Duration.seconds(2)
 
@@ -34,23 +35,10 @@ export const spawn = (
         { child: childProcess.ChildProcess; exited: Deferred.Deferred<Subprocess.Exit>; tree: processTree.ProcessTree },
         SubprocessError
       >((resume) => {
-        const [program, ...args] = options.argv
-        const fail = (error: unknown) =>
-          new SubprocessError({
-            reason: "spawn",
-            message: `cannot start ${program} in ${options.cwd}: ${
-              error instanceof Error ? error.message : String(error)
-            }`,
-            cause: error
-          })
+        const fail = (error: unknown) => spawnFailure(options.argv, options.cwd, error)
         let child: childProcess.ChildProcess
         try {
-          child = childProcess.spawn(program, args, {
-            cwd: options.cwd,
-            env: { ...options.env, [processTree.markerVariable]: marker },
-            stdio: ["pipe", "pipe", "pipe"],
-            detached: true
-          })
+          child = spawnMarked(options.argv, options.cwd, options.env, marker, "pipe")
         } catch (error) {
           return resume(Effect.fail(fail(error)))
         }

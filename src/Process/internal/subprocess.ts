@@ -38,15 +38,16 @@ export const killAllNow = (): void => {
  * registered for {@link killAllNow}; `stop` ends its whole tree (what it forked included) and unregisters it.
  */
 export const spawnService = (options: Subprocess.ServiceOptions): Subprocess.Service => {
-  const [program, ...args] = options.argv
   const marker = randomUUID()
   const startTicks = processTree.startTicksFloor()
-  const child = childProcess.spawn(program, args, {
-    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-    env: { ...options.env, [processTree.markerVariable]: marker },
-    stdio: ["pipe", "pipe", "pipe"],
-    detached: true
-  })
+  // Every stream piped: the child has all three.
+  const child = spawnMarked(
+    options.argv,
+    options.cwd,
+    options.env,
+    marker,
+    "pipe"
+  ) as childProcess.ChildProcessWithoutNullStreams
   let tree: processTree.ProcessTree | undefined
   const register = () => {
     if (tree !== undefined || child.pid === undefined) return
@@ -75,6 +76,34 @@ export const register = (tree: processTree.ProcessTree): void => void live.add(t
 /** Forgets a tree once nothing of it runs. */
 export const unregister = (tree: processTree.ProcessTree): void => void live.delete(tree)
 
+/**
+ * Starts a program as `run` and `Subprocess.spawn` do: leading a process group of its own (detached), carrying the
+ * marker in its environment, its output piped. Throws what `child_process.spawn` throws.
+ */
+export const spawnMarked = (
+  argv: ReadonlyArray<string>,
+  cwd: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  marker: string,
+  stdin: "ignore" | "pipe"
+): childProcess.ChildProcess => {
+  const [program, ...args] = argv
+  return childProcess.spawn(program!, args, {
+    cwd,
+    env: { ...env, [processTree.markerVariable]: marker },
+    stdio: [stdin, "pipe", "pipe"],
+    detached: true
+  })
+}
+
+/** The error for a program that could not be started. */
+export const spawnFailure = (argv: ReadonlyArray<string>, cwd: string | undefined, error: unknown) =>
+  new SubprocessError({
+    reason: "spawn",
+    message: `cannot start ${argv[0]} in ${cwd}: ${error instanceof Error ? error.message : String(error)}`,
+    cause: error
+  })
+
 const signalNumber = (name: string): number => (os.constants.signals as Record<string, number | undefined>)[name] ?? 0
 
 type Ended = { readonly code: number | null; readonly signal: NodeJS.Signals | null }
@@ -85,21 +114,16 @@ const spawn = (options: Subprocess.Options, marker: string) =>
     { readonly child: childProcess.ChildProcess; readonly ended: Deferred.Deferred<Ended> },
     SubprocessError
   >((resume) => {
-    const [program, ...args] = options.argv
-    const fail = (error: unknown) =>
-      new SubprocessError({
-        reason: "spawn",
-        message: `cannot start ${program} in ${options.cwd}: ${error instanceof Error ? error.message : String(error)}`,
-        cause: error
-      })
+    const fail = (error: unknown) => spawnFailure(options.argv, options.cwd, error)
     let child: childProcess.ChildProcess
     try {
-      child = childProcess.spawn(program, args, {
-        cwd: options.cwd,
-        env: { ...options.env, [processTree.markerVariable]: marker },
-        stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-        detached: true
-      })
+      child = spawnMarked(
+        options.argv,
+        options.cwd,
+        options.env,
+        marker,
+        options.stdin === undefined ? "ignore" : "pipe"
+      )
     } catch (error) {
       return resume(Effect.fail(fail(error)))
     }
