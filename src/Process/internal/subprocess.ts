@@ -104,6 +104,19 @@ export const spawnFailure = (argv: ReadonlyArray<string>, cwd: string | undefine
     cause: error
   })
 
+/** How long processes of a tree whose program exited get to end by themselves before they count as leftovers. */
+const SETTLE_MS = 200
+
+/** Waits (bounded, in real time) while the tree still has processes: none is the common case and costs one scan. */
+const settle = (tree: processTree.ProcessTree): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    const until = Date.now() + SETTLE_MS
+    const poll: Effect.Effect<void> = Effect.suspend(() =>
+      processTree.members(tree).length === 0 || Date.now() >= until ? Effect.void : Effect.zipRight(realSleep(20), poll)
+    )
+    return poll
+  })
+
 const signalNumber = (name: string): number => (os.constants.signals as Record<string, number | undefined>)[name] ?? 0
 
 type Ended = { readonly code: number | null; readonly signal: NodeJS.Signals | null }
@@ -272,6 +285,9 @@ export const run = (options: Subprocess.Options): Effect.Effect<Subprocess.Resul
       state.settled = true
       live.delete(tree)
     } else {
+      // After an exit by itself, what is still going down by itself (a sandbox's helpers, a pipeline's last
+      // process) gets a moment before it counts as left behind.
+      if (byItself) yield* settle(tree)
       const termination = yield* terminate(tree)
       if (byItself) leftovers = termination.found
     }
