@@ -14,5 +14,5 @@ it.effect.prop(
       neverOverlapped(recordings)
       finishedInModelOrder(outcomes, turn, recordings)
     }),
-  { fastCheck: { numRuns: 10 }, timeout: 60_000 } // each run builds a runtime: 10 stay well within vitest's 5 s default timeout
+  { fastCheck: { numRuns: 10 } } // each run builds a runtime: 10 stay well within vitest's 5 s default timeout
 )

@@ -152,7 +152,15 @@ const spansOf = (text: string, lines: ReadonlyArray<string>, regex: RegExp, mult
   if (multiline) {
     const starts = lineStarts(text)
     regex.lastIndex = 0
+    let lastEnd = -1
     for (let match = regex.exec(text); match !== null; match = regex.exec(text)) {
+      // As Rust's regex iterates (and so rg): an empty match right where the previous one ended is not a match.
+      const adjacent = match[0].length === 0 && match.index === lastEnd
+      lastEnd = match.index + match[0].length
+      if (adjacent) {
+        regex.lastIndex++
+        continue
+      }
       const first = lineAt(starts, match.index)
       const end = match.index + match[0].length
       // A match ending with a newline ends on the line that newline closes.
@@ -164,8 +172,11 @@ const spansOf = (text: string, lines: ReadonlyArray<string>, regex: RegExp, mult
   }
   lines.forEach((line, i) => {
     regex.lastIndex = 0
+    let lastEnd = -1
     for (let match = regex.exec(line); match !== null; match = regex.exec(line)) {
-      spans.push({ first: i + 1, last: i + 1, text: match[0] })
+      const adjacent = match[0].length === 0 && match.index === lastEnd
+      lastEnd = match.index + match[0].length
+      if (!adjacent) spans.push({ first: i + 1, last: i + 1, text: match[0] })
       if (match[0].length === 0) regex.lastIndex++
     }
   })
@@ -225,8 +236,8 @@ const recordsOf = (
       records.push({ _tag: "Entry", path: shown, rest: `${n}:${capped(line)}` })
       continue
     }
+    // An empty match is an entry of its own, as rg prints it (`n:`).
     for (const span of byLine.get(n) ?? []) {
-      if (span.text === "") continue
       span.text.split("\n").forEach((part, i) => {
         if (part !== "" || i === 0) records.push({ _tag: "Entry", path: shown, rest: `${n + i}:${capped(part)}` })
       })
