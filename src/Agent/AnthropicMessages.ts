@@ -263,6 +263,7 @@ export const toRequest = (model: string, request: ModelRequest): typeof Messages
 export const make = Effect.fn("AnthropicMessages.make")(function*(options: Options) {
   const client = yield* HttpClient.HttpClient
   const apiKey = options.apiKey ?? (yield* Config.redacted("ANTHROPIC_API_KEY"))
+  const retry = options.retry === false ? { maxRetries: 0 } : options.retry ?? {}
   const settings: Client.Settings = {
     model: options.model,
     url: `${(options.baseUrl ?? "https://api.anthropic.com").replace(/\/+$/, "")}/v1/messages`,
@@ -277,16 +278,10 @@ export const make = Effect.fn("AnthropicMessages.make")(function*(options: Optio
     idleTimeout: Duration.decode(options.idleTimeout ?? "10 minutes"),
     ignoreUnknownEvents: options.unknownEvents === "ignore",
     retry: {
-      maxRetries: options.retry === false ? 0 : Math.max(0, Math.floor(options.retry?.maxRetries ?? 2)),
-      initialDelayMillis: Duration.toMillis(
-        Duration.decode((options.retry === false ? undefined : options.retry?.initialDelay) ?? "500 millis")
-      ),
-      maxDelayMillis: Duration.toMillis(
-        Duration.decode((options.retry === false ? undefined : options.retry?.maxDelay) ?? "8 seconds")
-      ),
-      maxRetryAfterMillis: Duration.toMillis(
-        Duration.decode((options.retry === false ? undefined : options.retry?.maxRetryAfter) ?? "60 seconds")
-      )
+      maxRetries: Math.max(0, Math.floor(retry.maxRetries ?? 2)),
+      initialDelayMillis: Duration.toMillis(Duration.decode(retry.initialDelay ?? "500 millis")),
+      maxDelayMillis: Duration.toMillis(Duration.decode(retry.maxDelay ?? "8 seconds")),
+      maxRetryAfterMillis: Duration.toMillis(Duration.decode(retry.maxRetryAfter ?? "60 seconds"))
     }
   }
   return ModelBackend.of({ stream: (request) => Client.stream(client, settings, request) })

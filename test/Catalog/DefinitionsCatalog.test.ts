@@ -181,6 +181,23 @@ describe("ToolCatalog: what the model sees", () => {
   })
 })
 
+describe("requests between changes", () => {
+  it.effect("an unchanged request is the same answer; a discovery or another provider makes a new one", () =>
+    withSession(() =>
+      Effect.gen(function*() {
+        const first = yield* ToolCatalog.request("anthropic")
+        expect(yield* ToolCatalog.request("anthropic")).toBe(first)
+        const openai = yield* ToolCatalog.request("openai-chat")
+        expect(openai).not.toBe(first)
+        yield* ToolRuntime.execute([use("ToolSearch", { query: "select:mcp__ops__deploy" })])
+        const after = yield* ToolCatalog.request("anthropic")
+        expect(after).not.toBe(first)
+        expect(after.included).toContain("mcp__ops__deploy")
+        expect(first.included).not.toContain("mcp__ops__deploy")
+      })
+    ))
+})
+
 describe("the discovered set across turns", () => {
   it.effect("turn 1 searches, turn 2 sees the tool's definition and calls it", () =>
     withSession(({ discovered, ran }) =>
