@@ -10,7 +10,7 @@ import * as Schema from "effect/Schema"
  * Why a language-server operation failed.
  *
  * - `Start`: the server could not be started, or did not answer `initialize` within its `startupTimeout`.
- * - `Crashed`: the server exited during the request.
+ * - `Crashed`: the server exited during the request, or its connection broke (a write failed, the pipe closed).
  * - `Timeout`: the server did not answer within the request timeout (the request was cancelled).
  * - `Protocol`: the server answered the request with an error.
  * - `Unsupported`: the server does not offer the operation (its capabilities say so).

@@ -13,6 +13,8 @@ import { pathToFileURL } from "node:url"
 import {
   CancellationTokenSource,
   createMessageConnection,
+  ErrorCodes,
+  ResponseError,
   StreamMessageReader,
   StreamMessageWriter
 } from "vscode-jsonrpc/node"
@@ -49,6 +51,14 @@ export interface Connection {
 export interface Listeners {
   readonly diagnostics: (uri: string, version: number | undefined, items: ReadonlyArray<Diagnostic>) => void
 }
+
+/** The codes `vscode-jsonrpc` itself rejects with when the connection, not the server, failed. */
+const connectionCodes: ReadonlySet<number> = new Set([
+  ErrorCodes.MessageWriteError,
+  ErrorCodes.MessageReadError,
+  ErrorCodes.PendingResponseRejected,
+  ErrorCodes.ConnectionInactive
+])
 
 const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
@@ -176,10 +186,15 @@ export const start = (
         const source = new CancellationTokenSource()
         return Effect.tryPromise({
           try: () => connection.sendRequest<R>(method, params, source.token),
-          catch: (error) =>
-            isClosed
-              ? fail("Crashed", `the ${server.name} language server exited during ${method}`)
-              : fail("Protocol", `the ${server.name} language server failed ${method}: ${errorText(error)}`)
+          catch: (error) => {
+            // Only an error response is the server's answer; anything else (the request could not be written,
+            // the connection closed or was disposed) means this incarnation is gone, even before its exit is seen.
+            if (error instanceof ResponseError && !connectionCodes.has(error.code) && !isClosed) {
+              return fail("Protocol", `the ${server.name} language server failed ${method}: ${errorText(error)}`)
+            }
+            if (!isClosed) close(`the connection to the ${server.name} language server failed: ${errorText(error)}`)
+            return fail("Crashed", `the ${server.name} language server stopped during ${method}`)
+          }
         }).pipe(
           Effect.raceFirst(
             Effect.flatMap(

@@ -1,0 +1,68 @@
+/**
+ * A server whose pipe broke while its process still runs (the state a killed server is in for the moment before its
+ * exit is seen): the next request's write fails. That is a crash of this incarnation, not the server's answer: the
+ * call restarts it and succeeds, the old process is ended, and nothing outlives the scope.
+ */
+import { NodeContext } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { randomUUID } from "node:crypto"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as LspConfig from "../../src/Lsp/Config.js"
+import { LspClients } from "../../src/Lsp/LspClients.js"
+import { Workspace } from "../../src/Session/Workspace.js"
+import { processesWithMarker, tempDir } from "../support/index.js"
+import { repo } from "./support.js"
+
+const hover = (file: string) =>
+  Effect.flatMap(
+    LspClients,
+    (clients) =>
+      clients.withFile(file, (session) =>
+        session.request<{ contents: string }>("textDocument/hover", {
+          textDocument: { uri: session.uri },
+          position: { line: 0, character: 0 }
+        }))
+  )
+
+describe("a broken pipe", () => {
+  it.live(
+    "is a crash: the next request restarts the server and succeeds; the old process is ended",
+    () =>
+      Effect.gen(function*() {
+        const dir = tempDir("lsp-pipe-")
+        const file = path.join(dir, "notes.txt")
+        fs.writeFileSync(file, "hello\n")
+        const marker = `LSP_TEST_MARKER=${randomUUID()}`
+        const config = LspConfig.fromJson(path.join(dir, "lsp.json"), {
+          fake: {
+            command: process.execPath,
+            args: [path.join(repo, "test/fixtures/lsp-fake/brokenPipe.mjs")],
+            extensionToLanguage: { ".txt": "plaintext" },
+            env: { LSP_TEST_MARKER: marker.slice("LSP_TEST_MARKER=".length) },
+            maxRestarts: 3,
+            requestTimeout: 10_000
+          }
+        }, { trusted: true })
+        const workspace = Workspace.layer({ cwd: dir }).pipe(Layer.provide(NodeContext.layer))
+        yield* Effect.scoped(
+          Effect.gen(function*() {
+            const first = yield* hover(file)
+            const [before] = yield* Effect.flatMap(LspClients, (clients) => clients.status)
+            expect(first.contents).toBe(`served by ${before!.pid}`)
+            // Its stdin is closed now; the process is still there.
+            const second = yield* hover(file)
+            const [after] = yield* Effect.flatMap(LspClients, (clients) => clients.status)
+            expect(after!.restarts).toBe(1)
+            expect(after!.pid).not.toBe(before!.pid)
+            expect(second.contents).toBe(`served by ${after!.pid}`)
+            // The broken incarnation was ended when it was replaced, not left running beside the new one.
+            expect(processesWithMarker(marker)).toEqual([after!.pid])
+          }).pipe(Effect.provide(LspClients.layer(config).pipe(Layer.provide(workspace))))
+        )
+        expect(processesWithMarker(marker)).toEqual([])
+      }),
+    60_000
+  )
+})
