@@ -47,32 +47,39 @@ describe.runIf(linux)("processTree", () => {
       expect(isAlive(daemon)).toBe(false)
     }))
 
-  it.live("a marked process that keeps exec'ing is found by every look, never missed mid-exec", () =>
-    Effect.gen(function*() {
-      const dir = tempDir("process-tree")
-      const script = path.join(dir, "again.sh")
-      // Replaces itself forever under the same pid: much of its time is spent inside exec.
-      fs.writeFileSync(script, `exec /bin/sh ${script}\n`)
-      const pidFile = path.join(dir, "pid")
-      const { exited, tree } = start(`setsid /bin/sh ${script} & echo $! > ${pidFile}`)
-      const looping = (yield* pollFor(() => readPids(pidFile, 1), 10_000))![0]!
-      yield* Effect.promise(() => exited)
-      // Every look sees it, as ours or as mid-exec (never neither: the race that let an escapee go); looks go on
-      // until one has caught it mid-exec, so the case is reached.
-      let looks = 0
-      let caught = 0
-      for (; looks < 50_000 && (looks < 2_000 || caught === 0); looks++) {
-        const scanned = processTree.scan({ ...tree, spawnedAt: performance.now() })
-        expect([...scanned.found, ...scanned.pending]).toEqual([looping])
-        caught += scanned.pending.length
-      }
-      expect(caught).toBeGreaterThan(0)
-      // And what waits out the exec answers it as ours.
-      for (let i = 0; i < 50; i++) expect(yield* processTree.members(tree)).toEqual([looping])
-      const termination = yield* processTree.terminate(tree, "2 seconds")
-      expect(termination.survivors).toEqual([])
-      expect(isAlive(looping)).toBe(false)
-    }))
+  it.live(
+    "a marked process that keeps exec'ing is found by every look, never missed mid-exec",
+    () =>
+      Effect.gen(function*() {
+        const dir = tempDir("process-tree")
+        const script = path.join(dir, "again.sh")
+        // Replaces itself forever under the same pid: much of its time is spent inside exec.
+        fs.writeFileSync(script, `exec /bin/sh ${script}\n`)
+        const pidFile = path.join(dir, "pid")
+        const { exited, tree } = start(`setsid /bin/sh ${script} & echo $! > ${pidFile}`)
+        const looping = (yield* pollFor(() => readPids(pidFile, 1), 10_000))![0]!
+        yield* Effect.promise(() => exited)
+        // Every look sees it, as ours or as mid-exec (never neither: the race that let an escapee go); looks go on
+        // until one has caught it mid-exec, so the case is reached.
+        let looks = 0
+        let caught = 0
+        const until = Date.now() + 10_000
+        for (; looks < 1_000 || (caught === 0 && Date.now() < until); looks++) {
+          const scanned = processTree.scan({ ...tree, spawnedAt: performance.now() })
+          // (Pending may also hold another program of the machine caught mid-exec: that is not a miss.)
+          expect(scanned.found.filter((pid) => pid !== looping)).toEqual([])
+          expect([...scanned.found, ...scanned.pending]).toContain(looping)
+          if (scanned.pending.includes(looping)) caught++
+        }
+        expect(caught).toBeGreaterThan(0)
+        // And what waits out the exec answers it as ours.
+        for (let i = 0; i < 50; i++) expect(yield* processTree.members(tree)).toEqual([looping])
+        const termination = yield* processTree.terminate(tree, "2 seconds")
+        expect(termination.survivors).toEqual([])
+        expect(isAlive(looping)).toBe(false)
+      }),
+    30_000
+  )
 
   it.live("a process with an empty environment is neither ours nor waited for", () =>
     Effect.gen(function*() {
