@@ -307,7 +307,8 @@ const startWith = (
     const history = yield* Ref.make<ReadonlyArray<Message>>(options.messages)
     // Background tasks that ended (or stalled) since the last request are told in the next one, once each.
     const notify = Option.match(yield* Effect.serviceOption(TaskRegistry), {
-      onNone: () => Effect.void,
+      onNone: () =>
+        Effect.void,
       onSome: (tasks) =>
         Effect.gen(function*() {
           yield* tasks.refresh
@@ -326,9 +327,7 @@ const startWith = (
       // Every registered tool that can work now (a down MCP server's tools are left out).
       onNone: () =>
         Effect.map(filterEnabled(registry.tools), (tools) => ({
-          tools: tools.map((tool) =>
-            Definitions.anthropic(tool.definition)
-          ),
+          tools: tools.map((tool) => Definitions.anthropic(tool.definition)),
           included: tools.map((tool) => tool.definition.name),
           deferred: [] as ReadonlyArray<string>,
           announcement: undefined as string | undefined

@@ -24,6 +24,8 @@
  * - **Owner**: closing the registry's scope stops every running task (`onClose: "stop"`, the default); with
  *   `"detach"` (the CLI's `exec --session`) running tasks are left running and their records stay in the directory,
  *   identified by pid, marker and start time, so the next process over the same directory reads and stops them.
+ *   A task started with `detachable: false` (Bash's, when the OS sandbox wraps it: its mount points go with this
+ *   process, and the sandbox would stop protecting the paths they guard) is stopped then all the same.
  *   {@link TaskRegistry} `stopOnClose` switches a detaching registry back (the CLI does on SIGINT/SIGTERM).
  *
  * @since 0.3.0
@@ -167,6 +169,12 @@ export interface TaskSpec {
   readonly env: Readonly<Record<string, string>>
   /** Run once the task has ended (in this process), or when this registry closes: what the task held (a sandbox). */
   readonly release?: Effect.Effect<void> | undefined
+  /**
+   * Whether the task may outlive this process when the registry detaches (default true). False for a task whose
+   * protection lives in this process (an OS sandbox's mount points, removed when the process exits): a detaching
+   * registry stops it when its scope closes.
+   */
+  readonly detachable?: boolean | undefined
 }
 
 /**
@@ -343,6 +351,7 @@ interface Live {
   /** Completes when this process saw the program exit (only for tasks it started). */
   readonly exited: Effect.Effect<void> | undefined
   readonly release: Effect.Effect<void>
+  readonly detachable: boolean
 }
 
 const fileSize = (file: string): number => {
@@ -550,7 +559,8 @@ const make = (options: TaskRegistryOptions): Effect.Effect<TaskRegistry["Type"],
           ended: yield* Deferred.make<void>(),
           lock: yield* Effect.makeSemaphore(1),
           exited: undefined,
-          release: Effect.void
+          release: Effect.void,
+          detachable: true
         }
         tasks.set(live.record.id, live)
         if (live.record.status._tag === "Running") {
@@ -622,7 +632,8 @@ const make = (options: TaskRegistryOptions): Effect.Effect<TaskRegistry["Type"],
           ended: yield* Deferred.make<void>(),
           lock: yield* Effect.makeSemaphore(1),
           exited: detached.exited,
-          release: spec.release === undefined ? Effect.void : yield* Effect.once(spec.release)
+          release: spec.release === undefined ? Effect.void : yield* Effect.once(spec.release),
+          detachable: spec.detachable ?? true
         }
         tasks.set(id, live)
         yield* persist(live.record)
@@ -660,17 +671,9 @@ const make = (options: TaskRegistryOptions): Effect.Effect<TaskRegistry["Type"],
             const filter = readOptions.filter
             output = output.split("\n").filter((line) => filter.test(line)).join("\n")
           }
-          const notified = record.notified || !running
-          live.record = { ...record, readOffset: to, notified }
-          if (!running && !record.notified) {
-            // The model saw the end here: no announcement of it any more.
-            pending.splice(
-              0,
-              pending.length,
-              ...pending.filter((n) => !(n.kind === "ended" && n.task.id === id))
-            )
-          }
-          yield* persist(live.record)
+          live.record = { ...record, readOffset: to }
+          // The model sees the end here: no announcement of it any more.
+          yield* running ? persist(live.record) : seen(live)
           return {
             task: live.record,
             output,
@@ -682,11 +685,24 @@ const make = (options: TaskRegistryOptions): Effect.Effect<TaskRegistry["Type"],
         }))
       }).pipe(Effect.withSpan("TaskRegistry.read", { attributes: { id } }))
 
+    /** The end of a task was reported to the caller: it is not announced (again). */
+    const seen = (live: Live) =>
+      Effect.suspend(() => {
+        const id = live.record.id
+        live.record = { ...live.record, notified: true }
+        pending.splice(0, pending.length, ...pending.filter((n) => !(n.kind === "ended" && n.task.id === id)))
+        return persist(live.record)
+      })
+
     const stop = (id: string) =>
       Effect.gen(function*() {
         const live = yield* found(id)
         yield* check(live)
-        yield* live.lock.withPermits(1)(finish(live, { _tag: "Killed", by: "TaskStop" }))
+        yield* live.lock.withPermits(1)(Effect.gen(function*() {
+          yield* finish(live, { _tag: "Killed", by: "TaskStop" })
+          // The caller reports the final status: no announcement of it any more.
+          yield* seen(live)
+        }))
         return live.record
       }).pipe(Effect.withSpan("TaskRegistry.stop", { attributes: { id } }))
 
@@ -729,9 +745,14 @@ const make = (options: TaskRegistryOptions): Effect.Effect<TaskRegistry["Type"],
     yield* Effect.addFinalizer(() =>
       onClose === "stop"
         ? stopAllBy("owner")
-        : Effect.forEach([...tasks.values()], (live) => Effect.zipRight(persist(live.record), live.release), {
-          discard: true
-        })
+        : Effect.forEach(
+          [...tasks.values()],
+          (live) =>
+            live.detachable
+              ? Effect.zipRight(persist(live.record), live.release)
+              : live.lock.withPermits(1)(finish(live, { _tag: "Killed", by: "owner" })),
+          { discard: true }
+        )
     )
 
     return {

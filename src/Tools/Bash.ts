@@ -600,7 +600,9 @@ const startBackground = (
       argv,
       cwd: services.workspace.cwd,
       env: services.env,
-      release: Scope.close(taskScope, Exit.void)
+      release: Scope.close(taskScope, Exit.void),
+      // The sandbox's mount points live in this process: a sandboxed task cannot outlive it.
+      detachable: argv === bash
     }).pipe(
       Effect.mapError((error) => new BashFailure({ reason: "start", message: error.message })),
       Effect.onError(() => Scope.close(taskScope, Exit.void))

@@ -65,9 +65,10 @@ describe("AgentLoop and background tasks", () => {
         }
         return MessagesServer.Reply.Message({ content: [MessagesServer.text("The task finished.")] })
       })
-      const model = AnthropicMessages.layer({ model: "scripted", baseUrl: server.url, apiKey: Redacted.make("x") }).pipe(
-        Layer.provide(FetchHttpClient.layer)
-      )
+      const model = AnthropicMessages.layer({ model: "scripted", baseUrl: server.url, apiKey: Redacted.make("x") })
+        .pipe(
+          Layer.provide(FetchHttpClient.layer)
+        )
       const result = yield* AgentLoop.run({ messages: [{ role: "user", content: "Run it in the background." }] }).pipe(
         Effect.provide(Layer.merge(runtime(cwd), model))
       )
