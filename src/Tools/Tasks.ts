@@ -54,6 +54,25 @@ export const TaskOutputInput = Schema.Struct({
   filter: Schema.optional(
     Schema.String.annotations({ description: "BashOutput: only output lines matching this regular expression" })
   )
+}).annotations({
+  // What the model is shown is Claude Code's TaskOutput (its three parameters, all required, with defaults); the
+  // decoder also takes BashOutput's old names and leaves block and timeout optional.
+  jsonSchema: {
+    type: "object",
+    properties: {
+      task_id: { type: "string", description: "The task ID to get output from" },
+      block: { type: "boolean", description: "Whether to wait for completion", default: true },
+      timeout: {
+        type: "number",
+        description: "Max wait time in ms",
+        default: 30_000,
+        minimum: 0,
+        maximum: MAX_WAIT_MS
+      }
+    },
+    required: ["task_id", "block", "timeout"],
+    additionalProperties: false
+  }
 })
 /**
  * @since 0.3.0
@@ -92,6 +111,7 @@ export const TaskStopInput = Schema.Struct({
   task_id: Schema.optional(Schema.String.annotations({ description: "The ID of the background task to stop" })),
   shell_id: Schema.optional(Schema.String.annotations({ description: "Deprecated: use task_id instead" }))
 })
+// Claude Code's TaskStop: both optional (KillShell sends shell_id).
 /**
  * @since 0.3.0
  * @category models
