@@ -1,5 +1,5 @@
 /**
- * The built-in tools (`effect-tool-runtime/tools`): Read, Write, Edit, Glob, Grep, Bash, WebFetch and LSP, with what they
+ * The built-in tools (`effect-tool-runtime/tools`): Read, Write, Edit, Glob, Grep, Bash, WebFetch, LSP, TaskOutput and TaskStop, with what they
  * share (Workspace, FileState), and {@link builtinLayer}, which provides all of them. ToolSearch needs a session's
  * catalogue, so it is not among them: `Search.catalogLayer(tools)` adds it.
  *
