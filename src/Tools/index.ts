@@ -1,6 +1,6 @@
 /**
- * The built-in tools (`effect-tool-runtime/tools`): Read, Write, Edit, Glob, Grep, Bash, WebFetch, LSP, TaskOutput and TaskStop, with what they
- * share (Workspace, FileState), and {@link builtinLayer}, which provides all of them. ToolSearch needs a session's
+ * The built-in tools (`effect-tool-runtime/tools`): Read, Write, Edit, Glob, Grep, Bash, WebFetch, LSP, TaskOutput and
+ * TaskStop, with what they share (Workspace, FileState), and {@link builtinLayer}, which provides all of them. ToolSearch needs a session's
  * catalogue, so it is not among them: `Search.catalogLayer(tools)` adds it.
  *
  * @since 0.1.0
