@@ -131,7 +131,23 @@ describe("TaskRegistry reads", () => {
         if (oracle.status === "StoppedAtCap") reachedCap = true
         if (oracle.status === "Killed") reachedStop = true
       }),
-      { numRuns: 25 }
+      {
+        numRuns: 25,
+        // Besides the random ones: a run past the cap, one stopped, one whose reads skip.
+        examples: [
+          [{ ops: [{ _tag: "Write", text: "a".repeat(30) }, { _tag: "Read" }], capBytes: 24, readLimitBytes: 100_000 }],
+          [{
+            ops: [{ _tag: "Write", text: "ab\n" }, { _tag: "Stop" }, { _tag: "Write", text: "c" }],
+            capBytes: 70,
+            readLimitBytes: 7
+          }],
+          [{
+            ops: [{ _tag: "Write", text: "x".repeat(20) }, { _tag: "Read" }, { _tag: "Write", text: "b" }],
+            capBytes: 70,
+            readLimitBytes: 7
+          }]
+        ]
+      }
     )
     // The generators reach every case the property speaks of.
     expect([reachedSkip, reachedCap, reachedStop]).toEqual([true, true, true])
