@@ -1,7 +1,7 @@
 /**
  * The built-in tools (`effect-tool-runtime/tools`): Read, Write, Edit, Glob, Grep, Bash, WebFetch, LSP, TaskOutput and
- * TaskStop, with what they share (Workspace, FileState), and {@link builtinLayer}, which provides all of them. ToolSearch needs a session's
- * catalogue, so it is not among them: `Search.catalogLayer(tools)` adds it.
+ * TaskStop, with what they share (Workspace, FileState), and {@link builtinLayer}, which provides all of them.
+ * ToolSearch needs a session's catalogue, so it is not among them: `Search.catalogLayer(tools)` adds it.
  *
  * @since 0.1.0
  */
@@ -158,9 +158,9 @@ export * as SessionFileState from "../Session/SessionFileState.js"
 /**
  * All built-in tools over a {@link Session}: like {@link builtinLayer}, with the FileState restored from the
  * session and saved with it (`SessionFileState`), so a Read in one turn or process counts for an Edit in the next.
- * Background tasks use the `TaskRegistry` in context, else one of their own in the session (`TaskRegistry.layerSession`,
- * its tasks stopped when this layer's scope closes); provide one above (`Layer.provideMerge`) for the agent loop to
- * announce their ends.
+ * Background tasks use the `TaskRegistry` in context, else one of their own in the session
+ * (`TaskRegistry.layerSession`, its tasks stopped when this layer's scope closes); provide one above
+ * (`Layer.provideMerge`) for the agent loop to announce their ends.
  *
  * @since 0.2.0
  * @category layers
