@@ -1,12 +1,14 @@
 /**
- * The built-in tools (`effect-tool-runtime/tools`): Read, Write, Edit, Glob, Grep, Bash, WebFetch and LSP, with what they
- * share (Workspace, FileState), and {@link builtinLayer}, which provides all of them. ToolSearch needs a session's
- * catalogue, so it is not among them: `Search.catalogLayer(tools)` adds it.
+ * The built-in tools (`effect-tool-runtime/tools`): Read, Write, Edit, Glob, Grep, Bash, WebFetch, LSP, TaskOutput and
+ * TaskStop, with what they share (Workspace, FileState), and {@link builtinLayer}, which provides all of them.
+ * ToolSearch needs a session's catalogue, so it is not among them: `Search.catalogLayer(tools)` adds it.
  *
  * @since 0.1.0
  */
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type { SandboxUnavailable } from "../Process/Sandbox.js"
 import { FileState } from "../Session/FileState.js"
 import type { FileStateOptions } from "../Session/FileState.js"
@@ -14,11 +16,13 @@ import type { ResultStore } from "../Session/ResultStore.js"
 import type { Session, SessionError } from "../Session/Session.js"
 import * as SessionFileState from "../Session/SessionFileState.js"
 import type { Workspace } from "../Session/Workspace.js"
+import { TaskRegistry } from "../Tasks/TaskRegistry.js"
 import type * as Tool from "../Tool/Tool.js"
 import { BashTool } from "./Bash.js"
 import type { BashOptions } from "./Bash.js"
 import * as FileTools from "./FileTools.js"
 import { layer as LspLayer, LspTool } from "./Lsp.js"
+import { TaskOutputTool, TaskStopTool } from "./Tasks.js"
 import type { InvalidAllowEntry } from "./Web/Address.js"
 import { WebFetchTool } from "./WebFetch.js"
 import type { WebFetchOptions } from "./WebFetch.js"
@@ -56,6 +60,14 @@ export { suggestRules } from "./Shell/Suggestions.js"
 export { backgroundRefusal, sandboxEscapeRefusal } from "./Bash.js"
 /** @since 0.2.0 */
 export { ToolSearch } from "./ToolSearch.js"
+/**
+ * The tools over background tasks: TaskOutput (alias BashOutput) and TaskStop (alias KillShell).
+ *
+ * @since 0.3.0
+ */
+export { TaskOutputTool as TaskOutput, TaskStopTool as TaskStop } from "./Tasks.js"
+/** @since 0.3.0 */
+export type { TaskOutputInput, TaskOutputOutput, TaskStopInput, TaskStopOutput } from "./Tasks.js"
 /** @since 0.3.0 */
 export { LspTool } from "./Lsp.js"
 /** @since 0.3.0 */
@@ -94,7 +106,7 @@ export { InvalidAllowEntry } from "./Web/Address.js"
  * @since 0.1.0
  * @category tools
  */
-export const builtinTools = [...FileTools.tools, BashTool, WebFetchTool, LspTool] as const
+export const builtinTools = [...FileTools.tools, BashTool, WebFetchTool, LspTool, TaskOutputTool, TaskStopTool] as const
 
 /**
  * The Context identifiers of the built-in tools.
@@ -136,7 +148,9 @@ export const builtinLayer = (
     FileTools.layer.pipe(Layer.provide(FileState.layer(options.fileState))),
     BashTool.layer(options.bash),
     WebFetchTool.layer(options.webFetch),
-    LspLayer
+    LspLayer,
+    TaskOutputTool.layer,
+    TaskStopTool.layer
   )
 /** @since 0.2.0 */
 export * as SessionFileState from "../Session/SessionFileState.js"
@@ -144,6 +158,9 @@ export * as SessionFileState from "../Session/SessionFileState.js"
 /**
  * All built-in tools over a {@link Session}: like {@link builtinLayer}, with the FileState restored from the
  * session and saved with it (`SessionFileState`), so a Read in one turn or process counts for an Edit in the next.
+ * Background tasks use the `TaskRegistry` in context, else one of their own in the session
+ * (`TaskRegistry.layerSession`, its tasks stopped when this layer's scope closes); provide one above
+ * (`Layer.provideMerge`) for the agent loop to announce their ends.
  *
  * @since 0.2.0
  * @category layers
@@ -155,9 +172,14 @@ export const builtinSessionLayer = (
   SandboxUnavailable | InvalidAllowEntry | SessionError,
   Workspace | ResultStore | CommandExecutor.CommandExecutor | Session
 > =>
-  Layer.mergeAll(
-    FileTools.layer.pipe(Layer.provide(SessionFileState.layer(options.fileState))),
-    BashTool.layer(options.bash),
-    WebFetchTool.layer(options.webFetch),
-    LspLayer
-  )
+  Layer.unwrapEffect(Effect.map(Effect.serviceOption(TaskRegistry), (registry) => {
+    const tools = Layer.mergeAll(
+      FileTools.layer.pipe(Layer.provide(SessionFileState.layer(options.fileState))),
+      BashTool.layer(options.bash),
+      WebFetchTool.layer(options.webFetch),
+      LspLayer,
+      TaskOutputTool.layer,
+      TaskStopTool.layer
+    )
+    return Option.isSome(registry) ? tools : tools.pipe(Layer.provide(TaskRegistry.layerSession()))
+  }))
