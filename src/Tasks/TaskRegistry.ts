@@ -9,7 +9,7 @@
  *   registry runs it detached through `Subprocess.spawnDetached`, under a small shell that sends its output (stdout
  *   and stderr interleaved, as in the foreground) straight into `<directory>/<id>.log` and writes the exit code to
  *   `<directory>/<id>.exit`. Output never passes through this process's memory.
- * - **Cap**: the kernel keeps the file under the cap (a soft `RLIMIT_FSIZE` a little over `capBytes`, which also
+ * - **Cap**: the kernel keeps the file under the cap (`RLIMIT_FSIZE`, soft and hard, a little over `capBytes`, which also
  *   applies to any other file the task writes: at the default of 5 GiB that is rarely felt); a task that passes
  *   `capBytes` is stopped, its file cut to `capBytes`, and its status says so (`StoppedAtCap`).
  * - **Status**: `Running`, `Exited` (with the code), `Killed` (by TaskStop, by its owner going away, or from outside),
@@ -333,12 +333,12 @@ export const looksLikePrompt = (tail: string): string | undefined => {
 
 /**
  * The shell around a task: the command's output straight into the log (appending), a file-size limit just over the
- * cap (`ulimit -S -f`, in KiB blocks), and the exit code into its own file once the command has ended.
+ * cap (`ulimit -f`, soft and hard, in KiB blocks: the task cannot raise it), and the exit code into its own file once the command has ended.
  */
 const WRAPPER = [
   "out=$1 blocks=$2 code=$3; shift 3",
   "exec >/dev/null 2>&1 </dev/null",
-  "ulimit -S -f \"$blocks\"",
+  "ulimit -f \"$blocks\"",
   "\"$@\" >>\"$out\" 2>&1 </dev/null",
   "s=$?",
   "printf %s \"$s\" >\"$code.tmp\" && mv \"$code.tmp\" \"$code\""

@@ -58,7 +58,11 @@ export const spawnDetached = (
     })
   })
 
-export const treeRuns = (identity: Subprocess.TreeIdentity): boolean => processTree.members(treeOf(identity)).length > 0
+/** Whether any process of the tree is there (one caught mid-exec counts: it is still there). */
+export const treeRuns = (identity: Subprocess.TreeIdentity): boolean => {
+  const seen = processTree.scan(treeOf(identity))
+  return seen.found.length > 0 || seen.pending.length > 0
+}
 
 export const terminateTree = (
   identity: Subprocess.TreeIdentity,
