@@ -79,15 +79,18 @@ export const make: Effect.Effect<DurableExecution["Type"], never, SqlClient.SqlC
   ): Effect.Effect<ApprovalAnswer> =>
     Effect.flatMap(Effect.serviceOption(WorkflowInstance), (instance) => {
       if (Option.isNone(instance)) return ask(request)
+      const { executionId } = instance.value
       const name = approvalName(request.toolUseId, nextQuestion(instance.value, request.toolUseId))
-      // `raceAll` keeps the answer in the deferred `raceAll/<name>`: its token names the pending question.
-      const token = DurableDeferred.tokenFromExecutionId(DurableDeferred.make(`raceAll/${name}`), instance.value)
-      return DurableDeferred.raceAll({
-        name,
-        success: Schema.Unknown as Schema.Schema<ApprovalAnswer, unknown>,
-        error: Schema.Never,
-        effects: [ask({ ...request, token })]
-      }).pipe(Effect.provideService(WorkflowInstance, instance.value)) as Effect.Effect<ApprovalAnswer>
+      const token = DurableDeferred.tokenFromExecutionId(DurableDeferred.make(name), instance.value)
+      // The answer is kept in the session's record as it is given: the engine's own reply to a deferred is only
+      // written once a suspended workflow resumes, and this one waits without suspending (the approver is asking).
+      return Effect.gen(function*() {
+        const kept = yield* Record.answerOf(sql, executionId, name)
+        if (kept !== undefined) return JSON.parse(kept) as ApprovalAnswer
+        const answer = yield* ask({ ...request, token })
+        yield* Record.answered(sql, executionId, name, JSON.stringify(answer))
+        return answer
+      }).pipe(Effect.orDie)
     })
 
   return DurableExecution.of({ call, ask })

@@ -34,8 +34,38 @@ export const migrate: Effect.Effect<void, SqlError, SqlClient.SqlClient> = Effec
       started_at BIGINT NOT NULL,
       ended_at BIGINT,
       PRIMARY KEY (execution_id, tool_use_id)
-    )`.pipe(Effect.asVoid)
+    )`.pipe(
+      Effect.zipRight(sql`CREATE TABLE IF NOT EXISTS effect_tool_runtime_answers (
+      execution_id TEXT NOT NULL,
+      question TEXT NOT NULL,
+      answer TEXT NOT NULL,
+      PRIMARY KEY (execution_id, question)
+    )`),
+      Effect.asVoid
+    )
 )
+
+/** The answer a question of a turn execution got, if any (JSON). */
+export const answerOf = (
+  sql: SqlClient.SqlClient,
+  executionId: string,
+  question: string
+): Effect.Effect<string | undefined, SqlError> =>
+  Effect.map(
+    sql<{ readonly answer: string }>`SELECT answer FROM effect_tool_runtime_answers
+      WHERE execution_id = ${executionId} AND question = ${question}`,
+    (rows) => rows[0]?.answer
+  )
+
+/** Keeps the answer a question got (the first one wins). */
+export const answered = (
+  sql: SqlClient.SqlClient,
+  executionId: string,
+  question: string,
+  answer: string
+): Effect.Effect<void, SqlError> =>
+  sql`INSERT INTO effect_tool_runtime_answers (execution_id, question, answer)
+    VALUES (${executionId}, ${question}, ${answer}) ON CONFLICT (execution_id, question) DO NOTHING`.pipe(Effect.asVoid)
 
 /** The row of a call, if it ever started. */
 export const find = (
