@@ -19,8 +19,8 @@
 import * as ClusterWorkflowEngine from "@effect/cluster/ClusterWorkflowEngine"
 import type * as ShardingConfig from "@effect/cluster/ShardingConfig"
 import * as SingleRunner from "@effect/cluster/SingleRunner"
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Workflow from "@effect/workflow/Workflow"
 import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
 import * as Context from "effect/Context"
@@ -159,7 +159,11 @@ export class DurableTurns extends Context.Tag("effect-tool-runtime/DurableTurns"
       Layer.provide(engine),
       Layer.provideMerge(client),
       Layer.orDie
-    ) as Layer.Layer<DurableTurns | ToolRuntime, never, ToolRegistry | PermissionPolicy | Approver | ToolHooks | ResultStore>
+    ) as Layer.Layer<
+      DurableTurns | ToolRuntime,
+      never,
+      ToolRegistry | PermissionPolicy | Approver | ToolHooks | ResultStore
+    >
   }
 
   /**
@@ -191,30 +195,34 @@ const layerOver = Layer.effect(
       }).pipe(Effect.provide(context), Effect.orDie)
       return encoded.map(Record.decodeOutcome)
     })
-    const calls = Effect.fn("DurableTurns.calls")(function*(request: Omit<TurnRequest, "toolUses"> & Partial<TurnRequest>) {
-      const executionId = yield* TurnWorkflow.executionId({
-        session: request.session,
-        turn: turnKey({ toolUses: [], ...request }),
-        toolUses: []
-      })
-      const rows = yield* Effect.orDie(Record.ofExecution(sql, executionId))
-      return rows.map((row): CallRecord => ({
-        toolUseId: row.tool_use_id,
-        toolName: row.tool,
-        attempt: row.attempt,
-        state: row.state,
-        status: row.status ?? undefined
-      }))
-    })
+    const calls = Effect.fn("DurableTurns.calls")(
+      function*(request: Omit<TurnRequest, "toolUses"> & Partial<TurnRequest>) {
+        const executionId = yield* TurnWorkflow.executionId({
+          session: request.session,
+          turn: turnKey({ toolUses: [], ...request }),
+          toolUses: []
+        })
+        const rows = yield* Effect.orDie(Record.ofExecution(sql, executionId))
+        return rows.map((row): CallRecord => ({
+          toolUseId: row.tool_use_id,
+          toolName: row.tool,
+          attempt: row.attempt,
+          state: row.state,
+          status: row.status ?? undefined
+        }))
+      }
+    )
     return DurableTurns.of({ execute, calls })
   })
 ).pipe(
   // The workflow runs the turn on the durable runtime; its calls and questions go through the durable execution.
-  Layer.provideMerge(TurnWorkflow.toLayer(({ toolUses }) =>
-    ToolRuntime.execute(toolUses as ReadonlyArray<ToolUseBlock>).pipe(
-      Effect.map((outcomes) => outcomes.map(Record.encodeOutcome))
+  Layer.provideMerge(
+    TurnWorkflow.toLayer(({ toolUses }) =>
+      ToolRuntime.execute(toolUses as ReadonlyArray<ToolUseBlock>).pipe(
+        Effect.map((outcomes) => outcomes.map(Record.encodeOutcome))
+      )
     )
-  )),
+  ),
   Layer.provideMerge(ToolRuntime.layer),
   Layer.provide(Layer.effect(Execution.DurableExecutionTag, Execution.make)),
   Layer.provide(Layer.effectDiscard(Effect.orDie(Record.migrate)))

@@ -83,13 +83,7 @@ export interface Traits {
   readonly destructive: boolean
   /** Reaches outside the local machine (network, other services). Default false. */
   readonly openWorld: boolean
-  /**
-   * Running the call again leaves the same result and the same state as running it once (Read, Glob; a Write of the
-   * same content). A durable turn re-runs an idempotent call that was running when its process died, and reports
-   * any other such call as "unknown" rather than run it twice. Default false.
-   *
-   * @since 0.3.0
-   */
+  /** Safe to run again: a durable turn re-runs it if its process died while it ran. Default false. Since 0.3.0. */
   readonly idempotent?: boolean | undefined
 }
 

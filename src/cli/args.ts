@@ -110,7 +110,9 @@ const parseOptions = <const O extends NonNullable<ParseArgsConfig["options"]>>(
 /** `--durable` takes an optional value: alone (or before another flag) it means `--durable=sqlite`. */
 const withDurableValue = (args: ReadonlyArray<string>): ReadonlyArray<string> =>
   args.map((arg, index) =>
-    arg === "--durable" && (args[index + 1] === undefined || args[index + 1]!.startsWith("-")) ? "--durable=sqlite" : arg
+    arg === "--durable" && (args[index + 1] === undefined || args[index + 1]!.startsWith("-"))
+      ? "--durable=sqlite"
+      : arg
   )
 
 /** Parses the command line. */

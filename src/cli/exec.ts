@@ -17,9 +17,9 @@ import type { Approver } from "../Permission/Approver.js"
 import * as TerminalApprover from "../Permission/TerminalApprover.js"
 import { renderEvent } from "../Runtime/Render.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
-import type { ToolUseBlock } from "../Tool/Wire.js"
 import { Session } from "../Session/Session.js"
 import { escapeForDisplay } from "../Shared/display.js"
+import type { ToolUseBlock } from "../Tool/Wire.js"
 import { decodeStdin, UsageError } from "./input.js"
 import { approverFor, runtimeLayer, sessionLayer } from "./layer.js"
 import type { RuntimeOptions } from "./layer.js"
@@ -65,7 +65,9 @@ export const exec = (options: RuntimeOptions) =>
       Either.match(decodeStdin(raw), { onLeft: Effect.fail, onRight: Effect.succeed }))
     const lock = TerminalApprover.makeTerminalLock()
     const approver = approverFor(options, TerminalApprover.layerAuto({ lock }))
-    if (options.durable !== undefined) return yield* execDurable(options, toolUses, approver)
+    if (options.durable !== undefined) {
+      return yield* execDurable(options, toolUses, approver)
+    }
     yield* Effect.scoped(
       Effect.gen(function*() {
         yield* forgetOnForcedExit
@@ -129,4 +131,3 @@ const execDurable = <E>(
       }).pipe(Effect.provide(durableRuntimeLayer(options, approver)), Effect.provide(sessionLayer(options)))
     )
   })
-

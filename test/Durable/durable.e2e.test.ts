@@ -61,7 +61,8 @@ const start = (cwd: string, turn: unknown, settings?: unknown) => {
   })
   proc.stderr.on("data", (chunk) => (stderr += chunk))
   const closed = new Promise<number | null>((resolve) => proc.on("close", (code) => resolve(code)))
-  const questions = () => lines.flatMap((line) => "question" in (line as object) ? [(line as { question: Question }).question] : [])
+  const questions = () =>
+    lines.flatMap((line) => "question" in (line as object) ? [(line as { question: Question }).question] : [])
   return {
     proc,
     questions,

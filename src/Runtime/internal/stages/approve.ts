@@ -58,7 +58,9 @@ export const approve = (
             at: env.clock.unsafeCurrentTimeMillis()
           })
         )
-        const asking = env.durable === undefined ? env.approver.ask(request) : env.durable.ask(request, env.approver.ask)
+        const asking = env.durable === undefined
+          ? env.approver.ask(request)
+          : env.durable.ask(request, env.approver.ask)
         const answer = yield* Effect.withSpan(asking, "Approver.ask", {
           attributes: { "tool.name": name, "tool_use.id": request.toolUseId }
         })
