@@ -154,7 +154,11 @@ export class DurableTurns extends Context.Tag("effect-tool-runtime/DurableTurns"
     const client = Layer.suspend(() => {
       mkdirSync(options.directory, { recursive: true, mode: 0o700 })
       return SqliteClient.layer({ filename: join(options.directory, "durable.sqlite") })
-    })
+    }).pipe(
+      // WAL with NORMAL sync: a killed process loses nothing it committed (only a power cut may lose the last
+      // commits); FULL would wait for the disk on every message of every call.
+      Layer.tap((context) => Context.get(context, SqlClient.SqlClient)`PRAGMA synchronous = NORMAL`)
+    )
     return DurableTurns.layer.pipe(
       Layer.provide(engine),
       Layer.provideMerge(client),
