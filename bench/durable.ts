@@ -43,7 +43,7 @@ const turn = (n: number): ReadonlyArray<ToolUseBlock> =>
     (_, i) => ({ type: "tool_use", id: `t${n}_${i}`, name: "Echo", input: { text: `${i}` } })
   )
 
-const timeTurns = (run: (toolUses: ReadonlyArray<ToolUseBlock>) => Effect.Effect<unknown>) =>
+const timeTurns = <R>(run: (toolUses: ReadonlyArray<ToolUseBlock>) => Effect.Effect<unknown, never, R>) =>
   Effect.gen(function*() {
     yield* run(turn(-1))
     const perCall: Array<number> = []
