@@ -20,6 +20,7 @@ export default defineConfig({
       "effect-tool-runtime/tools": path.resolve(__dirname, "src/Tools/index.ts"),
       "effect-tool-runtime/testing": path.resolve(__dirname, "src/testing/index.ts"),
       "effect-tool-runtime/ai": path.resolve(__dirname, "src/Integrations/index.ts"),
+      "effect-tool-runtime/durable": path.resolve(__dirname, "src/Durable/index.ts"),
       "effect-tool-runtime": path.resolve(__dirname, "src/index.ts")
     }
   },

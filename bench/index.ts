@@ -15,7 +15,8 @@ const all = [
   "preview",
   "messages",
   "loop",
-  "lsp"
+  "lsp",
+  "durable"
 ] as const
 
 const wanted = process.argv.slice(2)

@@ -49,7 +49,8 @@ await build({
   plugins: [sandboxRuntimeUrl],
   outfile: "dist/bin/cli.cjs",
   format: "cjs",
-  external: ["@vscode/ripgrep", "pdfjs-dist"],
+  // better-sqlite3 (`--durable`) is a native addon, found through its own package.
+  external: ["@vscode/ripgrep", "pdfjs-dist", "better-sqlite3"],
   // ESM dependencies that ask for their own URL (`createRequire(import.meta.url)`) get the bundle's.
   define: { "import.meta.url": "__etrImportMetaUrl" },
   banner: { js: "var __etrImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" }

@@ -45,6 +45,10 @@ export { ToolRegistry } from "./Catalog/ToolRegistry.js"
 export { ToolRuntime } from "./Runtime/ToolRuntime.js"
 /** @since 0.1.0 */
 export type { RunHandle, RunOptions, SchedulingMode } from "./Runtime/ToolRuntime.js"
+/** @since 0.3.0 */
+export { DurableExecution } from "./Runtime/DurableExecution.js"
+/** @since 0.3.0 */
+export type { DurableCall, DurableCallRun } from "./Runtime/DurableExecution.js"
 /** @since 0.2.0 */
 export * as RulePolicy from "./Permission/RulePolicy.js"
 /** @since 0.1.0 */

@@ -134,7 +134,8 @@ describe("the packed package", () => {
       "effect-tool-runtime",
       "effect-tool-runtime/tools",
       "effect-tool-runtime/testing",
-      "effect-tool-runtime/ai"
+      "effect-tool-runtime/ai",
+      "effect-tool-runtime/durable"
     ])
     const script = `const names = {}; for (const e of ${
       JSON.stringify(entries)
@@ -186,7 +187,15 @@ describe("the packed package", () => {
 
 /** The peers README's install line names; the optional ones are installed in a later step. */
 const REQUIRED_PEERS = ["effect", "@effect/platform", "@effect/platform-node"]
-const OPTIONAL_PEERS = ["@effect/ai"]
+const OPTIONAL_PEERS = [
+  "@effect/ai",
+  "@effect/cluster",
+  "@effect/rpc",
+  "@effect/sql",
+  "@effect/sql-pg",
+  "@effect/sql-sqlite-node",
+  "@effect/workflow"
+]
 
 /** A consumer's tsconfig: strict, exactOptionalPropertyTypes, NodeNext, and library checking on. */
 const tsconfigOf = (include: ReadonlyArray<string>): string =>

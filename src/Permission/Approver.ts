@@ -41,6 +41,13 @@ export interface ApprovalRequest {
   readonly classifierInput?: string | undefined
   /** The risk of the call, from its traits and the tool's view. */
   readonly risk?: Risk | undefined
+  /**
+   * In a durable turn, the token of the durable deferred this question is: it names the pending approval across
+   * processes (an answer given in a new process resumes the turn).
+   *
+   * @since 0.3.0
+   */
+  readonly token?: string | undefined
 }
 
 /**

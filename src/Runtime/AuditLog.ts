@@ -44,6 +44,8 @@ export const AuditEntry = Schema.Struct({
   decision: Schema.optional(Schema.String),
   reason: Schema.optional(Schema.String),
   executed_input: Schema.optional(Schema.Unknown),
+  /** Which attempt of a durable turn ran the call (since 0.3.0). */
+  attempt: Schema.optional(Schema.Number),
   /** What the UI was shown: the only text {@link search} looks at. */
   audit: Schema.String
 })
@@ -131,6 +133,7 @@ export const entryOf = (sessionId: string, event: ToolEvent): AuditEntry => {
           ? {}
           : { decision: outcome.decision._tag, reason: describeReason(outcome.decision.reason) }),
         executed_input: boundedInput(outcome.executedInput),
+        ...(outcome.attempt === undefined ? {} : { attempt: outcome.attempt }),
         audit: outcome.audit
       }
     }

@@ -23,6 +23,7 @@ import * as Fiber from "effect/Fiber"
 import type * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
 import * as Mailbox from "effect/Mailbox"
+import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { ToolRegistry } from "../Catalog/ToolRegistry.js"
@@ -33,6 +34,7 @@ import { ResultStore } from "../Session/ResultStore.js"
 import type { Outcome } from "../Tool/Outcome.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
 import { AuditLog } from "./AuditLog.js"
+import { DurableExecution } from "./DurableExecution.js"
 import { ToolEvent } from "./Events.js"
 import { continueWith, continueWithExit } from "./internal/continuation.js"
 import { makeWriteLog } from "./internal/freshness.js"
@@ -248,6 +250,8 @@ const make = Effect.gen(function*() {
   const approver = yield* Approver
   const hooks = yield* ToolHooks
   const store = yield* ResultStore
+  // A durable turn's layer (optional): calls and questions go through it.
+  const durable = Option.getOrUndefined(yield* Effect.serviceOption(DurableExecution))
   // One person, one question at a time: shared by every run of this runtime.
   const approvalLock = yield* Effect.makeSemaphore(1)
 
@@ -274,7 +278,8 @@ const make = Effect.gen(function*() {
     cancelRun,
     traced,
     availability,
-    writes
+    writes,
+    durable
   })
 
   /**

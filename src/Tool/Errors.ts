@@ -190,9 +190,20 @@ export class TimedOut extends Data.TaggedError("TimedOut")<{
 export class Interrupted extends Data.TaggedError("Interrupted")<{
   readonly tool: string
   readonly started: boolean
+  /**
+   * The process running the call stopped while it ran (a durable turn resumed without running it again): whether it
+   * had its effects is unknown.
+   *
+   * @since 0.3.0
+   */
+  readonly processStopped?: boolean | undefined
 }> {
   readonly [ToolCallErrorTypeId]: ToolCallErrorTypeId = ToolCallErrorTypeId
   override get message(): string {
+    if (this.processStopped === true) {
+      return `${this.tool}: unknown: the process stopped while it ran. It may or may not have had its effects; ` +
+        `check before retrying.`
+    }
     return this.started
       ? `${this.tool} was interrupted by the user while running. It may have had partial effects; check before ` +
         `retrying.`

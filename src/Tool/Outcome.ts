@@ -67,4 +67,10 @@ export interface Outcome {
   /** Where the full result was written when it was too large for the context. */
   readonly persistedPath?: string | undefined
   readonly timings: Timings
+  /**
+   * Which attempt ran the call, in a durable turn (1 unless a process died while it ran and it was run again).
+   *
+   * @since 0.3.0
+   */
+  readonly attempt?: number | undefined
 }

@@ -66,7 +66,7 @@ export type Loading = "eager" | "deferred" | "always"
  *   declares none claims nothing when `concurrencySafe`, and the whole world otherwise.
  * - **batched** (Claude Code's): `concurrencySafe` decides. Consecutive concurrency-safe calls run together; any other
  *   call runs alone. Claims are not read.
- * - `readOnly` is never read by the scheduler: it is a permission input (plan mode, read-only auto-allow).
+ * - Not for scheduling: `readOnly` (permissions), `idempotent` (0.3.0: safe to run again; durable turns re-run it).
  *
  * @since 0.1.0
  * @category models
@@ -84,6 +84,7 @@ export interface Traits {
   readonly destructive: boolean
   /** Reaches outside the local machine (network, other services). Default false. */
   readonly openWorld: boolean
+  readonly idempotent?: boolean | undefined
 }
 
 /**

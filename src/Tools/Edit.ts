@@ -236,7 +236,9 @@ export const layer = Edit.implementEffect(
         ),
 
       checkPermissions: (input) => checkFilePath(workspace, input.file_path, "Edit"),
-      traits: () => ({ destructive: false }),
+      // Re-runnable: the call plans again against the file as the model last saw it (expected state), so an edit that
+      // already applied finds the file changed and fails instead of applying twice.
+      traits: () => ({ destructive: false, idempotent: true }),
       claims: (input) => [Tool.Claim.write(fileResource(input.file_path, workspace.cwd, workspace.home))],
       // By path (as given and real) and by identity: a hard link of a file a rule names is that file.
       matchesRule: (content, input, context) => ruleCovers(content, input.file_path, context),

@@ -299,7 +299,7 @@ export const layer = LspTool.implementEffect(
           return { ...input, filePath: resolved.absolute }
         }),
       checkPermissions: (input) => checkFilePath(workspace, input.filePath, "Read"),
-      traits: () => ({ readOnly: true, concurrencySafe: true }),
+      traits: () => ({ readOnly: true, concurrencySafe: true, idempotent: true }),
       claims: (input) => [Tool.Claim.read(fileResource(input.filePath, workspace.cwd, workspace.home))],
       matchesRule: (content, input, context) => ruleCovers(content, input.filePath, context),
       call: (input, context) => {

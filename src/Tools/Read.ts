@@ -323,7 +323,7 @@ export const layer = Read.implementEffect(
           return { ...input, file_path: resolved.absolute }
         }),
 
-      traits: () => ({ readOnly: true, concurrencySafe: true }),
+      traits: () => ({ readOnly: true, concurrencySafe: true, idempotent: true }),
       claims: (input) => [Tool.Claim.read(fileResource(input.file_path, workspace.cwd, workspace.home))],
       // By path (as given and real) and by identity: a hard link of a file a rule names is that file.
       matchesRule: (content, input, context) => ruleCovers(content, input.file_path, context),

@@ -455,7 +455,7 @@ export const layer: Layer.Layer<Tool.Tool.IdentifierOf<typeof ToolSearch>, never
         return built
       }
       return {
-        traits: () => ({ readOnly: true, concurrencySafe: true }),
+        traits: () => ({ readOnly: true, concurrencySafe: true, idempotent: true }),
         claims: () => [],
         call: ({ max_results, query }) =>
           Effect.gen(function*() {

@@ -139,7 +139,9 @@ export const layer = Write.implementEffect(
         }),
 
       checkPermissions: (input) => checkFilePath(workspace, input.file_path, "Edit"),
+      // Writing the same content again leaves the same file: a durable turn may re-run it.
       traits: (input) => ({
+        idempotent: true,
         destructive: access.statSync(resolveSync(input.file_path, workspace.cwd, workspace.home).real) !== undefined
       }),
       claims: (input) => [Tool.Claim.write(fileResource(input.file_path, workspace.cwd, workspace.home))],

@@ -37,6 +37,9 @@ Options:
   --add-dir DIR          an additional workspace directory (repeatable)
   --session DIR          keep the session (files read, session rules, approvals, saved output) in DIR between
                          runs; default: a temporary session, removed at the end
+  --durable [sqlite]     (with --session) the turn survives its process: each call is recorded in DIR/durable.sqlite;
+                         the same turn run again resumes it (completed calls are not run again; a call that was
+                         running when the process died runs again if it is idempotent, else reports "unknown")
   --session-wait SECS    how long to wait while another process uses the session (default 10; then exit 2)
   --settings FILE        a settings file in Claude Code's format (repeatable)
   --no-claude-settings   do not load ~/.claude/settings.json, .claude/settings.json, .claude/settings.local.json
@@ -104,6 +107,14 @@ const parseOptions = <const O extends NonNullable<ParseArgsConfig["options"]>>(
       new UsageError({ message: `${error instanceof Error ? error.message : String(error)} (see --help)` })
   })
 
+/** `--durable` takes an optional value: alone (or before another flag) it means `--durable=sqlite`. */
+const withDurableValue = (args: ReadonlyArray<string>): ReadonlyArray<string> =>
+  args.map((arg, index) =>
+    arg === "--durable" && (args[index + 1] === undefined || args[index + 1]!.startsWith("-"))
+      ? "--durable=sqlite"
+      : arg
+  )
+
 /** Parses the command line. */
 export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Command, UsageError> => {
   const [command, ...rest] = argv
@@ -112,8 +123,9 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
   if (command !== "exec" && command !== "serve") {
     return usage(command === undefined ? "missing command (exec or serve)" : `unknown command: ${command}`)
   }
-  const parsed = parseOptions(rest, {
+  const parsed = parseOptions(withDurableValue(rest), {
     cwd: { type: "string" },
+    durable: { type: "string" },
     "add-dir": { type: "string", multiple: true },
     session: { type: "string" },
     "session-dir": { type: "string" },
@@ -173,6 +185,12 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
   const search = parseToolSearch(values["tool-search"], values["context-window"])
   if (Either.isLeft(search)) return Either.left(search.left)
   const sessionDir = values.session ?? values["session-dir"]
+  const durable = values.durable
+  if (durable !== undefined) {
+    if (durable !== "sqlite") return usage(`--durable takes sqlite (the default), got ${durable}`)
+    if (sessionDir === undefined) return usage("--durable needs --session DIR: the durable turns are kept there")
+    if (mcp.right !== undefined) return usage("--durable does not apply to serve --mcp")
+  }
   const unsafeSession = sessionDir === undefined ? undefined : worldWritable(sessionDir)
   if (unsafeSession !== undefined) {
     return Either.left(
@@ -207,7 +225,8 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
     toolSearch: search.right.mode,
     contextWindow: search.right.contextWindow,
     lspConfigFiles: values["lsp-config"] ?? [],
-    ...(diagnostics === undefined ? {} : { diagnostics })
+    ...(diagnostics === undefined ? {} : { diagnostics }),
+    ...(durable === undefined ? {} : { durable })
   }
   const missing = missingFile(cwd, options.mcpConfigFiles)
   if (missing !== undefined) return Either.left(new UsageError({ message: `--mcp-config file not found: ${missing}` }))

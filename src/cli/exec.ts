@@ -14,15 +14,18 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import type * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
 import * as Stream from "effect/Stream"
 import * as nodeFs from "node:fs"
+import type { Approver } from "../Permission/Approver.js"
 import * as TerminalApprover from "../Permission/TerminalApprover.js"
 import { renderEvent } from "../Runtime/Render.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
 import { Session } from "../Session/Session.js"
 import { escapeForDisplay } from "../Shared/display.js"
 import { TaskRegistry } from "../Tasks/TaskRegistry.js"
+import type { ToolUseBlock } from "../Tool/Wire.js"
 import { decodeStdin, UsageError } from "./input.js"
 import { approverFor, runtimeLayer, sessionLayer } from "./layer.js"
 import type { RuntimeOptions } from "./layer.js"
@@ -68,6 +71,9 @@ export const exec = (options: RuntimeOptions) =>
       Either.match(decodeStdin(raw), { onLeft: Effect.fail, onRight: Effect.succeed }))
     const lock = TerminalApprover.makeTerminalLock()
     const approver = approverFor(options, TerminalApprover.layerAuto({ lock }))
+    if (options.durable !== undefined) {
+      return yield* execDurable(options, toolUses, approver)
+    }
     yield* Effect.scoped(
       Effect.gen(function*() {
         yield* forgetOnForcedExit
@@ -123,5 +129,32 @@ export const exec = (options: RuntimeOptions) =>
         Effect.provide(TaskRegistry.layerSession({ onClose: options.sessionDir === undefined ? "stop" : "detach" })),
         Effect.provide(sessionLayer(options))
       )
+    )
+  })
+
+/**
+ * `exec --durable`: the turn runs as a durable turn in the session directory. The same turn run again (after the
+ * process died) resumes it: what completed is not run again, and an unanswered question is asked again.
+ */
+const execDurable = <E>(
+  options: RuntimeOptions,
+  toolUses: ReadonlyArray<ToolUseBlock>,
+  approver: Layer.Layer<Approver, E>
+) =>
+  Effect.gen(function*() {
+    // Loaded only here: the durable dependencies stay out of every other start.
+    const { durableRuntimeLayer } = yield* Effect.promise(() => import("./durable.js"))
+    const { DurableTurns } = yield* Effect.promise(() => import("../Durable/DurableTurns.js"))
+    yield* Effect.scoped(
+      Effect.gen(function*() {
+        const session = yield* Session
+        const outcomes = yield* DurableTurns.execute({ session: session.directory, toolUses })
+        yield* session.checkpoint
+        const suggestions = suggestionsRecorder()
+        yield* writeJsonLine({
+          results: outcomes.map((outcome) => outcome.result),
+          outcomes: outcomes.map((outcome) => summary(outcome, suggestions.of(outcome.toolUseId)))
+        })
+      }).pipe(Effect.provide(durableRuntimeLayer(options, approver)), Effect.provide(sessionLayer(options)))
     )
   })

@@ -76,6 +76,8 @@ export interface RuntimeOptions {
   readonly toolSearch: SearchMode
   /** `--context-window N` tokens, for `auto` (default 200,000). */
   readonly contextWindow: number
+  /** `--durable [sqlite]`: turns survive the process, kept in the session directory (needs `--session`). */
+  readonly durable?: "sqlite" | undefined
 }
 
 /** The Approver the flags ask for, else `fallback` (the terminal for `exec`, the channel for `serve`). */

@@ -46,7 +46,8 @@ export const traitsOf = (definition: McpToolDefinition, trusted: boolean): Tool.
     readOnly,
     concurrencySafe: readOnly,
     destructive: !readOnly && hints.destructiveHint !== false,
-    openWorld: hints.openWorldHint !== false
+    openWorld: hints.openWorldHint !== false,
+    idempotent: hints.idempotentHint === true
   }
 }
 

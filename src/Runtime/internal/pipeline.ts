@@ -28,7 +28,7 @@ import type * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import type { HookOpinion, PolicyVerdict } from "../../Permission/PermissionPolicy.js"
-import type * as Errors from "../../Tool/Errors.js"
+import * as Errors from "../../Tool/Errors.js"
 import type { Outcome } from "../../Tool/Outcome.js"
 import type { ToolUseBlock } from "../../Tool/Wire.js"
 import { continueWith, continueWithExit } from "./continuation.js"
@@ -205,7 +205,32 @@ const admitted = (
     call,
     admission,
     authorised.invocation,
-    (invocation) =>
-      continueWithExit(execute(call, invocation), (ran) => finish(call, invocation, additionalContext, ran)),
+    (invocation) => {
+      const durable = call.env.durable
+      if (durable === undefined) {
+        return continueWithExit(execute(call, invocation), (ran) => finish(call, invocation, additionalContext, ran))
+      }
+      // A durable turn: the call runs at most once unless it is idempotent (or gives the outcome it already had).
+      return durable.call({
+        toolUseId: call.prepared.toolUse.id,
+        toolName: call.name,
+        input: invocation.input,
+        idempotent: invocation.traits.idempotent === true
+      }, {
+        run: (attempt) => {
+          call.trace.attempt = attempt
+          return continueWithExit(execute(call, invocation), (ran) => finish(call, invocation, additionalContext, ran))
+        },
+        unknown: (attempt) => {
+          call.trace.attempt = attempt
+          call.trace.startedAt ??= call.env.clock.unsafeCurrentTimeMillis()
+          return failed(
+            call.env,
+            reportOf(call, additionalContext),
+            new Errors.Interrupted({ tool: call.name, started: true, processStopped: true })
+          )
+        }
+      })
+    },
     () => proceed(call, admission, authorised, additionalContext, 0)
   )

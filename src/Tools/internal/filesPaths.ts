@@ -166,7 +166,7 @@ export const checkPath = (
  */
 export const directorySearchStages = <Input>(workspace: Workspace["Type"], searchPath: (input: Input) => string) => ({
   checkPermissions: (input: Input) => checkPath(workspace, searchPath(input), "Read", true),
-  traits: () => ({ readOnly: true, concurrencySafe: true }),
+  traits: () => ({ readOnly: true, concurrencySafe: true, idempotent: true }),
   claims: (input: Input) => [Claim.read(fileResource(searchPath(input), workspace.cwd, workspace.home))],
   matchesRule: (content: string, input: Input, context: RuleContext) =>
     ruleCovers(content, searchPath(input), context, true)

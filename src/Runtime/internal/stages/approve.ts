@@ -58,7 +58,10 @@ export const approve = (
             at: env.clock.unsafeCurrentTimeMillis()
           })
         )
-        const answer = yield* Effect.withSpan(env.approver.ask(request), "Approver.ask", {
+        const asking = env.durable === undefined
+          ? env.approver.ask(request)
+          : env.durable.ask(request, env.approver.ask)
+        const answer = yield* Effect.withSpan(asking, "Approver.ask", {
           attributes: { "tool.name": name, "tool_use.id": request.toolUseId }
         })
         yield* env.emit(() =>

@@ -39,6 +39,8 @@ export interface Trace {
   executedInput?: unknown
   decision?: Decision
   startedAt?: number
+  /** Which attempt of a durable turn runs the call (absent outside one). */
+  attempt?: number
 }
 
 /** A renderer that throws shows the tool's name alone. */

@@ -16,6 +16,7 @@ import type { Approver } from "../../../Permission/Approver.js"
 import type { PermissionPolicy } from "../../../Permission/PermissionPolicy.js"
 import type { ResultStore } from "../../../Session/ResultStore.js"
 import { Availability } from "../../../Tool/Tool.js"
+import type { DurableExecution } from "../../DurableExecution.js"
 import { ToolEvent } from "../../Events.js"
 import type { RuntimeSettings } from "../../RuntimeConfig.js"
 import type { WriteLog } from "../freshness.js"
@@ -52,6 +53,8 @@ export interface PipelineEnv {
    * runs alone (nothing of its turn runs before it).
    */
   readonly writes?: WriteLog | undefined
+  /** The durable execution a turn runs under, if any (`DurableExecution`). */
+  readonly durable?: DurableExecution["Type"] | undefined
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -41,6 +41,7 @@ export interface Report {
   readonly executedInput?: unknown
   readonly decision?: Decision
   readonly additionalContext?: ReadonlyArray<string>
+  readonly attempt?: number
 }
 
 /** The report of a call before it is scheduled: its title is the name the model used. */
@@ -129,7 +130,8 @@ const outcomeOf = (env: PipelineEnv, report: Report, ending: Ending): Outcome =>
       ...(report.decision === undefined ? {} : { decision: report.decision }),
       additionalContext: additional,
       ...(ending.persistedPath === undefined ? {} : { persistedPath: ending.persistedPath }),
-      timings: timed
+      timings: timed,
+      ...(report.attempt === undefined ? {} : { attempt: report.attempt })
     }
   }
   const { error } = ending
@@ -150,7 +152,8 @@ const outcomeOf = (env: PipelineEnv, report: Report, ending: Ending): Outcome =>
     ...(report.executedInput === undefined ? {} : { executedInput: report.executedInput }),
     ...(report.decision === undefined ? {} : { decision: report.decision }),
     additionalContext: additional,
-    timings: timed
+    timings: timed,
+    ...(report.attempt === undefined ? {} : { attempt: report.attempt })
   }
 }
 

@@ -1,0 +1,233 @@
+/**
+ * Durable turns: a turn's tool calls survive the process that runs them. A turn is a workflow (@effect/workflow)
+ * keyed by its session and turn; each call an activity keyed by its tool_use id; a question to the approver a
+ * durable deferred whose token the approver is given. Executing the same turn again (in this process or a new one)
+ * attaches to the run that exists: calls that completed give their recorded outcome, a call that was running when
+ * its process died runs again when it is idempotent and is otherwise reported "unknown: the process stopped while it
+ * ran", and a question nobody answered is asked again. One tool_result per tool_use, in model order, as always.
+ *
+ * ```ts
+ * const outcomes = yield* DurableTurns.execute({ session: "s1", toolUses })   // the same call again attaches
+ * ```
+ *
+ * Layers: {@link DurableTurns.layerSqlite} (one runner, a SQLite file in the session directory: nothing to start)
+ * and {@link DurableTurns.layer} over a workflow engine and SQL client of your own (e.g. runners on Postgres, see
+ * `DurableRunners`). Each gives the durable {@link ToolRuntime} too: use it for every turn of the session.
+ *
+ * @since 0.3.0
+ */
+import * as ClusterWorkflowEngine from "@effect/cluster/ClusterWorkflowEngine"
+import type * as ShardingConfig from "@effect/cluster/ShardingConfig"
+import * as SingleRunner from "@effect/cluster/SingleRunner"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Workflow from "@effect/workflow/Workflow"
+import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { createHash } from "node:crypto"
+import { mkdirSync } from "node:fs"
+import { join } from "node:path"
+import type { ToolRegistry } from "../Catalog/ToolRegistry.js"
+import type { ToolHooks } from "../Hooks/ToolHooks.js"
+import type { Approver } from "../Permission/Approver.js"
+import type { PermissionPolicy } from "../Permission/PermissionPolicy.js"
+import { ToolRuntime } from "../Runtime/ToolRuntime.js"
+import type { ResultStore } from "../Session/ResultStore.js"
+import type { Outcome } from "../Tool/Outcome.js"
+import type { ToolUseBlock } from "../Tool/Wire.js"
+import * as Execution from "./internal/execution.js"
+import * as Record from "./internal/record.js"
+
+// ---------------------------------------------------------------------------------------------------------------
+// models
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * One turn to execute durably.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface TurnRequest {
+  /** The session the turn belongs to. */
+  readonly session: string
+  /** The turn's key within the session; default: derived from its tool_use ids (the same turn, the same key). */
+  readonly turn?: string | undefined
+  readonly toolUses: ReadonlyArray<ToolUseBlock>
+}
+
+/**
+ * What the session records of one call: the attempt that ran it and how it ended (`unknown`: its process stopped
+ * while it ran, and it was not run again).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface CallRecord {
+  readonly toolUseId: string
+  readonly toolName: string
+  readonly attempt: number
+  readonly state: "running" | "done" | "unknown"
+  readonly status: string | undefined
+}
+
+/**
+ * The workflow a durable turn is.
+ *
+ * @since 0.3.0
+ * @category workflows
+ */
+export const TurnWorkflow = Workflow.make({
+  name: "effect-tool-runtime/Turn",
+  payload: {
+    session: Schema.String,
+    turn: Schema.String,
+    toolUses: Schema.Array(Schema.Unknown)
+  },
+  // Each Outcome as JSON (see `internal/record.ts`).
+  success: Schema.Array(Schema.String),
+  idempotencyKey: ({ session, turn }) => `${session}\u0000${turn}`
+})
+
+/** The default turn key: a digest of the tool_use ids in model order. */
+const turnKey = (request: TurnRequest): string =>
+  request.turn ??
+    createHash("sha256").update(request.toolUses.map((toolUse) => toolUse.id).join("\u0000")).digest("hex").slice(0, 32)
+
+// ---------------------------------------------------------------------------------------------------------------
+// the service
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * Runs turns durably.
+ *
+ * @since 0.3.0
+ * @category tags
+ */
+export class DurableTurns extends Context.Tag("effect-tool-runtime/DurableTurns")<
+  DurableTurns,
+  {
+    /** Executes the turn, or attaches to its run; its outcomes in model order. */
+    readonly execute: (request: TurnRequest) => Effect.Effect<ReadonlyArray<Outcome>>
+    /** What the session records of the turn's calls, in the order they started. */
+    readonly calls: (request: Omit<TurnRequest, "toolUses"> & Partial<TurnRequest>) => Effect.Effect<
+      ReadonlyArray<CallRecord>
+    >
+  }
+>() {
+  /**
+   * Durable turns over a workflow engine and a SQL client of the caller's (the record of calls lives in that
+   * database). Gives the durable {@link ToolRuntime} too.
+   *
+   * @since 0.3.0
+   * @category layers
+   */
+  static readonly layer: Layer.Layer<
+    DurableTurns | ToolRuntime,
+    never,
+    WorkflowEngine | SqlClient.SqlClient | ToolRegistry | PermissionPolicy | Approver | ToolHooks | ResultStore
+  > = Layer.suspend(() => layerOver)
+
+  /**
+   * One runner on a SQLite file (`durable.sqlite`) in the session directory: nothing to start, and a new process on
+   * the same directory resumes the turns the last one left.
+   *
+   * @since 0.3.0
+   * @category layers
+   */
+  static readonly layerSqlite = (options: {
+    readonly directory: string
+    readonly shardingConfig?: Partial<ShardingConfig.ShardingConfig["Type"]> | undefined
+  }): Layer.Layer<
+    DurableTurns | ToolRuntime,
+    never,
+    ToolRegistry | PermissionPolicy | Approver | ToolHooks | ResultStore
+  > => {
+    const engine = ClusterWorkflowEngine.layer.pipe(
+      Layer.provideMerge(
+        SingleRunner.layer({ runnerStorage: "memory", shardingConfig: { ...quickRunner, ...options.shardingConfig } })
+      )
+    )
+    const client = Layer.suspend(() => {
+      mkdirSync(options.directory, { recursive: true, mode: 0o700 })
+      return SqliteClient.layer({ filename: join(options.directory, "durable.sqlite") })
+    }).pipe(
+      // WAL with NORMAL sync: a killed process loses nothing it committed (only a power cut may lose the last
+      // commits); FULL would wait for the disk on every message of every call.
+      Layer.tap((context) => Context.get(context, SqlClient.SqlClient)`PRAGMA synchronous = NORMAL`)
+    )
+    return DurableTurns.layer.pipe(
+      Layer.provide(engine),
+      Layer.provideMerge(client),
+      Layer.orDie
+    ) as Layer.Layer<
+      DurableTurns | ToolRuntime,
+      never,
+      ToolRegistry | PermissionPolicy | Approver | ToolHooks | ResultStore
+    >
+  }
+
+  /**
+   * Executes a turn durably with the service in context.
+   *
+   * @since 0.3.0
+   * @category accessors
+   */
+  static readonly execute = (request: TurnRequest): Effect.Effect<ReadonlyArray<Outcome>, never, DurableTurns> =>
+    Effect.flatMap(DurableTurns, (turns) => turns.execute(request))
+}
+
+/** One process, one runner: messages are delivered at once; storage is polled for what a dead process left. */
+const quickRunner: Partial<ShardingConfig.ShardingConfig["Type"]> = {
+  entityMessagePollInterval: "200 millis",
+  sendRetryInterval: "50 millis"
+}
+
+const layerOver = Layer.effect(
+  DurableTurns,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const context = yield* Effect.context<WorkflowEngine>()
+    const execute = Effect.fn("DurableTurns.execute")(function*(request: TurnRequest) {
+      const encoded = yield* TurnWorkflow.execute({
+        session: request.session,
+        turn: turnKey(request),
+        toolUses: request.toolUses
+      }).pipe(Effect.provide(context), Effect.orDie)
+      return encoded.map(Record.decodeOutcome)
+    })
+    const calls = Effect.fn("DurableTurns.calls")(
+      function*(request: Omit<TurnRequest, "toolUses"> & Partial<TurnRequest>) {
+        const executionId = yield* TurnWorkflow.executionId({
+          session: request.session,
+          turn: turnKey({ toolUses: [], ...request }),
+          toolUses: []
+        })
+        const rows = yield* Effect.orDie(Record.ofExecution(sql, executionId))
+        return rows.map((row): CallRecord => ({
+          toolUseId: row.tool_use_id,
+          toolName: row.tool,
+          attempt: row.attempt,
+          state: row.state,
+          status: row.status ?? undefined
+        }))
+      }
+    )
+    return DurableTurns.of({ execute, calls })
+  })
+).pipe(
+  // The workflow runs the turn on the durable runtime; its calls and questions go through the durable execution.
+  Layer.provideMerge(
+    TurnWorkflow.toLayer(({ toolUses }) =>
+      ToolRuntime.execute(toolUses as ReadonlyArray<ToolUseBlock>).pipe(
+        Effect.map((outcomes) => outcomes.map(Record.encodeOutcome))
+      )
+    )
+  ),
+  Layer.provideMerge(ToolRuntime.layer),
+  Layer.provide(Layer.effect(Execution.DurableExecutionTag, Execution.make)),
+  Layer.provide(Layer.effectDiscard(Effect.orDie(Record.migrate)))
+)
