@@ -19,6 +19,7 @@ import { BashTool } from "./Bash.js"
 import type { BashOptions } from "./Bash.js"
 import * as FileTools from "./FileTools.js"
 import { layer as LspLayer, LspTool } from "./Lsp.js"
+import { layer as TodoWriteLayer, TodoWrite } from "./TodoWrite.js"
 import type { InvalidAllowEntry } from "./Web/Address.js"
 import { WebFetchTool } from "./WebFetch.js"
 import type { WebFetchOptions } from "./WebFetch.js"
@@ -59,6 +60,8 @@ export { ToolSearch } from "./ToolSearch.js"
 /** @since 0.3.0 */
 export { LspTool } from "./Lsp.js"
 /** @since 0.3.0 */
+export { checklist, Todo, TodoWrite, TodoWriteInput, TodoWriteOutput } from "./TodoWrite.js"
+/** @since 0.3.0 */
 export type { LspInput, LspOperation, LspOutput } from "./Lsp.js"
 /**
  * ToolSearch's index, queries and layers (`Search.catalogLayer(tools)`: a session's registry and catalogue with
@@ -94,7 +97,13 @@ export { InvalidAllowEntry } from "./Web/Address.js"
  * @since 0.1.0
  * @category tools
  */
-export const builtinTools = [...FileTools.tools, BashTool, WebFetchTool, LspTool] as const
+export const builtinTools = [
+  ...FileTools.tools,
+  BashTool,
+  WebFetchTool,
+  LspTool,
+  TodoWrite
+] as const
 
 /**
  * The Context identifiers of the built-in tools.
@@ -136,7 +145,8 @@ export const builtinLayer = (
     FileTools.layer.pipe(Layer.provide(FileState.layer(options.fileState))),
     BashTool.layer(options.bash),
     WebFetchTool.layer(options.webFetch),
-    LspLayer
+    LspLayer,
+    TodoWriteLayer
   )
 /** @since 0.2.0 */
 export * as SessionFileState from "../Session/SessionFileState.js"
@@ -159,5 +169,6 @@ export const builtinSessionLayer = (
     FileTools.layer.pipe(Layer.provide(SessionFileState.layer(options.fileState))),
     BashTool.layer(options.bash),
     WebFetchTool.layer(options.webFetch),
-    LspLayer
+    LspLayer,
+    TodoWriteLayer
   )
