@@ -19,6 +19,7 @@ import { BashTool } from "./Bash.js"
 import type { BashOptions } from "./Bash.js"
 import * as FileTools from "./FileTools.js"
 import { layer as LspLayer, LspTool } from "./Lsp.js"
+import { layer as NotebookEditLayer, NotebookEdit } from "./NotebookEdit.js"
 import { layer as TodoWriteLayer, TodoWrite } from "./TodoWrite.js"
 import type { InvalidAllowEntry } from "./Web/Address.js"
 import { WebFetchTool } from "./WebFetch.js"
@@ -59,6 +60,8 @@ export { backgroundRefusal, sandboxEscapeRefusal } from "./Bash.js"
 export { ToolSearch } from "./ToolSearch.js"
 /** @since 0.3.0 */
 export { LspTool } from "./Lsp.js"
+/** @since 0.3.0 */
+export { NotebookEdit, NotebookEditInput, NotebookEditOutput } from "./NotebookEdit.js"
 /** @since 0.3.0 */
 export { checklist, Todo, TodoWrite, TodoWriteInput, TodoWriteOutput } from "./TodoWrite.js"
 /** @since 0.3.0 */
@@ -102,6 +105,7 @@ export const builtinTools = [
   BashTool,
   WebFetchTool,
   LspTool,
+  NotebookEdit,
   TodoWrite
 ] as const
 
@@ -142,7 +146,7 @@ export const builtinLayer = (
   Workspace | ResultStore | CommandExecutor.CommandExecutor
 > =>
   Layer.mergeAll(
-    FileTools.layer.pipe(Layer.provide(FileState.layer(options.fileState))),
+    Layer.merge(FileTools.layer, NotebookEditLayer).pipe(Layer.provide(FileState.layer(options.fileState))),
     BashTool.layer(options.bash),
     WebFetchTool.layer(options.webFetch),
     LspLayer,
@@ -166,7 +170,7 @@ export const builtinSessionLayer = (
   Workspace | ResultStore | CommandExecutor.CommandExecutor | Session
 > =>
   Layer.mergeAll(
-    FileTools.layer.pipe(Layer.provide(SessionFileState.layer(options.fileState))),
+    Layer.merge(FileTools.layer, NotebookEditLayer).pipe(Layer.provide(SessionFileState.layer(options.fileState))),
     BashTool.layer(options.bash),
     WebFetchTool.layer(options.webFetch),
     LspLayer,
