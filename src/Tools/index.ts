@@ -15,11 +15,13 @@ import type { Session, SessionError } from "../Session/Session.js"
 import * as SessionFileState from "../Session/SessionFileState.js"
 import type { Workspace } from "../Session/Workspace.js"
 import type * as Tool from "../Tool/Tool.js"
+import { AskUserQuestion, layer as AskUserQuestionLayer } from "./AskUserQuestion.js"
 import { BashTool } from "./Bash.js"
 import type { BashOptions } from "./Bash.js"
 import * as FileTools from "./FileTools.js"
 import { layer as LspLayer, LspTool } from "./Lsp.js"
 import { layer as NotebookEditLayer, NotebookEdit } from "./NotebookEdit.js"
+import { EnterPlanMode, ExitPlanMode, layer as PlanModeLayer } from "./PlanMode.js"
 import { layer as TodoWriteLayer, TodoWrite } from "./TodoWrite.js"
 import type { InvalidAllowEntry } from "./Web/Address.js"
 import { WebFetchTool } from "./WebFetch.js"
@@ -62,6 +64,10 @@ export { ToolSearch } from "./ToolSearch.js"
 export { LspTool } from "./Lsp.js"
 /** @since 0.3.0 */
 export { NotebookEdit, NotebookEditInput, NotebookEditOutput } from "./NotebookEdit.js"
+/** @since 0.3.0 */
+export { AskUserQuestion, AskUserQuestionInput, AskUserQuestionOutput } from "./AskUserQuestion.js"
+/** @since 0.3.0 */
+export { EnterPlanMode, ExitPlanMode, ExitPlanModeInput } from "./PlanMode.js"
 /** @since 0.3.0 */
 export { checklist, Todo, TodoWrite, TodoWriteInput, TodoWriteOutput } from "./TodoWrite.js"
 /** @since 0.3.0 */
@@ -106,7 +112,10 @@ export const builtinTools = [
   WebFetchTool,
   LspTool,
   NotebookEdit,
-  TodoWrite
+  TodoWrite,
+  AskUserQuestion,
+  EnterPlanMode,
+  ExitPlanMode
 ] as const
 
 /**
@@ -150,7 +159,9 @@ export const builtinLayer = (
     BashTool.layer(options.bash),
     WebFetchTool.layer(options.webFetch),
     LspLayer,
-    TodoWriteLayer
+    TodoWriteLayer,
+    AskUserQuestionLayer,
+    PlanModeLayer
   )
 /** @since 0.2.0 */
 export * as SessionFileState from "../Session/SessionFileState.js"
@@ -174,5 +185,7 @@ export const builtinSessionLayer = (
     BashTool.layer(options.bash),
     WebFetchTool.layer(options.webFetch),
     LspLayer,
-    TodoWriteLayer
+    TodoWriteLayer,
+    AskUserQuestionLayer,
+    PlanModeLayer
   )
