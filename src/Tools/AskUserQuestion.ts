@@ -46,8 +46,8 @@ const Question = Schema.Struct({
 })
 
 /**
- * AskUserQuestion's input, as Claude Code names it (`answers` is filled by a permission component there; a model
- * does not send it, and here it is ignored).
+ * AskUserQuestion's input, as Claude Code names it (its `answers`, filled by Claude Code's own permission dialog and
+ * never sent by a model, is left out: a record would keep the definition from OpenAI's strict mode).
  *
  * @since 0.3.0
  * @category models
@@ -55,9 +55,6 @@ const Question = Schema.Struct({
 export const AskUserQuestionInput = Schema.Struct({
   questions: Schema.Array(Question).pipe(Schema.minItems(1), Schema.maxItems(4)).annotations({
     description: "Questions to ask the user (1-4 questions)"
-  }),
-  answers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })).annotations({
-    description: "User answers collected by the permission component"
   })
 })
 

@@ -30,7 +30,10 @@ import * as Tool from "../Tool/Tool.js"
  * @since 0.3.0
  * @category models
  */
-export const EnterPlanModeInput = Schema.Struct({})
+// An empty Struct emits `{}` or `[]` in JSON Schema; the model is shown an empty object, as Claude Code does.
+export const EnterPlanModeInput = Schema.Struct({}).annotations({
+  jsonSchema: { type: "object", properties: {}, additionalProperties: false }
+})
 
 /**
  * ExitPlanMode's input, as Claude Code names it.
