@@ -2,7 +2,9 @@
  * Cold start of the CLI: wall time from spawn to exit of `exec` running one trivial Read, for the shipped bin
  * (launcher + one-file bundle + V8 code cache) and for the unbundled build (`dist/cli/main.js`, hundreds of
  * modules), side by side with `node -e 0` on the same machine at the same moment (median of 15 runs each, runs
- * interleaved, after a warm-up). Target: the bin <= 300 ms.
+ * interleaved, after a warm-up). Target: the bin <= 300 ms. Beside it, the CPU time (user + system, children included:
+ * what `/usr/bin/time` reports, when it is installed) and the peak RSS of each. Target: `exec` <= 3x the CPU of
+ * `node -e 0`.
  *
  * Run: `npm run bench -- cli` (builds first).
  *
@@ -31,11 +33,25 @@ export const run = async (): Promise<void> => {
     ["exec, unbundled dist/cli/main.js", [path.join(root, "dist/cli/main.js"), "exec", "--no-claude-settings"]]
   ]
   const times = subjects.map(() => [] as Array<number>)
+  const cpu = subjects.map(() => [] as Array<number>)
+  const rss = subjects.map(() => [] as Array<number>)
+  const timeTool = fs.existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined
   for (let i = -1; i < RUNS; i++) {
     for (const [index, [name, args]] of subjects.entries()) {
       const started = performance.now()
-      const result = spawnSync(process.execPath, args, { cwd: dir, input: stdin, encoding: "utf8" })
+      const result = timeTool === undefined
+        ? spawnSync(process.execPath, args, { cwd: dir, input: stdin, encoding: "utf8" })
+        : spawnSync(timeTool, ["-f", "%U %S %M", process.execPath, ...args], {
+          cwd: dir,
+          input: stdin,
+          encoding: "utf8"
+        })
       const elapsed = performance.now() - started
+      const usage = /(\d+\.\d+) (\d+\.\d+) (\d+)\s*$/.exec(result.stderr)
+      if (i >= 0 && usage !== null) {
+        cpu[index]!.push(1000 * (Number(usage[1]) + Number(usage[2])))
+        rss[index]!.push(Number(usage[3]) / 1024)
+      }
       if (result.status !== 0) throw new Error(`${name} failed: ${result.stderr}`)
       if (name !== "node -e 0" && !result.stdout.includes("\"status\":\"success\"")) {
         throw new Error(`${name}: unexpected output ${result.stdout}`)
@@ -59,4 +75,19 @@ export const run = async (): Promise<void> => {
       ] as const
     })
   )
+  if (cpu[0]!.length > 0) {
+    report(
+      `CLI cold start: CPU time (user + system, children included) and peak RSS, median of ${RUNS} (/usr/bin/time)`,
+      subjects.map(([name], index) => {
+        const ms = median(cpu[index]!)
+        return [
+          name,
+          `${ms.toFixed(0)} ms CPU`,
+          `${median(rss[index]!).toFixed(0)} MiB RSS${
+            index === 0 ? "; the floor" : `; ${(ms / median(cpu[0]!)).toFixed(1)}x node -e 0 (target <= 3x)`
+          }`
+        ] as const
+      })
+    )
+  }
 }

@@ -169,21 +169,28 @@ export const run = async (): Promise<void> => {
         `${oursSingle.toFixed(0)} us`,
         `${
           (oursSingle / theirsSingle).toFixed(2)
-        }x the raw client (target <= 1.1x; median of ${SINGLES} calls, 2 ms apart)`
+        }x the raw client (target <= 1.2x; median of ${SINGLES} calls, 2 ms apart)`
       ],
       ["one call at a time, raw", `${theirsSingle.toFixed(0)} us`, ""],
       [
         "back to back, ours",
         `${ours.toFixed(0)} us`,
-        `${(ours / theirs).toFixed(2)}x (median of ${BATCHES} batches of ${BATCH})`
+        `${(ours / theirs).toFixed(2)}x (target <= 1.2x; median of ${BATCHES} batches of ${BATCH})`
       ],
       ["back to back, raw", `${theirs.toFixed(0)} us`, ""],
       [
         "  client CPU, ours",
         `${oursCpu.toFixed(0)} us`,
-        `${(oursCpu - theirsCpu).toFixed(0)} us more than the raw client's`
+        `${(oursCpu / theirsCpu).toFixed(2)}x, ${(oursCpu - theirsCpu).toFixed(0)} us more than the raw client's`
       ],
       ["  client CPU, raw", `${theirsCpu.toFixed(0)} us`, ""]
     ]
   )
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  run().catch((error: unknown) => {
+    console.error(error)
+    process.exitCode = 1
+  })
 }

@@ -1,6 +1,7 @@
 /**
  * Per-call cost of the whole one-call pipeline for a trivial tool, side by side in one process with @effect/ai's
- * Toolkit `handle` and a bare decode + handler loop. Median per call over batches, after warm-up.
+ * Toolkit `handle` and a bare decode + handler loop; and a one-call turn through `execute` (what a turn costs on top
+ * of its call: the scheduler, the run's scope, its span). Median per call over batches, after warm-up.
  */
 import * as AiTool from "@effect/ai/Tool"
 import * as Toolkit from "@effect/ai/Toolkit"
@@ -58,21 +59,27 @@ export const run = async (): Promise<void> => {
     const decoded = decode(raw)
     return decoded._tag === "Right" ? handler(decoded.right) : Effect.fail(decoded.left)
   })
-  const [ours, ai, bareCost] = await Effect.runPromise(
+  const [ours, turn, ai, bareCost] = await Effect.runPromise(
     Effect.gen(function*() {
       const rt = yield* ToolRuntime
       const toolkit = yield* AiToolkit
       return yield* measureAll([
         rt.executeOne({ type: "tool_use", id: "toolu_1", name: "Echo", input: { text: "hi" } }),
+        rt.execute([{ type: "tool_use", id: "toolu_1", name: "Echo", input: { text: "hi" } }]),
         Effect.orDie(toolkit.handle("Echo", { text: "hi" })),
         Effect.orDie(bare)
       ])
     }).pipe(Effect.provide(Layer.merge(runtimeLayer, AiToolkitLayer)))
-  ) as [number, number, number]
+  ) as [number, number, number, number]
   report(
     "pipeline: per-call CPU time, trivial tool (median of interleaved batches of 1,000; 120k calls each after 20k warm-up)",
     [
       ["effect-tool-runtime executeOne", `${ours.toFixed(2)} us`, "target <= 10 us"],
+      [
+        "effect-tool-runtime execute, one-call turn",
+        `${turn.toFixed(2)} us`,
+        `${(turn / ai).toFixed(2)}x Toolkit.handle (target <= 2x)`
+      ],
       ["@effect/ai Toolkit.handle", `${ai.toFixed(2)} us`, `ours is ${(ai / ours).toFixed(1)}x faster (target >= 5x)`],
       ["bare decode + handler", `${bareCost.toFixed(2)} us`, ""]
     ]

@@ -7,6 +7,9 @@
  *   whose error against o200k is printed too. Target: >= 90% fewer with deferral.
  * - **search**: index build time, and p50/p99 latency of the query set's queries, at 2,000 and 10,000 tools, side
  *   by side with a plain substring scan over names and descriptions (the peer). Target: p50 < 1 ms at 2,000.
+ * - **request**: `ToolCatalog.request` (what every model request pays) at 2,000 deferred tools: unchanged inputs,
+ *   after a discovery, after the tools changed (one more arrives, as an MCP server's list_changed brings it), and the
+ *   agent loop's `requestEnabled` (every tool's `isEnabled` asked). Target: < 1 ms, incremental when tools change.
  * - **quality**: recall@1 and recall@5 of the query set (`fixtures/toolsearch-queries.json`, or the file named by
  *   `TOOLSEARCH_QUERIES`) over the same catalogue. Target: recall@5 >= 0.9.
  *
@@ -14,13 +17,17 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { encode } from "gpt-tokenizer/encoding/o200k_base"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { performance } from "node:perf_hooks"
 import { fileURLToPath } from "node:url"
 import * as Definitions from "../dist/Catalog/Definitions.js"
-import { DiscoveredTools, ToolCatalog } from "../dist/Catalog/ToolCatalog.js"
+import { DiscoveredTools, requestEnabled, ToolCatalog } from "../dist/Catalog/ToolCatalog.js"
+import { makeDynamicRegistry, ToolRegistry } from "../dist/Catalog/ToolRegistry.js"
+import type { RegisteredTool } from "../dist/Catalog/ToolRegistry.js"
+import * as Tool from "../dist/Tool/Tool.js"
 import { builtinTools } from "../dist/Tools/index.js"
 import { makeIndex, search, ToolSearch } from "../dist/Tools/ToolSearch.js"
 import { recordedServers, synthetic } from "./fixtures/catalogue.js"
@@ -214,8 +221,77 @@ const quality = () => {
   if (misses.length > 0) console.log(`  misses:\n    ${misses.join("\n    ")}`)
 }
 
+const requests = () => {
+  const definitions = [...builtinTools.map((tool) => tool.definition), ...recordedServers(), ...synthetic(2000)]
+  const registered = (definition: Definition): RegisteredTool => ({
+    definition,
+    service: Tool.serviceFrom(definition.name, {
+      checkPermissions: () => Effect.succeed({ _tag: "Passthrough" as const }),
+      call: () => Effect.void
+    })
+  })
+  let tools: ReadonlyArray<RegisteredTool> = definitions.map(registered)
+  const registry = makeDynamicRegistry(() => tools)
+  const layer = ToolCatalog.layerFromRegistry({ mode: "on" }).pipe(
+    Layer.provideMerge(Layer.succeed(ToolRegistry, registry)),
+    Layer.provideMerge(DiscoveredTools.layer())
+  )
+  const rows = Effect.runSync(
+    Effect.gen(function*() {
+      const catalog = yield* ToolCatalog
+      const time = <A>(effect: Effect.Effect<A>, before: () => void = () => {}, rounds = 200) =>
+        Effect.gen(function*() {
+          const samples: Array<number> = []
+          for (let i = 0; i < rounds; i++) {
+            before()
+            const started = performance.now()
+            yield* effect
+            samples.push(performance.now() - started)
+          }
+          samples.sort((a, b) => a - b)
+          return samples[Math.floor(samples.length / 2)]!
+        })
+      const first = yield* time(catalog.request("anthropic"), () => {
+        tools = [...tools]
+      }, 5)
+      const unchanged = yield* time(catalog.request("anthropic"))
+      const deferred = definitions.filter((definition) => catalog.isDeferred(definition.name)).map((d) => d.name)
+      let next = 0
+      const discovery = yield* time(catalog.request("anthropic"), () => {
+        Effect.runSync(catalog.discovered.add([deferred[next++ % deferred.length]!]))
+      })
+      let added = 0
+      const changed = yield* time(catalog.request("anthropic"), () => {
+        const definition = Tool.make(`mcp__late__tool_${added++}`, {
+          description: "A tool that arrived later.",
+          input: Schema.Struct({ path: Schema.String }),
+          loading: "deferred",
+          touchesEnvironment: true
+        }).definition
+        tools = [...tools, registered(definition)]
+      }, 50)
+      const enabled = yield* time(
+        requestEnabled("anthropic").pipe(
+          Effect.provideService(ToolRegistry, registry),
+          Effect.provideService(ToolCatalog, catalog)
+        )
+      )
+      const note = (ms: number) => `target < 1 ms${ms < 1 ? "" : " (MISSED)"}`
+      return [
+        [`${deferred.length} deferred: first request (tools all new)`, `${first.toFixed(3)} ms`, "median of 5"],
+        ["request, nothing changed", `${unchanged.toFixed(3)} ms`, note(unchanged)],
+        ["request after a discovery", `${discovery.toFixed(3)} ms`, note(discovery)],
+        ["request after one more tool arrived", `${changed.toFixed(3)} ms`, note(changed)],
+        ["requestEnabled (the agent loop's), nothing changed", `${enabled.toFixed(3)} ms`, note(enabled)]
+      ] as const
+    }).pipe(Effect.provide(layer))
+  )
+  report("toolsearch: ToolCatalog.request, paid on every model request (median wall time)", rows)
+}
+
 export const run = async (): Promise<void> => {
   context()
+  requests()
   speed()
   quality()
 }

@@ -7,6 +7,9 @@
  * - `effect-tool-runtime.js`: the launcher the package's `bin` names (`src/cli/launcher.ts`).
  * `@vscode/ripgrep` stays outside the bundle: it locates its binary relative to its own files; so does `pdfjs-dist`
  * (loaded only when Read meets a PDF, with `require` of its ES module: bundled, its worker set-up fails).
+ * `@anthropic-ai/sandbox-runtime` is bundled, but looks for its `apply-seccomp` binaries next to its own module: given
+ * the bundle's URL it finds none and asks `npm root -g` (a whole Node process, synchronously, at every start of
+ * Bash's sandbox), so its module gets its installed file's URL (`sandboxRuntimeUrl`).
  */
 import { build } from "esbuild"
 import { spawnSync } from "node:child_process"
@@ -25,9 +28,25 @@ const common = {
   logLevel: "warning"
 }
 
+/** The one sandbox-runtime module that asks for its own URL gets the installed module's (the bundle's if absent). */
+const sandboxRuntimeUrl = {
+  name: "sandbox-runtime-url",
+  setup(build) {
+    const module = "@anthropic-ai/sandbox-runtime/dist/sandbox/generate-seccomp-filter.js"
+    build.onLoad({ filter: /sandbox-runtime[\\/]dist[\\/]sandbox[\\/]generate-seccomp-filter\.js$/ }, async (args) => {
+      const source = await fs.promises.readFile(args.path, "utf8")
+      const url = `(() => { try { return require("node:url").pathToFileURL(require.resolve(${
+        JSON.stringify(module)
+      })).href } catch { return __etrImportMetaUrl } })()`
+      return { contents: source.replaceAll("import.meta.url", url), loader: "js" }
+    })
+  }
+}
+
 await build({
   ...common,
   entryPoints: ["src/cli/main.ts"],
+  plugins: [sandboxRuntimeUrl],
   outfile: "dist/bin/cli.cjs",
   format: "cjs",
   external: ["@vscode/ripgrep", "pdfjs-dist"],

@@ -59,6 +59,21 @@ export * as Hooks from "./Hooks/Hooks.js"
 export * as TerminalApprover from "./Permission/TerminalApprover.js"
 /** @since 0.2.0 */
 export * as Subprocess from "./Process/Subprocess.js"
+/**
+ * Background tasks: the registry of a session's `run_in_background` commands, their records and notifications.
+ *
+ * @since 0.3.0
+ */
+export { TaskNotFound, TaskRegistry, TaskStartError } from "./Tasks/TaskRegistry.js"
+/** @since 0.3.0 */
+export type {
+  TaskNotification,
+  TaskRead,
+  TaskRecord,
+  TaskRegistryOptions,
+  TaskSpec,
+  TaskStatus
+} from "./Tasks/TaskRegistry.js"
 
 /** @since 0.2.0 */
 export * as Audit from "./Runtime/AuditLog.js"

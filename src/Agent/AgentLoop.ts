@@ -13,7 +13,9 @@
  * // result.messages: the whole conversation; result.stopReason: "end_turn" | "max_turns" | "cancelled" | ...
  * ```
  *
- * With a `Session` in context, the session is saved after every turn.
+ * With a `Session` in context, the session is saved after every turn. With a `TaskRegistry` in context, the ends of
+ * background tasks (and their stalls at a prompt) are added to the next request, once each, as `<task-notification>`
+ * text after the last user message's content, so the model never has to poll.
  *
  * The history the loop keeps is always valid to send again: every tool_use in it is followed by its tool_result,
  * also when the loop was cancelled mid-reply or the model's response broke off (a call that never ran is answered
@@ -39,6 +41,7 @@ import { parsePartial, ToolUsePart } from "../Runtime/Preview.js"
 import type { RunHandle, RunOptions } from "../Runtime/ToolRuntime.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
 import { Session } from "../Session/Session.js"
+import { TaskRegistry } from "../Tasks/TaskRegistry.js"
 import type { Outcome } from "../Tool/Outcome.js"
 import { filterEnabled } from "../Tool/Tool.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
@@ -302,6 +305,18 @@ const startWith = (
           Effect.logWarning(`the session could not be saved: ${error.message}`))
     })
     const history = yield* Ref.make<ReadonlyArray<Message>>(options.messages)
+    // Background tasks that ended (or stalled) since the last request are told in the next one, once each.
+    const notify = Option.match(yield* Effect.serviceOption(TaskRegistry), {
+      onNone: () =>
+        Effect.void,
+      onSome: (tasks) =>
+        Effect.gen(function*() {
+          yield* tasks.refresh
+          const taken = yield* tasks.takeNotifications
+          if (taken.length === 0) return
+          yield* Ref.update(history, (messages) => withNotices(messages, taken.map((notice) => notice.text)))
+        })
+    })
     const stopped = yield* Deferred.make<"cancel" | "interrupt">()
     const maxTurns = options.maxTurns === undefined || !Number.isFinite(options.maxTurns)
       ? 20
@@ -312,9 +327,7 @@ const startWith = (
       // Every registered tool that can work now (a down MCP server's tools are left out).
       onNone: () =>
         Effect.map(filterEnabled(registry.tools), (tools) => ({
-          tools: tools.map((tool) =>
-            Definitions.anthropic(tool.definition)
-          ),
+          tools: tools.map((tool) => Definitions.anthropic(tool.definition)),
           included: tools.map((tool) => tool.definition.name),
           deferred: [] as ReadonlyArray<string>,
           announcement: undefined as string | undefined
@@ -342,6 +355,7 @@ const startWith = (
         // A stop between turns ends the loop before its next request.
         if (yield* Deferred.isDone(stopped)) return yield* finish("cancelled", turn - 1)
         const request = yield* definitions
+        yield* notify
         yield* emit(LoopEvent.Requested({ turn, tools: request.included, deferred: request.deferred }))
         const system = [options.system, request.announcement].filter((part) => part !== undefined && part !== "").join(
           "\n\n"
@@ -510,6 +524,17 @@ const startWith = (
       await: Fiber.join(fiber)
     }
   })
+
+/** The history with notices as text after the last user message's content (a new user message if none ends it). */
+const withNotices = (messages: ReadonlyArray<Message>, notices: ReadonlyArray<string>): ReadonlyArray<Message> => {
+  const blocks: Array<ContentBlock> = notices.map((text) => ({ type: "text", text }))
+  const last = messages.at(-1)
+  if (last === undefined || last.role !== "user") return [...messages, { role: "user", content: blocks }]
+  const content: ReadonlyArray<ContentBlock> = typeof last.content === "string"
+    ? [{ type: "text", text: last.content }]
+    : last.content
+  return [...messages.slice(0, -1), { role: "user", content: [...content, ...blocks] }]
+}
 
 interface OpenToolUse {
   readonly type: "open_tool_use"

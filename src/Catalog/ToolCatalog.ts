@@ -376,11 +376,20 @@ export const requestEnabled = (
   Effect.gen(function*() {
     const registry = yield* ToolRegistry
     const catalog = yield* ToolCatalog
-    const enabled = new Set(
-      (yield* filterEnabled(registry.tools)).flatMap((tool) => [tool.definition.name, ...tool.definition.aliases])
-    )
+    const enabled = namesOf(yield* filterEnabled(registry.tools))
     return yield* catalog.request(provider, { ...options, enabled: (name) => enabled.has(name) })
   })
+
+/** The names and aliases of a list of tools, made once per list (the registry's, while nothing is disabled). */
+const namesOf = (tools: ReadonlyArray<RegisteredTool>): ReadonlySet<string> => {
+  let names = namesCache.get(tools)
+  if (names === undefined) {
+    names = new Set(tools.flatMap((tool) => [tool.definition.name, ...tool.definition.aliases]))
+    namesCache.set(tools, names)
+  }
+  return names
+}
+const namesCache = new WeakMap<ReadonlyArray<RegisteredTool>, ReadonlySet<string>>()
 
 /** What the catalogue derives from one list of tools (recomputed only when the list changes). */
 interface Derived {
@@ -400,26 +409,33 @@ const derive = (all: ReadonlyArray<Definition.Any>, options: CatalogOptions): De
   const denies = options.denies ?? (() => false)
   const deniedNames = new Set<string>()
   const tools: Array<Definition.Any> = []
+  const candidates: Array<Definition.Any> = []
+  const byName = new Map<string, Definition.Any>()
+  let deferredTokens = 0
+  // One pass; what a definition costs to measure is measured once per definition (`tokensOf`).
   for (const definition of all) {
     if (denies(definition)) {
       deniedNames.add(definition.name)
       for (const alias of definition.aliases) deniedNames.add(alias)
-    } else tools.push(definition)
+      continue
+    }
+    tools.push(definition)
+    byName.set(definition.name, definition)
+    for (const alias of definition.aliases) byName.set(alias, definition)
+    if (definition.loading === "deferred" && definition.name !== searchTool) {
+      candidates.push(definition)
+      deferredTokens += tokensOf(definition)
+    }
   }
-  const candidates = tools.filter((definition) => definition.loading === "deferred" && definition.name !== searchTool)
-  const deferredTokens = candidates.reduce(
-    (sum, definition) => sum + Definitions.estimateTokens(Definitions.anthropic(definition)),
-    0
-  )
   const contextWindow = options.contextWindow ?? 200_000
   const deferring = candidates.length > 0 &&
     (mode === "on" || (mode !== "off" && deferredTokens > (mode.auto / 100) * contextWindow))
-  const deferredNames = new Set(
-    deferring ? candidates.flatMap((definition) => [definition.name, ...definition.aliases]) : []
-  )
-  const byName = new Map<string, Definition.Any>()
-  for (const definition of tools) {
-    for (const name of [definition.name, ...definition.aliases]) byName.set(name, definition)
+  const deferredNames = new Set<string>()
+  if (deferring) {
+    for (const definition of candidates) {
+      deferredNames.add(definition.name)
+      for (const alias of definition.aliases) deferredNames.add(alias)
+    }
   }
   return {
     all,
@@ -433,6 +449,20 @@ const derive = (all: ReadonlyArray<Definition.Any>, options: CatalogOptions): De
     byName
   }
 }
+
+/**
+ * The estimated tokens of a definition, once per definition: a list that changes (an MCP server's tools arrive) is
+ * derived again, but its unchanged tools are not measured again.
+ */
+const tokensOf = (definition: Definition.Any): number => {
+  let tokens = definitionTokens.get(definition)
+  if (tokens === undefined) {
+    tokens = Definitions.estimateTokens(Definitions.anthropic(definition))
+    definitionTokens.set(definition, tokens)
+  }
+  return tokens
+}
+const definitionTokens = new WeakMap<Definition.Any, number>()
 
 /** The last request's inputs and answer: a request whose inputs are all unchanged is answered from here. */
 interface CachedRequest {
@@ -481,16 +511,18 @@ const makeCatalog = (
     const { deferredNames } = state
     // The search tool only while a deferred tool can be found (one that cannot work now is not searchable).
     const searchable = available.some((definition) => deferredNames.has(definition.name))
-    const sent = available.filter((definition) =>
-      deferredNames.has(definition.name)
-        ? found.has(definition.name)
-        : searchable || definition.name !== searchTool
-    )
-    const waiting = available.filter((definition) => deferredNames.has(definition.name) && !found.has(definition.name))
-      .map((definition) => definition.name)
-    const deferLoading = new Set(
-      sent.filter((definition) => deferredNames.has(definition.name)).map((definition) => definition.name)
-    )
+    const sent: Array<Definition.Any> = []
+    const waiting: Array<string> = []
+    const deferLoading = new Set<string>()
+    for (const definition of available) {
+      const name = definition.name
+      if (!deferredNames.has(name)) {
+        if (searchable || name !== searchTool) sent.push(definition)
+      } else if (found.has(name)) {
+        sent.push(definition)
+        deferLoading.add(name)
+      } else waiting.push(name)
+    }
     const providerOptions = { deferLoading, ...(strict === undefined ? {} : { strict }) }
     const definitions = Definitions.forProvider(provider, sent, providerOptions)
     const text = waiting.length === 0 ? undefined : announcement(waiting, searchTool)

@@ -26,6 +26,7 @@ import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { ChildProcessWithoutNullStreams } from "node:child_process"
+import * as detached from "./internal/detached.js"
 import * as interactive from "./internal/interactive.js"
 import * as processTree from "./internal/processTree.js"
 import * as internal from "./internal/subprocess.js"
@@ -318,3 +319,87 @@ export const killAllNow: () => void = internal.killAllNow
  * @category processes
  */
 export { childrenOf } from "./internal/processTree.js"
+
+/**
+ * What {@link spawnDetached} starts.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface DetachedOptions {
+  readonly argv: Argv
+  readonly cwd: string
+  /** The complete environment of the program (undefined values are left out; {@link markerVariable} is added). */
+  readonly env: Readonly<Record<string, string | undefined>>
+}
+
+/**
+ * What names a process tree for good, in this process or a later one: the group its program leads (its pid), the
+ * marker its processes carry, and a lower bound of their start times (clock ticks since boot).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface TreeIdentity {
+  readonly pid: number
+  readonly marker: string
+  readonly startTicks: number
+}
+
+/**
+ * A program started by {@link spawnDetached}.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Detached {
+  readonly identity: TreeIdentity
+  /** Completes when the program exits (while this process runs). */
+  readonly exited: Effect.Effect<void>
+}
+
+/**
+ * How {@link terminateTree} went.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface TreeTermination {
+  /** Processes found running when termination began. */
+  readonly found: number
+  /** Whether SIGKILL was needed. */
+  readonly escalated: boolean
+  /** Processes still running when it gave up. */
+  readonly survivors: ReadonlyArray<number>
+}
+
+/**
+ * Starts a program with no pipes to this process (standard input, output and error are `/dev/null`: its argv says
+ * where its output goes), leading a process group of its own and marked, so that it may outlive this process (a
+ * background task kept between CLI runs) and its whole tree can still be ended from its {@link TreeIdentity} by
+ * {@link terminateTree}, here or in a later process. Until then {@link killAllNow} knows it. Nothing ends it on its
+ * own: its owner must.
+ *
+ * @since 0.3.0
+ * @category running
+ */
+export const spawnDetached: (options: DetachedOptions) => Effect.Effect<Detached, SubprocessError> =
+  detached.spawnDetached
+
+/**
+ * Whether any process of a tree runs (its group, or a process carrying its marker).
+ *
+ * @since 0.3.0
+ * @category inspection
+ */
+export const treeRuns: (identity: TreeIdentity) => boolean = detached.treeRuns
+
+/**
+ * Ends a tree from its identity: SIGTERM to its group and every marked process, a grace period, then SIGKILL, as
+ * {@link run}'s teardown does.
+ *
+ * @since 0.3.0
+ * @category running
+ */
+export const terminateTree: (identity: TreeIdentity, grace: Duration.DurationInput) => Effect.Effect<TreeTermination> =
+  detached.terminateTree

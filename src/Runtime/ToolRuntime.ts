@@ -20,6 +20,7 @@ import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import type * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
 import * as Mailbox from "effect/Mailbox"
 import * as Scope from "effect/Scope"
@@ -33,7 +34,7 @@ import type { Outcome } from "../Tool/Outcome.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
 import { AuditLog } from "./AuditLog.js"
 import { ToolEvent } from "./Events.js"
-import { continueWith } from "./internal/continuation.js"
+import { continueWith, continueWithExit } from "./internal/continuation.js"
 import { makeWriteLog } from "./internal/freshness.js"
 import type { WriteLog } from "./internal/freshness.js"
 import { PermitGate } from "./internal/permits.js"
@@ -42,7 +43,6 @@ import {
   availabilityOnce,
   interrupted,
   isParked,
-  isTracing,
   prepare,
   run,
   runScheduled,
@@ -278,311 +278,413 @@ const make = Effect.gen(function*() {
   })
 
   /**
-   * Starts a run; `withEvents: false` when nobody can listen (execute), so events are never built.
+   * A run: its scheduling state, the intake that schedules its tool_uses, and the handle's operations. Made
+   * synchronously from what the starting fiber knows (`RunContext`); the caller decides where the intake runs (a fiber
+   * of its own for `start`, the caller's own fiber for `execute`) and what owns the calls' fibers (`callScope`).
+   * `streams` is absent when nobody can listen (`execute`): events are then never built, outcomes never queued.
    *
    * A fiber per call, forked in the run's scope: it waits for its predecessors' "done" signals, takes its permits
    * (one, or all for a call that runs alone) from the run's {@link PermitGate}, runs the pipeline, gives the permits
    * back and settles its Outcome, which signals the calls that wait for it. A call that a rewrite re-planned parks
    * at its admission: it gives its permits back, waits for its new predecessors, and takes permits again to go on.
+   * A call that may start at once and whose stages are all synchronous (a trivial tool) needs no fiber at all.
    */
-  const startRun = <E>(
+  const makeRun = <E>(
     toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>,
     options: RunOptions,
-    withEvents: boolean
-  ): Effect.Effect<RunHandle<E>, never, Scope.Scope> =>
-    Effect.gen(function*() {
-      const settings = yield* RuntimeConfig
-      const mode = options.mode ?? "conflict-aware"
-      const cap = Math.max(1, options.maxConcurrency ?? settings.maxConcurrency)
-      const events = yield* Effect.acquireRelease(Mailbox.make<ToolEvent>(), (mailbox) => mailbox.shutdown)
-      const ordered = yield* Effect.acquireRelease(Mailbox.make<Outcome, E>(), (mailbox) => mailbox.shutdown)
-      const all = yield* Deferred.make<ReadonlyArray<Outcome>, E>()
-      const graph = new DependencyGraph()
-      const gate = new PermitGate<Task>(cap, (task) => graph.chainBehind(task.node), () => graph.epoch)
-      const tasks: Array<Task | undefined> = []
-      const outcomes: Array<Outcome | undefined> = []
-      let delivered = 0
-      let settled = 0
-      let inputEnd: Exit.Exit<void, E> | undefined = undefined
-      let cancelled = false
-      /** Calls registered and neither executing nor settled yet. */
-      let unadmitted = 0
-      // The calls' fibers are interrupted together when the run's scope closes (each closes its own scope).
-      const callScope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.parallel)
+    context: RunContext,
+    callScope: Scope.Scope,
+    streams: RunStreams<E> | undefined
+  ): Run<E> => {
+    const { audit, clock, settings, traced } = context
+    const events = streams?.events
+    const ordered = streams?.ordered
+    const mode = options.mode ?? "conflict-aware"
+    const cap = Math.max(1, options.maxConcurrency ?? settings.maxConcurrency)
+    /** Awaited only by a caller that comes before the end (made then). */
+    let all: Deferred.Deferred<ReadonlyArray<Outcome>, E> | undefined = undefined
+    /** The run's end, once there is one (what `all` completes with). */
+    let result: Exit.Exit<ReadonlyArray<Outcome>, E> | undefined = undefined
+    const graph = new DependencyGraph()
+    const gate = new PermitGate<Task>(cap, (task) => graph.chainBehind(task.node), () => graph.epoch)
+    const tasks: Array<Task | undefined> = []
+    const outcomes: Array<Outcome | undefined> = []
+    let delivered = 0
+    let settled = 0
+    let inputEnd: Exit.Exit<void, E> | undefined = undefined
+    let cancelled = false
+    /** Calls registered and neither executing nor settled yet. */
+    let unadmitted = 0
 
-      const audit = yield* AuditLog
-      const env = makeEnv(
-        settings,
-        yield* Effect.clock,
-        emitter(audit, withEvents ? (event) => Effect.sync(() => events.unsafeOffer(event)) : undefined),
-        Effect.suspend(() => cancelOthers),
-        yield* isTracing,
-        availabilityCache(),
-        makeWriteLog()
-      )
+    const env = makeEnv(
+      settings,
+      clock,
+      emitter(audit, events === undefined ? undefined : (event) => Effect.sync(() => events.unsafeOffer(event))),
+      Effect.suspend(() => cancelOthers),
+      traced,
+      availabilityCache(),
+      makeWriteLog()
+    )
 
-      /**
-       * Records an outcome, signals the calls that wait for it, and delivers outcomes in model order. The
-       * bookkeeping is synchronous, so a fiber interrupted right after it cannot lose an outcome.
-       */
-      const settle = (index: number, outcome: Outcome): Effect.Effect<void> => {
-        if (outcomes[index] !== undefined) return Effect.void
-        outcomes[index] = outcome
-        settled++
-        const task = tasks[index]
-        if (task !== undefined) {
-          if (!task.node.started) unadmitted--
-          graph.finish(task.node)
-        }
-        const start = delivered
-        while (outcomes[delivered] !== undefined) delivered++
-        if (delivered > start) ordered.unsafeOfferAll(outcomes.slice(start, delivered) as Array<Outcome>)
-        // Outcomes that cancelling produced do not cancel again; the run still ends when the last one settles.
-        if (!cancelled && options.cancelSiblingsWhen?.(outcome) === true) {
-          return Effect.zipRight(cancelOthers, Effect.sync(maybeFinish))
-        }
-        maybeFinish()
-        return Effect.void
+    /**
+     * Records an outcome, signals the calls that wait for it, and delivers outcomes in model order. The
+     * bookkeeping is synchronous, so a fiber interrupted right after it cannot lose an outcome.
+     */
+    const settle = (index: number, outcome: Outcome): Effect.Effect<void> => {
+      if (outcomes[index] !== undefined) return Effect.void
+      outcomes[index] = outcome
+      settled++
+      const task = tasks[index]
+      if (task !== undefined) {
+        if (!task.node.started) unadmitted--
+        graph.finish(task.node)
       }
-
-      /** Once the input has ended and every call has its outcome: end the streams and the run. */
-      const maybeFinish = (): void => {
-        if (inputEnd === undefined || settled < outcomes.length) return
-        const end = inputEnd
-        inputEnd = undefined
-        ordered.unsafeDone(end)
-        events.unsafeDone(Exit.void)
-        Deferred.unsafeDone(all, Exit.as(end, outcomes as ReadonlyArray<Outcome>))
+      const start = delivered
+      while (outcomes[delivered] !== undefined) delivered++
+      if (delivered > start) ordered?.unsafeOfferAll(outcomes.slice(start, delivered) as Array<Outcome>)
+      // Outcomes that cancelling produced do not cancel again; the run still ends when the last one settles.
+      if (!cancelled && options.cancelSiblingsWhen?.(outcome) === true) {
+        return Effect.zipRight(cancelOthers, Effect.sync(maybeFinish))
       }
+      maybeFinish()
+      return Effect.void
+    }
 
-      /**
-       * Stops the run: no call starts from now on; every call but the caller's own (a person's "deny and stop" must
-       * still report its call) and those `spare` lets finish is interrupted, and gets its outcome from its trace:
-       * started, or never ran. Spared calls report their own outcome when they finish. (The permits of interrupted
-       * calls are not given back: a stopped run starts nothing.)
-       */
-      const stop = (spare: (task: Task) => boolean): Effect.Effect<void> =>
-        Effect.withFiberRuntime<void>((self) => {
-          // Decided in one synchronous step, with `cancelled` set first: no call can start executing in between.
-          cancelled = true
-          const stopping: Array<Task> = []
-          for (const task of tasks) {
-            // `tasks` has holes where a call had its outcome at once (unknown tool, invalid input).
-            if (task === undefined || task.fiber === self || outcomes[task.node.index] !== undefined) continue
-            if (!spare(task)) stopping.push(task)
-          }
-          // All at once: one by one, a call released by a finishing one could start before its own turn came.
-          return Effect.zipRight(
-            Fiber.interruptAll(stopping.flatMap((task) => task.fiber === undefined ? [] : [task.fiber])),
-            Effect.forEach(stopping, (task) =>
+    /** Once the input has ended and every call has its outcome: end the streams and the run. */
+    const maybeFinish = (): void => {
+      if (inputEnd === undefined || settled < outcomes.length) return
+      const end = inputEnd
+      inputEnd = undefined
+      ordered?.unsafeDone(end)
+      events?.unsafeDone(Exit.void)
+      result = Exit.as(end, outcomes as ReadonlyArray<Outcome>)
+      if (all !== undefined) Deferred.unsafeDone(all, result)
+    }
+
+    /**
+     * Stops the run: no call starts from now on; every call but the caller's own (a person's "deny and stop" must
+     * still report its call) and those `spare` lets finish is interrupted, and gets its outcome from its trace:
+     * started, or never ran. Spared calls report their own outcome when they finish. (The permits of interrupted
+     * calls are not given back: a stopped run starts nothing.)
+     */
+    const stop = (spare: (task: Task) => boolean): Effect.Effect<void> =>
+      Effect.withFiberRuntime<void>((self) => {
+        // Decided in one synchronous step, with `cancelled` set first: no call can start executing in between.
+        cancelled = true
+        const stopping: Array<Task> = []
+        for (const task of tasks) {
+          // `tasks` has holes where a call had its outcome at once (unknown tool, invalid input).
+          if (task === undefined || task.fiber === self || outcomes[task.node.index] !== undefined) continue
+          if (!spare(task)) stopping.push(task)
+        }
+        // All at once: one by one, a call released by a finishing one could start before its own turn came.
+        return Effect.zipRight(
+          Fiber.interruptAll(stopping.flatMap((task) => task.fiber === undefined ? [] : [task.fiber])),
+          Effect.forEach(
+            stopping,
+            (task) =>
               outcomes[task.node.index] !== undefined
                 ? Effect.void
-                : Effect.flatMap(interrupted(env, task.call, task.trace), (outcome) =>
-                  settle(task.node.index, outcome)), { discard: true })
+                : Effect.flatMap(
+                  interrupted(env, task.call, task.trace),
+                  (outcome) => settle(task.node.index, outcome)
+                ),
+            { discard: true }
           )
-        })
-
-      /** Cancels everything (see {@link stop}). */
-      const cancelOthers: Effect.Effect<void> = Effect.suspend(() =>
-        stop(() =>
-          false
         )
-      )
+      })
 
-      /** A soft interrupt: executing calls whose tool blocks interrupts finish; everything else stops. */
-      const interruptRun: Effect.Effect<void> = Effect.suspend(() =>
-        stop((task) =>
-          task.node.started && task.call.tool.service.interruptBehavior === "block"
-        )
-      )
+    /** Cancels everything (see {@link stop}). */
+    const cancelOthers: Effect.Effect<void> = Effect.suspend(() => stop(() => false))
 
-      /** A call that runs alone takes every permit: nothing else runs beside it, not even a gate. */
-      const permitsFor = (task: Task): number => task.node.exclusive ? cap : 1
+    /** A soft interrupt: executing calls whose tool blocks interrupts finish; everything else stops. */
+    const interruptRun: Effect.Effect<void> = Effect.suspend(() =>
+      stop((task) => task.node.started && task.call.tool.service.interruptBehavior === "block")
+    )
 
-      /** The call has run as far as it can with its permits: give them back, then settle it or park it. */
-      const ran = (task: Task, result: Outcome | Parked): Effect.Effect<void> => {
-        if (!isParked(result)) {
-          const settling = settle(task.node.index, result)
-          // The calls its end made ready ask for its permits first: they may have the longest chains behind them.
-          if (!gate.contended || !task.node.dependents.some((next) => !isWaiting(next))) {
-            gate.release(task)
-            return settling
-          }
-          return Effect.zipRight(settling, Effect.zipRight(Effect.yieldNow(), Effect.sync(() => gate.release(task))))
+    /** A call that runs alone takes every permit: nothing else runs beside it, not even a gate. */
+    const permitsFor = (task: Task): number => task.node.exclusive ? cap : 1
+
+    /** The call has run as far as it can with its permits: give them back, then settle it or park it. */
+    const ran = (task: Task, result: Outcome | Parked): Effect.Effect<void> => {
+      if (!isParked(result)) {
+        const settling = settle(task.node.index, result)
+        // The calls its end made ready ask for its permits first: they may have the longest chains behind them.
+        if (!gate.contended || !task.node.dependents.some((next) => !isWaiting(next))) {
+          gate.release(task)
+          return settling
         }
-        gate.release(task)
-        // Parked by a stopped run (its own call, which the stop leaves to report itself): it never starts.
-        if (cancelled) return Effect.flatMap(interrupted(env, task.call, task.trace), (o) => settle(task.node.index, o))
-        task.resume = result.resume
-        return waitAndRun(task)
+        return Effect.zipRight(settling, Effect.zipRight(Effect.yieldNow(), Effect.sync(() => gate.release(task))))
       }
+      gate.release(task)
+      // Parked by a stopped run (its own call, which the stop leaves to report itself): it never starts.
+      if (cancelled) return Effect.flatMap(interrupted(env, task.call, task.trace), (o) => settle(task.node.index, o))
+      task.resume = result.resume
+      return waitAndRun(task)
+    }
 
-      /** A call's fiber: wait for every predecessor, take the permits, run (or resume) the pipeline. */
-      const waitAndRun = (task: Task): Effect.Effect<void> =>
-        continueWith(graph.predecessorsDone(task.node), () =>
+    /** A call's fiber: wait for every predecessor, take the permits, run (or resume) the pipeline. */
+    const waitAndRun = (task: Task): Effect.Effect<void> =>
+      continueWith(
+        graph.predecessorsDone(task.node),
+        () =>
           continueWith(gate.take(task, permitsFor(task), task.node.index), () => {
             const resume = task.resume
             task.resume = undefined
             return continueWith(
               resume ?? runScheduled(env, task.call, task.trace, task.admission),
-              (result) =>
-                ran(task, result)
+              (result) => ran(task, result)
             )
-          }))
-
-      const fork = (task: Task, body: Effect.Effect<void>): Effect.Effect<void> =>
-        Effect.map(Effect.forkIn(body, callScope), (fiber) => {
-          task.fiber = fiber
-        })
-
-      /**
-       * Starts a registered call. A call that may start at once and finds a permit free runs its stages right here:
-       * when they are all synchronous (a trivial tool), its Outcome is there at once and it needs no fiber; otherwise
-       * (its stages suspended, or it parked) the fiber it gets goes on from there, holding the permit.
-       */
-      const launch = (task: Task, ready: boolean): Effect.Effect<void> => {
-        // Only when no earlier call is still before its admission: such a call may yet be re-planned into a conflict
-        // with this one, and must get the chance to put it behind itself (its fiber runs first).
-        if (!ready || unadmitted > 1 || !gate.tryTake(task, permitsFor(task))) {
-          const forked = fork(
-            task,
-            Effect.suspend(() =>
-              waitAndRun(task)
-            )
-          )
-          return ready ? Effect.zipRight(forked, Effect.yieldNow()) : forked
-        }
-        const flow = runScheduled(env, task.call, task.trace, task.admission)
-        if (Exit.isExit(flow)) {
-          const exit = flow as Exit.Exit<Outcome | Parked>
-          if (Exit.isSuccess(exit) && !isParked(exit.value)) {
-            return ran(task, exit.value)
-          }
-        }
-        return Effect.zipRight(fork(task, continueWith(flow, (result) => ran(task, result))), Effect.yieldNow())
-      }
-
-      /**
-       * Right before a call executes, with the input that will run: an input that now claims more (or must run
-       * alone) is registered again; a call that must wait (for those claims, or because an earlier call's rewrite put
-       * it behind that call) is parked; otherwise it starts.
-       */
-      const admit = (task: Task, invocation: AnyInvocation): boolean => {
-        const node = task.node
-        // A stopped run starts nothing: the call parks for good, and is reported as never started.
-        if (cancelled) return true
-        if (invocation !== task.call.invocation) {
-          const exclusive = isExclusive(mode, invocation.claims, invocation.traits.concurrencySafe)
-          const claims = mode === "batched" ? [] : invocation.claims
-          if (!node.exclusive && (exclusive || widens(node.claims, claims))) graph.replan(node, claims, exclusive)
-        }
-        if (isWaiting(node)) return true
-        node.started = true
-        unadmitted--
-        return false
-      }
-
-      const schedule = (toolUse: ToolUseBlock, index: number): Effect.Effect<void> => {
-        const receivedAt = env.clock.unsafeCurrentTimeMillis()
-        outcomes.push(undefined)
-        return continueWith(
-          env.emit(() => ToolEvent.Queued({ toolUseId: toolUse.id, name: toolUse.name, at: receivedAt })),
-          () =>
-            continueWith(prepare(env, toolUse, receivedAt, timeoutOf(options, toolUse)), (prepared) => {
-              if (Either.isLeft(prepared)) return settle(index, prepared.left)
-              const call = prepared.right
-              const trace = traceOf(call)
-              if (cancelled) return Effect.flatMap(interrupted(env, call, trace), (outcome) => settle(index, outcome))
-              const { claims, traits } = call.invocation
-              const node = makeNode(
-                index,
-                isExclusive(mode, claims, traits.concurrencySafe),
-                mode === "batched" ? [] : claims
-              )
-              const task: Task = {
-                node,
-                call,
-                trace,
-                admission: { admit: (invocation) => admit(task, invocation) },
-                held: 0,
-                fiber: undefined,
-                resume: undefined
-              }
-              tasks[index] = task
-              unadmitted++
-              return launch(task, graph.add(node))
-            })
-        )
-      }
-
-      // An array needs no stream machinery: most turns arrive whole.
-      const intake: Effect.Effect<void, E> = Symbol.iterator in toolUses
-        ? Effect.forEach(toolUses as Iterable<ToolUseBlock>, schedule, { discard: true })
-        : Stream.runForEach(
-          // Streamed parts are previewed as they come; a tool_use is scheduled once it is complete.
-          // Nobody can listen to a run without events (execute): its previews are never built.
-          Stream.zipWithIndex(assemble(
-            registry,
-            toolUses as Stream.Stream<ToolUseBlock | ToolUsePart, E>,
-            withEvents
-              ? (preview) =>
-                env.emit(() => ToolEvent.Previewed({ ...preview, at: env.clock.unsafeCurrentTimeMillis() }))
-              : undefined
-          )),
-          ([toolUse, index]) => schedule(toolUse, index)
-        )
-      yield* Effect.forkScoped(
-        Effect.map(Effect.exit(intake), (end) => {
-          inputEnd = end
-          maybeFinish()
-        })
+          })
       )
 
-      return {
-        outcomes: Mailbox.toStream(ordered),
-        events: Mailbox.toStream(events),
-        cancel: cancelOthers,
-        interrupt: interruptRun,
-        await: Deferred.await(all)
-      } satisfies RunHandle<E>
-    })
+    const fork = (task: Task, body: Effect.Effect<void>): Effect.Effect<void> =>
+      Effect.map(Effect.forkIn(body, callScope), (fiber) => {
+        task.fiber = fiber
+      })
+
+    /**
+     * Starts a registered call. A call that may start at once and finds a permit free runs its stages right here:
+     * when they are all synchronous (a trivial tool), its Outcome is there at once and it needs no fiber; otherwise
+     * (its stages suspended, or it parked) the fiber it gets goes on from there, holding the permit.
+     */
+    const launch = (task: Task, ready: boolean): Effect.Effect<void> => {
+      // Only when no earlier call is still before its admission: such a call may yet be re-planned into a conflict
+      // with this one, and must get the chance to put it behind itself (its fiber runs first).
+      if (!ready || unadmitted > 1 || !gate.tryTake(task, permitsFor(task))) {
+        const forked = fork(
+          task,
+          Effect.suspend(() => waitAndRun(task))
+        )
+        return ready ? Effect.zipRight(forked, Effect.yieldNow()) : forked
+      }
+      const flow = runScheduled(env, task.call, task.trace, task.admission)
+      if (Exit.isExit(flow)) {
+        const exit = flow as Exit.Exit<Outcome | Parked>
+        if (Exit.isSuccess(exit) && !isParked(exit.value)) {
+          return ran(task, exit.value)
+        }
+      }
+      return Effect.zipRight(fork(task, continueWith(flow, (result) => ran(task, result))), Effect.yieldNow())
+    }
+
+    /**
+     * Right before a call executes, with the input that will run: an input that now claims more (or must run
+     * alone) is registered again; a call that must wait (for those claims, or because an earlier call's rewrite put
+     * it behind that call) is parked; otherwise it starts.
+     */
+    const admit = (task: Task, invocation: AnyInvocation): boolean => {
+      const node = task.node
+      // A stopped run starts nothing: the call parks for good, and is reported as never started.
+      if (cancelled) return true
+      if (invocation !== task.call.invocation) {
+        const exclusive = isExclusive(mode, invocation.claims, invocation.traits.concurrencySafe)
+        const claims = mode === "batched" ? [] : invocation.claims
+        if (!node.exclusive && (exclusive || widens(node.claims, claims))) graph.replan(node, claims, exclusive)
+      }
+      if (isWaiting(node)) return true
+      node.started = true
+      unadmitted--
+      return false
+    }
+
+    const schedule = (toolUse: ToolUseBlock, index: number): Effect.Effect<void> => {
+      const receivedAt = env.clock.unsafeCurrentTimeMillis()
+      outcomes.push(undefined)
+      return continueWith(
+        env.emit(() => ToolEvent.Queued({ toolUseId: toolUse.id, name: toolUse.name, at: receivedAt })),
+        () =>
+          continueWith(prepare(env, toolUse, receivedAt, timeoutOf(options, toolUse)), (prepared) => {
+            if (Either.isLeft(prepared)) return settle(index, prepared.left)
+            const call = prepared.right
+            const trace = traceOf(call)
+            if (cancelled) return Effect.flatMap(interrupted(env, call, trace), (outcome) => settle(index, outcome))
+            const { claims, traits } = call.invocation
+            const node = makeNode(
+              index,
+              isExclusive(mode, claims, traits.concurrencySafe),
+              mode === "batched" ? [] : claims
+            )
+            const task: Task = {
+              node,
+              call,
+              trace,
+              admission: { admit: (invocation) => admit(task, invocation) },
+              held: 0,
+              fiber: undefined,
+              resume: undefined
+            }
+            tasks[index] = task
+            unadmitted++
+            return launch(task, graph.add(node))
+          })
+      )
+    }
+
+    /** An array's tool_uses one after the other, continued synchronously while scheduling them is. */
+    const scheduleAll = (iterator: Iterator<ToolUseBlock>, index: number): Effect.Effect<void> => {
+      for (;;) {
+        const next = iterator.next()
+        if (next.done === true) return Effect.void
+        const scheduled = schedule(next.value, index++)
+        if (!Exit.isExit(scheduled)) return Effect.flatMap(scheduled, () => scheduleAll(iterator, index))
+      }
+    }
+
+    // An array needs no stream machinery: most turns arrive whole.
+    const intake: Effect.Effect<void, E> = Symbol.iterator in toolUses
+      ? Effect.suspend(() => scheduleAll((toolUses as Iterable<ToolUseBlock>)[Symbol.iterator](), 0))
+      : Stream.runForEach(
+        // Streamed parts are previewed as they come; a tool_use is scheduled once it is complete.
+        // Nobody can listen to a run without events (execute): its previews are never built.
+        Stream.zipWithIndex(assemble(
+          registry,
+          toolUses as Stream.Stream<ToolUseBlock | ToolUsePart, E>,
+          events !== undefined
+            ? (preview) => env.emit(() => ToolEvent.Previewed({ ...preview, at: env.clock.unsafeCurrentTimeMillis() }))
+            : undefined
+        )),
+        ([toolUse, index]) => schedule(toolUse, index)
+      )
+
+    return {
+      intake: continueWithExit(intake, (end) => {
+        inputEnd = end
+        maybeFinish()
+        return Effect.void
+      }),
+      end: () => result ?? Deferred.await(all ??= Deferred.unsafeMake(context.fiberId)),
+      cancel: cancelOthers,
+      interrupt: interruptRun
+    }
+  }
 
   const start = <E>(
     toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>,
     options: RunOptions = {}
-  ) =>
-    startRun(toolUses, options, true).pipe(
-      Effect.withSpan("ToolRuntime.start", { attributes: { "run.mode": options.mode ?? "conflict-aware" } })
+  ): Effect.Effect<RunHandle<E>, never, Scope.Scope> =>
+    withRunSpan(
+      "ToolRuntime.start",
+      options,
+      (context) =>
+        Effect.gen(function*() {
+          const events = yield* Effect.acquireRelease(Mailbox.make<ToolEvent>(), (mailbox) => mailbox.shutdown)
+          const ordered = yield* Effect.acquireRelease(Mailbox.make<Outcome, E>(), (mailbox) => mailbox.shutdown)
+          // The calls' fibers are interrupted together when the run's scope closes (each closes its own scope).
+          const callScope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.parallel)
+          const run = makeRun(toolUses, options, context, callScope, { events, ordered })
+          yield* Effect.forkScoped(run.intake)
+          return {
+            outcomes: Mailbox.toStream(ordered),
+            events: Mailbox.toStream(events),
+            cancel: run.cancel,
+            interrupt: run.interrupt,
+            await: Effect.suspend(run.end)
+          } satisfies RunHandle<E>
+        })
     )
 
+  // The intake runs in the caller's fiber: a turn whose calls are all synchronous runs without a fiber of its own.
   const execute = <E>(
     toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>,
     options: RunOptions = {}
-  ) =>
-    Effect.scoped(Effect.flatMap(startRun(toolUses, options, false), (handle) => handle.await)).pipe(
-      Effect.withSpan("ToolRuntime.execute", { attributes: { "run.mode": options.mode ?? "conflict-aware" } })
-    )
+  ): Effect.Effect<ReadonlyArray<Outcome>, E> =>
+    withRunSpan("ToolRuntime.execute", options, (context) =>
+      isOneCall(toolUses) ?
+        Effect.map(runAlone(toolUses[0]!, options, context, true), (outcome) => [outcome]) :
+        Effect.acquireUseRelease(
+          // The calls' fibers are interrupted together when the run ends or the caller is interrupted.
+          Scope.make(ExecutionStrategy.parallel),
+          (callScope) => {
+            const run = makeRun(toolUses, options, context, callScope, undefined)
+            return continueWith(run.intake, run.end)
+          },
+          (callScope, exit) => Scope.close(callScope, exit)
+        ))
 
   // One call needs no scheduler: straight through the pipeline, with no event consumer.
+  /**
+   * One call straight through the pipeline: nothing runs beside it or before it, so it needs no scheduler, no
+   * fiber and no scope of its own (the call's own scope is the execute stage's). `queued`: it is a run's call, whose
+   * Queued event goes to the audit log as a scheduled call's does.
+   */
+  const runAlone = (
+    toolUse: ToolUseBlock,
+    options: RunOptions,
+    { audit, clock, settings, traced }: RunContext,
+    queued: boolean
+  ): Effect.Effect<Outcome> => {
+    const env = makeEnv(settings, clock, emitter(audit, undefined), Effect.void, traced, availabilityOnce)
+    const receivedAt = clock.unsafeCurrentTimeMillis()
+    return continueWith(
+      queued
+        ? env.emit(() => ToolEvent.Queued({ toolUseId: toolUse.id, name: toolUse.name, at: receivedAt }))
+        : Effect.void,
+      () =>
+        continueWith(
+          prepare(env, toolUse, receivedAt, timeoutOf(options, toolUse)),
+          (prepared) => Either.isLeft(prepared) ? Exit.succeed(prepared.left) : run(env, prepared.right)
+        )
+    )
+  }
+
   const executeOne = (toolUse: ToolUseBlock, options: RunOptions = {}): Effect.Effect<Outcome> =>
     // Settings, clock and tracer read off the fiber at once: one step instead of three on the hot path.
-    Effect.withFiberRuntime((fiber) => {
-      const settings = Context.get(fiber.currentContext as Context.Context<RuntimeConfig>, RuntimeConfig)
-      const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
-      const audit = Context.get(fiber.currentContext as Context.Context<AuditLog>, AuditLog)
-      const env = makeEnv(
-        settings,
-        clock,
-        emitter(audit, undefined),
-        Effect.void,
-        tracesCalls(fiber.currentTracer),
-        availabilityOnce
-      )
-      return Effect.flatMap(
-        prepare(env, toolUse, clock.unsafeCurrentTimeMillis(), timeoutOf(options, toolUse)),
-        (prepared) => Either.isLeft(prepared) ? Effect.succeed(prepared.left) : run(env, prepared.right)
-      )
-    })
+    Effect.withFiberRuntime((fiber) => runAlone(toolUse, options, runContextOf(fiber), false))
 
   return { start, execute, executeOne }
 })
+
+/** A turn of one tool_use, given whole: it needs no scheduler. */
+const isOneCall = (
+  toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, unknown>
+): toolUses is ReadonlyArray<ToolUseBlock> => Array.isArray(toolUses) && toolUses.length === 1
+
+/** What a run reads off the fiber that starts it, in one step. */
+interface RunContext {
+  readonly settings: RuntimeSettings
+  readonly clock: Clock.Clock
+  readonly audit: AuditLog["Type"]
+  readonly traced: boolean
+  readonly fiberId: FiberId.FiberId
+}
+
+const runContextOf = (fiber: Fiber.RuntimeFiber<unknown, unknown>): RunContext => ({
+  settings: Context.get(fiber.currentContext as Context.Context<RuntimeConfig>, RuntimeConfig),
+  clock: Context.get(fiber.currentDefaultServices, Clock.Clock),
+  audit: Context.get(fiber.currentContext as Context.Context<AuditLog>, AuditLog),
+  traced: tracesCalls(fiber.currentTracer),
+  fiberId: fiber.id()
+})
+
+/**
+ * A run with what its fiber knows, in a span of its own when the program installed a tracer (Effect's built-in one
+ * exports nothing, and a span costs more than a trivial turn: `bench/pipeline`).
+ */
+const withRunSpan = <A, E, R>(
+  name: string,
+  options: RunOptions,
+  body: (context: RunContext) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> =>
+  Effect.withFiberRuntime((fiber) => {
+    const context = runContextOf(fiber)
+    return context.traced
+      ? Effect.withSpan(body(context), name, { attributes: { "run.mode": options.mode ?? "conflict-aware" } })
+      : body(context)
+  })
+
+/** The streams of a run somebody can listen to (`start`). */
+interface RunStreams<E> {
+  readonly events: Mailbox.Mailbox<ToolEvent>
+  readonly ordered: Mailbox.Mailbox<Outcome, E>
+}
+
+/** A run made by `makeRun`. */
+interface Run<E> {
+  /** Schedules every tool_use as it comes; ends when the input has (never fails: the run's end carries it). */
+  readonly intake: Effect.Effect<void>
+  /** The outcomes once every call has one: at once when the run has ended. */
+  readonly end: () => Effect.Effect<ReadonlyArray<Outcome>, E>
+  readonly cancel: Effect.Effect<void>
+  readonly interrupt: Effect.Effect<void>
+}

@@ -24,6 +24,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as defaults from "./internal/defaults.js"
+import * as enabled from "./internal/enabled.js"
 import type { Decision, PermissionCheck } from "./Permission.js"
 import { UiBlock } from "./Presentation.js"
 import type { QuestionReply, QuestionRequest } from "./Question.js"
@@ -903,22 +904,12 @@ export const reject = (message: string): Effect.Effect<never, InputRejected> =>
 
 /**
  * The tools that are enabled now, in their order: for what the model is shown (tool definitions, tool search).
- * Each tool's `isEnabled` is asked once, all at once; tools without one are kept without asking, and a check that
- * fails or dies leaves its tool out.
+ * Each tool's `isEnabled` is asked once, all at once (a check several tools share, as an MCP server's tools do, once
+ * for them all); tools without one are kept without asking, and a check that fails or dies leaves its tool out.
  *
  * @since 0.2.0
  * @category utilities
  */
 export const filterEnabled = <T extends { readonly service: AnyService }>(
   tools: ReadonlyArray<T>
-): Effect.Effect<ReadonlyArray<T>> =>
-  Effect.map(
-    Effect.forEach(tools, (tool) =>
-      tool.service.isEnabled === alwaysEnabled
-        ? Effect.succeed(true)
-        : Effect.match(tool.service.isEnabled, {
-          onFailure: () => false,
-          onSuccess: (availability) => availability._tag === "Enabled"
-        }), { concurrency: "unbounded" }),
-    (enabled) => tools.filter((_, i) => enabled[i] === true)
-  )
+): Effect.Effect<ReadonlyArray<T>> => enabled.filterEnabled(tools, alwaysEnabled)

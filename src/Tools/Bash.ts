@@ -1,7 +1,8 @@
 /**
  * The `Bash` tool: runs a shell command in the workspace, as Claude Code's tool of the same name does
- * (parameters `command`, `timeout` in milliseconds, `description`, `dangerouslyDisableSandbox`; Claude Code's
- * `run_in_background` is accepted as `false` and refused as `true` until it is implemented).
+ * (parameters `command`, `timeout` in milliseconds, `description`, `run_in_background`, `dangerouslyDisableSandbox`).
+ * `run_in_background: true` starts the command as a background task of the session's `TaskRegistry` (same decision,
+ * sandbox and process rules; the call returns at once with the task id); without a registry in context it is refused.
  *
  * - **Risk** comes from the static analysis in `Shell/`: a command is read-only only when every simple command
  *   in it is on the read-only allowlist (`Shell/ReadOnly`), and then it runs alongside reads and is auto-allowed
@@ -36,8 +37,10 @@ import * as CommandExecutor from "@effect/platform/CommandExecutor"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as path from "node:path"
@@ -47,6 +50,7 @@ import type { ResultSink } from "../Session/ResultStore.js"
 import { Workspace } from "../Session/Workspace.js"
 import { formatBytes as sharedFormatBytes } from "../Shared/bytes.js"
 import { realSleep } from "../Shared/realTime.js"
+import { TaskRegistry } from "../Tasks/TaskRegistry.js"
 import type { Decision, PermissionCheck } from "../Tool/Permission.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import * as Tool from "../Tool/Tool.js"
@@ -124,12 +128,10 @@ export const BashInput = Schema.Struct({
   description: Schema.optional(
     Schema.String.annotations({ description: "Clear, concise description of what this command does in 5-10 words" })
   ),
-  // Claude Code's parameters for background tasks and the sandbox escape: part of the definition, so a model trained
-  // on them sends a valid call; `true` is refused in validate until their own issues implement them.
   run_in_background: Schema.optional(Schema.Boolean.annotations({
     description:
-      "Set to true to run this command in the background. Not available in this runtime yet: a call with true is " +
-      "refused."
+      "Set to true to run this command in the background: the call returns at once with a task id. Read its output " +
+      "with TaskOutput, stop it with TaskStop; you are told when it ends, so there is no need to poll."
   })),
   dangerouslyDisableSandbox: Schema.optional(Schema.Boolean.annotations({
     description:
@@ -144,8 +146,8 @@ export const BashInput = Schema.Struct({
  * @category models
  */
 export const backgroundRefusal =
-  "run_in_background is not available in this runtime yet: the command was not run. Run it in the foreground (omit " +
-  "run_in_background), with a timeout of up to 600000 ms if it takes long."
+  "run_in_background is not available in this runtime (it has no task registry): the command was not run. Run it " +
+  "in the foreground (omit run_in_background), with a timeout of up to 600000 ms if it takes long."
 
 /**
  * Why a call with `dangerouslyDisableSandbox: true` is refused (the model reads it).
@@ -157,8 +159,8 @@ export const sandboxEscapeRefusal =
   "dangerouslyDisableSandbox is refused: the settings do not allow unsandboxed commands (sandbox.allowUnsandboxedCommands is off), so the command was not run. Run it without dangerouslyDisableSandbox; if the sandbox blocks what it needs, say so to the user."
 
 /** The refusal for an input asking for what this runtime does not do (here), if any. */
-const notSupported = (input: BashInput, escapeAllowed: boolean): string | undefined =>
-  input.run_in_background === true
+const notSupported = (input: BashInput, escapeAllowed: boolean, background: boolean): string | undefined =>
+  input.run_in_background === true && !background
     ? backgroundRefusal
     : input.dangerouslyDisableSandbox === true && !escapeAllowed
     ? sandboxEscapeRefusal
@@ -192,7 +194,9 @@ export const BashOutput = Schema.Struct({
   /** Background processes still running when the command ended; they were stopped. */
   stoppedBackgroundProcesses: Schema.Number,
   /** The output ended early: a process outside the call's reach held it open. */
-  outputIncomplete: Schema.Boolean
+  outputIncomplete: Schema.Boolean,
+  /** `run_in_background: true`: the task's id (its output goes to `fullOutputPath`). */
+  backgroundTaskId: Schema.optional(Schema.String)
 })
 /**
  * @since 0.1.0
@@ -357,6 +361,11 @@ export const outputText = (view: OutputView): string => {
 }
 
 const modelText = (output: BashOutput): string => {
+  if (output.backgroundTaskId !== undefined) {
+    return `Command running in background with ID: ${output.backgroundTaskId}. Output is being written to: ${
+      output.fullOutputPath ?? "(unknown)"
+    }. You will be told when it ends; read its output with TaskOutput and stop it with TaskStop.`
+  }
   const notes: Array<string> = []
   if (output.interpretation !== undefined) notes.push(`(exit code ${output.exitCode}: ${output.interpretation})`)
   if (output.stoppedBackgroundProcesses > 0) {
@@ -383,6 +392,7 @@ interface Services {
   readonly memoryBytes: number
   readonly progressEvery: number
   readonly maxOutputBytes: number
+  readonly tasks: TaskRegistry["Type"] | undefined
 }
 
 const runCommand = (
@@ -561,6 +571,56 @@ const runCommand = (
     }
   })
 
+/**
+ * `run_in_background: true`: the same argv as in the foreground (sandbox included), started as a task of the
+ * registry; the call returns at once. The sandbox's grants last as long as the task (or the process that started it).
+ */
+const startBackground = (
+  services: Services,
+  tasks: TaskRegistry["Type"],
+  input: BashInput,
+  context: Tool.CallContext,
+  plan: CommandPlan.CommandPlan
+): Effect.Effect<BashOutput, BashFailure> =>
+  Effect.gen(function*() {
+    const startedAt = performance.now()
+    const taskScope = yield* Scope.make()
+    const policy = policyFor(services.sandbox, services.workspace, input, plan, context.decision)
+    const bash = Process.bashArgv(input.command)
+    const argv = policy === undefined || services.sandbox.service === undefined
+      ? bash
+      : yield* services.sandbox.service.wrap(bash, policy, context.toolUseId).pipe(
+        Scope.extend(taskScope),
+        Effect.mapError((error) => new BashFailure({ reason: "start", message: error.message })),
+        Effect.onError(() => Scope.close(taskScope, Exit.void))
+      )
+    const task = yield* tasks.start({
+      command: input.command,
+      description: input.description,
+      argv,
+      cwd: services.workspace.cwd,
+      env: services.env,
+      release: Scope.close(taskScope, Exit.void),
+      // The sandbox's mount points live in this process: a sandboxed task cannot outlive it.
+      detachable: argv === bash
+    }).pipe(
+      Effect.mapError((error) => new BashFailure({ reason: "start", message: error.message })),
+      Effect.onError(() => Scope.close(taskScope, Exit.void))
+    )
+    return {
+      output: "",
+      outputTail: "",
+      omittedBytes: 0,
+      totalBytes: 0,
+      fullOutputPath: task.outputPath,
+      exitCode: 0,
+      durationMs: Math.round(performance.now() - startedAt),
+      stoppedBackgroundProcesses: 0,
+      outputIncomplete: false,
+      backgroundTaskId: task.id
+    } satisfies BashOutput
+  })
+
 /** The sandbox as the layer found it: running, or why not. */
 interface SandboxState {
   readonly service: Sandbox.Sandbox["Type"] | undefined
@@ -692,6 +752,8 @@ export const layer = (
       const store = yield* ResultStore
       const executor = yield* CommandExecutor.CommandExecutor
       const sandbox = yield* startSandbox(sandboxOptionsOf(options.sandbox), workspace.cwd, executor)
+      // Background tasks need the session's registry; without one, `run_in_background: true` is refused.
+      const tasks = Option.getOrUndefined(yield* Effect.serviceOption(TaskRegistry))
       const services: Services = {
         workspace,
         store,
@@ -700,14 +762,15 @@ export const layer = (
         killGrace: options.killGrace ?? Duration.seconds(2),
         memoryBytes: Math.max(BODY_LIMIT, options.memoryBytes ?? 1024 * 1024),
         progressEvery: Duration.toMillis(Duration.decode(options.progressInterval ?? Duration.seconds(1))),
-        maxOutputBytes: Math.max(0, options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES)
+        maxOutputBytes: Math.max(0, options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES),
+        tasks
       }
       return {
         // A soft interrupt lets a command finish (Claude Code's default): stopping it halfway may leave a mess.
         interruptBehavior: "block",
         validate: (input) => {
           if (input.command.trim() === "") return Tool.reject("The command is empty.")
-          const refusal = notSupported(input, escapeAllowed(sandbox))
+          const refusal = notSupported(input, escapeAllowed(sandbox), tasks !== undefined)
           return refusal === undefined ? Effect.succeed(input) : Tool.reject(refusal)
         },
         // The command is analysed once per input, here; every stage of the call reads this plan.
@@ -718,7 +781,10 @@ export const layer = (
             claims: plan.claims,
             checkPermissions: () => Effect.succeed(permissionCheck(sandbox, input, plan)),
             matchRules: plan.matchRules,
-            call: (context) => runCommand(services, input, context, plan)
+            call: (context) =>
+              input.run_in_background === true && services.tasks !== undefined
+                ? startBackground(services, services.tasks, input, context, plan)
+                : runCommand(services, input, context, plan)
           }
         },
         renderUse: (input) => [

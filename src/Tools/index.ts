@@ -1,12 +1,14 @@
 /**
- * The built-in tools (`effect-tool-runtime/tools`): Read, Write, Edit, Glob, Grep, Bash, WebFetch and LSP, with what they
- * share (Workspace, FileState), and {@link builtinLayer}, which provides all of them. ToolSearch needs a session's
- * catalogue, so it is not among them: `Search.catalogLayer(tools)` adds it.
+ * The built-in tools (`effect-tool-runtime/tools`): Read, Write, Edit, Glob, Grep, Bash, WebFetch, LSP, TaskOutput and
+ * TaskStop, with what they share (Workspace, FileState), and {@link builtinLayer}, which provides all of them.
+ * ToolSearch needs a session's catalogue, so it is not among them: `Search.catalogLayer(tools)` adds it.
  *
  * @since 0.1.0
  */
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type { SandboxUnavailable } from "../Process/Sandbox.js"
 import { FileState } from "../Session/FileState.js"
 import type { FileStateOptions } from "../Session/FileState.js"
@@ -14,6 +16,7 @@ import type { ResultStore } from "../Session/ResultStore.js"
 import type { Session, SessionError } from "../Session/Session.js"
 import * as SessionFileState from "../Session/SessionFileState.js"
 import type { Workspace } from "../Session/Workspace.js"
+import { TaskRegistry } from "../Tasks/TaskRegistry.js"
 import type * as Tool from "../Tool/Tool.js"
 import { AskUserQuestion, layer as AskUserQuestionLayer } from "./AskUserQuestion.js"
 import { BashTool } from "./Bash.js"
@@ -22,6 +25,7 @@ import * as FileTools from "./FileTools.js"
 import { layer as LspLayer, LspTool } from "./Lsp.js"
 import { layer as NotebookEditLayer, NotebookEdit } from "./NotebookEdit.js"
 import { EnterPlanMode, ExitPlanMode, layer as PlanModeLayer } from "./PlanMode.js"
+import { TaskOutputTool, TaskStopTool } from "./Tasks.js"
 import { layer as TodoWriteLayer, TodoWrite } from "./TodoWrite.js"
 import type { InvalidAllowEntry } from "./Web/Address.js"
 import { WebFetchTool } from "./WebFetch.js"
@@ -60,6 +64,14 @@ export { suggestRules } from "./Shell/Suggestions.js"
 export { backgroundRefusal, sandboxEscapeRefusal } from "./Bash.js"
 /** @since 0.2.0 */
 export { ToolSearch } from "./ToolSearch.js"
+/**
+ * The tools over background tasks: TaskOutput (alias BashOutput) and TaskStop (alias KillShell).
+ *
+ * @since 0.3.0
+ */
+export { TaskOutputTool as TaskOutput, TaskStopTool as TaskStop } from "./Tasks.js"
+/** @since 0.3.0 */
+export type { TaskOutputInput, TaskOutputOutput, TaskStopInput, TaskStopOutput } from "./Tasks.js"
 /** @since 0.3.0 */
 export { LspTool } from "./Lsp.js"
 /** @since 0.3.0 */
@@ -115,7 +127,9 @@ export const builtinTools = [
   TodoWrite,
   AskUserQuestion,
   EnterPlanMode,
-  ExitPlanMode
+  ExitPlanMode,
+  TaskOutputTool,
+  TaskStopTool
 ] as const
 
 /**
@@ -161,7 +175,9 @@ export const builtinLayer = (
     LspLayer,
     TodoWriteLayer,
     AskUserQuestionLayer,
-    PlanModeLayer
+    PlanModeLayer,
+    TaskOutputTool.layer,
+    TaskStopTool.layer
   )
 /** @since 0.2.0 */
 export * as SessionFileState from "../Session/SessionFileState.js"
@@ -169,6 +185,9 @@ export * as SessionFileState from "../Session/SessionFileState.js"
 /**
  * All built-in tools over a {@link Session}: like {@link builtinLayer}, with the FileState restored from the
  * session and saved with it (`SessionFileState`), so a Read in one turn or process counts for an Edit in the next.
+ * Background tasks use the `TaskRegistry` in context, else one of their own in the session
+ * (`TaskRegistry.layerSession`, its tasks stopped when this layer's scope closes); provide one above
+ * (`Layer.provideMerge`) for the agent loop to announce their ends.
  *
  * @since 0.2.0
  * @category layers
@@ -180,12 +199,17 @@ export const builtinSessionLayer = (
   SandboxUnavailable | InvalidAllowEntry | SessionError,
   Workspace | ResultStore | CommandExecutor.CommandExecutor | Session
 > =>
-  Layer.mergeAll(
-    Layer.merge(FileTools.layer, NotebookEditLayer).pipe(Layer.provide(SessionFileState.layer(options.fileState))),
-    BashTool.layer(options.bash),
-    WebFetchTool.layer(options.webFetch),
-    LspLayer,
-    TodoWriteLayer,
-    AskUserQuestionLayer,
-    PlanModeLayer
-  )
+  Layer.unwrapEffect(Effect.map(Effect.serviceOption(TaskRegistry), (registry) => {
+    const tools = Layer.mergeAll(
+      Layer.merge(FileTools.layer, NotebookEditLayer).pipe(Layer.provide(SessionFileState.layer(options.fileState))),
+      BashTool.layer(options.bash),
+      WebFetchTool.layer(options.webFetch),
+      LspLayer,
+      TodoWriteLayer,
+      AskUserQuestionLayer,
+      PlanModeLayer,
+      TaskOutputTool.layer,
+      TaskStopTool.layer
+    )
+    return Option.isSome(registry) ? tools : tools.pipe(Layer.provide(TaskRegistry.layerSession()))
+  }))

@@ -2,6 +2,11 @@
  * `effect-tool-runtime exec`: one turn. Reads the whole of standard input (as a Stream), runs its tool_use blocks
  * through the runtime, and prints `{"results": [...], "outcomes": [...]}` as one line of JSON. A signal at any moment
  * cancels the run, and every tool_use still gets its outcome; the session (with `--session`) is saved either way.
+ *
+ * Background tasks (Bash `run_in_background`) outlive the run with `--session DIR`: they keep running, detached and
+ * recorded in `DIR/tasks` (pid, marker, start time), and a later `exec --session DIR` reads them (TaskOutput), stops
+ * them (TaskStop) and reports, under `task_notifications`, those that ended since. A signal stops them with the run;
+ * without `--session` (a temporary session) they end with the run.
  */
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as Deferred from "effect/Deferred"
@@ -17,6 +22,7 @@ import { renderEvent } from "../Runtime/Render.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
 import { Session } from "../Session/Session.js"
 import { escapeForDisplay } from "../Shared/display.js"
+import { TaskRegistry } from "../Tasks/TaskRegistry.js"
 import { decodeStdin, UsageError } from "./input.js"
 import { approverFor, runtimeLayer, sessionLayer } from "./layer.js"
 import type { RuntimeOptions } from "./layer.js"
@@ -66,14 +72,19 @@ export const exec = (options: RuntimeOptions) =>
       Effect.gen(function*() {
         yield* forgetOnForcedExit
         const session = yield* Session
+        const tasks = yield* TaskRegistry
         const toolRuntime = yield* ToolRuntime
         const runtime = yield* Effect.runtime<never>()
         const handle = yield* toolRuntime.start(toolUses, { mode: options.scheduling })
         // A signal that came earlier cancels at once: every call "never ran".
-        const unregister = onFirstSignal(() =>
+        const unregister = onFirstSignal(() => {
+          // A signal ends the tasks too: nothing the run started outlives it.
+          Runtime.runSync(runtime)(tasks.stopOnClose)
           Runtime.runFork(runtime)(handle.cancel)
+        })
+        yield* Effect.addFinalizer(() =>
+          Effect.sync(unregister)
         )
-        yield* Effect.addFinalizer(() => Effect.sync(unregister))
         const suggestions = suggestionsRecorder()
         const printer = yield* Effect.forkScoped(Stream.runForEach(handle.events, (event) => {
           suggestions.record(event)
@@ -91,10 +102,26 @@ export const exec = (options: RuntimeOptions) =>
         // The events stream ends with the run: wait for the last lines to be printed.
         yield* Fiber.join(printer)
         yield* session.checkpoint
+        // Tasks that ended since the last run (or during this one), each reported once.
+        yield* tasks.refresh
+        const ended = yield* tasks.takeNotifications
         yield* writeJsonLine({
           results: outcomes.map((outcome) => outcome.result),
-          outcomes: outcomes.map((outcome) => summary(outcome, suggestions.of(outcome.toolUseId)))
+          outcomes: outcomes.map((outcome) => summary(outcome, suggestions.of(outcome.toolUseId))),
+          ...(ended.length === 0 ? {} : {
+            task_notifications: ended.map((notice) => ({
+              task_id: notice.task.id,
+              kind: notice.kind,
+              status: notice.task.status._tag,
+              ...(notice.task.status._tag === "Exited" ? { exit_code: notice.task.status.code } : {}),
+              text: notice.text
+            }))
+          })
         })
-      }).pipe(Effect.provide(runtimeLayer(options, approver)), Effect.provide(sessionLayer(options)))
+      }).pipe(
+        Effect.provide(runtimeLayer(options, approver)),
+        Effect.provide(TaskRegistry.layerSession({ onClose: options.sessionDir === undefined ? "stop" : "detach" })),
+        Effect.provide(sessionLayer(options))
+      )
     )
   })

@@ -42,6 +42,7 @@ import type { ApprovalRequest } from "../Permission/Approver.js"
 import type { RunHandle } from "../Runtime/ToolRuntime.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
 import { Session } from "../Session/Session.js"
+import { TaskRegistry } from "../Tasks/TaskRegistry.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
 import { forgetOnForcedExit } from "./exec.js"
 import { decodeTurn, parseJson, UsageError } from "./input.js"
@@ -365,6 +366,19 @@ export const serve = (options: RuntimeOptions) =>
           })
         })
         yield* announceTools
+        // A background task that ends (or stalls at a prompt) is an event line of its own, at once, once.
+        const tasks = yield* TaskRegistry
+        yield* Effect.forkScoped(Effect.forever(Effect.flatMap(tasks.awaitNotifications, (taken) =>
+          Effect.forEach(taken, (notice) =>
+            writeJsonLine({
+              type: "event",
+              turn: null,
+              event: notice.kind === "ended" ? "task_ended" : "task_stalled",
+              task_id: notice.task.id,
+              status: notice.task.status._tag,
+              ...(notice.task.status._tag === "Exited" ? { exit_code: notice.task.status.code } : {}),
+              notification: notice.text
+            }), { discard: true }))))
 
         for (;;) {
           const turn = yield* Queue.take(turns)
@@ -388,7 +402,9 @@ export const serve = (options: RuntimeOptions) =>
               yield* Fiber.join(printer)
               running = undefined
               yield* session.checkpoint.pipe(
-                Effect.catchAll((error) => writeJsonLine({ type: "error", id: turn.id, message: error.message }))
+                Effect.catchAll((error) =>
+                  writeJsonLine({ type: "error", id: turn.id, message: error.message })
+                )
               )
               yield* writeJsonLine({
                 type: "result",
@@ -404,6 +420,8 @@ export const serve = (options: RuntimeOptions) =>
         }
       }).pipe(
         Effect.provide(runtimeLayer(options, approverFor(options, channel))),
+        // Background tasks live as long as this process (the session's owner here).
+        Effect.provide(TaskRegistry.layerSession()),
         Effect.provide(sessionLayer(options))
       )
     )

@@ -45,7 +45,7 @@ const run = async (
 }
 
 type Node = { readonly [key: string]: never }
-const builtinNames = ["Read", "Write", "Edit", "Glob", "Grep", "Bash", "WebFetch"]
+const builtinNames = ["Read", "Write", "Edit", "Glob", "Grep", "Bash", "WebFetch", "TaskOutput", "TaskStop"]
 
 describe("effect-tool-runtime tools", () => {
   const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "tools-cli-"))
@@ -81,7 +81,9 @@ describe("effect-tool-runtime tools", () => {
         "Edit",
         "Glob",
         "Grep",
-        "WebFetch"
+        "WebFetch",
+        "TaskOutput",
+        "TaskStop"
       ])
     },
     60_000
@@ -94,7 +96,7 @@ describe("effect-tool-runtime tools", () => {
       announcement: string | null
       estimated_tokens: number
     }
-    expect(parsed.tools).toHaveLength(7)
+    expect(parsed.tools).toHaveLength(9)
     expect(parsed.announcement).toBeNull()
     expect(parsed.estimated_tokens).toBe(Math.ceil(JSON.stringify(parsed.tools).length / 4))
   }, 60_000)

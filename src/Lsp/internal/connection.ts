@@ -207,8 +207,9 @@ export const start = (
             onTimeout: () =>
               fail("Timeout", `the ${server.name} language server did not answer ${method} within ${timeoutMs} ms`)
           }),
-          Effect.onInterrupt(() => Effect.sync(() => source.cancel())),
-          Effect.tapError(() => Effect.sync(() => source.cancel())),
+          // `$/cancelRequest` only to a connection that is still there (vscode-jsonrpc throws, and logs, otherwise).
+          Effect.onInterrupt(() => Effect.sync(() => isClosed || source.cancel())),
+          Effect.tapError(() => Effect.sync(() => isClosed || source.cancel())),
           Effect.ensuring(Effect.sync(() => source.dispose()))
         )
       })
@@ -223,14 +224,19 @@ export const start = (
       capabilities: clientCapabilities,
       initializationOptions: server.initializationOptions ?? null
     }, server.startupTimeoutMs).pipe(
-      Effect.mapError((error) =>
-        fail(
-          "Start",
-          error.reason === "Timeout"
-            ? `the ${server.name} language server did not answer initialize within ${server.startupTimeoutMs} ms`
-            : `the ${server.name} language server did not start: ${error.message}${
-              tail.length === 0 ? "" : ` (stderr: ${tail.slice(-3).join(" | ")})`
-            }`
+      Effect.catchAll((error) =>
+        Effect.flatMap(
+          // A server that died at start says why on stderr: give its last words a moment to arrive.
+          error.reason === "Timeout" ? Effect.void : Effect.raceFirst(Effect.asVoid(running.exit), realSleep(500)),
+          () =>
+            Effect.fail(fail(
+              "Start",
+              error.reason === "Timeout"
+                ? `the ${server.name} language server did not answer initialize within ${server.startupTimeoutMs} ms`
+                : `the ${server.name} language server did not start: ${error.message}${
+                  tail.length === 0 ? "" : ` (stderr: ${tail.slice(-3).join(" | ")})`
+                }`
+            ))
         )
       )
     )

@@ -50,6 +50,17 @@ export const traitsOf = (definition: McpToolDefinition, trusted: boolean): Tool.
   }
 }
 
+/** A result's tool_result content, converted once for both the model and the screen. */
+const converted = new WeakMap<CallToolResult, ReturnType<typeof toContent>>()
+const contentOf = (result: CallToolResult): ReturnType<typeof toContent> => {
+  let content = converted.get(result)
+  if (content === undefined) {
+    content = toContent(result)
+    converted.set(result, content)
+  }
+  return content
+}
+
 /** Builds the registered tool for one of a server's tools. */
 export const adapt = (
   server: ServerConfig,
@@ -99,9 +110,9 @@ export const adapt = (
     renderUse: (
       args
     ) => [UiBlock.Title({ text: label }), UiBlock.Code({ text: JSON.stringify(args, null, 2), language: "json" })],
-    toModel: (output) => toContent(output as CallToolResult),
+    toModel: (output) => contentOf(output as CallToolResult),
     renderResult: (output) => {
-      const content = toContent(output as CallToolResult)
+      const content = contentOf(output as CallToolResult)
       return [UiBlock.Text({ text: typeof content === "string" ? content : contentText(content) })]
     },
     renderFailure: (failure) => failure.message

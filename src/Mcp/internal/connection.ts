@@ -321,38 +321,36 @@ export const callTool = (
   args: Readonly<Record<string, unknown>>,
   options: CallOptions
 ): Effect.Effect<CallToolResult, McpCallError> =>
-  Effect.tryPromise({
-    try: (signal) =>
-      new Promise<CallToolResult>((resolve, reject) => {
-        // Aborted by the runtime (interruption) or by a broken answer: either way the SDK cancels the request.
-        const controller = new AbortController()
-        const abort = () => controller.abort(signal.reason)
-        signal.addEventListener("abort", abort, { once: true })
-        const off = connection.onMalformed((reason) => {
-          reject(new MalformedMessage(reason))
-          controller.abort(new MalformedMessage(reason))
-        })
-        const done = () => {
-          off()
-          signal.removeEventListener("abort", abort)
-        }
-        ;(connection.client.callTool({ name: tool, arguments: { ...args } }, undefined, {
-          signal: controller.signal,
-          onprogress: options.onProgress,
-          // The runtime's own timer (the tool's timeout) stops the call first; the SDK's is only a backstop.
-          timeout: Duration.isFinite(options.timeout) ? Duration.toMillis(options.timeout) + 1_000 : NO_LIMIT_MS
-        }) as Promise<CallToolResult>).then(
-          (result) => {
-            done()
-            resolve(result)
-          },
-          (error: unknown) => {
-            done()
-            reject(error)
-          }
-        )
-      }),
-    catch: (error) => callFailure(connection, server, tool, error)
+  // One AbortController for both ends (Effect.tryPromise would add its own signal and listener per call): the
+  // runtime's interruption and a broken answer abort it, and the SDK then cancels the request.
+  Effect.async<CallToolResult, McpCallError>((resume) => {
+    const controller = new AbortController()
+    let settled = false
+    const finish = (outcome: Effect.Effect<CallToolResult, McpCallError>) => {
+      if (settled) return
+      settled = true
+      off()
+      resume(outcome)
+    }
+    const off = connection.onMalformed((reason) => {
+      finish(Effect.fail(callFailure(connection, server, tool, new MalformedMessage(reason))))
+      controller.abort(new MalformedMessage(reason))
+    })
+    ;(connection.client.callTool({ name: tool, arguments: { ...args } }, undefined, {
+      signal: controller.signal,
+      onprogress: options.onProgress,
+      // The runtime's own timer (the tool's timeout) stops the call first; the SDK's is only a backstop.
+      timeout: Duration.isFinite(options.timeout) ? Duration.toMillis(options.timeout) + 1_000 : NO_LIMIT_MS
+    }) as Promise<CallToolResult>).then(
+      (result) => finish(Effect.succeed(result)),
+      (error: unknown) => finish(Effect.fail(callFailure(connection, server, tool, error)))
+    )
+    return Effect.sync(() => {
+      if (settled) return
+      settled = true
+      off()
+      controller.abort()
+    })
   })
 
 const callFailure = (connection: Connection, server: string, tool: string, error: unknown): McpCallError => {

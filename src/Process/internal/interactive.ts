@@ -29,6 +29,7 @@ export const spawn = (
     const grace = options.killGrace ?? DEFAULT_GRACE
     const marker = randomUUID()
     const startTicks = processTree.startTicksFloor()
+    const spawnedAt = performance.now()
     const state = { settled: false }
     const { child, exited, tree } = yield* Effect.acquireRelease(
       Effect.async<
@@ -61,7 +62,7 @@ export const spawn = (
         child.stdin!.on("error", () => {})
         child.once("spawn", () => {
           started = true
-          const tree: processTree.ProcessTree = { pgid: child.pid!, marker, startTicks }
+          const tree: processTree.ProcessTree = { pgid: child.pid!, marker, startTicks, spawnedAt }
           register(tree)
           resume(Effect.succeed({ child, exited, tree }))
         })

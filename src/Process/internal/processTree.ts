@@ -22,6 +22,7 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import { realSleep } from "../../Shared/realTime.js"
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -52,6 +53,11 @@ export interface ProcessTree {
    * only processes started since are checked for the marker, which keeps a scan cheap. Default 0 (all).
    */
   readonly startTicks?: number
+  /**
+   * `performance.now()` taken before the spawn: for a while after it, only the pids allocated since are looked at
+   * (see {@link scan}). Absent: every process is.
+   */
+  readonly spawnedAt?: number | undefined
 }
 
 /**
@@ -90,7 +96,16 @@ const statBuffer = Buffer.alloc(4096)
 const readStat = (
   pid: number
 ):
-  | { readonly state: string; readonly ppid: number; readonly pgid: number; readonly startTicks: number }
+  | {
+    readonly state: string
+    readonly ppid: number
+    readonly pgid: number
+    readonly flags: number
+    readonly startTicks: number
+    /** Where the environment starts and ends in the process's memory (fields 50, 51): 0 while an exec sets it up. */
+    readonly envStart: number
+    readonly envEnd: number
+  }
   | undefined =>
 {
   let fd: number | undefined
@@ -100,7 +115,15 @@ const readStat = (
     const stat = statBuffer.toString("latin1", 0, length)
     // The command name (field 2) may contain spaces and parentheses: fields resume after the last ')'.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    return { state: fields[0] ?? "", ppid: Number(fields[1]), pgid: Number(fields[2]), startTicks: Number(fields[19]) }
+    return {
+      state: fields[0] ?? "",
+      ppid: Number(fields[1]),
+      pgid: Number(fields[2]),
+      flags: Number(fields[6]),
+      startTicks: Number(fields[19]),
+      envStart: Number(fields[47] ?? -1),
+      envEnd: Number(fields[48] ?? -1)
+    }
   } catch {
     return undefined
   } finally {
@@ -163,43 +186,165 @@ export const isRunning = (pid: number): boolean => {
   }
 }
 
+/** One look at `/proc` for a tree: what is surely its, and what cannot be told yet. */
+export interface Scan {
+  /** Running members of the group, and running processes that carry the marker. */
+  readonly found: ReadonlyArray<number>
+  /**
+   * Processes in the middle of an `exec` (the new program's environment is not set up yet, so it reads empty):
+   * whether they carry the marker is known once the exec is done ({@link members} waits for it).
+   */
+  readonly pending: ReadonlyArray<number>
+}
+
+const readPid = (path: string): number | undefined => {
+  let fd: number | undefined
+  try {
+    fd = fs.openSync(path, "r")
+    const length = fs.readSync(fd, statBuffer, 0, 32, 0)
+    const value = Number.parseInt(statBuffer.toString("latin1", 0, length), 10)
+    return Number.isFinite(value) ? value : undefined
+  } catch {
+    return undefined
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd)
+  }
+}
+
+/** The highest pid the kernel hands out; pids are allocated in increasing order, wrapping around past it. */
+const pidMax = (hasProc ? readPid("/proc/sys/kernel/pid_max") : undefined) ?? 32_768
+
 /**
- * The running processes of a tree: members of its group, and processes whose environment carries its marker.
+ * How long after a spawn every pid allocated since is known to lie between the spawned pid and the last allocated
+ * one (`/proc/sys/kernel/ns_last_pid`): as long as fewer than `pid_max` pids were allocated, the allocator has not
+ * come around again. Counted at 100,000 pids (processes and threads) per second per core, above what a machine
+ * sustains; past it a scan looks at every process.
+ */
+const rangeBudgetMs = (pidMax / (100_000 * Math.max(1, os.availableParallelism()))) * 1000
+
+/** Whether `pid` was allocated after `first` and up to `last`, on the allocator's circle. */
+const inRange = (pid: number, first: number, last: number): boolean =>
+  first <= last ? pid >= first && pid <= last : pid >= first || pid <= last
+
+const environBuffer = Buffer.alloc(64 * 1024)
+
+/**
+ * Whether a process's environment carries `needle`: true, false, or "pending" while it is in the middle of an `exec`
+ * (a race seen under load, where an escapee exec'ing at the scan went unnoticed): its environment reads empty both
+ * when the old program's memory is already gone and when the new one's is not set up yet. A process that cannot be
+ * read (another user's, gone) is not ours.
+ */
+const carries = (pid: number, needle: Buffer): boolean | "pending" => {
+  let fd: number | undefined
+  try {
+    fd = fs.openSync(`/proc/${pid}/environ`, "r")
+    // Read in pieces, keeping an overlap so a needle across two pieces is seen.
+    let position = 0
+    let kept = 0
+    for (;;) {
+      const length = fs.readSync(fd, environBuffer, kept, environBuffer.length - kept, position)
+      if (length === 0) break
+      const end = kept + length
+      if (environBuffer.subarray(0, end).includes(needle)) return true
+      position += length
+      kept = Math.min(end, needle.length - 1)
+      environBuffer.copy(environBuffer, 0, end - kept, end)
+    }
+    if (position > 0) return false
+  } catch {
+    return false
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd)
+  }
+  // Read empty: truly no environment (`env -i`) when its program's memory says so (start = end, set), else an exec.
+  const stat = readStat(pid)
+  if (stat === undefined || isDead(stat.state)) return false
+  return stat.envEnd !== 0 && stat.envStart === stat.envEnd ? false : "pending"
+}
+
+/** Kernel threads have no environment (and are never ours): PF_KTHREAD in the flags of stat. */
+const PF_KTHREAD = 0x00200000
+
+const classify = (
+  pid: number,
+  tree: ProcessTree,
+  needle: Buffer,
+  found: Array<number>,
+  pending: Array<number>
+): void => {
+  const stat = readStat(pid)
+  if (stat === undefined || isDead(stat.state)) return
+  if (stat.pgid === tree.pgid) return void found.push(pid)
+  if (stat.startTicks < (tree.startTicks ?? 0) || (stat.flags & PF_KTHREAD) !== 0) return
+  const marked = carries(pid, needle)
+  if (marked === true) found.push(pid)
+  else if (marked === "pending") pending.push(pid)
+}
+
+/**
+ * One look at the processes of a tree, synchronous. Every process of a run was started after its program, so
+ * shortly after the spawn (see {@link rangeBudgetMs}) only the pids allocated since are looked at, and none when
+ * nothing was started since (the common case of a short command); later, or without a spawn time, all of them.
  * Without `/proc`, only the group leader can be checked.
  *
- * @since 0.1.0
+ * @since 0.3.0
  * @category inspection
  */
-export const members = (tree: ProcessTree): ReadonlyArray<number> => {
-  if (!hasProc) return groupExists(tree.pgid) ? [tree.pgid] : []
+export const scan = (tree: ProcessTree): Scan => {
+  if (!hasProc) return { found: groupExists(tree.pgid) ? [tree.pgid] : [], pending: [] }
   const needle = Buffer.from(`${markerVariable}=${tree.marker}\0`)
   const found: Array<number> = []
+  const pending: Array<number> = []
+  const last = tree.spawnedAt !== undefined && performance.now() - tree.spawnedAt < rangeBudgetMs
+    ? readPid("/proc/sys/kernel/ns_last_pid")
+    : undefined
+  if (last === tree.pgid) {
+    classify(tree.pgid, tree, needle, found, pending)
+    return { found, pending }
+  }
   let entries: Array<string>
   try {
     entries = fs.readdirSync("/proc")
   } catch {
-    return []
+    return { found, pending }
   }
   for (const entry of entries) {
     const first = entry.charCodeAt(0)
     if (first < 48 || first > 57) continue
     const pid = Number(entry)
-    if (pid === process.pid) continue
-    const stat = readStat(pid)
-    if (stat === undefined || isDead(stat.state)) continue
-    if (stat.pgid === tree.pgid) {
-      found.push(pid)
-      continue
-    }
-    if (stat.startTicks < (tree.startTicks ?? 0)) continue
-    try {
-      if (fs.readFileSync(`/proc/${pid}/environ`).includes(needle)) found.push(pid)
-    } catch {
-      // Gone, a kernel thread, or another user's process: none of them is ours.
-    }
+    if (pid === process.pid || (last !== undefined && !inRange(pid, tree.pgid, last))) continue
+    classify(pid, tree, needle, found, pending)
   }
-  return found
+  return { found, pending }
 }
+
+/** How long {@link members} waits for processes in the middle of an exec, re-reading them every millisecond. */
+const PENDING_LIMIT_MS = 1_000
+
+/**
+ * The running processes of a tree: members of its group, and processes whose environment carries its marker.
+ * A process caught in the middle of an `exec` is looked at again until its new environment is readable (bounded;
+ * one that never becomes readable is not counted as ours).
+ *
+ * @since 0.1.0
+ * @category inspection
+ */
+export const members = (tree: ProcessTree): Effect.Effect<ReadonlyArray<number>> =>
+  Effect.suspend(() => {
+    const first = scan(tree)
+    if (first.pending.length === 0) return Effect.succeed(first.found)
+    const needle = Buffer.from(`${markerVariable}=${tree.marker}\0`)
+    const found = [...first.found]
+    let pending = first.pending
+    const until = Date.now() + PENDING_LIMIT_MS
+    const loop: Effect.Effect<ReadonlyArray<number>> = Effect.suspend(() => {
+      const still: Array<number> = []
+      for (const pid of pending) classify(pid, tree, needle, found, still)
+      pending = still
+      return pending.length === 0 || Date.now() >= until ? Effect.succeed(found) : Effect.zipRight(realSleep(1), loop)
+    })
+    return Effect.zipRight(realSleep(1), loop)
+  })
 
 /**
  * The running direct children of a process (Linux `/proc`; elsewhere none).
@@ -270,7 +415,7 @@ const KILL_ROUNDS = 100
  */
 export const terminate = (tree: ProcessTree, grace: Duration.DurationInput): Effect.Effect<Termination> =>
   Effect.gen(function*() {
-    const initial = members(tree)
+    const initial = yield* members(tree)
     if (initial.length === 0) return { found: 0, escalated: false, survivors: [] }
     yield* Effect.sync(() => signal(initial, tree.pgid, "SIGTERM"))
     const deadline = Date.now() + Duration.toMillis(Duration.decode(grace))
@@ -279,18 +424,18 @@ export const terminate = (tree: ProcessTree, grace: Duration.DurationInput): Eff
       watched = watched.filter(isRunning)
       if (watched.length === 0) {
         // Whatever forked in the meantime is found by a last scan.
-        const late = members(tree)
+        const late = yield* members(tree)
         if (late.length === 0) return { found: initial.length, escalated: false, survivors: [] }
         signal(late, tree.pgid, "SIGTERM")
         watched = late
       }
       yield* realSleep(Math.min(POLL_MS[Math.min(poll, POLL_MS.length - 1)]!, Math.max(0, deadline - Date.now())))
     }
-    let remaining = members(tree)
+    let remaining = yield* members(tree)
     for (let round = 0; round < KILL_ROUNDS && remaining.length > 0; round++) {
       signal(remaining, tree.pgid, "SIGKILL")
       yield* realSleep(round < 5 ? 2 : 10)
-      remaining = members(tree)
+      remaining = yield* members(tree)
     }
     if (remaining.length > 0) {
       yield* Effect.logWarning(`Subprocess: ${remaining.length} process(es) survived SIGKILL: ${remaining.join(", ")}`)
@@ -306,5 +451,5 @@ export const terminate = (tree: ProcessTree, grace: Duration.DurationInput): Eff
  * @category termination
  */
 export const killNow = (tree: ProcessTree): void => {
-  signal(members(tree), tree.pgid, "SIGKILL")
+  signal(scan(tree).found, tree.pgid, "SIGKILL")
 }

@@ -40,6 +40,7 @@ export const killAllNow = (): void => {
 export const spawnService = (options: Subprocess.ServiceOptions): Subprocess.Service => {
   const marker = randomUUID()
   const startTicks = processTree.startTicksFloor()
+  const spawnedAt = performance.now()
   // Every stream piped: the child has all three.
   const child = spawnMarked(
     options.argv,
@@ -51,7 +52,7 @@ export const spawnService = (options: Subprocess.ServiceOptions): Subprocess.Ser
   let tree: processTree.ProcessTree | undefined
   const register = () => {
     if (tree !== undefined || child.pid === undefined) return
-    tree = { pgid: child.pid, marker, startTicks }
+    tree = { pgid: child.pid, marker, startTicks, spawnedAt }
     live.add(tree)
   }
   register()
@@ -107,12 +108,17 @@ export const spawnFailure = (argv: ReadonlyArray<string>, cwd: string | undefine
 /** How long processes of a tree whose program exited get to end by themselves before they count as leftovers. */
 const SETTLE_MS = 200
 
-/** Waits (bounded, in real time) while the tree still has processes: none is the common case and costs one scan. */
-const settle = (tree: processTree.ProcessTree): Effect.Effect<void> =>
+/**
+ * Waits (bounded, in real time) while the tree still has processes, and answers what it last found: none is the
+ * common case and costs one look.
+ */
+const settle = (tree: processTree.ProcessTree): Effect.Effect<ReadonlyArray<number>> =>
   Effect.suspend(() => {
     const until = Date.now() + SETTLE_MS
-    const poll: Effect.Effect<void> = Effect.suspend(() =>
-      processTree.members(tree).length === 0 || Date.now() >= until ? Effect.void : Effect.zipRight(realSleep(20), poll)
+    const poll: Effect.Effect<ReadonlyArray<number>> = Effect.flatMap(
+      processTree.members(tree),
+      (found) =>
+        found.length === 0 || Date.now() >= until ? Effect.succeed(found) : Effect.zipRight(realSleep(20), poll)
     )
     return poll
   })
@@ -206,6 +212,7 @@ export const run = (options: Subprocess.Options): Effect.Effect<Subprocess.Resul
     const keep = options.afterExit === "keep"
     const marker = randomUUID()
     const startTicks = processTree.startTicksFloor()
+    const spawnedAt = performance.now()
     const state = { settled: false }
     const terminate = (tree: processTree.ProcessTree) =>
       Effect.tap(processTree.terminate(tree, grace), (termination) =>
@@ -219,7 +226,7 @@ export const run = (options: Subprocess.Options): Effect.Effect<Subprocess.Resul
     // Spawned and registered without a gap an interruption could fall into.
     const { child, ended, tree } = yield* Effect.acquireRelease(
       Effect.map(spawn(options, marker), (spawned) => {
-        const tree: processTree.ProcessTree = { pgid: spawned.child.pid!, marker, startTicks }
+        const tree: processTree.ProcessTree = { pgid: spawned.child.pid!, marker, startTicks, spawnedAt }
         live.add(tree)
         return { ...spawned, tree }
       }),
@@ -281,13 +288,12 @@ export const run = (options: Subprocess.Options): Effect.Effect<Subprocess.Resul
     ])
     const byItself = exit._tag === "Exited" || exit._tag === "Signaled"
     let leftovers = 0
-    if (keep && byItself) {
+    // After an exit by itself, what is still going down by itself (a sandbox's helpers, a pipeline's last
+    // process) gets a moment before it counts as left behind; when nothing is left, there is nothing to end.
+    if (keep && byItself || byItself && (yield* settle(tree)).length === 0) {
       state.settled = true
       live.delete(tree)
     } else {
-      // After an exit by itself, what is still going down by itself (a sandbox's helpers, a pipeline's last
-      // process) gets a moment before it counts as left behind.
-      if (byItself) yield* settle(tree)
       const termination = yield* terminate(tree)
       if (byItself) leftovers = termination.found
     }

@@ -18,6 +18,8 @@
  * @since 0.3.0
  * @internal
  */
+import { RegExpParser, visitRegExpAST } from "@eslint-community/regexpp"
+import type { AST } from "@eslint-community/regexpp"
 import * as Effect from "effect/Effect"
 import * as nodePath from "node:path"
 import picomatch from "picomatch"
@@ -93,6 +95,43 @@ export const compilePattern = (
       return `regex parse error: ${error instanceof Error ? error.message : String(error)}`
     }
   }
+}
+
+/**
+ * Whether a compiled pattern can match a newline anywhere. rg counts differently by it under `--multiline`: a
+ * pattern that cannot match one is searched line by line (`--count` counts matching lines), one that can is searched
+ * as a whole (`--count` counts matches). Read from the pattern's syntax tree: each atom that consumes a character (a
+ * character, a class, `.`, `\s`, a property) is tried on "\n" with the pattern's flags.
+ */
+export const canMatchNewline = (regex: RegExp): boolean => {
+  const flags = regex.flags.replace(/[gy]/g, "")
+  let ast: AST.Pattern
+  try {
+    ast = new RegExpParser({ ecmaVersion: 2025 }).parsePattern(regex.source, undefined, undefined, {
+      unicode: flags.includes("u"),
+      unicodeSets: flags.includes("v")
+    })
+  } catch {
+    // A pattern the parser does not know: the answer that counts as rg does for the usual patterns.
+    return false
+  }
+  let found = false
+  const atom = (node: AST.Node) => {
+    if (found || node.parent?.type === "CharacterClass" || node.parent?.type === "CharacterClassRange") return
+    if (node.parent?.type === "ClassIntersection" || node.parent?.type === "ClassSubtraction") return
+    try {
+      found = new RegExp(node.raw, flags).test("\n")
+    } catch {
+      found = false
+    }
+  }
+  visitRegExpAST(ast, {
+    onCharacterEnter: atom,
+    onCharacterSetEnter: atom,
+    onCharacterClassEnter: atom,
+    onExpressionCharacterClassEnter: atom
+  })
+  return found
 }
 
 /** rg's `--glob`s as an override: the last glob that matches decides; a whitelist leaves out files no glob names. */
@@ -214,7 +253,10 @@ const recordsOf = (
     groupEnd = Math.max(groupEnd, span.last)
     for (let line = span.first; line <= span.last; line++) matched.add(line)
   }
-  if (input.mode === "count") return [{ _tag: "Entry", path: shown, rest: String(groups) }]
+  if (input.mode === "count") {
+    const counted = input.multiline && canMatchNewline(regex) ? spans.length : groups
+    return [{ _tag: "Entry", path: shown, rest: String(counted) }]
+  }
   const printed = new Set<number>()
   for (const line of matched) {
     for (let n = Math.max(1, line - input.before); n <= Math.min(lines.length, line + input.after); n++) printed.add(n)

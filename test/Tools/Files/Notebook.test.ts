@@ -233,5 +233,5 @@ describe("NotebookEdit and Read of notebooks", () => {
         )
       }
     }).pipe(Effect.provide(runtime(cwd)))
-  }, { fastCheck: { numRuns: 25 } })
+  }, { fastCheck: { numRuns: 12 }, timeout: 30_000 })
 })

@@ -1,5 +1,5 @@
 /**
- * A server whose pipe broke while its process still runs (the state a killed server is in for the moment before its
+ * How a language server fails, on small fake servers. A server whose pipe broke while its process still runs (the state a killed server is in for the moment before its
  * exit is seen): the next request's write fails. That is a crash of this incarnation, not the server's answer: the
  * call restarts it and succeeds, the old process is ended, and nothing outlives the scope.
  */
@@ -65,4 +65,29 @@ describe("a broken pipe", () => {
       }),
     60_000
   )
+})
+
+describe("a server that dies at start", () => {
+  it.live("fails the call with its exit and its last words on stderr", () =>
+    Effect.gen(function*() {
+      const dir = tempDir("lsp-dies-")
+      const file = path.join(dir, "notes.txt")
+      fs.writeFileSync(file, "hello\n")
+      const config = LspConfig.fromJson(path.join(dir, "lsp.json"), {
+        fake: {
+          command: process.execPath,
+          args: ["-e", "console.error('no licence for this workspace'); process.exit(3)"],
+          extensionToLanguage: { ".txt": "plaintext" },
+          restartOnCrash: false
+        }
+      }, { trusted: true })
+      const workspace = Workspace.layer({ cwd: dir }).pipe(Layer.provide(NodeContext.layer))
+      const error = yield* Effect.flip(hover(file)).pipe(
+        Effect.provide(LspClients.layer(config).pipe(Layer.provide(workspace))),
+        Effect.scoped
+      )
+      expect(error.reason).toBe("Start")
+      expect(error.message).toContain("the fake language server did not start")
+      expect(error.message).toContain("(stderr: no licence for this workspace)")
+    }), 60_000)
 })
