@@ -18,7 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { DecisionReason } from "../Tool/Permission.js"
 import type { PermissionCheck } from "../Tool/Permission.js"
-import type { PermissionModeControl } from "../Tool/Tool.js"
+import type { PermissionModeControl } from "../Tool/Question.js"
 import type { AnyInvocation, CallContext, Definition } from "../Tool/Tool.js"
 
 /**

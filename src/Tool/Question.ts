@@ -5,6 +5,7 @@
  *
  * @since 0.3.0
  */
+import type * as Effect from "effect/Effect"
 
 /**
  * One choice of a question.
@@ -51,3 +52,14 @@ export interface QuestionRequest {
 export type QuestionReply =
   | { readonly _tag: "Answered"; readonly answers: Readonly<Record<string, string>> }
   | { readonly _tag: "Declined"; readonly message?: string | undefined }
+
+/**
+ * The permission mode of a running session, as a tool sees it.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface PermissionModeControl {
+  readonly get: Effect.Effect<string>
+  readonly set: (mode: "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk") => Effect.Effect<void>
+}

@@ -27,7 +27,7 @@ import * as defaults from "./internal/defaults.js"
 import * as enabled from "./internal/enabled.js"
 import type { Decision, PermissionCheck } from "./Permission.js"
 import { UiBlock } from "./Presentation.js"
-import type { QuestionReply, QuestionRequest } from "./Question.js"
+import type { PermissionModeControl, QuestionReply, QuestionRequest } from "./Question.js"
 import type { ToolResultContent } from "./Wire.js"
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -142,31 +142,10 @@ export interface CallContext {
   readonly isReadDenied: (absolutePath: string) => boolean
   /** The decision that let the call run (absent when a tool is called directly); Bash's sandbox follows it. */
   readonly decision?: Decision | undefined
-  /**
-   * Puts questions to the person through the Approver (one request at a time, as approvals are); absent when the
-   * Approver cannot ask anyone (allow-all, deny-all, no terminal).
-   *
-   * @since 0.3.0
-   */
+  /** Asks the person through the Approver (one at a time with approvals); absent when it cannot ask anyone. */
   readonly askPerson?: ((request: QuestionRequest) => Effect.Effect<QuestionReply>) | undefined
-  /**
-   * The session's permission mode, read and changed (EnterPlanMode/ExitPlanMode); absent when the policy's mode is
-   * fixed.
-   *
-   * @since 0.3.0
-   */
+  /** The session's permission mode, read and changed (plan mode); absent when the policy's mode is fixed. */
   readonly permissionMode?: PermissionModeControl | undefined
-}
-
-/**
- * The permission mode of a running session, as a tool sees it.
- *
- * @since 0.3.0
- * @category models
- */
-export interface PermissionModeControl {
-  readonly get: Effect.Effect<string>
-  readonly set: (mode: "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk") => Effect.Effect<void>
 }
 
 /**
