@@ -12,6 +12,7 @@ import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import type { DecisionReason } from "../Tool/Permission.js"
 import type { UiBlock } from "../Tool/Presentation.js"
+import type { QuestionReply, QuestionRequest } from "../Tool/Question.js"
 import type { Risk } from "../Tool/Tool.js"
 
 /**
@@ -87,7 +88,16 @@ export const ApprovalAnswer = Data.taggedEnum<ApprovalAnswer>()
  */
 export class Approver extends Context.Tag("effect-tool-runtime/Approver")<
   Approver,
-  { readonly ask: (request: ApprovalRequest) => Effect.Effect<ApprovalAnswer> }
+  {
+    readonly ask: (request: ApprovalRequest) => Effect.Effect<ApprovalAnswer>
+    /**
+     * Puts questions to the person (AskUserQuestion). Absent on approvers that cannot ask anyone (allow-all,
+     * deny-all, scripted approvals): the tool then tells the model no one is there to answer.
+     *
+     * @since 0.3.0
+     */
+    readonly answer?: ((request: QuestionRequest) => Effect.Effect<QuestionReply>) | undefined
+  }
 >() {
   /**
    * Approves everything once. For trusted, headless runs.
@@ -145,4 +155,29 @@ export class Approver extends Context.Tag("effect-tool-runtime/Approver")<
         }
       })
     )
+
+  /**
+   * `base` (default {@link Approver.denyAll}) for approvals, and questions answered by `answer` (a test's person).
+   * Every question request is recorded in `asked` when given.
+   *
+   * @since 0.3.0
+   * @category layers
+   */
+  static readonly answering = (
+    answer: (request: QuestionRequest) => Effect.Effect<QuestionReply>,
+    options: {
+      readonly base?: Layer.Layer<Approver> | undefined
+      readonly asked?: Ref.Ref<ReadonlyArray<QuestionRequest>> | undefined
+    } = {}
+  ): Layer.Layer<Approver> =>
+    Layer.effect(
+      Approver,
+      Effect.map(Approver, (base) => ({
+        ask: base.ask,
+        answer: (request: QuestionRequest) =>
+          (options.asked === undefined ? Effect.void : Ref.update(options.asked, (all) => [...all, request])).pipe(
+            Effect.zipRight(answer(request))
+          )
+      }))
+    ).pipe(Layer.provide(options.base ?? Approver.denyAll))
 }

@@ -18,6 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { DecisionReason } from "../Tool/Permission.js"
 import type { PermissionCheck } from "../Tool/Permission.js"
+import type { PermissionModeControl } from "../Tool/Question.js"
 import type { AnyInvocation, CallContext, Definition } from "../Tool/Tool.js"
 
 /**
@@ -92,6 +93,12 @@ export class PermissionPolicy extends Context.Tag("effect-tool-runtime/Permissio
     readonly readOnlyOnly: Effect.Effect<boolean>
     /** Whether deny rules forbid reading this absolute path (e.g. `Read(./.env)`), for tools that read many files. */
     readonly deniesRead: (absolutePath: string) => boolean
+    /**
+     * The session's mode, read and changed (plan mode entered and left); absent when the mode is fixed.
+     *
+     * @since 0.3.0
+     */
+    readonly mode?: PermissionModeControl | undefined
   }
 >() {
   /**

@@ -180,7 +180,8 @@ export const make = (
     // The current rule set. A plain variable rather than a Ref: `deniesRead` is synchronous (once per search result),
     // and every update below is one synchronous step, so readers never see a half-made index.
     let index = makeIndex([...fromFiles, ...cli, ...session])
-    const env: PolicyEnvironment = {
+    // Mutable for the mode only: plan mode is entered and left during a session (`mode.set`); each decision reads it.
+    let env: PolicyEnvironment = {
       cwd: workspace.cwd,
       home: workspace.home,
       contains: workspace.contains,
@@ -230,8 +231,15 @@ export const make = (
     return {
       evaluate: (request) => Effect.sync(() => decide(index, env, request)),
       remember,
-      readOnlyOnly: Effect.succeed(env.mode === "plan"),
-      deniesRead: (absolutePath) => deniesRead(index, env, absolutePath, realPathSync)
+      readOnlyOnly: Effect.sync(() => env.mode === "plan"),
+      deniesRead: (absolutePath) => deniesRead(index, env, absolutePath, realPathSync),
+      mode: {
+        get: Effect.sync(() => env.mode),
+        set: (mode) =>
+          Effect.sync(() => {
+            env = { ...env, mode }
+          })
+      }
     }
   })
 

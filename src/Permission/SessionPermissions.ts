@@ -133,6 +133,8 @@ export const approvals = <E, R>(
       yield* Ref.update(log, (all) => all.slice(-max))
       let warned = false
       return Approver.of({
+        // Questions (AskUserQuestion) pass through: they are not approvals.
+        answer: inner.answer,
         ask: (request) =>
           Effect.tap(inner.ask(request), (answer) =>
             Effect.clockWith((clock) =>

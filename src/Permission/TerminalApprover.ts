@@ -29,6 +29,7 @@ import * as readline from "node:readline"
 import * as tty from "node:tty"
 import * as display from "../Shared/display.js"
 import { toText } from "../Tool/Presentation.js"
+import type { QuestionReply, QuestionRequest } from "../Tool/Question.js"
 import { ApprovalAnswer, Approver } from "./Approver.js"
 import type { ApprovalRequest } from "./Approver.js"
 
@@ -266,7 +267,52 @@ export const make = (input: NodeJS.ReadableStream, output: NodeJS.WritableStream
         }
       }).pipe(Effect.ensuring(write("\n")))
 
-    return Approver.of({ ask: lock === undefined ? ask : (request) => lock.withPermits(1)(ask(request)) })
+    /** Each question with its numbered options; a number (several, comma-separated, when allowed) or own words. */
+    const answer = (request: QuestionRequest): Effect.Effect<QuestionReply> =>
+      Effect.gen(function*() {
+        const answers: Record<string, string> = {}
+        for (const q of request.questions) {
+          yield* write(
+            `\n[${escapeForDisplay(q.header)}] ${escapeForDisplay(q.question)}\n` +
+              q.options.map((o, i) => `  ${i + 1}. ${escapeForDisplay(o.label)}: ${escapeForDisplay(o.description)}\n`)
+                .join("")
+          )
+          for (;;) {
+            const line = yield* readLine(
+              q.multiSelect
+                ? "Choose (numbers, comma-separated) or type an answer: "
+                : "Choose (number) or type an answer: "
+            )
+            if (Option.isNone(line)) {
+              return { _tag: "Declined", message: "The terminal closed before anyone answered." } as const
+            }
+            const text = line.value.trim()
+            if (text === "") continue
+            const picks = text.split(",").map((part) => part.trim())
+            const numbers = picks.every((part) => /^\d+$/.test(part)) ? picks.map(Number) : undefined
+            if (numbers === undefined) {
+              answers[q.question] = text
+              break
+            }
+            if (!q.multiSelect && numbers.length > 1) {
+              yield* write("Choose one option.\n")
+              continue
+            }
+            if (numbers.some((n) => n < 1 || n > q.options.length)) {
+              yield* write(`Choose between 1 and ${q.options.length}.\n`)
+              continue
+            }
+            answers[q.question] = numbers.map((n) => q.options[n - 1]!.label).join(", ")
+            break
+          }
+        }
+        return { _tag: "Answered", answers } satisfies QuestionReply
+      }).pipe(Effect.ensuring(write("\n")))
+
+    return Approver.of({
+      ask: lock === undefined ? ask : (request) => lock.withPermits(1)(ask(request)),
+      answer: lock === undefined ? answer : (request) => lock.withPermits(1)(answer(request))
+    })
   })
 
 /** Opens the controlling terminal for reading and writing; fails when the process has none. */

@@ -27,6 +27,7 @@ import * as defaults from "./internal/defaults.js"
 import * as enabled from "./internal/enabled.js"
 import type { Decision, PermissionCheck } from "./Permission.js"
 import { UiBlock } from "./Presentation.js"
+import type { PermissionModeControl, QuestionReply, QuestionRequest } from "./Question.js"
 import type { ToolResultContent } from "./Wire.js"
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -142,6 +143,10 @@ export interface CallContext {
   readonly isReadDenied: (absolutePath: string) => boolean
   /** The decision that let the call run (absent when a tool is called directly); Bash's sandbox follows it. */
   readonly decision?: Decision | undefined
+  /** Asks the person through the Approver (one at a time with approvals); absent when it cannot ask anyone. */
+  readonly askPerson?: ((request: QuestionRequest) => Effect.Effect<QuestionReply>) | undefined
+  /** The session's permission mode, read and changed (plan mode); absent when the policy's mode is fixed. */
+  readonly permissionMode?: PermissionModeControl | undefined
 }
 
 /**

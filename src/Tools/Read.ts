@@ -37,6 +37,7 @@ import {
   ruleCovers,
   specialFileReason
 } from "./internal/filesPaths.js"
+import { cellName, cellOutputs, parseNotebook, sourceText } from "./internal/notebook.js"
 import { WholeNumber } from "./internal/numbers.js"
 import * as Pdf from "./internal/pdf.js"
 
@@ -58,7 +59,9 @@ export const limits = {
   /** Largest file read whole (without `offset`/`limit`). */
   maxWholeFileBytes: 256 * 1024,
   /** Largest image returned as an image block. */
-  maxImageBytes: 3.75 * 1024 * 1024
+  maxImageBytes: 3.75 * 1024 * 1024,
+  /** Largest notebook shown cell by cell (its images make it larger than a text file read whole). */
+  maxNotebookBytes: 16 * 1024 * 1024
 } as const
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -113,6 +116,19 @@ export const ReadOutput = Schema.Union(
     totalPages: Schema.Number,
     /** Each page read, its text as pdf.js extracts it (`cut` when it was longer than the per-page cap). */
     pages: Schema.Array(Schema.Struct({ page: Schema.Number, text: Schema.String, cut: Schema.Boolean }))
+  }),
+  Schema.TaggedStruct("Notebook", {
+    path: Schema.String,
+    /** Each cell with its id (or `cell-N`), its source and its outputs (text, and images as base64). */
+    cells: Schema.Array(Schema.Struct({
+      id: Schema.String,
+      cellType: Schema.String,
+      source: Schema.String,
+      outputs: Schema.Array(Schema.Union(
+        Schema.TaggedStruct("Text", { text: Schema.String }),
+        Schema.TaggedStruct("Image", { mediaType: Schema.Literal("image/png", "image/jpeg"), base64: Schema.String })
+      ))
+    }))
   }),
   Schema.TaggedStruct("Empty", { path: Schema.String }),
   Schema.TaggedStruct("PastEnd", { path: Schema.String, offset: Schema.Number, totalLines: Schema.Number })
@@ -221,6 +237,27 @@ export const layer = Read.implementEffect(
           })
           return { _tag: "Pdf" as const, path, totalPages: text.totalPages, pages: text.pages }
         }
+        const ranged = input.offset !== undefined || input.limit !== undefined
+        if (isNotebookName(real) && !ranged && input.pages === undefined && stat.size <= limits.maxNotebookBytes) {
+          const bytes = Buffer.from(yield* Effect.mapError(handle.read(0, stat.size), ioError(path)))
+          const parsed = parseNotebook(bytes.toString("utf8"))
+          // A file named .ipynb that is not a notebook reads as text.
+          if ("notebook" in parsed) {
+            yield* fileState.record(real, {
+              contentHash: hashContent(bytes),
+              mtimeMs: stat.mtimeMs,
+              size: stat.size,
+              partial: false
+            })
+            const cells = parsed.notebook.json.cells.map((cell, index) => ({
+              id: cellName(cell, index),
+              cellType: cell.cell_type,
+              source: sourceText(cell),
+              outputs: cellOutputs(cell)
+            }))
+            return { _tag: "Notebook" as const, path, cells }
+          }
+        }
         if (input.pages !== undefined) {
           return yield* fail(
             `pages applies to PDF files only, and ${path} is not one: read it without pages (offset and limit select ` +
@@ -257,7 +294,6 @@ export const layer = Read.implementEffect(
           }
         }
 
-        const ranged = input.offset !== undefined || input.limit !== undefined
         if (!ranged && stat.size > limits.maxWholeFileBytes) {
           return yield* fail(`${path} grew past ${kib(limits.maxWholeFileBytes)}; read it with offset and limit.`)
         }
@@ -310,7 +346,8 @@ export const layer = Read.implementEffect(
           }
           if (
             input.offset === undefined && input.limit === undefined && stat.size > limits.maxWholeFileBytes &&
-            input.pages === undefined && !isPdfName(resolved.absolute)
+            input.pages === undefined && !isPdfName(resolved.absolute) &&
+            !(isNotebookName(resolved.absolute) && stat.size <= limits.maxNotebookBytes)
           ) {
             return yield* Tool.reject(
               `File content (${kib(stat.size)}) exceeds the maximum size for reading a whole file (${
@@ -354,6 +391,8 @@ export const layer = Read.implementEffect(
             ]
           case "Pdf":
             return [UiBlock.Text({ text: `Read ${pageSpan(output)} of ${output.path}` })]
+          case "Notebook":
+            return [UiBlock.Text({ text: `Read ${output.cells.length} cells of ${output.path}` })]
           case "Empty":
             return [UiBlock.Notice({ level: "info", text: `${output.path} is empty` })]
           case "PastEnd":
@@ -378,6 +417,8 @@ export const layer = Read.implementEffect(
             return [{ type: "image", source: { type: "base64", media_type: output.mediaType, data: output.base64 } }]
           case "Pdf":
             return pdfModelText(output)
+          case "Notebook":
+            return notebookContent(output)
           case "Empty":
             return `The file ${output.path} exists but is empty.`
           case "PastEnd":
@@ -395,6 +436,38 @@ const emptyHash = hashContent(new Uint8Array(0))
 const pdfDescription = "PDF document"
 
 const isPdfName = (path: string): boolean => path.toLowerCase().endsWith(".pdf")
+
+const isNotebookName = (path: string): boolean => path.toLowerCase().endsWith(".ipynb")
+
+type NotebookOutput = Extract<ReadOutput, { readonly _tag: "Notebook" }>
+
+/** Each cell as `<cell id="..">` text, its outputs after it: text as text blocks, images as image blocks. */
+const notebookContent = (output: NotebookOutput) => {
+  if (output.cells.length === 0) return `The notebook ${output.path} has no cells.`
+  const blocks: Array<
+    | { readonly type: "text"; readonly text: string }
+    | {
+      readonly type: "image"
+      readonly source: {
+        readonly type: "base64"
+        readonly media_type: "image/png" | "image/jpeg"
+        readonly data: string
+      }
+    }
+  > = []
+  for (const cell of output.cells) {
+    const type = cell.cellType === "code" ? "" : `<cell_type>${cell.cellType}</cell_type>`
+    blocks.push({ type: "text", text: `<cell id="${cell.id}">${type}${cell.source}</cell id="${cell.id}">` })
+    for (const out of cell.outputs) {
+      blocks.push(
+        out._tag === "Text"
+          ? { type: "text", text: out.text }
+          : { type: "image", source: { type: "base64", media_type: out.mediaType, data: out.base64 } }
+      )
+    }
+  }
+  return blocks
+}
 
 /** The pages a Read of a PDF returns: those `pages` names, or all of a short document. */
 const selectPages = (pages: string | undefined, total: number): Either.Either<ReadonlyArray<number>, string> => {

@@ -18,11 +18,15 @@ import * as SessionFileState from "../Session/SessionFileState.js"
 import type { Workspace } from "../Session/Workspace.js"
 import { TaskRegistry } from "../Tasks/TaskRegistry.js"
 import type * as Tool from "../Tool/Tool.js"
+import { AskUserQuestion, layer as AskUserQuestionLayer } from "./AskUserQuestion.js"
 import { BashTool } from "./Bash.js"
 import type { BashOptions } from "./Bash.js"
 import * as FileTools from "./FileTools.js"
 import { layer as LspLayer, LspTool } from "./Lsp.js"
+import { layer as NotebookEditLayer, NotebookEdit } from "./NotebookEdit.js"
+import { EnterPlanMode, ExitPlanMode, layer as PlanModeLayer } from "./PlanMode.js"
 import { TaskOutputTool, TaskStopTool } from "./Tasks.js"
+import { layer as TodoWriteLayer, TodoWrite } from "./TodoWrite.js"
 import type { InvalidAllowEntry } from "./Web/Address.js"
 import { WebFetchTool } from "./WebFetch.js"
 import type { WebFetchOptions } from "./WebFetch.js"
@@ -71,6 +75,14 @@ export type { TaskOutputInput, TaskOutputOutput, TaskStopInput, TaskStopOutput }
 /** @since 0.3.0 */
 export { LspTool } from "./Lsp.js"
 /** @since 0.3.0 */
+export { NotebookEdit, NotebookEditInput, NotebookEditOutput } from "./NotebookEdit.js"
+/** @since 0.3.0 */
+export { AskUserQuestion, AskUserQuestionInput, AskUserQuestionOutput } from "./AskUserQuestion.js"
+/** @since 0.3.0 */
+export { EnterPlanMode, ExitPlanMode, ExitPlanModeInput } from "./PlanMode.js"
+/** @since 0.3.0 */
+export { checklist, Todo, TodoWrite, TodoWriteInput, TodoWriteOutput } from "./TodoWrite.js"
+/** @since 0.3.0 */
 export type { LspInput, LspOperation, LspOutput } from "./Lsp.js"
 /**
  * ToolSearch's index, queries and layers (`Search.catalogLayer(tools)`: a session's registry and catalogue with
@@ -106,7 +118,19 @@ export { InvalidAllowEntry } from "./Web/Address.js"
  * @since 0.1.0
  * @category tools
  */
-export const builtinTools = [...FileTools.tools, BashTool, WebFetchTool, LspTool, TaskOutputTool, TaskStopTool] as const
+export const builtinTools = [
+  ...FileTools.tools,
+  BashTool,
+  WebFetchTool,
+  LspTool,
+  NotebookEdit,
+  TodoWrite,
+  AskUserQuestion,
+  EnterPlanMode,
+  ExitPlanMode,
+  TaskOutputTool,
+  TaskStopTool
+] as const
 
 /**
  * The Context identifiers of the built-in tools.
@@ -145,10 +169,13 @@ export const builtinLayer = (
   Workspace | ResultStore | CommandExecutor.CommandExecutor
 > =>
   Layer.mergeAll(
-    FileTools.layer.pipe(Layer.provide(FileState.layer(options.fileState))),
+    Layer.merge(FileTools.layer, NotebookEditLayer).pipe(Layer.provide(FileState.layer(options.fileState))),
     BashTool.layer(options.bash),
     WebFetchTool.layer(options.webFetch),
     LspLayer,
+    TodoWriteLayer,
+    AskUserQuestionLayer,
+    PlanModeLayer,
     TaskOutputTool.layer,
     TaskStopTool.layer
   )
@@ -174,10 +201,13 @@ export const builtinSessionLayer = (
 > =>
   Layer.unwrapEffect(Effect.map(Effect.serviceOption(TaskRegistry), (registry) => {
     const tools = Layer.mergeAll(
-      FileTools.layer.pipe(Layer.provide(SessionFileState.layer(options.fileState))),
+      Layer.merge(FileTools.layer, NotebookEditLayer).pipe(Layer.provide(SessionFileState.layer(options.fileState))),
       BashTool.layer(options.bash),
       WebFetchTool.layer(options.webFetch),
       LspLayer,
+      TodoWriteLayer,
+      AskUserQuestionLayer,
+      PlanModeLayer,
       TaskOutputTool.layer,
       TaskStopTool.layer
     )

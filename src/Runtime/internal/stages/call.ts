@@ -83,7 +83,12 @@ export const callOf = (env: PipelineEnv, prepared: Prepared, trace: Trace): Call
         Effect.suspend(() =>
           env.emit(() => ToolEvent.Progress({ toolUseId, progress, at: env.clock.unsafeCurrentTimeMillis() }))
         ),
-      isReadDenied: env.policy.deniesRead
+      isReadDenied: env.policy.deniesRead,
+      // A person is asked one thing at a time: questions wait behind approvals, as approvals do.
+      askPerson: env.approver.answer === undefined
+        ? undefined
+        : (request) => env.withApprovalLock(env.approver.answer!(request)),
+      permissionMode: env.policy.mode
     },
     trace
   }
