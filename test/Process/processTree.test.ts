@@ -18,6 +18,25 @@ const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" }
 const linux = process.platform === "linux"
 
 /** Starts `sh -c script` as a run does: detached (its own group), carrying a fresh marker. */
+/** Whatever a test started, killed when it ends however it ends (a failed assertion must not leave a looping process). */
+const leftovers = new Set<number>()
+const killLeftovers = Effect.sync(() => {
+  for (const pid of leftovers) {
+    for (const target of [-pid, pid]) {
+      try {
+        process.kill(target, "SIGKILL")
+      } catch {
+        // already gone
+      }
+    }
+  }
+  leftovers.clear()
+})
+const started = (pid: number) => {
+  leftovers.add(pid)
+  return pid
+}
+
 const start = (script: string, marked = true) => {
   const marker = randomUUID()
   const startTicks = processTree.startTicksFloor()
@@ -28,6 +47,7 @@ const start = (script: string, marked = true) => {
     detached: true
   })
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+  started(child.pid!)
   return { tree: { pgid: child.pid!, marker, startTicks, spawnedAt }, exited }
 }
 
@@ -36,7 +56,7 @@ describe.runIf(linux)("processTree", () => {
     Effect.gen(function*() {
       const pidFile = path.join(tempDir("process-tree"), "pid")
       const { exited, tree } = start(`(setsid sleep 1000 >/dev/null 2>&1 & echo $! > ${pidFile})`)
-      const daemon = (yield* pollFor(() => readPids(pidFile, 1), 10_000))![0]!
+      const daemon = started((yield* pollFor(() => readPids(pidFile, 1), 10_000))![0]!)
       yield* Effect.promise(() => exited)
       // The shell and the intermediate are gone, the group is empty: only the marker names the daemon.
       // Only the pids allocated since the spawn (taken as just now: no wrap of the allocator is possible), then all.
@@ -45,7 +65,7 @@ describe.runIf(linux)("processTree", () => {
       const termination = yield* processTree.terminate(tree, "2 seconds")
       expect(termination).toEqual({ found: 1, escalated: false, survivors: [] })
       expect(isAlive(daemon)).toBe(false)
-    }))
+    }).pipe(Effect.ensuring(killLeftovers)))
 
   it.live(
     "a marked process that keeps exec'ing is found by every look, never missed mid-exec",
@@ -57,7 +77,7 @@ describe.runIf(linux)("processTree", () => {
         fs.writeFileSync(script, `exec /bin/sh ${script}\n`)
         const pidFile = path.join(dir, "pid")
         const { exited, tree } = start(`setsid /bin/sh ${script} & echo $! > ${pidFile}`)
-        const looping = (yield* pollFor(() => readPids(pidFile, 1), 10_000))![0]!
+        const looping = started((yield* pollFor(() => readPids(pidFile, 1), 10_000))![0]!)
         yield* Effect.promise(() => exited)
         // Every look sees it, as ours or as mid-exec (never neither: the race that let an escapee go); looks go on
         // until one has caught it mid-exec, so the case is reached.
@@ -77,7 +97,7 @@ describe.runIf(linux)("processTree", () => {
         const termination = yield* processTree.terminate(tree, "2 seconds")
         expect(termination.survivors).toEqual([])
         expect(isAlive(looping)).toBe(false)
-      }),
+      }).pipe(Effect.ensuring(killLeftovers)),
     30_000
   )
 
@@ -87,7 +107,7 @@ describe.runIf(linux)("processTree", () => {
       // Another run's stranger: started after ours, in a session of its own, with no environment at all.
       const { tree } = start("exec sleep 1000")
       const stranger = start(`setsid env -i /bin/sleep 1000 & echo $! > ${pidFile}`, false)
-      const pid = (yield* pollFor(() => readPids(pidFile, 1), 10_000))![0]!
+      const pid = started((yield* pollFor(() => readPids(pidFile, 1), 10_000))![0]!)
       yield* pollFor(
         () => (fs.readFileSync(`/proc/${pid}/cmdline`, "latin1").startsWith("/bin/sleep") ? true : undefined),
         10_000
@@ -99,5 +119,5 @@ describe.runIf(linux)("processTree", () => {
       yield* processTree.terminate(tree, "2 seconds")
       yield* processTree.terminate(stranger.tree, "2 seconds")
       expect(isAlive(tree.pgid)).toBe(false)
-    }))
+    }).pipe(Effect.ensuring(killLeftovers)))
 })
