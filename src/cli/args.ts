@@ -37,7 +37,7 @@ Options:
   --add-dir DIR          an additional workspace directory (repeatable)
   --session DIR          keep the session (files read, session rules, approvals, saved output) in DIR between
                          runs; default: a temporary session, removed at the end
-  --durable [sqlite]     (with --session) the turn survives its process: each call is recorded in DIR/durable.sqlite;
+  --durable [sqlite]     (exec, with --session) the turn survives its process: each call is recorded in DIR/durable.sqlite;
                          the same turn run again resumes it (completed calls are not run again; a call that was
                          running when the process died runs again if it is idempotent, else reports "unknown")
   --session-wait SECS    how long to wait while another process uses the session (default 10; then exit 2)
@@ -189,7 +189,8 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
   if (durable !== undefined) {
     if (durable !== "sqlite") return usage(`--durable takes sqlite (the default), got ${durable}`)
     if (sessionDir === undefined) return usage("--durable needs --session DIR: the durable turns are kept there")
-    if (mcp.right !== undefined) return usage("--durable does not apply to serve --mcp")
+    // Not yet: a serve session's turns are not durable, and a flag that changes nothing must not be taken.
+    if (command === "serve") return usage("--durable is for exec only: serve does not run durable turns yet")
   }
   const unsafeSession = sessionDir === undefined ? undefined : worldWritable(sessionDir)
   if (unsafeSession !== undefined) {
