@@ -354,6 +354,9 @@ interface Live {
   readonly detachable: boolean
 }
 
+/** The exit status of a shell whose command SIGXFSZ (25) killed: the kernel's answer to the cap's file-size limit. */
+const sigxfszExit = 128 + 25
+
 const fileSize = (file: string): number => {
   try {
     return nodeFs.statSync(file).size
@@ -478,11 +481,14 @@ const make = (options: TaskRegistryOptions): Effect.Effect<TaskRegistry["Type"],
           return yield* finish(live, { _tag: "StoppedAtCap", capBytes: record.capBytes })
         }
         const code = exitCodeOf(exitFile(record))
+        // Killed by SIGXFSZ: the file-size limit that holds the cap stopped it, whatever the last look at the size.
+        if (code === sigxfszExit) return yield* finish(live, { _tag: "StoppedAtCap", capBytes: record.capBytes })
         if (code !== undefined) return yield* finish(live, { _tag: "Exited", code })
         const now = Subprocess.startTimeOf(record.pid)
         if (now !== undefined && (record.programStartTicks === undefined || now === record.programStartTicks)) return
         // Gone: it may have written its code between the two looks.
         const late = exitCodeOf(exitFile(record))
+        if (late === sigxfszExit) return yield* finish(live, { _tag: "StoppedAtCap", capBytes: record.capBytes })
         if (late !== undefined) return yield* finish(live, { _tag: "Exited", code: late })
         return yield* finish(live, { _tag: "Killed", by: "outside" })
       }))

@@ -87,7 +87,7 @@ export const compilePattern = (
   ])
   const base = [...letters].join("")
   try {
-    return new RegExp(source, `${base}u`)
+    return new RegExp(unicodeClasses(source), `${base}u`)
   } catch {
     try {
       return new RegExp(source, base)
@@ -95,6 +95,37 @@ export const compilePattern = (
       return `regex parse error: ${error instanceof Error ? error.message : String(error)}`
     }
   }
+}
+
+/** Rust's `\w` and `\d` are Unicode classes (rg finds `é` with `\w`); JavaScript's are ASCII even under `u`. */
+const unicodeWord = "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\p{Join_Control}"
+
+/**
+ * A pattern with `\w`, `\W`, `\d` and `\D` spelled as Rust means them, found on its syntax tree (`\W` inside a
+ * class, which JavaScript cannot spell without the `v` flag, stays as written). Unparseable: unchanged.
+ */
+const unicodeClasses = (source: string): string => {
+  let ast: AST.Pattern
+  try {
+    ast = new RegExpParser({ ecmaVersion: 2025 }).parsePattern(source, undefined, undefined, { unicode: true })
+  } catch {
+    return source
+  }
+  const edits: Array<{ readonly start: number; readonly end: number; readonly text: string }> = []
+  visitRegExpAST(ast, {
+    onCharacterSetEnter: (node) => {
+      if (node.kind !== "word" && node.kind !== "digit") return
+      const inClass = node.parent.type === "CharacterClass"
+      const positive = node.kind === "word" ? unicodeWord : "\\p{Nd}"
+      if (!node.negate) edits.push({ start: node.start, end: node.end, text: inClass ? positive : `[${positive}]` })
+      else if (!inClass) edits.push({ start: node.start, end: node.end, text: `[^${positive}]` })
+    }
+  })
+  let out = source
+  for (const edit of edits.sort((a, b) => b.start - a.start)) {
+    out = `${out.slice(0, edit.start)}${edit.text}${out.slice(edit.end)}`
+  }
+  return out
 }
 
 /**
