@@ -125,7 +125,13 @@ describe("annotations", () => {
     () =>
       Effect.gen(function*() {
         const { claims, traits } = yield* claimsAndTraits
-        expect(traits).toEqual({ readOnly: false, concurrencySafe: false, destructive: true, openWorld: true })
+        expect(traits).toEqual({
+          readOnly: false,
+          concurrencySafe: false,
+          destructive: true,
+          openWorld: true,
+          idempotent: false
+        })
         expect(claims).toEqual([{ resource: "mcp:everything", access: "write" }])
       }).pipe(Effect.provide(registryOf(false))),
     30_000
@@ -134,7 +140,14 @@ describe("annotations", () => {
   it.live("a trusted server's read-only tool claims the server for reading", () =>
     Effect.gen(function*() {
       const { claims, traits } = yield* claimsAndTraits
-      expect(traits).toEqual({ readOnly: true, concurrencySafe: true, destructive: false, openWorld: false })
+      // Trusted, its idempotentHint counts too (a durable turn may run its call again).
+      expect(traits).toEqual({
+        readOnly: true,
+        concurrencySafe: true,
+        destructive: false,
+        openWorld: false,
+        idempotent: true
+      })
       expect(claims).toEqual([{ resource: "mcp:everything", access: "read" }])
     }).pipe(Effect.provide(registryOf(true))), 30_000)
 

@@ -45,7 +45,22 @@ const run = async (
 }
 
 type Node = { readonly [key: string]: never }
-const builtinNames = ["Read", "Write", "Edit", "Glob", "Grep", "Bash", "WebFetch", "TaskOutput", "TaskStop"]
+const builtinNames = [
+  "Read",
+  "Write",
+  "Edit",
+  "Glob",
+  "Grep",
+  "Bash",
+  "WebFetch",
+  "NotebookEdit",
+  "TodoWrite",
+  "AskUserQuestion",
+  "EnterPlanMode",
+  "ExitPlanMode",
+  "TaskOutput",
+  "TaskStop"
+]
 
 describe("effect-tool-runtime tools", () => {
   const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "tools-cli-"))
@@ -82,6 +97,11 @@ describe("effect-tool-runtime tools", () => {
         "Glob",
         "Grep",
         "WebFetch",
+        "NotebookEdit",
+        "TodoWrite",
+        "AskUserQuestion",
+        "EnterPlanMode",
+        "ExitPlanMode",
         "TaskOutput",
         "TaskStop"
       ])
@@ -96,7 +116,7 @@ describe("effect-tool-runtime tools", () => {
       announcement: string | null
       estimated_tokens: number
     }
-    expect(parsed.tools).toHaveLength(9)
+    expect(parsed.tools).toHaveLength(builtinNames.length)
     expect(parsed.announcement).toBeNull()
     expect(parsed.estimated_tokens).toBe(Math.ceil(JSON.stringify(parsed.tools).length / 4))
   }, 60_000)
