@@ -267,10 +267,28 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
               message: `MCP server "${s.config.name}" is not running: ${reason}`
             })
           )
-        if (s.connection !== undefined && s.state._tag === "Connected") return Effect.succeed(s.connection)
         if (s.state._tag === "Disabled" || s.state._tag === "Down") return down(s.state.reason)
-        return statuses.changes.pipe(
-          Stream.filter(() => s.state._tag !== "Connecting"),
+        const current = s.connection
+        // A connection already ended (a call just reset it) but not yet seen by the supervisor is not live: wait for
+        // the one that replaces it, as during any restart.
+        return Effect.flatMap(
+          current !== undefined && s.state._tag === "Connected"
+            ? Deferred.isDone(current.closed)
+            : Effect.succeed(true),
+          (ended) => ended ? restarted(s, current, down) : Effect.succeed(current!)
+        )
+      })
+
+    const restarted = (
+      s: Supervised,
+      stale: Connection.Connection | undefined,
+      down: (reason: string) => Effect.Effect<never, McpError>
+    ): Effect.Effect<Connection.Connection, McpError> =>
+      Effect.suspend(() =>
+        statuses.changes.pipe(
+          Stream.filter(() =>
+            s.state._tag !== "Connecting" && !(s.state._tag === "Connected" && s.connection === stale)
+          ),
           Stream.runHead,
           Effect.timeoutFail({
             duration: connectTimeout,
@@ -288,7 +306,7 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
             : down(s.state._tag === "Down" || s.state._tag === "Disabled" ? s.state.reason : "it is restarting"))
           )
         )
-      })
+      )
 
     const callerOf = (s: Supervised): Caller => (tool, args, { context, timeout }) =>
       Effect.flatMap(connectionOf(s), (connection) =>
