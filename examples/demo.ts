@@ -141,6 +141,10 @@ const show = (event: AgentLoop.LoopEvent): Effect.Effect<void> => {
       return Effect.sync(() => void process.stdout.write(event.text))
     case "Retrying":
       return Console.log(`\n(the model API answered ${event.status}: retrying in ${event.delayMillis} ms)`)
+    case "TaskNotified":
+      return Console.log(
+        `\n(background task ${event.taskId} ${event.kind}: the model is told in request ${event.turn})`
+      )
     case "Tool": {
       const text = renderEvent(event.event)
       return text === undefined ? Effect.void : Console.log(`\n${text}`)

@@ -109,8 +109,21 @@ export { makeDynamicRegistry } from "./Catalog/ToolRegistry.js"
 export * as McpConfig from "./Mcp/Config.js"
 /** @since 0.2.0 */
 export { McpServers } from "./Mcp/McpServers.js"
+/**
+ * The MCP resource tools, ListMcpResourcesTool and ReadMcpResourceTool (`McpResources.tools`, `McpResources.layer`
+ * over the McpServers in context).
+ *
+ * @since 0.3.0
+ */
+export * as McpResources from "./Mcp/ResourceTools.js"
 /** @since 0.2.0 */
-export type { McpServersOptions, ServerState, ServerStatus } from "./Mcp/McpServers.js"
+export type {
+  McpServersOptions,
+  ResourceContents,
+  ServerResource,
+  ServerState,
+  ServerStatus
+} from "./Mcp/McpServers.js"
 /** @since 0.3.0 */
 export * as McpServe from "./Mcp/McpServe.js"
 /** @since 0.2.0 */

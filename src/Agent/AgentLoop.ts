@@ -128,6 +128,19 @@ export type LoopEvent = Data.TaggedEnum<{
   }
   /** What the runtime reports about a call (queued, previewed, started, decided, progress, completed). */
   Tool: { readonly turn: number; readonly event: ToolEvent }
+  /**
+   * A background task ended (or stalled at a prompt) and the request of `turn` tells the model, once: the task's id,
+   * its status and the `<task-notification>` text added.
+   *
+   * @since 0.3.0
+   */
+  TaskNotified: {
+    readonly turn: number
+    readonly taskId: string
+    readonly kind: "ended" | "stalled"
+    readonly status: string
+    readonly text: string
+  }
   /** A turn is complete: the model's reply and, when it called tools, the tool_results that answer them. */
   Replied: { readonly turn: number; readonly reply: Message; readonly results: Message | undefined }
   /** The conversation ended. */
@@ -307,14 +320,23 @@ const startWith = (
     const history = yield* Ref.make<ReadonlyArray<Message>>(options.messages)
     // Background tasks that ended (or stalled) since the last request are told in the next one, once each.
     const notify = Option.match(yield* Effect.serviceOption(TaskRegistry), {
-      onNone: () =>
+      onNone: () => (_turn: number) =>
         Effect.void,
-      onSome: (tasks) =>
+      onSome: (tasks) => (turn: number) =>
         Effect.gen(function*() {
           yield* tasks.refresh
           const taken = yield* tasks.takeNotifications
           if (taken.length === 0) return
           yield* Ref.update(history, (messages) => withNotices(messages, taken.map((notice) => notice.text)))
+          for (const notice of taken) {
+            yield* emit(LoopEvent.TaskNotified({
+              turn,
+              taskId: notice.task.id,
+              kind: notice.kind,
+              status: notice.task.status._tag,
+              text: notice.text
+            }))
+          }
         })
     })
     const stopped = yield* Deferred.make<"cancel" | "interrupt">()
@@ -355,7 +377,7 @@ const startWith = (
         // A stop between turns ends the loop before its next request.
         if (yield* Deferred.isDone(stopped)) return yield* finish("cancelled", turn - 1)
         const request = yield* definitions
-        yield* notify
+        yield* notify(turn)
         yield* emit(LoopEvent.Requested({ turn, tools: request.included, deferred: request.deferred }))
         const system = [options.system, request.announcement].filter((part) => part !== undefined && part !== "").join(
           "\n\n"

@@ -78,6 +78,30 @@ export interface ServerStatus {
 }
 
 /**
+ * One resource a server offers (`resources/list`), with the server's name.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface ServerResource {
+  readonly server: string
+  readonly uri: string
+  readonly name: string
+  readonly mimeType?: string | undefined
+  readonly description?: string | undefined
+}
+
+/**
+ * One part of a resource's contents (`resources/read`): text, or binary data in base64.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type ResourceContents =
+  | { readonly uri: string; readonly mimeType?: string | undefined; readonly text: string }
+  | { readonly uri: string; readonly mimeType?: string | undefined; readonly blob: string }
+
+/**
  * @since 0.2.0
  * @category models
  */
@@ -121,6 +145,32 @@ export class McpServers extends Context.Tag("effect-tool-runtime/McpServers")<
      * connected (the tool is then simply not one of its tools).
      */
     readonly unavailable: (toolName: string) => string | undefined
+    /**
+     * The names of the servers that offer resources now (connected, with the `resources` capability).
+     *
+     * @since 0.3.0
+     */
+    readonly resourceServers: () => ReadonlyArray<string>
+    /**
+     * The name a call made for a server (its resources) is governed as: `mcp__<server>__resources`, with the server's
+     * part as its tools' names have it, so the rules `mcp__<server>` and `mcp__<server>__*` cover it.
+     *
+     * @since 0.3.0
+     */
+    readonly ruleSubject: (server: string) => string
+    /**
+     * The resources of one server, or of every server that offers them. Naming a server that is not configured, is
+     * not connected, or offers no resources fails with the reason.
+     *
+     * @since 0.3.0
+     */
+    readonly listResources: (server?: string | undefined) => Effect.Effect<ReadonlyArray<ServerResource>, McpError>
+    /**
+     * A resource's contents, read from its server.
+     *
+     * @since 0.3.0
+     */
+    readonly readResource: (server: string, uri: string) => Effect.Effect<ReadonlyArray<ResourceContents>, McpError>
   }
 >() {
   /**
@@ -434,8 +484,68 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
         ), { concurrency: "unbounded", discard: true })
     }
 
+    const offersResources = (s: Supervised): boolean =>
+      s.state._tag === "Connected" && s.connection !== undefined && Connection.hasResources(s.connection)
+    /** The connection of a server named for its resources, or why there is none. */
+    const resourceConnection = (name: string): Effect.Effect<Connection.Connection, McpError> =>
+      Effect.suspend(() => {
+        const s = servers.find((server) => server.config.name === name)
+        if (s === undefined) {
+          const known = servers.map((server) => server.config.name)
+          return Effect.fail(
+            new McpError({
+              server: name,
+              reason: "Down",
+              message: `No MCP server named "${name}" is configured${
+                known.length === 0 ? "" : ` (the servers: ${known.join(", ")})`
+              }.`
+            })
+          )
+        }
+        return Effect.flatMap(connectionOf(s), (connection) =>
+          Connection.hasResources(connection) ? Effect.succeed(connection) : Effect.fail(
+            new McpError({
+              server: name,
+              reason: "Protocol",
+              message: `MCP server "${name}" offers no resources.`
+            })
+          ))
+      })
+    const listOf = (name: string) =>
+      Effect.flatMap(resourceConnection(name), (connection) =>
+        Effect.map(
+          Connection.listResources(connection, name, connectTimeout),
+          (listed) =>
+            listed.map((resource): ServerResource => ({
+              server: name,
+              uri: resource.uri,
+              name: resource.name,
+              ...(resource.mimeType === undefined ? {} : { mimeType: resource.mimeType }),
+              ...(resource.description === undefined ? {} : { description: resource.description })
+            }))
+        ))
+
     /** Why a server has no tools to call, in words the model can act on. */
     return {
+      resourceServers: () => servers.filter(offersResources).map((s) => s.config.name),
+      ruleSubject: (server) =>
+        `mcp__${servers.find((s) => s.config.name === server)?.prefix ?? sanitize(server)}__resources`,
+      listResources: (server) =>
+        server !== undefined
+          ? listOf(server)
+          : Effect.map(
+            Effect.forEach(servers.filter(offersResources), (s) => listOf(s.config.name), { concurrency: "unbounded" }),
+            (all) => all.flat()
+          ),
+      readResource: (server, uri) =>
+        Effect.flatMap(resourceConnection(server), (connection) =>
+          Effect.map(Connection.readResource(connection, server, uri, connectTimeout), (result) =>
+            result.contents.map((part): ResourceContents => {
+              const mime = part.mimeType === undefined ? {} : { mimeType: part.mimeType }
+              return "text" in part && typeof part.text === "string"
+                ? { uri: part.uri, ...mime, text: part.text }
+                : { uri: part.uri, ...mime, blob: "blob" in part && typeof part.blob === "string" ? part.blob : "" }
+            }))),
       status: SubscriptionRef.get(statuses),
       changes: statuses.changes,
       tools: () => tools,

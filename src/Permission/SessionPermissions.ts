@@ -53,7 +53,10 @@ export type ApprovalRecord = typeof ApprovalRecord.Type
 
 /**
  * The full permission policy ({@link RulePolicy.layer}) whose session rules (an "allow for this session"
- * answer) are restored from the session and saved with it.
+ * answer) are restored from the session and saved with it, and whose plan mode lasts with the session: after
+ * EnterPlanMode the next process starts in plan mode whatever mode it is given; after a person approved
+ * ExitPlanMode, a process given `plan` starts in `default`. Nothing more permissive than `default` ever comes from
+ * the session: another mode is always the configuration's.
  *
  * @since 0.3.0
  * @category layers
@@ -88,28 +91,55 @@ export const policy = (
         sessionRules: { ...options.sessionRules, allow: [...(options.sessionRules?.allow ?? []), ...restored] }
       })
       yield* session.track(SESSION_RULES, Rules, Ref.get(kept))
-      return PermissionPolicy.of({
-        ...policy,
-        remember: (rules, scope) =>
-          Effect.tap(
-            policy.remember(rules, scope),
-            () =>
-              scope === "session"
-                ? Effect.flatMap(
-                  Ref.modify(kept, (all) => {
-                    const next = [...all, ...rules.filter((rule) => !all.includes(rule))]
-                    const dropped = next.slice(0, Math.max(0, next.length - session.limits.sessionRules))
-                    return [dropped, next.slice(dropped.length)]
-                  }),
-                  (dropped) =>
-                    dropped.length === 0 ? Effect.void : Effect.logWarning(
-                      `session ${session.directory}: more than ${session.limits.sessionRules} session rules; ` +
-                        `the oldest (${dropped.join(", ")}) will not be kept by the next run`
-                    )
-                )
-                : Effect.void
-          )
-      })
+      const mode = policy.mode
+      if (mode !== undefined) {
+        // What the plan-mode tools did last in this session: entered plan mode, or left it with a person's approval.
+        let planMode = Option.flatten(yield* session.restore(PLAN_MODE, PlanModeState))
+        const configured = yield* mode.get
+        if (Option.isSome(planMode)) {
+          if (planMode.value === "entered") yield* mode.set("plan")
+          else if (configured === "plan") yield* mode.set("default")
+        }
+        yield* session.track(PLAN_MODE, PlanModeState, Effect.sync(() => planMode))
+        return PermissionPolicy.of({
+          ...policy,
+          remember,
+          mode: {
+            get: mode.get,
+            set: (next) =>
+              Effect.flatMap(mode.get, (previous) =>
+                Effect.zipRight(
+                  mode.set(next),
+                  Effect.sync(() => {
+                    if (next === "plan") planMode = Option.some("entered")
+                    else if (previous === "plan") planMode = Option.some("left")
+                  })
+                ))
+          }
+        })
+      }
+      return PermissionPolicy.of({ ...policy, remember })
+
+      function remember(rules: ReadonlyArray<string>, scope: "session" | "always") {
+        return Effect.tap(
+          policy.remember(rules, scope),
+          () =>
+            scope === "session"
+              ? Effect.flatMap(
+                Ref.modify(kept, (all) => {
+                  const next = [...all, ...rules.filter((rule) => !all.includes(rule))]
+                  const dropped = next.slice(0, Math.max(0, next.length - session.limits.sessionRules))
+                  return [dropped, next.slice(dropped.length)]
+                }),
+                (dropped) =>
+                  dropped.length === 0 ? Effect.void : Effect.logWarning(
+                    `session ${session.directory}: more than ${session.limits.sessionRules} session rules; ` +
+                      `the oldest (${dropped.join(", ")}) will not be kept by the next run`
+                  )
+              )
+              : Effect.void
+        )
+      }
     })
   )
 
@@ -165,5 +195,7 @@ export const approvals = <E, R>(
   ).pipe(Layer.provide(approver))
 
 const SESSION_RULES = "sessionRules"
+const PLAN_MODE = "planMode"
+const PlanModeState = Schema.OptionFromNullOr(Schema.Literal("entered", "left"))
 const APPROVALS = "approvals"
 const Rules = Schema.Array(Schema.String)

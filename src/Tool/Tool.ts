@@ -362,6 +362,15 @@ export interface Stages<Input, Output, Failure> {
       context: RuleContext
     ) => RuleMatch<R>)
     | undefined
+  /**
+   * Names of other tools whose whole-tool rules govern this call too, for a tool that acts for another party: the MCP
+   * resource tools name their server's (`mcp__srv__resources`), so `mcp__srv` and `mcp__srv__*` rules deny, ask or
+   * allow reading its resources as they do calling its tools. A deny or ask rule for any of them applies; an allow rule
+   * allows only when one covers every name. Default: none.
+   *
+   * @since 0.3.0
+   */
+  readonly governedAs?: ((input: Input) => ReadonlyArray<string>) | undefined
 }
 
 /**
@@ -434,6 +443,12 @@ export interface Invocation<Input, Output, Failure> {
     | undefined
   /** Whether one rule's content matches this input (see {@link Service.matchesRule}). */
   readonly matchesRule: ((content: string, context: RuleContext) => boolean) | undefined
+  /**
+   * Other tools whose whole-tool rules govern this call too (see {@link Stages.governedAs}); absent or empty: none.
+   *
+   * @since 0.3.0
+   */
+  readonly governedAs?: ReadonlyArray<string> | undefined
   /** Semantic checks a schema cannot express, run once the call is admitted; may normalise the input. */
   readonly validate: (context: CallContext) => Effect.Effect<Input, InputRejected>
   /** What the user sees when the call is requested. */
@@ -738,6 +753,7 @@ const fillDefaults = <Input, Output, Failure>(
     checkPermissions,
     claimsOf = implementation.claims,
     classifierInput,
+    governedAs,
     matchesRule,
     matchRules,
     renderFailure = defaults.defaultRenderFailure,
@@ -767,6 +783,7 @@ const fillDefaults = <Input, Output, Failure>(
         (matchRules === undefined ? undefined : (rules, context) => matchRules(input, rules, context)),
       matchesRule: bound?.matchesRule ??
         (matchesRule === undefined ? undefined : (content, context) => matchesRule(content, input, context)),
+      governedAs: bound?.governedAs ?? governedAs?.(input),
       renderUse: bound?.renderUse ?? (() => renderUse(input)),
       activity: bound?.activity ?? (() => activity(input)),
       classifierInput: bound?.classifierInput ?? (() => classifierInput?.(input) ?? ""),

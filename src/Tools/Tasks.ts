@@ -310,3 +310,19 @@ export const TaskOutputTool = Object.assign(outputDefinition, { layer: outputLay
  * @category tools
  */
 export const TaskStopTool = Object.assign(stopDefinition, { layer: stopLayer })
+
+/**
+ * A catalogue's `denies` that also leaves out TaskOutput and TaskStop when it leaves out Bash: without Bash no task
+ * starts, so the model is not shown tools over tasks it cannot have.
+ *
+ * @since 0.3.0
+ * @category utilities
+ */
+export const withTaskTools = (
+  denies: (definition: Tool.Definition.Any) => boolean,
+  bash: Tool.Definition.Any
+): (definition: Tool.Definition.Any) => boolean =>
+(definition) =>
+  denies(definition) ||
+  ((definition.name === outputDefinition.definition.name || definition.name === stopDefinition.definition.name) &&
+    denies(bash))

@@ -20,6 +20,7 @@ import * as Diagnostics from "../Lsp/Diagnostics.js"
 import type { DiagnosticsMode } from "../Lsp/Diagnostics.js"
 import { LspClients } from "../Lsp/LspClients.js"
 import { McpServers } from "../Mcp/McpServers.js"
+import * as ResourceTools from "../Mcp/ResourceTools.js"
 import { Approver } from "../Permission/Approver.js"
 import type { PermissionPolicy } from "../Permission/PermissionPolicy.js"
 import { wholeToolDenial } from "../Permission/RulePolicy.js"
@@ -32,7 +33,9 @@ import { Workspace } from "../Session/Workspace.js"
 import { sandboxConfig } from "../Settings/Sandbox.js"
 import { formatSettingsWarning, loadSettings, resolveMode } from "../Settings/Settings.js"
 import type { PermissionModeSetting } from "../Settings/Settings.js"
+import { BashTool } from "../Tools/Bash.js"
 import { builtinSessionLayer, builtinTools } from "../Tools/index.js"
+import { withTaskTools } from "../Tools/Tasks.js"
 import * as ToolSearch from "../Tools/ToolSearch.js"
 import { loadMcpConfig } from "./mcp.js"
 
@@ -126,7 +129,7 @@ export const servicesLayer = <E, R>(
     Effect.gen(function*() {
       const cwd = nodePath.resolve(options.cwd)
       const home = os.homedir()
-      const knownTools = builtinTools.map((tool) => tool.definition.name)
+      const knownTools = [...builtinTools, ...ResourceTools.tools].map((tool) => tool.definition.name)
       const settings = yield* loadSettings({
         claudeSettings: options.claudeSettings,
         files: options.settingsFiles,
@@ -170,18 +173,21 @@ export const servicesLayer = <E, R>(
       for (const error of lspConfig.errors) options.warn(`LSP configuration: ${error.message}`)
       // One set of clients for the LSP tool and the diagnostics after edits.
       const lsp = LspClients.layer(lspConfig).pipe(Layer.provide(workspace))
+      // One set of servers (a layer is built once however often it is provided) for their tools and resources.
+      const servers = McpServers.layer(mcp)
       const plainRegistry = McpServers.extendRegistry.pipe(
         Layer.provide(
-          ToolRegistry.layer(builtinTools).pipe(
+          ToolRegistry.layer([...builtinTools, ...ResourceTools.tools]).pipe(
             Layer.provide(builtinSessionLayer({ bash: { sandbox: { ...sandbox.config, warn: options.warn } } })),
+            Layer.provide(ResourceTools.layer.pipe(Layer.provide(servers))),
             Layer.provide(lsp)
           )
         ),
-        Layer.provide(McpServers.layer(mcp))
+        Layer.provide(servers)
       )
       // Deferred tools (MCP tools, by default) wait behind ToolSearch, as with the library; what the model loaded is
       // kept in the session, so a later `exec --session` can call it.
-      const denies = wholeToolDenial({ settings, cliRules: options.rules })
+      const denies = withTaskTools(wholeToolDenial({ settings, cliRules: options.rules }), BashTool.definition)
       const catalog = toolSearch
         ? ToolSearch.catalogLayerFromRegistry({
           mode: options.toolSearch,

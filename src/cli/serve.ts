@@ -7,6 +7,9 @@
  * - `{"type":"turn","id":"t1","tool_uses":[...]}` or `{"type":"turn","id":"t1","message":{"role":"assistant",...}}`
  * - `{"type":"approval","id":"a1","answer":"allow_once" | "allow_session" | "allow_always" | "deny" | "deny_and_stop"
  *   | "edit", "rules"?: [...], "message"?: "...", "input"?: {...}}`, answering an `approval_request`
+ * - `{"type":"answer","id":"question-1","answers":{"<question>":"<answer>",...}}` (every question answered: a label,
+ *   labels joined with ", ", or the person's own words) or `{"type":"answer","id":"question-1","declined":true,
+ *   "message"?:"..."}`, answering a `question_request`
  *
  * Lines on standard output, each one JSON object:
  * - `{"type":"ready","session":DIR,"persistent":bool}` once, first
@@ -14,11 +17,14 @@
  *   after `ready`, and after any turn that changed it: the definitions to send, and the deferred tools to announce
  * - `{"type":"event","turn":"t1","event":"started",...}` as things happen (queued, started, progress, decided, completed, ...)
  * - `{"type":"approval_request","turn":"t1","id":"a1","tool_use_id","tool_name","message","suggestions","input"}`
+ *   (and `"token"` in a durable turn: the name of the pending approval across processes)
+ * - `{"type":"question_request","turn":"t1","id":"question-1","tool_use_id","questions":[...]}`: AskUserQuestion's
+ *   questions (`question`, `header`, `options` [{label, description}], `multiSelect`)
  * - `{"type":"result","turn":"t1","results":[...],"outcomes":[...]}` when a turn ends
  * - `{"type":"error","id":...,"message":"..."}` for a line that is not a request; the process stays up
  *
  * Turns run one at a time, in the order received; approval answers are read while a turn runs. End of input ends
- * the process once the turns received have finished (a question still open then is denied). A signal cancels the
+ * the process once the turns received have finished (an approval still open then is denied, a question declined). A signal cancels the
  * running turn and those queued (every tool_use still gets its outcome) and exits 130/143.
  *
  * A broken standard output (EPIPE: the client closed it, or died) is the client cancelling: the running turn and
@@ -43,6 +49,7 @@ import type { RunHandle } from "../Runtime/ToolRuntime.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
 import { Session } from "../Session/Session.js"
 import { TaskRegistry } from "../Tasks/TaskRegistry.js"
+import type { QuestionReply, QuestionRequest } from "../Tool/Question.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
 import { forgetOnForcedExit } from "./exec.js"
 import { decodeTurn, parseJson, UsageError } from "./input.js"
@@ -72,7 +79,29 @@ const ApprovalReply = Schema.Struct({
 })
 type ApprovalReply = typeof ApprovalReply.Type
 
-const Request = Schema.Union(TurnRequest, ApprovalReply)
+const QuestionAnswer = Schema.Struct({
+  type: Schema.Literal("answer"),
+  id: Schema.String,
+  answers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  declined: Schema.optional(Schema.Boolean),
+  message: Schema.optional(Schema.String)
+})
+type QuestionAnswer = typeof QuestionAnswer.Type
+
+const Request = Schema.Union(TurnRequest, ApprovalReply, QuestionAnswer)
+
+/** What the client is asked and has not answered yet: an approval, or an AskUserQuestion's questions. */
+type Waiting =
+  | {
+    readonly kind: "approval"
+    readonly request: ApprovalRequest
+    readonly answer: Deferred.Deferred<ApprovalAnswer>
+  }
+  | {
+    readonly kind: "question"
+    readonly request: QuestionRequest
+    readonly answer: Deferred.Deferred<QuestionReply>
+  }
 
 interface Turn {
   readonly id: string
@@ -87,19 +116,21 @@ const idOf = (json: unknown): string | null =>
 /** What a request line asks for, or why it is not a request (the id echoed when the line had one). */
 export type BadLine = { readonly id: string | null; readonly error: UsageError }
 
-export const parseRequest = (line: string): Either.Either<Turn | ApprovalReply, BadLine> =>
+export const parseRequest = (line: string): Either.Either<Turn | ApprovalReply | QuestionAnswer, BadLine> =>
   Either.flatMap(
     Either.mapLeft(parseJson(line, "the line"), (error): BadLine => ({ id: null, error })),
-    (json): Either.Either<Turn | ApprovalReply, BadLine> => {
+    (json): Either.Either<Turn | ApprovalReply | QuestionAnswer, BadLine> => {
       const decoded = Schema.decodeUnknownEither(Request)(json, { onExcessProperty: "ignore" })
       if (Either.isLeft(decoded)) {
         return Either.left({
           id: idOf(json),
-          error: new UsageError({ message: `not a request: expected {"type":"turn",...} or {"type":"approval",...}` })
+          error: new UsageError({
+            message: `not a request: expected {"type":"turn",...}, {"type":"approval",...} or {"type":"answer",...}`
+          })
         })
       }
       const request = decoded.right
-      if (request.type === "approval") return Either.right(request)
+      if (request.type === "approval" || request.type === "answer") return Either.right(request)
       const body = request.tool_uses ?? request.message
       if (body === undefined || (request.tool_uses !== undefined && request.message !== undefined)) {
         return Either.left({
@@ -135,6 +166,30 @@ const answerOf = (reply: ApprovalReply, request: ApprovalRequest): ApprovalAnswe
     case "edit":
       return ApprovalAnswer.Edit({ input: reply.input ?? request.input })
   }
+}
+
+/**
+ * The person's reply to a question request, or why the line cannot be one (the request then stays open): declined,
+ * or an answer for every question and for no other.
+ */
+const replyOf = (line: QuestionAnswer, request: QuestionRequest): Either.Either<QuestionReply, string> => {
+  if (line.declined === true) {
+    return Either.right({ _tag: "Declined", ...(line.message === undefined ? {} : { message: line.message }) })
+  }
+  const answers = line.answers ?? {}
+  const asked = request.questions.map((q) => q.question)
+  const unknown = Object.keys(answers).filter((key) => !asked.includes(key))
+  if (unknown.length > 0) {
+    return Either.left(`${JSON.stringify(unknown[0])} is not one of the questions asked (${JSON.stringify(asked)})`)
+  }
+  const missing = asked.filter((question) => answers[question] === undefined)
+  if (missing.length > 0) {
+    return Either.left(
+      `no answer to ${JSON.stringify(missing[0])}: answer every question ("answers": {question: answer}), or ` +
+        `decline ("declined": true)`
+    )
+  }
+  return Either.right({ _tag: "Answered", answers })
 }
 
 // -----------------------------------------------------------------------------
@@ -219,12 +274,10 @@ const stdinLines = (maxBytes: number): Stream.Stream<InputLine, UsageError> =>
 /** Runs `serve`. */
 export const serve = (options: RuntimeOptions) =>
   Effect.gen(function*() {
-    const pending = new Map<
-      string,
-      { readonly request: ApprovalRequest; readonly answer: Deferred.Deferred<ApprovalAnswer> }
-    >()
+    const pending = new Map<string, Waiting>()
     let approvals = 0
-    /** The ids of the approval requests answered (ids are never reused, so this says "already answered"). */
+    let questions = 0
+    /** The ids of the requests answered (ids are never reused, so this says "already answered"). */
     const answered = new Set<string>()
     let currentTurn: string | undefined
     let inputEnded = false
@@ -237,6 +290,10 @@ export const serve = (options: RuntimeOptions) =>
         }; it was denied.`,
         cancelRun: false
       })
+    const noOneToAnswer = (): QuestionReply => ({
+      _tag: "Declined",
+      message: `the client closed its ${clientGone === undefined ? "input" : "output"} before answering`
+    })
 
     const channel = Layer.succeed(Approver, {
       ask: (request) =>
@@ -244,7 +301,7 @@ export const serve = (options: RuntimeOptions) =>
           if (inputEnded) return noOneLeft(request)
           const id = `approval-${++approvals}`
           const answer = yield* Deferred.make<ApprovalAnswer>()
-          pending.set(id, { request, answer })
+          pending.set(id, { kind: "approval", request, answer })
           yield* writeJsonLine({
             type: "approval_request",
             turn: currentTurn ?? null,
@@ -253,7 +310,24 @@ export const serve = (options: RuntimeOptions) =>
             tool_name: request.toolName,
             message: request.message,
             suggestions: request.suggestions,
-            input: request.input
+            input: request.input,
+            ...(request.token === undefined ? {} : { token: request.token })
+          })
+          return yield* Deferred.await(answer).pipe(Effect.ensuring(Effect.sync(() => pending.delete(id))))
+        }),
+      // AskUserQuestion: the questions go to the client as a `question_request`, answered by an `answer` line.
+      answer: (request) =>
+        Effect.gen(function*() {
+          if (inputEnded) return noOneToAnswer()
+          const id = `question-${++questions}`
+          const answer = yield* Deferred.make<QuestionReply>()
+          pending.set(id, { kind: "question", request, answer })
+          yield* writeJsonLine({
+            type: "question_request",
+            turn: currentTurn ?? null,
+            id,
+            tool_use_id: request.toolUseId,
+            questions: request.questions
           })
           return yield* Deferred.await(answer).pipe(Effect.ensuring(Effect.sync(() => pending.delete(id))))
         })
@@ -289,20 +363,43 @@ export const serve = (options: RuntimeOptions) =>
             return Queue.offer(turns, request)
           }
           const waiting = pending.get(request.id)
-          if (waiting === undefined) {
+          const kind = request.type === "approval" ? "approval" : "question"
+          if (waiting === undefined || waiting.kind !== kind) {
             return writeJsonLine({
               type: "error",
               id: request.id,
-              message: answered.has(request.id)
-                ? `approval request ${request.id} was already answered; this answer was ignored`
-                : `no open approval request ${request.id}`
+              message: waiting !== undefined
+                ? `${request.id} is ${
+                  waiting.kind === "approval"
+                    ? `an approval request: answer it with {"type":"approval",...}`
+                    : `a question request: answer it with {"type":"answer",...}`
+                }`
+                : answered.has(request.id)
+                ? `${kind} request ${request.id} was already answered; this answer was ignored`
+                : `no open ${kind} request ${request.id}`
             })
           }
           // The first answer counts: the request is closed at once, so a second one (even on the next line) is an
           // error.
-          pending.delete(request.id)
-          answered.add(request.id)
-          return Deferred.succeed(waiting.answer, answerOf(request, waiting.request))
+          if (waiting.kind === "approval" && request.type === "approval") {
+            pending.delete(request.id)
+            answered.add(request.id)
+            return Deferred.succeed(waiting.answer, answerOf(request, waiting.request))
+          }
+          if (waiting.kind === "question" && request.type === "answer") {
+            const reply = replyOf(request, waiting.request)
+            if (Either.isLeft(reply)) {
+              return writeJsonLine({
+                type: "error",
+                id: request.id,
+                message: `${reply.left}; question request ${request.id} is still open`
+              })
+            }
+            pending.delete(request.id)
+            answered.add(request.id)
+            return Deferred.succeed(waiting.answer, reply.right)
+          }
+          return Effect.void
         }
 
         /** End of input (or a signal): no more turns; open questions are denied, since no one is left to answer. */
@@ -311,7 +408,10 @@ export const serve = (options: RuntimeOptions) =>
           return Effect.zipRight(
             Effect.forEach(
               [...pending.values()],
-              ({ answer, request }) => Deferred.succeed(answer, noOneLeft(request)),
+              (waiting) =>
+                waiting.kind === "approval"
+                  ? Deferred.succeed(waiting.answer, noOneLeft(waiting.request))
+                  : Deferred.succeed(waiting.answer, noOneToAnswer()),
               { discard: true }
             ),
             Queue.offer(turns, undefined)

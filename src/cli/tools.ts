@@ -15,9 +15,12 @@ import * as Definitions from "../Catalog/Definitions.js"
 import { DiscoveredTools, ToolCatalog } from "../Catalog/ToolCatalog.js"
 import type { CatalogRequest, SearchMode } from "../Catalog/ToolCatalog.js"
 import { McpServers } from "../Mcp/McpServers.js"
+import * as ResourceTools from "../Mcp/ResourceTools.js"
 import { wholeToolDenial } from "../Permission/RulePolicy.js"
 import { loadSettings } from "../Settings/Settings.js"
+import { BashTool } from "../Tools/Bash.js"
 import { builtinTools } from "../Tools/index.js"
+import { withTaskTools } from "../Tools/Tasks.js"
 import { ToolSearch } from "../Tools/ToolSearch.js"
 import { parseToolSearch } from "./args.js"
 import { UsageError } from "./input.js"
@@ -120,7 +123,7 @@ export const toolsRequest = (options: ToolsOptions) =>
       cwd,
       home: os.homedir()
     })
-    const denies = wholeToolDenial({ settings, cliRules: { deny: options.deny } })
+    const denies = withTaskTools(wholeToolDenial({ settings, cliRules: { deny: options.deny } }), BashTool.definition)
     const mcp = yield* loadMcpConfig({ ...options, cwd })
     for (const error of mcp.errors) {
       process.stderr.write(`effect-tool-runtime: warning: MCP configuration: ${error.message}\n`)
@@ -132,7 +135,9 @@ export const toolsRequest = (options: ToolsOptions) =>
       const mcpTools = servers.tools().filter((tool) =>
         !builtinTools.some((builtin) => builtin.definition.name === tool.definition.name)
       )
-      const catalog = ToolCatalog.layer([...shown, ...mcpTools, ToolSearch], {
+      // The resource tools are enabled while a server offers resources.
+      const resourceTools = servers.resourceServers().length > 0 ? ResourceTools.tools : []
+      const catalog = ToolCatalog.layer([...shown, ...resourceTools, ...mcpTools, ToolSearch], {
         mode: options.mode,
         contextWindow: options.contextWindow,
         denies,

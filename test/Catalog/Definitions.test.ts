@@ -4,6 +4,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Definitions from "../../src/Catalog/Definitions.js"
 import { makeRegistry, ToolRegistry } from "../../src/Catalog/ToolRegistry.js"
+import * as ResourceTools from "../../src/Mcp/ResourceTools.js"
 import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
 import { testRuntime } from "../../src/testing/index.js"
 import * as Tool from "../../src/Tool/Tool.js"
@@ -19,7 +20,11 @@ import {
 
 type Node = { readonly [key: string]: unknown }
 
-const builtins = [...builtinTools.map((tool) => tool.definition), ToolSearch.definition]
+const builtins = [
+  ...builtinTools.map((tool) => tool.definition),
+  ...ResourceTools.tools.map((tool) => tool.definition),
+  ToolSearch.definition
+]
 
 const shapes = {
   anthropic: (definition: Tool.Definition.Any) => Definitions.anthropic(definition),

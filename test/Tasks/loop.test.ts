@@ -69,9 +69,21 @@ describe("AgentLoop and background tasks", () => {
         .pipe(
           Layer.provide(FetchHttpClient.layer)
         )
-      const result = yield* AgentLoop.run({ messages: [{ role: "user", content: "Run it in the background." }] }).pipe(
+      const notified: Array<AgentLoop.LoopEvent> = []
+      const result = yield* AgentLoop.run({
+        messages: [{ role: "user", content: "Run it in the background." }],
+        onEvent: (event) => Effect.sync(() => void (event._tag === "TaskNotified" && notified.push(event)))
+      }).pipe(
         Effect.provide(Layer.merge(runtime(cwd), model))
       )
+      // A UI is told too: one event, for the request of turn 3.
+      expect(notified).toEqual([expect.objectContaining({
+        _tag: "TaskNotified",
+        turn: 3,
+        taskId,
+        kind: "ended",
+        status: "Exited"
+      })])
       expect([result.stopReason, result.turns]).toEqual(["end_turn", 3])
       const sent = yield* server.requests
       expect(sent.map(notices)).toEqual([0, 0, 1])

@@ -150,6 +150,43 @@ describe.concurrent("serve", () => {
     expect(fs.existsSync(path.join(where.dir, "ASKED"))).toBe(false)
   })
 
+  it("AskUserQuestion asks the client: a question_request, a wrong answer an error line, the right one the result; end of input declines", async ({ expect }) => {
+    const where = workspace()
+    const serve = start(where, ["serve"])
+    const questions = [{
+      question: "Which database?",
+      header: "Database",
+      options: [{ label: "Postgres", description: "relational" }, { label: "SQLite", description: "a file" }],
+      multiSelect: false
+    }]
+    send(serve, { type: "turn", id: "t1", tool_uses: [toolUse("q1", "AskUserQuestion", { questions })] })
+    await waitUntil("the question request", () => lines(serve).some((line) => line.type === "question_request"))
+    const request = lines(serve).find((line) => line.type === "question_request")!
+    expect(request).toEqual({ type: "question_request", turn: "t1", id: "question-1", tool_use_id: "q1", questions })
+    // An answer to a question that was not asked, or an approval for it, leaves it open.
+    send(serve, { type: "answer", id: "question-1", answers: { "Which color?": "red" } })
+    send(serve, { type: "approval", id: "question-1", answer: "allow_once" })
+    await waitUntil("two error lines", () => lines(serve).filter((line) => line.type === "error").length === 2)
+    const errors = lines(serve).filter((line) => line.type === "error")
+    expect(errors[0]!.message).toMatch(/"Which color\?" is not one of the questions asked.*still open/)
+    expect(errors[1]!.message).toMatch(/question-1 is a question request: answer it with \{"type":"answer"/)
+    send(serve, { type: "answer", id: "question-1", answers: { "Which database?": "SQLite" } })
+    const first = await resultOf(serve, "t1")
+    expect(first.results[0]!.content).toBe(
+      "User has answered your questions: \"Which database?\"=\"SQLite\". You can now continue with the user's " +
+        "answers in mind."
+    )
+    // A question still open when input ends is declined, never left hanging.
+    send(serve, { type: "turn", id: "t2", tool_uses: [toolUse("q2", "AskUserQuestion", { questions })] })
+    await waitUntil("the second question", () => lines(serve).some((line) => line.id === "question-2"))
+    serve.child.stdin.end()
+    const second = await resultOf(serve, "t2")
+    expect(second.results[0]!.content).toMatch(
+      /^The user declined to answer your questions: the client closed its input/
+    )
+    expect((await serve.finished).code).toBe(0)
+  })
+
   it("--session keeps the session between serve processes; stderr stays empty", async ({ expect }) => {
     const where = workspace()
     const session = path.join(where.dir, "..", "session")

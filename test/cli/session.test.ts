@@ -43,6 +43,35 @@ describe.concurrent("exec --session", () => {
     expect(fs.readFileSync(path.join(where.dir, "a.txt"), "utf8")).toBe("bye\nworld\n")
   })
 
+  it("plan mode lasts with the session: entered in one exec, still on in the next; left with approval, off even under --mode plan", async ({ expect }) => {
+    const where = workspace()
+    const session = path.join(where.dir, "..", "session")
+    const write = (id: string) => toolUse(id, "Write", { file_path: `${id}.txt`, content: "x" })
+    const entered = output(
+      await run(where, ["exec", "--session", session], [toolUse("p1", "EnterPlanMode", {})])
+    )
+    expect(entered.outcomes[0]!.status).toBe("success")
+    // The next run is given no mode, and still is in plan mode: the write is refused for it, even with --approve allow.
+    const refused = output(await run(where, ["exec", "--session", session, "--approve", "allow"], [write("w1")]))
+    expect(refused.outcomes[0]!.decision!.reason).toContain("plan")
+    expect(fs.existsSync(path.join(where.dir, "w1.txt"))).toBe(false)
+    const left = output(
+      await run(where, ["exec", "--session", session, "--approve", "allow"], [
+        toolUse("p2", "ExitPlanMode", { plan: "1. write w2.txt" })
+      ])
+    )
+    expect(left.outcomes[0]!.status).toBe("success")
+    // The person approved leaving: a run configured for plan mode starts in default (asked, here allowed).
+    const after = output(
+      await run(where, ["exec", "--session", session, "--mode", "plan", "--approve", "allow"], [write("w2")])
+    )
+    expect(after.outcomes[0]!.status).toBe("success")
+    expect(fs.readFileSync(path.join(where.dir, "w2.txt"), "utf8")).toBe("x")
+    // Without the session, --mode plan is plan mode.
+    const fresh = output(await run(where, ["exec", "--mode", "plan", "--approve", "allow"], [write("w3")]))
+    expect(fresh.outcomes[0]!.decision!.reason).toContain("plan")
+  })
+
   it("a damaged session file: exit 2, one line naming it, nothing run, the file left alone", async ({ expect }) => {
     const where = workspace()
     const session = path.join(where.dir, "..", "session")

@@ -12,7 +12,12 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
-import type { CallToolResult, Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js"
+import type {
+  CallToolResult,
+  ReadResourceResult,
+  Resource,
+  Tool as McpToolDefinition
+} from "@modelcontextprotocol/sdk/types.js"
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -300,6 +305,48 @@ export const listTools = (
         reason: "Protocol",
         message: `MCP server "${server}" failed to list its tools: ${errorText(error)}`
       })
+  })
+
+/** Whether the server offers resources (its `initialize` answer has the `resources` capability). */
+export const hasResources = (connection: Connection): boolean =>
+  connection.client.getServerCapabilities()?.resources !== undefined
+
+/**
+ * The server's resources (`resources/list`, paginated: at most {@link MAX_PAGES} pages), bounded by `timeout` each.
+ */
+export const listResources = (
+  connection: Connection,
+  server: string,
+  timeout: Duration.Duration
+): Effect.Effect<ReadonlyArray<Resource>, McpCallError> =>
+  Effect.tryPromise({
+    try: async (signal) => {
+      const resources: Array<Resource> = []
+      let cursor: string | undefined
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const result = await connection.client.listResources(cursor === undefined ? {} : { cursor }, {
+          signal,
+          timeout: Duration.toMillis(timeout)
+        })
+        resources.push(...result.resources)
+        cursor = result.nextCursor
+        if (cursor === undefined) break
+      }
+      return resources
+    },
+    catch: (error) => callFailure(connection, server, "resources/list", error)
+  })
+
+/** One resource's contents (`resources/read`); interruption aborts the request. */
+export const readResource = (
+  connection: Connection,
+  server: string,
+  uri: string,
+  timeout: Duration.Duration
+): Effect.Effect<ReadResourceResult, McpCallError> =>
+  Effect.tryPromise({
+    try: (signal) => connection.client.readResource({ uri }, { signal, timeout: Duration.toMillis(timeout) }),
+    catch: (error) => callFailure(connection, server, `resources/read of ${uri}`, error)
   })
 
 /** Options of one call. */

@@ -85,6 +85,8 @@ interface ToolRules {
 export interface RuleIndex {
   readonly rules: ReadonlyArray<IndexedRule>
   readonly byTool: WeakMap<Definition.Any, ToolRules>
+  /** The whole-tool rules of the names calls are governed as (see `Invocation.governedAs`). */
+  readonly bySubject: Map<string, SubjectRules>
   readonly pathMatchers: WeakMap<IndexedContentRule, CompiledPath>
   readonly contexts: WeakMap<IndexedContentRule, RuleContext>
 }
@@ -99,6 +101,7 @@ interface CompiledPath {
 export const makeIndex = (rules: ReadonlyArray<IndexedRule>): RuleIndex => ({
   rules,
   byTool: new WeakMap(),
+  bySubject: new Map(),
   pathMatchers: new WeakMap(),
   contexts: new WeakMap()
 })
@@ -143,6 +146,40 @@ const rulesFor = (index: RuleIndex, definition: Definition.Any): ToolRules => {
   }
   index.byTool.set(definition, rules)
   return rules
+}
+
+/** The whole-tool rules of a name a call is governed as. */
+type SubjectRules = Pick<ToolRules, "wholeDeny" | "wholeAsk" | "wholeAllow">
+
+const subjectRules = (index: RuleIndex, name: string): SubjectRules => {
+  const cached = index.bySubject.get(name)
+  if (cached !== undefined) return cached
+  let wholeDeny: IndexedRule | undefined
+  let wholeAsk: IndexedRule | undefined
+  let wholeAllow: IndexedRule | undefined
+  for (const rule of index.rules) {
+    if (hasContent(rule) || !ruleTargetsTool(rule.rule, name)) continue
+    if (rule.behavior === "deny") wholeDeny ??= rule
+    else if (rule.behavior === "ask") wholeAsk ??= rule
+    else wholeAllow ??= rule
+  }
+  const rules = { wholeDeny, wholeAsk, wholeAllow }
+  index.bySubject.set(name, rules)
+  return rules
+}
+
+/**
+ * The whole-tool rules of a call governed as other tools too: the first deny and the first ask of any of them, and
+ * an allow only when every name has one.
+ */
+const governingRules = (index: RuleIndex, subjects: ReadonlyArray<string> | undefined): SubjectRules | undefined => {
+  if (subjects === undefined || subjects.length === 0) return undefined
+  const all = subjects.map((name) => subjectRules(index, name))
+  return {
+    wholeDeny: all.find((rules) => rules.wholeDeny !== undefined)?.wholeDeny,
+    wholeAsk: all.find((rules) => rules.wholeAsk !== undefined)?.wholeAsk,
+    wholeAllow: all.every((rules) => rules.wholeAllow !== undefined) ? all[0]!.wholeAllow : undefined
+  }
 }
 
 // -----------------------------------------------------------------------------
@@ -455,10 +492,12 @@ const decideBeforeDontAsk = (index: RuleIndex, env: PolicyEnvironment, request: 
   const { traits } = invocation
   const name = definition.name
   const rules = rulesFor(index, definition)
+  const governing = governingRules(index, invocation.governedAs)
   const claims = () => invocation.claims
 
   // 1. The deny tier: deny rules, a hook's deny, the tool's deny, plan mode's refusal.
   if (rules.wholeDeny !== undefined) return denyByRule(name, rules.wholeDeny)
+  if (governing?.wholeDeny !== undefined) return denyByRule(name, governing.wholeDeny)
   const content = matchContent(index, rules, request, claims, env)
   if (content.deny !== undefined) return denyByRule(name, content.deny)
   if (hook?.behavior === "deny") {
@@ -490,6 +529,7 @@ const decideBeforeDontAsk = (index: RuleIndex, env: PolicyEnvironment, request: 
 
   // 2. The ask tier: ask rules, a hook's ask, the tool's ask, safety checks.
   if (rules.wholeAsk !== undefined) return askByRule(name, rules.wholeAsk)
+  if (governing?.wholeAsk !== undefined) return askByRule(name, governing.wholeAsk)
   if (content.ask !== undefined) return askByRule(name, content.ask)
   if (hook?.behavior === "ask") {
     return PolicyVerdict.Ask({
@@ -528,8 +568,9 @@ const decideBeforeDontAsk = (index: RuleIndex, env: PolicyEnvironment, request: 
   }
   // The tool's own overridable ask (outside the workspace, a custom tool's check) is answered by the allow rules
   // (settings, command line, session) and a hook's allow before it reaches the person; no mode but bypass answers it.
+  const wholeAllow = rules.wholeAllow ?? governing?.wholeAllow
   if (toolAsk !== undefined) {
-    if (rules.wholeAllow !== undefined) return allowWith(request, rules.wholeAllow.reason)
+    if (wholeAllow !== undefined) return allowWith(request, wholeAllow.reason)
     if (content.allow !== undefined) return allowWith(request, content.allow.reason)
     if (hook?.behavior === "allow") {
       return allowWith(request, DecisionReason.Hook({ hook: hook.hook, message: hook.message }))
@@ -548,7 +589,7 @@ const decideBeforeDontAsk = (index: RuleIndex, env: PolicyEnvironment, request: 
   }
 
   // 4. Allow rules, and a hook's allow (which counts as one), and a person's allow of an input they edited.
-  if (rules.wholeAllow !== undefined) return allowWith(request, rules.wholeAllow.reason)
+  if (wholeAllow !== undefined) return allowWith(request, wholeAllow.reason)
   if (content.allow !== undefined) return allowWith(request, content.allow.reason)
   if (hook?.behavior === "allow") {
     return allowWith(request, DecisionReason.Hook({ hook: hook.hook, message: hook.message }))
