@@ -387,7 +387,8 @@ interface Services {
   readonly workspace: Workspace["Type"]
   readonly store: ResultStore["Type"]
   readonly env: Readonly<Record<string, string>>
-  readonly sandbox: SandboxState
+  /** The sandbox, started at the first command that needs it (see {@link sandboxOnDemand}). */
+  readonly sandbox: Effect.Effect<SandboxState>
   readonly killGrace: Duration.DurationInput
   readonly memoryBytes: number
   readonly progressEvery: number
@@ -480,10 +481,11 @@ const runCommand = (
     )
 
     const timeoutMs = Math.min(input.timeout ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS)
-    const policy = policyFor(services.sandbox, services.workspace, input, plan, context.decision)
-    const wrap = policy === undefined || services.sandbox.service === undefined
+    const sandbox = yield* services.sandbox
+    const policy = policyFor(sandbox, services.workspace, input, plan, context.decision)
+    const wrap = policy === undefined || sandbox.service === undefined
       ? undefined
-      : yield* services.sandbox.service.wrap(Process.bashArgv(input.command), policy, context.toolUseId).pipe(
+      : yield* sandbox.service.wrap(Process.bashArgv(input.command), policy, context.toolUseId).pipe(
         Effect.map((argv) => () => argv),
         Effect.mapError((error) => new BashFailure({ reason: "start", message: error.message }))
       )
@@ -585,11 +587,12 @@ const startBackground = (
   Effect.gen(function*() {
     const startedAt = performance.now()
     const taskScope = yield* Scope.make()
-    const policy = policyFor(services.sandbox, services.workspace, input, plan, context.decision)
+    const sandbox = yield* services.sandbox
+    const policy = policyFor(sandbox, services.workspace, input, plan, context.decision)
     const bash = Process.bashArgv(input.command)
-    const argv = policy === undefined || services.sandbox.service === undefined
+    const argv = policy === undefined || sandbox.service === undefined
       ? bash
-      : yield* services.sandbox.service.wrap(bash, policy, context.toolUseId).pipe(
+      : yield* sandbox.service.wrap(bash, policy, context.toolUseId).pipe(
         Scope.extend(taskScope),
         Effect.mapError((error) => new BashFailure({ reason: "start", message: error.message })),
         Effect.onError(() => Scope.close(taskScope, Exit.void))
@@ -635,7 +638,7 @@ const sandboxOptionsOf = (option: BashOptions["sandbox"]): BashSandboxOptions =>
     : option ?? {}
 
 /** `dangerouslyDisableSandbox: true` is honoured only when the settings allow unsandboxed commands. */
-const escapeAllowed = (state: SandboxState): boolean => state.options.allowUnsandboxedCommands === true
+const escapeAllowed = (options: BashSandboxOptions): boolean => options.allowUnsandboxedCommands === true
 
 /** Whether a command runs outside the sandbox: no sandbox, an allowed escape, or an excluded command. */
 const unsandboxed = (state: SandboxState, input: BashInput): boolean =>
@@ -702,6 +705,29 @@ const permissionCheck = (
   return check
 }
 
+/**
+ * The sandbox when the first command needs it, once: checking for it costs a few processes (bwrap, socat, a trial
+ * run), which a session that never runs a command (an `exec` of one Read) does not pay. When the options require
+ * the sandbox it is started with the layer instead, so that the layer fails at once where it cannot run.
+ */
+const sandboxOnDemand = (
+  options: BashSandboxOptions,
+  cwd: string,
+  executor: CommandExecutor.CommandExecutor
+): Effect.Effect<Effect.Effect<SandboxState>, Sandbox.SandboxUnavailable, Scope.Scope> =>
+  Effect.gen(function*() {
+    if (options.enabled === false) return Effect.succeed<SandboxState>({ service: undefined, options })
+    if (options.failIfUnavailable === true) return Effect.succeed(yield* startSandbox(options, cwd, executor))
+    const scope = yield* Effect.scope
+    return yield* Effect.cached(
+      startSandbox(options, cwd, executor).pipe(
+        Scope.extend(scope),
+        // Not required: a sandbox that cannot start was said once (startSandbox warns) and commands run without it.
+        Effect.catchAll(() => Effect.succeed<SandboxState>({ service: undefined, options }))
+      )
+    )
+  })
+
 /** The sandbox, or why it cannot run: a failure when the options require it, one warning otherwise. */
 const startSandbox = (
   options: BashSandboxOptions,
@@ -751,7 +777,8 @@ export const layer = (
       const workspace = yield* Workspace
       const store = yield* ResultStore
       const executor = yield* CommandExecutor.CommandExecutor
-      const sandbox = yield* startSandbox(sandboxOptionsOf(options.sandbox), workspace.cwd, executor)
+      const sandboxOptions = sandboxOptionsOf(options.sandbox)
+      const sandbox = yield* sandboxOnDemand(sandboxOptions, workspace.cwd, executor)
       // Background tasks need the session's registry; without one, `run_in_background: true` is refused.
       const tasks = Option.getOrUndefined(yield* Effect.serviceOption(TaskRegistry))
       const services: Services = {
@@ -770,7 +797,7 @@ export const layer = (
         interruptBehavior: "block",
         validate: (input) => {
           if (input.command.trim() === "") return Tool.reject("The command is empty.")
-          const refusal = notSupported(input, escapeAllowed(sandbox), tasks !== undefined)
+          const refusal = notSupported(input, escapeAllowed(sandboxOptions), tasks !== undefined)
           return refusal === undefined ? Effect.succeed(input) : Tool.reject(refusal)
         },
         // The command is analysed once per input, here; every stage of the call reads this plan.
@@ -779,7 +806,7 @@ export const layer = (
           return {
             traits: plan.traits,
             claims: plan.claims,
-            checkPermissions: () => Effect.succeed(permissionCheck(sandbox, input, plan)),
+            checkPermissions: () => Effect.map(sandbox, (state) => permissionCheck(state, input, plan)),
             matchRules: plan.matchRules,
             call: (context) =>
               input.run_in_background === true && services.tasks !== undefined

@@ -256,11 +256,25 @@ describe("Bash sandbox configuration", () => {
       }
     }))
 
-  it.live("the warning goes where the options say (the CLI's stderr), once", () =>
+  it.live("the warning goes where the options say (the CLI's stderr), once, when the first command needs the sandbox", () =>
     Effect.gen(function*() {
       const lines: Array<string> = []
-      const exit = yield* withPath(build({ warn: (line) => lines.push(line) }, tempDir("bash-sandbox-warn")))
-      expect(Exit.isSuccess(exit)).toBe(true)
+      const cwd = tempDir("bash-sandbox-warn")
+      const env = { ...process.env }
+      yield* withPath(
+        Effect.gen(function*() {
+          const context = yield* Layer.build(
+            BashTool.layer({ env, sandbox: { warn: (line) => lines.push(line) } }).pipe(
+              Layer.provide(Layer.mergeAll(Workspace.layer({ cwd }), ResultStore.layerMemory())),
+              Layer.provide(NodeContext.layer)
+            )
+          )
+          // Nothing is checked before a command needs the sandbox (an exec of one Read never pays for it).
+          expect(lines).toHaveLength(0)
+          expect(text(yield* run("echo one").pipe(Effect.provide(context)))).toBe("one\n")
+          expect(text(yield* run("echo two").pipe(Effect.provide(context)))).toBe("two\n")
+        }).pipe(Effect.scoped)
+      )
       expect(lines).toHaveLength(1)
       expect(lines[0]).toMatch(/^Bash: the sandbox cannot run here, so commands run with the permission analysis alone/)
     }))
@@ -276,19 +290,21 @@ describe("Bash sandbox configuration", () => {
         })
       )
       const env = { ...process.env }
-      const context = yield* withPath(
-        Layer.build(
-          BashTool.layer({ env }).pipe(
-            Layer.provide(Layer.mergeAll(Workspace.layer({ cwd }), ResultStore.layerMemory())),
-            Layer.provide(NodeContext.layer)
-          )
+      const exit = yield* withPath(
+        Effect.flatMap(
+          Layer.build(
+            BashTool.layer({ env }).pipe(
+              Layer.provide(Layer.mergeAll(Workspace.layer({ cwd }), ResultStore.layerMemory())),
+              Layer.provide(NodeContext.layer)
+            )
+          ),
+          (context) => run("echo fine").pipe(Effect.provide(context))
         ).pipe(Effect.provide(logger))
       )
       expect(warnings).toHaveLength(1)
       expect(warnings[0]).toMatch(
         /^Bash: the sandbox cannot run here, so commands run with the permission analysis alone: .*(bubblewrap|bwrap)/
       )
-      const exit = yield* run("echo fine").pipe(Effect.provide(context))
       expect(text(exit)).toBe("fine\n")
     }).pipe(Effect.scoped))
 })
