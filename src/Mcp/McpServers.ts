@@ -40,7 +40,7 @@ import type { LoadedConfig, McpConfigError, ServerConfig } from "./Config.js"
 import { McpError } from "./Errors.js"
 import { adapt } from "./internal/adapt.js"
 import type { Caller } from "./internal/adapt.js"
-import * as Connection from "./internal/connection.js"
+import type * as ConnectionModule from "./internal/connection.js"
 import { assignNames, sanitize } from "./internal/names.js"
 import type { Renamed } from "./internal/names.js"
 
@@ -249,7 +249,7 @@ interface Supervised {
   /** The server's part of its tools' names (sanitised, unique among servers). */
   readonly prefix: string
   state: ServerState
-  connection: Connection.Connection | undefined
+  connection: ConnectionModule.Connection | undefined
   tools: ReadonlyArray<RegisteredTool>
   renamed: ReadonlyArray<Renamed>
   /** Serialises tools/list refreshes. */
@@ -257,6 +257,16 @@ interface Supervised {
   /** Completes after the first connection attempt, whatever its result. */
   readonly started: Deferred.Deferred<void>
 }
+
+/**
+ * The connection module (and with it the MCP SDK), loaded when the first server connects: a session without MCP
+ * servers never loads it. Every use but `connect` follows a connection, so the module is there by then.
+ */
+let connectionModule: typeof ConnectionModule | undefined
+const loadConnections = Effect.promise(() => import("./internal/connection.js")).pipe(
+  Effect.tap((module) => Effect.sync(() => void (connectionModule = module)))
+)
+const Connection = (): typeof ConnectionModule => connectionModule!
 
 /** A connection that lived this long counts as healthy: its restart counter starts again. */
 const HEALTHY = Duration.seconds(30)
@@ -307,7 +317,7 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
     })
 
     /** The live connection, waiting (bounded) while the server restarts. */
-    const connectionOf = (s: Supervised): Effect.Effect<Connection.Connection, McpError> =>
+    const connectionOf = (s: Supervised): Effect.Effect<ConnectionModule.Connection, McpError> =>
       Effect.suspend(() => {
         const down = (reason: string) =>
           Effect.fail(
@@ -331,9 +341,9 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
 
     const restarted = (
       s: Supervised,
-      stale: Connection.Connection | undefined,
+      stale: ConnectionModule.Connection | undefined,
       down: (reason: string) => Effect.Effect<never, McpError>
-    ): Effect.Effect<Connection.Connection, McpError> =>
+    ): Effect.Effect<ConnectionModule.Connection, McpError> =>
       Effect.suspend(() =>
         statuses.changes.pipe(
           Stream.filter(() =>
@@ -360,7 +370,7 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
 
     const callerOf = (s: Supervised): Caller => (tool, args, { context, timeout }) =>
       Effect.flatMap(connectionOf(s), (connection) =>
-        Connection.callTool(connection, s.config.name, tool, args, {
+        Connection().callTool(connection, s.config.name, tool, args, {
           timeout,
           onProgress: ({ message, progress, total }) => {
             const update = {
@@ -381,7 +391,7 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
       s.refreshLock.withPermits(1)(Effect.gen(function*() {
         const connection = s.connection
         if (connection === undefined) return
-        const listed = yield* Connection.listTools(connection, s.config.name, connectTimeout)
+        const listed = yield* Connection().listTools(connection, s.config.name, connectTimeout)
         const taken = new Set(
           servers.filter((other) => other !== s).flatMap((other) => other.tools.map((tool) => tool.definition.name))
         )
@@ -429,7 +439,7 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
           yield* publish
           const connectedAt = yield* Clock.currentTimeMillis
           const ended = yield* Effect.either(Effect.scoped(Effect.gen(function*() {
-            const connection = yield* Connection.connect(
+            const connection = yield* (yield* loadConnections).connect(
               s.config,
               connectTimeout,
               Effect.ignoreLogged(Effect.suspend(() => refresh(s)))
@@ -485,9 +495,9 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
     }
 
     const offersResources = (s: Supervised): boolean =>
-      s.state._tag === "Connected" && s.connection !== undefined && Connection.hasResources(s.connection)
+      s.state._tag === "Connected" && s.connection !== undefined && Connection().hasResources(s.connection)
     /** The connection of a server named for its resources, or why there is none. */
-    const resourceConnection = (name: string): Effect.Effect<Connection.Connection, McpError> =>
+    const resourceConnection = (name: string): Effect.Effect<ConnectionModule.Connection, McpError> =>
       Effect.suspend(() => {
         const s = servers.find((server) => server.config.name === name)
         if (s === undefined) {
@@ -503,7 +513,7 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
           )
         }
         return Effect.flatMap(connectionOf(s), (connection) =>
-          Connection.hasResources(connection) ? Effect.succeed(connection) : Effect.fail(
+          Connection().hasResources(connection) ? Effect.succeed(connection) : Effect.fail(
             new McpError({
               server: name,
               reason: "Protocol",
@@ -514,7 +524,7 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
     const listOf = (name: string) =>
       Effect.flatMap(resourceConnection(name), (connection) =>
         Effect.map(
-          Connection.listResources(connection, name, connectTimeout),
+          Connection().listResources(connection, name, connectTimeout),
           (listed) =>
             listed.map((resource): ServerResource => ({
               server: name,
@@ -539,7 +549,7 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
           ),
       readResource: (server, uri) =>
         Effect.flatMap(resourceConnection(server), (connection) =>
-          Effect.map(Connection.readResource(connection, server, uri, connectTimeout), (result) =>
+          Effect.map(Connection().readResource(connection, server, uri, connectTimeout), (result) =>
             result.contents.map((part): ResourceContents => {
               const mime = part.mimeType === undefined ? {} : { mimeType: part.mimeType }
               return "text" in part && typeof part.text === "string"
@@ -548,10 +558,13 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
             }))),
       status: SubscriptionRef.get(statuses),
       changes: statuses.changes,
-      tools: () => tools,
+      tools: () =>
+        tools,
       configErrors: config.errors,
       unavailable: (toolName) => {
-        const server = servers.find((s) => toolName.startsWith(`mcp__${s.prefix}__`))
+        const server = servers.find((s) =>
+          toolName.startsWith(`mcp__${s.prefix}__`)
+        )
         if (server === undefined) return undefined
         const state = server.state
         switch (state._tag) {

@@ -22,7 +22,6 @@ import * as McpCli from "./mcp.js"
 import { loggerLayer, oneLine, writeText } from "./output.js"
 import { killKnownTrees } from "./processes.js"
 import { serve } from "./serve.js"
-import { serveMcp } from "./serveMcp.js"
 import { setKiller, signalExitCode } from "./signals.js"
 import { parseToolsArgs, render as renderTools, TOOLS_USAGE, toolsRequest } from "./tools.js"
 
@@ -79,13 +78,18 @@ const program: Effect.Effect<number> = Effect.gen(function*() {
     yield* writeText(`${text}\n`)
     return 0
   }
-  const { options } = command.right
-  const run: Effect.Effect<number | void, { readonly message: string }, NodeContext.NodeContext> =
-    command.right._tag === "Exec"
-      ? exec(options)
-      : command.right._tag === "ServeMcp"
-      ? serveMcp(options, command.right.mcp)
-      : serve(options)
+  const chosen = command.right
+  const { options } = chosen
+  type Run = Effect.Effect<number | void, { readonly message: string }, NodeContext.NodeContext>
+  const run: Run = chosen._tag === "Exec"
+    ? exec(options)
+    : chosen._tag === "ServeMcp"
+    // The MCP server side (and its SDK) is loaded only by `serve --mcp`.
+    ? Effect.flatMap(
+      Effect.promise(() => import("./serveMcp.js")),
+      ({ serveMcp }): Run => serveMcp(options, chosen.mcp)
+    )
+    : serve(options)
   return yield* run.pipe(
     Effect.map((code) => code ?? 0),
     // Every typed failure is something the person can fix: a flag, a rule, a settings file, the session, stdin.

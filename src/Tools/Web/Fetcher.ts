@@ -13,9 +13,7 @@
  *
  * @since 0.2.0
  */
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeStream from "@effect/platform-node/NodeStream"
-import * as Undici from "@effect/platform-node/Undici"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
@@ -156,7 +154,10 @@ export interface Body {
  * @category models
  */
 export interface Connector {
-  readonly client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, Scope.Scope>
+  /** Sends a request; the response lives as long as the scope. */
+  readonly execute: (
+    request: HttpClientRequest.HttpClientRequest
+  ) => Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError, Scope.Scope>
   /** Pins the checked addresses of a host name for the lifetime of the scope. */
   readonly pin: (hostname: string, addresses: ReadonlyArray<ResolvedAddress>) => Effect.Effect<void, never, Scope.Scope>
 }
@@ -190,11 +191,20 @@ export const makeConnector: Effect.Effect<Connector, never, Scope.Scope> = Effec
     const first = pin.addresses[0]!
     return callback(null, first.address, first.family)
   }
-  const agent = yield* Effect.acquireRelease(
-    Effect.sync(() => new Undici.Agent({ connect: { lookup } })),
-    (agent) => Effect.promise(() => agent.destroy())
-  )
-  const client = HttpClient.withScope(NodeHttpClient.makeUndici(agent))
+  // undici is loaded, and the Agent made, by the first fetch: a session that never fetches does not pay for them.
+  const scope = yield* Effect.scope
+  const client = yield* Effect.cached(Effect.gen(function*() {
+    const [Undici, NodeHttpClient] = yield* Effect.promise(() =>
+      Promise.all([import("@effect/platform-node/Undici"), import("@effect/platform-node/NodeHttpClient")])
+    )
+    const agent = yield* Effect.acquireRelease(
+      Effect.sync(() => new Undici.Agent({ connect: { lookup } })),
+      (agent) => Effect.promise(() => agent.destroy())
+    ).pipe(Scope.extend(scope))
+    return HttpClient.withScope(NodeHttpClient.makeUndici(agent))
+  }))
+  const execute = (request: HttpClientRequest.HttpClientRequest) =>
+    Effect.flatMap(client, (http) => http.execute(request))
   const pin = (hostname: string, addresses: ReadonlyArray<ResolvedAddress>) =>
     Effect.acquireRelease(
       Effect.sync(() => {
@@ -212,7 +222,7 @@ export const makeConnector: Effect.Effect<Connector, never, Scope.Scope> = Effec
           else existing.count--
         })
     ).pipe(Effect.asVoid)
-  return { client, pin }
+  return { execute, pin }
 })
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -482,7 +492,7 @@ const requestHop = (env: FetchEnvironment, url: URL, scope: Scope.Scope) =>
         "user-agent": env.userAgent
       })
     )
-    const response = yield* env.connector.client.execute(request).pipe(
+    const response = yield* env.connector.execute(request).pipe(
       Effect.mapError((error) =>
         new WebFetchError({ reason: "Transport", message: `Fetching ${url.href} failed: ${describeCause(error)}` })
       ),
