@@ -257,10 +257,20 @@ const carries = (pid: number, needle: Buffer): boolean | "pending" => {
     if (fd !== undefined) fs.closeSync(fd)
   }
   // Read empty: truly no environment (`env -i`) when its program's memory says so (start = end, set), else an exec.
-  const stat = readStat(pid)
-  if (stat === undefined || isDead(stat.state)) return false
-  return stat.envEnd !== 0 && stat.envStart === stat.envEnd ? false : "pending"
+  // An exec passes through "start = end, set" too: the kernel sets both to the same address before it lays out the
+  // strings (binfmt_elf's create_elf_tables), then moves the end. So an empty environment must stay empty for a
+  // moment before it counts as one: a short, bounded wait, paid only for processes that read empty.
+  const until = performance.now() + EMPTY_SETTLE_MS
+  for (;;) {
+    const stat = readStat(pid)
+    if (stat === undefined || isDead(stat.state)) return false
+    if (stat.envEnd === 0 || stat.envStart !== stat.envEnd) return "pending"
+    if (performance.now() >= until) return false
+  }
 }
+
+/** How long an environment must read empty (start = end) before it counts as truly empty rather than mid-exec. */
+const EMPTY_SETTLE_MS = 2
 
 /** Kernel threads have no environment (and are never ours): PF_KTHREAD in the flags of stat. */
 const PF_KTHREAD = 0x00200000
