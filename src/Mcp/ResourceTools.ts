@@ -20,6 +20,7 @@ import * as Tool from "../Tool/Tool.js"
 import type { ImageBlock, TextBlock, ToolResultContent } from "../Tool/Wire.js"
 import { McpError } from "./Errors.js"
 import { serverResource } from "./internal/adapt.js"
+import { base64Bytes, IMAGE_TYPES } from "./internal/results.js"
 import { McpServers } from "./McpServers.js"
 import type { ResourceContents, ServerResource } from "./McpServers.js"
 
@@ -99,11 +100,6 @@ export const ReadMcpResourceTool = Tool.make("ReadMcpResourceTool", {
 // ---------------------------------------------------------------------------------------------------------------
 // implementation
 // ---------------------------------------------------------------------------------------------------------------
-
-const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"])
-
-const base64Bytes = (data: string): number =>
-  Math.floor((data.length * 3) / 4) - (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0)
 
 const listingText = (resources: ReadonlyArray<ServerResource>): string =>
   resources.length === 0

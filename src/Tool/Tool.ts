@@ -363,10 +363,8 @@ export interface Stages<Input, Output, Failure> {
     ) => RuleMatch<R>)
     | undefined
   /**
-   * Names of other tools whose whole-tool rules govern this call too, for a tool that acts for another party: the MCP
-   * resource tools name their server's (`mcp__srv__resources`), so `mcp__srv` and `mcp__srv__*` rules deny, ask or
-   * allow reading its resources as they do calling its tools. A deny or ask rule for any of them applies; an allow rule
-   * allows only when one covers every name. Default: none.
+   * Names of other tools whose whole-tool rules govern this call too (the MCP resource tools name their server's, so
+   * `mcp__srv` rules cover its resources): any one's deny or ask applies; an allow needs every name covered.
    *
    * @since 0.3.0
    */
@@ -443,11 +441,7 @@ export interface Invocation<Input, Output, Failure> {
     | undefined
   /** Whether one rule's content matches this input (see {@link Service.matchesRule}). */
   readonly matchesRule: ((content: string, context: RuleContext) => boolean) | undefined
-  /**
-   * Other tools whose whole-tool rules govern this call too (see {@link Stages.governedAs}); absent or empty: none.
-   *
-   * @since 0.3.0
-   */
+  /** Other tools whose whole-tool rules govern this call too (see {@link Stages.governedAs}). @since 0.3.0 */
   readonly governedAs?: ReadonlyArray<string> | undefined
   /** Semantic checks a schema cannot express, run once the call is admitted; may normalise the input. */
   readonly validate: (context: CallContext) => Effect.Effect<Input, InputRejected>

@@ -278,6 +278,23 @@ export const connect = (
     } satisfies Connection
   })
 
+/** Every item of a paginated list, following `nextCursor` for at most {@link MAX_PAGES} pages. */
+const allPages = async <A>(
+  page: (
+    cursor: string | undefined
+  ) => Promise<{ readonly items: ReadonlyArray<A>; readonly next?: string | undefined }>
+): Promise<ReadonlyArray<A>> => {
+  const items: Array<A> = []
+  let cursor: string | undefined
+  for (let n = 0; n < MAX_PAGES; n++) {
+    const result = await page(cursor)
+    items.push(...result.items)
+    cursor = result.next
+    if (cursor === undefined) break
+  }
+  return items
+}
+
 /** Every tool the server lists, following `nextCursor` (bounded). */
 export const listTools = (
   connection: Connection,
@@ -285,20 +302,13 @@ export const listTools = (
   timeout: Duration.Duration
 ): Effect.Effect<ReadonlyArray<McpToolDefinition>, McpCallError> =>
   Effect.tryPromise({
-    try: async (signal) => {
-      const tools: Array<McpToolDefinition> = []
-      let cursor: string | undefined
-      for (let page = 0; page < MAX_PAGES; page++) {
-        const result = await connection.client.listTools(cursor === undefined ? {} : { cursor }, {
+    try: (signal) =>
+      allPages((cursor) =>
+        connection.client.listTools(cursor === undefined ? {} : { cursor }, {
           signal,
           timeout: Duration.toMillis(timeout)
-        })
-        tools.push(...result.tools)
-        cursor = result.nextCursor
-        if (cursor === undefined) break
-      }
-      return tools
-    },
+        }).then((result) => ({ items: result.tools, next: result.nextCursor }))
+      ),
     catch: (error) =>
       new McpCallError({
         server,
@@ -320,20 +330,13 @@ export const listResources = (
   timeout: Duration.Duration
 ): Effect.Effect<ReadonlyArray<Resource>, McpCallError> =>
   Effect.tryPromise({
-    try: async (signal) => {
-      const resources: Array<Resource> = []
-      let cursor: string | undefined
-      for (let page = 0; page < MAX_PAGES; page++) {
-        const result = await connection.client.listResources(cursor === undefined ? {} : { cursor }, {
+    try: (signal) =>
+      allPages((cursor) =>
+        connection.client.listResources(cursor === undefined ? {} : { cursor }, {
           signal,
           timeout: Duration.toMillis(timeout)
-        })
-        resources.push(...result.resources)
-        cursor = result.nextCursor
-        if (cursor === undefined) break
-      }
-      return resources
-    },
+        }).then((result) => ({ items: result.resources, next: result.nextCursor }))
+      ),
     catch: (error) => callFailure(connection, server, "resources/list", error)
   })
 

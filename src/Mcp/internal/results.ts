@@ -5,10 +5,11 @@
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js"
 import type { ImageBlock, TextBlock, ToolResultContent } from "../../Tool/Wire.js"
 
-const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"])
+/** The image types a tool_result can carry as image blocks. */
+export const IMAGE_TYPES: ReadonlySet<string> = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"])
 
 /** A base64 payload's decoded size, for descriptions of what was left out. */
-const base64Bytes = (data: string): number =>
+export const base64Bytes = (data: string): number =>
   Math.floor((data.length * 3) / 4) - (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0)
 
 const text = (value: string): TextBlock => ({ type: "text", text: value })
