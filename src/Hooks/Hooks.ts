@@ -11,9 +11,11 @@
  * matcher that is not a valid regular expression fails the layer with one line naming the file and the field.
  * A hook's `if` (a permission rule, `Bash(git commit *)`) limits it further to the calls that rule covers, read as a
  * deny rule would be: any part of a compound command, and any command that cannot be analysed, counts, so a guard
- * runs whenever the call might be what it guards against. Content conditions need the `ToolRegistry` in the
- * layer's context (to ask the tool how its rules match); without it, a hook with a content condition runs for
- * every call its matcher selects.
+ * runs whenever the call might be what it guards against. A condition covers the same calls the permission policy
+ * would let that rule govern: `mcp__fs` also covers the calls governed as that server's (`ReadMcpResourceTool` with
+ * `server: "fs"`, see `Invocation.governedAs`). Content conditions and governed calls need the `ToolRegistry` in
+ * the layer's context (to plan the call); without it, a hook with a content condition runs for every call its
+ * matcher selects, and one without content only for the tools it names.
  *
  * ## Command hooks
  * `command` runs with `sh -c` in the working directory (with `CLAUDE_PROJECT_DIR` set to it); with `args`, the
@@ -79,7 +81,7 @@ import { compileHookMatcher } from "../Settings/HookMatcher.js"
 import { HOOK_EVENTS } from "../Settings/Settings.js"
 import type { HooksSettings, LoadedSettings } from "../Settings/Settings.js"
 import { formatPath } from "../Shared/issues.js"
-import { parseRule } from "../Tool/Rule.js"
+import { parseRule, ruleTargetsTool } from "../Tool/Rule.js"
 import type { PermissionRule } from "../Tool/Rule.js"
 import { combinePre } from "./internal/answers.js"
 import { externalHook, functionHook, hookName, untrustedHook } from "./internal/compiled.js"
@@ -431,11 +433,12 @@ export const make = (options: HooksOptions): Effect.Effect<ToolHooks["Type"], Ho
       hooks.push(functionHook(hook, yield* compileMatcher(hook.matcher), settings))
     }
 
-    // An `if` condition, read as a deny rule would be. Without the registry, only its tool name can be checked.
+    // An `if` condition, read as a deny rule would be (the policy's own reading: the subjects a call is governed as
+    // included). Without the registry, only its tool name can be checked.
     const conditionHolds = (condition: PermissionRule | undefined, toolName: string, input: unknown): boolean => {
       if (condition === undefined) return true
       const tool = registry === undefined ? undefined : Option.getOrUndefined(registry.lookup(toolName))
-      if (tool === undefined) return condition.content !== undefined || condition.toolName === toolName
+      if (tool === undefined) return condition.content !== undefined || ruleTargetsTool(condition, toolName)
       try {
         return coversCall(condition, { definition: tool.definition, invocation: tool.service.plan(input) }, {
           cwd: options.cwd,

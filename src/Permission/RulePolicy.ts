@@ -320,9 +320,11 @@ export const wholeToolDenial = (
 }
 
 /**
- * Whether a rule covers a call, read as a deny rule would be: its tool part names the tool and its content matches
- * some part of the call (a call the tool cannot analyse included). Hooks' `if` conditions use it, so a guarding hook
- * runs whenever the call might be what it guards against.
+ * Whether a rule covers a call, read as a deny rule would be: its tool part names the tool, or a rule without content
+ * names one of the subjects the call is governed as (`Invocation.governedAs`: `mcp__fs` covers
+ * `ReadMcpResourceTool {server: "fs"}`), or its content matches some part of the call (a call the tool cannot analyse
+ * included). Hooks' `if` conditions use it, so a guarding hook runs whenever the call might be what it guards
+ * against, for the same calls the policy would let the rule govern.
  *
  * @since 0.3.0
  * @category matching

@@ -325,9 +325,10 @@ const firstMatch = (
 }
 
 /**
- * Whether a rule covers a call, read as a deny rule would be: its tool part names the tool, and its content (if
- * any) matches some part of the call, a call the tool cannot analyse included. Used for hooks' `if` conditions, so a
- * guarding hook runs whenever the call might be what it guards against.
+ * Whether a rule covers a call, read as a deny rule would be: its tool part names the tool, or (without content) one
+ * of the names the call is governed as (`Invocation.governedAs`, as the decision reads them), or its content matches
+ * some part of the call, a call the tool cannot analyse included. Used for hooks' `if` conditions, so a guarding hook
+ * runs whenever the call might be what it guards against, and for every call the policy would let the rule govern.
  *
  * @internal
  */
@@ -339,6 +340,7 @@ export const ruleCoversCall = (
   const index = makeIndex([indexRule("deny", rule, "session", undefined)])
   const rules = rulesFor(index, call.definition)
   if (rules.wholeDeny !== undefined) return true
+  if (governingRules(index, call.invocation.governedAs)?.wholeDeny !== undefined) return true
   const full: PolicyEnvironment = { ...env, settingsFiles: new Set(), mode: "default", readOnlyAutoAllow: false }
   return matchContent(index, rules, call, () => call.invocation.claims, full).deny !== undefined
 }
