@@ -12,7 +12,7 @@
  *
  * Layers: {@link DurableTurns.layerSqlite} (one runner, a SQLite file in the session directory: nothing to start)
  * and {@link DurableTurns.layer} over a workflow engine and SQL client of your own (e.g. runners on Postgres, see
- * `DurableRunners`). Each gives the durable {@link ToolRuntime} too: use it for every turn of the session.
+ * `DurableRunners.layerPostgres`). Each gives the durable {@link ToolRuntime} too: use it for every turn of the session.
  *
  * @since 0.3.0
  */

@@ -12,3 +12,6 @@
 
 /** @since 0.3.0 */
 export * as DurableTurns from "./DurableTurns.js"
+
+/** @since 0.3.0 */
+export * as DurableRunners from "./DurableRunners.js"
