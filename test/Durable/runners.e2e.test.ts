@@ -20,7 +20,9 @@ import { type Postgres, postgresBin, startPostgres } from "../support/postgres.j
 
 const child = path.join(__dirname, "fixtures/runnerChild.ts")
 const bin = postgresBin()
-if (bin === undefined) console.warn("skipping the Postgres runner tests: no PostgreSQL server binaries (apt: postgresql)")
+if (bin === undefined) {
+  console.warn("skipping the Postgres runner tests: no PostgreSQL server binaries (apt: postgresql)")
+}
 
 interface Runner {
   readonly proc: ChildProcess
