@@ -156,6 +156,12 @@ export const renderRequest = (request: ApprovalRequest): string =>
     inGutter(toText(request.ui)),
     "",
     escapeForDisplay(request.message),
+    ...(request.token === undefined ? [] : [
+      // A durable turn's question outlives this process: the person may answer it in a later run instead.
+      `  (durable approval ${
+        escapeForDisplay(request.token, { newlines: "escape" })
+      }: if this process stops, the next run of the session asks it again)`
+    ]),
     "",
     "  1) Allow once",
     `  2) Allow for this session${rules(request.suggestions)}`,

@@ -184,6 +184,14 @@ describe("escapeForDisplay", () => {
 })
 
 describe("renderRequest", () => {
+  it("names a durable turn's pending approval by its token, and says a later run asks it again", () => {
+    const shown = renderRequest({ ...request("rm -rf build"), token: "tok_abc" })
+    expect(shown).toContain(
+      "  (durable approval tok_abc: if this process stops, the next run of the session asks it again)"
+    )
+    expect(renderRequest(request("rm -rf build"))).not.toContain("durable approval")
+  })
+
   it("shows the issue's disguised command as what it is, in a gutter, with no raw control character", () => {
     const shown = renderRequest(
       request("touch X; git status #\r\x1b[2Kgit status", ["Bash(touch X; git status #\r\x1b[2Kgit status)"])
