@@ -32,20 +32,21 @@ import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as fs from "node:fs"
 import { pathToFileURL } from "node:url"
-import {
+import type {
+  Diagnostic,
   DidChangeTextDocumentNotification,
   DidCloseTextDocumentNotification,
   DidOpenTextDocumentNotification,
-  DocumentDiagnosticRequest
+  DocumentDiagnosticReport,
+  DocumentDiagnosticRequest,
+  ServerCapabilities
 } from "vscode-languageserver-protocol"
-import type { Diagnostic, DocumentDiagnosticReport, ServerCapabilities } from "vscode-languageserver-protocol"
 import { Workspace } from "../Session/Workspace.js"
 import { realSleep } from "../Shared/realTime.js"
 import * as LspConfig from "./Config.js"
 import type { LoadedConfig, ServerConfig } from "./Config.js"
 import { LspError } from "./Errors.js"
 import type { Connection } from "./internal/connection.js"
-import { start } from "./internal/connection.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // models
@@ -178,6 +179,25 @@ export class LspClients extends Context.Tag("effect-tool-runtime/LspClients")<
 // implementation
 // ---------------------------------------------------------------------------------------------------------------
 
+/**
+ * The connection's module, with `vscode-jsonrpc` and the protocol's, loads when the first server starts: a session
+ * that never asks a language server (an `exec` of one Read) does not pay for them.
+ */
+const loadConnection = Effect.promise(() => import("./internal/connection.js"))
+
+/** The methods this module sends, as the protocol spells them (checked against its types, not loaded with it). */
+const methods: {
+  readonly didOpen: typeof DidOpenTextDocumentNotification.method
+  readonly didChange: typeof DidChangeTextDocumentNotification.method
+  readonly didClose: typeof DidCloseTextDocumentNotification.method
+  readonly diagnostic: typeof DocumentDiagnosticRequest.method
+} = {
+  didOpen: "textDocument/didOpen",
+  didChange: "textDocument/didChange",
+  didClose: "textDocument/didClose",
+  diagnostic: "textDocument/diagnostic"
+}
+
 interface OpenDocument {
   version: number
   text: string
@@ -283,6 +303,7 @@ const make = (config: LoadedConfig, options: LspClientsOptions) =>
           }
           const scope = yield* Scope.fork(layerScope, ExecutionStrategy.sequential)
           client.scope = scope
+          const { start } = yield* loadConnection
           const connection = yield* Scope.extend(
             start(client.server, client.root, {
               diagnostics: (uri, version, items) => {
@@ -306,13 +327,13 @@ const make = (config: LoadedConfig, options: LspClientsOptions) =>
         if (text === undefined) {
           if (open !== undefined) {
             client.documents.delete(uri)
-            yield* connection.notify(DidCloseTextDocumentNotification.method, { textDocument: { uri } })
+            yield* connection.notify(methods.didClose, { textDocument: { uri } })
           }
           return
         }
         if (open === undefined) {
           client.documents.set(uri, { version: 1, text })
-          yield* connection.notify(DidOpenTextDocumentNotification.method, {
+          yield* connection.notify(methods.didOpen, {
             textDocument: { uri, languageId: LspConfig.languageOf(client.server, absolutePath), version: 1, text }
           })
         } else {
@@ -321,7 +342,7 @@ const make = (config: LoadedConfig, options: LspClientsOptions) =>
           if (open.text !== text) {
             open.version++
             open.text = text
-            yield* connection.notify(DidChangeTextDocumentNotification.method, {
+            yield* connection.notify(methods.didChange, {
               textDocument: { uri, version: open.version },
               contentChanges: [{ text }]
             })
@@ -330,7 +351,7 @@ const make = (config: LoadedConfig, options: LspClientsOptions) =>
         while (client.documents.size > maxOpen) {
           const oldest = client.documents.keys().next().value!
           client.documents.delete(oldest)
-          yield* connection.notify(DidCloseTextDocumentNotification.method, { textDocument: { uri: oldest } })
+          yield* connection.notify(methods.didClose, { textDocument: { uri: oldest } })
         }
       })
 
@@ -420,7 +441,7 @@ const make = (config: LoadedConfig, options: LspClientsOptions) =>
           yield* sync(client, connection, absolutePath, uri)
           if (connection.capabilities.diagnosticProvider !== undefined) {
             const pulled = yield* connection.request<DocumentDiagnosticReport>(
-              DocumentDiagnosticRequest.method,
+              methods.diagnostic,
               { textDocument: { uri } },
               Math.max(1, deadline - Date.now())
             )

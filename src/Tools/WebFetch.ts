@@ -409,7 +409,7 @@ const pageOf = (services: Services, arrived: Arrived): Effect.Effect<CachedPage,
     if (decoded.note !== undefined) notes.push(decoded.note)
     let content = decoded.text
     if (kind === "html") {
-      const converted = htmlToMarkdown(decoded.text, services.maxHtmlChars)
+      const converted = yield* htmlToMarkdown(decoded.text, services.maxHtmlChars)
       content = converted.markdown
       notes.push(...converted.notes)
     }

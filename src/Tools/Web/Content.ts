@@ -9,7 +9,8 @@
  *
  * @since 0.2.0
  */
-import TurndownService from "turndown"
+import * as Effect from "effect/Effect"
+import type TurndownService from "turndown"
 
 // ---------------------------------------------------------------------------------------------------------------
 // kinds
@@ -275,16 +276,21 @@ export const nestingEstimate = (html: string): number => {
   return deepest
 }
 
-let turndown: TurndownService | undefined
+/** The one converter, made when the first page is converted. */
+let converter: Promise<TurndownService> | undefined
 
-const converter = (): TurndownService => {
-  if (turndown === undefined) {
-    turndown = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" })
+/**
+ * turndown, with domino (its HTML parser), loads with the first page to convert: a session that converts none (an
+ * `exec` of one Read) does not pay for them.
+ */
+const loadConverter = Effect.promise(() =>
+  converter ??= import("turndown").then(({ default: Turndown }) => {
+    const turndown = new Turndown({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" })
     // Their text is not content, and would leak into the markdown.
     turndown.remove(["script", "style", "noscript", "iframe", "title", "template", "object", "embed"])
-  }
-  return turndown
-}
+    return turndown
+  })
+)
 
 const entities: Readonly<Record<string, string>> = { amp: "&", lt: "<", gt: ">", quot: "\"", apos: "'", nbsp: " " }
 
@@ -344,26 +350,29 @@ export interface Converted {
  * @since 0.2.0
  * @category HTML
  */
-export const htmlToMarkdown = (html: string, maxHtmlChars: number): Converted => {
-  const notes: Array<string> = []
-  let input = html
-  if (input.length > maxHtmlChars) {
-    input = input.slice(0, maxHtmlChars)
-    notes.push(`The HTML was cut at ${maxHtmlChars} characters before conversion.`)
-  }
-  const depth = nestingEstimate(input)
-  if (depth > MAX_NESTING) {
-    notes.push(`The page nests elements about ${depth} deep (more than ${MAX_NESTING}); it is shown as plain text.`)
-    return { markdown: htmlText(input), notes }
-  }
-  try {
-    return { markdown: converter().turndown(input), notes }
-  } catch (error) {
-    notes.push(
-      `The page could not be converted to markdown (${
-        error instanceof Error ? error.message : String(error)
-      }); it is shown as plain text.`
-    )
-    return { markdown: htmlText(input), notes }
-  }
-}
+export const htmlToMarkdown = (html: string, maxHtmlChars: number): Effect.Effect<Converted> =>
+  Effect.suspend(() => {
+    const notes: Array<string> = []
+    let input = html
+    if (input.length > maxHtmlChars) {
+      input = input.slice(0, maxHtmlChars)
+      notes.push(`The HTML was cut at ${maxHtmlChars} characters before conversion.`)
+    }
+    const depth = nestingEstimate(input)
+    if (depth > MAX_NESTING) {
+      notes.push(`The page nests elements about ${depth} deep (more than ${MAX_NESTING}); it is shown as plain text.`)
+      return Effect.succeed({ markdown: htmlText(input), notes })
+    }
+    return Effect.map(loadConverter, (turndown) => {
+      try {
+        return { markdown: turndown.turndown(input), notes }
+      } catch (error) {
+        notes.push(
+          `The page could not be converted to markdown (${
+            error instanceof Error ? error.message : String(error)
+          }); it is shown as plain text.`
+        )
+        return { markdown: htmlText(input), notes }
+      }
+    })
+  })
