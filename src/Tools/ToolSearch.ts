@@ -443,12 +443,13 @@ export const layer: Layer.Layer<Tool.Tool.IdentifierOf<typeof ToolSearch>, never
   .implementEffect(
     Effect.gen(function*() {
       const catalog = yield* ToolCatalog
-      // The catalogue's tools may change (an MCP server connects later): the index follows them.
-      let indexed = catalog.searchable
-      let built = makeIndex(indexed)
-      const currentIndex = () => {
+      // Built at the first search, not with the layer (a session that never searches never pays for it), and again
+      // when the catalogue's tools change (an MCP server connects later).
+      let indexed: ReadonlyArray<Definition.Any> | undefined
+      let built: SearchIndex | undefined
+      const currentIndex = (): SearchIndex => {
         const searchable = catalog.searchable
-        if (searchable !== indexed) {
+        if (built === undefined || searchable !== indexed) {
           indexed = searchable
           built = makeIndex(searchable)
         }
