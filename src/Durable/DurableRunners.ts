@@ -20,6 +20,7 @@ import * as RunnerAddress from "@effect/cluster/RunnerAddress"
 import type * as ShardingConfig from "@effect/cluster/ShardingConfig"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -30,6 +31,7 @@ import type { Approver } from "../Permission/Approver.js"
 import type { PermissionPolicy } from "../Permission/PermissionPolicy.js"
 import type { ToolRuntime } from "../Runtime/ToolRuntime.js"
 import type { ResultStore } from "../Session/ResultStore.js"
+import { withoutPassword } from "../Shared/url.js"
 import { DurableTurns } from "./DurableTurns.js"
 
 /**
@@ -55,8 +57,26 @@ export interface PostgresRunnerOptions {
 }
 
 /**
+ * The runner could not join: the database cannot be reached (or refused the runner's tables), or its address cannot
+ * be listened on. The message names the database without its password.
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export class DurableStoreError extends Data.TaggedError("DurableStoreError")<{
+  readonly message: string
+  readonly cause?: unknown
+}> {}
+
+const detail = (cause: unknown): string => {
+  const inner = typeof cause === "object" && cause !== null && "cause" in cause ? cause.cause : undefined
+  const text = (value: unknown) => value instanceof Error ? value.message : String(value)
+  return inner === undefined ? text(cause) : `${text(cause)} (${text(inner)})`
+}
+
+/**
  * This process as one runner of the cluster on Postgres: the durable {@link ToolRuntime} and {@link DurableTurns}.
- * Fails to build (a defect) when the database cannot be reached or the port cannot be listened on.
+ * Fails with a {@link DurableStoreError} when the database cannot be reached or the address cannot be listened on.
  *
  * @since 0.3.0
  * @category layers
@@ -65,7 +85,7 @@ export const layerPostgres = (
   options: PostgresRunnerOptions
 ): Layer.Layer<
   DurableTurns | ToolRuntime,
-  never,
+  DurableStoreError,
   ToolRegistry | PermissionPolicy | Approver | ToolHooks | ResultStore
 > =>
   Layer.unwrapEffect(Effect.promise(async () => {
@@ -88,7 +108,20 @@ export const layerPostgres = (
     })
     const client = PgClient.layer({ url: Redacted.make(options.url) })
     const runtime = DurableTurns.layer.pipe(Layer.provide(ClusterWorkflowEngine.layer), Layer.provide(runner))
-    return oneAtATime(runtime).pipe(Layer.provide(client), Layer.orDie)
+    const where = `${host}:${options.port}`
+    return oneAtATime(runtime).pipe(
+      Layer.provide(client),
+      Layer.mapError((error) =>
+        new DurableStoreError({
+          message: error._tag === "SocketServerError"
+            ? `the durable runner cannot listen at ${where}: ${detail(error)}`
+            : error._tag === "SqlError"
+            ? `the durable store ${withoutPassword(options.url)} cannot be used: ${detail(error)}`
+            : `the durable runner cannot start: ${detail(error)}`,
+          cause: error
+        })
+      )
+    )
   }))
 
 /**

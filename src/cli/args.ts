@@ -11,8 +11,9 @@ import type { ParseArgsConfig } from "node:util"
 import { parseSearchMode } from "../Catalog/ToolCatalog.js"
 import type { SearchMode } from "../Catalog/ToolCatalog.js"
 import { PermissionModeSetting } from "../Settings/Settings.js"
+import { withoutPassword } from "../Shared/url.js"
 import { UsageError } from "./input.js"
-import type { RuntimeOptions } from "./layer.js"
+import type { DurableStore, RuntimeOptions } from "./layer.js"
 import type { McpCliOptions } from "./mcp.js"
 
 /** The usage text (`--help`). */
@@ -37,9 +38,14 @@ Options:
   --add-dir DIR          an additional workspace directory (repeatable)
   --session DIR          keep the session (files read, session rules, approvals, saved output) in DIR between
                          runs; default: a temporary session, removed at the end
-  --durable [sqlite]     (exec, with --session) the turn survives its process: each call is recorded in DIR/durable.sqlite;
-                         the same turn run again resumes it (completed calls are not run again; a call that was
-                         running when the process died runs again if it is idempotent, else reports "unknown")
+  --durable [sqlite | postgres://...]
+                         (exec, with --session) the turn survives its process: each call is recorded (in
+                         DIR/durable.sqlite, or in the Postgres database, shared by every runner on it); the same
+                         turn run again resumes it (completed calls are not run again; a call that was running when
+                         the process died runs again if it is idempotent, else reports "unknown")
+  --runner-address HOST:PORT
+                         (with --durable postgres://) where the other runners reach this one (default 127.0.0.1 at a
+                         port the system picks)
   --session-wait SECS    how long to wait while another process uses the session (default 10; then exit 2)
   --settings FILE        a settings file in Claude Code's format (repeatable)
   --no-claude-settings   do not load ~/.claude/settings.json, .claude/settings.json, .claude/settings.local.json
@@ -115,6 +121,39 @@ const withDurableValue = (args: ReadonlyArray<string>): ReadonlyArray<string> =>
       : arg
   )
 
+/**
+ * `--durable [sqlite | postgres://...]` and `--runner-address HOST:PORT` (where the other runners reach this one;
+ * default 127.0.0.1 at a port the system picks).
+ */
+const parseDurable = (
+  value: string | undefined,
+  address: string | undefined
+): Either.Either<DurableStore | undefined, UsageError> => {
+  if (value === undefined) {
+    return address === undefined ? Either.right(undefined) : usage("--runner-address needs --durable postgres://...")
+  }
+  if (value === "sqlite") {
+    return address === undefined
+      ? Either.right("sqlite")
+      : usage("--runner-address is for --durable postgres://... (one SQLite runner needs no address)")
+  }
+  if (!/^postgres(ql)?:\/\//i.test(value)) {
+    return usage(`--durable takes sqlite (the default) or a postgres:// URL, got ${withoutPassword(value)}`)
+  }
+  try {
+    new URL(value)
+  } catch {
+    return usage(`--durable: not a valid URL: ${withoutPassword(value)}`)
+  }
+  if (address === undefined) return Either.right({ url: value, host: "127.0.0.1", port: undefined })
+  const match = /^(.+):(\d{1,5})$/.exec(address)
+  const port = match === null ? NaN : Number(match[2])
+  if (match === null || !(port >= 1 && port <= 65535)) {
+    return usage(`--runner-address must be HOST:PORT (a port from 1 to 65535), got ${address}`)
+  }
+  return Either.right({ url: value, host: match[1]!.replace(/^\[(.*)\]$/, "$1"), port })
+}
+
 /** Parses the command line. */
 export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Command, UsageError> => {
   const [command, ...rest] = argv
@@ -126,6 +165,7 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
   const parsed = parseOptions(withDurableValue(rest), {
     cwd: { type: "string" },
     durable: { type: "string" },
+    "runner-address": { type: "string" },
     "add-dir": { type: "string", multiple: true },
     session: { type: "string" },
     "session-dir": { type: "string" },
@@ -185,9 +225,9 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
   const search = parseToolSearch(values["tool-search"], values["context-window"])
   if (Either.isLeft(search)) return Either.left(search.left)
   const sessionDir = values.session ?? values["session-dir"]
-  const durable = values.durable
-  if (durable !== undefined) {
-    if (durable !== "sqlite") return usage(`--durable takes sqlite (the default), got ${durable}`)
+  const durable = parseDurable(values.durable, values["runner-address"])
+  if (Either.isLeft(durable)) return Either.left(durable.left)
+  if (durable.right !== undefined) {
     if (sessionDir === undefined) return usage("--durable needs --session DIR: the durable turns are kept there")
     // Not yet: a serve session's turns are not durable, and a flag that changes nothing must not be taken.
     if (command === "serve") return usage("--durable is for exec only: serve does not run durable turns yet")
@@ -227,7 +267,7 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
     contextWindow: search.right.contextWindow,
     lspConfigFiles: values["lsp-config"] ?? [],
     ...(diagnostics === undefined ? {} : { diagnostics }),
-    ...(durable === undefined ? {} : { durable })
+    ...(durable.right === undefined ? {} : { durable: durable.right })
   }
   const missing = missingFile(cwd, options.mcpConfigFiles)
   if (missing !== undefined) return Either.left(new UsageError({ message: `--mcp-config file not found: ${missing}` }))

@@ -79,8 +79,11 @@ export interface RuntimeOptions {
   readonly toolSearch: SearchMode
   /** `--context-window N` tokens, for `auto` (default 200,000). */
   readonly contextWindow: number
-  /** `--durable [sqlite]`: turns survive the process, kept in the session directory (needs `--session`). */
-  readonly durable?: "sqlite" | undefined
+  /**
+   * `--durable [sqlite | postgres://...]`: turns survive the process (needs `--session`), kept in the session
+   * directory or, on Postgres, in a database shared by runners.
+   */
+  readonly durable?: DurableStore | undefined
 }
 
 /** The Approver the flags ask for, else `fallback` (the terminal for `exec`, the channel for `serve`). */
@@ -111,6 +114,16 @@ export const runtimeLayer = <E, R>(options: RuntimeOptions, approver: Layer.Laye
     unknown,
     Session | R | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
   >
+
+/**
+ * Where durable turns are kept: one runner on SQLite in the session directory, or this process as one runner of a
+ * cluster on Postgres, reached by the others at `host:port` (no port: one the system picks).
+ */
+export type DurableStore = "sqlite" | {
+  readonly url: string
+  readonly host: string
+  readonly port: number | undefined
+}
 
 /**
  * What the runtime is built from, as the CLI configures it (`serve --mcp` builds a runtime of its own per

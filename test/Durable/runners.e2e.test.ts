@@ -15,6 +15,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
+import { ensureBuilt, output, run, toolUse, workspace } from "../cli/helpers.js"
 import { tempDir } from "../support/index.js"
 import { type Postgres, postgresBin, startPostgres } from "../support/postgres.js"
 
@@ -92,8 +93,8 @@ describe.skipIf(bin === undefined)("durable turns on two runners over Postgres",
   let pg: Postgres
   const runners: Array<Runner> = []
   beforeAll(async () => {
-    pg = await startPostgres(bin!)
-  }, 60_000)
+    ;[pg] = await Promise.all([startPostgres(bin!), ensureBuilt()])
+  }, 300_000)
   afterAll(() => {
     for (const runner of runners) runner.proc.kill("SIGKILL")
     pg?.stop()
@@ -161,4 +162,81 @@ describe.skipIf(bin === undefined)("durable turns on two runners over Postgres",
     },
     180_000
   )
+
+  it(
+    "exec --durable postgres://: the turn is kept in the database; the same turn again attaches, nothing runs twice",
+    async () => {
+      const where = workspace()
+      const session = path.join(where.dir, "..", "session")
+      const marker = path.join(where.dir, "ran.txt")
+      const turn = [
+        toolUse("toolu_read", "Read", { file_path: path.join(where.dir, "a.txt") }),
+        toolUse("toolu_bash", "Bash", { command: `echo ran >> ${marker}` })
+      ]
+      const args = [
+        "exec",
+        "--session",
+        session,
+        "--durable",
+        pg.url,
+        "--approve",
+        "allow",
+        "--no-claude-settings"
+      ]
+      const first = output(await run(where, args, turn))
+      expect(first.outcomes.map((outcome) => outcome.status)).toEqual(["success", "success"])
+      const second = output(await run(where, args, turn))
+      expect(second.results).toEqual(first.results)
+      expect(fs.readFileSync(marker, "utf8")).toBe("ran\n")
+      // Recorded in the shared database, not in the session directory.
+      expect(fs.existsSync(path.join(session, "durable.sqlite"))).toBe(false)
+      const recorded = execFileSync(path.join(bin!, "psql"), [
+        pg.url,
+        "-At",
+        "-c",
+        "SELECT tool_use_id || ' ' || attempt || ' ' || state FROM effect_tool_runtime_calls " +
+        "WHERE tool_use_id IN ('toolu_read', 'toolu_bash') ORDER BY tool_use_id"
+      ], { encoding: "utf8" }).trim().split("\n")
+      expect(recorded).toEqual(["toolu_bash 1 done", "toolu_read 1 done"])
+    },
+    120_000
+  )
+
+  it("exec --durable with a database it cannot reach, or an address in use, says so (no password shown)", async () => {
+    const where = workspace()
+    const session = path.join(where.dir, "..", "session")
+    const turn = [toolUse("toolu_1", "Read", { file_path: path.join(where.dir, "a.txt") })]
+    const unreachable = await run(where, [
+      "exec",
+      "--session",
+      session,
+      "--durable",
+      "postgres://app:hunter2@127.0.0.1:1/db",
+      "--no-claude-settings"
+    ], turn)
+    expect(unreachable.code).toBe(2)
+    expect(unreachable.stdout).toBe("")
+    expect(unreachable.stderr).toContain("the durable store postgres://app:***@127.0.0.1:1/db cannot be used")
+    expect(unreachable.stderr).not.toContain("hunter2")
+
+    const taken = net.createServer()
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve))
+    const port = (taken.address() as net.AddressInfo).port
+    try {
+      const inUse = await run(where, [
+        "exec",
+        "--session",
+        session,
+        "--durable",
+        pg.url,
+        "--runner-address",
+        `127.0.0.1:${port}`,
+        "--no-claude-settings"
+      ], turn)
+      expect(inUse.code).toBe(2)
+      expect(inUse.stderr).toContain(`the durable runner cannot listen at 127.0.0.1:${port}`)
+    } finally {
+      taken.close()
+    }
+  }, 120_000)
 })

@@ -28,9 +28,46 @@ describe("--durable", () => {
   it("exec without --session refuses it", () => {
     expect(usageOf(["exec", "--durable"])).toContain("--durable needs --session DIR: the durable turns are kept there")
   })
-  it("an unknown store is refused by name", () => {
-    expect(usageOf(["exec", "--session", session(), "--durable=postgres://x"])).toContain(
-      "--durable takes sqlite (the default), got postgres://x"
+  it("an unknown store is refused by name, without its password", () => {
+    expect(usageOf(["exec", "--session", session(), "--durable=mysql://app:secret@db/x"])).toContain(
+      "--durable takes sqlite (the default) or a postgres:// URL, got mysql://app:***@db/x"
     )
+  })
+  it("a postgres:// URL makes this exec a runner on 127.0.0.1 at a port the system picks, or at --runner-address", () => {
+    const url = "postgres://app:secret@db.internal:5432/agents"
+    const plain = parseCommandLine(["exec", "--session", session(), "--durable", url])
+    expect(Either.isRight(plain) && plain.right._tag === "Exec" && plain.right.options.durable).toEqual({
+      url,
+      host: "127.0.0.1",
+      port: undefined
+    })
+    const placed = parseCommandLine([
+      "exec",
+      "--session",
+      session(),
+      "--durable",
+      url,
+      "--runner-address",
+      "[::1]:4100"
+    ])
+    expect(Either.isRight(placed) && placed.right._tag === "Exec" && placed.right.options.durable).toEqual({
+      url,
+      host: "::1",
+      port: 4100
+    })
+  })
+  it("--runner-address is refused without postgres, or without a port", () => {
+    expect(usageOf(["exec", "--session", session(), "--runner-address", "h:1"])).toContain(
+      "--runner-address needs --durable postgres://..."
+    )
+    expect(usageOf(["exec", "--session", session(), "--durable", "--runner-address", "h:1"])).toContain(
+      "--runner-address is for --durable postgres://..."
+    )
+    expect(usageOf(["exec", "--session", session(), "--durable", "postgres://db/x", "--runner-address", "h"]))
+      .toContain(
+        "--runner-address must be HOST:PORT (a port from 1 to 65535), got h"
+      )
+    expect(usageOf(["exec", "--session", session(), "--durable", "postgres://db/x", "--runner-address", "h:70000"]))
+      .toContain("--runner-address must be HOST:PORT (a port from 1 to 65535), got h:70000")
   })
 })
