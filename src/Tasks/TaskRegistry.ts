@@ -24,9 +24,13 @@
  * - **Owner**: closing the registry's scope stops every running task (`onClose: "stop"`, the default); with
  *   `"detach"` (the CLI's `exec --session`) running tasks are left running and their records stay in the directory,
  *   identified by pid, marker and start time, so the next process over the same directory reads and stops them.
- *   A task started with `detachable: false` (Bash's, when the OS sandbox wraps it: its mount points go with this
- *   process, and the sandbox would stop protecting the paths they guard) is stopped then all the same.
  *   {@link TaskRegistry} `stopOnClose` switches a detaching registry back (the CLI does on SIGINT/SIGTERM).
+ * - **Sandboxed tasks** ({@link TaskSpec} `sandbox`): the OS sandbox lives in the process that started it (its
+ *   proxy, its bridges, the mount points of protected paths). A detaching registry with a `sandboxHost` runs such a
+ *   task under a sandbox host of its own (`Process/SandboxHost`: a process in the task's tree that holds the
+ *   sandbox as long as the command runs), so it outlives this process like any other task, and ends with its tree.
+ *   Otherwise the command is wrapped in this process's sandbox, and the task is stopped when the registry closes,
+ *   detaching or not: a sandbox that went with its process would stop protecting what it guards.
  *
  * @since 0.3.0
  */
@@ -36,14 +40,17 @@ import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import { randomBytes } from "node:crypto"
 import * as nodeFs from "node:fs"
 import * as nodePath from "node:path"
+import type { SandboxPolicy, SandboxUnavailable } from "../Process/Sandbox.js"
+import * as SandboxHost from "../Process/SandboxHost.js"
 import * as Subprocess from "../Process/Subprocess.js"
 import { Session } from "../Session/Session.js"
 import { realSleep } from "../Shared/realTime.js"
@@ -167,14 +174,23 @@ export interface TaskSpec {
   readonly argv: Subprocess.Argv
   readonly cwd: string
   readonly env: Readonly<Record<string, string>>
-  /** Run once the task has ended (in this process), or when this registry closes: what the task held (a sandbox). */
+  /** Run once the task has ended (in this process), or when this registry closes: what else the task held. */
   readonly release?: Effect.Effect<void> | undefined
-  /**
-   * Whether the task may outlive this process when the registry detaches (default true). False for a task whose
-   * protection lives in this process (an OS sandbox's mount points, removed when the process exits): a detaching
-   * registry stops it when its scope closes.
-   */
-  readonly detachable?: boolean | undefined
+  /** Run `argv` in the OS sandbox (see the module's "Sandboxed tasks"). Default: unsandboxed. */
+  readonly sandbox?: TaskSandbox | undefined
+}
+
+/**
+ * How a task's command is sandboxed: the policy (what a sandbox host applies) and the way to wrap it in this
+ * process's sandbox (where no host is used).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface TaskSandbox {
+  readonly policy: SandboxPolicy
+  /** The argv that runs `argv` in this process's sandbox; what the sandbox holds for it is released with the Scope. */
+  readonly wrap: (argv: Subprocess.Argv) => Effect.Effect<Subprocess.Argv, SandboxUnavailable, Scope.Scope>
 }
 
 /**
@@ -198,6 +214,12 @@ export interface TaskRegistryOptions {
   readonly stallAfter?: Duration.DurationInput | undefined
   /** How often running tasks are checked for their end and their cap (real time). Default 100 ms. */
   readonly pollMillis?: number | undefined
+  /**
+   * The program that runs a sandbox host (`Process/SandboxHost`), e.g. `[process.execPath,
+   * "<package>/dist/cli/sandboxHost.js"]`: with `onClose: "detach"`, sandboxed tasks run under a host of their own
+   * and outlive this process too. Without it they are stopped when the registry closes.
+   */
+  readonly sandboxHost?: Subprocess.Argv | undefined
 }
 
 /**
@@ -351,6 +373,7 @@ interface Live {
   /** Completes when this process saw the program exit (only for tasks it started). */
   readonly exited: Effect.Effect<void> | undefined
   readonly release: Effect.Effect<void>
+  /** Whether it may outlive this process (not a task in this process's sandbox). */
   readonly detachable: boolean
 }
 
@@ -589,6 +612,28 @@ const make = (options: TaskRegistryOptions): Effect.Effect<TaskRegistry["Type"],
       }
     }
 
+    /**
+     * What runs the task's command, what it holds, and whether it may outlive this process: a sandboxed command runs
+     * under a sandbox host when the registry detaches and has one, else in this process's sandbox (which it cannot
+     * outlive).
+     */
+    const programOf = (spec: TaskSpec, id: string) =>
+      Effect.gen(function*() {
+        const release = spec.release ?? Effect.void
+        if (spec.sandbox === undefined) return { argv: spec.argv, release, detachable: true }
+        if (onClose === "detach" && options.sandboxHost !== undefined) {
+          const request = { id, policy: spec.sandbox.policy }
+          return { argv: SandboxHost.argv(options.sandboxHost, request, spec.argv), release, detachable: true }
+        }
+        const held = yield* Scope.make()
+        const argv = yield* spec.sandbox.wrap(spec.argv).pipe(
+          Scope.extend(held),
+          Effect.mapError((error) => new TaskStartError({ message: error.message, cause: error })),
+          Effect.onError(() => Scope.close(held, Exit.void))
+        )
+        return { argv, release: Effect.zipRight(Scope.close(held, Exit.void), release), detachable: false }
+      })
+
     const start = (spec: TaskSpec) =>
       Effect.gen(function*() {
         const id = newId()
@@ -601,6 +646,7 @@ const make = (options: TaskRegistryOptions): Effect.Effect<TaskRegistry["Type"],
           catch: (cause) =>
             new TaskStartError({ message: `cannot create the task's output file ${outputPath}: ${String(cause)}` })
         })
+        const program = yield* programOf(spec, id)
         const detached = yield* Subprocess.spawnDetached({
           argv: [
             "bash",
@@ -612,11 +658,14 @@ const make = (options: TaskRegistryOptions): Effect.Effect<TaskRegistry["Type"],
             outputPath,
             String(Math.ceil((capBytes + 1) / 1024)),
             outputPath.replace(/\.log$/, ".exit"),
-            ...spec.argv
+            ...program.argv
           ],
           cwd: spec.cwd,
           env: spec.env
-        }).pipe(Effect.mapError((error) => new TaskStartError({ message: error.message, cause: error })))
+        }).pipe(
+          Effect.mapError((error) => new TaskStartError({ message: error.message, cause: error })),
+          Effect.onError(() => program.release)
+        )
         const startedAt = yield* Clock.currentTimeMillis
         const programStartTicks = Subprocess.startTimeOf(detached.identity.pid)
         const live: Live = {
@@ -638,8 +687,8 @@ const make = (options: TaskRegistryOptions): Effect.Effect<TaskRegistry["Type"],
           ended: yield* Deferred.make<void>(),
           lock: yield* Effect.makeSemaphore(1),
           exited: detached.exited,
-          release: spec.release === undefined ? Effect.void : yield* Effect.once(spec.release),
-          detachable: spec.detachable ?? true
+          release: yield* Effect.once(program.release),
+          detachable: program.detachable
         }
         tasks.set(id, live)
         yield* persist(live.record)

@@ -37,7 +37,6 @@ import * as CommandExecutor from "@effect/platform/CommandExecutor"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -574,8 +573,9 @@ const runCommand = (
   })
 
 /**
- * `run_in_background: true`: the same argv as in the foreground (sandbox included), started as a task of the
- * registry; the call returns at once. The sandbox's grants last as long as the task (or the process that started it).
+ * `run_in_background: true`: the same command and sandbox policy as in the foreground, started as a task of the
+ * registry; the call returns at once. The registry decides where the sandbox lives: in this process (the task then
+ * ends with it), or in a sandbox host of the task's own (a task that outlives this process).
  */
 const startBackground = (
   services: Services,
@@ -586,30 +586,19 @@ const startBackground = (
 ): Effect.Effect<BashOutput, BashFailure> =>
   Effect.gen(function*() {
     const startedAt = performance.now()
-    const taskScope = yield* Scope.make()
     const sandbox = yield* services.sandbox
     const policy = policyFor(sandbox, services.workspace, input, plan, context.decision)
-    const bash = Process.bashArgv(input.command)
-    const argv = policy === undefined || sandbox.service === undefined
-      ? bash
-      : yield* sandbox.service.wrap(bash, policy, context.toolUseId).pipe(
-        Scope.extend(taskScope),
-        Effect.mapError((error) => new BashFailure({ reason: "start", message: error.message })),
-        Effect.onError(() => Scope.close(taskScope, Exit.void))
-      )
+    const service = sandbox.service
     const task = yield* tasks.start({
       command: input.command,
       description: input.description,
-      argv,
+      argv: Process.bashArgv(input.command),
       cwd: services.workspace.cwd,
       env: services.env,
-      release: Scope.close(taskScope, Exit.void),
-      // The sandbox's mount points live in this process: a sandboxed task cannot outlive it.
-      detachable: argv === bash
-    }).pipe(
-      Effect.mapError((error) => new BashFailure({ reason: "start", message: error.message })),
-      Effect.onError(() => Scope.close(taskScope, Exit.void))
-    )
+      ...(policy === undefined || service === undefined
+        ? {}
+        : { sandbox: { policy, wrap: (argv) => service.wrap(argv, policy, context.toolUseId) } })
+    }).pipe(Effect.mapError((error) => new BashFailure({ reason: "start", message: error.message })))
     return {
       output: "",
       outputTail: "",

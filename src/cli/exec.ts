@@ -5,7 +5,8 @@
  *
  * Background tasks (Bash `run_in_background`) outlive the run with `--session DIR`: they keep running, detached and
  * recorded in `DIR/tasks` (pid, marker, start time), and a later `exec --session DIR` reads them (TaskOutput), stops
- * them (TaskStop) and reports, under `task_notifications`, those that ended since. A signal stops them with the run;
+ * them (TaskStop) and reports, under `task_notifications`, those that ended since; a sandboxed one runs under a
+ * sandbox host of its own (`dist/cli/sandboxHost.js`), which holds its sandbox. A signal stops them with the run;
  * without `--session` (a temporary session) they end with the run.
  */
 import * as NodeStream from "@effect/platform-node/NodeStream"
@@ -26,6 +27,7 @@ import { Session } from "../Session/Session.js"
 import { escapeForDisplay } from "../Shared/display.js"
 import { TaskRegistry } from "../Tasks/TaskRegistry.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
+import { sandboxHost } from "./backgroundTasks.js"
 import { decodeStdin, UsageError } from "./input.js"
 import { approverFor, runtimeLayer, sessionLayer } from "./layer.js"
 import type { RuntimeOptions } from "./layer.js"
@@ -126,7 +128,11 @@ export const exec = (options: RuntimeOptions) =>
         })
       }).pipe(
         Effect.provide(runtimeLayer(options, approver)),
-        Effect.provide(TaskRegistry.layerSession({ onClose: options.sessionDir === undefined ? "stop" : "detach" })),
+        Effect.provide(
+          TaskRegistry.layerSession(
+            options.sessionDir === undefined ? { onClose: "stop" } : { onClose: "detach", sandboxHost: sandboxHost() }
+          )
+        ),
         Effect.provide(sessionLayer(options))
       )
     )

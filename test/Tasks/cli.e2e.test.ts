@@ -26,10 +26,7 @@ interface WithTasks {
   readonly task_notifications?: ReadonlyArray<{ task_id: string; kind: string; status: string; exit_code?: number }>
 }
 
-/**
- * Without the OS sandbox: a sandboxed task ends with the run that started it (its mount points belong to that
- * process), so only an unsandboxed one can outlive it.
- */
+/** Without the OS sandbox (sandboxed tasks, under their sandbox host, are `sandboxed.cli.e2e.test.ts`'s). */
 const unsandboxed = (where: ReturnType<typeof workspace>): string => {
   const file = path.join(where.home, "no-sandbox.json")
   fs.writeFileSync(file, JSON.stringify({ sandbox: { enabled: false } }))
