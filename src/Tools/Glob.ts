@@ -1,5 +1,5 @@
 /**
- * The `Glob` tool (`pattern`, `path`): files matching a glob pattern (tinyglobby), newest first, at most 100, with a
+ * The `Glob` tool (`pattern`, `path`): files matching a glob pattern (picomatch), newest first, at most 100, with a
  * note when there were more. `.gitignore` files are respected: the one at the workspace root and nested ones
  * between it and each match; `.git` is never listed. Paths are relative to the working directory when inside it.
  *
@@ -15,7 +15,6 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as nodePath from "node:path"
 import picomatch from "picomatch"
-import { isDynamicPattern } from "tinyglobby"
 import * as FileAccess from "../Session/FileAccess.js"
 import { isWithin, Workspace } from "../Session/Workspace.js"
 import { UiBlock } from "../Tool/Presentation.js"
@@ -135,10 +134,19 @@ const globPattern = (pattern: string) => {
   }
 }
 
+/**
+ * Whether a segment holds glob syntax, as tinyglobby's `isDynamicPattern` decides it (picomatch's scan): asked of
+ * picomatch directly, since importing tinyglobby at start-up loads fdir, which loads picomatch a second time from disk.
+ */
+const isDynamicSegment = (segment: string): boolean => {
+  const scan = picomatch.scan(segment)
+  return scan.isGlob || scan.negated
+}
+
 /** Splits an absolute pattern into its static directory and the dynamic rest. */
 const splitAbsolute = (pattern: string): { readonly base: string; readonly rest: string } => {
   const segments = pattern.split("/")
-  const dynamic = segments.findIndex((segment) => isDynamicPattern(segment))
+  const dynamic = segments.findIndex(isDynamicSegment)
   if (dynamic === -1) return { base: nodePath.dirname(pattern), rest: nodePath.basename(pattern) }
   return { base: segments.slice(0, dynamic).join("/") || "/", rest: segments.slice(dynamic).join("/") }
 }
