@@ -23,13 +23,13 @@
 import type { SandboxManager, SandboxRuntimeConfig } from "@anthropic-ai/sandbox-runtime"
 import * as Command from "@effect/platform/Command"
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
-import { rgPath } from "@vscode/ripgrep"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import { ripgrepPath } from "../Shared/ripgrep.js"
 import type { Argv } from "./Subprocess.js"
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -123,7 +123,7 @@ const granted = (host: string, port: number): boolean => {
   return false
 }
 
-const baseConfig: SandboxRuntimeConfig = {
+const baseConfig = (rgPath: string): SandboxRuntimeConfig => ({
   // Nothing is allowed by the list itself: every connection asks `granted`, which knows the running calls.
   network: { allowedDomains: [], deniedDomains: [] },
   filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
@@ -131,15 +131,17 @@ const baseConfig: SandboxRuntimeConfig = {
   // The scan for dangerous files runs in this process's directory, not the command's; the policy names what the
   // runtime protects, so the scan stays shallow.
   mandatoryDenySearchDepth: 1
-} as SandboxRuntimeConfig
+} as SandboxRuntimeConfig)
 
 const acquireManager = Effect.tryPromise({
   try: async () => {
     users += 1
-    started ??= import("@anthropic-ai/sandbox-runtime").then(async ({ SandboxManager }) => {
-      await SandboxManager.initialize(baseConfig, async ({ host, port }) => granted(host, port ?? 0))
-      return SandboxManager
-    })
+    started ??= Promise.all([import("@anthropic-ai/sandbox-runtime"), ripgrepPath()]).then(
+      async ([{ SandboxManager }, rgPath]) => {
+        await SandboxManager.initialize(baseConfig(rgPath), async ({ host, port }) => granted(host, port ?? 0))
+        return SandboxManager
+      }
+    )
     return await started
   },
   catch: (error) => {
@@ -206,7 +208,7 @@ const wrapWith = (manager: Manager) => (argv: Argv, policy: SandboxPolicy, id: s
 export const missingDependencies: Effect.Effect<string | undefined> = Effect.promise(async () => {
   const { SandboxManager } = await import("@anthropic-ai/sandbox-runtime")
   if (!SandboxManager.isSupportedPlatform()) return `the sandbox does not support this platform (${process.platform})`
-  const check = SandboxManager.checkDependencies({ command: rgPath })
+  const check = SandboxManager.checkDependencies({ command: await ripgrepPath() })
   return check.errors.length === 0
     ? undefined
     : `${check.errors.join("; ")}${process.platform === "linux" ? " (apt-get install bubblewrap socat)" : ""}`

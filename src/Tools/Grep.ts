@@ -21,7 +21,6 @@
  *
  * @since 0.1.0
  */
-import { rgPath } from "@vscode/ripgrep"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -29,6 +28,7 @@ import * as nodePath from "node:path"
 import * as Subprocess from "../Process/Subprocess.js"
 import * as FileAccess from "../Session/FileAccess.js"
 import { isWithin, Workspace } from "../Session/Workspace.js"
+import { ripgrepPath } from "../Shared/ripgrep.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import * as Tool from "../Tool/Tool.js"
 import { ArgumentString, argvProblem, PathString } from "./internal/argumentLimits.js"
@@ -261,6 +261,11 @@ const runRipgrep = (
   toLine: Line
 ): Effect.Effect<RgResult, Tool.ToolError> =>
   Effect.gen(function*() {
+    const rgPath = yield* Effect.tryPromise({
+      try: ripgrepPath,
+      catch: (error) =>
+        new Tool.ToolError({ message: `Cannot run ripgrep: ${error instanceof Error ? error.message : String(error)}` })
+    })
     // The input schema already bounds each argument; this is the last word before the kernel's.
     const problem = argvProblem([rgPath, ...args])
     if (problem !== undefined) return yield* new Tool.ToolError({ message: `Cannot run ripgrep: ${problem}.` })
