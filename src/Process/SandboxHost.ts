@@ -37,7 +37,6 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as childProcess from "node:child_process"
 import * as os from "node:os"
-import { realSleep } from "../Shared/realTime.js"
 import * as Sandbox from "./Sandbox.js"
 import type { Argv } from "./Subprocess.js"
 
@@ -121,16 +120,35 @@ const awaitExit = (child: childProcess.ChildProcess): Effect.Effect<number> =>
     return Effect.sync(() => void child.removeListener("exit", onExit))
   })
 
+/**
+ * Whether the child exits within `millis` (real time). One callback, not a race: this runs in a finalizer, where a
+ * race would wait for its loser (the timer) however early the child exits.
+ */
+const exitsWithin = (child: childProcess.ChildProcess, millis: number): Effect.Effect<boolean> =>
+  Effect.async<boolean>((resume) => {
+    if (ended(child)) return resume(Effect.succeed(true))
+    const onExit = () => {
+      clearTimeout(timer)
+      resume(Effect.succeed(true))
+    }
+    const timer = setTimeout(() => {
+      child.removeListener("exit", onExit)
+      resume(Effect.succeed(false))
+    }, millis)
+    child.once("exit", onExit)
+    return Effect.sync(() => {
+      clearTimeout(timer)
+      child.removeListener("exit", onExit)
+    })
+  })
+
 /** SIGTERM, at most `GRACE` to exit, then SIGKILL (and the wait for it): the command is gone before the sandbox. */
 const stopChild = (child: childProcess.ChildProcess): Effect.Effect<void> =>
   Effect.gen(function*() {
     // Never started (the spawn failed), or already gone.
     if (child.pid === undefined || ended(child)) return
     child.kill("SIGTERM")
-    const exited = yield* awaitExit(child).pipe(
-      Effect.raceFirst(Effect.as(realSleep(Duration.toMillis(GRACE)), undefined))
-    )
-    if (exited !== undefined) return
+    if (yield* exitsWithin(child, Duration.toMillis(GRACE))) return
     child.kill("SIGKILL")
     yield* awaitExit(child)
   })

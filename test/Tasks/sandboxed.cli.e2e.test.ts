@@ -6,7 +6,7 @@
  * (TaskOutput) and stop it (TaskStop), and a signal to a run stops it with the run. Tasks carry a marker in their
  * environment, so nothing left running (host, bridges, sandbox) goes unseen, nor the sandbox's mount points.
  */
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as net from "node:net"
@@ -196,6 +196,23 @@ describe.skipIf(sandboxUnavailable !== undefined)("the sandbox host (dist/cli/sa
     expect(ran.status).toBe(126)
     expect(ran.stderr).toMatch(/^effect-tool-runtime sandbox host: .*bubblewrap \(bwrap\) not installed/)
     expect(fs.existsSync(path.join(where.dir, "made"))).toBe(false)
+  })
+
+  it("told to stop (SIGTERM), it stops the command, releases the sandbox and exits 143", async () => {
+    const where = workspace()
+    const out = path.join(where.home, "out")
+    const hostProcess = spawn(process.execPath, [host, request([where.dir]), "bash", "-c", "echo in; sleep 300"], {
+      cwd: where.dir,
+      stdio: ["ignore", fs.openSync(out, "w"), "inherit"]
+    })
+    const exited = new Promise<number | null>((resolve) => hostProcess.once("exit", (code) => resolve(code)))
+    await waitUntil("the command in its sandbox", () => fs.readFileSync(out, "utf8") === "in\n")
+    // The sandbox's mount points for the protected paths the workspace lacks are there while it runs.
+    expect(workspaceFiles(where)).toContain(".mcp.json")
+    hostProcess.kill("SIGTERM")
+    expect(await exited).toBe(143)
+    expect(marked()).toEqual([])
+    expect(workspaceFiles(where)).toEqual(["a.txt", "b.txt"])
   })
 
   it("an invalid request is refused before anything runs", () => {
