@@ -6,7 +6,7 @@
  * the command in it under the caller's {@link SandboxPolicy}, and keeps the sandbox for as long as the command runs.
  *
  * - **The program**: `node <entry> <request JSON> <program> [args...]` ({@link argv} builds it; the entry calls
- *   {@link main}; the package ships `dist/cli/sandboxHost.js`). The command gets the host's standard input, output and
+ *   {@link main}; {@link program} is the package's own). The command gets the host's standard input, output and
  *   error (they go where the host's go: output never passes through the host), its working directory and its
  *   environment.
  * - **Exit**: the host exits with the command's exit code, or 128 + the signal number when a signal killed it (as a
@@ -36,7 +36,9 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as childProcess from "node:child_process"
+import * as nodeFs from "node:fs"
 import * as os from "node:os"
+import { fileURLToPath } from "node:url"
 import * as Sandbox from "./Sandbox.js"
 import type { Argv } from "./Subprocess.js"
 
@@ -86,8 +88,22 @@ const decodeRequest = Schema.decodeUnknownEither(RequestJson)
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
+ * The program that runs the package's own host, `[process.execPath, "<package>/dist/Process/internal/
+ * sandboxHostMain.js"]` (found from this module, and from the bundled CLI in `dist/bin/`, both one directory below
+ * `dist/`); undefined where that file is missing (the sources run without a build). Pass it as `TaskRegistry`'s
+ * `sandboxHost`.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const program = (): Argv | undefined => {
+  const entry = fileURLToPath(new URL("../Process/internal/sandboxHostMain.js", import.meta.url))
+  return nodeFs.existsSync(entry) ? [process.execPath, entry] : undefined
+}
+
+/**
  * The argv that runs `command` under a host: `host` is the program that runs the host's entry (e.g.
- * `[process.execPath, "<package>/dist/cli/sandboxHost.js"]`).
+ * {@link program}).
  *
  * @since 0.3.0
  * @category constructors

@@ -215,9 +215,9 @@ export interface TaskRegistryOptions {
   /** How often running tasks are checked for their end and their cap (real time). Default 100 ms. */
   readonly pollMillis?: number | undefined
   /**
-   * The program that runs a sandbox host (`Process/SandboxHost`), e.g. `[process.execPath,
-   * "<package>/dist/cli/sandboxHost.js"]`: with `onClose: "detach"`, sandboxed tasks run under a host of their own
-   * and outlive this process too. Without it they are stopped when the registry closes.
+   * The program that runs a sandbox host (`Process/SandboxHost`; the package's own is {@link TaskRegistry.sandboxHost}): with
+   * `onClose: "detach"`, sandboxed tasks run under a host of their own and outlive this process too. Without it they
+   * are stopped when the registry closes.
    */
   readonly sandboxHost?: Subprocess.Argv | undefined
 }
@@ -266,6 +266,15 @@ export class TaskRegistry extends Context.Tag("effect-tool-runtime/TaskRegistry"
    */
   static readonly layer = (options: TaskRegistryOptions): Layer.Layer<TaskRegistry> =>
     Layer.scoped(TaskRegistry, make(options))
+
+  /**
+   * The package's own sandbox host (`Process/SandboxHost`), for {@link TaskRegistryOptions} `sandboxHost`; undefined
+   * where it is not built (the sources run directly).
+   *
+   * @since 0.3.0
+   * @category constructors
+   */
+  static readonly sandboxHost: () => Subprocess.Argv | undefined = SandboxHost.program
 
   /**
    * A registry in the session's directory (`<session>/tasks`).

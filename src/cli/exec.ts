@@ -6,7 +6,7 @@
  * Background tasks (Bash `run_in_background`) outlive the run with `--session DIR`: they keep running, detached and
  * recorded in `DIR/tasks` (pid, marker, start time), and a later `exec --session DIR` reads them (TaskOutput), stops
  * them (TaskStop) and reports, under `task_notifications`, those that ended since; a sandboxed one runs under a
- * sandbox host of its own (`dist/cli/sandboxHost.js`), which holds its sandbox. A signal stops them with the run;
+ * sandbox host of its own (`Process/SandboxHost`), which holds its sandbox. A signal stops them with the run;
  * without `--session` (a temporary session) they end with the run.
  */
 import * as NodeStream from "@effect/platform-node/NodeStream"
@@ -27,7 +27,6 @@ import { Session } from "../Session/Session.js"
 import { escapeForDisplay } from "../Shared/display.js"
 import { TaskRegistry } from "../Tasks/TaskRegistry.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
-import { sandboxHost } from "./backgroundTasks.js"
 import { decodeStdin, UsageError } from "./input.js"
 import { approverFor, runtimeLayer, sessionLayer } from "./layer.js"
 import type { RuntimeOptions } from "./layer.js"
@@ -130,7 +129,9 @@ export const exec = (options: RuntimeOptions) =>
         Effect.provide(runtimeLayer(options, approver)),
         Effect.provide(
           TaskRegistry.layerSession(
-            options.sessionDir === undefined ? { onClose: "stop" } : { onClose: "detach", sandboxHost: sandboxHost() }
+            options.sessionDir === undefined
+              ? { onClose: "stop" }
+              : { onClose: "detach", sandboxHost: TaskRegistry.sandboxHost() }
           )
         ),
         Effect.provide(sessionLayer(options))

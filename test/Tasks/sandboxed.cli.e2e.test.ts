@@ -1,7 +1,7 @@
 /**
  * Sandboxed background tasks from the command line, end to end with the built CLI and the real OS sandbox (bwrap and
  * socat; `sandbox.failIfUnavailable`, so the commands really are sandboxed): `exec --session DIR` starts a task under
- * a sandbox host of its own (`dist/cli/sandboxHost.js`) and exits; the task keeps its sandbox (the file system outside
+ * a sandbox host of its own (`SandboxHost.program()`) and exits; the task keeps its sandbox (the file system outside
  * the workspace read-only, an allowed host reached through the proxy after the run ended); later runs read it
  * (TaskOutput) and stop it (TaskStop), and a signal to a run stops it with the run. Tasks carry a marker in their
  * environment, so nothing left running (host, bridges, sandbox) goes unseen, nor the sandbox's mount points.
@@ -170,12 +170,19 @@ describe.skipIf(sandboxUnavailable !== undefined)("exec --session and sandboxed 
   })
 })
 
-describe.skipIf(sandboxUnavailable !== undefined)("the sandbox host (dist/cli/sandboxHost.js)", () => {
-  const host = path.join(root, "dist", "cli", "sandboxHost.js")
+describe.skipIf(sandboxUnavailable !== undefined)("the sandbox host (the built program, SandboxHost.program())", () => {
+  const host = path.join(root, "dist", "Process", "internal", "sandboxHostMain.js")
   const request = (writable: ReadonlyArray<string>) =>
     JSON.stringify({ id: "host-test", policy: { writable, protectedPaths: [], unreadable: [], domains: [] } })
   const runHost = (cwd: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = process.env) =>
     spawnSync(process.execPath, [host, ...args], { cwd, env, encoding: "utf8", timeout: 20_000 })
+
+  it("is where the built module says it is", async () => {
+    const built = (await import(path.join(root, "dist", "Process", "SandboxHost.js"))) as {
+      readonly program: () => ReadonlyArray<string> | undefined
+    }
+    expect(built.program()).toEqual([process.execPath, host])
+  })
 
   it("runs the command in the sandbox with the host's output and exits with its code", () => {
     const where = workspace()
