@@ -51,6 +51,9 @@ await build({
   format: "cjs",
   // better-sqlite3 (`--durable`) is a native addon, found through its own package.
   external: ["@vscode/ripgrep", "pdfjs-dist", "better-sqlite3"],
+  // An `import()` of what stays outside (loaded on first use) becomes a `require`: the launcher runs the bundle as a
+  // vm.Script, which has no loader for `import()` ("A dynamic import callback was not specified").
+  supported: { "dynamic-import": false },
   // ESM dependencies that ask for their own URL (`createRequire(import.meta.url)`) get the bundle's.
   define: { "import.meta.url": "__etrImportMetaUrl" },
   banner: { js: "var __etrImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" }
