@@ -25,8 +25,10 @@ import * as Workflow from "@effect/workflow/Workflow"
 import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import { createHash } from "node:crypto"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
@@ -34,7 +36,9 @@ import type { ToolRegistry } from "../Catalog/ToolRegistry.js"
 import type { ToolHooks } from "../Hooks/ToolHooks.js"
 import type { Approver } from "../Permission/Approver.js"
 import type { PermissionPolicy } from "../Permission/PermissionPolicy.js"
+import type { ToolEvent } from "../Runtime/Events.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
+import type { SchedulingMode } from "../Runtime/ToolRuntime.js"
 import type { ResultStore } from "../Session/ResultStore.js"
 import type { Outcome } from "../Tool/Outcome.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
@@ -57,6 +61,13 @@ export interface TurnRequest {
   /** The turn's key within the session; default: derived from its tool_use ids (the same turn, the same key). */
   readonly turn?: string | undefined
   readonly toolUses: ReadonlyArray<ToolUseBlock>
+  /** How the turn's calls are scheduled; default `"conflict-aware"`. */
+  readonly mode?: SchedulingMode | undefined
+  /**
+   * Told each event of the turn's calls (queued, started, decided, completed, ...) while the turn runs in this
+   * process. A turn whose workflow runs on another runner (its shard is elsewhere) gives none.
+   */
+  readonly onEvent?: ((event: ToolEvent) => Effect.Effect<void>) | undefined
 }
 
 /**
@@ -85,7 +96,8 @@ export const TurnWorkflow = Workflow.make({
   payload: {
     session: Schema.String,
     turn: Schema.String,
-    toolUses: Schema.Array(Schema.Unknown)
+    toolUses: Schema.Array(Schema.Unknown),
+    mode: Schema.optional(Schema.Literal("conflict-aware", "batched"))
   },
   // Each Outcome as JSON (see `internal/record.ts`).
   success: Schema.Array(Schema.String),
@@ -180,10 +192,41 @@ export class DurableTurns extends Context.Tag("effect-tool-runtime/DurableTurns"
     Effect.flatMap(DurableTurns, (turns) => turns.execute(request))
 }
 
-/** One process, one runner: messages are delivered at once; storage is polled for what a dead process left. */
+/**
+ * One process, one runner: messages are delivered at once; storage is polled for what a dead process left. At
+ * shutdown a turn still running (waiting on a person, say) is stopped at once rather than given 15 s to end: it is
+ * durable, and the next process resumes it.
+ */
 const quickRunner: Partial<ShardingConfig.ShardingConfig["Type"]> = {
   entityMessagePollInterval: "200 millis",
-  sendRetryInterval: "50 millis"
+  sendRetryInterval: "50 millis",
+  entityTerminationTimeout: "0 millis"
+}
+
+/**
+ * Who is told the events of a turn running in this process, by session and turn: the workflow's body looks its turn
+ * up here (the workflow may run on another runner, where nobody listens).
+ */
+const listeners = new Map<string, (event: ToolEvent) => Effect.Effect<void>>()
+const listenerKey = (session: string, turn: string): string => `${session}\u0000${turn}`
+
+/** The turn's calls on the durable runtime, their events to the listener if there is one. */
+const runTurn = (
+  session: string,
+  turn: string,
+  toolUses: ReadonlyArray<ToolUseBlock>,
+  mode: SchedulingMode | undefined
+): Effect.Effect<ReadonlyArray<Outcome>, never, ToolRuntime> => {
+  const options = mode === undefined ? undefined : { mode }
+  const onEvent = listeners.get(listenerKey(session, turn))
+  if (onEvent === undefined) return ToolRuntime.execute(toolUses, options)
+  return Effect.scoped(Effect.gen(function*() {
+    const handle = yield* ToolRuntime.start(toolUses, options)
+    const forwarding = yield* Effect.forkScoped(Stream.runForEach(handle.events, onEvent))
+    const outcomes = yield* handle.await
+    yield* Fiber.join(forwarding)
+    return outcomes
+  }))
 }
 
 const layerOver = Layer.effect(
@@ -192,11 +235,20 @@ const layerOver = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const context = yield* Effect.context<WorkflowEngine>()
     const execute = Effect.fn("DurableTurns.execute")(function*(request: TurnRequest) {
-      const encoded = yield* TurnWorkflow.execute({
+      const turn = turnKey(request)
+      const key = listenerKey(request.session, turn)
+      const run = TurnWorkflow.execute({
         session: request.session,
-        turn: turnKey(request),
-        toolUses: request.toolUses
+        turn,
+        toolUses: request.toolUses,
+        ...(request.mode === undefined ? {} : { mode: request.mode })
       }).pipe(Effect.provide(context), Effect.orDie)
+      const onEvent = request.onEvent
+      const encoded = onEvent === undefined ? yield* run : yield* Effect.acquireUseRelease(
+        Effect.sync(() => listeners.set(key, onEvent)),
+        () => run,
+        () => Effect.sync(() => listeners.get(key) === onEvent && listeners.delete(key))
+      )
       return encoded.map(Record.decodeOutcome)
     })
     const calls = Effect.fn("DurableTurns.calls")(
@@ -221,8 +273,8 @@ const layerOver = Layer.effect(
 ).pipe(
   // The workflow runs the turn on the durable runtime; its calls and questions go through the durable execution.
   Layer.provideMerge(
-    TurnWorkflow.toLayer(({ toolUses }) =>
-      ToolRuntime.execute(toolUses as ReadonlyArray<ToolUseBlock>).pipe(
+    TurnWorkflow.toLayer(({ mode, session, toolUses, turn }) =>
+      runTurn(session, turn, toolUses as ReadonlyArray<ToolUseBlock>, mode).pipe(
         Effect.map((outcomes) => outcomes.map(Record.encodeOutcome))
       )
     )

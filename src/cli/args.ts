@@ -39,7 +39,7 @@ Options:
   --session DIR          keep the session (files read, session rules, approvals, saved output) in DIR between
                          runs; default: a temporary session, removed at the end
   --durable [sqlite | postgres://...]
-                         (exec, with --session) the turn survives its process: each call is recorded (in
+                         (exec and serve, with --session) each turn survives its process: each call is recorded (in
                          DIR/durable.sqlite, or in the Postgres database, shared by every runner on it); the same
                          turn run again resumes it (completed calls are not run again; a call that was running when
                          the process died runs again if it is idempotent, else reports "unknown")
@@ -227,10 +227,12 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
   const sessionDir = values.session ?? values["session-dir"]
   const durable = parseDurable(values.durable, values["runner-address"])
   if (Either.isLeft(durable)) return Either.left(durable.left)
-  if (durable.right !== undefined) {
-    if (sessionDir === undefined) return usage("--durable needs --session DIR: the durable turns are kept there")
-    // Not yet: a serve session's turns are not durable, and a flag that changes nothing must not be taken.
-    if (command === "serve") return usage("--durable is for exec only: serve does not run durable turns yet")
+  if (durable.right !== undefined && sessionDir === undefined) {
+    return usage("--durable needs --session DIR: the durable turns are kept there")
+  }
+  // Not yet: an MCP client's calls are not durable turns, and a flag that changes nothing must not be taken.
+  if (durable.right !== undefined && mcp.right !== undefined) {
+    return usage("--durable is for exec and serve's JSON lines: serve --mcp does not run durable turns yet")
   }
   const unsafeSession = sessionDir === undefined ? undefined : worldWritable(sessionDir)
   if (unsafeSession !== undefined) {

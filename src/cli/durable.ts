@@ -11,7 +11,11 @@ import * as net from "node:net"
 import * as DurableRunners from "../Durable/DurableRunners.js"
 import { DurableTurns } from "../Durable/DurableTurns.js"
 import type { Approver } from "../Permission/Approver.js"
+import type { ToolEvent } from "../Runtime/Events.js"
+import type { SchedulingMode } from "../Runtime/ToolRuntime.js"
 import { Session } from "../Session/Session.js"
+import type { Outcome } from "../Tool/Outcome.js"
+import type { ToolUseBlock } from "../Tool/Wire.js"
 import { servicesLayer } from "./layer.js"
 import type { RuntimeOptions } from "./layer.js"
 
@@ -41,3 +45,20 @@ const freePort = (host: string): Effect.Effect<number> =>
       )
     })
   })
+
+/**
+ * One turn of the session in context, run durably: its outcomes in model order; its events to `onEvent` while its
+ * workflow runs in this process.
+ */
+export type DurableRun = (request: {
+  readonly toolUses: ReadonlyArray<ToolUseBlock>
+  readonly mode: SchedulingMode
+  readonly onEvent?: ((event: ToolEvent) => Effect.Effect<void>) | undefined
+}) => Effect.Effect<ReadonlyArray<Outcome>>
+
+/** The {@link DurableRun} of the durable layer and session in context. */
+export const durableRun: Effect.Effect<DurableRun, never, DurableTurns | Session> = Effect.gen(function*() {
+  const turns = yield* DurableTurns
+  const session = yield* Session
+  return (request) => turns.execute({ session: session.directory, ...request })
+})

@@ -51,6 +51,7 @@ import { Session } from "../Session/Session.js"
 import { TaskRegistry } from "../Tasks/TaskRegistry.js"
 import type { QuestionReply, QuestionRequest } from "../Tool/Question.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
+import type { DurableRun } from "./durable.js"
 import { forgetOnForcedExit } from "./exec.js"
 import { decodeTurn, parseJson, UsageError } from "./input.js"
 import { approverFor, runtimeLayer, sessionLayer } from "./layer.js"
@@ -298,7 +299,12 @@ export const serve = (options: RuntimeOptions) =>
     const channel = Layer.succeed(Approver, {
       ask: (request) =>
         Effect.gen(function*() {
-          if (inputEnded) return noOneLeft(request)
+          if (inputEnded) {
+            if (options.durable === undefined) return noOneLeft(request)
+            // No one left to answer a durable turn's question: it stays open for a later process.
+            leavePending?.()
+            return yield* Effect.never
+          }
           const id = `approval-${++approvals}`
           const answer = yield* Deferred.make<ApprovalAnswer>()
           pending.set(id, { kind: "approval", request, answer })
@@ -333,7 +339,9 @@ export const serve = (options: RuntimeOptions) =>
         })
     })
 
-    yield* Effect.scoped(
+    /** Leaves a durable turn's open questions for a later process (set while a durable turn waits on one). */
+    let leavePending: (() => void) | undefined
+    const body = (durable: DurableRun | undefined) =>
       Effect.gen(function*() {
         yield* forgetOnForcedExit
         const session = yield* Session
@@ -405,6 +413,11 @@ export const serve = (options: RuntimeOptions) =>
         /** End of input (or a signal): no more turns; open questions are denied, since no one is left to answer. */
         const endInput = Effect.suspend(() => {
           inputEnded = true
+          // A durable turn's open approvals are not denied: the turn is left for a later process to resume.
+          if (durable !== undefined && [...pending.values()].some((waiting) => waiting.kind === "approval")) {
+            leavePending?.()
+            return Queue.offer(turns, undefined)
+          }
           return Effect.zipRight(
             Effect.forEach(
               [...pending.values()],
@@ -436,6 +449,12 @@ export const serve = (options: RuntimeOptions) =>
         /** A signal, or the client gone: stop reading, deny what is open, cancel the running turn and the queued. */
         const stop = () => {
           stopping = true
+          if (durable !== undefined) {
+            // Nothing is denied or cancelled: the durable turn is left as it is, for a later process.
+            leavePending?.()
+            Runtime.runFork(runtime)(Effect.zipRight(Fiber.interrupt(reader), Queue.offer(turns, undefined)))
+            return
+          }
           Runtime.runFork(runtime)(
             Effect.zipRight(Fiber.interrupt(reader), Effect.zipRight(endInput, running?.cancel ?? Effect.void))
           )
@@ -466,6 +485,56 @@ export const serve = (options: RuntimeOptions) =>
           })
         })
         yield* announceTools
+
+        /**
+         * A durable turn: its events and result as for any turn. A signal, or an approval with no one left to answer
+         * it, leaves the turn pending instead (its questions unanswered, its record as it is): a later `serve` or
+         * `exec --durable` of the session sent the same turn resumes it. Then this and the queued turns get a
+         * `pending` line, and the process ends. Returns whether the turn finished.
+         */
+        const runDurable = (durable: DurableRun, turn: Turn) =>
+          Effect.gen(function*() {
+            const suggestions = suggestionsRecorder()
+            const fiber = yield* Effect.fork(durable({
+              toolUses: turn.toolUses,
+              mode: options.scheduling,
+              onEvent: (event) => {
+                suggestions.record(event)
+                return writeJsonLine({ type: "event", turn: turn.id, ...eventJson(event) })
+              }
+            }))
+            const left = yield* Deferred.make<void>()
+            leavePending = () => Effect.runSync(Deferred.succeed(left, undefined))
+            if (stopping) leavePending()
+            const outcomes = yield* Effect.raceFirst(
+              Fiber.join(fiber),
+              Effect.as(Deferred.await(left), undefined)
+            ).pipe(Effect.ensuring(Effect.sync(() => (leavePending = undefined))))
+            if (outcomes === undefined) {
+              yield* Fiber.interrupt(fiber)
+              const unfinished = [turn, ...(yield* Queue.takeAll(turns))].filter((queued) => queued !== undefined)
+              yield* Effect.forEach(unfinished, (queued) =>
+                writeJsonLine({
+                  type: "pending",
+                  turn: queued.id,
+                  message: "this durable turn was left unfinished; send it again (serve or exec --durable with this " +
+                    "--session) to resume it: what completed is not run again, an open question is asked again"
+                }), { discard: true })
+              return false
+            }
+            yield* session.checkpoint.pipe(
+              Effect.catchAll((error) => writeJsonLine({ type: "error", id: turn.id, message: error.message }))
+            )
+            yield* writeJsonLine({
+              type: "result",
+              turn: turn.id,
+              results: outcomes.map((outcome) => outcome.result),
+              outcomes: outcomes.map((outcome) => summary(outcome, suggestions.of(outcome.toolUseId)))
+            })
+            yield* announceTools
+            return true
+          })
+
         // A background task that ends (or stalls at a prompt) is an event line of its own, at once, once.
         const tasks = yield* TaskRegistry
         yield* Effect.forkScoped(Effect.forever(Effect.flatMap(tasks.awaitNotifications, (taken) =>
@@ -486,6 +555,13 @@ export const serve = (options: RuntimeOptions) =>
             break
           }
           currentTurn = turn.id
+          if (durable !== undefined) {
+            const finished = yield* runDurable(durable, turn)
+            active.delete(turn.id)
+            currentTurn = undefined
+            if (!finished) break
+            continue
+          }
           yield* Effect.scoped(
             Effect.gen(function*() {
               const handle = yield* toolRuntime.start(turn.toolUses, { mode: options.scheduling })
@@ -518,14 +594,23 @@ export const serve = (options: RuntimeOptions) =>
           active.delete(turn.id)
           currentTurn = undefined
         }
-      }).pipe(
-        Effect.provide(runtimeLayer(options, approverFor(options, channel))),
-        // Background tasks live as long as this process (the session's owner here).
-        Effect.provide(TaskRegistry.layerSession()),
-        Effect.provide(sessionLayer(options))
-      )
+      })
+    const approver = approverFor(options, channel)
+    const withRuntime = options.durable === undefined
+      ? body(undefined).pipe(Effect.provide(runtimeLayer(options, approver)))
+      // Loaded only here: the durable dependencies stay out of every other start.
+      : Effect.flatMap(Effect.promise(() => import("./durable.js")), (durable) =>
+        Effect.flatMap(durable.durableRun, body).pipe(
+          Effect.provide(durable.durableRuntimeLayer(options, approver))
+        ))
+    yield* Effect.scoped(withRuntime).pipe(
+      // Background tasks live as long as this process (the session's owner here).
+      Effect.provide(TaskRegistry.layerSession()),
+      Effect.provide(sessionLayer(options))
     )
-    if (clientGone === undefined) return 0
+    if (clientGone === undefined) {
+      return 0
+    }
     yield* Effect.sync(() =>
       process.stderr.write(
         `effect-tool-runtime: the client closed standard output (${

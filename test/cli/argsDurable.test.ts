@@ -20,9 +20,11 @@ describe("--durable", () => {
     const parsed = parseCommandLine(["exec", "--session", session(), "--durable"])
     expect(Either.isRight(parsed) && parsed.right._tag === "Exec" && parsed.right.options.durable).toBe("sqlite")
   })
-  it("serve refuses it", () => {
-    expect(usageOf(["serve", "--session", session(), "--durable"])).toContain(
-      "--durable is for exec only: serve does not run durable turns yet"
+  it("serve with --session takes it; serve --mcp refuses it", () => {
+    const parsed = parseCommandLine(["serve", "--session", session(), "--durable"])
+    expect(Either.isRight(parsed) && parsed.right._tag === "Serve" && parsed.right.options.durable).toBe("sqlite")
+    expect(usageOf(["serve", "--mcp", "--session", session(), "--durable"])).toContain(
+      "--durable is for exec and serve's JSON lines: serve --mcp does not run durable turns yet"
     )
   })
   it("exec without --session refuses it", () => {
