@@ -21,11 +21,13 @@ import * as Stream from "effect/Stream"
 import * as nodeFs from "node:fs"
 import type { Approver } from "../Permission/Approver.js"
 import * as TerminalApprover from "../Permission/TerminalApprover.js"
+import type { ToolEvent } from "../Runtime/Events.js"
 import { renderEvent } from "../Runtime/Render.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
 import { Session } from "../Session/Session.js"
 import { escapeForDisplay } from "../Shared/display.js"
 import { TaskRegistry } from "../Tasks/TaskRegistry.js"
+import type { TaskNotification } from "../Tasks/TaskRegistry.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
 import { decodeStdin, UsageError } from "./input.js"
 import { approverFor, runtimeLayer, sessionLayer } from "./layer.js"
@@ -65,6 +67,31 @@ export const forgetOnForcedExit = Effect.gen(function*() {
   yield* Effect.addFinalizer(() => Effect.sync(unregister))
 })
 
+/**
+ * An event on standard error (`--verbose`), shown as the approval prompt shows it: what a tool's input or output
+ * holds (controls, bidi, ANSI) is spelled out, never interpreted by the terminal. Waits while a question is on the
+ * terminal, so nothing is printed over it.
+ */
+const printEvent = (lock: Effect.Semaphore, event: ToolEvent): Effect.Effect<void> => {
+  const rendered = renderEvent(event)
+  const text = rendered === undefined ? undefined : escapeForDisplay(rendered)
+  return text === undefined
+    ? Effect.void
+    : lock.withPermits(1)(Effect.sync(() => void process.stderr.write(`${text}\n`)))
+}
+
+/** Tasks that ended since the last run (or during this one), each reported once: the output's `task_notifications`. */
+const taskNotificationsJson = (ended: ReadonlyArray<TaskNotification>) =>
+  ended.length === 0 ? {} : {
+    task_notifications: ended.map((notice) => ({
+      task_id: notice.task.id,
+      kind: notice.kind,
+      status: notice.task.status._tag,
+      ...(notice.task.status._tag === "Exited" ? { exit_code: notice.task.status.code } : {}),
+      text: notice.text
+    }))
+  }
+
 /** Runs `exec`. */
 export const exec = (options: RuntimeOptions) =>
   Effect.gen(function*() {
@@ -73,7 +100,7 @@ export const exec = (options: RuntimeOptions) =>
     const lock = TerminalApprover.makeTerminalLock()
     const approver = approverFor(options, TerminalApprover.layerAuto({ lock }))
     if (options.durable !== undefined) {
-      return yield* execDurable(options, toolUses, approver)
+      return yield* execDurable(options, toolUses, approver, lock)
     }
     yield* Effect.scoped(
       Effect.gen(function*() {
@@ -95,15 +122,7 @@ export const exec = (options: RuntimeOptions) =>
         const suggestions = suggestionsRecorder()
         const printer = yield* Effect.forkScoped(Stream.runForEach(handle.events, (event) => {
           suggestions.record(event)
-          if (!options.verbose) return Effect.void
-          // Shown as the approval prompt shows it: what a tool's input or output holds (controls, bidi, ANSI) is
-          // spelled out, never interpreted by the terminal.
-          const rendered = renderEvent(event)
-          const text = rendered === undefined ? undefined : escapeForDisplay(rendered)
-          // Waits while a question is on the terminal, so nothing is printed over it.
-          return text === undefined
-            ? Effect.void
-            : lock.withPermits(1)(Effect.sync(() => void process.stderr.write(`${text}\n`)))
+          return options.verbose ? printEvent(lock, event) : Effect.void
         }))
         const outcomes = yield* handle.await
         // The events stream ends with the run: wait for the last lines to be printed.
@@ -115,15 +134,7 @@ export const exec = (options: RuntimeOptions) =>
         yield* writeJsonLine({
           results: outcomes.map((outcome) => outcome.result),
           outcomes: outcomes.map((outcome) => summary(outcome, suggestions.of(outcome.toolUseId))),
-          ...(ended.length === 0 ? {} : {
-            task_notifications: ended.map((notice) => ({
-              task_id: notice.task.id,
-              kind: notice.kind,
-              status: notice.task.status._tag,
-              ...(notice.task.status._tag === "Exited" ? { exit_code: notice.task.status.code } : {}),
-              text: notice.text
-            }))
-          })
+          ...taskNotificationsJson(ended)
         })
       }).pipe(
         Effect.provide(runtimeLayer(options, approver)),
@@ -140,28 +151,60 @@ export const exec = (options: RuntimeOptions) =>
   })
 
 /**
- * `exec --durable`: the turn runs as a durable turn in the session directory. The same turn run again (after the
- * process died) resumes it: what completed is not run again, and an unanswered question is asked again.
+ * `exec --durable`: the turn runs as a durable turn in the session directory (or the Postgres database). The same
+ * turn run again (after the process died) resumes it: what completed is not run again, and an unanswered question
+ * is asked again. A signal stops the runner at once (the calls running are interrupted, their process trees
+ * stopped) and leaves the turn as it is: run again, a call that was running is run again if it is idempotent, else
+ * reported "unknown".
  */
 const execDurable = <E>(
   options: RuntimeOptions,
   toolUses: ReadonlyArray<ToolUseBlock>,
-  approver: Layer.Layer<Approver, E>
+  approver: Layer.Layer<Approver, E>,
+  lock: Effect.Semaphore
 ) =>
   Effect.gen(function*() {
     // Loaded only here: the durable dependencies stay out of every other start.
-    const { durableRuntimeLayer } = yield* Effect.promise(() => import("./durable.js"))
-    const { DurableTurns } = yield* Effect.promise(() => import("../Durable/DurableTurns.js"))
-    yield* Effect.scoped(
+    const { durableRun, durableRuntimeLayer } = yield* Effect.promise(() => import("./durable.js"))
+    const work = Effect.scoped(
       Effect.gen(function*() {
         const session = yield* Session
-        const outcomes = yield* DurableTurns.execute({ session: session.directory, toolUses })
-        yield* session.checkpoint
+        const tasks = yield* TaskRegistry
+        const run = yield* durableRun
         const suggestions = suggestionsRecorder()
+        const outcomes = yield* run({
+          toolUses,
+          mode: options.scheduling,
+          onEvent: (event) => {
+            suggestions.record(event)
+            return options.verbose ? printEvent(lock, event) : Effect.void
+          }
+        })
+        yield* session.checkpoint
+        yield* tasks.refresh
+        const ended = yield* tasks.takeNotifications
         yield* writeJsonLine({
           results: outcomes.map((outcome) => outcome.result),
-          outcomes: outcomes.map((outcome) => summary(outcome, suggestions.of(outcome.toolUseId)))
+          outcomes: outcomes.map((outcome) => summary(outcome, suggestions.of(outcome.toolUseId))),
+          ...taskNotificationsJson(ended)
         })
-      }).pipe(Effect.provide(durableRuntimeLayer(options, approver)), Effect.provide(sessionLayer(options)))
+      }).pipe(
+        Effect.provide(durableRuntimeLayer(options, approver)),
+        Effect.provide(
+          TaskRegistry.layerSession({ onClose: "detach", sandboxHost: TaskRegistry.sandboxHost() })
+        ),
+        Effect.provide(sessionLayer(options))
+      )
     )
+    const fiber = yield* Effect.fork(work)
+    const unregister = onFirstSignal(() => Effect.runFork(Fiber.interrupt(fiber)))
+    const exit = yield* Fiber.await(fiber).pipe(Effect.ensuring(Effect.sync(unregister)))
+    if (Exit.isFailure(exit) && Exit.isInterrupted(exit)) {
+      process.stderr.write(
+        "effect-tool-runtime: stopped by a signal; the durable turn is left as it is: run the same turn again " +
+          "with this --session to resume it\n"
+      )
+      return
+    }
+    return yield* exit
   })

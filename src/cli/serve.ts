@@ -22,6 +22,8 @@
  *   questions (`question`, `header`, `options` [{label, description}], `multiSelect`)
  * - `{"type":"result","turn":"t1","results":[...],"outcomes":[...]}` when a turn ends
  * - `{"type":"error","id":...,"message":"..."}` for a line that is not a request; the process stays up
+ * - `{"type":"pending","turn":"t1","message":"..."}` with `--durable`: the turn was left unfinished (an approval open
+ *   at end of input or at a signal); sent again to a later `serve --durable` of the session, it resumes
  *
  * Turns run one at a time, in the order received; approval answers are read while a turn runs. End of input ends
  * the process once the turns received have finished (an approval still open then is denied, a question declined). A signal cancels the

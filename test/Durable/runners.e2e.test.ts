@@ -15,7 +15,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
-import { ensureBuilt, output, run, toolUse, workspace } from "../cli/helpers.js"
+import { cleanUp, ensureBuilt, output, run, toolUse, workspace } from "../cli/helpers.js"
 import { tempDir } from "../support/index.js"
 import { type Postgres, postgresBin, startPostgres } from "../support/postgres.js"
 
@@ -96,7 +96,9 @@ describe.skipIf(bin === undefined)("durable turns on two runners over Postgres",
     ;[pg] = await Promise.all([startPostgres(bin!), ensureBuilt()])
   }, 300_000)
   afterAll(() => {
+    // The runners and any CLI child a failed test left, before their database goes.
     for (const runner of runners) runner.proc.kill("SIGKILL")
+    cleanUp()
     pg?.stop()
   })
 

@@ -1,6 +1,6 @@
 /**
- * `--durable` is taken only where it does something: `exec` with `--session`. Elsewhere it is a usage error that says
- * why, never a flag parsed and ignored.
+ * `--durable` is taken only where it does something: `exec` and `serve` with `--session` (not `serve --mcp`). Elsewhere
+ * it is a usage error that says why, never a flag parsed and ignored.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"

@@ -4,12 +4,15 @@
  * - an approval still open when input ends is not denied: the turn gets a `pending` line and the process ends; a new
  *   `serve` of the session sent the same turn asks the same question (same token) and, answered, finishes it;
  * - what completed before is not run again (a PostToolUse hook counts every run of the Read);
- * - a signal leaves the turn pending the same way (nothing is denied or recorded as cancelled).
+ * - a signal leaves the turn pending the same way (nothing is denied or recorded as cancelled);
+ * - `exec --durable`: a signal stops the runner at once, its Bash's process tree with it (nothing left running);
+ *   the same turn run again reports that Bash "unknown", never runs it twice.
  */
+import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, it } from "vitest"
-import { cleanUp, ensureBuilt, start, toolUse, waitUntil, workspace } from "./helpers.js"
+import { cleanUp, ensureBuilt, output, processes, run, start, toolUse, waitUntil, workspace } from "./helpers.js"
 import type { Running } from "./helpers.js"
 
 beforeAll(ensureBuilt, 180_000)
@@ -114,4 +117,33 @@ describe.concurrent("serve --durable", () => {
     second.child.kill("SIGTERM")
     await second.finished
   }, 60_000)
+
+  it(
+    "exec --durable: a signal stops the running Bash and its tree at once; run again, its outcome is unknown",
+    async ({ expect }) => {
+      const where = workspace()
+      const session = path.join(where.dir, "..", "session")
+      const marker = `etr-durable-sig-${randomBytes(4).toString("hex")}`
+      const runs = path.join(where.dir, "bash-runs.txt")
+      const turn = [toolUse("toolu_sleep", "Bash", { command: `echo x >> ${runs}; sleep 30 # ${marker}` })]
+      const args = ["exec", "--session", session, "--durable", "--approve", "allow", "--no-claude-settings"]
+      const first = start(where, args, JSON.stringify(turn))
+      await waitUntil("the Bash to start", () => linesOf(runs).length === 1 && fs.existsSync(session), 20_000)
+      await waitUntil("its sleep", async () => (await processes(marker)).length > 0, 10_000)
+      first.child.kill("SIGTERM")
+      const ended = await first.finished
+      expect(ended.code).toBe(143)
+      expect(ended.stdout).toBe("")
+      expect(ended.stderr).toContain("the durable turn is left as it is")
+      expect(await processes(marker)).toEqual([])
+
+      const again = output(await run(where, args, turn))
+      expect(again.outcomes.map((outcome) => [outcome.tool_use_id, outcome.status])).toEqual([
+        ["toolu_sleep", "interrupted"]
+      ])
+      expect(again.results[0]!.content).toContain("unknown: the process stopped while it ran")
+      expect(linesOf(runs)).toEqual(["x"])
+    },
+    60_000
+  )
 })
