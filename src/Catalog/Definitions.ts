@@ -312,21 +312,41 @@ export const forProvider = (
   provider: Provider,
   definitions: ReadonlyArray<Definition.Any>,
   options: ForProviderOptions = {}
-): ReadonlyArray<unknown> => {
+): ReadonlyArray<unknown> =>
+  providerTools(provider, definitions.map((definition) => toolForProvider(provider, definition, options)))
+
+/**
+ * One tool as {@link forProvider} shows it: an element of its array (for Gemini, one of the function declarations).
+ *
+ * @since 0.3.0
+ * @category definitions
+ */
+export const toolForProvider = (
+  provider: Provider,
+  definition: Definition.Any,
+  options: ForProviderOptions = {}
+): unknown => {
   const strict = options.strict === undefined ? {} : { strict: options.strict }
   switch (provider) {
     case "anthropic":
-      return definitions.map((definition) =>
-        anthropic(definition, { deferLoading: options.deferLoading?.has(definition.name) === true })
-      )
+      return anthropic(definition, { deferLoading: options.deferLoading?.has(definition.name) === true })
     case "openai-chat":
-      return definitions.map((definition) => openAiChat(definition, strict))
+      return openAiChat(definition, strict)
     case "openai-responses":
-      return definitions.map((definition) => openAiResponses(definition, strict))
+      return openAiResponses(definition, strict)
     case "gemini":
-      return definitions.length === 0 ? [] : [{ functionDeclarations: definitions.map(gemini) }]
+      return gemini(definition)
   }
 }
+
+/**
+ * The `tools` value of a request from its tools as {@link toolForProvider} shows them.
+ *
+ * @since 0.3.0
+ * @category definitions
+ */
+export const providerTools = (provider: Provider, tools: ReadonlyArray<unknown>): ReadonlyArray<unknown> =>
+  provider !== "gemini" ? tools : tools.length === 0 ? [] : [{ functionDeclarations: tools }]
 
 // ---------------------------------------------------------------------------------------------------------------
 // inspection and input

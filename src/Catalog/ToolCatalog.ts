@@ -40,6 +40,7 @@ import { filterEnabled, InputRejected, serviceFrom } from "../Tool/Tool.js"
 import type { AnyService, Definition } from "../Tool/Tool.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
 import * as Definitions from "./Definitions.js"
+import * as CatalogState from "./internal/catalogState.js"
 import { ToolRegistry } from "./ToolRegistry.js"
 import type { RegisteredTool } from "./ToolRegistry.js"
 
@@ -201,7 +202,6 @@ export class ToolCatalog extends Context.Tag("effect-tool-runtime/ToolCatalog")<
     readonly isDeferred: (name: string) => boolean
     /** Whether the rules remove this tool (by name or alias). */
     readonly isDenied: (name: string) => boolean
-    /** The tools, announcement and estimate for the next request, from the session's discovered set. */
     /**
      * The tools, announcement and estimate for the next request. `enabled` leaves out the tools that cannot work now
      * (see {@link requestEnabled}, which asks each tool's `isEnabled`).
@@ -330,36 +330,8 @@ export const notLoadedMessage = (name: string, searchTool = "ToolSearch"): strin
  * @category messages
  */
 export const announcement = (names: ReadonlyArray<string>, searchTool = "ToolSearch"): string => {
-  const lines: Array<string> = []
-  const byServer = new Map<string, Array<string>>()
-  for (const name of names) {
-    const end = name.startsWith("mcp__") ? name.indexOf("__", 5) : -1
-    if (end === -1 || end + 2 >= name.length) {
-      lines.push(name)
-      continue
-    }
-    const prefix = name.slice(0, end + 2)
-    const group = byServer.get(prefix)
-    if (group === undefined) {
-      byServer.set(prefix, [name.slice(end + 2)])
-      lines.push(prefix)
-    } else group.push(name.slice(end + 2))
-  }
-  const listed = lines.map((line) => {
-    const group = byServer.get(line)
-    if (group === undefined) return line
-    return group.length === 1 ? `${line}${group[0]}` : `${line}: ${group.join(", ")}`
-  })
-  const grouped = [...byServer.values()].some((group) => group.length > 1)
-  return [
-    "<system-reminder>",
-    `The following deferred tools are available but not loaded yet: their definitions are not in your tool list. ` +
-    `Before calling one, load it with ${searchTool}: query "select:<name>" loads tools by name (comma-separated), ` +
-    `"mcp__<server>" lists a server's tools, and keywords search names and descriptions.` +
-    (grouped ? ` A line "mcp__<server>__: a, b" lists the tools mcp__<server>__a and mcp__<server>__b.` : ""),
-    ...listed,
-    "</system-reminder>"
-  ].join("\n")
+  const announcer = CatalogState.makeAnnouncer()
+  return CatalogState.announce(announcer, names.map((name) => CatalogState.announced(announcer, name)), searchTool)
 }
 
 /**
@@ -391,99 +363,21 @@ const namesOf = (tools: ReadonlyArray<RegisteredTool>): ReadonlySet<string> => {
 }
 const namesCache = new WeakMap<ReadonlyArray<RegisteredTool>, ReadonlySet<string>>()
 
-/** What the catalogue derives from one list of tools (recomputed only when the list changes). */
-interface Derived {
-  readonly all: ReadonlyArray<Definition.Any>
-  readonly tools: ReadonlyArray<Definition.Any>
-  readonly searchable: ReadonlyArray<Definition.Any>
-  readonly deniedNames: ReadonlySet<string>
-  readonly deferredNames: ReadonlySet<string>
-  readonly deferring: boolean
-  readonly deferredTokens: number
-  readonly byName: ReadonlyMap<string, Definition.Any>
-}
-
-const derive = (all: ReadonlyArray<Definition.Any>, options: CatalogOptions): Derived => {
-  const mode = options.mode ?? "on"
-  const searchTool = options.searchToolName ?? "ToolSearch"
-  const denies = options.denies ?? (() => false)
-  const deniedNames = new Set<string>()
-  const tools: Array<Definition.Any> = []
-  const candidates: Array<Definition.Any> = []
-  const byName = new Map<string, Definition.Any>()
-  let deferredTokens = 0
-  // One pass; what a definition costs to measure is measured once per definition (`tokensOf`).
-  for (const definition of all) {
-    if (denies(definition)) {
-      deniedNames.add(definition.name)
-      for (const alias of definition.aliases) deniedNames.add(alias)
-      continue
-    }
-    tools.push(definition)
-    byName.set(definition.name, definition)
-    for (const alias of definition.aliases) byName.set(alias, definition)
-    if (definition.loading === "deferred" && definition.name !== searchTool) {
-      candidates.push(definition)
-      deferredTokens += tokensOf(definition)
-    }
-  }
-  const contextWindow = options.contextWindow ?? 200_000
-  const deferring = candidates.length > 0 &&
-    (mode === "on" || (mode !== "off" && deferredTokens > (mode.auto / 100) * contextWindow))
-  const deferredNames = new Set<string>()
-  if (deferring) {
-    for (const definition of candidates) {
-      deferredNames.add(definition.name)
-      for (const alias of definition.aliases) deferredNames.add(alias)
-    }
-  }
-  return {
-    all,
-    // The search tool is sent only while something waits behind it (Claude Code does the same).
-    tools: deferring ? tools : tools.filter((definition) => definition.name !== searchTool),
-    searchable: tools.filter((definition) => definition.name !== searchTool),
-    deniedNames,
-    deferredNames,
-    deferring,
-    deferredTokens,
-    byName
-  }
-}
-
-/**
- * The estimated tokens of a definition, once per definition: a list that changes (an MCP server's tools arrive) is
- * derived again, but its unchanged tools are not measured again.
- */
-const tokensOf = (definition: Definition.Any): number => {
-  let tokens = definitionTokens.get(definition)
-  if (tokens === undefined) {
-    tokens = Definitions.estimateTokens(Definitions.anthropic(definition))
-    definitionTokens.set(definition, tokens)
-  }
-  return tokens
-}
-const definitionTokens = new WeakMap<Definition.Any, number>()
-
 /** The last request's inputs and answer: a request whose inputs are all unchanged is answered from here. */
 interface CachedRequest {
-  readonly derived: Derived
+  readonly state: CatalogState.State
   readonly found: ReadonlySet<string>
   readonly provider: Definitions.Provider
   readonly strict: boolean | undefined
-  readonly available: ReadonlyArray<Definition.Any>
+  readonly available: ReadonlyArray<CatalogState.Entry>
   readonly answer: CatalogRequest
 }
 
-const sameItems = <A>(a: ReadonlyArray<A>, b: ReadonlyArray<A>): boolean => {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
-}
-
 /**
- * The catalogue over a source of tools that may change (an MCP server's tools arrive or change): everything derived
- * from the list is recomputed when the source returns a different array, and a request whose inputs (the tools, the
- * discovered set, what is enabled, the provider) are unchanged is answered from the last one.
+ * The catalogue over a source of tools that may change (an MCP server's tools arrive or change). What it knows of the
+ * tools is kept between requests and updated when the source returns a different array, for the tools that arrived
+ * and left (`internal/catalogState.ts`); a request whose inputs (the tools, the discovered set, what is enabled, the
+ * provider) are unchanged is answered from the last one.
  */
 const makeCatalog = (
   source: () => ReadonlyArray<Definition.Any>,
@@ -492,49 +386,17 @@ const makeCatalog = (
 ): ToolCatalog["Type"] => {
   const mode = options.mode ?? "on"
   const searchTool = options.searchToolName ?? "ToolSearch"
-  let derived: Derived | undefined
-  const current = (): Derived => {
+  const entries = CatalogState.makeEntries(options)
+  let state: CatalogState.State | undefined
+  const current = (): CatalogState.State => {
     const all = source()
-    if (derived === undefined || derived.all !== all) derived = derive(all, options)
-    return derived
+    if (state === undefined) state = CatalogState.derive(entries, all)
+    else if (state.all !== all) state = CatalogState.update(entries, state, all)
+    return state
   }
 
   let lastEnabled: (name: string) => boolean = () => true
   let cached: CachedRequest | undefined
-  const answer = (
-    state: Derived,
-    found: ReadonlySet<string>,
-    available: ReadonlyArray<Definition.Any>,
-    provider: Definitions.Provider,
-    strict: boolean | undefined
-  ): CatalogRequest => {
-    const { deferredNames } = state
-    // The search tool only while a deferred tool can be found (one that cannot work now is not searchable).
-    const searchable = available.some((definition) => deferredNames.has(definition.name))
-    const sent: Array<Definition.Any> = []
-    const waiting: Array<string> = []
-    const deferLoading = new Set<string>()
-    for (const definition of available) {
-      const name = definition.name
-      if (!deferredNames.has(name)) {
-        if (searchable || name !== searchTool) sent.push(definition)
-      } else if (found.has(name)) {
-        sent.push(definition)
-        deferLoading.add(name)
-      } else waiting.push(name)
-    }
-    const providerOptions = { deferLoading, ...(strict === undefined ? {} : { strict }) }
-    const definitions = Definitions.forProvider(provider, sent, providerOptions)
-    const text = waiting.length === 0 ? undefined : announcement(waiting, searchTool)
-    return {
-      tools: definitions,
-      included: sent.map((definition) => definition.name),
-      deferred: waiting,
-      announcement: text,
-      estimatedTokens: Definitions.estimateTokens(definitions) +
-        (text === undefined ? 0 : Definitions.estimateTokens(text))
-    }
-  }
   const request = (
     provider: Definitions.Provider,
     requestOptions: {
@@ -545,20 +407,20 @@ const makeCatalog = (
     Effect.map(discovered.get, (found): CatalogRequest => {
       if (requestOptions.enabled !== undefined) lastEnabled = requestOptions.enabled
       const enabled = requestOptions.enabled ?? lastEnabled
-      const state = current()
-      const available = state.tools.filter((definition) => enabled(definition.name))
+      const now = current()
+      const available = now.sendable.filter((entry) => enabled(entry.name))
       const strict = requestOptions.strict
       if (
-        cached !== undefined && cached.derived === state && cached.found === found && cached.provider === provider &&
-        cached.strict === strict && sameItems(cached.available, available)
+        cached !== undefined && cached.state === now && cached.found === found && cached.provider === provider &&
+        cached.strict === strict && CatalogState.sameItems(cached.available, available)
       ) return cached.answer
-      const result = answer(state, found, available, provider, strict)
-      cached = { derived: state, found, provider, strict, available, answer: result }
-      return result
+      const answer = CatalogState.assemble(entries, now, found, available, provider, strict)
+      cached = { state: now, found, provider, strict, available, answer }
+      return answer
     }).pipe(Effect.withSpan("ToolCatalog.request", { attributes: { provider } }))
 
   const restoreOmitted = (toolUse: ToolUseBlock): ToolUseBlock => {
-    const definition = current().byName.get(toolUse.name)
+    const definition = current().lookup(toolUse.name)?.definition
     if (definition === undefined) return toolUse
     const input = Definitions.restoreOmitted(definition, toolUse.input)
     return input === toolUse.input ? toolUse : { ...toolUse, input }
@@ -577,10 +439,10 @@ const makeCatalog = (
       return current().deferring
     },
     get deferredTokens() {
-      return current().deferredTokens
+      return current().deferredTokens()
     },
-    isDeferred: (name) => current().deferredNames.has(name),
-    isDenied: (name) => current().deniedNames.has(name),
+    isDeferred: (name) => current().isDeferred(name),
+    isDenied: (name) => current().isDenied(name),
     request,
     discovered,
     enabledNow: Effect.sync(() => lastEnabled),

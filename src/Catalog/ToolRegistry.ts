@@ -6,10 +6,12 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
+import type * as Option from "effect/Option"
 import { editDistance } from "../Shared/closest.js"
 import type { AnyService, Definition, Tool } from "../Tool/Tool.js"
+import { changed } from "./internal/changes.js"
 
 /** The model APIs' rule for tool names (Anthropic, OpenAI and Gemini agree on it). */
 const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/
@@ -112,27 +114,41 @@ export class ToolRegistry extends Context.Tag("effect-tool-runtime/ToolRegistry"
  * @since 0.1.0
  * @category constructors
  */
-export const makeRegistry = (tools: ReadonlyArray<RegisteredTool>): Registry => {
-  const byName = new Map<string, RegisteredTool>()
+export const makeRegistry = (tools: ReadonlyArray<RegisteredTool>): Registry => indexed(tools, index(tools))
+
+/** The names and aliases of `tools`, checked as {@link makeRegistry} says. */
+const index = (tools: ReadonlyArray<RegisteredTool>): HashMap.HashMap<string, RegisteredTool> => {
+  const byName = HashMap.beginMutation(HashMap.empty<string, RegisteredTool>())
   for (const tool of tools) {
-    // Checked here too: tools built at run time (MCP) do not pass through Tool.make.
-    if (!toolNamePattern.test(tool.definition.name)) {
-      throw new Error(
-        `Tool name ${
-          JSON.stringify(tool.definition.name)
-        } cannot be sent to a model: names must match ^[a-zA-Z0-9_-]{1,64}$ (letters, digits, _ and -; 1 to 64 characters)`
-      )
-    }
-    for (const name of [tool.definition.name, ...tool.definition.aliases]) {
-      if (byName.has(name)) throw new Error(`Two tools are registered under the name ${name}`)
-      byName.set(name, tool)
+    checkName(tool)
+    for (const name of namesOf(tool)) {
+      if (HashMap.has(byName, name)) throw new Error(`Two tools are registered under the name ${name}`)
+      HashMap.set(byName, name, tool)
     }
   }
-  const names = tools.map((tool) => tool.definition.name)
+  return HashMap.endMutation(byName)
+}
+
+// Checked here too: tools built at run time (MCP) do not pass through Tool.make.
+const checkName = (tool: RegisteredTool): void => {
+  if (!toolNamePattern.test(tool.definition.name)) {
+    throw new Error(
+      `Tool name ${
+        JSON.stringify(tool.definition.name)
+      } cannot be sent to a model: names must match ^[a-zA-Z0-9_-]{1,64}$ (letters, digits, _ and -; 1 to 64 characters)`
+    )
+  }
+}
+
+const namesOf = (tool: RegisteredTool): ReadonlyArray<string> => [tool.definition.name, ...tool.definition.aliases]
+
+/** The registry of `tools` whose names and aliases `byName` holds (an immutable map: a snapshot keeps its own). */
+const indexed = (tools: ReadonlyArray<RegisteredTool>, byName: HashMap.HashMap<string, RegisteredTool>): Registry => {
+  let names: ReadonlyArray<string> | undefined
   const registry: Registry = {
     tools,
-    lookup: (name) => Option.fromNullable(byName.get(name)),
-    suggest: (name) => closestNames(name, names),
+    lookup: (name) => HashMap.get(byName, name),
+    suggest: (name) => closestNames(name, names ??= tools.map((tool) => tool.definition.name)),
     snapshot: () => registry
   }
   return registry
@@ -143,16 +159,24 @@ export const makeRegistry = (tools: ReadonlyArray<RegisteredTool>): Registry => 
  * read the latest tools; {@link ToolRegistry} `snapshot` fixes them for a run. Throws, like {@link makeRegistry}, when
  * `current` returns duplicate names.
  *
+ * A change is applied for the tools that arrived and left (their names are added to and removed from the previous
+ * index), not by indexing every tool again: an MCP server's one new tool costs one tool's work at 2,000. A change that
+ * is anything else (a tool listed twice, a name taken) is handed to {@link makeRegistry}, whose checks and messages
+ * then apply.
+ *
  * @since 0.2.0
  * @category constructors
  */
 export const makeDynamicRegistry = (current: () => ReadonlyArray<RegisteredTool>): Registry => {
-  let last: ReadonlyArray<RegisteredTool> | undefined
+  let last: ReadonlyArray<RegisteredTool> = []
   let registry: Registry | undefined
+  let byName = HashMap.empty<string, RegisteredTool>()
   const snapshot = (): Registry => {
     const tools = current()
     if (tools !== last || registry === undefined) {
-      registry = makeRegistry(tools)
+      const names = (registry === undefined ? undefined : applyChange(byName, last, tools)) ?? index(tools)
+      registry = indexed(tools, names)
+      byName = names
       last = tools
     }
     return registry
@@ -165,6 +189,32 @@ export const makeDynamicRegistry = (current: () => ReadonlyArray<RegisteredTool>
     suggest: (name) => snapshot().suggest(name),
     snapshot
   }
+}
+
+/**
+ * The index of `tools` from that of `previous`: the tools between the part both lists start with and the part both
+ * end with left (their names are removed) and arrived (theirs are added). Undefined when an arriving name is taken (a
+ * tool listed twice, say) or refused by the model APIs: {@link makeRegistry} then says which.
+ */
+const applyChange = (
+  byName: HashMap.HashMap<string, RegisteredTool>,
+  previous: ReadonlyArray<RegisteredTool>,
+  tools: ReadonlyArray<RegisteredTool>
+): HashMap.HashMap<string, RegisteredTool> | undefined => {
+  const { arrived, left } = changed(previous, tools)
+  if (left.length === 0 && arrived.length === 0) return byName
+  if (arrived.some((tool) => !toolNamePattern.test(tool.definition.name))) return undefined
+  let taken = false
+  const next = HashMap.mutate(byName, (names) => {
+    for (const tool of left) for (const name of namesOf(tool)) HashMap.remove(names, name)
+    for (const tool of arrived) {
+      for (const name of namesOf(tool)) {
+        if (HashMap.has(names, name)) taken = true
+        HashMap.set(names, name, tool)
+      }
+    }
+  })
+  return taken ? undefined : next
 }
 
 /**
