@@ -109,7 +109,7 @@ describe("entries", () => {
     expect(Duration.toMillis(ok.toolTimeouts.slow!)).toBe(100)
   })
 
-  it.effect("a file that is not JSON is one error naming the file; a missing file is no servers", () =>
+  it.effect("a file that is not JSON is one error naming the file; a missing or empty file is no servers", () =>
     Effect.gen(function*() {
       const dir = tempDir("mcp-config")
       fs.writeFileSync(path.join(dir, "bad.json"), "{ nope")
@@ -118,6 +118,12 @@ describe("entries", () => {
       expect(bad.errors[0]?.message).toMatch(/bad\.json: is not valid JSON/)
       const missing = yield* McpConfig.loadFile(path.join(dir, "absent.json"), { trusted: true })
       expect(missing).toEqual({ servers: [], errors: [] })
+      // An empty file (the Bash sandbox's placeholder of a protected .mcp.json) configures nothing, like a missing one.
+      fs.writeFileSync(path.join(dir, "empty.json"), " \n")
+      expect(yield* McpConfig.loadFile(path.join(dir, "empty.json"), { trusted: true })).toEqual({
+        servers: [],
+        errors: []
+      })
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.live("a repository's server in an untrusted folder is listed but never started", () =>
