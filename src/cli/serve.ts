@@ -47,10 +47,12 @@ import * as Stream from "effect/Stream"
 import { requestEnabled } from "../Catalog/ToolCatalog.js"
 import { ApprovalAnswer, Approver } from "../Permission/Approver.js"
 import type { ApprovalRequest } from "../Permission/Approver.js"
+import type { ToolEvent } from "../Runtime/Events.js"
 import type { RunHandle } from "../Runtime/ToolRuntime.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
 import { Session } from "../Session/Session.js"
 import { TaskRegistry } from "../Tasks/TaskRegistry.js"
+import type { Outcome } from "../Tool/Outcome.js"
 import type { QuestionReply, QuestionRequest } from "../Tool/Question.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
 import type { DurableRun } from "./durable.js"
@@ -488,6 +490,31 @@ export const serve = (options: RuntimeOptions) =>
         })
         yield* announceTools
 
+        /** An event line of the turn (the suggestions it carries kept for the result). */
+        const printEvent = (turn: Turn, suggestions: ReturnType<typeof suggestionsRecorder>) => (event: ToolEvent) => {
+          suggestions.record(event)
+          return writeJsonLine({ type: "event", turn: turn.id, ...eventJson(event) })
+        }
+
+        /** A turn ended: the session saved, its `result` line, and a `tools` line if what the model may call changed. */
+        const finishTurn = (
+          turn: Turn,
+          outcomes: ReadonlyArray<Outcome>,
+          suggestions: ReturnType<typeof suggestionsRecorder>
+        ) =>
+          Effect.gen(function*() {
+            yield* session.checkpoint.pipe(
+              Effect.catchAll((error) => writeJsonLine({ type: "error", id: turn.id, message: error.message }))
+            )
+            yield* writeJsonLine({
+              type: "result",
+              turn: turn.id,
+              results: outcomes.map((outcome) => outcome.result),
+              outcomes: outcomes.map((outcome) => summary(outcome, suggestions.of(outcome.toolUseId)))
+            })
+            yield* announceTools
+          })
+
         /**
          * A durable turn: its events and result as for any turn. A signal, or an approval with no one left to answer
          * it, leaves the turn pending instead (its questions unanswered, its record as it is): a later `serve` or
@@ -500,10 +527,7 @@ export const serve = (options: RuntimeOptions) =>
             const fiber = yield* Effect.fork(durable({
               toolUses: turn.toolUses,
               mode: options.scheduling,
-              onEvent: (event) => {
-                suggestions.record(event)
-                return writeJsonLine({ type: "event", turn: turn.id, ...eventJson(event) })
-              }
+              onEvent: printEvent(turn, suggestions)
             }))
             const left = yield* Deferred.make<void>()
             leavePending = () => Effect.runSync(Deferred.succeed(left, undefined))
@@ -524,16 +548,7 @@ export const serve = (options: RuntimeOptions) =>
                 }), { discard: true })
               return false
             }
-            yield* session.checkpoint.pipe(
-              Effect.catchAll((error) => writeJsonLine({ type: "error", id: turn.id, message: error.message }))
-            )
-            yield* writeJsonLine({
-              type: "result",
-              turn: turn.id,
-              results: outcomes.map((outcome) => outcome.result),
-              outcomes: outcomes.map((outcome) => summary(outcome, suggestions.of(outcome.toolUseId)))
-            })
-            yield* announceTools
+            yield* finishTurn(turn, outcomes, suggestions)
             return true
           })
 
@@ -572,25 +587,11 @@ export const serve = (options: RuntimeOptions) =>
                 yield* handle.cancel
               }
               const suggestions = suggestionsRecorder()
-              const printer = yield* Effect.forkScoped(Stream.runForEach(handle.events, (event) => {
-                suggestions.record(event)
-                return writeJsonLine({ type: "event", turn: turn.id, ...eventJson(event) })
-              }))
+              const printer = yield* Effect.forkScoped(Stream.runForEach(handle.events, printEvent(turn, suggestions)))
               const outcomes = yield* handle.await
               yield* Fiber.join(printer)
               running = undefined
-              yield* session.checkpoint.pipe(
-                Effect.catchAll((error) =>
-                  writeJsonLine({ type: "error", id: turn.id, message: error.message })
-                )
-              )
-              yield* writeJsonLine({
-                type: "result",
-                turn: turn.id,
-                results: outcomes.map((outcome) => outcome.result),
-                outcomes: outcomes.map((outcome) => summary(outcome, suggestions.of(outcome.toolUseId)))
-              })
-              yield* announceTools
+              yield* finishTurn(turn, outcomes, suggestions)
             })
           )
           active.delete(turn.id)
@@ -601,10 +602,15 @@ export const serve = (options: RuntimeOptions) =>
     const withRuntime = options.durable === undefined
       ? body(undefined).pipe(Effect.provide(runtimeLayer(options, approver)))
       // Loaded only here: the durable dependencies stay out of every other start.
-      : Effect.flatMap(Effect.promise(() => import("./durable.js")), (durable) =>
-        Effect.flatMap(durable.durableRun, body).pipe(
-          Effect.provide(durable.durableRuntimeLayer(options, approver))
-        ))
+      : Effect.flatMap(
+        Effect.promise(() =>
+          import("./durable.js")
+        ),
+        (durable) =>
+          Effect.flatMap(durable.durableRun, body).pipe(
+            Effect.provide(durable.durableRuntimeLayer(options, approver))
+          )
+      )
     yield* Effect.scoped(withRuntime).pipe(
       // Background tasks live as long as this process (the session's owner here).
       Effect.provide(TaskRegistry.layerSession()),

@@ -17,7 +17,7 @@ import * as net from "node:net"
 import * as path from "node:path"
 import { cleanUp, ensureBuilt, output, run, toolUse, workspace } from "../cli/helpers.js"
 import { tempDir } from "../support/index.js"
-import { type Postgres, postgresBin, startPostgres } from "../support/postgres.js"
+import { freePort, type Postgres, postgresBin, startPostgres } from "../support/postgres.js"
 
 const child = path.join(__dirname, "fixtures/runnerChild.ts")
 const bin = postgresBin()
@@ -30,16 +30,6 @@ interface Runner {
   readonly lines: Array<Record<string, unknown>>
   readonly stderr: () => string
 }
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as net.AddressInfo).port
-      server.close(() => resolve(port))
-    })
-  })
 
 const startRunner = (url: string, port: number, name: string, markerFile: string): Runner => {
   const proc = spawn(process.execPath, ["--import", "tsx", child, url, String(port), name, markerFile], {

@@ -4,27 +4,21 @@
  * (TaskOutput), stop it (TaskStop), and report a task that ended between runs once (`task_notifications`). A signal
  * to `exec` stops its tasks with the run. Tasks carry a marker in their environment, so nothing is left unseen.
  */
-import { randomInt, randomUUID } from "node:crypto"
+import { randomInt } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanUp, ensureBuilt, output, run, start, toolUse, waitUntil, workspace } from "../cli/helpers.js"
-import { processesWithMarker } from "../support/index.js"
+import type { WithTasks } from "../cli/helpers.js"
+import { markChildren } from "../support/index.js"
 
-const mark = randomUUID()
-process.env["TASKS_CLI_MARK"] = mark
-const marked = () => processesWithMarker(`TASKS_CLI_MARK=${mark}`)
+const marked = markChildren("TASKS_CLI_MARK")
 
 beforeAll(ensureBuilt, 120_000)
 afterAll(() => {
   for (const pid of marked()) process.kill(pid, "SIGKILL")
   cleanUp()
 })
-
-interface WithTasks {
-  readonly results: ReadonlyArray<{ readonly content: string; readonly is_error?: true }>
-  readonly task_notifications?: ReadonlyArray<{ task_id: string; kind: string; status: string; exit_code?: number }>
-}
 
 /** Without the OS sandbox (sandboxed tasks, under their sandbox host, are `sandboxed.cli.e2e.test.ts`'s). */
 const unsandboxed = (where: ReturnType<typeof workspace>): string => {

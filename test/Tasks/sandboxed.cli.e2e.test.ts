@@ -7,29 +7,22 @@
  * environment, so nothing left running (host, bridges, sandbox) goes unseen, nor the sandbox's mount points.
  */
 import { spawn, spawnSync } from "node:child_process"
-import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanUp, ensureBuilt, output, root, run, start, toolUse, waitUntil, workspace } from "../cli/helpers.js"
-import { processesWithMarker } from "../support/index.js"
+import type { WithTasks } from "../cli/helpers.js"
+import { markChildren } from "../support/index.js"
 import { sandboxUnavailable } from "../Tools/Bash/helpers.js"
 
-const mark = randomUUID()
-process.env["SANDBOXED_TASKS_MARK"] = mark
-const marked = () => processesWithMarker(`SANDBOXED_TASKS_MARK=${mark}`)
+const marked = markChildren("SANDBOXED_TASKS_MARK")
 
 beforeAll(ensureBuilt, 120_000)
 afterAll(() => {
   for (const pid of marked()) process.kill(pid, "SIGKILL")
   cleanUp()
 })
-
-interface WithTasks {
-  readonly results: ReadonlyArray<{ readonly content: string; readonly is_error?: true }>
-  readonly task_notifications?: ReadonlyArray<{ task_id: string; kind: string; status: string; exit_code?: number }>
-}
 
 type Where = ReturnType<typeof workspace>
 

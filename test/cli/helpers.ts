@@ -120,6 +120,12 @@ export interface ExecOutput {
   readonly outcomes: ReadonlyArray<Summary>
 }
 
+/** An `exec` output with the background tasks' part. */
+export interface WithTasks {
+  readonly results: ReadonlyArray<{ readonly content: string; readonly is_error?: true }>
+  readonly task_notifications?: ReadonlyArray<{ task_id: string; kind: string; status: string; exit_code?: number }>
+}
+
 /** Standard output is exactly one line of JSON, and the exit code the one expected. */
 export const output = (finished: Finished, code = 0): ExecOutput => {
   if (finished.code !== code) {

@@ -4,6 +4,7 @@
  * poll until something appears, find processes by the marker in their environment).
  */
 import * as Effect from "effect/Effect"
+import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -81,6 +82,16 @@ export const readPids = (file: string, count: number): ReadonlyArray<number> | u
   } catch {
     return undefined
   }
+}
+
+/**
+ * Marks every process this test process starts from now on: `name=<a fresh id>` in their environment, which their
+ * children inherit. Returns what lists the live marked processes (to check that none is left, or to kill them).
+ */
+export const markChildren = (name: string): () => ReadonlyArray<number> => {
+  const mark = randomUUID()
+  process.env[name] = mark
+  return () => processesWithMarker(`${name}=${mark}`)
 }
 
 /** The live processes whose environment holds `NAME=value` (`marker`), read from /proc. */

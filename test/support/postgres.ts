@@ -28,7 +28,8 @@ export const postgresBin = (): string | undefined => {
   return found
 }
 
-const freePort = (): Promise<number> =>
+/** A port nobody listens on at 127.0.0.1 now. */
+export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
     const server = net.createServer()
     server.once("error", reject)

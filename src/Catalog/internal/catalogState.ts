@@ -235,6 +235,27 @@ const lists = (entries: Entries, listed: ReadonlyArray<Entry>) => {
   }
 }
 
+/** A state from its list and its name index; `deferredBy` tells the deferred names once it is known whether the list defers. */
+const stateOf = (
+  entries: Entries,
+  all: ReadonlyArray<Definition.Any>,
+  listed: ReadonlyArray<Entry>,
+  index: Pick<State, "byName" | "deniedNames" | "distinct">,
+  deferredBy: (deferring: boolean) => (name: string) => boolean
+): State => {
+  const state = lists(entries, listed)
+  const { byName, deniedNames } = index
+  return {
+    all,
+    listed,
+    ...state,
+    ...index,
+    lookup: (name) => byName.get(name),
+    isDenied: (name) => deniedNames.has(name),
+    isDeferred: deferredBy(state.deferring)
+  }
+}
+
 /**
  * The state of a list of definitions, from scratch: every name and alias is indexed in list order (a later tool
  * under a name wins it), the removed ones' and the deferred ones' too.
@@ -256,20 +277,11 @@ export const derive = (entries: Entries, all: ReadonlyArray<Definition.Any>): St
   for (const [definition, entry] of entries.byDefinition) {
     if (entry.seen !== generation) entries.byDefinition.delete(definition)
   }
-  const state = lists(entries, listed)
-  // A deferred name is one a candidate holds; with names that collide, any candidate's (as with distinct ones).
-  const deferredNames = new Set(state.deferring ? listed.flatMap((e) => e.candidate && !e.denied ? e.names : []) : [])
-  return {
-    all,
-    listed,
-    ...state,
-    lookup: (name) => byName.get(name),
-    isDenied: (name) => deniedNames.has(name),
-    isDeferred: (name) => deferredNames.has(name),
-    distinct,
-    byName,
-    deniedNames
-  }
+  return stateOf(entries, all, listed, { byName, deniedNames, distinct }, (deferring) => {
+    // A deferred name is one a candidate holds; with names that collide, any candidate's (as with distinct ones).
+    const deferredNames = new Set(deferring ? listed.flatMap((e) => e.candidate && !e.denied ? e.names : []) : [])
+    return (name) => deferredNames.has(name)
+  })
 }
 
 /**
@@ -302,18 +314,13 @@ export const update = (entries: Entries, previous: State, all: ReadonlyArray<Def
     ...added,
     ...previous.listed.slice(start + left.length)
   ]
-  const state = lists(entries, listed)
-  return {
+  return stateOf(
+    entries,
     all,
     listed,
-    ...state,
-    lookup: (name) => byName.get(name),
-    isDenied: (name) => deniedNames.has(name),
-    isDeferred: (name) => state.deferring && byName.get(name)?.candidate === true,
-    distinct: true,
-    byName,
-    deniedNames
-  }
+    { byName, deniedNames, distinct: true },
+    (deferring) => (name) => deferring && byName.get(name)?.candidate === true
+  )
 }
 
 // ---------------------------------------------------------------------------------------------------------------
