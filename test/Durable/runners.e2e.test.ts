@@ -96,12 +96,13 @@ describe.skipIf(bin === undefined)("durable turns on two runners over Postgres",
     "200 calls of 20 sessions complete, each at most once; a killed runner's turns are finished by the other",
     async () => {
       const markerFile = path.join(tempDir("runners"), "marks.txt")
-      const a = startRunner(pg.url, await freePort(), "A", markerFile)
-      const b = startRunner(pg.url, await freePort(), "B", markerFile)
+      const url = pg.database("runners")
+      const a = startRunner(url, await freePort(), "A", markerFile)
+      const b = startRunner(url, await freePort(), "B", markerFile)
       runners.push(a, b)
       await waitFor("both runners", () => a.lines.length > 0 && b.lines.length > 0, runners)
       // The shards are shared once both runners hold some (each holds one advisory lock per shard).
-      await waitFor("shards on both runners", () => lockHolders(pg.url) >= 2, runners)
+      await waitFor("shards on both runners", () => lockHolders(url) >= 2, runners)
 
       const turns = Array.from({ length: 20 }, (_, s) => ({
         session: `session-${s}`,
@@ -120,6 +121,7 @@ describe.skipIf(bin === undefined)("durable turns on two runners over Postgres",
       const beforeKill = marks(markerFile)
       b.proc.kill("SIGKILL")
       await waitFor("A to finish every turn", () => a.lines.length > 1, [a], 90_000)
+      a.proc.kill("SIGKILL")
 
       const outcomes = a.lines[1]!["outcomes"] as ReadonlyArray<
         ReadonlyArray<{ readonly toolUseId: string; readonly status: string; readonly content: unknown }>
@@ -161,6 +163,8 @@ describe.skipIf(bin === undefined)("durable turns on two runners over Postgres",
       const where = workspace()
       const session = path.join(where.dir, "..", "session")
       const marker = path.join(where.dir, "ran.txt")
+      // Its own database: a cluster's runners must all provide the same tools (the runner children above do not).
+      const url = pg.database("exec_attach")
       const turn = [
         toolUse("toolu_read", "Read", { file_path: path.join(where.dir, "a.txt") }),
         toolUse("toolu_bash", "Bash", { command: `echo ran >> ${marker}` })
@@ -170,7 +174,7 @@ describe.skipIf(bin === undefined)("durable turns on two runners over Postgres",
         "--session",
         session,
         "--durable",
-        pg.url,
+        url,
         "--approve",
         "allow",
         "--no-claude-settings"
@@ -183,7 +187,7 @@ describe.skipIf(bin === undefined)("durable turns on two runners over Postgres",
       // Recorded in the shared database, not in the session directory.
       expect(fs.existsSync(path.join(session, "durable.sqlite"))).toBe(false)
       const recorded = execFileSync(path.join(bin!, "psql"), [
-        pg.url,
+        url,
         "-At",
         "-c",
         "SELECT tool_use_id || ' ' || attempt || ' ' || state FROM effect_tool_runtime_calls " +
@@ -220,7 +224,7 @@ describe.skipIf(bin === undefined)("durable turns on two runners over Postgres",
         "--session",
         session,
         "--durable",
-        pg.url,
+        pg.database("exec_errors"),
         "--runner-address",
         `127.0.0.1:${port}`,
         "--no-claude-settings"

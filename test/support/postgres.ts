@@ -15,6 +15,8 @@ export interface Postgres {
   readonly url: string
   readonly port: number
   readonly stop: () => void
+  /** A new empty database in the cluster, its URL (tests that must not see each other's runners use their own). */
+  readonly database: (name: string) => string
 }
 
 /** The directory of the newest installed server's binaries, or undefined (then the tests that need one skip). */
@@ -66,7 +68,18 @@ export const startPostgres = async (bin: string): Promise<Postgres> => {
     fs.rmSync(dir, { recursive: true, force: true })
   }
   process.once("exit", stop)
-  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, port, stop }
+  const database = (name: string): string => {
+    const url = `postgres://postgres@127.0.0.1:${port}/${name}`
+    execFileSync(path.join(bin, "psql"), [
+      `postgres://postgres@127.0.0.1:${port}/postgres`,
+      "-c",
+      `CREATE DATABASE ${name}`
+    ], {
+      stdio: "pipe"
+    })
+    return url
+  }
+  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, port, stop, database }
 }
 
 /** Spawns a process and waits for it, for `psql`-like one-offs in tests. */
