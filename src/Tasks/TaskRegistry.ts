@@ -248,6 +248,11 @@ export class TaskRegistry extends Context.Tag("effect-tool-runtime/TaskRegistry"
   readonly stop: (id: string) => Effect.Effect<TaskRecord, TaskNotFound>
   /** Stops every running task. */
   readonly stopAll: Effect.Effect<void>
+  /**
+   * The session ends now (`exec --end-session`): every running task is stopped as its owner ended (status `Killed`
+   * by `owner`), each announced once.
+   */
+  readonly endSession: Effect.Effect<void>
   /** The announcements not yet taken (each is taken once). */
   readonly takeNotifications: Effect.Effect<ReadonlyArray<TaskNotification>>
   /** Waits until there is at least one announcement, then takes them all. */
@@ -827,6 +832,7 @@ const make = (options: TaskRegistryOptions): Effect.Effect<TaskRegistry["Type"],
       read,
       stop,
       stopAll: stopAllBy("TaskStop"),
+      endSession: stopAllBy("owner"),
       takeNotifications,
       awaitNotifications,
       refresh: Effect.suspend(() => Effect.forEach([...tasks.values()], check, { discard: true })),

@@ -72,6 +72,9 @@ Options:
   --audit FILE           append every event and outcome to FILE as JSON lines (rotated at 10 MiB)
   --max-line-bytes N     serve: a request line longer than N bytes is answered with one error line and skipped
                          (default 16777216, 16 MiB)
+  --end-session          (exec, with --session) end the session after the turn: its background tasks still running
+                         are stopped (SIGTERM, SIGKILL after a grace) and reported under task_notifications;
+                         standard input may then be empty (no turn)
   --verbose              write what a person would see, and logs, to standard error
   --help                 this text
 
@@ -190,7 +193,7 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
     "context-window": { type: "string" },
     verbose: { type: "boolean" },
     help: { type: "boolean" },
-    ...(command === "serve" ? mcpServeFlags : {})
+    ...(command === "serve" ? mcpServeFlags : { "end-session": { type: "boolean" } })
   })
   if (Either.isLeft(parsed)) return Either.left(parsed.left)
   const values = parsed.right
@@ -234,6 +237,10 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
   if (durable.right !== undefined && mcp.right !== undefined) {
     return usage("--durable is for exec and serve's JSON lines: serve --mcp does not run durable turns yet")
   }
+  const endSession = (values as { readonly "end-session"?: boolean })["end-session"] === true
+  if (endSession && sessionDir === undefined) {
+    return usage("--end-session needs --session DIR (without it the session, and its tasks, end with the run)")
+  }
   const unsafeSession = sessionDir === undefined ? undefined : worldWritable(sessionDir)
   if (unsafeSession !== undefined) {
     return Either.left(
@@ -269,7 +276,8 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
     contextWindow: search.right.contextWindow,
     lspConfigFiles: values["lsp-config"] ?? [],
     ...(diagnostics === undefined ? {} : { diagnostics }),
-    ...(durable.right === undefined ? {} : { durable: durable.right })
+    ...(durable.right === undefined ? {} : { durable: durable.right }),
+    ...(endSession ? { endSession } : {})
   }
   const missing = missingFile(cwd, options.mcpConfigFiles)
   if (missing !== undefined) return Either.left(new UsageError({ message: `--mcp-config file not found: ${missing}` }))

@@ -6,8 +6,9 @@
  * Background tasks (Bash `run_in_background`) outlive the run with `--session DIR`: they keep running, detached and
  * recorded in `DIR/tasks` (pid, marker, start time), and a later `exec --session DIR` reads them (TaskOutput), stops
  * them (TaskStop) and reports, under `task_notifications`, those that ended since; a sandboxed one runs under a
- * sandbox host of its own (`Process/SandboxHost`), which holds its sandbox. A signal stops them with the run;
- * without `--session` (a temporary session) they end with the run.
+ * sandbox host of its own (`Process/SandboxHost`), which holds its sandbox. A signal stops them with the run, and so
+ * does `--end-session` (the session ends after the turn); without `--session` (a temporary session) they end with
+ * the run.
  */
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as Deferred from "effect/Deferred"
@@ -92,11 +93,25 @@ const taskNotificationsJson = (ended: ReadonlyArray<TaskNotification>) =>
     }))
   }
 
+/**
+ * The tasks to report after the turn: with `--end-session` the session's running tasks are stopped first; then those
+ * that ended since the last run (or during this one), each reported once.
+ */
+const endOfRun = (tasks: TaskRegistry["Type"], options: RuntimeOptions) =>
+  Effect.gen(function*() {
+    if (options.endSession === true) yield* tasks.endSession
+    yield* tasks.refresh
+    return taskNotificationsJson(yield* tasks.takeNotifications)
+  })
+
 /** Runs `exec`. */
 export const exec = (options: RuntimeOptions) =>
   Effect.gen(function*() {
+    // Ending the session needs no turn: empty input is no tool_use.
     const toolUses = yield* Effect.flatMap(readStdin, (raw) =>
-      Either.match(decodeStdin(raw), { onLeft: Effect.fail, onRight: Effect.succeed }))
+      options.endSession === true && raw.trim() === ""
+        ? Effect.succeed([])
+        : Either.match(decodeStdin(raw), { onLeft: Effect.fail, onRight: Effect.succeed }))
     const lock = TerminalApprover.makeTerminalLock()
     const approver = approverFor(options, TerminalApprover.layerAuto({ lock }))
     if (options.durable !== undefined) {
@@ -116,9 +131,7 @@ export const exec = (options: RuntimeOptions) =>
           Runtime.runSync(runtime)(tasks.stopOnClose)
           Runtime.runFork(runtime)(handle.cancel)
         })
-        yield* Effect.addFinalizer(() =>
-          Effect.sync(unregister)
-        )
+        yield* Effect.addFinalizer(() => Effect.sync(unregister))
         const suggestions = suggestionsRecorder()
         const printer = yield* Effect.forkScoped(Stream.runForEach(handle.events, (event) => {
           suggestions.record(event)
@@ -128,13 +141,11 @@ export const exec = (options: RuntimeOptions) =>
         // The events stream ends with the run: wait for the last lines to be printed.
         yield* Fiber.join(printer)
         yield* session.checkpoint
-        // Tasks that ended since the last run (or during this one), each reported once.
-        yield* tasks.refresh
-        const ended = yield* tasks.takeNotifications
+        const ended = yield* endOfRun(tasks, options)
         yield* writeJsonLine({
           results: outcomes.map((outcome) => outcome.result),
           outcomes: outcomes.map((outcome) => summary(outcome, suggestions.of(outcome.toolUseId))),
-          ...taskNotificationsJson(ended)
+          ...ended
         })
       }).pipe(
         Effect.provide(runtimeLayer(options, approver)),
@@ -181,12 +192,11 @@ const execDurable = <E>(
           }
         })
         yield* session.checkpoint
-        yield* tasks.refresh
-        const ended = yield* tasks.takeNotifications
+        const ended = yield* endOfRun(tasks, options)
         yield* writeJsonLine({
           results: outcomes.map((outcome) => outcome.result),
           outcomes: outcomes.map((outcome) => summary(outcome, suggestions.of(outcome.toolUseId))),
-          ...taskNotificationsJson(ended)
+          ...ended
         })
       }).pipe(
         Effect.provide(durableRuntimeLayer(options, approver)),

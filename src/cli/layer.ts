@@ -75,6 +75,8 @@ export interface RuntimeOptions {
   readonly lspConfigFiles?: ReadonlyArray<string> | undefined
   /** `--diagnostics`: when diagnostics after edits are delivered (default next-turn). */
   readonly diagnostics?: DiagnosticsMode | undefined
+  /** `exec --end-session`: after the turn, stop the session's background tasks still running and report them. */
+  readonly endSession?: boolean | undefined
   /** `--tool-search MODE` (else `ENABLE_TOOL_SEARCH`, else on): whether deferred tools wait behind ToolSearch. */
   readonly toolSearch: SearchMode
   /** `--context-window N` tokens, for `auto` (default 200,000). */

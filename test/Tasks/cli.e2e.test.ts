@@ -2,7 +2,7 @@
  * Background tasks from the command line, end to end with the built CLI: `exec --session DIR` starts a task with
  * `run_in_background` and exits while the task goes on (detached, recorded in the session); later runs read it
  * (TaskOutput), stop it (TaskStop), and report a task that ended between runs once (`task_notifications`). A signal
- * to `exec` stops its tasks with the run. Tasks carry a marker in their environment, so nothing is left unseen.
+ * to `exec` stops its tasks with the run, and so does `exec --end-session`. Tasks carry a marker in their environment, so nothing is left unseen.
  */
 import { randomInt } from "node:crypto"
 import * as fs from "node:fs"
@@ -86,6 +86,46 @@ describe("exec --session and background tasks", () => {
     const third = await exec(where, session, [])
     expect(third.task_notifications).toBeUndefined()
     expect(marked()).toEqual([])
+  })
+
+  it("exec --end-session ends the session: its running tasks are stopped, reported once, nothing left", {
+    timeout: 30_000
+  }, async () => {
+    const where = workspace()
+    const session = path.join(where.dir, ".session")
+    const first = await exec(where, session, [
+      toolUse("t1", "Bash", { command: "(setsid sleep 300 &); sleep 300", run_in_background: true }),
+      toolUse("t2", "Bash", { command: "until [ -e go ]; do sleep 0.02; done; exit 3", run_in_background: true })
+    ])
+    const [running, quick] = first.results.map((result) => /ID: (task_[0-9a-f]+)/.exec(result.content)![1]!)
+    expect(first.task_notifications).toBeUndefined()
+    await waitUntil("the task's processes", () => marked().length >= 2)
+    // One ends between the runs, the other is still running when the session ends.
+    fs.writeFileSync(path.join(where.dir, "go"), "")
+    await waitUntil("the quick task's end", () => fs.existsSync(path.join(session, "tasks", `${quick}.exit`)))
+    // No turn: the input is empty.
+    const args = ["exec", "--session", session, "--end-session", "--settings", unsandboxed(where)]
+    const ended = output(await run(where, args, "")) as unknown as WithTasks
+    expect(ended.results).toEqual([])
+    expect(
+      ended.task_notifications?.map((n) => [n.task_id, n.kind, n.status, n.exit_code]).sort()
+    ).toEqual([[quick, "ended", "Exited", 3], [running, "ended", "Killed", undefined]].sort())
+    expect(ended.task_notifications?.find((n) => n.task_id === running)?.text).toContain(
+      "killed (its session or runtime ended)"
+    )
+    expect(marked()).toEqual([])
+    // Reported once; the record keeps the final status.
+    const after = await exec(where, session, [toolUse("t3", "TaskOutput", { task_id: running })])
+    expect(after.task_notifications).toBeUndefined()
+    expect(after.results[0]!.content).toContain("<status>killed (its session or runtime ended)</status>")
+  })
+
+  it("--end-session without --session is refused: the session already ends with the run", async () => {
+    const where = workspace()
+    const refused = await run(where, ["exec", "--end-session"], "")
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain("--end-session needs --session DIR")
+    expect(refused.stdout).toBe("")
   })
 
   it.for(["SIGINT", "SIGTERM"] as const)("%s to exec stops its background tasks with the run", {

@@ -136,6 +136,24 @@ describe.skipIf(sandboxUnavailable !== undefined)("exec --session and sandboxed 
     expect(second.task_notifications).toBeUndefined()
   })
 
+  it(
+    "exec --end-session stops the session's sandboxed task and releases its sandbox",
+    { timeout: 30_000 },
+    async () => {
+      const where = workspace()
+      const settings = sandboxRequired(where)
+      const first = await exec(where, settings, [
+        toolUse("t1", "Bash", { command: "(setsid sleep 300 &); sleep 300", run_in_background: true })
+      ])
+      const id = taskId(first)
+      await waitUntil("the task in its sandbox", () => marked().length >= 3)
+      const ended = output(await run(where, [...args(where, settings), "--end-session"], "")) as unknown as WithTasks
+      expect(ended.task_notifications?.map((n) => [n.task_id, n.status])).toEqual([[id, "Killed"]])
+      expect(marked()).toEqual([])
+      expect(workspaceFiles(where)).toEqual(["a.txt", "b.txt"])
+    }
+  )
+
   it("SIGTERM to a later run stops the session's sandboxed task with that run", { timeout: 30_000 }, async () => {
     const where = workspace()
     const settings = sandboxRequired(where)

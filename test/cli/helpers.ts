@@ -123,7 +123,9 @@ export interface ExecOutput {
 /** An `exec` output with the background tasks' part. */
 export interface WithTasks {
   readonly results: ReadonlyArray<{ readonly content: string; readonly is_error?: true }>
-  readonly task_notifications?: ReadonlyArray<{ task_id: string; kind: string; status: string; exit_code?: number }>
+  readonly task_notifications?: ReadonlyArray<
+    { task_id: string; kind: string; status: string; exit_code?: number; text: string }
+  >
 }
 
 /** Standard output is exactly one line of JSON, and the exit code the one expected. */
