@@ -41,6 +41,9 @@ const linkedWorkspace = () => {
   fs.symlinkSync(outside, path.join(dir, "out-dir"))
   fs.symlinkSync(path.join(outside, "passwd"), path.join(dir, "passwd-link"))
   fs.symlinkSync(path.join(dir, "notes.txt"), path.join(dir, "src", "notes-link.txt"))
+  // Grep lists the newest first: notes.txt is the newer, whenever the files were written.
+  fs.utimesSync(path.join(dir, "src", "a.ts"), new Date(2020, 0, 1), new Date(2020, 0, 1))
+  fs.utimesSync(path.join(dir, "notes.txt"), new Date(2021, 0, 1), new Date(2021, 0, 1))
   return dir
 }
 

@@ -294,5 +294,5 @@ describe("WebFetch: limits", () => {
       const broadPage = page(broad!.output)
       expect(broadPage.notes).toEqual(["The HTML was cut at 2000000 characters before conversion."])
       expect(broadPage.result.startsWith("paragraph **bold**\n\nparagraph **bold**")).toBe(true)
-    }))
+    }), { timeout: 30_000 })
 })
