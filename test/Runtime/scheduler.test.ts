@@ -95,7 +95,7 @@ describe("scheduler properties (TestClock)", () => {
           expect(ea.startedAt).toBe(earliest)
         }
       }),
-    { fastCheck: { numRuns: 200 }, timeout: 120_000 }
+    { fastCheck: { numRuns: 100 }, timeout: 120_000 }
   )
 
   it("...and in at least 80% of its runs two calls conflicted only through nesting", () => {
@@ -118,7 +118,7 @@ describe("scheduler properties (TestClock)", () => {
         reached.runs.capReached++
         if ([...executions.values()].some((e) => e.runningAtStart === cap)) reached.capReached++
       }),
-    { fastCheck: { numRuns: 200 }, timeout: 120_000 }
+    { fastCheck: { numRuns: 100 }, timeout: 120_000 }
   )
 
   it("...and in at least 80% of its runs the cap was reached", () => {
@@ -152,7 +152,7 @@ describe("scheduler properties (TestClock)", () => {
           })
         )
       }),
-    { fastCheck: { numRuns: 200 }, timeout: 120_000 }
+    { fastCheck: { numRuns: 100 }, timeout: 120_000 }
   )
 
   it("...and in at least 80% of its runs a batch of safe calls met a call that runs alone", () => {
@@ -203,7 +203,7 @@ describe("scheduler properties (TestClock)", () => {
           }
         })
       ),
-    { fastCheck: { numRuns: 200 }, timeout: 120_000 }
+    { fastCheck: { numRuns: 100 }, timeout: 120_000 }
   )
 
   it("...and in at least 80% of its runs the cancel met both a running call and one that never started", () => {
