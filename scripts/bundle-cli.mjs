@@ -4,7 +4,8 @@
  *   a second to load; one file is a fraction of that);
  * - `cli.cache`: V8's code cache of it, made here by a training run (`train-code-cache.mjs`), so a cold start does
  *   not compile it again;
- * - `effect-tool-runtime.js`: the launcher the package's `bin` names (`src/cli/launcher.ts`).
+ * - `effect-tool-runtime.js`: the launcher the package's `bin` names (`src/cli/launcher.ts`), which knows the
+ *   bundle's hash (for the code cache it keeps itself when V8 rejects `cli.cache`).
  * `@vscode/ripgrep` stays outside the bundle: it locates its binary relative to its own files; so does `pdfjs-dist`
  * (loaded only when Read meets a PDF, with `require` of its ES module: bundled, its worker set-up fails).
  * `@anthropic-ai/sandbox-runtime` is bundled, but looks for its `apply-seccomp` binaries next to its own module: given
@@ -13,6 +14,7 @@
  */
 import { build } from "esbuild"
 import { spawnSync } from "node:child_process"
+import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -58,11 +60,14 @@ await build({
   define: { "import.meta.url": "__etrImportMetaUrl" },
   banner: { js: "var __etrImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" }
 })
+// The launcher names its own code cache (made when V8 rejects the shipped one) for the bundle's content.
+const bundleId = createHash("sha256").update(fs.readFileSync("dist/bin/cli.cjs")).digest("hex")
 await build({
   ...common,
   entryPoints: ["src/cli/launcher.ts"],
   outfile: "dist/bin/effect-tool-runtime.js",
-  format: "esm"
+  format: "esm",
+  define: { __ETR_BUNDLE_ID__: JSON.stringify(bundleId) }
 })
 
 // The code cache, from a training run: one `exec` of a Read in a scratch directory, compiled with the same wrapper

@@ -40,7 +40,8 @@
  *
  * @since 0.1.0
  */
-import { Data, Option } from "effect"
+import * as Data from "effect/Data"
+import * as Option from "effect/Option"
 import { parse } from "unbash"
 import type { Word as UWord } from "unbash"
 import { analyze } from "./Analysis.js"

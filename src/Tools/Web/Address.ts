@@ -102,11 +102,20 @@ const listOf = (subnets: ReadonlyArray<Subnet>): net.BlockList => {
   return list
 }
 
-/** Every blocked subnet of a family in one list, so the common case (a public address) is one check. */
-const anyBlocked4 = listOf(rules4.flatMap((rule) => rule.subnets))
-const anyBlocked6 = listOf(rules6.flatMap((rule) => rule.subnets))
-const lists4 = rules4.map((rule) => ({ list: listOf(rule.subnets), reason: rule.reason }))
-const lists6 = rules6.map((rule) => ({ list: listOf(rule.subnets), reason: rule.reason }))
+interface FamilyLists {
+  /** Every blocked subnet of the family in one list, so the common case (a public address) is one check. */
+  readonly any: net.BlockList
+  readonly rules: ReadonlyArray<{ readonly list: net.BlockList; readonly reason: string }>
+}
+
+const familyLists = (rules: ReadonlyArray<BlockRule>): FamilyLists => ({
+  any: listOf(rules.flatMap((rule) => rule.subnets)),
+  rules: rules.map((rule) => ({ list: listOf(rule.subnets), reason: rule.reason }))
+})
+
+// Built at the first check, not at start: a run that fetches nothing never pays for a hundred BlockLists.
+let lists: { readonly ipv4: FamilyLists; readonly ipv6: FamilyLists } | undefined
+const blockLists = () => lists ??= { ipv4: familyLists(rules4), ipv6: familyLists(rules6) }
 
 // ---------------------------------------------------------------------------------------------------------------
 // classification
@@ -124,8 +133,9 @@ export const nonPublicReason = (address: string): string | undefined => {
   if (family === 0) return "not an IP address"
   // The IPv4-mapped range is refused by its own rule, so an IPv4 rule never has to see through the mapping.
   const type = family === 4 ? "ipv4" : "ipv6"
-  if (!(family === 4 ? anyBlocked4 : anyBlocked6).check(address, type)) return undefined
-  for (const rule of family === 4 ? lists4 : lists6) if (rule.list.check(address, type)) return rule.reason
+  const { any, rules } = blockLists()[type]
+  if (!any.check(address, type)) return undefined
+  for (const rule of rules) if (rule.list.check(address, type)) return rule.reason
   return "a non-public address"
 }
 
@@ -176,8 +186,8 @@ export const makeAddressPolicy = (
   allowPrivate: ReadonlyArray<string>
 ): Either.Either<AddressPolicy, InvalidAllowEntry> => {
   const hosts = new Set<string>()
-  const ranges = new net.BlockList()
-  let anyRange = false
+  // Made for the first range: most settings allow none.
+  let ranges: net.BlockList | undefined
   for (const raw of allowPrivate) {
     const entry = raw.trim().toLowerCase()
     const [network = "", prefixText] = entry.split("/")
@@ -194,8 +204,8 @@ export const makeAddressPolicy = (
           new InvalidAllowEntry({ message: `allowPrivate: ${JSON.stringify(raw)} has an invalid prefix length` })
         )
       }
+      ranges ??= new net.BlockList()
       ranges.addSubnet(bare, prefix, family)
-      anyRange = true
     } else if (
       prefixText === undefined && /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?$/.test(entry)
     ) {
@@ -213,7 +223,7 @@ export const makeAddressPolicy = (
     refusal: (address) => {
       const reason = nonPublicReason(address)
       if (reason === undefined) return undefined
-      if (anyRange && ranges.check(address, net.isIP(address) === 4 ? "ipv4" : "ipv6")) return undefined
+      if (ranges?.check(address, net.isIP(address) === 4 ? "ipv4" : "ipv6") === true) return undefined
       return reason
     }
   })

@@ -26,10 +26,11 @@ import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as http from "node:http"
+import type * as http from "node:http"
+import { createRequire } from "node:module"
 import type * as net from "node:net"
 import type { Duplex } from "node:stream"
-import * as zlib from "node:zlib"
+import type * as zlib from "node:zlib"
 import type { AddressPolicy } from "./Address.js"
 import { literalAddress } from "./Address.js"
 import type { ResolvedAddress } from "./Resolver.js"
@@ -356,15 +357,21 @@ const failWhenIdle = <A, E, E2, R>(
     return Effect.raceFirst(run(() => void timer?.refresh()), idle)
   })
 
+// node:http (for its status texts) and node:zlib are loaded by the first response, not at every start.
+const load = createRequire(import.meta.url)
+let httpModule: typeof http | undefined
+let zlibModule: typeof zlib | undefined
+
 const decompressor = (encoding: string): Duplex | undefined => {
+  const inflaters = zlibModule ??= load("node:zlib") as typeof zlib
   switch (encoding) {
     case "gzip":
     case "x-gzip":
-      return zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH })
+      return inflaters.createGunzip({ finishFlush: inflaters.constants.Z_SYNC_FLUSH })
     case "deflate":
-      return zlib.createInflate({ finishFlush: zlib.constants.Z_SYNC_FLUSH })
+      return inflaters.createInflate({ finishFlush: inflaters.constants.Z_SYNC_FLUSH })
     case "br":
-      return zlib.createBrotliDecompress({ finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH })
+      return inflaters.createBrotliDecompress({ finishFlush: inflaters.constants.BROTLI_OPERATION_FLUSH })
     default:
       return undefined
   }
@@ -475,7 +482,8 @@ export interface FetchEnvironment {
 
 const redirectStatuses: ReadonlySet<number> = new Set([301, 302, 303, 307, 308])
 
-const statusText = (status: number): string => http.STATUS_CODES[status] ?? ""
+const statusText = (status: number): string =>
+  (httpModule ??= load("node:http") as typeof http).STATUS_CODES[status] ?? ""
 
 const requestHop = (env: FetchEnvironment, url: URL, scope: Scope.Scope) =>
   Effect.gen(function*() {
