@@ -183,7 +183,9 @@ export const run = async (): Promise<void> => {
         `${oursCpu.toFixed(0)} us`,
         `${(oursCpu / theirsCpu).toFixed(2)}x, ${(oursCpu - theirsCpu).toFixed(0)} us more than the raw client's`
       ],
-      ["  client CPU, raw", `${theirsCpu.toFixed(0)} us`, ""]
+      ["  client CPU, raw", `${theirsCpu.toFixed(0)} us`, ""],
+      // Both sides share the machine: a loaded one inflates every figure, the ratios less.
+      ["  load average", os.loadavg().map((load) => load.toFixed(2)).join(" "), `on ${os.cpus().length} cores`]
     ]
   )
 }

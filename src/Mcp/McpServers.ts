@@ -206,19 +206,27 @@ export class McpServers extends Context.Tag("effect-tool-runtime/McpServers")<
       })
       // A tool of a server that is not connected is found, disabled with the reason: the model learns that the
       // server is down rather than that no such tool exists.
-      const withStandIns = (inner: Registry): Registry => ({
-        get tools() {
-          return inner.tools
-        },
-        lookup: (name) => {
-          const found = inner.lookup(name)
-          if (Option.isSome(found)) return found
-          const reason = servers.unavailable(name)
-          return reason === undefined ? found : Option.some(standIn(name, reason))
-        },
-        suggest: (name) => inner.suggest(name),
-        snapshot: () => withStandIns(inner.snapshot())
-      })
+      const withStandIns = (inner: Registry): Registry => {
+        // Every run takes a snapshot: the same one until the tools change.
+        let snapshot: readonly [Registry, Registry] | undefined
+        return {
+          get tools() {
+            return inner.tools
+          },
+          lookup: (name) => {
+            const found = inner.lookup(name)
+            if (Option.isSome(found)) return found
+            const reason = servers.unavailable(name)
+            return reason === undefined ? found : Option.some(standIn(name, reason))
+          },
+          suggest: (name) => inner.suggest(name),
+          snapshot: () => {
+            const current = inner.snapshot()
+            if (snapshot?.[0] !== current) snapshot = [current, withStandIns(current)]
+            return snapshot[1]
+          }
+        }
+      }
       return withStandIns(registry)
     })
   )
@@ -316,6 +324,15 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
       return SubscriptionRef.set(statuses, servers.map(statusOf))
     })
 
+    /**
+     * The connection a call can use now: the server is connected and its connection has not ended. A connection
+     * that ended (a call just reset it) but is not yet seen by the supervisor is not live.
+     */
+    const liveConnection = (s: Supervised): ConnectionModule.Connection | undefined => {
+      const current = s.connection
+      return current !== undefined && s.state._tag === "Connected" && current.isOpen() ? current : undefined
+    }
+
     /** The live connection, waiting (bounded) while the server restarts. */
     const connectionOf = (s: Supervised): Effect.Effect<ConnectionModule.Connection, McpError> =>
       Effect.suspend(() => {
@@ -328,15 +345,9 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
             })
           )
         if (s.state._tag === "Disabled" || s.state._tag === "Down") return down(s.state.reason)
-        const current = s.connection
-        // A connection already ended (a call just reset it) but not yet seen by the supervisor is not live: wait for
-        // the one that replaces it, as during any restart.
-        return Effect.flatMap(
-          current !== undefined && s.state._tag === "Connected"
-            ? Deferred.isDone(current.closed)
-            : Effect.succeed(true),
-          (ended) => ended ? restarted(s, current, down) : Effect.succeed(current!)
-        )
+        const live = liveConnection(s)
+        // Starting, restarting, or a connection that just ended: wait for the one that replaces it.
+        return live === undefined ? restarted(s, s.connection, down) : Effect.succeed(live)
       })
 
     const restarted = (
@@ -368,24 +379,28 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
         )
       )
 
-    const callerOf = (s: Supervised): Caller => (tool, args, { context, timeout }) =>
-      Effect.flatMap(connectionOf(s), (connection) =>
-        Connection().callTool(connection, s.config.name, tool, args, {
-          timeout,
-          onProgress: ({ message, progress, total }) => {
-            const update = {
-              message: message ?? (total === undefined ? `${progress}` : `${progress}/${total}`),
-              ...(total === undefined || total <= 0 ? {} : { fraction: Math.min(1, progress / total) })
-            }
-            Runtime.runFork(runtime)(context.progress(update))
+    const callerOf = (s: Supervised): Caller => (tool, args, { context, timeout }) => {
+      const options: ConnectionModule.CallOptions = {
+        timeout,
+        onProgress: ({ message, progress, total }) => {
+          const update = {
+            message: message ?? (total === undefined ? `${progress}` : `${progress}/${total}`),
+            ...(total === undefined || total <= 0 ? {} : { fraction: Math.min(1, progress / total) })
           }
-        }).pipe(
-          // A remote server gone away does not close anything by itself: end this connection, so it is restored.
-          Effect.tapError((error) => (error.reason === "Disconnected" || error.reason === "MessageTooLarge"
-            ? Deferred.succeed(connection.closed, { reason: error.message })
-            : Effect.void)
+          Runtime.runFork(runtime)(context.progress(update))
+        }
+      }
+      // A connected server is called at once; otherwise the call waits for its connection.
+      return Effect.suspend(() => {
+        const live = liveConnection(s)
+        return live === undefined
+          ? Effect.flatMap(
+            connectionOf(s),
+            (connection) => Connection().callTool(connection, s.config.name, tool, args, options)
           )
-        ))
+          : Connection().callTool(live, s.config.name, tool, args, options)
+      })
+    }
 
     const refresh = (s: Supervised): Effect.Effect<void, McpError> =>
       s.refreshLock.withPermits(1)(Effect.gen(function*() {

@@ -90,9 +90,10 @@ export const adapt = (
     traits.readOnly ? Tool.Claim.read(serverResource(server.name)) : Tool.Claim.write(serverResource(server.name))
   ]
   const label = `${server.name} - ${title ?? definition.name} (MCP)`
+  // Annotations never grant: no opinion, so the policy decides (rules, mode, or a person, with this tool's rule).
+  const permission = Effect.succeed(PermissionCheck.passthrough([name]))
   const service = tool.service({
-    // Annotations never grant: no opinion, so the policy decides (rules, mode, or a person, with this tool's rule).
-    checkPermissions: () => Effect.succeed(PermissionCheck.passthrough([name])),
+    checkPermissions: () => permission,
     // A server that is down (or not started) disables its tools until it is back.
     isEnabled: availability,
     traits: () => traits,

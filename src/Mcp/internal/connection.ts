@@ -22,12 +22,14 @@ import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelco
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import { spawnService } from "../../Process/Subprocess.js"
 import type { Service } from "../../Process/Subprocess.js"
 import type { ServerConfig } from "../Config.js"
 import { McpError as McpCallError } from "../Errors.js"
+import { CallSignal } from "./callSignal.js"
 
 /** The SDK's stdio read buffer; one larger message closes the connection. */
 export const STDIO_BUFFER_BYTES = 10 * 1024 * 1024
@@ -52,8 +54,12 @@ export interface Connection {
   /** Whether the server is remote (HTTP, SSE): its failures show as failed requests, not as a closed pipe. */
   readonly remote: boolean
   readonly serverName: string | undefined
-  /** Completes when the transport closes (the process exited, the session ended). */
+  /** Completes when the connection ends: the transport closed (the process exited, the session ended), or {@link end}. */
   readonly closed: Deferred.Deferred<Closed>
+  /** Whether the connection has not ended: what `closed` says, without waiting (a call reads it before it is made). */
+  readonly isOpen: () => boolean
+  /** Ends the connection (once; later reasons are ignored), so that its supervisor restores it. */
+  readonly end: (reason: string) => void
   /** The last transport error, to explain a closed connection. */
   readonly lastError: () => Error | undefined
   /** The last lines the server wrote to stderr (stdio). */
@@ -215,6 +221,12 @@ export const connect = (
   Effect.gen(function*() {
     const runtime = yield* Effect.runtime<never>()
     const closed = yield* Deferred.make<Closed>()
+    let open = true
+    const end = (reason: string) => {
+      if (!open) return
+      open = false
+      Deferred.unsafeDone(closed, Exit.succeed({ reason }))
+    }
     const tail: Array<string> = []
     let lastError: Error | undefined
     const transport = makeTransport(config, (chunk) => {
@@ -228,11 +240,7 @@ export const connect = (
       // After an overflow the SDK drops its buffer and chokes on the rest of the line: the overflow is the news.
       if (lastError === undefined || !isOverflow(lastError)) lastError = error
     }
-    client.onclose = () => {
-      Runtime.runFork(runtime)(
-        Deferred.succeed(closed, { reason: lastError === undefined ? "the connection closed" : lastError.message })
-      )
-    }
+    client.onclose = () => end(lastError === undefined ? "the connection closed" : lastError.message)
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       Runtime.runFork(runtime)(onToolsChanged)
     })
@@ -269,6 +277,8 @@ export const connect = (
       remote: config.transport._tag !== "stdio",
       serverName: client.getServerVersion()?.name,
       closed,
+      isOpen: () => open,
+      end,
       lastError: () => lastError,
       stderrTail: () => tail,
       onMalformed: (listener) => {
@@ -362,7 +372,9 @@ export interface CallOptions {
 
 /**
  * Calls a tool. Interruption aborts the request, and the SDK sends `notifications/cancelled`. A failure says what
- * happened in words for the model: the server closed the connection, sent a message too large, timed out.
+ * happened in words for the model: the server closed the connection, sent a message too large, timed out. A failure
+ * that means the connection is gone ends it: a remote server gone away does not close anything by itself, and a
+ * stdio connection past a message too large is out of step.
  */
 export const callTool = (
   connection: Connection,
@@ -371,10 +383,10 @@ export const callTool = (
   args: Readonly<Record<string, unknown>>,
   options: CallOptions
 ): Effect.Effect<CallToolResult, McpCallError> =>
-  // One AbortController for both ends (Effect.tryPromise would add its own signal and listener per call): the
+  // One signal for both ends (Effect.tryPromise would add its own AbortController and listener per call): the
   // runtime's interruption and a broken answer abort it, and the SDK then cancels the request.
   Effect.async<CallToolResult, McpCallError>((resume) => {
-    const controller = new AbortController()
+    const controller = new CallSignal()
     let settled = false
     const finish = (outcome: Effect.Effect<CallToolResult, McpCallError>) => {
       if (settled) return
@@ -382,8 +394,13 @@ export const callTool = (
       off()
       resume(outcome)
     }
+    const failWith = (error: unknown) => {
+      const failure = callFailure(connection, server, tool, error)
+      if (failure.reason === "Disconnected" || failure.reason === "MessageTooLarge") connection.end(failure.message)
+      finish(Effect.fail(failure))
+    }
     const off = connection.onMalformed((reason) => {
-      finish(Effect.fail(callFailure(connection, server, tool, new MalformedMessage(reason))))
+      failWith(new MalformedMessage(reason))
       controller.abort(new MalformedMessage(reason))
     })
     ;(connection.client.callTool({ name: tool, arguments: { ...args } }, undefined, {
@@ -393,7 +410,7 @@ export const callTool = (
       timeout: Duration.isFinite(options.timeout) ? Duration.toMillis(options.timeout) + 1_000 : NO_LIMIT_MS
     }) as Promise<CallToolResult>).then(
       (result) => finish(Effect.succeed(result)),
-      (error: unknown) => finish(Effect.fail(callFailure(connection, server, tool, error)))
+      failWith
     )
     return Effect.sync(() => {
       if (settled) return
