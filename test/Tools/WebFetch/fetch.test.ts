@@ -272,27 +272,31 @@ describe("WebFetch: limits", () => {
       expect(texts).toEqual([text, text, text])
     }))
 
-  it.scopedLive("converts a 5 MB hostile page within its bounds: the input is cut, deep nesting becomes plain text", () =>
-    Effect.gen(function*() {
-      const nested = "<div>".repeat(1_000_000) + "deep text"
-      const wide = html("<p>paragraph <b>bold</b></p>\n".repeat(200_000))
-      const server = yield* serve((request, response) => {
-        response.writeHead(200, { "content-type": "text/html" })
-        response.end(request.url === "/nested" ? nested : wide)
-      })
-      expect(nested.length).toBeGreaterThan(5_000_000)
-      expect(wide.length).toBeGreaterThan(5_000_000)
-      const layer = runtime(testOptions({ pageReader: contentReader }))
-      const [deep, broad] = yield* Effect.all([fetch(server.url("/nested")), fetch(server.url("/wide"))]).pipe(
-        Effect.provide(layer)
-      )
-      const deepPage = page(deep!.output)
-      expect(deepPage.notes).toEqual([
-        "The HTML was cut at 2000000 characters before conversion.",
-        "The page nests elements about 400000 deep (more than 512); it is shown as plain text."
-      ])
-      const broadPage = page(broad!.output)
-      expect(broadPage.notes).toEqual(["The HTML was cut at 2000000 characters before conversion."])
-      expect(broadPage.result.startsWith("paragraph **bold**\n\nparagraph **bold**")).toBe(true)
-    }), { timeout: 30_000 })
+  it.scopedLive(
+    "converts a 5 MB hostile page within its bounds: the input is cut, deep nesting becomes plain text",
+    () =>
+      Effect.gen(function*() {
+        const nested = "<div>".repeat(1_000_000) + "deep text"
+        const wide = html("<p>paragraph <b>bold</b></p>\n".repeat(200_000))
+        const server = yield* serve((request, response) => {
+          response.writeHead(200, { "content-type": "text/html" })
+          response.end(request.url === "/nested" ? nested : wide)
+        })
+        expect(nested.length).toBeGreaterThan(5_000_000)
+        expect(wide.length).toBeGreaterThan(5_000_000)
+        const layer = runtime(testOptions({ pageReader: contentReader }))
+        const [deep, broad] = yield* Effect.all([fetch(server.url("/nested")), fetch(server.url("/wide"))]).pipe(
+          Effect.provide(layer)
+        )
+        const deepPage = page(deep!.output)
+        expect(deepPage.notes).toEqual([
+          "The HTML was cut at 2000000 characters before conversion.",
+          "The page nests elements about 400000 deep (more than 512); it is shown as plain text."
+        ])
+        const broadPage = page(broad!.output)
+        expect(broadPage.notes).toEqual(["The HTML was cut at 2000000 characters before conversion."])
+        expect(broadPage.result.startsWith("paragraph **bold**\n\nparagraph **bold**")).toBe(true)
+      }),
+    { timeout: 30_000 }
+  )
 })
