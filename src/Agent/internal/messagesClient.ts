@@ -28,6 +28,7 @@ import type { ModelRequest } from "../ModelBackend.js"
 import { ModelError, ModelEvent } from "../ModelBackend.js"
 import { decodeEvent, quote, Reply } from "./messagesEvents.js"
 import * as Wire from "./messagesWire.js"
+import { streamWithSpan } from "./tracing.js"
 
 /** What one backend sends with every request. */
 export interface Settings {
@@ -309,7 +310,14 @@ export const stream = (
   client: HttpClient.HttpClient,
   settings: Settings,
   request: ModelRequest
-): Stream.Stream<ModelEvent, ModelError> => attempt(client, settings, request, 0)
+): Stream.Stream<ModelEvent, ModelError> =>
+  streamWithSpan(attempt(client, settings, request, 0), "AnthropicMessages.stream", {
+    attributes: {
+      "gen_ai.request.model": settings.model,
+      messages: request.messages.length,
+      tools: request.tools.length
+    }
+  })
 
 /**
  * One try of a request. Back-pressure before the reply begins (429, 529) is tried again, up to `maxRetries` times,
@@ -367,13 +375,5 @@ const attempt = (
         })
       }
       return events(response, settings, requestScope)
-    })
-  ).pipe(
-    Stream.withSpan("AnthropicMessages.stream", {
-      attributes: {
-        "gen_ai.request.model": settings.model,
-        messages: request.messages.length,
-        tools: request.tools.length
-      }
     })
   )
