@@ -431,7 +431,7 @@ const startWith = (
     const startRun = (turn: number, scope: Scope.Scope): Effect.Effect<TurnRun> =>
       Effect.gen(function*() {
         const intake = yield* Mailbox.make<ToolUseBlock | ToolUsePart>()
-        const handle: RunHandle = yield* runtime.start(Mailbox.toStream(intake), options.run)
+        const handle: RunHandle = yield* runtime.start(intake, options.run)
         const events = yield* Effect.forkIn(
           Stream.runForEach(handle.events, (event) => emit(LoopEvent.Tool({ turn, event }))),
           scope
