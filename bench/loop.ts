@@ -1,16 +1,22 @@
 /**
  * One model request over HTTP against the scripted Messages server on 127.0.0.1 (a reply of text and one tool_use,
- * streamed), side by side in one process: a bare `fetch` reading the body, our `AnthropicMessages` backend turning
- * the stream into ModelEvents, and @effect/ai-anthropic's `streamText` (the peer) over the same server. Then a whole
- * loop turn: the request, the tool call through the governed runtime, the tool_result sent in a second request and
- * the model's answer. Median wall time of interleaved rounds, after warm-up.
+ * streamed; the server runs in a child process, so this process's CPU time is the client's), side by side in one
+ * process: a bare `fetch` reading the body, our `AnthropicMessages` backend turning the stream into ModelEvents, and
+ * @effect/ai-anthropic's `streamText` (the peer) over the same server. Then a whole loop turn: the request, the tool
+ * call through the governed runtime, the tool_result sent in a second request and the model's answer; its peer is
+ * the loop a user writes by hand on the official `@anthropic-ai/sdk` (both requests streamed, the tool a plain
+ * function). Median wall and CPU time (`process.cpuUsage`) of interleaved rounds, after warm-up: the machine is
+ * shared, so read the ratios.
  */
+import Anthropic from "@anthropic-ai/sdk"
 import { LanguageModel } from "@effect/ai"
 import { AnthropicClient, AnthropicLanguageModel } from "@effect/ai-anthropic"
 import * as AiTool from "@effect/ai/Tool"
 import * as Toolkit from "@effect/ai/Toolkit"
 import { FetchHttpClient } from "@effect/platform"
 import { Effect, Layer, Redacted, Schema, Stream } from "effect"
+import * as childProcess from "node:child_process"
+import * as path from "node:path"
 import * as AgentLoop from "../dist/Agent/AgentLoop.js"
 import * as AnthropicMessages from "../dist/Agent/AnthropicMessages.js"
 import { ModelBackend, ModelEvent } from "../dist/Agent/ModelBackend.js"
@@ -20,7 +26,6 @@ import { Approver } from "../dist/Permission/Approver.js"
 import { PermissionPolicy } from "../dist/Permission/PermissionPolicy.js"
 import { ToolRuntime } from "../dist/Runtime/ToolRuntime.js"
 import { ResultStore } from "../dist/Session/ResultStore.js"
-import * as MessagesServer from "../dist/testing/MessagesServer.js"
 import * as Tool from "../dist/Tool/Tool.js"
 import { median, report } from "./stats.js"
 
@@ -39,14 +44,6 @@ const runtime = ToolRuntime.layer.pipe(
   ),
   Layer.provide([PermissionPolicy.toolOnly, Approver.denyAll, ToolHooks.none, ResultStore.layerMemory()])
 )
-
-const reply = MessagesServer.Reply.Message({
-  content: [
-    MessagesServer.text("Let me echo that for you."),
-    MessagesServer.toolUse("toolu_1", "Echo", { text: "hello" })
-  ]
-})
-const answer = MessagesServer.Reply.Message({ content: [MessagesServer.text("It said hello.")] })
 
 const request = {
   system: undefined,
@@ -83,17 +80,77 @@ const inProcess = ModelBackend.of({
     )
 })
 
-const time = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<number, E, R> =>
+/** The Echo tool as a hand-written loop runs it: a plain function of the model's input. */
+const echo = (input: unknown): string => (input as { readonly text: string }).text
+
+/**
+ * The whole turn as a user writes it on the official SDK: stream a request, answer its tool_uses, send the results,
+ * until the model answers without a tool call.
+ */
+const handLoop = async (client: Anthropic): Promise<string> => {
+  const messages: Array<Anthropic.MessageParam> = [{ role: "user", content: "Echo hello." }]
+  for (;;) {
+    const message = await client.messages.stream({
+      model: "bench",
+      max_tokens: 1024,
+      messages,
+      tools: request.tools
+    }).finalMessage()
+    messages.push({ role: "assistant", content: message.content })
+    const toolUses = message.content.filter((block) => block.type === "tool_use")
+    if (toolUses.length === 0) {
+      return message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("")
+    }
+    messages.push({
+      role: "user",
+      content: toolUses.map((use) => ({ type: "tool_result" as const, tool_use_id: use.id, content: echo(use.input) }))
+    })
+  }
+}
+
+/** The scripted server in a child process (`fixtures/loop-server.ts`), closed with the Scope. */
+const serverUrl = Effect.acquireRelease(
+  Effect.async<{ readonly url: string; readonly child: childProcess.ChildProcess }>((resume) => {
+    const child = childProcess.spawn(process.execPath, [
+      "--import",
+      "tsx",
+      path.join(import.meta.dirname, "fixtures", "loop-server.ts")
+    ], { stdio: ["pipe", "pipe", "inherit"] })
+    child.on("error", (error) => resume(Effect.die(error)))
+    child.stdout.setEncoding("utf8")
+    child.stdout.once("data", (line: string) => resume(Effect.succeed({ url: line.trim(), child })))
+  }),
+  ({ child }) => Effect.sync(() => child.stdin?.end())
+).pipe(Effect.map(({ url }) => url))
+
+interface Sample {
+  readonly wall: number
+  readonly cpu: number
+}
+
+/** Wall and CPU milliseconds of one run. */
+const time = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<Sample, E, R> =>
   Effect.suspend(() => {
+    const cpu = process.cpuUsage()
     const start = performance.now()
-    return Effect.map(effect, () => performance.now() - start)
+    return Effect.map(effect, () => {
+      const wall = performance.now() - start
+      const used = process.cpuUsage(cpu)
+      return { wall, cpu: (used.user + used.system) / 1000 }
+    })
   })
 
 export const run = (): Promise<void> =>
   Effect.runPromise(
     Effect.scoped(Effect.gen(function*() {
-      // Odd requests get the tool_use reply, even ones (the loop's second request) the answer.
-      const server = yield* MessagesServer.make((body) => (body.messages.length === 1 ? reply : answer))
+      // A first request gets the tool_use reply, the loop's second one the answer.
+      const server = { url: yield* serverUrl }
+      const sdk = new Anthropic({
+        apiKey: "bench",
+        baseURL: server.url,
+        maxRetries: 0,
+        defaultHeaders: { "x-api-key": "bench" }
+      })
       const ours = yield* Effect.provide(
         ModelBackend,
         AnthropicMessages.layer({ model: "bench", baseUrl: server.url, apiKey: Redacted.make("bench") }).pipe(
@@ -143,6 +200,7 @@ export const run = (): Promise<void> =>
             Effect.provideService(ModelBackend, ours)
           )
         ],
+        ["hand loop on @anthropic-ai/sdk", Effect.promise(() => handLoop(sdk))],
         [
           "AgentLoop turn, model in process",
           AgentLoop.run({ messages: request.messages }).pipe(
@@ -152,26 +210,44 @@ export const run = (): Promise<void> =>
         ]
       ]
       for (const [, effect] of contenders) for (let i = 0; i < WARMUP; i++) yield* effect
-      const samples = contenders.map((): Array<number> => [])
+      const samples = contenders.map((): Array<Sample> => [])
       for (let round = 0; round < ROUNDS; round++) {
         for (const [c, [, effect]] of contenders.entries()) samples[c]!.push(yield* time(effect))
       }
-      const [raw, backend, peerMs, loop, local] = samples.map(median) as [number, number, number, number, number]
+      const [raw, backend, streamText, loop, hand, local] = samples.map((measured) => ({
+        wall: median(measured.map((sample) => sample.wall)),
+        cpu: median(measured.map((sample) => sample.cpu))
+      })) as [Sample, Sample, Sample, Sample, Sample, Sample]
+      const ms = (sample: Sample) => `${sample.wall.toFixed(2)} ms`
+      const cpu = (sample: Sample) => `${sample.cpu.toFixed(2)} ms CPU`
       report(
-        `loop: one streamed request to the scripted Messages server on 127.0.0.1 (median of ${ROUNDS} interleaved rounds)`,
+        `loop: streamed requests to the scripted Messages server on 127.0.0.1, in a child process (median wall and CPU of ${ROUNDS} interleaved rounds)`,
         [
-          ["fetch + read the body", `${raw.toFixed(2)} ms`, "no parsing"],
+          ["fetch + read the body", ms(raw), `${cpu(raw)}; no parsing`],
           [
             "AnthropicMessages.stream",
-            `${backend.toFixed(2)} ms`,
-            `SSE -> checked ModelEvents; ${(backend / peerMs).toFixed(2)}x the peer`
+            ms(backend),
+            `${cpu(backend)}; SSE -> checked ModelEvents; ${
+              (backend.wall / streamText.wall).toFixed(2)
+            }x the peer (CPU ${(backend.cpu / streamText.cpu).toFixed(2)}x)`
           ],
-          ["@effect/ai-anthropic streamText", `${peerMs.toFixed(2)} ms`, "the peer, tool calls not resolved"],
-          ["AgentLoop turn", `${loop.toFixed(2)} ms`, "two requests, one governed call, the answer"],
+          ["@effect/ai-anthropic streamText", ms(streamText), `${cpu(streamText)}; the peer, tool calls not resolved`],
+          [
+            "AgentLoop turn",
+            ms(loop),
+            `${cpu(loop)}; two requests, one governed call, the answer; ${
+              (loop.wall / hand.wall).toFixed(2)
+            }x the hand loop (CPU ${(loop.cpu / hand.cpu).toFixed(2)}x; target <= 1.5x)`
+          ],
+          [
+            "hand loop on @anthropic-ai/sdk",
+            ms(hand),
+            `${cpu(hand)}; the same turn, messages.stream + a plain function`
+          ],
           [
             "AgentLoop turn, model in process",
-            `${local.toFixed(2)} ms`,
-            "the same without HTTP: the loop and the runtime alone"
+            ms(local),
+            `${cpu(local)}; the same without HTTP: the loop and the runtime alone`
           ]
         ]
       )

@@ -31,7 +31,7 @@ import * as Fiber from "effect/Fiber"
 import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Definitions from "../Catalog/Definitions.js"
 import { requestEnabled, ToolCatalog } from "../Catalog/ToolCatalog.js"
@@ -420,25 +420,39 @@ const startWith = (
       readonly cancelled: boolean
     }
 
+    /** A reply's run of tool calls, with the fiber that passes its events on. */
+    interface TurnRun {
+      readonly intake: Mailbox.Mailbox<ToolUseBlock | ToolUsePart>
+      readonly handle: RunHandle
+      readonly events: Fiber.RuntimeFiber<void>
+    }
+
+    /** A run in `scope`, whose tool_uses are offered to its intake as they stream. */
+    const startRun = (turn: number, scope: Scope.Scope): Effect.Effect<TurnRun> =>
+      Effect.gen(function*() {
+        const intake = yield* Mailbox.make<ToolUseBlock | ToolUsePart>()
+        const handle: RunHandle = yield* runtime.start(intake, options.run)
+        const events = yield* Effect.forkIn(
+          Stream.runForEach(handle.events, (event) => emit(LoopEvent.Tool({ turn, event }))),
+          scope
+        )
+        // A stop after the reply has ended still stops the calls that run.
+        yield* Effect.forkIn(
+          Effect.flatMap(Deferred.await(stopped), (how) => (how === "interrupt" ? handle.interrupt : handle.cancel)),
+          scope
+        )
+        return { intake, handle, events }
+      }).pipe(Scope.extend(scope))
+
     /**
-     * One request and its answers. The tool_uses go into one run as they stream; when the reply stops early
-     * (cancelled, or the response broke), the run is stopped before the intake ends, so a tool_use cut short is never
-     * executed, and it is still answered.
+     * One request and its answers. The tool_uses go into one run as they stream, started with the first of them (a
+     * reply without one needs no run); when the reply stops early (cancelled, or the response broke), the run is
+     * stopped before the intake ends, so a tool_use cut short is never executed, and it is still answered.
      */
     const replyTurn = (turn: number, request: ModelRequest) =>
       Effect.scoped(Effect.gen(function*() {
-        const intake = yield* Mailbox.make<ToolUseBlock | ToolUsePart>()
-        const runHandle: RunHandle = yield* runtime.start(Mailbox.toStream(intake), options.run)
-        const toolEvents = yield* Effect.forkScoped(
-          Stream.runForEach(runHandle.events, (event) => emit(LoopEvent.Tool({ turn, event })))
-        )
-        // A stop after the reply has ended still stops the calls that run.
-        yield* Effect.forkScoped(
-          Effect.flatMap(
-            Deferred.await(stopped),
-            (how) => (how === "interrupt" ? runHandle.interrupt : runHandle.cancel)
-          )
-        )
+        const scope = yield* Effect.scope
+        let run: TurnRun | undefined = undefined
         const content: Array<ContentBlock | OpenToolUse> = []
         const open = new Map<string, OpenToolUse>()
         let stop: Extract<ModelEvent, { _tag: "Stop" }> | undefined = undefined
@@ -462,13 +476,23 @@ const startWith = (
               const block: OpenToolUse = { type: "open_tool_use", id: event.id, name: event.name, json: "" }
               open.set(event.id, block)
               content.push(block)
-              return Effect.asVoid(intake.offer(ToolUsePart.Start({ id: event.id, name: event.name })))
+              const part = ToolUsePart.Start({ id: event.id, name: event.name })
+              if (run !== undefined) return Effect.asVoid(run.intake.offer(part))
+              // A stop that interrupts the reply before the run is kept leaves it to the scope: nothing was offered to it,
+              // and the block, still open, is answered as never run.
+              return Effect.flatMap(startRun(turn, scope), (started) => {
+                run = started
+                return Effect.asVoid(started.intake.offer(part))
+              })
             }
             case "ToolUseDelta": {
               const block = open.get(event.id)
               if (block === undefined) return malformed(`input for a tool_use that is not open (${event.id})`)
               block.json += event.partialJson
-              return Effect.asVoid(intake.offer(ToolUsePart.Delta({ id: event.id, partialJson: event.partialJson })))
+              // An open block's run has started.
+              return Effect.asVoid(
+                run!.intake.offer(ToolUsePart.Delta({ id: event.id, partialJson: event.partialJson }))
+              )
             }
             case "ToolUseEnd": {
               const block = open.get(event.id)
@@ -480,7 +504,7 @@ const startWith = (
                 name: block.name,
                 input: inputOf(block.json)
               }
-              return Effect.asVoid(intake.offer(ToolUsePart.End({ id: event.id })))
+              return Effect.asVoid(run!.intake.offer(ToolUsePart.End({ id: event.id })))
             }
             case "Retrying": {
               const { _tag, ...retry } = event
@@ -509,12 +533,16 @@ const startWith = (
         const stoppedBy = streamed._tag === "Right" && streamed.right !== undefined
           ? streamed.right.stoppedBy
           : undefined
-        // Stopped before the intake ends: calls still open or queued are answered as never run.
-        if (stoppedBy === "interrupt") yield* runHandle.interrupt
-        else if (stoppedBy !== undefined || error !== undefined) yield* runHandle.cancel
-        yield* intake.end
-        const outcomes = yield* runHandle.await
-        yield* Fiber.join(toolEvents)
+        let outcomes: ReadonlyArray<Outcome> = []
+        const started = run as TurnRun | undefined
+        if (started !== undefined) {
+          // Stopped before the intake ends: calls still open or queued are answered as never run.
+          if (stoppedBy === "interrupt") yield* started.handle.interrupt
+          else if (stoppedBy !== undefined || error !== undefined) yield* started.handle.cancel
+          yield* started.intake.end
+          outcomes = yield* started.handle.await
+          yield* Fiber.join(started.events)
+        }
 
         // A tool_use still open when the reply stopped is kept with what had arrived of its input, and answered here:
         // the runtime never ran it (its input was incomplete, and the run was stopped before the intake ended).

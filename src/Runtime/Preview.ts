@@ -21,13 +21,12 @@
  * @since 0.2.0
  */
 import * as Data from "effect/Data"
-import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
+import type * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { Allow, parse } from "partial-json"
 import type { ToolRegistry } from "../Catalog/ToolRegistry.js"
-import { toText, UiBlock } from "../Tool/Presentation.js"
+import type { UiBlock } from "../Tool/Presentation.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
+import * as internal from "./internal/assembler.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // models
@@ -62,7 +61,7 @@ export const ToolUsePart = Data.taggedEnum<ToolUsePart>()
  * @since 0.2.0
  * @category guards
  */
-export const isToolUsePart = (u: ToolUseBlock | ToolUsePart): u is ToolUsePart => "_tag" in u
+export const isToolUsePart: (u: ToolUseBlock | ToolUsePart) => u is ToolUsePart = internal.isToolUsePart
 
 // ---------------------------------------------------------------------------------------------------------------
 // parsing
@@ -76,14 +75,7 @@ export const isToolUsePart = (u: ToolUseBlock | ToolUsePart): u is ToolUsePart =
  * @since 0.2.0
  * @category parsing
  */
-export const parsePartial = (text: string): unknown => {
-  if (text.trim() === "") return undefined
-  try {
-    return parse(text, Allow.ALL)
-  } catch {
-    return undefined
-  }
-}
+export const parsePartial: (text: string) => unknown = internal.parsePartial
 
 /**
  * The input of a complete block: its whole text as JSON (`{}` when the tool has no parameters and the model sent
@@ -92,14 +84,7 @@ export const parsePartial = (text: string): unknown => {
  * @since 0.2.0
  * @category parsing
  */
-export const parseComplete = (text: string): unknown => {
-  if (text.trim() === "") return {}
-  try {
-    return JSON.parse(text) as unknown
-  } catch {
-    return text
-  }
-}
+export const parseComplete: (text: string) => unknown = internal.parseComplete
 
 // ---------------------------------------------------------------------------------------------------------------
 // previews
@@ -112,17 +97,11 @@ export const parseComplete = (text: string): unknown => {
  * @since 0.2.0
  * @category previews
  */
-export const previewOf = (registry: ToolRegistry["Type"], name: string, partial: unknown): ReadonlyArray<UiBlock> => {
-  const fallback = [UiBlock.Title({ text: name })]
-  const tool = registry.lookup(name)
-  if (Option.isNone(tool)) return fallback
-  const value = typeof partial === "object" && partial !== null && !Array.isArray(partial) ? partial : {}
-  try {
-    return tool.value.service.renderPartial(value)
-  } catch {
-    return fallback
-  }
-}
+export const previewOf: (
+  registry: ToolRegistry["Type"],
+  name: string,
+  partial: unknown
+) => ReadonlyArray<UiBlock> = internal.previewOf
 
 /**
  * One preview of a streaming call, for the runtime to publish.
@@ -138,14 +117,6 @@ export interface Preview {
   readonly partialInput: unknown
 }
 
-interface Open {
-  readonly name: string
-  text: string
-  shown: string | undefined
-  /** How much of the text the last preview parsed. */
-  parsed: number
-}
-
 /**
  * Whether a block's text has grown enough since its last preview to parse it again: by a quarter of what was
  * parsed (at least one character). The parser reads the whole text each time, so parsing on every delta would cost
@@ -155,7 +126,7 @@ interface Open {
  * @since 0.2.0
  * @category previews
  */
-export const shouldReparse = (parsed: number, length: number): boolean => length - parsed >= Math.max(1, parsed / 4)
+export const shouldReparse: (parsed: number, length: number) => boolean = internal.shouldReparse
 
 /**
  * Turns a stream of complete blocks and streamed parts into complete blocks, in the order they complete, calling
@@ -172,52 +143,9 @@ export const assemble = <E>(
   onPreview: ((preview: Preview) => Effect.Effect<void>) | undefined
 ): Stream.Stream<ToolUseBlock, E> =>
   Stream.suspend(() => {
-    const open = new Map<string, Open>()
-    const complete = (id: string, block: Open): ToolUseBlock => ({
-      type: "tool_use",
-      id,
-      name: block.name,
-      input: parseComplete(block.text)
-    })
-    const step = (part: ToolUseBlock | ToolUsePart): Effect.Effect<ReadonlyArray<ToolUseBlock>> => {
-      if (!isToolUsePart(part)) return Effect.succeed([part])
-      switch (part._tag) {
-        case "Start": {
-          const block: Open = { name: part.name, text: "", shown: undefined, parsed: 0 }
-          open.set(part.id, block)
-          return Effect.as(show(part.id, block), [])
-        }
-        case "Delta": {
-          const block = open.get(part.id)
-          if (block === undefined) return Effect.succeed([])
-          block.text += part.partialJson
-          return shouldReparse(block.parsed, block.text.length)
-            ? Effect.as(show(part.id, block), [])
-            : Effect.succeed([])
-        }
-        case "End": {
-          const block = open.get(part.id)
-          if (block === undefined) return Effect.succeed([])
-          open.delete(part.id)
-          return Effect.succeed([complete(part.id, block)])
-        }
-      }
-    }
-    /** Publishes the preview when it differs from the last one shown. */
-    const show = (id: string, block: Open): Effect.Effect<void> => {
-      if (onPreview === undefined) return Effect.void
-      block.parsed = block.text.length
-      const partialInput = parsePartial(block.text)
-      const ui = previewOf(registry, block.name, partialInput)
-      const text = toText(ui)
-      if (text === block.shown) return Effect.void
-      block.shown = text
-      return onPreview({ toolUseId: id, name: block.name, ui, partialInput })
-    }
-    const rest = Stream.suspend(() => {
-      const left = [...open].map(([id, block]) => complete(id, block))
-      open.clear()
-      return Stream.fromIterable(left)
-    })
-    return Stream.concat(Stream.mapConcatEffect(parts, step), rest)
+    const assembler = new internal.Assembler(registry, onPreview)
+    return Stream.concat(
+      Stream.mapConcatEffect(parts, (part) => assembler.step(part)),
+      Stream.suspend(() => Stream.fromIterable(assembler.rest()))
+    )
   })

@@ -36,6 +36,7 @@ import type { ToolUseBlock } from "../Tool/Wire.js"
 import { AuditLog } from "./AuditLog.js"
 import { DurableExecution } from "./DurableExecution.js"
 import { ToolEvent } from "./Events.js"
+import { Assembler } from "./internal/assembler.js"
 import { continueWith, continueWithExit } from "./internal/continuation.js"
 import { makeWriteLog } from "./internal/freshness.js"
 import type { WriteLog } from "./internal/freshness.js"
@@ -55,11 +56,24 @@ import type { Admission, AnyInvocation, Parked, PipelineEnv, Prepared, Trace } f
 import { DependencyGraph, isExclusive, isWaiting, makeNode, widens } from "./internal/scheduler.js"
 import type { Node, SchedulingMode } from "./internal/scheduler.js"
 import { assemble } from "./Preview.js"
-import type { ToolUsePart } from "./Preview.js"
+import type { Preview, ToolUsePart } from "./Preview.js"
 import { RuntimeConfig } from "./RuntimeConfig.js"
 import type { RuntimeSettings } from "./RuntimeConfig.js"
 
 export type { SchedulingMode } from "./internal/scheduler.js"
+
+/**
+ * The tool_uses of one run: all at once (an array), or as the model streams them (complete blocks and
+ * {@link ToolUsePart}s), from a Stream or a Mailbox. A Mailbox is read without stream machinery: what a loop that
+ * offers the reply's parts as they arrive should give (`AgentLoop` does).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type RunInput<E = never> =
+  | Iterable<ToolUseBlock>
+  | Stream.Stream<ToolUseBlock | ToolUsePart, E>
+  | Mailbox.ReadonlyMailbox<ToolUseBlock | ToolUsePart, E>
 
 /**
  * Options of one run.
@@ -159,12 +173,12 @@ export class ToolRuntime extends Context.Tag("effect-tool-runtime/ToolRuntime")<
   {
     /** Starts a run; its fibers belong to the Scope (closing it interrupts and cleans up everything). */
     readonly start: <E = never>(
-      toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>,
+      toolUses: RunInput<E>,
       options?: RunOptions
     ) => Effect.Effect<RunHandle<E>, never, Scope.Scope>
     /** Runs tool_uses to completion; the outcomes are in model order. */
     readonly execute: <E = never>(
-      toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>,
+      toolUses: RunInput<E>,
       options?: RunOptions
     ) => Effect.Effect<ReadonlyArray<Outcome>, E>
     /** Runs one tool_use. */
@@ -190,7 +204,7 @@ export class ToolRuntime extends Context.Tag("effect-tool-runtime/ToolRuntime")<
    * @category accessors
    */
   static readonly execute = <E = never>(
-    toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>,
+    toolUses: RunInput<E>,
     options?: RunOptions
   ): Effect.Effect<ReadonlyArray<Outcome>, E, ToolRuntime> =>
     Effect.flatMap(ToolRuntime, (runtime) => runtime.execute(toolUses, options))
@@ -202,7 +216,7 @@ export class ToolRuntime extends Context.Tag("effect-tool-runtime/ToolRuntime")<
    * @category accessors
    */
   static readonly start = <E = never>(
-    toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>,
+    toolUses: RunInput<E>,
     options?: RunOptions
   ): Effect.Effect<RunHandle<E>, never, ToolRuntime | Scope.Scope> =>
     Effect.flatMap(ToolRuntime, (runtime) => runtime.start(toolUses, options))
@@ -295,7 +309,7 @@ const make = Effect.gen(function*() {
    * A call that may start at once and whose stages are all synchronous (a trivial tool) needs no fiber at all.
    */
   const makeRun = <E>(
-    toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>,
+    toolUses: RunInput<E>,
     options: RunOptions,
     context: RunContext,
     callScope: Scope.Scope,
@@ -536,19 +550,35 @@ const make = Effect.gen(function*() {
       }
     }
 
-    // An array needs no stream machinery: most turns arrive whole.
-    const intake: Effect.Effect<void, E> = Symbol.iterator in toolUses
+    // Nobody can listen to a run without events (execute): its previews are never built.
+    const onPreview = events !== undefined
+      ? (preview: Preview) =>
+        env.emit(() => ToolEvent.Previewed({ ...preview, at: env.clock.unsafeCurrentTimeMillis() }))
+      : undefined
+
+    /** A Mailbox's parts as they come, each batch taken at once; a tool_use is scheduled once it is complete. */
+    const fromMailbox = (mailbox: Mailbox.ReadonlyMailbox<ToolUseBlock | ToolUsePart, E>): Effect.Effect<void, E> => {
+      const assembler = new Assembler(registry, onPreview)
+      let index = 0
+      const scheduleBlocks = (blocks: ReadonlyArray<ToolUseBlock>) =>
+        Effect.forEach(blocks, (toolUse) => schedule(toolUse, index++), { discard: true })
+      const take: Effect.Effect<void, E> = Effect.flatMap(mailbox.takeAll, ([parts, done]) =>
+        Effect.zipRight(
+          Effect.forEach(parts, (part) => Effect.flatMap(assembler.step(part), scheduleBlocks), { discard: true }),
+          done ? Effect.suspend(() => scheduleBlocks(assembler.rest())) : take
+        ))
+      return take
+    }
+
+    // An array needs no stream machinery: most turns arrive whole. (A Mailbox is an Effect, so iterable: it is
+    // told apart first.)
+    const intake: Effect.Effect<void, E> = Mailbox.isReadonlyMailbox<ToolUseBlock | ToolUsePart, E>(toolUses)
+      ? fromMailbox(toolUses)
+      : Symbol.iterator in toolUses
       ? Effect.suspend(() => scheduleAll((toolUses as Iterable<ToolUseBlock>)[Symbol.iterator](), 0))
       : Stream.runForEach(
         // Streamed parts are previewed as they come; a tool_use is scheduled once it is complete.
-        // Nobody can listen to a run without events (execute): its previews are never built.
-        Stream.zipWithIndex(assemble(
-          registry,
-          toolUses as Stream.Stream<ToolUseBlock | ToolUsePart, E>,
-          events !== undefined
-            ? (preview) => env.emit(() => ToolEvent.Previewed({ ...preview, at: env.clock.unsafeCurrentTimeMillis() }))
-            : undefined
-        )),
+        Stream.zipWithIndex(assemble(registry, toolUses as Stream.Stream<ToolUseBlock | ToolUsePart, E>, onPreview)),
         ([toolUse, index]) => schedule(toolUse, index)
       )
 
@@ -565,7 +595,7 @@ const make = Effect.gen(function*() {
   }
 
   const start = <E>(
-    toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>,
+    toolUses: RunInput<E>,
     options: RunOptions = {}
   ): Effect.Effect<RunHandle<E>, never, Scope.Scope> =>
     withRunSpan(
@@ -591,7 +621,7 @@ const make = Effect.gen(function*() {
 
   // The intake runs in the caller's fiber: a turn whose calls are all synchronous runs without a fiber of its own.
   const execute = <E>(
-    toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, E>,
+    toolUses: RunInput<E>,
     options: RunOptions = {}
   ): Effect.Effect<ReadonlyArray<Outcome>, E> =>
     withRunSpan("ToolRuntime.execute", options, (context) =>
@@ -642,7 +672,7 @@ const make = Effect.gen(function*() {
 
 /** A turn of one tool_use, given whole: it needs no scheduler. */
 const isOneCall = (
-  toolUses: Iterable<ToolUseBlock> | Stream.Stream<ToolUseBlock | ToolUsePart, unknown>
+  toolUses: RunInput<unknown>
 ): toolUses is ReadonlyArray<ToolUseBlock> => Array.isArray(toolUses) && toolUses.length === 1
 
 /** What a run reads off the fiber that starts it, in one step. */

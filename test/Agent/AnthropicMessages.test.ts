@@ -8,6 +8,8 @@ import { describe, expect, it } from "@effect/vitest"
 import {
   Chunk,
   ConfigProvider,
+  Context,
+  DefaultServices,
   Deferred,
   Effect,
   Fiber,
@@ -16,7 +18,8 @@ import {
   Redacted,
   Schema,
   Stream,
-  TestClock
+  TestClock,
+  Tracer
 } from "effect"
 import { MessagesServer } from "effect-tool-runtime/testing"
 import * as fc from "effect/FastCheck"
@@ -157,6 +160,30 @@ describe("AnthropicMessages: a streamed reply", () => {
       expect(connections.length).toBe(6)
       expect(new Set(connections).size).toBeLessThanOrEqual(2)
       expect(yield* server.disconnects).toBe(0)
+    }))
+
+  it.scoped("with a tracer installed, a reply is one AnthropicMessages.stream span (model, messages, tools), ended with it", () =>
+    Effect.gen(function*() {
+      const server = yield* MessagesServer.make(() => Reply.Message({ content: [text("traced")] }))
+      const native = Context.get(DefaultServices.liveServices, Tracer.Tracer)
+      const spans: Array<Tracer.Span> = []
+      const tracer = Tracer.make({
+        span: (...args) => {
+          const span = native.span(...args)
+          spans.push(span)
+          return span
+        },
+        context: (f, fiber) => native.context(f, fiber)
+      })
+      yield* Stream.runDrain(ask(hello)).pipe(Effect.provide(backend(server.url)), Effect.withTracer(tracer))
+      const streamed = spans.filter((span) => span.name === "AnthropicMessages.stream")
+      expect(streamed.length).toBe(1)
+      expect(Object.fromEntries(streamed[0]!.attributes)).toEqual({
+        "gen_ai.request.model": "claude-test",
+        messages: 1,
+        tools: 1
+      })
+      expect(streamed[0]!.status._tag).toBe("Ended")
     }))
 
   it.scoped("the request carries the tools (defer_loading) and the tool_result's tool_reference blocks exactly as given, and the headers", () =>

@@ -5,7 +5,7 @@
  */
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Layer, Ref, Schema, Stream } from "effect"
+import { Chunk, Effect, Layer, Mailbox, Ref, Schema, Stream } from "effect"
 import * as fc from "fast-check"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -204,6 +204,54 @@ describe("previews of streaming input", () => {
         "<tool_use_error>InputValidationError: Tool failed due to the following issue(s):\nThe input must be a JSON object, but was provided as `string`</tool_use_error>"
       )
       expect(yield* Ref.get(calls)).toBe(0)
+    }))
+
+  it.effect("a run fed by a Mailbox, in batches, gives what the same parts give as a Stream: its events and outcomes", () =>
+    Effect.gen(function*() {
+      const calls = yield* Ref.make(0)
+      const tools = patchLayer(calls)
+      const layer = runtimeWith(tools, Layer.provide(ToolRegistry.layer([Patch]), tools))
+      const whole = { file_path: "a.ts", old_string: "x", new_string: "y" }
+      const parts = [
+        ...Chunk.toReadonlyArray(
+          Effect.runSync(Stream.runCollect(streamed("p1", "Patch", chunksOf(JSON.stringify(whole), [5, 17, 30]))))
+        ),
+        { type: "tool_use" as const, id: "p2", name: "Patch", input: whole },
+        ToolUsePart.Start({ id: "cut", name: "Patch" }),
+        ToolUsePart.Delta({ id: "cut", partialJson: "{\"file_path\": \"b" })
+      ]
+      const run = (input: "stream" | "mailbox") =>
+        Effect.gen(function*() {
+          const mailbox = yield* Mailbox.make<(typeof parts)[number]>()
+          const handle = yield* ToolRuntime.start(input === "stream" ? Stream.fromIterable(parts) : mailbox)
+          if (input === "mailbox") {
+            // Two batches: the first call's parts, then the rest (taken together by the intake).
+            yield* mailbox.offerAll(parts.slice(0, 3))
+            yield* Effect.yieldNow()
+            yield* mailbox.offerAll(parts.slice(3))
+            yield* mailbox.end
+          }
+          const events = Chunk.toReadonlyArray(yield* Stream.runCollect(handle.events))
+          const outcomes = yield* handle.await
+          return {
+            events: events.map((event) =>
+              event._tag === "Previewed" ? [event._tag, event.toolUseId, event.ui] : [
+                event._tag,
+                "toolUseId" in event ? event.toolUseId : undefined
+              ]
+            ),
+            outcomes: outcomes.map((outcome) => [outcome.toolUseId, essence(outcome)])
+          }
+        }).pipe(Effect.provide(layer), Effect.scoped)
+      const fromStream = yield* run("stream")
+      const fromMailbox = yield* run("mailbox")
+      expect(fromMailbox).toEqual(fromStream)
+      expect(fromStream.outcomes.map(([id, outcome]) => [id, (outcome as { status: string }).status])).toEqual([
+        ["p1", "success"],
+        ["p2", "success"],
+        ["cut", "error"]
+      ])
+      expect(fromStream.events.some(([tag]) => tag === "Previewed")).toBe(true)
     }))
 
   it("parsePartial reads what has come so far and never throws", () => {

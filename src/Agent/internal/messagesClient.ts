@@ -6,24 +6,29 @@
  *
  * @internal
  */
-import type * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Cause from "effect/Cause"
+import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
-import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { createParser } from "eventsource-parser"
 import type { ModelRequest } from "../ModelBackend.js"
 import { ModelError, ModelEvent } from "../ModelBackend.js"
 import { decodeEvent, quote, Reply } from "./messagesEvents.js"
 import * as Wire from "./messagesWire.js"
+import { streamWithSpan } from "./tracing.js"
 
 /** What one backend sends with every request. */
 export interface Settings {
@@ -156,21 +161,21 @@ class BodyParser {
     this.endsInCr = text.endsWith("\r")
   }
 
-  /** The events so far, then the error that ends the reply, if any. */
-  private taken(): Stream.Stream<ModelEvent, ModelError> {
-    const events = Stream.fromChunk(Chunk.unsafeFromArray(this.out))
+  /** The events so far, and the error that ends the reply, if any. */
+  private taken(): Parsed {
+    const events = Chunk.unsafeFromArray(this.out)
     this.out = []
-    return this.error === undefined ? events : Stream.concat(events, Stream.fail(this.error))
+    return { events, error: this.error }
   }
 
   /** The events completed by these pieces of the body. */
-  feed(pieces: Chunk.Chunk<Uint8Array>): Stream.Stream<ModelEvent, ModelError> {
+  feed(pieces: Chunk.Chunk<Uint8Array>): Parsed {
     for (const bytes of pieces) this.feedText(this.decoder.decode(bytes, { stream: true }))
     return this.taken()
   }
 
-  /** The body ended: the last events, then why the reply is incomplete, if it is. */
-  end(): Stream.Stream<ModelEvent, ModelError> {
+  /** The body ended: the last events, and why the reply is incomplete, if it is. */
+  end(): Parsed {
     this.feedText(this.decoder.decode())
     // A body ending in `\r` leaves the parser waiting for a `\n` that may follow: at the end, nothing follows.
     if (this.endsInCr) this.feedText("\n")
@@ -179,89 +184,140 @@ class BodyParser {
   }
 }
 
+/** What some pieces of the body gave: the reply's events, then the error that ends it, if any. */
+interface Parsed {
+  readonly events: Chunk.Chunk<ModelEvent>
+  readonly error: ModelError | undefined
+}
+
 /** How long the body may go on after `message_stop` before it is cut (the reply is complete by then). */
 const afterStopGrace = Duration.seconds(2)
 
+/** Why the watchdog cut a reply's body: nothing came for the idle timeout, or it went on after `message_stop`. */
+type Cut = "idle" | "afterStop"
+
+/** What the parser tells the watchdog, and asks it. */
+interface Watch {
+  /** A piece of the body arrived. */
+  readonly seen: () => void
+  /** The reply's `Stop` was parsed: the rest of the body has {@link afterStopGrace}. */
+  readonly stopped: Effect.Effect<void>
+  /** Whether (and why) the body was cut. */
+  readonly cut: () => Cut | undefined
+}
+
+const idleError = (settings: Settings) =>
+  new ModelError({
+    reason: "Transport",
+    message: `the Messages API sent nothing for ${Duration.format(settings.idleTimeout)} (the idle timeout)`
+  })
+
 /**
- * The reply's events, parsed from the body. The body is read to its end (the API ends it right after
- * `message_stop`) rather than cut at `Stop`: a body read to the end leaves the connection to be reused, a cut one
- * closes it.
+ * The reply's events, parsed from the body by one channel: each piece of the body is one step, its events written
+ * as one chunk. The body is read to its end (the API ends it right after `message_stop`) rather than cut at `Stop`:
+ * a body read to the end leaves the connection to be reused, a cut one closes it. A body the watchdog cut ends as
+ * the cut says: an idle one fails, one cut after `message_stop` is complete.
  */
 const parse = (
   response: HttpClientResponse.HttpClientResponse,
   settings: Settings,
-  seen: () => void
+  watch: Watch
 ): Stream.Stream<ModelEvent, ModelError> =>
   Stream.suspend(() => {
     const parser = new BodyParser(settings.ignoreUnknownEvents)
-    return response.stream.pipe(
-      Stream.mapError((error) => transport(error, "the connection broke while streaming the reply")),
-      Stream.chunks,
-      Stream.flatMap((pieces) => {
-        seen()
-        return parser.feed(pieces)
-      }),
-      Stream.concat(Stream.suspend(() => parser.end()))
-    )
+    const write = <R>(
+      parsed: Parsed,
+      next: Channel.Channel<
+        Chunk.Chunk<ModelEvent>,
+        Chunk.Chunk<Uint8Array>,
+        ModelError,
+        HttpClientError.ResponseError,
+        void,
+        unknown,
+        R
+      >
+    ) => {
+      const rest = parsed.error === undefined ? next : Channel.fail(parsed.error)
+      if (Chunk.isEmpty(parsed.events)) return rest
+      const written = Channel.zipRight(Channel.write(parsed.events), rest)
+      return Chunk.some(parsed.events, (event) => event._tag === "Stop")
+        ? Channel.zipRight(Channel.fromEffect(watch.stopped), written)
+        : written
+    }
+    const ended = () => (watch.cut() === "idle" ? Channel.fail(idleError(settings)) : write(parser.end(), Channel.void))
+    const read: Channel.Channel<
+      Chunk.Chunk<ModelEvent>,
+      Chunk.Chunk<Uint8Array>,
+      ModelError,
+      HttpClientError.ResponseError,
+      void,
+      unknown
+    > = Channel.readWithCause({
+      onInput: (pieces: Chunk.Chunk<Uint8Array>) => {
+        watch.seen()
+        return write(parser.feed(pieces), read)
+      },
+      onFailure: (cause) =>
+        watch.cut() === undefined
+          ? Channel.failCause(
+            Cause.map(cause, (error) => transport(error, "the connection broke while streaming the reply"))
+          )
+          : ended(),
+      onDone: ended
+    })
+    return Stream.pipeThroughChannel(response.stream, read)
   })
 
 /**
  * The parsed events, bounded in time: nothing from the body for `idleTimeout` fails the stream (`Transport`), and a
- * body that goes on after `message_stop` is cut after {@link afterStopGrace}. One watchdog per reply rather than a
- * timer per piece: a timer per piece costs more than the parsing (`bench/messages.ts`).
+ * body that goes on after `message_stop` is cut after {@link afterStopGrace}. The stream's consumer reads the body
+ * itself; one watchdog per reply cuts it by closing the request's scope, which aborts the request. (A timer per
+ * piece costs more than the parsing, and a second fiber reading the body into a queue for the consumer costs more
+ * than the rest of the reply: `bench/messages.ts`, `bench/loop.ts`.)
  */
 const events = (
   response: HttpClientResponse.HttpClientResponse,
-  settings: Settings
+  settings: Settings,
+  request: Scope.CloseableScope
 ): Stream.Stream<ModelEvent, ModelError> =>
-  Stream.asyncScoped<ModelEvent, ModelError>((emit) =>
-    Effect.gen(function*() {
-      const clock = yield* Effect.clock
-      const idleMillis = Duration.toMillis(settings.idleTimeout)
-      let lastSeen = clock.unsafeCurrentTimeMillis()
-      const stopped = yield* Deferred.make<void>()
-      const body = parse(response, settings, () => {
+  Stream.unwrapScoped(Effect.gen(function*() {
+    const clock = yield* Effect.clock
+    const scope = yield* Effect.scope
+    const idleMillis = Duration.toMillis(settings.idleTimeout)
+    let lastSeen = clock.unsafeCurrentTimeMillis()
+    let cut: Cut | undefined = undefined
+    const cutBody = (why: Cut) =>
+      Effect.suspend(() => {
+        cut ??= why
+        return Scope.close(request, Exit.void)
+      })
+    const idle: Effect.Effect<void> = Effect.suspend(() => {
+      const left = lastSeen + idleMillis - clock.unsafeCurrentTimeMillis()
+      return left > 0 ? Effect.zipRight(Effect.sleep(left), idle) : cutBody("idle")
+    })
+    yield* Effect.forkScoped(idle)
+    return parse(response, settings, {
+      seen: () => {
         lastSeen = clock.unsafeCurrentTimeMillis()
-      })
-      yield* body.pipe(
-        Stream.runForEachChunk((chunk) =>
-          Effect.zipRight(
-            Chunk.some(chunk, (event) => event._tag === "Stop") ? Deferred.succeed(stopped, undefined) : Effect.void,
-            Effect.promise(() => emit.chunk(chunk))
-          )
-        ),
-        Effect.matchCauseEffect({
-          onSuccess: () => Effect.promise(() => emit.end()),
-          onFailure: (cause) => Effect.promise(() => emit.halt(cause))
-        }),
-        Effect.forkScoped
-      )
-      const idle: Effect.Effect<void> = Effect.suspend(() => {
-        const left = lastSeen + idleMillis - clock.unsafeCurrentTimeMillis()
-        return left > 0
-          ? Effect.zipRight(Effect.sleep(left), idle)
-          : Effect.promise(() =>
-            emit.fail(
-              new ModelError({
-                reason: "Transport",
-                message: `the Messages API sent nothing for ${Duration.format(settings.idleTimeout)} (the idle timeout)`
-              })
-            )
-          )
-      })
-      const grace = Deferred.await(stopped).pipe(
-        Effect.zipRight(Effect.sleep(afterStopGrace)),
-        Effect.zipRight(Effect.promise(() => emit.end()))
-      )
-      yield* Effect.forkScoped(Effect.raceFirst(idle, grace))
-    }), 16)
+      },
+      stopped: Effect.asVoid(Effect.forkIn(Effect.zipRight(Effect.sleep(afterStopGrace), cutBody("afterStop")), scope)),
+      cut: () => cut
+    })
+  }))
 
 /** One request's reply, as it streams; interrupting the stream aborts the request. */
 export const stream = (
   client: HttpClient.HttpClient,
   settings: Settings,
   request: ModelRequest
-): Stream.Stream<ModelEvent, ModelError> => attempt(client, settings, request, 0)
+): Stream.Stream<ModelEvent, ModelError> =>
+  streamWithSpan(attempt(client, settings, request, 0), "AnthropicMessages.stream", {
+    attributes: {
+      "gen_ai.request.model": settings.model,
+      messages: request.messages.length,
+      tools: request.tools.length
+    }
+  })
 
 /**
  * One try of a request. Back-pressure before the reply begins (429, 529) is tried again, up to `maxRetries` times,
@@ -274,16 +330,23 @@ const attempt = (
   request: ModelRequest,
   retries: number
 ): Stream.Stream<ModelEvent, ModelError> =>
-  Stream.unwrap(
+  Stream.unwrapScoped(
     Effect.gen(function*() {
-      const response = yield* client.execute(
+      // The request lives in a scope of its own, closed with the stream's: closing it early aborts the request.
+      const requestScope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
+      const response = yield* HttpClient.withScope(client).execute(
         HttpClientRequest.post(settings.url).pipe(
           HttpClientRequest.setHeaders(settings.headers),
           HttpClientRequest.bodyText(JSON.stringify(toWire(settings.model, request, true)), "application/json")
         )
-      ).pipe(Effect.mapError((error) => transport(error, "the request to the Messages API failed")))
+      ).pipe(
+        Effect.mapError((error) => transport(error, "the request to the Messages API failed")),
+        Scope.extend(requestScope)
+      )
       if (response.status < 200 || response.status >= 300) {
         const error = yield* statusErrorOf(response)
+        // The rest of the body is not needed: the connection is closed rather than read.
+        yield* Scope.close(requestScope, Exit.void)
         const retry = settings.retry
         if (!retryableStatuses.has(response.status) || retries >= retry.maxRetries) return yield* error
         const asked = retryAfterMillis(response.headers, yield* Clock.currentTimeMillis)
@@ -311,14 +374,6 @@ const attempt = (
           }, not an event stream: ${quote(body)}`
         })
       }
-      return events(response, settings)
-    })
-  ).pipe(
-    Stream.withSpan("AnthropicMessages.stream", {
-      attributes: {
-        "gen_ai.request.model": settings.model,
-        messages: request.messages.length,
-        tools: request.tools.length
-      }
+      return events(response, settings, requestScope)
     })
   )
