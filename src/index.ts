@@ -44,7 +44,7 @@ export { ToolRegistry } from "./Catalog/ToolRegistry.js"
 /** @since 0.1.0 */
 export { ToolRuntime } from "./Runtime/ToolRuntime.js"
 /** @since 0.1.0 */
-export type { RunHandle, RunOptions, SchedulingMode } from "./Runtime/ToolRuntime.js"
+export type { RunHandle, RunInput, RunOptions, SchedulingMode } from "./Runtime/ToolRuntime.js"
 /** @since 0.3.0 */
 export { DurableExecution } from "./Runtime/DurableExecution.js"
 /** @since 0.3.0 */

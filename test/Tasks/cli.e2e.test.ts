@@ -2,7 +2,8 @@
  * Background tasks from the command line, end to end with the built CLI: `exec --session DIR` starts a task with
  * `run_in_background` and exits while the task goes on (detached, recorded in the session); later runs read it
  * (TaskOutput), stop it (TaskStop), and report a task that ended between runs once (`task_notifications`). A signal
- * to `exec` stops its tasks with the run, and so does `exec --end-session`. Tasks carry a marker in their environment, so nothing is left unseen.
+ * to `exec` stops its tasks with the run, and so does `exec --end-session`. Tasks carry a marker in their
+ * environment, so nothing is left unseen.
  */
 import { randomInt } from "node:crypto"
 import * as fs from "node:fs"

@@ -24,11 +24,11 @@ import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { createParser } from "eventsource-parser"
+import { streamWithSpan } from "../../Shared/tracing.js"
 import type { ModelRequest } from "../ModelBackend.js"
 import { ModelError, ModelEvent } from "../ModelBackend.js"
 import { decodeEvent, quote, Reply } from "./messagesEvents.js"
 import * as Wire from "./messagesWire.js"
-import { streamWithSpan } from "./tracing.js"
 
 /** What one backend sends with every request. */
 export interface Settings {

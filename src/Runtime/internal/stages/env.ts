@@ -5,11 +5,8 @@
  */
 import type * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
-import * as Context from "effect/Context"
-import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Tracer from "effect/Tracer"
 import type { RegisteredTool, ToolRegistry } from "../../../Catalog/ToolRegistry.js"
 import type { ToolHooks } from "../../../Hooks/ToolHooks.js"
 import type { Approver } from "../../../Permission/Approver.js"
@@ -86,17 +83,8 @@ export const availabilityCache = (): PipelineEnv["availability"] => {
   }
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// tracing
-// ---------------------------------------------------------------------------------------------------------------
-
-const nativeTracer = Context.get(DefaultServices.liveServices, Tracer.Tracer)
-
-/** Whether calls traced by this tracer get spans: any tracer but Effect's built-in one (see {@link PipelineEnv}). */
-export const tracesCalls = (tracer: Tracer.Tracer): boolean => tracer !== nativeTracer
-
-/** Whether the program installed a tracer (see {@link PipelineEnv.traced}). */
-export const isTracing: Effect.Effect<boolean> = Effect.map(Effect.tracer, tracesCalls)
+// Spans only for a program that installed a tracer (see PipelineEnv.traced).
+export { isTracing, tracesCalls } from "../../../Shared/tracing.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // what any stage says
