@@ -28,6 +28,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { createHash } from "node:crypto"
 import { mkdirSync } from "node:fs"
@@ -181,6 +182,43 @@ export class DurableTurns extends Context.Tag("effect-tool-runtime/DurableTurns"
       ToolRegistry | PermissionPolicy | Approver | ToolHooks | ResultStore
     >
   }
+
+  /**
+   * Each call a durable turn of its own (`mcp/<tool_use id>` in the session), on one SQLite runner in `directory`,
+   * over the services given: what `McpServe`'s `durable` option takes (the services are the connection's: its
+   * tools, wrapped for cancellation, and its approver, which asks through elicitation). Built in the scope.
+   *
+   * @since 0.3.0
+   * @category constructors
+   */
+  static readonly servedCalls = (options: {
+    readonly directory: string
+    /** The session's key; default the directory. */
+    readonly session?: string | undefined
+  }) =>
+  (
+    services: Context.Context<ToolRegistry | PermissionPolicy | Approver | ToolHooks | ResultStore>
+  ): Effect.Effect<
+    (toolUse: ToolUseBlock, onEvent: (event: ToolEvent) => Effect.Effect<void>) => Effect.Effect<Outcome>,
+    never,
+    Scope.Scope
+  > =>
+    Effect.map(
+      Layer.build(
+        DurableTurns.layerSqlite({ directory: options.directory }).pipe(
+          Layer.provide(Layer.succeedContext(services))
+        )
+      ),
+      (context) => {
+        const turns = Context.get(context, DurableTurns)
+        const session = options.session ?? options.directory
+        return (toolUse, onEvent) =>
+          Effect.map(
+            turns.execute({ session, turn: `mcp/${toolUse.id}`, toolUses: [toolUse], onEvent }),
+            (outcomes) => outcomes[0]!
+          )
+      }
+    )
 
   /**
    * Executes a turn durably with the service in context.

@@ -22,6 +22,13 @@
  * - **Approvals**: an "ask" goes to the person through `elicitation/create` (a form with one choice: allow once,
  *   allow for this session when the call suggests rules, deny) when the client declared form elicitation; else to
  *   the Approver in context. A form never asks for anything but that choice (no secrets in a form).
+ * - **Durable calls** (`durable`, e.g. `DurableTurns.servedCalls` of `effect-tool-runtime/durable`; stdio and
+ *   {@link connection} only): each call is a durable turn of its own, keyed by the id the client names it with in
+ *   `_meta` (Claude Code sends `claudecode/toolUseId`; others may send `effect-tool-runtime/toolUseId`). A client
+ *   that sends the call again after the server restarted attaches to it: a completed call gives its recorded
+ *   outcome (it is not run again), an unanswered question is asked again (its token in the form's
+ *   `_meta["effect-tool-runtime/approvalToken"]`), a call that was running is run again when idempotent and otherwise
+ *   reported "unknown". Durable calls run one at a time; a question open when the connection closes is not denied.
  * - **Progress and cancellation**: a call with a `progressToken` gets `notifications/progress` from the tool's
  *   progress events; `notifications/cancelled`, or the connection closing, interrupts the call (its Scope closes,
  *   its process tree with it). Log messages (`notifications/message`: a call started, its progress, hooks' notices)
@@ -40,7 +47,12 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type { Readable, Writable } from "node:stream"
-import type { ConnectionOptions, ConnectionServices } from "./internal/serveConnection.js"
+import type {
+  ConnectionOptions,
+  ConnectionServices,
+  DurableCallRunner as DurableCallRunner_,
+  DurableCalls as DurableCalls_
+} from "./internal/serveConnection.js"
 import { serveConnection } from "./internal/serveConnection.js"
 import { annotationsOf as annotationsOf_, listingOf as listingOf_ } from "./internal/serveContent.js"
 import type { HttpOptions, Listening } from "./internal/serveHttp.js"
@@ -71,7 +83,26 @@ export interface ServeOptions {
   readonly listCheckMs?: number | undefined
   /** Run after every call's outcome (e.g. `Session.checkpoint`); its failure is ignored. */
   readonly afterCall?: Effect.Effect<void, unknown> | undefined
+  /** Each call a durable turn of its own (see the module doc); default: not durable. */
+  readonly durable?: DurableCalls | undefined
 }
+
+/**
+ * Builds, for one connection, the runner of its durable calls over the connection's services (its tools, wrapped
+ * for cancellation, and its approver); e.g. `DurableTurns.servedCalls({ directory })`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type DurableCalls = DurableCalls_
+
+/**
+ * Runs one call as a durable turn of its own.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type DurableCallRunner = DurableCallRunner_
 
 /**
  * The services one MCP session runs on.
@@ -87,7 +118,7 @@ export type SessionServices = ConnectionServices
  * @since 0.3.0
  * @category models
  */
-export interface HttpServeOptions<E> extends ServeOptions {
+export interface HttpServeOptions<E> extends Omit<ServeOptions, "durable"> {
   /** The port; 0 picks a free one. */
   readonly port: number
   /**
@@ -134,7 +165,8 @@ const connectionOptions = (options: ServeOptions): ConnectionOptions => ({
   scheduling: options.scheduling,
   approvalTimeoutMs: options.approvalTimeoutMs,
   listCheckMs: options.listCheckMs,
-  afterCall: options.afterCall
+  afterCall: options.afterCall,
+  durable: options.durable
 })
 
 /**

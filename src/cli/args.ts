@@ -42,7 +42,9 @@ Options:
                          (exec and serve, with --session) each turn survives its process: each call is recorded (in
                          DIR/durable.sqlite, or in the Postgres database, shared by every runner on it); the same
                          turn run again resumes it (completed calls are not run again; a call that was running when
-                         the process died runs again if it is idempotent, else reports "unknown")
+                         the process died runs again if it is idempotent, else reports "unknown"); with serve --mcp
+                         (SQLite only) each call is a durable turn named by the client's _meta id
+                         (claudecode/toolUseId or effect-tool-runtime/toolUseId): the same call sent again attaches
   --runner-address HOST:PORT
                          (with --durable postgres://) where the other runners reach this one (default 127.0.0.1 at a
                          port the system picks)
@@ -233,9 +235,15 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Either.Either<Com
   if (durable.right !== undefined && sessionDir === undefined) {
     return usage("--durable needs --session DIR: the durable turns are kept there")
   }
-  // Not yet: an MCP client's calls are not durable turns, and a flag that changes nothing must not be taken.
-  if (durable.right !== undefined && mcp.right !== undefined) {
-    return usage("--durable is for exec and serve's JSON lines: serve --mcp does not run durable turns yet")
+  if (durable.right !== undefined && mcp.right?.transport === "http") {
+    // A restarted server does not know the client's MCP session: the client starts a new one, in a new directory.
+    return usage(
+      "--durable is for exec, serve and serve --mcp (stdio): an MCP session over HTTP does not survive its server"
+    )
+  }
+  if (durable.right !== undefined && durable.right !== "sqlite" && mcp.right !== undefined) {
+    // A call's turn may land on another runner, whose approver is another client's elicitation.
+    return usage("serve --mcp --durable runs one runner on SQLite in the session directory, not on postgres://")
   }
   const endSession = (values as { readonly "end-session"?: boolean })["end-session"] === true
   if (endSession && sessionDir === undefined) {

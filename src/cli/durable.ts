@@ -31,6 +31,9 @@ export const durableRuntimeLayer = <E, R>(options: RuntimeOptions, approver: Lay
     return DurableRunners.layerPostgres({ url: store.url, host: store.host, port })
   })).pipe(Layer.provideMerge(servicesLayer(options, approver)))
 
+/** `serve --mcp --durable`: each call a durable turn of the session, on SQLite in its directory. */
+export const servedCalls = (directory: string) => DurableTurns.servedCalls({ directory })
+
 /** A port nobody listens on at `host` now (the runner listens on it a moment later). */
 const freePort = (host: string): Effect.Effect<number> =>
   Effect.async<number>((resume) => {

@@ -4,6 +4,7 @@
  * runtime is the one `exec` and `serve` configure (settings, rules, modes, hooks, MCP servers, audit); an approval
  * is asked through the client's elicitation form, else answered by `--approve`, else denied with the reason.
  * A signal ends the connections (their calls are interrupted, process trees included) and the process exits 130/143.
+ * `serve --mcp --durable --session DIR`: each call is a durable turn of its own on SQLite in DIR (see `McpServe`).
  */
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type * as FileSystem from "@effect/platform/FileSystem"
@@ -56,9 +57,16 @@ const serveStdio = (options: RuntimeOptions) =>
     Effect.gen(function*() {
       yield* forgetOnForcedExit
       const session = yield* Session
+      const durable = options.durable === undefined
+        ? undefined
+        // Loaded only here: the durable dependencies stay out of every other start.
+        : (yield* Effect.promise(() => import("./durable.js"))).servedCalls(session.directory)
       // The connection ends when the client closes standard input, or at a signal.
       // Saved after every call, as `serve` saves after every turn.
-      yield* Effect.raceFirst(McpServe.stdio({ ...serveOptions(options), afterCall: session.checkpoint }), signalled)
+      yield* Effect.raceFirst(
+        McpServe.stdio({ ...serveOptions(options), afterCall: session.checkpoint, durable }),
+        signalled
+      )
       yield* session.checkpoint
     }).pipe(
       Effect.provide(servicesLayer(options, approverFor(options, noOneToAsk), { toolSearch: false })),

@@ -1,6 +1,6 @@
 /**
- * `--durable` is taken only where it does something: `exec` and `serve` with `--session` (not `serve --mcp`). Elsewhere
- * it is a usage error that says why, never a flag parsed and ignored.
+ * `--durable` is taken only where it does something: `exec`, `serve` and `serve --mcp` (stdio, SQLite) with
+ * `--session`. Elsewhere it is a usage error that says why, never a flag parsed and ignored.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
@@ -20,12 +20,16 @@ describe("--durable", () => {
     const parsed = parseCommandLine(["exec", "--session", session(), "--durable"])
     expect(Either.isRight(parsed) && parsed.right._tag === "Exec" && parsed.right.options.durable).toBe("sqlite")
   })
-  it("serve with --session takes it; serve --mcp refuses it", () => {
+  it("serve and serve --mcp with --session take it; over HTTP or on Postgres, serve --mcp refuses it", () => {
     const parsed = parseCommandLine(["serve", "--session", session(), "--durable"])
     expect(Either.isRight(parsed) && parsed.right._tag === "Serve" && parsed.right.options.durable).toBe("sqlite")
-    expect(usageOf(["serve", "--mcp", "--session", session(), "--durable"])).toContain(
-      "--durable is for exec and serve's JSON lines: serve --mcp does not run durable turns yet"
+    const mcp = parseCommandLine(["serve", "--mcp", "--session", session(), "--durable"])
+    expect(Either.isRight(mcp) && mcp.right._tag === "ServeMcp" && mcp.right.options.durable).toBe("sqlite")
+    expect(usageOf(["serve", "--mcp-http", "0", "--session", session(), "--durable"])).toContain(
+      "--durable is for exec, serve and serve --mcp (stdio): an MCP session over HTTP does not survive its server"
     )
+    expect(usageOf(["serve", "--mcp", "--session", session(), "--durable", "postgres://db.internal/agents"]))
+      .toContain("serve --mcp --durable runs one runner on SQLite in the session directory, not on postgres://")
   })
   it("exec without --session refuses it", () => {
     expect(usageOf(["exec", "--durable"])).toContain("--durable needs --session DIR: the durable turns are kept there")

@@ -11,6 +11,13 @@
  *   declared form elicitation, else the Approver in context. No answer ever stops the other calls (`cancelRun` is
  *   dropped: an MCP call is a turn of its own).
  * - **A run that stopped** (a hook's `continue: false` stops the whole run): the next call starts a new run.
+ * - **Durable calls** (`durable` given): each call is a durable turn of its own instead, keyed by the id the client
+ *   gives it in `_meta` (Claude Code's `claudecode/toolUseId`, or `effect-tool-runtime/toolUseId`), so a client that
+ *   sends the call again after the server restarted attaches to it: a completed call gives its recorded outcome, an
+ *   unanswered question is asked again (its token in the form's `_meta`), a call that was running is run again when it
+ *   is idempotent and otherwise reported unknown. A session's durable calls run one at a time, as `serve`'s turns do
+ *   (each is its own run, so one run's scheduler cannot order them). A question left open when the connection closes
+ *   stays open for the next process (it is not denied).
  *
  * @internal
  */
@@ -28,12 +35,14 @@ import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import { randomUUID } from "node:crypto"
 import { makeDynamicRegistry, ToolRegistry } from "../../Catalog/ToolRegistry.js"
 import type { RegisteredTool, Registry } from "../../Catalog/ToolRegistry.js"
 import type { ToolHooks } from "../../Hooks/ToolHooks.js"
@@ -65,10 +74,48 @@ export interface ConnectionOptions {
   readonly listCheckMs?: number | undefined
   /** Run after every call's outcome (e.g. saving the session); its failure is ignored. */
   readonly afterCall?: Effect.Effect<void, unknown> | undefined
+  /** Runs each call as a durable turn of its own (see the module doc); default: one run for every call. */
+  readonly durable?: DurableCalls | undefined
 }
 
 /** The services a connection's runtime is built from. */
 export type ConnectionServices = ToolRegistry | PermissionPolicy | Approver | ToolHooks | ResultStore
+
+/** Runs one call as a durable turn of its own: its Outcome, its events to `onEvent` while it runs here. */
+export type DurableCallRunner = (
+  toolUse: ToolUseBlock,
+  onEvent: (event: ToolEvent) => Effect.Effect<void>
+) => Effect.Effect<Outcome>
+
+/**
+ * Builds, for one connection, the runner of its durable calls over the connection's services (its tools wrapped for
+ * cancellation, its approver); released with the connection.
+ */
+export type DurableCalls = (
+  services: Context.Context<ConnectionServices>
+) => Effect.Effect<DurableCallRunner, never, Scope.Scope>
+
+/** The `_meta` keys a client names its call with, first found first. */
+export const CALL_ID_KEYS: ReadonlyArray<string> = ["claudecode/toolUseId", "effect-tool-runtime/toolUseId"]
+
+/** What a call id may be: the model's tool_use ids and the like (it names records and the audit log). */
+const CALL_ID = /^[A-Za-z0-9_.:-]{1,128}$/
+
+/** The id a client gave its call in `_meta`; a malformed one is an error, none is `undefined`. */
+export const callIdOf = (meta: Readonly<Record<string, unknown>> | undefined): string | McpError | undefined => {
+  if (meta === undefined) return undefined
+  for (const key of CALL_ID_KEYS) {
+    const id = meta[key]
+    if (id === undefined) continue
+    return typeof id === "string" && CALL_ID.test(id)
+      ? id
+      : new McpError(
+        ErrorCode.InvalidParams,
+        `_meta["${key}"] must be 1 to 128 letters, digits or _.:- (it names the call across restarts)`
+      )
+  }
+  return undefined
+}
 
 /** One `tools/call` in flight. */
 interface Call {
@@ -123,6 +170,18 @@ export const serveConnection = (
     const calls = new Map<string, Call>()
     let counter = 0
     let logLevel: LoggingLevel | undefined
+    let connectionClosed = false
+    /** Durable questions waiting for their call to be sent (again): a resumed turn asks before its client calls. */
+    const arrivals = new Map<string, Deferred.Deferred<void>>()
+    const arrivalOf = (toolUseId: string): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        let arrival = arrivals.get(toolUseId)
+        if (arrival === undefined) {
+          arrival = Deferred.unsafeMake<void>(FiberId.none)
+          arrivals.set(toolUseId, arrival)
+        }
+        return Deferred.await(arrival)
+      })
 
     const server = new Server(
       { name: options.name, version: options.version },
@@ -173,7 +232,12 @@ export const serveConnection = (
           const stop = () => abort.abort()
           signal.addEventListener("abort", stop)
           call?.signal.addEventListener("abort", stop)
-          return server.elicitInput(approvalForm(request), {
+          const form = approvalForm(request)
+          // A durable question's token: the name of the pending approval across processes.
+          const params = request.token === undefined
+            ? form
+            : { ...form, _meta: { "effect-tool-runtime/approvalToken": request.token } }
+          return server.elicitInput(params, {
             signal: abort.signal,
             timeout: options.approvalTimeoutMs ?? 600_000,
             ...(call === undefined ? {} : { relatedRequestId: call.requestId })
@@ -193,16 +257,24 @@ export const serveConnection = (
           return denied(`The user denied ${request.toolName}.`)
         }),
         Effect.catchAll((error) =>
-          Effect.succeed(
-            call?.signal.aborted === true
-              ? denied("The client cancelled the call while it waited for approval.")
-              : denied(`Asking the user to approve ${request.toolName} failed (${messageOf(error)}); it was denied.`)
-          )
+          // The connection closed on a durable question: no answer; it stays open for the next process.
+          connectionClosed && request.token !== undefined
+            ? Effect.never
+            : Effect.succeed(
+              call?.signal.aborted === true
+                ? denied("The client cancelled the call while it waited for approval.")
+                : denied(`Asking the user to approve ${request.toolName} failed (${messageOf(error)}); it was denied.`)
+            )
         )
       )
-    const approver = Approver.of({
+    const approver: Approver["Type"] = Approver.of({
       ask: (request) => {
         const call = calls.get(request.toolUseId)
+        if (request.token !== undefined) {
+          if (connectionClosed) return Effect.never
+          // Asked when the client sends the call again: the answer goes to whoever waits for the result.
+          if (call === undefined) return Effect.zipRight(arrivalOf(request.toolUseId), approver.ask(request))
+        }
         if (call?.signal.aborted === true) {
           return Effect.succeed(denied("The client cancelled the call before it was approved."))
         }
@@ -214,16 +286,13 @@ export const serveConnection = (
       }
     })
 
+    const services = passed.pipe(Context.add(ToolRegistry, served), Context.add(Approver, approver))
     const toolRuntime = Context.get(
-      yield* Layer.build(
-        ToolRuntime.layer.pipe(
-          Layer.provide(Layer.succeedContext(
-            passed.pipe(Context.add(ToolRegistry, served), Context.add(Approver, approver))
-          ))
-        )
-      ),
+      yield* Layer.build(ToolRuntime.layer.pipe(Layer.provide(Layer.succeedContext(services)))),
       ToolRuntime
     )
+    const durable = options.durable === undefined ? undefined : yield* options.durable(services)
+    const durableOne = yield* Effect.makeSemaphore(1)
 
     // -- notifications ------------------------------------------------------------------------------------------
     const log = (level: LoggingLevel, data: string): Effect.Effect<void> =>
@@ -301,7 +370,17 @@ export const serveConnection = (
       }
     ): Effect.Effect<CallToolResult, McpError> =>
       Effect.gen(function*() {
-        const id = `mcp_${++counter}_${String(extra.requestId)}`
+        const clientId = durable === undefined ? undefined : callIdOf(extra._meta)
+        if (clientId instanceof McpError) return yield* Effect.fail(clientId)
+        if (clientId !== undefined && calls.has(clientId)) {
+          return yield* Effect.fail(
+            new McpError(ErrorCode.InvalidRequest, `a call with the id ${clientId} is already running`)
+          )
+        }
+        // A durable call without a name of the client's gets one no other process used.
+        const id = durable === undefined
+          ? `mcp_${++counter}_${String(extra.requestId)}`
+          : clientId ?? `mcp_${randomUUID()}`
         const state: Call = {
           requestId: extra.requestId,
           progressToken: extra._meta?.progressToken,
@@ -312,17 +391,26 @@ export const serveConnection = (
           progress: 0
         }
         calls.set(id, state)
+        const arrival = arrivals.get(id)
+        if (arrival !== undefined) {
+          arrivals.delete(id)
+          yield* Deferred.succeed(arrival, undefined)
+        }
         const onAbort = () => Deferred.unsafeDone(state.cancelled, Exit.void)
         if (extra.signal.aborted) onAbort()
         else extra.signal.addEventListener("abort", onAbort, { once: true })
-        const current = yield* startOne.withPermits(1)(feedFor)
-        yield* Queue.offer(current.input, { type: "tool_use", id, name, input: input ?? {} })
-        const outcome = yield* Deferred.await(state.outcome).pipe(
-          Effect.ensuring(Effect.sync(() => {
-            calls.delete(id)
-            extra.signal.removeEventListener("abort", onAbort)
-          }))
-        )
+        const toolUse: ToolUseBlock = { type: "tool_use", id, name, input: input ?? {} }
+        const outcome = yield* (durable === undefined
+          ? Effect.flatMap(
+            startOne.withPermits(1)(feedFor),
+            (current) => Effect.zipRight(Queue.offer(current.input, toolUse), Deferred.await(state.outcome))
+          )
+          : durableOne.withPermits(1)(durable(toolUse, onEvent))).pipe(
+            Effect.ensuring(Effect.sync(() => {
+              calls.delete(id)
+              extra.signal.removeEventListener("abort", onAbort)
+            }))
+          )
         if (options.afterCall !== undefined) yield* Effect.ignore(options.afterCall)
         if (outcome.error?._tag === "UnknownTool") {
           return yield* Effect.fail(new McpError(ErrorCode.InvalidParams, contentText(outcome)))
@@ -354,15 +442,21 @@ export const serveConnection = (
     })
 
     const closed = yield* Deferred.make<void>()
-    server.onclose = () =>
+    server.onclose = () => {
+      connectionClosed = true
       Deferred.unsafeDone(closed, Exit.void)
+    }
     yield* Effect.addFinalizer(() =>
       Effect.zipRight(
         // Calls still in flight end with the connection: their fibers are interrupted with the scope.
         Effect.sync(() => {
-          for (const state of calls.values()) Deferred.unsafeDone(state.cancelled, Exit.void)
+          for (const state of calls.values()) {
+            Deferred.unsafeDone(state.cancelled, Exit.void)
+          }
         }),
-        Effect.promise(() => server.close().catch(() => undefined))
+        Effect.promise(() =>
+          server.close().catch(() => undefined)
+        )
       )
     )
     yield* Effect.promise(() => server.connect(transport))
