@@ -45,6 +45,7 @@ import { TaskRegistry } from "../Tasks/TaskRegistry.js"
 import type { Outcome } from "../Tool/Outcome.js"
 import { filterEnabled } from "../Tool/Tool.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
+import * as Pulled from "./internal/pulled.js"
 import type { ContentBlock, Message, ModelEvent, ModelRequest, StopReason } from "./ModelBackend.js"
 import { ModelBackend, ModelError } from "./ModelBackend.js"
 
@@ -433,7 +434,7 @@ const startWith = (
         const intake = yield* Mailbox.make<ToolUseBlock | ToolUsePart>()
         const handle: RunHandle = yield* runtime.start(intake, options.run)
         const events = yield* Effect.forkIn(
-          Stream.runForEach(handle.events, (event) => emit(LoopEvent.Tool({ turn, event }))),
+          Pulled.runForEach(handle.events, (event) => emit(LoopEvent.Tool({ turn, event }))),
           scope
         )
         // A stop after the reply has ended still stops the calls that run.
@@ -517,8 +518,7 @@ const startWith = (
           }
         }
 
-        const streamed = yield* backend.stream(request).pipe(
-          Stream.runForEach(onEvent),
+        const streamed = yield* Pulled.runForEach(backend.stream(request), onEvent).pipe(
           Effect.zipRight(Effect.suspend(() =>
             stop === undefined
               ? malformed("the reply ended without a stop reason")

@@ -56,6 +56,7 @@ const done: Reading = { _tag: "Done" }
  */
 const events = (
   body: ReadableStream<Uint8Array> | null,
+  request: Request,
   settings: Client.Settings,
   parser: Client.BodyParser,
   watch: Client.Watch
@@ -82,6 +83,7 @@ const events = (
       }
       loop().then(
         () => {
+          request.complete = true
           state = done
           arrived()
         },
@@ -130,18 +132,24 @@ export const send = (settings: Client.Settings): Client.Send => {
   const headers = { ...settings.headers, "content-type": "application/json" }
   return (body, scope) =>
     Effect.suspend(() => {
-      const controller = new AbortController()
+      const request = new Request()
       return Effect.zipRight(
-        Scope.addFinalizer(scope, Effect.sync(() => controller.abort())),
+        // A body read to its end needs no abort (and an abort costs a DOMException with its stack).
+        Scope.addFinalizer(scope, Effect.sync(() => request.complete || request.abort())),
         Effect.tryPromise({
-          try: () => globalThis.fetch(settings.url, { method: "POST", headers, body, signal: controller.signal }),
+          try: () => globalThis.fetch(settings.url, { method: "POST", headers, body, signal: request.signal }),
           catch: (cause) => transport(cause, "the request to the Messages API failed")
-        })
+        }).pipe(Effect.map((response): Client.Response => ({
+          status: response.status,
+          header: (name) => response.headers.get(name) ?? undefined,
+          preview: preview(response.body),
+          events: (parser, watch) => events(response.body, request, settings, parser, watch)
+        })))
       )
-    }).pipe(Effect.map((response): Client.Response => ({
-      status: response.status,
-      header: (name) => response.headers.get(name) ?? undefined,
-      preview: preview(response.body),
-      events: (parser, watch) => events(response.body, settings, parser, watch)
-    })))
+    })
+}
+
+/** One request's abort, and whether its body was read to the end. */
+class Request extends AbortController {
+  complete = false
 }
