@@ -1,16 +1,16 @@
 /**
  * The fast path: the Messages API's requests over `globalThis.fetch` directly, the {@link Send} of
  * `AnthropicMessages.layerFetch`. It does what `messagesHttpClient.ts` does over a fetch `HttpClient`, in fewer
- * steps: the body is read by a plain loop over its reader, ahead of the consumer, and each pull of the stream takes
- * every piece that has arrived since the last one (one step for a reply that arrives at once), where a response
- * stream pays an Effect per piece. On a turn of two small replies that was most of the backend's cost
+ * steps: the body is read and parsed by a plain loop over its reader, ahead of the consumer, and each pull of the
+ * stream takes every event parsed since the last one (one step for a reply that arrives at once), where a response
+ * stream pays an Effect per piece of the body. On a turn of two small replies that was most of the backend's cost
  * (`bench/loop.ts`). Reading ahead holds at most one reply in memory, which `max_tokens` bounds.
  *
  * @internal
  */
 import * as Cause from "effect/Cause"
 import * as Channel from "effect/Channel"
-import type * as Chunk from "effect/Chunk"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -51,8 +51,10 @@ const reading: Reading = { _tag: "Reading" }
 const done: Reading = { _tag: "Done" }
 
 /**
- * The reply's events: a loop reads the body's pieces as they arrive (each one seen by the watchdog); the channel
- * feeds the parser every piece that has arrived, writes the events, and waits only when there is nothing new.
+ * The reply's events: a loop reads the body's pieces as they arrive (each one seen by the watchdog) and feeds them
+ * to the parser; the consumer is woken only when they completed events (a `content_block_stop` of text, a
+ * `message_delta` or a `ping` gives none) or ended the reply. The channel writes every event parsed since its last
+ * pull, and waits only when there is none.
  */
 const events = (
   body: ReadableStream<Uint8Array> | null,
@@ -62,7 +64,8 @@ const events = (
   watch: Client.Watch
 ): Stream.Stream<ModelEvent, ModelError> =>
   Stream.suspend(() => {
-    let pieces: Array<Uint8Array> = []
+    let parsed: Array<ModelEvent> = []
+    let error: ModelError | undefined = undefined
     let state: Reading = body === null ? done : reading
     let wake: (() => void) | undefined = undefined
     const arrived = () => {
@@ -77,8 +80,12 @@ const events = (
           const { done, value } = await reader.read()
           if (done) return
           watch.seen()
-          pieces.push(value)
-          arrived()
+          // Once the reply has failed, the rest of the body is not parsed: the consumer ends it.
+          if (error !== undefined) continue
+          const piece = parser.feed([value])
+          for (const event of piece.events) parsed.push(event)
+          error = piece.error
+          if (parsed.length > 0 || error !== undefined) arrived()
         }
       }
       loop().then(
@@ -101,10 +108,10 @@ const events = (
     })
     const pull: Channel.Channel<Chunk.Chunk<ModelEvent>, unknown, ModelError, unknown, void, unknown> = Channel
       .suspend(() => {
-        if (pieces.length > 0) {
-          const taken = pieces
-          pieces = []
-          return Client.written(parser.feed(taken), watch, pull)
+        if (parsed.length > 0 || error !== undefined) {
+          const taken: Client.Parsed = { events: Chunk.unsafeFromArray(parsed), error }
+          parsed = []
+          return Client.written(taken, watch, pull)
         }
         switch (state._tag) {
           case "Done":
