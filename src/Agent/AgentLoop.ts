@@ -264,7 +264,7 @@ type Requirements = ModelBackend | ToolRuntime | ToolRegistry
  * @category running
  */
 export const run = (options: LoopOptions): Effect.Effect<LoopResult, AgentLoopError, Requirements> =>
-  Effect.scoped(Effect.flatMap(startWith(options, options.onEvent ?? (() => Effect.void)), (handle) => handle.await))
+  Effect.scoped(Effect.flatMap(startWith(options, options.onEvent), (handle) => handle.await))
     .pipe(
       Effect.withSpan("AgentLoop.run")
     )
@@ -299,14 +299,17 @@ export const start = (options: LoopOptions): Effect.Effect<LoopHandle, never, Re
 export const stream = (options: LoopOptions): Stream.Stream<LoopEvent, AgentLoopError, Requirements> =>
   Stream.unwrapScoped(Effect.map(start(options), (handle) => handle.events))
 
+/** `emitUnordered`: where events go; without it nobody listens, and the runtime's events are not read. */
 const startWith = (
   options: LoopOptions,
-  emitUnordered: (event: LoopEvent) => Effect.Effect<unknown>
+  emitUnordered: ((event: LoopEvent) => Effect.Effect<unknown>) | undefined
 ): Effect.Effect<Omit<LoopHandle, "events">, never, Requirements | Scope.Scope> =>
   Effect.gen(function*() {
     // The conversation and the runtime's events are two fibers: one at a time, so a UI sees them in order.
     const lock = yield* Effect.makeSemaphore(1)
-    const emit = (event: LoopEvent) => lock.withPermits(1)(emitUnordered(event))
+    const emit = emitUnordered === undefined
+      ? (_event: LoopEvent) => Effect.void
+      : (event: LoopEvent) => lock.withPermits(1)(emitUnordered(event))
     const backend = yield* ModelBackend
     const runtime = yield* ToolRuntime
     const registry = yield* ToolRegistry
@@ -421,11 +424,11 @@ const startWith = (
       readonly cancelled: boolean
     }
 
-    /** A reply's run of tool calls, with the fiber that passes its events on. */
+    /** A reply's run of tool calls, with the fiber that passes its events on (when someone listens). */
     interface TurnRun {
       readonly intake: Mailbox.Mailbox<ToolUseBlock | ToolUsePart>
       readonly handle: RunHandle
-      readonly events: Fiber.RuntimeFiber<void>
+      readonly events: Fiber.RuntimeFiber<void> | undefined
     }
 
     /** A run in `scope`, whose tool_uses are offered to its intake as they stream. */
@@ -433,7 +436,7 @@ const startWith = (
       Effect.gen(function*() {
         const intake = yield* Mailbox.make<ToolUseBlock | ToolUsePart>()
         const handle: RunHandle = yield* runtime.start(intake, options.run)
-        const events = yield* Effect.forkIn(
+        const events = emitUnordered === undefined ? undefined : yield* Effect.forkIn(
           Pulled.runForEach(handle.events, (event) => emit(LoopEvent.Tool({ turn, event }))),
           scope
         )
@@ -541,7 +544,7 @@ const startWith = (
           else if (stoppedBy !== undefined || error !== undefined) yield* started.handle.cancel
           yield* started.intake.end
           outcomes = yield* started.handle.await
-          yield* Fiber.join(started.events)
+          if (started.events !== undefined) yield* Fiber.join(started.events)
         }
 
         // A tool_use still open when the reply stopped is kept with what had arrived of its input, and answered here:
