@@ -1,7 +1,8 @@
 /**
  * One model request over HTTP against the scripted Messages server on 127.0.0.1 (a reply of text and one tool_use,
  * streamed; the server runs in a child process, so this process's CPU time is the client's), side by side in one
- * process: a bare `fetch` reading the body, our `AnthropicMessages` backend turning the stream into ModelEvents, and
+ * process: a bare `fetch` reading the body, our `AnthropicMessages` backend turning the stream into ModelEvents (over
+ * fetch with `layerFetch`, and through @effect/platform's fetch HttpClient with `layer`), and
  * @effect/ai-anthropic's `streamText` (the peer) over the same server. Then a whole loop turn: the request, the tool
  * call through the governed runtime, the tool_result sent in a second request and the model's answer; its peer is
  * the loop a user writes by hand on the official `@anthropic-ai/sdk` (both requests streamed, the tool a plain
@@ -151,12 +152,12 @@ export const run = (): Promise<void> =>
         maxRetries: 0,
         defaultHeaders: { "x-api-key": "bench" }
       })
-      const ours = yield* Effect.provide(
+      const options = { model: "bench", baseUrl: server.url, apiKey: Redacted.make("bench") }
+      const overHttpClient = yield* Effect.provide(
         ModelBackend,
-        AnthropicMessages.layer({ model: "bench", baseUrl: server.url, apiKey: Redacted.make("bench") }).pipe(
-          Layer.provide(FetchHttpClient.layer)
-        )
+        AnthropicMessages.layer(options).pipe(Layer.provide(FetchHttpClient.layer))
       )
+      const ours = yield* Effect.provide(ModelBackend, AnthropicMessages.layerFetch(options))
       const peerLayer = AnthropicLanguageModel.layer({ model: "bench" }).pipe(
         Layer.provide(AnthropicClient.layer({ apiUrl: server.url, apiKey: Redacted.make("bench") })),
         Layer.provide(FetchHttpClient.layer)
@@ -184,7 +185,8 @@ export const run = (): Promise<void> =>
               .then((response) => response.text())
           )
         ],
-        ["AnthropicMessages.stream", Stream.runDrain(ours.stream(request))],
+        ["AnthropicMessages.stream (layerFetch)", Stream.runDrain(ours.stream(request))],
+        ["AnthropicMessages.stream (layer, FetchHttpClient)", Stream.runDrain(overHttpClient.stream(request))],
         [
           "@effect/ai-anthropic streamText",
           LanguageModel.streamText({ prompt: "Echo hello.", toolkit: aiToolkit, disableToolCallResolution: true }).pipe(
@@ -202,6 +204,13 @@ export const run = (): Promise<void> =>
         ],
         ["hand loop on @anthropic-ai/sdk", Effect.promise(() => handLoop(sdk))],
         [
+          "AgentLoop turn, layer (FetchHttpClient)",
+          AgentLoop.run({ messages: request.messages }).pipe(
+            Effect.provide(tools),
+            Effect.provideService(ModelBackend, overHttpClient)
+          )
+        ],
+        [
           "AgentLoop turn, model in process",
           AgentLoop.run({ messages: request.messages }).pipe(
             Effect.provide(tools),
@@ -214,10 +223,10 @@ export const run = (): Promise<void> =>
       for (let round = 0; round < ROUNDS; round++) {
         for (const [c, [, effect]] of contenders.entries()) samples[c]!.push(yield* time(effect))
       }
-      const [raw, backend, streamText, loop, hand, local] = samples.map((measured) => ({
+      const [raw, backend, backendHttp, streamText, loop, hand, loopHttp, local] = samples.map((measured) => ({
         wall: median(measured.map((sample) => sample.wall)),
         cpu: median(measured.map((sample) => sample.cpu))
-      })) as [Sample, Sample, Sample, Sample, Sample, Sample]
+      })) as [Sample, Sample, Sample, Sample, Sample, Sample, Sample, Sample]
       const ms = (sample: Sample) => `${sample.wall.toFixed(2)} ms`
       const cpu = (sample: Sample) => `${sample.cpu.toFixed(2)} ms CPU`
       report(
@@ -227,15 +236,20 @@ export const run = (): Promise<void> =>
           [
             "AnthropicMessages.stream",
             ms(backend),
-            `${cpu(backend)}; SSE -> checked ModelEvents; ${
+            `${cpu(backend)}; layerFetch: SSE -> checked ModelEvents; ${
               (backend.wall / streamText.wall).toFixed(2)
             }x the peer (CPU ${(backend.cpu / streamText.cpu).toFixed(2)}x)`
+          ],
+          [
+            "  over an HttpClient",
+            ms(backendHttp),
+            `${cpu(backendHttp)}; layer + FetchHttpClient.layer: the same through @effect/platform`
           ],
           ["@effect/ai-anthropic streamText", ms(streamText), `${cpu(streamText)}; the peer, tool calls not resolved`],
           [
             "AgentLoop turn",
             ms(loop),
-            `${cpu(loop)}; two requests, one governed call, the answer; ${
+            `${cpu(loop)}; layerFetch: two requests, one governed call, the answer; ${
               (loop.wall / hand.wall).toFixed(2)
             }x the hand loop (CPU ${(loop.cpu / hand.cpu).toFixed(2)}x; target <= 1.5x)`
           ],
@@ -243,6 +257,11 @@ export const run = (): Promise<void> =>
             "hand loop on @anthropic-ai/sdk",
             ms(hand),
             `${cpu(hand)}; the same turn, messages.stream + a plain function`
+          ],
+          [
+            "  over an HttpClient",
+            ms(loopHttp),
+            `${cpu(loopHttp)}; the same turn with layer + FetchHttpClient.layer`
           ],
           [
             "AgentLoop turn, model in process",

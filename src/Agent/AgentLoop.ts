@@ -45,6 +45,7 @@ import { TaskRegistry } from "../Tasks/TaskRegistry.js"
 import type { Outcome } from "../Tool/Outcome.js"
 import { filterEnabled } from "../Tool/Tool.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
+import * as Pulled from "./internal/pulled.js"
 import type { ContentBlock, Message, ModelEvent, ModelRequest, StopReason } from "./ModelBackend.js"
 import { ModelBackend, ModelError } from "./ModelBackend.js"
 
@@ -263,7 +264,7 @@ type Requirements = ModelBackend | ToolRuntime | ToolRegistry
  * @category running
  */
 export const run = (options: LoopOptions): Effect.Effect<LoopResult, AgentLoopError, Requirements> =>
-  Effect.scoped(Effect.flatMap(startWith(options, options.onEvent ?? (() => Effect.void)), (handle) => handle.await))
+  Effect.scoped(Effect.flatMap(startWith(options, options.onEvent), (handle) => handle.await))
     .pipe(
       Effect.withSpan("AgentLoop.run")
     )
@@ -298,14 +299,17 @@ export const start = (options: LoopOptions): Effect.Effect<LoopHandle, never, Re
 export const stream = (options: LoopOptions): Stream.Stream<LoopEvent, AgentLoopError, Requirements> =>
   Stream.unwrapScoped(Effect.map(start(options), (handle) => handle.events))
 
+/** `emitUnordered`: where events go; without it nobody listens, and the runtime's events are not read. */
 const startWith = (
   options: LoopOptions,
-  emitUnordered: (event: LoopEvent) => Effect.Effect<unknown>
+  emitUnordered: ((event: LoopEvent) => Effect.Effect<unknown>) | undefined
 ): Effect.Effect<Omit<LoopHandle, "events">, never, Requirements | Scope.Scope> =>
   Effect.gen(function*() {
     // The conversation and the runtime's events are two fibers: one at a time, so a UI sees them in order.
     const lock = yield* Effect.makeSemaphore(1)
-    const emit = (event: LoopEvent) => lock.withPermits(1)(emitUnordered(event))
+    const emit = emitUnordered === undefined
+      ? (_event: LoopEvent) => Effect.void
+      : (event: LoopEvent) => lock.withPermits(1)(emitUnordered(event))
     const backend = yield* ModelBackend
     const runtime = yield* ToolRuntime
     const registry = yield* ToolRegistry
@@ -420,11 +424,11 @@ const startWith = (
       readonly cancelled: boolean
     }
 
-    /** A reply's run of tool calls, with the fiber that passes its events on. */
+    /** A reply's run of tool calls, with the fiber that passes its events on (when someone listens). */
     interface TurnRun {
       readonly intake: Mailbox.Mailbox<ToolUseBlock | ToolUsePart>
       readonly handle: RunHandle
-      readonly events: Fiber.RuntimeFiber<void>
+      readonly events: Fiber.RuntimeFiber<void> | undefined
     }
 
     /** A run in `scope`, whose tool_uses are offered to its intake as they stream. */
@@ -432,8 +436,8 @@ const startWith = (
       Effect.gen(function*() {
         const intake = yield* Mailbox.make<ToolUseBlock | ToolUsePart>()
         const handle: RunHandle = yield* runtime.start(intake, options.run)
-        const events = yield* Effect.forkIn(
-          Stream.runForEach(handle.events, (event) => emit(LoopEvent.Tool({ turn, event }))),
+        const events = emitUnordered === undefined ? undefined : yield* Effect.forkIn(
+          Pulled.runForEach(handle.events, (event) => emit(LoopEvent.Tool({ turn, event }))),
           scope
         )
         // A stop after the reply has ended still stops the calls that run.
@@ -517,8 +521,7 @@ const startWith = (
           }
         }
 
-        const streamed = yield* backend.stream(request).pipe(
-          Stream.runForEach(onEvent),
+        const streamed = yield* Pulled.runForEach(backend.stream(request), onEvent).pipe(
           Effect.zipRight(Effect.suspend(() =>
             stop === undefined
               ? malformed("the reply ended without a stop reason")
@@ -541,7 +544,7 @@ const startWith = (
           else if (stoppedBy !== undefined || error !== undefined) yield* started.handle.cancel
           yield* started.intake.end
           outcomes = yield* started.handle.await
-          yield* Fiber.join(started.events)
+          if (started.events !== undefined) yield* Fiber.join(started.events)
         }
 
         // A tool_use still open when the reply stopped is kept with what had arrived of its input, and answered here:

@@ -4,6 +4,8 @@
  * ModelError naming the problem, and interrupting the stream closes the connection.
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { describe, expect, it } from "@effect/vitest"
 import {
   Chunk,
@@ -29,11 +31,27 @@ import { ModelBackend } from "../../src/Agent/ModelBackend.js"
 
 const { Reply, text, toolUse } = MessagesServer
 
-const backend = (url: string, options: Partial<Omit<AnthropicMessages.Options, "apiKey">> = {}) =>
-  AnthropicMessages.layer({ model: "claude-test", apiKey: Redacted.make("sk-test-key"), baseUrl: url, ...options })
-    .pipe(
-      Layer.provide(FetchHttpClient.layer)
-    )
+type Backend = (url: string, options?: Partial<Omit<AnthropicMessages.Options, "apiKey">>) => Layer.Layer<ModelBackend>
+
+/** Every case runs against both ways of sending: through the HttpClient in context, and straight over fetch. */
+const backends: ReadonlyArray<readonly [string, Backend]> = [
+  [
+    "layer, over FetchHttpClient",
+    (url, options = {}) =>
+      AnthropicMessages.layer({ model: "claude-test", apiKey: Redacted.make("sk-test-key"), baseUrl: url, ...options })
+        .pipe(Layer.provide(FetchHttpClient.layer))
+  ],
+  [
+    "layerFetch",
+    (url, options = {}) =>
+      AnthropicMessages.layerFetch({
+        model: "claude-test",
+        apiKey: Redacted.make("sk-test-key"),
+        baseUrl: url,
+        ...options
+      })
+  ]
+]
 
 const ask = (request: ModelRequest) => Stream.unwrap(Effect.map(ModelBackend, (model) => model.stream(request)))
 
@@ -70,505 +88,567 @@ const toolStart = (index: number, id: string) => ({
 const stopDelta = { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 2 } }
 const emptyConfig = ConfigProvider.fromMap(new Map())
 
-/** The events of one reply to `hello` from a server with this script (no retries: these tests want the error). */
-const replyTo = (script: MessagesServer.Script, request: ModelRequest = hello) =>
-  Effect.gen(function*() {
-    const server = yield* MessagesServer.make(script)
-    const events = yield* Stream.runCollect(ask(request)).pipe(Effect.provide(backend(server.url, { retry: false })))
-    return { server, events: Chunk.toReadonlyArray(events) }
+for (const [via, backend] of backends) {
+  /** The events of one reply to `hello` from a server with this script (no retries: these tests want the error). */
+  const replyTo = (script: MessagesServer.Script, request: ModelRequest = hello) =>
+    Effect.gen(function*() {
+      const server = yield* MessagesServer.make(script)
+      const events = yield* Stream.runCollect(ask(request)).pipe(Effect.provide(backend(server.url, { retry: false })))
+      return { server, events: Chunk.toReadonlyArray(events) }
+    })
+
+  const failureOf = (script: MessagesServer.Script, request: ModelRequest = hello): Effect.Effect<ModelError> =>
+    replyTo(script, request).pipe(
+      Effect.flatMap(({ events }) => Effect.dieMessage(`expected a ModelError, got ${events.length} events`)),
+      Effect.flip,
+      Effect.scoped
+    )
+
+  /** The input JSON of each tool_use, as the pieces add up. */
+  const inputsOf = (events: ReadonlyArray<ModelEvent>): Record<string, string> => {
+    const inputs: Record<string, string> = {}
+    for (const event of events) {
+      if (event._tag === "ToolUseStart") inputs[event.id] = ""
+      if (event._tag === "ToolUseDelta") inputs[event.id] += event.partialJson
+    }
+    return inputs
+  }
+
+  describe(`AnthropicMessages (${via}): a streamed reply`, () => {
+    it.scoped("text and two tool_uses decode to the loop's events in order, each input in several pieces adding up to its JSON", () =>
+      Effect.gen(function*() {
+        const first = { file_path: "src/a.ts", offset: 10 }
+        const second = { pattern: "TODO", glob: "**/*.ts", flags: ["-i", "-n"] }
+        const { events } = yield* replyTo([
+          Reply.Message({
+            content: [
+              text("Let me look at both files."),
+              toolUse("toolu_1", "Read", first),
+              toolUse("toolu_2", "Grep", second)
+            ]
+          })
+        ])
+        const shape = events.map((
+          event
+        ) => (event._tag === "ToolUseStart" || event._tag === "ToolUseEnd" ? `${event._tag}:${event.id}` : event._tag))
+        const squeezed = shape.filter((tag, i) => tag !== shape[i - 1])
+        expect(squeezed).toEqual([
+          "TextDelta",
+          "ToolUseStart:toolu_1",
+          "ToolUseDelta",
+          "ToolUseEnd:toolu_1",
+          "ToolUseStart:toolu_2",
+          "ToolUseDelta",
+          "ToolUseEnd:toolu_2",
+          "Stop"
+        ])
+        expect(events.filter((event) => event._tag === "TextDelta").length).toBeGreaterThan(1)
+        expect(events.filter((event) => event._tag === "TextDelta").map((event) => event.text).join("")).toBe(
+          "Let me look at both files."
+        )
+        expect(events.filter((event) => event._tag === "ToolUseDelta" && event.id === "toolu_1").length)
+          .toBeGreaterThan(
+            1
+          )
+        expect(events.find((event) => event._tag === "ToolUseStart" && event.id === "toolu_2")).toMatchObject({
+          name: "Grep"
+        })
+        const inputs = inputsOf(events)
+        expect(JSON.parse(inputs["toolu_1"]!)).toEqual(first)
+        expect(JSON.parse(inputs["toolu_2"]!)).toEqual(second)
+        const stop = events.at(-1)
+        expect(stop).toMatchObject({ _tag: "Stop", reason: "tool_use" })
+        expect(
+          stop?._tag === "Stop" && stop.usage !== undefined && stop.usage.inputTokens > 0 && stop.usage.outputTokens > 0
+        ).toBe(true)
+      }))
+
+    it.scoped("a text-only reply stops with end_turn; a tool_use whose input never arrives in pieces gets its start input, {}", () =>
+      Effect.gen(function*() {
+        const { events } = yield* replyTo([
+          Reply.Message({ content: [text("Done."), toolUse("toolu_9", "Now", {}, [])], stopReason: "end_turn" })
+        ])
+        expect(inputsOf(events)).toEqual({ toolu_9: "{}" })
+        expect(events.at(-1)).toMatchObject({ _tag: "Stop", reason: "end_turn" })
+      }))
+
+    it.scoped("a reply read to its end leaves the connection for later requests (the client's pool reuses it)", () =>
+      Effect.gen(function*() {
+        const server = yield* MessagesServer.make(() => Reply.Message({ content: [text("again")] }))
+        yield* Effect.repeatN(Stream.runDrain(ask(hello)), 5).pipe(Effect.provide(backend(server.url)))
+        const connections = (yield* server.received).map((request) => request.connection)
+        expect(connections.length).toBe(6)
+        expect(new Set(connections).size).toBeLessThanOrEqual(2)
+        expect(yield* server.disconnects).toBe(0)
+      }))
+
+    it.scoped("with a tracer installed, a reply is one AnthropicMessages.stream span (model, messages, tools), ended with it", () =>
+      Effect.gen(function*() {
+        const server = yield* MessagesServer.make(() => Reply.Message({ content: [text("traced")] }))
+        const native = Context.get(DefaultServices.liveServices, Tracer.Tracer)
+        const spans: Array<Tracer.Span> = []
+        const tracer = Tracer.make({
+          span: (...args) => {
+            const span = native.span(...args)
+            spans.push(span)
+            return span
+          },
+          context: (f, fiber) => native.context(f, fiber)
+        })
+        yield* Stream.runDrain(ask(hello)).pipe(Effect.provide(backend(server.url)), Effect.withTracer(tracer))
+        const streamed = spans.filter((span) => span.name === "AnthropicMessages.stream")
+        expect(streamed.length).toBe(1)
+        expect(Object.fromEntries(streamed[0]!.attributes)).toEqual({
+          "gen_ai.request.model": "claude-test",
+          messages: 1,
+          tools: 1
+        })
+        expect(streamed[0]!.status._tag).toBe("Ended")
+      }))
+
+    it.scoped("the request carries the tools (defer_loading) and the tool_result's tool_reference blocks exactly as given, and the headers", () =>
+      Effect.gen(function*() {
+        const request: ModelRequest = {
+          system: "You are terse.",
+          messages: [
+            { role: "user", content: "fetch the page" },
+            {
+              role: "assistant",
+              content: [{ type: "tool_use", id: "toolu_s", name: "ToolSearch", input: { query: "select:WebFetch" } }]
+            },
+            {
+              role: "user",
+              content: [{
+                type: "tool_result",
+                tool_use_id: "toolu_s",
+                content: [{ type: "tool_reference", tool_name: "WebFetch" }]
+              }]
+            }
+          ],
+          tools: [
+            {
+              name: "ToolSearch",
+              description: "Finds tools.",
+              input_schema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] }
+            },
+            {
+              name: "WebFetch",
+              description: "Fetches a URL.",
+              input_schema: { type: "object", properties: { url: { type: "string" } } },
+              defer_loading: true
+            }
+          ],
+          maxTokens: 2048
+        }
+        const server = yield* MessagesServer.make([Reply.Message({ content: [text("ok")] })])
+        yield* Stream.runDrain(ask(request)).pipe(
+          Effect.provide(
+            backend(server.url, { betas: ["advanced-tool-use-2025-11-20", "other-beta"], headers: { "x-trace": "t1" } })
+          )
+        )
+        expect(yield* server.requests).toEqual([{
+          model: "claude-test",
+          max_tokens: 2048,
+          system: "You are terse.",
+          messages: request.messages,
+          tools: request.tools,
+          stream: true
+        }])
+        const [received] = yield* server.received
+        expect(received).toMatchObject({ method: "POST", path: "/v1/messages" })
+        expect(received!.headers).toMatchObject({
+          "x-api-key": "sk-test-key",
+          "anthropic-version": "2023-06-01",
+          "anthropic-beta": "advanced-tool-use-2025-11-20,other-beta",
+          "content-type": "application/json",
+          "x-trace": "t1"
+        })
+      }))
   })
 
-const failureOf = (script: MessagesServer.Script, request: ModelRequest = hello): Effect.Effect<ModelError> =>
-  replyTo(script, request).pipe(
-    Effect.flatMap(({ events }) => Effect.dieMessage(`expected a ModelError, got ${events.length} events`)),
-    Effect.flip,
-    Effect.scoped
-  )
+  describe(`AnthropicMessages (${via}): bad responses are typed ModelErrors naming the problem`, () => {
+    const cases: ReadonlyArray<readonly [string, MessagesServer.Reply, ModelError["reason"], RegExp, number?]> = [
+      [
+        "a 429",
+        Reply.HttpError({
+          status: 429,
+          errorType: "rate_limit_error",
+          message: "Number of request tokens has exceeded your per-minute rate limit"
+        }),
+        "Status",
+        /answered 429 rate_limit_error: Number of request tokens has exceeded your per-minute rate limit \(request-id req_/,
+        429
+      ],
+      [
+        "a 529",
+        Reply.HttpError({ status: 529, errorType: "overloaded_error", message: "Overloaded" }),
+        "Status",
+        /answered 529 overloaded_error: Overloaded/,
+        529
+      ],
+      [
+        "an error status whose body is not an API error",
+        Reply.Raw({ status: 502, contentType: "text/html", body: "<html>Bad Gateway</html>" }),
+        "Status",
+        /answered 502 with a body that is not an API error: "<html>Bad Gateway<\/html>"/,
+        502
+      ],
+      [
+        "a body that is not an event stream",
+        Reply.Raw({ status: 200, contentType: "application/json", body: "{\"type\":\"message\"}" }),
+        "Malformed",
+        /answered 200 with "application\/json", not an event stream: "\{\\"type\\":\\"message\\"\}"/
+      ],
+      [
+        "an event that is not JSON",
+        Reply.MalformedEvent(),
+        "Malformed",
+        /an event's data is not JSON: "\{\\"type\\": \\"content_block_start\\"/
+      ],
+      [
+        "an unknown content block type",
+        Reply.UnknownBlock({ blockType: "thinking" }),
+        "UnknownBlock",
+        /^unknown content block type "thinking" at index 0$/
+      ],
+      [
+        "an unknown event type",
+        Reply.Events({ events: [{ type: "mystery_event" }] }),
+        "UnknownBlock",
+        /^unknown event type "mystery_event"$/
+      ],
+      [
+        "an unknown delta type",
+        Reply.Events({
+          events: [{ type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "hm" } }]
+        }),
+        "UnknownBlock",
+        /^unknown delta type "thinking_delta" at index 0$/
+      ],
+      [
+        "a tool_use with no id",
+        Reply.ToolUseWithoutId({ name: "Read" }),
+        "Malformed",
+        /content_block_start event: content_block\.id: a tool_use block needs an id/
+      ],
+      [
+        "a tool_use with an empty id",
+        Reply.ToolUseWithoutId({ name: "Read", id: "" }),
+        "Malformed",
+        /content_block\.id: a tool_use block needs a non-empty id/
+      ],
+      [
+        "a stream that ends before message_stop",
+        Reply.Truncated({ content: [text("partial")] }),
+        "Malformed",
+        /^the stream ended before message_stop$/
+      ],
+      [
+        "a stream that ends mid-block",
+        Reply.Truncated({ content: [toolUse("toolu_1", "Read", { file_path: "a" })], keep: 4 }),
+        "Malformed",
+        /^the stream ended before message_stop$/
+      ],
+      ["an empty event stream", Reply.Events({ events: [] }), "Malformed", /^the stream ended before message_start$/],
+      [
+        "an event before message_start",
+        Reply.Events({
+          events: [{ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }]
+        }),
+        "Malformed",
+        /^a content_block_start event before message_start$/
+      ],
+      [
+        "a delta for a block that never started",
+        Reply.Events({
+          events: [start, { type: "content_block_delta", index: 3, delta: { type: "text_delta", text: "x" } }]
+        }),
+        "Malformed",
+        /^a content_block_delta for content block 3, which never started$/
+      ],
+      [
+        "an input_json_delta for a text block",
+        Reply.Events({
+          events: [start, textStart(0), {
+            type: "content_block_delta",
+            index: 0,
+            delta: { type: "input_json_delta", partial_json: "{" }
+          }]
+        }),
+        "Malformed",
+        /^an input_json_delta for the text block at index 0$/
+      ],
+      [
+        "a block stopped twice",
+        Reply.Events({
+          events: [start, textStart(0), { type: "content_block_stop", index: 0 }, {
+            type: "content_block_stop",
+            index: 0
+          }]
+        }),
+        "Malformed",
+        /which had already stopped$/
+      ],
+      [
+        "message_stop with a block still open",
+        Reply.Events({ events: [start, textStart(0), stopDelta, { type: "message_stop" }] }),
+        "Malformed",
+        /^message_stop while content block 0 is still open$/
+      ],
+      [
+        "message_stop without a stop_reason",
+        Reply.Events({ events: [start, { type: "message_stop" }] }),
+        "Malformed",
+        /^message_stop before a message_delta gave the stop_reason$/
+      ],
+      [
+        "an event after message_stop",
+        Reply.Events({ events: [start, stopDelta, { type: "message_stop" }, { type: "ping" }, textStart(0)] }),
+        "Malformed",
+        /^a content_block_start event after message_stop$/
+      ],
+      [
+        "two tool_uses with one id",
+        Reply.Events({
+          events: [start, toolStart(0, "toolu_x"), { type: "content_block_stop", index: 0 }, toolStart(1, "toolu_x")]
+        }),
+        "Malformed",
+        /two tool_use blocks share the id "toolu_x"/
+      ],
+      [
+        "an error event",
+        Reply.ErrorEvent({ errorType: "overloaded_error", message: "Overloaded" }),
+        "Api",
+        /^the Messages API sent an error event: overloaded_error: Overloaded$/
+      ]
+    ]
 
-/** The input JSON of each tool_use, as the pieces add up. */
-const inputsOf = (events: ReadonlyArray<ModelEvent>): Record<string, string> => {
-  const inputs: Record<string, string> = {}
-  for (const event of events) {
-    if (event._tag === "ToolUseStart") inputs[event.id] = ""
-    if (event._tag === "ToolUseDelta") inputs[event.id] += event.partialJson
-  }
-  return inputs
+    for (const [name, reply, reason, message, status] of cases) {
+      it.effect(`${name}: ${reason}`, () =>
+        Effect.gen(function*() {
+          const error = yield* failureOf([reply])
+          expect(error._tag).toBe("ModelError")
+          expect(error.reason).toBe(reason)
+          expect(error.message).toMatch(message)
+          expect(error.status).toBe(status)
+        }))
+    }
+
+    it.effect("a request the API refuses (a tool_reference to a tool not in tools) is a Status 400 with the API's message", () =>
+      Effect.gen(function*() {
+        const error = yield* failureOf([Reply.Message({ content: [text("never sent")] })], {
+          ...hello,
+          messages: [
+            { role: "user", content: "find a tool" },
+            {
+              role: "assistant",
+              content: [{ type: "tool_use", id: "toolu_s", name: "ToolSearch", input: { query: "x" } }]
+            },
+            {
+              role: "user",
+              content: [{
+                type: "tool_result",
+                tool_use_id: "toolu_s",
+                content: [{ type: "tool_reference", tool_name: "Missing" }]
+              }]
+            }
+          ]
+        })
+        expect(error).toMatchObject({ reason: "Status", status: 400 })
+        expect(error.message).toMatch(
+          /answered 400 invalid_request_error: Tool reference 'Missing' not found in available tools/
+        )
+      }))
+
+    it.scoped("with unknownEvents: \"ignore\", an unknown event type is skipped; an unknown block type still fails", () =>
+      Effect.gen(function*() {
+        const server = yield* MessagesServer.make([
+          Reply.Events({
+            events: [
+              start,
+              { type: "brand_new_event", detail: 1 },
+              textStart(0),
+              { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "hi" } },
+              { type: "content_block_stop", index: 0 },
+              stopDelta,
+              { type: "message_stop" }
+            ]
+          }),
+          Reply.UnknownBlock({ blockType: "thinking" })
+        ])
+        const layer = backend(server.url, { unknownEvents: "ignore" })
+        const events = yield* Stream.runCollect(ask(hello)).pipe(Effect.provide(layer))
+        expect(Chunk.toReadonlyArray(events).map((event) => event._tag)).toEqual(["TextDelta", "Stop"])
+        const error = yield* Stream.runCollect(ask(hello)).pipe(Effect.provide(layer), Effect.flip)
+        expect(error.reason).toBe("UnknownBlock")
+      }))
+
+    it.effect("nothing listening is a Transport error naming the request", () =>
+      Effect.gen(function*() {
+        const error = yield* Stream.runDrain(ask(hello)).pipe(
+          Effect.provide(backend("http://127.0.0.1:1")),
+          Effect.flip
+        )
+        expect(error.reason).toBe("Transport")
+        expect(error.message).toMatch(/^the request to the Messages API failed: /)
+      }))
+
+    it.effect("without an apiKey and without ANTHROPIC_API_KEY the layer fails with a ConfigError naming the variable", () =>
+      Effect.gen(function*() {
+        const error = yield* Layer.build(
+          AnthropicMessages.layer({ model: "m" }).pipe(Layer.provide(FetchHttpClient.layer))
+        ).pipe(Effect.scoped, Effect.withConfigProvider(emptyConfig), Effect.flip)
+        expect(String(error)).toMatch(/ANTHROPIC_API_KEY/)
+      }))
+  })
+
+  describe(`AnthropicMessages (${via}): cancellation`, () => {
+    it.scoped("interrupting the stream mid-reply closes the connection: the server sees the client leave and finishes the reply", () =>
+      Effect.gen(function*() {
+        const server = yield* MessagesServer.make([
+          Reply.Hold({ content: [toolUse("toolu_1", "Read", { file_path: "a.txt" })] })
+        ])
+        const first = yield* Deferred.make<ModelEvent>()
+        const fiber = yield* Stream.runForEach(ask(hello), (event) => Deferred.succeed(first, event)).pipe(
+          Effect.provide(backend(server.url)),
+          Effect.fork
+        )
+        expect(yield* Deferred.await(first)).toMatchObject({ _tag: "ToolUseStart", id: "toolu_1" })
+        expect(yield* server.inFlight).toBe(1)
+        yield* Fiber.interrupt(fiber)
+        yield* server.awaitDisconnects(1)
+        expect(yield* server.disconnects).toBe(1)
+        expect(yield* server.inFlight).toBe(0)
+      }))
+
+    it.scoped("a body that goes on after message_stop is cut after a grace period: the reply ends complete, without an error", () =>
+      Effect.gen(function*() {
+        const server = yield* MessagesServer.make([
+          Reply.Events({
+            events: [start, textStart(0), { type: "content_block_stop", index: 0 }, stopDelta, {
+              type: "message_stop"
+            }],
+            end: false
+          })
+        ])
+        const fiber = yield* Stream.runCollect(ask(hello)).pipe(Effect.provide(backend(server.url)), Effect.fork)
+        for (let step = 0; step < 20 && Option.isNone(yield* Fiber.poll(fiber)); step++) {
+          yield* TestClock.adjust("1 second")
+        }
+        expect(Option.isSome(yield* Fiber.poll(fiber))).toBe(true)
+        const events = Chunk.toReadonlyArray(yield* Fiber.join(fiber))
+        expect(events.map((event) => event._tag)).toEqual(["Stop"])
+        yield* server.awaitDisconnects(1)
+      }))
+
+    it.scoped("a reply that stalls past the idle timeout fails with Transport naming the timeout, and the request is aborted", () =>
+      Effect.gen(function*() {
+        const server = yield* MessagesServer.make([Reply.Hold({ content: [text("thinking...")] })])
+        const first = yield* Deferred.make<void>()
+        const fiber = yield* Stream.runForEach(ask(hello), () => Deferred.succeed(first, undefined)).pipe(
+          Effect.provide(backend(server.url, { idleTimeout: "30 seconds" })),
+          Effect.flip,
+          Effect.fork
+        )
+        yield* Deferred.await(first)
+        for (let step = 0; step < 40 && Option.isNone(yield* Fiber.poll(fiber)); step++) {
+          yield* TestClock.adjust("1 second")
+        }
+        expect(Option.isSome(yield* Fiber.poll(fiber))).toBe(true)
+        const error = yield* Fiber.join(fiber)
+        expect(error).toMatchObject({
+          reason: "Transport",
+          message: "the Messages API sent nothing for 30s (the idle timeout)"
+        })
+        yield* server.awaitDisconnects(1)
+      }))
+
+    it.scoped("taking the first events of a held reply ends the request too", () =>
+      Effect.gen(function*() {
+        const server = yield* MessagesServer.make([Reply.Hold({ content: [text("one two three four")] })])
+        const events = yield* Stream.runCollect(Stream.take(ask(hello), 1)).pipe(Effect.provide(backend(server.url)))
+        expect(Chunk.toReadonlyArray(events)).toMatchObject([{ _tag: "TextDelta" }])
+        yield* server.awaitDisconnects(1)
+        expect(yield* server.inFlight).toBe(0)
+      }))
+  })
+
+  describe(`AnthropicMessages (${via}): input pieces`, () => {
+    const key = fc.string({ maxLength: 8 }).filter((k) => k !== "__proto__")
+    const inputAndPieces = fc.dictionary(key, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 }).chain((input) => {
+      const json = JSON.stringify(input)
+      return fc.uniqueArray(fc.integer({ min: 0, max: json.length }), { maxLength: 12 }).map((cuts) => {
+        const points = [0, ...[...cuts].sort((a, b) => a - b), json.length]
+        return { input, pieces: points.slice(1).map((end, i) => json.slice(points[i], end)) }
+      })
+    })
+
+    it.effect.prop(
+      "any split of a tool_use input's JSON into deltas arrives piece by piece and adds up to the same input",
+      [inputAndPieces],
+      ([{ input, pieces }]) =>
+        Effect.gen(function*() {
+          const { events } = yield* replyTo([Reply.Message({ content: [toolUse("toolu_p", "Tool", input, pieces)] })])
+          const received = events.flatMap((event) => (event._tag === "ToolUseDelta" ? [event.partialJson] : []))
+          // Oracle: the non-empty pieces, in order; together they are the JSON the server sent for the input.
+          expect(received).toEqual(pieces.filter((piece) => piece !== ""))
+          expect(JSON.parse(received.join(""))).toEqual(JSON.parse(JSON.stringify(input)))
+        }).pipe(Effect.scoped),
+      { fastCheck: { numRuns: 50 }, timeout: 60_000 }
+    )
+  })
 }
 
-describe("AnthropicMessages: a streamed reply", () => {
-  it.scoped("text and two tool_uses decode to the loop's events in order, each input in several pieces adding up to its JSON", () =>
+describe("AnthropicMessages: which way a request goes", () => {
+  // The user's own HttpClient: the fetch one with a header of its own on every request, and a count of them.
+  const swapped = (sent: Array<string>) =>
+    Layer.effect(
+      HttpClient.HttpClient,
+      Effect.map(HttpClient.HttpClient, (client) =>
+        client.pipe(HttpClient.mapRequest((request) => {
+          sent.push(request.url)
+          return HttpClientRequest.setHeader(request, "x-through", "my-client")
+        })))
+    ).pipe(Layer.provide(FetchHttpClient.layer))
+  const options = { model: "claude-test", apiKey: Redacted.make("sk-test-key") }
+
+  it.scoped("layer sends every request through the HttpClient in context: a swapped client's middleware runs", () =>
     Effect.gen(function*() {
-      const first = { file_path: "src/a.ts", offset: 10 }
-      const second = { pattern: "TODO", glob: "**/*.ts", flags: ["-i", "-n"] }
-      const { events } = yield* replyTo([
-        Reply.Message({
-          content: [
-            text("Let me look at both files."),
-            toolUse("toolu_1", "Read", first),
-            toolUse("toolu_2", "Grep", second)
-          ]
-        })
-      ])
-      const shape = events.map((
-        event
-      ) => (event._tag === "ToolUseStart" || event._tag === "ToolUseEnd" ? `${event._tag}:${event.id}` : event._tag))
-      const squeezed = shape.filter((tag, i) => tag !== shape[i - 1])
-      expect(squeezed).toEqual([
-        "TextDelta",
-        "ToolUseStart:toolu_1",
-        "ToolUseDelta",
-        "ToolUseEnd:toolu_1",
-        "ToolUseStart:toolu_2",
-        "ToolUseDelta",
-        "ToolUseEnd:toolu_2",
-        "Stop"
-      ])
-      expect(events.filter((event) => event._tag === "TextDelta").length).toBeGreaterThan(1)
-      expect(events.filter((event) => event._tag === "TextDelta").map((event) => event.text).join("")).toBe(
-        "Let me look at both files."
+      const server = yield* MessagesServer.make(() => Reply.Message({ content: [text("through")] }))
+      const sent: Array<string> = []
+      const events = yield* Stream.runCollect(ask(hello)).pipe(
+        Effect.provide(AnthropicMessages.layer({ ...options, baseUrl: server.url }).pipe(Layer.provide(swapped(sent))))
       )
-      expect(events.filter((event) => event._tag === "ToolUseDelta" && event.id === "toolu_1").length).toBeGreaterThan(
-        1
-      )
-      expect(events.find((event) => event._tag === "ToolUseStart" && event.id === "toolu_2")).toMatchObject({
-        name: "Grep"
-      })
-      const inputs = inputsOf(events)
-      expect(JSON.parse(inputs["toolu_1"]!)).toEqual(first)
-      expect(JSON.parse(inputs["toolu_2"]!)).toEqual(second)
-      const stop = events.at(-1)
-      expect(stop).toMatchObject({ _tag: "Stop", reason: "tool_use" })
-      expect(
-        stop?._tag === "Stop" && stop.usage !== undefined && stop.usage.inputTokens > 0 && stop.usage.outputTokens > 0
-      ).toBe(true)
-    }))
-
-  it.scoped("a text-only reply stops with end_turn; a tool_use whose input never arrives in pieces gets its start input, {}", () =>
-    Effect.gen(function*() {
-      const { events } = yield* replyTo([
-        Reply.Message({ content: [text("Done."), toolUse("toolu_9", "Now", {}, [])], stopReason: "end_turn" })
-      ])
-      expect(inputsOf(events)).toEqual({ toolu_9: "{}" })
-      expect(events.at(-1)).toMatchObject({ _tag: "Stop", reason: "end_turn" })
-    }))
-
-  it.scoped("a reply read to its end leaves the connection for later requests (the client's pool reuses it)", () =>
-    Effect.gen(function*() {
-      const server = yield* MessagesServer.make(() => Reply.Message({ content: [text("again")] }))
-      yield* Effect.repeatN(Stream.runDrain(ask(hello)), 5).pipe(Effect.provide(backend(server.url)))
-      const connections = (yield* server.received).map((request) => request.connection)
-      expect(connections.length).toBe(6)
-      expect(new Set(connections).size).toBeLessThanOrEqual(2)
-      expect(yield* server.disconnects).toBe(0)
-    }))
-
-  it.scoped("with a tracer installed, a reply is one AnthropicMessages.stream span (model, messages, tools), ended with it", () =>
-    Effect.gen(function*() {
-      const server = yield* MessagesServer.make(() => Reply.Message({ content: [text("traced")] }))
-      const native = Context.get(DefaultServices.liveServices, Tracer.Tracer)
-      const spans: Array<Tracer.Span> = []
-      const tracer = Tracer.make({
-        span: (...args) => {
-          const span = native.span(...args)
-          spans.push(span)
-          return span
-        },
-        context: (f, fiber) => native.context(f, fiber)
-      })
-      yield* Stream.runDrain(ask(hello)).pipe(Effect.provide(backend(server.url)), Effect.withTracer(tracer))
-      const streamed = spans.filter((span) => span.name === "AnthropicMessages.stream")
-      expect(streamed.length).toBe(1)
-      expect(Object.fromEntries(streamed[0]!.attributes)).toEqual({
-        "gen_ai.request.model": "claude-test",
-        messages: 1,
-        tools: 1
-      })
-      expect(streamed[0]!.status._tag).toBe("Ended")
-    }))
-
-  it.scoped("the request carries the tools (defer_loading) and the tool_result's tool_reference blocks exactly as given, and the headers", () =>
-    Effect.gen(function*() {
-      const request: ModelRequest = {
-        system: "You are terse.",
-        messages: [
-          { role: "user", content: "fetch the page" },
-          {
-            role: "assistant",
-            content: [{ type: "tool_use", id: "toolu_s", name: "ToolSearch", input: { query: "select:WebFetch" } }]
-          },
-          {
-            role: "user",
-            content: [{
-              type: "tool_result",
-              tool_use_id: "toolu_s",
-              content: [{ type: "tool_reference", tool_name: "WebFetch" }]
-            }]
-          }
-        ],
-        tools: [
-          {
-            name: "ToolSearch",
-            description: "Finds tools.",
-            input_schema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] }
-          },
-          {
-            name: "WebFetch",
-            description: "Fetches a URL.",
-            input_schema: { type: "object", properties: { url: { type: "string" } } },
-            defer_loading: true
-          }
-        ],
-        maxTokens: 2048
-      }
-      const server = yield* MessagesServer.make([Reply.Message({ content: [text("ok")] })])
-      yield* Stream.runDrain(ask(request)).pipe(
-        Effect.provide(
-          backend(server.url, { betas: ["advanced-tool-use-2025-11-20", "other-beta"], headers: { "x-trace": "t1" } })
-        )
-      )
-      expect(yield* server.requests).toEqual([{
-        model: "claude-test",
-        max_tokens: 2048,
-        system: "You are terse.",
-        messages: request.messages,
-        tools: request.tools,
-        stream: true
-      }])
+      expect(Chunk.toReadonlyArray(events).at(-1)?._tag).toBe("Stop")
+      expect(sent).toEqual([`${server.url}/v1/messages`])
       const [received] = yield* server.received
-      expect(received).toMatchObject({ method: "POST", path: "/v1/messages" })
-      expect(received!.headers).toMatchObject({
-        "x-api-key": "sk-test-key",
-        "anthropic-version": "2023-06-01",
-        "anthropic-beta": "advanced-tool-use-2025-11-20,other-beta",
-        "content-type": "application/json",
-        "x-trace": "t1"
-      })
+      expect(received!.headers).toMatchObject({ "x-through": "my-client", "x-api-key": "sk-test-key" })
     }))
-})
 
-describe("AnthropicMessages: bad responses are typed ModelErrors naming the problem", () => {
-  const cases: ReadonlyArray<readonly [string, MessagesServer.Reply, ModelError["reason"], RegExp, number?]> = [
-    [
-      "a 429",
-      Reply.HttpError({
-        status: 429,
-        errorType: "rate_limit_error",
-        message: "Number of request tokens has exceeded your per-minute rate limit"
-      }),
-      "Status",
-      /answered 429 rate_limit_error: Number of request tokens has exceeded your per-minute rate limit \(request-id req_/,
-      429
-    ],
-    [
-      "a 529",
-      Reply.HttpError({ status: 529, errorType: "overloaded_error", message: "Overloaded" }),
-      "Status",
-      /answered 529 overloaded_error: Overloaded/,
-      529
-    ],
-    [
-      "an error status whose body is not an API error",
-      Reply.Raw({ status: 502, contentType: "text/html", body: "<html>Bad Gateway</html>" }),
-      "Status",
-      /answered 502 with a body that is not an API error: "<html>Bad Gateway<\/html>"/,
-      502
-    ],
-    [
-      "a body that is not an event stream",
-      Reply.Raw({ status: 200, contentType: "application/json", body: "{\"type\":\"message\"}" }),
-      "Malformed",
-      /answered 200 with "application\/json", not an event stream: "\{\\"type\\":\\"message\\"\}"/
-    ],
-    [
-      "an event that is not JSON",
-      Reply.MalformedEvent(),
-      "Malformed",
-      /an event's data is not JSON: "\{\\"type\\": \\"content_block_start\\"/
-    ],
-    [
-      "an unknown content block type",
-      Reply.UnknownBlock({ blockType: "thinking" }),
-      "UnknownBlock",
-      /^unknown content block type "thinking" at index 0$/
-    ],
-    [
-      "an unknown event type",
-      Reply.Events({ events: [{ type: "mystery_event" }] }),
-      "UnknownBlock",
-      /^unknown event type "mystery_event"$/
-    ],
-    [
-      "an unknown delta type",
-      Reply.Events({
-        events: [{ type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "hm" } }]
-      }),
-      "UnknownBlock",
-      /^unknown delta type "thinking_delta" at index 0$/
-    ],
-    [
-      "a tool_use with no id",
-      Reply.ToolUseWithoutId({ name: "Read" }),
-      "Malformed",
-      /content_block_start event: content_block\.id: a tool_use block needs an id/
-    ],
-    [
-      "a tool_use with an empty id",
-      Reply.ToolUseWithoutId({ name: "Read", id: "" }),
-      "Malformed",
-      /content_block\.id: a tool_use block needs a non-empty id/
-    ],
-    [
-      "a stream that ends before message_stop",
-      Reply.Truncated({ content: [text("partial")] }),
-      "Malformed",
-      /^the stream ended before message_stop$/
-    ],
-    [
-      "a stream that ends mid-block",
-      Reply.Truncated({ content: [toolUse("toolu_1", "Read", { file_path: "a" })], keep: 4 }),
-      "Malformed",
-      /^the stream ended before message_stop$/
-    ],
-    ["an empty event stream", Reply.Events({ events: [] }), "Malformed", /^the stream ended before message_start$/],
-    [
-      "an event before message_start",
-      Reply.Events({ events: [{ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }] }),
-      "Malformed",
-      /^a content_block_start event before message_start$/
-    ],
-    [
-      "a delta for a block that never started",
-      Reply.Events({
-        events: [start, { type: "content_block_delta", index: 3, delta: { type: "text_delta", text: "x" } }]
-      }),
-      "Malformed",
-      /^a content_block_delta for content block 3, which never started$/
-    ],
-    [
-      "an input_json_delta for a text block",
-      Reply.Events({
-        events: [start, textStart(0), {
-          type: "content_block_delta",
-          index: 0,
-          delta: { type: "input_json_delta", partial_json: "{" }
-        }]
-      }),
-      "Malformed",
-      /^an input_json_delta for the text block at index 0$/
-    ],
-    [
-      "a block stopped twice",
-      Reply.Events({
-        events: [start, textStart(0), { type: "content_block_stop", index: 0 }, {
-          type: "content_block_stop",
-          index: 0
-        }]
-      }),
-      "Malformed",
-      /which had already stopped$/
-    ],
-    [
-      "message_stop with a block still open",
-      Reply.Events({ events: [start, textStart(0), stopDelta, { type: "message_stop" }] }),
-      "Malformed",
-      /^message_stop while content block 0 is still open$/
-    ],
-    [
-      "message_stop without a stop_reason",
-      Reply.Events({ events: [start, { type: "message_stop" }] }),
-      "Malformed",
-      /^message_stop before a message_delta gave the stop_reason$/
-    ],
-    [
-      "an event after message_stop",
-      Reply.Events({ events: [start, stopDelta, { type: "message_stop" }, { type: "ping" }, textStart(0)] }),
-      "Malformed",
-      /^a content_block_start event after message_stop$/
-    ],
-    [
-      "two tool_uses with one id",
-      Reply.Events({
-        events: [start, toolStart(0, "toolu_x"), { type: "content_block_stop", index: 0 }, toolStart(1, "toolu_x")]
-      }),
-      "Malformed",
-      /two tool_use blocks share the id "toolu_x"/
-    ],
-    [
-      "an error event",
-      Reply.ErrorEvent({ errorType: "overloaded_error", message: "Overloaded" }),
-      "Api",
-      /^the Messages API sent an error event: overloaded_error: Overloaded$/
-    ]
-  ]
-
-  for (const [name, reply, reason, message, status] of cases) {
-    it.effect(`${name}: ${reason}`, () =>
-      Effect.gen(function*() {
-        const error = yield* failureOf([reply])
-        expect(error._tag).toBe("ModelError")
-        expect(error.reason).toBe(reason)
-        expect(error.message).toMatch(message)
-        expect(error.status).toBe(status)
-      }))
-  }
-
-  it.effect("a request the API refuses (a tool_reference to a tool not in tools) is a Status 400 with the API's message", () =>
+  it.scoped("layerFetch sends over fetch itself: an HttpClient in context is not used", () =>
     Effect.gen(function*() {
-      const error = yield* failureOf([Reply.Message({ content: [text("never sent")] })], {
-        ...hello,
-        messages: [
-          { role: "user", content: "find a tool" },
-          {
-            role: "assistant",
-            content: [{ type: "tool_use", id: "toolu_s", name: "ToolSearch", input: { query: "x" } }]
-          },
-          {
-            role: "user",
-            content: [{
-              type: "tool_result",
-              tool_use_id: "toolu_s",
-              content: [{ type: "tool_reference", tool_name: "Missing" }]
-            }]
-          }
-        ]
-      })
-      expect(error).toMatchObject({ reason: "Status", status: 400 })
-      expect(error.message).toMatch(
-        /answered 400 invalid_request_error: Tool reference 'Missing' not found in available tools/
+      const server = yield* MessagesServer.make(() => Reply.Message({ content: [text("direct")] }))
+      const sent: Array<string> = []
+      const events = yield* Stream.runCollect(ask(hello)).pipe(
+        Effect.provide(AnthropicMessages.layerFetch({ ...options, baseUrl: server.url })),
+        Effect.provide(swapped(sent))
       )
+      expect(Chunk.toReadonlyArray(events).at(-1)?._tag).toBe("Stop")
+      expect(sent).toEqual([])
+      const [received] = yield* server.received
+      expect(received!.headers["x-through"]).toBeUndefined()
+      expect(received!.headers).toMatchObject({ "x-api-key": "sk-test-key", "content-type": "application/json" })
     }))
 
-  it.scoped("with unknownEvents: \"ignore\", an unknown event type is skipped; an unknown block type still fails", () =>
+  it.effect("layerFetch without an apiKey and without ANTHROPIC_API_KEY fails with a ConfigError naming the variable", () =>
     Effect.gen(function*() {
-      const server = yield* MessagesServer.make([
-        Reply.Events({
-          events: [
-            start,
-            { type: "brand_new_event", detail: 1 },
-            textStart(0),
-            { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "hi" } },
-            { type: "content_block_stop", index: 0 },
-            stopDelta,
-            { type: "message_stop" }
-          ]
-        }),
-        Reply.UnknownBlock({ blockType: "thinking" })
-      ])
-      const layer = backend(server.url, { unknownEvents: "ignore" })
-      const events = yield* Stream.runCollect(ask(hello)).pipe(Effect.provide(layer))
-      expect(Chunk.toReadonlyArray(events).map((event) => event._tag)).toEqual(["TextDelta", "Stop"])
-      const error = yield* Stream.runCollect(ask(hello)).pipe(Effect.provide(layer), Effect.flip)
-      expect(error.reason).toBe("UnknownBlock")
-    }))
-
-  it.effect("nothing listening is a Transport error naming the request", () =>
-    Effect.gen(function*() {
-      const error = yield* Stream.runDrain(ask(hello)).pipe(Effect.provide(backend("http://127.0.0.1:1")), Effect.flip)
-      expect(error.reason).toBe("Transport")
-      expect(error.message).toMatch(/^the request to the Messages API failed: /)
-    }))
-
-  it.effect("without an apiKey and without ANTHROPIC_API_KEY the layer fails with a ConfigError naming the variable", () =>
-    Effect.gen(function*() {
-      const error = yield* Layer.build(
-        AnthropicMessages.layer({ model: "m" }).pipe(Layer.provide(FetchHttpClient.layer))
-      ).pipe(Effect.scoped, Effect.withConfigProvider(emptyConfig), Effect.flip)
+      const error = yield* Layer.build(AnthropicMessages.layerFetch({ model: "m" })).pipe(
+        Effect.scoped,
+        Effect.withConfigProvider(emptyConfig),
+        Effect.flip
+      )
       expect(String(error)).toMatch(/ANTHROPIC_API_KEY/)
     }))
-})
-
-describe("AnthropicMessages: cancellation", () => {
-  it.scoped("interrupting the stream mid-reply closes the connection: the server sees the client leave and finishes the reply", () =>
-    Effect.gen(function*() {
-      const server = yield* MessagesServer.make([
-        Reply.Hold({ content: [toolUse("toolu_1", "Read", { file_path: "a.txt" })] })
-      ])
-      const first = yield* Deferred.make<ModelEvent>()
-      const fiber = yield* Stream.runForEach(ask(hello), (event) => Deferred.succeed(first, event)).pipe(
-        Effect.provide(backend(server.url)),
-        Effect.fork
-      )
-      expect(yield* Deferred.await(first)).toMatchObject({ _tag: "ToolUseStart", id: "toolu_1" })
-      expect(yield* server.inFlight).toBe(1)
-      yield* Fiber.interrupt(fiber)
-      yield* server.awaitDisconnects(1)
-      expect(yield* server.disconnects).toBe(1)
-      expect(yield* server.inFlight).toBe(0)
-    }))
-
-  it.scoped("a body that goes on after message_stop is cut after a grace period: the reply ends complete, without an error", () =>
-    Effect.gen(function*() {
-      const server = yield* MessagesServer.make([
-        Reply.Events({
-          events: [start, textStart(0), { type: "content_block_stop", index: 0 }, stopDelta, { type: "message_stop" }],
-          end: false
-        })
-      ])
-      const fiber = yield* Stream.runCollect(ask(hello)).pipe(Effect.provide(backend(server.url)), Effect.fork)
-      for (let step = 0; step < 20 && Option.isNone(yield* Fiber.poll(fiber)); step++) {
-        yield* TestClock.adjust("1 second")
-      }
-      expect(Option.isSome(yield* Fiber.poll(fiber))).toBe(true)
-      const events = Chunk.toReadonlyArray(yield* Fiber.join(fiber))
-      expect(events.map((event) => event._tag)).toEqual(["Stop"])
-      yield* server.awaitDisconnects(1)
-    }))
-
-  it.scoped("a reply that stalls past the idle timeout fails with Transport naming the timeout, and the request is aborted", () =>
-    Effect.gen(function*() {
-      const server = yield* MessagesServer.make([Reply.Hold({ content: [text("thinking...")] })])
-      const first = yield* Deferred.make<void>()
-      const fiber = yield* Stream.runForEach(ask(hello), () => Deferred.succeed(first, undefined)).pipe(
-        Effect.provide(backend(server.url, { idleTimeout: "30 seconds" })),
-        Effect.flip,
-        Effect.fork
-      )
-      yield* Deferred.await(first)
-      for (let step = 0; step < 40 && Option.isNone(yield* Fiber.poll(fiber)); step++) {
-        yield* TestClock.adjust("1 second")
-      }
-      expect(Option.isSome(yield* Fiber.poll(fiber))).toBe(true)
-      const error = yield* Fiber.join(fiber)
-      expect(error).toMatchObject({
-        reason: "Transport",
-        message: "the Messages API sent nothing for 30s (the idle timeout)"
-      })
-      yield* server.awaitDisconnects(1)
-    }))
-
-  it.scoped("taking the first events of a held reply ends the request too", () =>
-    Effect.gen(function*() {
-      const server = yield* MessagesServer.make([Reply.Hold({ content: [text("one two three four")] })])
-      const events = yield* Stream.runCollect(Stream.take(ask(hello), 1)).pipe(Effect.provide(backend(server.url)))
-      expect(Chunk.toReadonlyArray(events)).toMatchObject([{ _tag: "TextDelta" }])
-      yield* server.awaitDisconnects(1)
-      expect(yield* server.inFlight).toBe(0)
-    }))
-})
-
-describe("AnthropicMessages: input pieces", () => {
-  const key = fc.string({ maxLength: 8 }).filter((k) => k !== "__proto__")
-  const inputAndPieces = fc.dictionary(key, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 }).chain((input) => {
-    const json = JSON.stringify(input)
-    return fc.uniqueArray(fc.integer({ min: 0, max: json.length }), { maxLength: 12 }).map((cuts) => {
-      const points = [0, ...[...cuts].sort((a, b) => a - b), json.length]
-      return { input, pieces: points.slice(1).map((end, i) => json.slice(points[i], end)) }
-    })
-  })
-
-  it.effect.prop(
-    "any split of a tool_use input's JSON into deltas arrives piece by piece and adds up to the same input",
-    [inputAndPieces],
-    ([{ input, pieces }]) =>
-      Effect.gen(function*() {
-        const { events } = yield* replyTo([Reply.Message({ content: [toolUse("toolu_p", "Tool", input, pieces)] })])
-        const received = events.flatMap((event) => (event._tag === "ToolUseDelta" ? [event.partialJson] : []))
-        // Oracle: the non-empty pieces, in order; together they are the JSON the server sent for the input.
-        expect(received).toEqual(pieces.filter((piece) => piece !== ""))
-        expect(JSON.parse(received.join(""))).toEqual(JSON.parse(JSON.stringify(input)))
-      }).pipe(Effect.scoped),
-    { fastCheck: { numRuns: 50 }, timeout: 60_000 }
-  )
 })
 
 describe("AnthropicMessages: the non-streamed Message", () => {

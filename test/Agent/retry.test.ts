@@ -23,21 +23,6 @@ const request: ModelRequest = {
   maxTokens: 64
 }
 
-const run = (script: ReadonlyArray<MessagesServer.Reply>, retry: AnthropicMessages.Options["retry"]) =>
-  Effect.scoped(Effect.gen(function*() {
-    const server = yield* MessagesServer.make(script)
-    const result = yield* Effect.flatMap(ModelBackend, (model) => Stream.runCollect(model.stream(request))).pipe(
-      Effect.map(Chunk.toReadonlyArray),
-      Effect.either,
-      Effect.provide(
-        AnthropicMessages.layer({ model: "m", apiKey: Redacted.make("k"), baseUrl: server.url, retry }).pipe(
-          Layer.provide(FetchHttpClient.layer)
-        )
-      )
-    )
-    return { result, requests: (yield* server.requests).length }
-  }))
-
 const retrying = (events: ReadonlyArray<ModelEvent>) =>
   events.flatMap((event) => (event._tag === "Retrying" ? [event] : []))
 
@@ -45,76 +30,102 @@ const limited = (retryAfterMs?: string) =>
   Reply.HttpError({ status: 429, errorType: "rate_limit_error", message: "slow down", retryAfterMs })
 const overloaded = Reply.HttpError({ status: 529, errorType: "overloaded_error", message: "Overloaded" })
 
-describe("429 and 529 are retried as the API asks", () => {
-  it.live("a 429 (retry-after-ms) and a 529 (backoff), then the reply: two Retrying events, then the reply", () =>
-    Effect.gen(function*() {
-      const { requests, result } = yield* run(
-        [limited("20"), overloaded, Reply.Message({ content: [text("ok")] })],
-        { initialDelay: "10 millis" }
+/** Both ways of sending: through the HttpClient in context, and straight over fetch. */
+const backends: ReadonlyArray<readonly [string, (options: AnthropicMessages.Options) => Layer.Layer<ModelBackend>]> = [
+  [
+    "layer, over FetchHttpClient",
+    (options) =>
+      AnthropicMessages.layer({ ...options, apiKey: Redacted.make("k") }).pipe(Layer.provide(FetchHttpClient.layer))
+  ],
+  ["layerFetch", (options) => AnthropicMessages.layerFetch({ ...options, apiKey: Redacted.make("k") })]
+]
+
+for (const [via, backend] of backends) {
+  const run = (script: ReadonlyArray<MessagesServer.Reply>, retry: AnthropicMessages.Options["retry"]) =>
+    Effect.scoped(Effect.gen(function*() {
+      const server = yield* MessagesServer.make(script)
+      const result = yield* Effect.flatMap(ModelBackend, (model) => Stream.runCollect(model.stream(request))).pipe(
+        Effect.map(Chunk.toReadonlyArray),
+        Effect.either,
+        Effect.provide(backend({ model: "m", baseUrl: server.url, retry }))
       )
-      expect(requests).toBe(3)
-      const events = result._tag === "Right" ? result.right : []
-      expect(
-        retrying(events).map(({ attempt, delayMillis, maxRetries, status }) => ({
-          attempt,
-          delayMillis,
-          maxRetries,
-          status
-        }))
-      ).toEqual([
-        { attempt: 1, delayMillis: 20, maxRetries: 2, status: 429 },
-        // No retry-after: the backoff, doubled for the second retry.
-        { attempt: 2, delayMillis: 20, maxRetries: 2, status: 529 }
-      ])
-      expect(retrying(events)[0]!.message).toMatch(/answered 429 rate_limit_error: slow down/)
-      expect(events.flatMap((event) => (event._tag === "TextDelta" ? [event.text] : [])).join("")).toBe("ok")
-      expect(events.at(-1)?._tag).toBe("Stop")
-      // Retrying comes before anything of the reply.
-      expect(events.findIndex((event) => event._tag !== "Retrying")).toBe(2)
+      return { result, requests: (yield* server.requests).length }
     }))
 
-  it.live("after maxRetries the last 429 is the error; 0 retries: the first is", () =>
-    Effect.gen(function*() {
-      const three = yield* run([limited("1"), limited("1"), limited("1")], { maxRetries: 2 })
-      expect(three.requests).toBe(3)
-      expect(three.result._tag === "Left" && three.result.left.status).toBe(429)
-      const none = yield* run([limited("1"), Reply.Message({ content: [text("never")] })], false)
-      expect(none.requests).toBe(1)
-      expect(none.result._tag === "Left" && none.result.left.reason).toBe("Status")
-    }))
-
-  it.live("a wait longer than maxRetryAfter is not waited for: the error at once", () =>
-    Effect.gen(function*() {
-      const { requests, result } = yield* run(
-        [
-          Reply.HttpError({ status: 429, errorType: "rate_limit_error", message: "later", retryAfter: "120" }),
-          Reply.Message({ content: [text("never")] })
-        ],
-        {}
-      )
-      expect(requests).toBe(1)
-      expect(result._tag === "Left" && result.left.status).toBe(429)
-    }))
-
-  it.live("not back-pressure (400, 500) and errors once the reply began are not retried", () =>
-    Effect.gen(function*() {
-      for (const status of [400, 500]) {
+  describe(`429 and 529 are retried as the API asks (${via})`, () => {
+    it.live("a 429 (retry-after-ms) and a 529 (backoff), then the reply: two Retrying events, then the reply", () =>
+      Effect.gen(function*() {
         const { requests, result } = yield* run(
-          [Reply.HttpError({ status, errorType: "api_error", message: "no" }), Reply.Message({ content: [text("x")] })],
-          { initialDelay: "1 millis" }
+          [limited("20"), overloaded, Reply.Message({ content: [text("ok")] })],
+          { initialDelay: "10 millis" }
+        )
+        expect(requests).toBe(3)
+        const events = result._tag === "Right" ? result.right : []
+        expect(
+          retrying(events).map(({ attempt, delayMillis, maxRetries, status }) => ({
+            attempt,
+            delayMillis,
+            maxRetries,
+            status
+          }))
+        ).toEqual([
+          { attempt: 1, delayMillis: 20, maxRetries: 2, status: 429 },
+          // No retry-after: the backoff, doubled for the second retry.
+          { attempt: 2, delayMillis: 20, maxRetries: 2, status: 529 }
+        ])
+        expect(retrying(events)[0]!.message).toMatch(/answered 429 rate_limit_error: slow down/)
+        expect(events.flatMap((event) => (event._tag === "TextDelta" ? [event.text] : [])).join("")).toBe("ok")
+        expect(events.at(-1)?._tag).toBe("Stop")
+        // Retrying comes before anything of the reply.
+        expect(events.findIndex((event) => event._tag !== "Retrying")).toBe(2)
+      }))
+
+    it.live("after maxRetries the last 429 is the error; 0 retries: the first is", () =>
+      Effect.gen(function*() {
+        const three = yield* run([limited("1"), limited("1"), limited("1")], { maxRetries: 2 })
+        expect(three.requests).toBe(3)
+        expect(three.result._tag === "Left" && three.result.left.status).toBe(429)
+        const none = yield* run([limited("1"), Reply.Message({ content: [text("never")] })], false)
+        expect(none.requests).toBe(1)
+        expect(none.result._tag === "Left" && none.result.left.reason).toBe("Status")
+      }))
+
+    it.live("a wait longer than maxRetryAfter is not waited for: the error at once", () =>
+      Effect.gen(function*() {
+        const { requests, result } = yield* run(
+          [
+            Reply.HttpError({ status: 429, errorType: "rate_limit_error", message: "later", retryAfter: "120" }),
+            Reply.Message({ content: [text("never")] })
+          ],
+          {}
         )
         expect(requests).toBe(1)
-        expect(result._tag === "Left" && result.left.status).toBe(status)
-      }
-      // An overloaded_error event in the middle of a reply: the reply had begun, it is not sent again.
-      const midStream = yield* run(
-        [Reply.ErrorEvent({ errorType: "overloaded_error", message: "Overloaded" }), Reply.Message({ content: [] })],
-        { initialDelay: "1 millis" }
-      )
-      expect(midStream.requests).toBe(1)
-      expect(midStream.result._tag === "Left" && midStream.result.left.reason).toBe("Api")
-    }))
-})
+        expect(result._tag === "Left" && result.left.status).toBe(429)
+      }))
+
+    it.live("not back-pressure (400, 500) and errors once the reply began are not retried", () =>
+      Effect.gen(function*() {
+        for (const status of [400, 500]) {
+          const { requests, result } = yield* run(
+            [
+              Reply.HttpError({ status, errorType: "api_error", message: "no" }),
+              Reply.Message({ content: [text("x")] })
+            ],
+            { initialDelay: "1 millis" }
+          )
+          expect(requests).toBe(1)
+          expect(result._tag === "Left" && result.left.status).toBe(status)
+        }
+        // An overloaded_error event in the middle of a reply: the reply had begun, it is not sent again.
+        const midStream = yield* run(
+          [Reply.ErrorEvent({ errorType: "overloaded_error", message: "Overloaded" }), Reply.Message({ content: [] })],
+          { initialDelay: "1 millis" }
+        )
+        expect(midStream.requests).toBe(1)
+        expect(midStream.result._tag === "Left" && midStream.result.left.reason).toBe("Api")
+      }))
+  })
+}
 
 describe("retryAfterMillis reads the headers as the API sends them", () => {
   it.prop("retry-after-ms wins; retry-after in seconds; an HTTP date relative to now; garbage is nothing", [

@@ -87,65 +87,75 @@ const serve = (bytes: Buffer, cuts: ReadonlyArray<number>) =>
       })
   )
 
-const reply = (url: string) =>
-  Effect.flatMap(ModelBackend, (model) => Stream.runCollect(model.stream(request))).pipe(
-    Effect.map(Chunk.toReadonlyArray),
-    Effect.provide(
+/** Both ways of sending: through the HttpClient in context, and straight over fetch (the body read ahead). */
+const backends: ReadonlyArray<readonly [string, (url: string) => Layer.Layer<ModelBackend>]> = [
+  [
+    "layer, over FetchHttpClient",
+    (url) =>
       AnthropicMessages.layer({ model: "m", apiKey: Redacted.make("k"), baseUrl: url }).pipe(
         Layer.provide(FetchHttpClient.layer)
       )
-    )
-  )
+  ],
+  ["layerFetch", (url) => AnthropicMessages.layerFetch({ model: "m", apiKey: Redacted.make("k"), baseUrl: url })]
+]
 
 const textPiece = fc.string({
   unit: fc.constantFrom("a", "é", "€", "😀", "\n", "\r", ":", " ", "\"", "\\"),
   maxLength: 6
 })
 
-describe("the event stream, however it is cut", () => {
-  it.effect.prop(
-    "split at any byte: the same text and tool input, in order",
-    [
-      fc.array(textPiece, { minLength: 1, maxLength: 30 }),
-      fc.array(textPiece, { maxLength: 10 }),
-      fc.constantFrom("\n", "\r\n", "\r"),
-      fc.array(fc.nat(), { maxLength: 12 })
-    ],
-    ([deltas, values, newline, rawCuts]) =>
+for (const [via, backend] of backends) {
+  const reply = (url: string) =>
+    Effect.flatMap(ModelBackend, (model) => Stream.runCollect(model.stream(request))).pipe(
+      Effect.map(Chunk.toReadonlyArray),
+      Effect.provide(backend(url))
+    )
+
+  describe(`the event stream, however it is cut (${via})`, () => {
+    it.effect.prop(
+      "split at any byte: the same text and tool input, in order",
+      [
+        fc.array(textPiece, { minLength: 1, maxLength: 30 }),
+        fc.array(textPiece, { maxLength: 10 }),
+        fc.constantFrom("\n", "\r\n", "\r"),
+        fc.array(fc.nat(), { maxLength: 12 })
+      ],
+      ([deltas, values, newline, rawCuts]) =>
+        Effect.scoped(Effect.gen(function*() {
+          const input = { content: values.join("") }
+          const json = JSON.stringify(input)
+          const pieces = [json.slice(0, 3), json.slice(3, 10), json.slice(10)]
+          const bytes = Buffer.from(body(deltas, pieces, newline), "utf8")
+          const cuts = rawCuts.map((cut) => cut % (bytes.length + 1)).sort((a, b) => a - b)
+          const { url } = yield* serve(bytes, cuts)
+          const events = yield* reply(url)
+          const text = events.flatMap((event) => event._tag === "TextDelta" ? [event.text] : []).join("")
+          const partial = events.flatMap((event) => event._tag === "ToolUseDelta" ? [event.partialJson] : []).join("")
+          expect(text).toBe(deltas.join(""))
+          expect(JSON.parse(partial)).toEqual(input)
+          expect(events.at(-1)?._tag).toBe("Stop")
+          expect(events.filter((event) => event._tag === "ToolUseStart")).toHaveLength(1)
+        })),
+      { fastCheck: { numRuns: 60 }, timeout: 120_000 }
+    )
+
+    it.effect("10,000 deltas in one piece: every one arrives", () =>
       Effect.scoped(Effect.gen(function*() {
-        const input = { content: values.join("") }
-        const json = JSON.stringify(input)
-        const pieces = [json.slice(0, 3), json.slice(3, 10), json.slice(10)]
-        const bytes = Buffer.from(body(deltas, pieces, newline), "utf8")
-        const cuts = rawCuts.map((cut) => cut % (bytes.length + 1)).sort((a, b) => a - b)
-        const { url } = yield* serve(bytes, cuts)
+        const deltas = Array.from({ length: 10_000 }, (_, i) => `${i} `)
+        const bytes = Buffer.from(body(deltas, ["{}"], "\n"), "utf8")
+        const { url } = yield* serve(bytes, [])
         const events = yield* reply(url)
-        const text = events.flatMap((event) => event._tag === "TextDelta" ? [event.text] : []).join("")
-        const partial = events.flatMap((event) => event._tag === "ToolUseDelta" ? [event.partialJson] : []).join("")
-        expect(text).toBe(deltas.join(""))
-        expect(JSON.parse(partial)).toEqual(input)
-        expect(events.at(-1)?._tag).toBe("Stop")
-        expect(events.filter((event) => event._tag === "ToolUseStart")).toHaveLength(1)
-      })),
-    { fastCheck: { numRuns: 60 }, timeout: 120_000 }
-  )
+        expect(events.filter((event) => event._tag === "TextDelta")).toHaveLength(10_000)
+        expect(events.flatMap((event) => event._tag === "TextDelta" ? [event.text] : []).join("")).toBe(deltas.join(""))
+      })), 60_000)
 
-  it.effect("10,000 deltas in one piece: every one arrives", () =>
-    Effect.scoped(Effect.gen(function*() {
-      const deltas = Array.from({ length: 10_000 }, (_, i) => `${i} `)
-      const bytes = Buffer.from(body(deltas, ["{}"], "\n"), "utf8")
-      const { url } = yield* serve(bytes, [])
-      const events = yield* reply(url)
-      expect(events.filter((event) => event._tag === "TextDelta")).toHaveLength(10_000)
-      expect(events.flatMap((event) => event._tag === "TextDelta" ? [event.text] : []).join("")).toBe(deltas.join(""))
-    })), 60_000)
-
-  it.effect("an event larger than 10 MiB is a Malformed error", () =>
-    Effect.scoped(Effect.gen(function*() {
-      const huge = `data: ${"x".repeat(11 * 1024 * 1024)}`
-      const { url } = yield* serve(Buffer.from(`${body(["a"], ["{}"], "\n").slice(0, 200)}${huge}`), [])
-      const error = yield* Effect.flip(reply(url))
-      expect(error.reason).toBe("Malformed")
-      expect(error.message).toMatch(/maximum size/)
-    })), 60_000)
-})
+    it.effect("an event larger than 10 MiB is a Malformed error", () =>
+      Effect.scoped(Effect.gen(function*() {
+        const huge = `data: ${"x".repeat(11 * 1024 * 1024)}`
+        const { url } = yield* serve(Buffer.from(`${body(["a"], ["{}"], "\n").slice(0, 200)}${huge}`), [])
+        const error = yield* Effect.flip(reply(url))
+        expect(error.reason).toBe("Malformed")
+        expect(error.message).toMatch(/maximum size/)
+      })), 60_000)
+  })
+}

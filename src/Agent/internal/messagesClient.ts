@@ -1,15 +1,15 @@
 /**
- * The Messages API over @effect/platform's HttpClient: one POST with `stream: true`, the response checked (status,
- * content type), its body parsed as server-sent events by `eventsource-parser` (linear: each character is looked at
- * a bounded number of times, whatever the size of the chunks the body arrives in), and the events turned into
- * `ModelEvent`s by the reply's state machine. Every failure is a `ModelError`.
+ * The Messages API client, whichever way the request goes out: one POST with `stream: true`, the response checked
+ * (status, content type), back-pressure retried, its body parsed as server-sent events by `eventsource-parser`
+ * (linear: each character is looked at a bounded number of times, whatever the size of the chunks the body arrives
+ * in), and the events turned into `ModelEvent`s by the reply's state machine. Every failure is a `ModelError`.
+ *
+ * How a request is sent and its body read is a {@link Send}: over @effect/platform's HttpClient
+ * (`messagesHttpClient.ts`, the one a user swaps by providing another HttpClient) or straight over `fetch`
+ * (`messagesFetch.ts`, the fast path of `AnthropicMessages.layerFetch`). Everything else is here, once.
  *
  * @internal
  */
-import * as HttpClient from "@effect/platform/HttpClient"
-import type * as HttpClientError from "@effect/platform/HttpClientError"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Cause from "effect/Cause"
 import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
@@ -19,7 +19,6 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
-import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -74,7 +73,7 @@ export const retryAfterMillis = (
 }
 
 /** At most this much of an error body or a non-SSE body is read (the rest is not needed for the message). */
-const bodyPreviewLimit = 4096
+export const bodyPreviewLimit = 4096
 
 /** The wire request for one model request (`stream` as given). */
 export const toWire = (model: string, request: ModelRequest, stream: boolean): typeof Wire.MessagesRequest.Encoded => ({
@@ -86,29 +85,40 @@ export const toWire = (model: string, request: ModelRequest, stream: boolean): t
   stream
 })
 
-const transport = (error: HttpClientError.HttpClientError, what: string): ModelError => {
-  const cause = error.cause instanceof Error
-    ? `: ${error.cause.message}${error.cause.cause instanceof Error ? ` (${error.cause.cause.message})` : ""}`
-    : ""
-  return new ModelError({ reason: "Transport", message: `${what}: ${error.message}${cause}` })
+// ---------------------------------------------------------------------------------------------------------------
+// how a request is sent
+// ---------------------------------------------------------------------------------------------------------------
+
+/** The response to the POST, however it was sent. */
+export interface Response {
+  readonly status: number
+  /** A header's value (the name in lower case). */
+  readonly header: (name: string) => string | undefined
+  /** The first few KB of the body, as text ({@link bodyPreviewLimit}); reading stops there. */
+  readonly preview: Effect.Effect<string, ModelError>
+  /**
+   * The reply's events: each piece of the body fed to the parser as it arrives (`watch.seen`), the events written
+   * with {@link written}, the end of the body (or its cut, when `watch.cut()` says why) with {@link ended}.
+   */
+  readonly events: (parser: BodyParser, watch: Watch) => Stream.Stream<ModelEvent, ModelError>
 }
 
-/** The first few KB of a body, as text. Reading stops there, which also closes the connection. */
-const preview = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<string, ModelError> =>
-  response.stream.pipe(
-    Stream.decodeText(),
-    Stream.scan("", (text, piece) => text + piece),
-    Stream.takeUntil((text) => text.length >= bodyPreviewLimit),
-    Stream.runLast,
-    Effect.map(Option.getOrElse(() => "")),
-    Effect.mapError((error) => transport(error, "the connection broke while reading the response"))
-  )
+/** Sends one request's body; the request belongs to `scope`: closing it aborts the request. */
+export type Send = (body: string, scope: Scope.Scope) => Effect.Effect<Response, ModelError>
+
+/** A `Transport` error: what failed, then the cause's message and its own cause's (e.g. `ECONNREFUSED`). */
+export const transportError = (what: string, message: string, cause: unknown): ModelError => {
+  const detail = cause instanceof Error
+    ? `: ${cause.message}${cause.cause instanceof Error ? ` (${cause.cause.message})` : ""}`
+    : ""
+  return new ModelError({ reason: "Transport", message: `${what}: ${message}${detail}` })
+}
 
 const decodeErrorBody = Schema.decodeUnknownEither(Schema.parseJson(Wire.ErrorResponse))
 
-const statusErrorOf = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<ModelError, ModelError> =>
-  Effect.map(preview(response), (body) => {
-    const requestId = response.headers["request-id"]
+const statusErrorOf = (response: Response): Effect.Effect<ModelError, ModelError> =>
+  Effect.map(response.preview, (body) => {
+    const requestId = response.header("request-id")
     const suffix = requestId === undefined ? "" : ` (request-id ${requestId})`
     const decoded = decodeErrorBody(body)
     const message = Either.isRight(decoded)
@@ -127,7 +137,7 @@ const maxEventChars = 10 * 1024 * 1024
  * costs what it costs in many), each event's data decoded, and the reply's state machine. No Effect per event: a
  * piece of the body is one step of the stream.
  */
-class BodyParser {
+export class BodyParser {
   private readonly decoder = new TextDecoder()
   private readonly reply = new Reply()
   private out: Array<ModelEvent> = []
@@ -169,7 +179,7 @@ class BodyParser {
   }
 
   /** The events completed by these pieces of the body. */
-  feed(pieces: Chunk.Chunk<Uint8Array>): Parsed {
+  feed(pieces: Iterable<Uint8Array>): Parsed {
     for (const bytes of pieces) this.feedText(this.decoder.decode(bytes, { stream: true }))
     return this.taken()
   }
@@ -185,7 +195,7 @@ class BodyParser {
 }
 
 /** What some pieces of the body gave: the reply's events, then the error that ends it, if any. */
-interface Parsed {
+export interface Parsed {
   readonly events: Chunk.Chunk<ModelEvent>
   readonly error: ModelError | undefined
 }
@@ -194,10 +204,10 @@ interface Parsed {
 const afterStopGrace = Duration.seconds(2)
 
 /** Why the watchdog cut a reply's body: nothing came for the idle timeout, or it went on after `message_stop`. */
-type Cut = "idle" | "afterStop"
+export type Cut = "idle" | "afterStop"
 
 /** What the parser tells the watchdog, and asks it. */
-interface Watch {
+export interface Watch {
   /** A piece of the body arrived. */
   readonly seen: () => void
   /** The reply's `Stop` was parsed: the rest of the body has {@link afterStopGrace}. */
@@ -213,60 +223,46 @@ const idleError = (settings: Settings) =>
   })
 
 /**
- * The reply's events, parsed from the body by one channel: each piece of the body is one step, its events written
- * as one chunk. The body is read to its end (the API ends it right after `message_stop`) rather than cut at `Stop`:
- * a body read to the end leaves the connection to be reused, a cut one closes it. A body the watchdog cut ends as
- * the cut says: an idle one fails, one cut after `message_stop` is complete.
+ * Writes what a piece of the body gave, then goes on with `next` (or fails with the error that ends the reply). The
+ * reply's `Stop` starts the watchdog's grace for the rest of the body.
  */
-const parse = (
-  response: HttpClientResponse.HttpClientResponse,
-  settings: Settings,
-  watch: Watch
-): Stream.Stream<ModelEvent, ModelError> =>
-  Stream.suspend(() => {
-    const parser = new BodyParser(settings.ignoreUnknownEvents)
-    const write = <R>(
-      parsed: Parsed,
-      next: Channel.Channel<
-        Chunk.Chunk<ModelEvent>,
-        Chunk.Chunk<Uint8Array>,
-        ModelError,
-        HttpClientError.ResponseError,
-        void,
-        unknown,
-        R
-      >
-    ) => {
-      const rest = parsed.error === undefined ? next : Channel.fail(parsed.error)
-      if (Chunk.isEmpty(parsed.events)) return rest
-      const written = Channel.zipRight(Channel.write(parsed.events), rest)
-      return Chunk.some(parsed.events, (event) => event._tag === "Stop")
-        ? Channel.zipRight(Channel.fromEffect(watch.stopped), written)
-        : written
-    }
-    const ended = () => (watch.cut() === "idle" ? Channel.fail(idleError(settings)) : write(parser.end(), Channel.void))
-    const read: Channel.Channel<
-      Chunk.Chunk<ModelEvent>,
-      Chunk.Chunk<Uint8Array>,
-      ModelError,
-      HttpClientError.ResponseError,
-      void,
-      unknown
-    > = Channel.readWithCause({
-      onInput: (pieces: Chunk.Chunk<Uint8Array>) => {
-        watch.seen()
-        return write(parser.feed(pieces), read)
-      },
-      onFailure: (cause) =>
-        watch.cut() === undefined
-          ? Channel.failCause(
-            Cause.map(cause, (error) => transport(error, "the connection broke while streaming the reply"))
-          )
-          : ended(),
-      onDone: ended
-    })
-    return Stream.pipeThroughChannel(response.stream, read)
-  })
+export const written = <In, InErr, R>(
+  parsed: Parsed,
+  watch: Watch,
+  next: Channel.Channel<Chunk.Chunk<ModelEvent>, In, ModelError, InErr, void, unknown, R>
+): Channel.Channel<Chunk.Chunk<ModelEvent>, In, ModelError, InErr, void, unknown, R> => {
+  const rest = parsed.error === undefined ? next : Channel.fail(parsed.error)
+  if (Chunk.isEmpty(parsed.events)) return rest
+  const written = Channel.zipRight(Channel.write(parsed.events), rest)
+  return Chunk.some(parsed.events, (event) => event._tag === "Stop")
+    ? Channel.zipRight(Channel.fromEffect(watch.stopped), written)
+    : written
+}
+
+/**
+ * The body ended, or the watchdog cut it: an idle body fails; otherwise the parser's last events, and why the reply
+ * is incomplete if it is. The body is read to its end (the API ends it right after `message_stop`) rather than cut
+ * at `Stop`: a body read to the end leaves the connection to be reused, a cut one closes it.
+ */
+export const ended = (
+  parser: BodyParser,
+  watch: Watch,
+  settings: Settings
+): Channel.Channel<Chunk.Chunk<ModelEvent>, unknown, ModelError, unknown, void, unknown> =>
+  watch.cut() === "idle" ? Channel.fail(idleError(settings)) : written(parser.end(), watch, Channel.void)
+
+/** A body that broke: a `Transport` error, unless the watchdog cut it (then it ends as the cut says). */
+export const broken = <E>(
+  cause: Cause.Cause<E>,
+  toError: (error: E) => ModelError,
+  parser: BodyParser,
+  watch: Watch,
+  settings: Settings
+): Channel.Channel<Chunk.Chunk<ModelEvent>, unknown, ModelError, unknown, void, unknown> =>
+  watch.cut() === undefined ? Channel.failCause(Cause.map(cause, toError)) : ended(parser, watch, settings)
+
+/** What a body that broke while streaming is. */
+export const brokenWhileStreaming = "the connection broke while streaming the reply"
 
 /**
  * The parsed events, bounded in time: nothing from the body for `idleTimeout` fails the stream (`Transport`), and a
@@ -276,7 +272,7 @@ const parse = (
  * than the rest of the reply: `bench/messages.ts`, `bench/loop.ts`.)
  */
 const events = (
-  response: HttpClientResponse.HttpClientResponse,
+  response: Response,
   settings: Settings,
   request: Scope.CloseableScope
 ): Stream.Stream<ModelEvent, ModelError> =>
@@ -296,7 +292,7 @@ const events = (
       return left > 0 ? Effect.zipRight(Effect.sleep(left), idle) : cutBody("idle")
     })
     yield* Effect.forkScoped(idle)
-    return parse(response, settings, {
+    return response.events(new BodyParser(settings.ignoreUnknownEvents), {
       seen: () => {
         lastSeen = clock.unsafeCurrentTimeMillis()
       },
@@ -307,11 +303,11 @@ const events = (
 
 /** One request's reply, as it streams; interrupting the stream aborts the request. */
 export const stream = (
-  client: HttpClient.HttpClient,
+  send: Send,
   settings: Settings,
   request: ModelRequest
 ): Stream.Stream<ModelEvent, ModelError> =>
-  streamWithSpan(attempt(client, settings, request, 0), "AnthropicMessages.stream", {
+  streamWithSpan(attempt(send, settings, request, 0), "AnthropicMessages.stream", {
     attributes: {
       "gen_ai.request.model": settings.model,
       messages: request.messages.length,
@@ -325,7 +321,7 @@ export const stream = (
  * reply that began and then failed is never sent again (its calls are answered by the loop).
  */
 const attempt = (
-  client: HttpClient.HttpClient,
+  send: Send,
   settings: Settings,
   request: ModelRequest,
   retries: number
@@ -334,22 +330,17 @@ const attempt = (
     Effect.gen(function*() {
       // The request lives in a scope of its own, closed with the stream's: closing it early aborts the request.
       const requestScope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
-      const response = yield* HttpClient.withScope(client).execute(
-        HttpClientRequest.post(settings.url).pipe(
-          HttpClientRequest.setHeaders(settings.headers),
-          HttpClientRequest.bodyText(JSON.stringify(toWire(settings.model, request, true)), "application/json")
-        )
-      ).pipe(
-        Effect.mapError((error) => transport(error, "the request to the Messages API failed")),
-        Scope.extend(requestScope)
-      )
+      const response = yield* send(JSON.stringify(toWire(settings.model, request, true)), requestScope)
       if (response.status < 200 || response.status >= 300) {
         const error = yield* statusErrorOf(response)
         // The rest of the body is not needed: the connection is closed rather than read.
         yield* Scope.close(requestScope, Exit.void)
         const retry = settings.retry
         if (!retryableStatuses.has(response.status) || retries >= retry.maxRetries) return yield* error
-        const asked = retryAfterMillis(response.headers, yield* Clock.currentTimeMillis)
+        const asked = retryAfterMillis({
+          "retry-after-ms": response.header("retry-after-ms"),
+          "retry-after": response.header("retry-after")
+        }, yield* Clock.currentTimeMillis)
         if (asked !== undefined && asked > retry.maxRetryAfterMillis) return yield* error
         const delayMillis = asked ??
           Math.min(retry.maxDelayMillis, retry.initialDelayMillis * 2 ** retries)
@@ -361,12 +352,12 @@ const attempt = (
           message: error.message
         })).pipe(
           Stream.concat(Stream.drain(Stream.fromEffect(Effect.sleep(Duration.millis(delayMillis))))),
-          Stream.concat(Stream.suspend(() => attempt(client, settings, request, retries + 1)))
+          Stream.concat(Stream.suspend(() => attempt(send, settings, request, retries + 1)))
         )
       }
-      const contentType = response.headers["content-type"] ?? ""
+      const contentType = response.header("content-type") ?? ""
       if (!contentType.toLowerCase().startsWith("text/event-stream")) {
-        const body = yield* preview(response)
+        const body = yield* response.preview
         return yield* new ModelError({
           reason: "Malformed",
           message: `the Messages API answered ${response.status} with ${
