@@ -45,10 +45,27 @@ const sandboxRuntimeUrl = {
   }
 }
 
+/**
+ * `Mcp/internal/inputSchema.ts` loads ajv at its first validation with `createRequire` (the package's ES modules have
+ * no `require`), which esbuild cannot follow; in the bundle it is a plain `require`, so ajv is bundled and still
+ * evaluated only when an MCP tool's input is checked.
+ */
+const bundledAjv = {
+  name: "bundled-ajv",
+  setup(build) {
+    build.onLoad({ filter: /src[\\/]Mcp[\\/]internal[\\/]inputSchema\.ts$/ }, async (args) => {
+      const source = await fs.promises.readFile(args.path, "utf8")
+      const contents = source.replaceAll("requireHere(\"", "require(\"")
+      if (contents === source) throw new Error(`${args.path}: no requireHere("...") to bundle`)
+      return { contents, loader: "ts" }
+    })
+  }
+}
+
 await build({
   ...common,
   entryPoints: ["src/cli/main.ts"],
-  plugins: [sandboxRuntimeUrl],
+  plugins: [sandboxRuntimeUrl, bundledAjv],
   outfile: "dist/bin/cli.cjs",
   format: "cjs",
   // better-sqlite3 (`--durable`) is a native addon, found through its own package.

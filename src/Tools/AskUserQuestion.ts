@@ -12,6 +12,7 @@
  * @since 0.3.0
  */
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { UiBlock } from "../Tool/Presentation.js"
 import * as Tool from "../Tool/Tool.js"
@@ -104,13 +105,7 @@ export const AskUserQuestion = Tool.make("AskUserQuestion", {
 // implementation
 // ---------------------------------------------------------------------------------------------------------------
 
-/**
- * AskUserQuestion's behaviour (needs nothing: the person is reached through the call's context).
- *
- * @since 0.3.0
- * @category layers
- */
-export const layer = AskUserQuestion.implement({
+const service = AskUserQuestion.service({
   traits: () => ({ readOnly: true, concurrencySafe: false }),
   // One conversation with the person at a time.
   claims: () => [Tool.Claim.write("person")],
@@ -165,3 +160,20 @@ export const layer = AskUserQuestion.implement({
     }
   }
 })
+
+/**
+ * AskUserQuestion's service, built: what {@link layer} provides, as an Effect (the built-in tools are built
+ * together, in one Layer: see `builtinLayer`).
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const make = Effect.succeed(service)
+
+/**
+ * AskUserQuestion's behaviour (needs nothing: the person is reached through the call's context).
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layer = Layer.succeed(AskUserQuestion, service)

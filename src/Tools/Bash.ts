@@ -54,6 +54,7 @@ import type { Decision, PermissionCheck } from "../Tool/Permission.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import * as Tool from "../Tool/Tool.js"
 import { ArgumentString } from "./internal/argumentLimits.js"
+import { serviceOf } from "./internal/service.js"
 import { matchesRule } from "./Shell/BashRule.js"
 import * as CommandPlan from "./Shell/CommandPlan.js"
 import { OutputBuffer } from "./Shell/OutputBuffer.js"
@@ -760,8 +761,18 @@ export const layer = (
   Tool.Identifier<"Bash">,
   Sandbox.SandboxUnavailable,
   Workspace | ResultStore | CommandExecutor.CommandExecutor
-> =>
-  definition.implementEffect(
+> => Layer.scoped(definition, make(options))
+
+/**
+ * Bash's service, built: what {@link layer} provides, as an Effect (the built-in tools are built together, in one
+ * Layer: see `builtinLayer`).
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const make = (options: BashOptions = {}) =>
+  serviceOf(
+    definition,
     Effect.gen(function*() {
       const workspace = yield* Workspace
       const store = yield* ResultStore

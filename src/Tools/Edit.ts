@@ -17,6 +17,7 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as FileAccess from "../Session/FileAccess.js"
@@ -31,6 +32,7 @@ import { inspect, readCurrent, staleness, wasEvicted, writeChecked } from "./int
 import type { Current } from "./internal/filesGuard.js"
 import { checkFilePath, displayPath, fileResource, resolveSync, ruleCovers } from "./internal/filesPaths.js"
 import { boundPreview, previewLines, readForPreview } from "./internal/filesPreview.js"
+import { serviceOf } from "./internal/service.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // definition
@@ -165,12 +167,14 @@ const plan = (input: EditInput, path: string, before: string | undefined, curren
 }
 
 /**
- * Edit's behaviour; requires the session's {@link Workspace} and {@link FileState}.
+ * Edit's service, built: what {@link layer} provides, as an Effect (the built-in tools are built together,
+ * in one Layer: see `builtinLayer`).
  *
- * @since 0.1.0
- * @category layers
+ * @since 0.3.0
+ * @category constructors
  */
-export const layer = Edit.implementEffect(
+export const make = serviceOf(
+  Edit,
   Effect.gen(function*() {
     const workspace = yield* Workspace
     const fileState = yield* FileState
@@ -296,3 +300,11 @@ export const layer = Edit.implementEffect(
     }
   })
 )
+
+/**
+ * Edit's behaviour; requires the session's {@link Workspace} and {@link FileState}.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = Layer.scoped(Edit, make)

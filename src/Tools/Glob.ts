@@ -12,6 +12,7 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as nodePath from "node:path"
 import picomatch from "picomatch"
@@ -24,6 +25,7 @@ import { gitignoreOnly } from "./internal/filesIgnore.js"
 import { directorySearchStages, displayPath, specialFileReason } from "./internal/filesPaths.js"
 import { walk } from "./internal/filesWalk.js"
 import { withheldNote, withholding } from "./internal/filesWithheld.js"
+import { serviceOf } from "./internal/service.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // definition
@@ -152,12 +154,14 @@ const splitAbsolute = (pattern: string): { readonly base: string; readonly rest:
 }
 
 /**
- * Glob's behaviour; requires the session's {@link Workspace}.
+ * Glob's service, built: what {@link layer} provides, as an Effect (the built-in tools are built together,
+ * in one Layer: see `builtinLayer`).
  *
- * @since 0.1.0
- * @category layers
+ * @since 0.3.0
+ * @category constructors
  */
-export const layer = Glob.implementEffect(
+export const make = serviceOf(
+  Glob,
   Effect.gen(function*() {
     const workspace = yield* Workspace
     const access = yield* FileAccess.current
@@ -296,3 +300,11 @@ export const layer = Glob.implementEffect(
     }
   })
 )
+
+/**
+ * Glob's behaviour; requires the session's {@link Workspace}.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = Layer.scoped(Glob, make)

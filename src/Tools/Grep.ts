@@ -23,6 +23,7 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as nodePath from "node:path"
 import * as Subprocess from "../Process/Subprocess.js"
@@ -39,6 +40,7 @@ import { search } from "./internal/filesSearch.js"
 import type { SearchTarget } from "./internal/filesSearch.js"
 import { withheldNote, withholding } from "./internal/filesWithheld.js"
 import { WholeNumber } from "./internal/numbers.js"
+import { serviceOf } from "./internal/service.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // definition
@@ -349,12 +351,14 @@ const afterOffset = (lines: ReadonlyArray<string>, offset: number): ReadonlyArra
 const LINE_NUMBER = /^\d+([:-])/
 
 /**
- * Grep's behaviour; requires the session's {@link Workspace}.
+ * Grep's service, built: what {@link layer} provides, as an Effect (the built-in tools are built together,
+ * in one Layer: see `builtinLayer`).
  *
- * @since 0.1.0
- * @category layers
+ * @since 0.3.0
+ * @category constructors
  */
-export const layer = Grep.implementEffect(
+export const make = serviceOf(
+  Grep,
   Effect.gen(function*() {
     const workspace = yield* Workspace
     const access = yield* FileAccess.current
@@ -473,6 +477,14 @@ export const layer = Grep.implementEffect(
     }
   })
 )
+
+/**
+ * Grep's behaviour; requires the session's {@link Workspace}.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = Layer.scoped(Grep, make)
 
 const summary = (output: GrepOutput): string => {
   switch (output.mode) {

@@ -18,6 +18,7 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as nodePath from "node:path"
@@ -43,6 +44,7 @@ import * as Tool from "../Tool/Tool.js"
 import { PathString } from "./internal/argumentLimits.js"
 import { checkFilePath, displayPath, fileResource, ruleCovers } from "./internal/filesPaths.js"
 import { WholeNumber } from "./internal/numbers.js"
+import { serviceOf } from "./internal/service.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // definition
@@ -254,13 +256,14 @@ const perform = (
   })
 
 /**
- * The LSP tool's behaviour; requires the session's {@link Workspace}, and uses the {@link LspClients} in context
- * (without them the tool is disabled).
+ * The LSP tool's service, built: what {@link layer} provides, as an Effect (the built-in tools are built together,
+ * in one Layer: see `builtinLayer`).
  *
  * @since 0.3.0
- * @category layers
+ * @category constructors
  */
-export const layer = LspTool.implementEffect(
+export const make = serviceOf(
+  LspTool,
   Effect.gen(function*() {
     const workspace = yield* Workspace
     // Optional, so the built-in tools need no language servers: without them the tool is disabled.
@@ -339,3 +342,12 @@ export const layer = LspTool.implementEffect(
     }
   })
 )
+
+/**
+ * The LSP tool's behaviour; requires the session's {@link Workspace}, and uses the {@link LspClients} in context
+ * (without them the tool is disabled).
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layer = Layer.scoped(LspTool, make)

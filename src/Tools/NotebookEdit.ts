@@ -15,6 +15,7 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as FileAccess from "../Session/FileAccess.js"
 import { FileState, hashContent } from "../Session/FileState.js"
@@ -27,6 +28,7 @@ import { checkFilePath, displayPath, fileResource, ruleCovers } from "./internal
 import { boundPreview } from "./internal/filesPreview.js"
 import { applyChange, parseNotebook, serialiseNotebook } from "./internal/notebook.js"
 import type { Applied } from "./internal/notebook.js"
+import { serviceOf } from "./internal/service.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // definition
@@ -108,12 +110,14 @@ const maxNotebookBytes = 16 * 1024 * 1024
 type NotebookEditInput = typeof NotebookEditInput.Type
 
 /**
- * NotebookEdit's behaviour; requires the session's {@link Workspace} and {@link FileState}.
+ * NotebookEdit's service, built: what {@link layer} provides, as an Effect (the built-in tools are built together,
+ * in one Layer: see `builtinLayer`).
  *
  * @since 0.3.0
- * @category layers
+ * @category constructors
  */
-export const layer = NotebookEdit.implementEffect(
+export const make = serviceOf(
+  NotebookEdit,
   Effect.gen(function*() {
     const workspace = yield* Workspace
     const fileState = yield* FileState
@@ -218,3 +222,11 @@ export const layer = NotebookEdit.implementEffect(
     }
   })
 )
+
+/**
+ * NotebookEdit's behaviour; requires the session's {@link Workspace} and {@link FileState}.
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layer = Layer.scoped(NotebookEdit, make)

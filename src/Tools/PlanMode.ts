@@ -112,8 +112,8 @@ const modeTraits = () => ({ readOnly: true, concurrencySafe: false })
 // One mode per session: calls that change it do not run together.
 const modeClaims = () => [Tool.Claim.write("session:mode")]
 
-const enterLayer = (prior: ReturnType<typeof makePrior>) =>
-  EnterPlanMode.implement({
+const enterService = (prior: ReturnType<typeof makePrior>) =>
+  EnterPlanMode.service({
     traits: modeTraits,
     claims: modeClaims,
     call: (_input, context) =>
@@ -135,8 +135,8 @@ const enterLayer = (prior: ReturnType<typeof makePrior>) =>
           "anything yet. When the plan is ready, present it with ExitPlanMode for the user's approval."
   })
 
-const exitLayer = (prior: ReturnType<typeof makePrior>) =>
-  ExitPlanMode.implement({
+const exitService = (prior: ReturnType<typeof makePrior>) =>
+  ExitPlanMode.service({
     traits: modeTraits,
     claims: modeClaims,
     validate: (input, context) =>
@@ -185,5 +185,17 @@ const exitLayer = (prior: ReturnType<typeof makePrior>) =>
  */
 export const layer = Layer.suspend(() => {
   const prior = makePrior()
-  return Layer.merge(enterLayer(prior), exitLayer(prior))
+  return Layer.merge(Layer.succeed(EnterPlanMode, enterService(prior)), Layer.succeed(ExitPlanMode, exitService(prior)))
+})
+
+/**
+ * Both tools' services, built (sharing what the mode was before plan mode): what {@link layer} provides, as an
+ * Effect (the built-in tools are built together, in one Layer: see `builtinLayer`).
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const make = Effect.sync(() => {
+  const prior = makePrior()
+  return { enter: enterService(prior), exit: exitService(prior) } as const
 })

@@ -18,6 +18,7 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as FileAccess from "../Session/FileAccess.js"
@@ -40,6 +41,7 @@ import {
 import { cellName, cellOutputs, parseNotebook, sourceText } from "./internal/notebook.js"
 import { WholeNumber } from "./internal/numbers.js"
 import * as Pdf from "./internal/pdf.js"
+import { serviceOf } from "./internal/service.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // limits
@@ -179,12 +181,14 @@ const fail = (message: string) => Effect.fail(new Tool.ToolError({ message }))
 const kib = (bytes: number) => `${Math.round(bytes / 1024)} KB`
 
 /**
- * Read's behaviour; requires the session's {@link Workspace} and {@link FileState}.
+ * Read's service, built: what {@link layer} provides, as an Effect (the built-in tools are built together,
+ * in one Layer: see `builtinLayer`).
  *
- * @since 0.1.0
- * @category layers
+ * @since 0.3.0
+ * @category constructors
  */
-export const layer = Read.implementEffect(
+export const make = serviceOf(
+  Read,
   Effect.gen(function*() {
     const workspace = yield* Workspace
     const fileState = yield* FileState
@@ -429,6 +433,14 @@ export const layer = Read.implementEffect(
     }
   })
 )
+
+/**
+ * Read's behaviour; requires the session's {@link Workspace} and {@link FileState}.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = Layer.scoped(Read, make)
 
 const emptyHash = hashContent(new Uint8Array(0))
 

@@ -16,6 +16,7 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { describeStatus, TaskRegistry, TaskStatus } from "../Tasks/TaskRegistry.js"
@@ -23,6 +24,7 @@ import type { TaskRecord } from "../Tasks/TaskRegistry.js"
 import { PermissionCheck } from "../Tool/Permission.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import * as Tool from "../Tool/Tool.js"
+import { serviceOf } from "./internal/service.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // models
@@ -201,99 +203,105 @@ const summaryOf = (task: TaskRecord) => ({ task_id: task.id, command: task.comma
 // layers
 // ---------------------------------------------------------------------------------------------------------------
 
-const outputLayer = outputDefinition.implementEffect(Effect.gen(function*() {
-  const registry = Option.getOrUndefined(yield* Effect.serviceOption(TaskRegistry))
-  return {
-    isEnabled: Effect.succeed(
-      registry === undefined ? Tool.Availability.disabled(noRegistry) : Tool.Availability.enabled
-    ),
-    interruptBehavior: "cancel",
-    validate: (input) =>
-      Effect.gen(function*() {
-        const id = idOf(input, input.bash_id)
-        if (id === "") return yield* Tool.reject("The required parameter `task_id` is missing.")
-        if (registry === undefined) return yield* Tool.reject(noRegistry)
-        const known = yield* Effect.either(registry.get(id))
-        if (known._tag === "Left") return yield* Tool.reject(known.left.message)
-        if (input.filter !== undefined) {
-          try {
-            new RegExp(input.filter)
-          } catch (error) {
-            return yield* Tool.reject(`filter is not a regular expression: ${(error as Error).message}`)
+const makeOutput = serviceOf(
+  outputDefinition,
+  Effect.gen(function*() {
+    const registry = Option.getOrUndefined(yield* Effect.serviceOption(TaskRegistry))
+    return {
+      isEnabled: Effect.succeed(
+        registry === undefined ? Tool.Availability.disabled(noRegistry) : Tool.Availability.enabled
+      ),
+      interruptBehavior: "cancel",
+      validate: (input) =>
+        Effect.gen(function*() {
+          const id = idOf(input, input.bash_id)
+          if (id === "") return yield* Tool.reject("The required parameter `task_id` is missing.")
+          if (registry === undefined) return yield* Tool.reject(noRegistry)
+          const known = yield* Effect.either(registry.get(id))
+          if (known._tag === "Left") return yield* Tool.reject(known.left.message)
+          if (input.filter !== undefined) {
+            try {
+              new RegExp(input.filter)
+            } catch (error) {
+              return yield* Tool.reject(`filter is not a regular expression: ${(error as Error).message}`)
+            }
           }
-        }
-        return input
-      }),
-    // Reads this session's own task files: nothing to ask.
-    checkPermissions: () => Effect.succeed(PermissionCheck.allow({ reason: "reads this session's own task" })),
-    traits: () => ({ readOnly: true, concurrencySafe: true }),
-    claims: (input) => [Tool.Claim.read(`task:${idOf(input, input.bash_id)}`)],
-    classifierInput: (input) => `read the output of background task ${idOf(input, input.bash_id)}`,
-    call: (input) =>
-      Effect.gen(function*() {
-        const id = idOf(input, input.bash_id)
-        // BashOutput never waited; TaskOutput waits by default.
-        const block = input.block ?? input.bash_id === undefined
-        const read = yield* registry!.read(id, {
-          block,
-          timeout: Duration.millis(input.timeout ?? 30_000),
-          filter: input.filter === undefined ? undefined : new RegExp(input.filter)
-        }).pipe(Effect.mapError((error) => new Tool.ToolError({ message: error.message })))
-        return {
-          ...summaryOf(read.task),
-          output: read.output,
-          skippedBytes: read.skippedBytes,
-          outputPath: read.task.outputPath,
-          waitTimedOut: read.waitTimedOut
-        } satisfies TaskOutputOutput
-      }),
-    renderUse: (input) => [UiBlock.Title({ text: `TaskOutput: ${idOf(input, input.bash_id)}` })],
-    renderResult: (output) => [
-      UiBlock.Code({ text: output.output }),
-      UiBlock.Fields({
-        fields: [
-          ["task", output.task_id],
-          ["status", describeStatus(output.status)],
-          ...(output.skippedBytes > 0 ? [["skipped", `${output.skippedBytes} bytes`] as const] : [])
-        ]
-      })
-    ],
-    toModel: outputText
-  }
-}))
+          return input
+        }),
+      // Reads this session's own task files: nothing to ask.
+      checkPermissions: () => Effect.succeed(PermissionCheck.allow({ reason: "reads this session's own task" })),
+      traits: () => ({ readOnly: true, concurrencySafe: true }),
+      claims: (input) => [Tool.Claim.read(`task:${idOf(input, input.bash_id)}`)],
+      classifierInput: (input) => `read the output of background task ${idOf(input, input.bash_id)}`,
+      call: (input) =>
+        Effect.gen(function*() {
+          const id = idOf(input, input.bash_id)
+          // BashOutput never waited; TaskOutput waits by default.
+          const block = input.block ?? input.bash_id === undefined
+          const read = yield* registry!.read(id, {
+            block,
+            timeout: Duration.millis(input.timeout ?? 30_000),
+            filter: input.filter === undefined ? undefined : new RegExp(input.filter)
+          }).pipe(Effect.mapError((error) => new Tool.ToolError({ message: error.message })))
+          return {
+            ...summaryOf(read.task),
+            output: read.output,
+            skippedBytes: read.skippedBytes,
+            outputPath: read.task.outputPath,
+            waitTimedOut: read.waitTimedOut
+          } satisfies TaskOutputOutput
+        }),
+      renderUse: (input) => [UiBlock.Title({ text: `TaskOutput: ${idOf(input, input.bash_id)}` })],
+      renderResult: (output) => [
+        UiBlock.Code({ text: output.output }),
+        UiBlock.Fields({
+          fields: [
+            ["task", output.task_id],
+            ["status", describeStatus(output.status)],
+            ...(output.skippedBytes > 0 ? [["skipped", `${output.skippedBytes} bytes`] as const] : [])
+          ]
+        })
+      ],
+      toModel: outputText
+    }
+  })
+)
 
-const stopLayer = stopDefinition.implementEffect(Effect.gen(function*() {
-  const registry = Option.getOrUndefined(yield* Effect.serviceOption(TaskRegistry))
-  return {
-    isEnabled: Effect.succeed(
-      registry === undefined ? Tool.Availability.disabled(noRegistry) : Tool.Availability.enabled
-    ),
-    validate: (input) =>
-      Effect.gen(function*() {
-        const id = idOf(input, input.shell_id)
-        if (id === "") return yield* Tool.reject("The required parameter `task_id` is missing.")
-        if (registry === undefined) return yield* Tool.reject(noRegistry)
-        const known = yield* Effect.either(registry.get(id))
-        if (known._tag === "Left") return yield* Tool.reject(known.left.message)
-        return input
-      }),
-    // Only this session's own tasks can be named (validate): stopping one needs no further permission.
-    checkPermissions: () => Effect.succeed(PermissionCheck.allow({ reason: "stops this session's own task" })),
-    traits: () => ({ readOnly: false, concurrencySafe: false, destructive: false }),
-    claims: (input) => [Tool.Claim.write(`task:${idOf(input, input.shell_id)}`)],
-    classifierInput: (input) => `stop background task ${idOf(input, input.shell_id)}`,
-    call: (input) =>
-      Effect.gen(function*() {
-        const id = idOf(input, input.shell_id)
-        const before = yield* registry!.get(id).pipe(Effect.orDie)
-        const after = yield* registry!.stop(id).pipe(Effect.orDie)
-        return { ...summaryOf(after), stopped: before.status._tag === "Running" } satisfies TaskStopOutput
-      }),
-    renderUse: (input) => [UiBlock.Title({ text: `TaskStop: ${idOf(input, input.shell_id)}` })],
-    renderResult: (output) => [UiBlock.Text({ text: stopText(output) })],
-    toModel: stopText
-  }
-}))
+const makeStop = serviceOf(
+  stopDefinition,
+  Effect.gen(function*() {
+    const registry = Option.getOrUndefined(yield* Effect.serviceOption(TaskRegistry))
+    return {
+      isEnabled: Effect.succeed(
+        registry === undefined ? Tool.Availability.disabled(noRegistry) : Tool.Availability.enabled
+      ),
+      validate: (input) =>
+        Effect.gen(function*() {
+          const id = idOf(input, input.shell_id)
+          if (id === "") return yield* Tool.reject("The required parameter `task_id` is missing.")
+          if (registry === undefined) return yield* Tool.reject(noRegistry)
+          const known = yield* Effect.either(registry.get(id))
+          if (known._tag === "Left") return yield* Tool.reject(known.left.message)
+          return input
+        }),
+      // Only this session's own tasks can be named (validate): stopping one needs no further permission.
+      checkPermissions: () => Effect.succeed(PermissionCheck.allow({ reason: "stops this session's own task" })),
+      traits: () => ({ readOnly: false, concurrencySafe: false, destructive: false }),
+      claims: (input) => [Tool.Claim.write(`task:${idOf(input, input.shell_id)}`)],
+      classifierInput: (input) => `stop background task ${idOf(input, input.shell_id)}`,
+      call: (input) =>
+        Effect.gen(function*() {
+          const id = idOf(input, input.shell_id)
+          const before = yield* registry!.get(id).pipe(Effect.orDie)
+          const after = yield* registry!.stop(id).pipe(Effect.orDie)
+          return { ...summaryOf(after), stopped: before.status._tag === "Running" } satisfies TaskStopOutput
+        }),
+      renderUse: (input) => [UiBlock.Title({ text: `TaskStop: ${idOf(input, input.shell_id)}` })],
+      renderResult: (output) => [UiBlock.Text({ text: stopText(output) })],
+      toModel: stopText
+    }
+  })
+)
 
 /**
  * The TaskOutput tool (alias BashOutput).
@@ -301,7 +309,7 @@ const stopLayer = stopDefinition.implementEffect(Effect.gen(function*() {
  * @since 0.3.0
  * @category tools
  */
-export const TaskOutputTool = Object.assign(outputDefinition, { layer: outputLayer })
+export const TaskOutputTool = Object.assign(outputDefinition, { layer: Layer.scoped(outputDefinition, makeOutput) })
 
 /**
  * The TaskStop tool (alias KillShell).
@@ -309,7 +317,16 @@ export const TaskOutputTool = Object.assign(outputDefinition, { layer: outputLay
  * @since 0.3.0
  * @category tools
  */
-export const TaskStopTool = Object.assign(stopDefinition, { layer: stopLayer })
+export const TaskStopTool = Object.assign(stopDefinition, { layer: Layer.scoped(stopDefinition, makeStop) })
+
+/**
+ * TaskOutput's and TaskStop's services, built: what their layers provide, as Effects (the built-in tools are built
+ * together, in one Layer: see `builtinLayer`).
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const make = { output: makeOutput, stop: makeStop } as const
 
 /**
  * A catalogue's `denies` that also leaves out TaskOutput and TaskStop when it leaves out Bash: without Bash no task

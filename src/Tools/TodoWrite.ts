@@ -11,12 +11,14 @@
  * @since 0.3.0
  */
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import { Session } from "../Session/Session.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import * as Tool from "../Tool/Tool.js"
+import { serviceOf } from "./internal/service.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // definition
@@ -110,12 +112,14 @@ export const checklist = (todos: ReadonlyArray<Todo>): string =>
       .join("\n")
 
 /**
- * TodoWrite's behaviour: the list in the {@link Session} when there is one, else in memory.
+ * TodoWrite's service, built: what {@link layer} provides, as an Effect (the built-in tools are built together,
+ * in one Layer: see `builtinLayer`).
  *
  * @since 0.3.0
- * @category layers
+ * @category constructors
  */
-export const layer = TodoWrite.implementEffect(
+export const make = serviceOf(
+  TodoWrite,
   Effect.gen(function*() {
     const session = yield* Effect.serviceOption(Session)
     const list = Option.isSome(session)
@@ -144,3 +148,11 @@ export const layer = TodoWrite.implementEffect(
     }
   })
 )
+
+/**
+ * TodoWrite's behaviour: the list in the {@link Session} when there is one, else in memory.
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layer = Layer.scoped(TodoWrite, make)

@@ -41,6 +41,7 @@ import { PermissionCheck } from "../Tool/Permission.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import { printRule } from "../Tool/Rule.js"
 import * as Tool from "../Tool/Tool.js"
+import { serviceOf } from "./internal/service.js"
 import type { InvalidAllowEntry } from "./Web/Address.js"
 import { makeAddressPolicy } from "./Web/Address.js"
 import { makePageCache } from "./Web/Cache.js"
@@ -537,7 +538,18 @@ const suggestionFor = (url: string): ReadonlyArray<string> => {
 export const layerWith = (
   options: Omit<WebFetchOptions, "pageReader" | "resolver"> = {}
 ): Layer.Layer<Tool.Identifier<"WebFetch">, InvalidAllowEntry, Resolver | PageReader> =>
-  definition.implementEffect(
+  Layer.scoped(definition, make(options))
+
+/**
+ * WebFetch's service over the {@link Resolver} and {@link PageReader} in context, built: what {@link layerWith}
+ * provides, as an Effect (the built-in tools are built together, in one Layer: see `builtinLayer`).
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const make = (options: Omit<WebFetchOptions, "pageReader" | "resolver"> = {}) =>
+  serviceOf(
+    definition,
     Effect.gen(function*() {
       const addresses = yield* makeAddressPolicy(options.allowPrivate ?? [])
       const connector = yield* makeConnector

@@ -14,6 +14,7 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as FileAccess from "../Session/FileAccess.js"
 import { FileState, hashContent } from "../Session/FileState.js"
@@ -25,6 +26,7 @@ import { unifiedDiff } from "./internal/filesEdit.js"
 import { describeCurrent, inspect, staleness, wasEvicted, writeChecked } from "./internal/filesGuard.js"
 import { checkFilePath, displayPath, fileResource, resolveSync, ruleCovers } from "./internal/filesPaths.js"
 import { boundPreview, previewLines, readForPreview } from "./internal/filesPreview.js"
+import { serviceOf } from "./internal/service.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // definition
@@ -98,12 +100,14 @@ const countLines = (
 ): number => (content === "" ? 0 : content.split("\n").length - (content.endsWith("\n") ? 1 : 0))
 
 /**
- * Write's behaviour; requires the session's {@link Workspace} and {@link FileState}.
+ * Write's service, built: what {@link layer} provides, as an Effect (the built-in tools are built together,
+ * in one Layer: see `builtinLayer`).
  *
- * @since 0.1.0
- * @category layers
+ * @since 0.3.0
+ * @category constructors
  */
-export const layer = Write.implementEffect(
+export const make = serviceOf(
+  Write,
   Effect.gen(function*() {
     const workspace = yield* Workspace
     const fileState = yield* FileState
@@ -222,3 +226,11 @@ export const layer = Write.implementEffect(
     }
   })
 )
+
+/**
+ * Write's behaviour; requires the session's {@link Workspace} and {@link FileState}.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = Layer.scoped(Write, make)

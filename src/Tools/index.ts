@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -18,18 +19,33 @@ import * as SessionFileState from "../Session/SessionFileState.js"
 import type { Workspace } from "../Session/Workspace.js"
 import { TaskRegistry } from "../Tasks/TaskRegistry.js"
 import type * as Tool from "../Tool/Tool.js"
-import { AskUserQuestion, layer as AskUserQuestionLayer } from "./AskUserQuestion.js"
+import * as AskUserQuestionModule from "./AskUserQuestion.js"
+import { AskUserQuestion } from "./AskUserQuestion.js"
+import * as BashModule from "./Bash.js"
 import { BashTool } from "./Bash.js"
 import type { BashOptions } from "./Bash.js"
+import * as EditModule from "./Edit.js"
 import * as FileTools from "./FileTools.js"
-import { layer as LspLayer, LspTool } from "./Lsp.js"
-import { layer as NotebookEditLayer, NotebookEdit } from "./NotebookEdit.js"
-import { EnterPlanMode, ExitPlanMode, layer as PlanModeLayer } from "./PlanMode.js"
+import * as GlobModule from "./Glob.js"
+import * as GrepModule from "./Grep.js"
+import * as LspModule from "./Lsp.js"
+import { LspTool } from "./Lsp.js"
+import * as NotebookEditModule from "./NotebookEdit.js"
+import { NotebookEdit } from "./NotebookEdit.js"
+import * as PlanMode from "./PlanMode.js"
+import { EnterPlanMode, ExitPlanMode } from "./PlanMode.js"
+import * as ReadModule from "./Read.js"
+import * as Tasks from "./Tasks.js"
 import { TaskOutputTool, TaskStopTool } from "./Tasks.js"
-import { layer as TodoWriteLayer, TodoWrite } from "./TodoWrite.js"
+import * as TodoWriteModule from "./TodoWrite.js"
+import { TodoWrite } from "./TodoWrite.js"
 import type { InvalidAllowEntry } from "./Web/Address.js"
+import { PageReader } from "./Web/PageReader.js"
+import { Resolver } from "./Web/Resolver.js"
+import * as WebFetchModule from "./WebFetch.js"
 import { WebFetchTool } from "./WebFetch.js"
 import type { WebFetchOptions } from "./WebFetch.js"
+import * as WriteModule from "./Write.js"
 
 /**
  * The Bash tool (named, like every built-in tool here, as the model calls it).
@@ -153,6 +169,57 @@ export interface BuiltinOptions {
   readonly webFetch?: WebFetchOptions | undefined
 }
 
+// The built-in tools are built in one Layer, not one Layer each: every Layer costs a cold start a couple of hundred
+// effect operations to build and as many to release, whatever it holds (see `internal/service.ts`).
+
+/** WebFetch's resolver and reader when the options name none: services, no Layer to build. */
+const defaultWebFetch = (options: WebFetchOptions | undefined) =>
+  WebFetchModule.make(options).pipe(
+    Effect.provideService(Resolver, Resolver.system),
+    Effect.provideService(PageReader, PageReader.modelFree())
+  )
+
+/** Every built-in tool's service but WebFetch's (the file tools and NotebookEdit over the FileState in context). */
+const builtinContext = (options: BuiltinOptions) =>
+  Effect.gen(function*() {
+    const planMode = yield* PlanMode.make
+    return Context.make(FileTools.Read, yield* ReadModule.make).pipe(
+      Context.add(FileTools.Write, yield* WriteModule.make),
+      Context.add(FileTools.Edit, yield* EditModule.make),
+      Context.add(FileTools.Glob, yield* GlobModule.make),
+      Context.add(FileTools.Grep, yield* GrepModule.make),
+      Context.add(NotebookEdit, yield* NotebookEditModule.make),
+      Context.add(BashTool, yield* BashModule.make(options.bash)),
+      Context.add(LspTool, yield* LspModule.make),
+      Context.add(TodoWrite, yield* TodoWriteModule.make),
+      Context.add(AskUserQuestion, yield* AskUserQuestionModule.make),
+      Context.add(EnterPlanMode, planMode.enter),
+      Context.add(ExitPlanMode, planMode.exit),
+      Context.add(TaskOutputTool, yield* Tasks.make.output),
+      Context.add(TaskStopTool, yield* Tasks.make.stop)
+    )
+  })
+
+/**
+ * Every built-in tool in one Layer over a FileState; WebFetch in it too, unless its options bring a resolver's or
+ * reader's Layer of their own: then its Layer is built beside, as it was.
+ */
+const builtinTools_ = <E, R>(options: BuiltinOptions, fileState: Layer.Layer<FileState, E, R>) =>
+  options.webFetch?.resolver !== undefined || options.webFetch?.pageReader !== undefined
+    ? Layer.merge(
+      Layer.scopedContext(builtinContext(options)).pipe(
+        Layer.provide(fileState)
+      ),
+      WebFetchTool.layer(options.webFetch)
+    )
+    : Layer.scopedContext(
+      Effect.zipWith(
+        builtinContext(options),
+        defaultWebFetch(options.webFetch),
+        (context, webFetch) => Context.add(context, WebFetchTool, webFetch)
+      )
+    ).pipe(Layer.provide(fileState))
+
 /**
  * All built-in tools, with a FileState of their own; they need the Workspace, the ResultStore and a command
  * executor (`NodeContext.layer`). The LSP tool uses the `LspClients` in context when there are (provide
@@ -167,18 +234,7 @@ export const builtinLayer = (
   BuiltinTools,
   SandboxUnavailable | InvalidAllowEntry,
   Workspace | ResultStore | CommandExecutor.CommandExecutor
-> =>
-  Layer.mergeAll(
-    Layer.merge(FileTools.layer, NotebookEditLayer).pipe(Layer.provide(FileState.layer(options.fileState))),
-    BashTool.layer(options.bash),
-    WebFetchTool.layer(options.webFetch),
-    LspLayer,
-    TodoWriteLayer,
-    AskUserQuestionLayer,
-    PlanModeLayer,
-    TaskOutputTool.layer,
-    TaskStopTool.layer
-  )
+> => builtinTools_(options, FileState.layer(options.fileState))
 /** @since 0.2.0 */
 export * as SessionFileState from "../Session/SessionFileState.js"
 
@@ -200,16 +256,6 @@ export const builtinSessionLayer = (
   Workspace | ResultStore | CommandExecutor.CommandExecutor | Session
 > =>
   Layer.unwrapEffect(Effect.map(Effect.serviceOption(TaskRegistry), (registry) => {
-    const tools = Layer.mergeAll(
-      Layer.merge(FileTools.layer, NotebookEditLayer).pipe(Layer.provide(SessionFileState.layer(options.fileState))),
-      BashTool.layer(options.bash),
-      WebFetchTool.layer(options.webFetch),
-      LspLayer,
-      TodoWriteLayer,
-      AskUserQuestionLayer,
-      PlanModeLayer,
-      TaskOutputTool.layer,
-      TaskStopTool.layer
-    )
+    const tools = builtinTools_(options, SessionFileState.layer(options.fileState))
     return Option.isSome(registry) ? tools : tools.pipe(Layer.provide(TaskRegistry.layerSession()))
   }))

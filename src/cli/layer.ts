@@ -215,11 +215,12 @@ export const servicesLayer = <E, R>(
           Layer.provide(DiscoveredTools.layer())
         )
       // The registry lets hooks' `if` conditions ask the tools how their rules match.
-      const hooks = Diagnostics.layer({ mode: options.diagnostics ?? "next-turn" }).pipe(
-        Layer.provide(
-          Layer.mergeAll(Hooks.layer({ ...hookOptions, cwd, home }).pipe(Layer.provide(catalog)), lsp, workspace)
-        )
-      )
+      const settingsHooks = Hooks.layer({ ...hookOptions, cwd, home }).pipe(Layer.provide(catalog))
+      // Without language servers there are no diagnostics after edits: no decorator to build (a Layer costs a cold
+      // start; see `Tools/internal/service.ts`).
+      const hooks = lspConfig.servers.length === 0 ? settingsHooks : Diagnostics.layer({
+        mode: options.diagnostics ?? "next-turn"
+      }).pipe(Layer.provide(Layer.mergeAll(settingsHooks, lsp, workspace)))
       // The session's directory names it in the audit log (a temporary session's is unique too).
       const session = yield* Session
       const audit = options.auditFile === undefined

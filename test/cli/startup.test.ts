@@ -1,34 +1,57 @@
 /**
  * What a start loads: `exec` of one Read loads none of WebFetch's HTTP stack (node:http, node:zlib, the BlockLists
  * of its address guard); a WebFetch call would load them. Read from Node's own list of the built-in modules it loaded
- * (`process.moduleLoadList`), written at exit by a module given to `--import`.
+ * (`process.moduleLoadList`), written at exit by a module given to `--import`. The package's modules are seen in the
+ * unbundled build (`dist/cli/main.js`, one file per module; the bundle evaluates its modules inside one file): a
+ * loader hook records every module resolved, and the CommonJS cache at exit holds what was `require`d.
  */
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { afterAll, beforeAll, describe, it } from "vitest"
-import { bin, cleanUp, ensureBuilt, output, tempDir, toolUse, workspace } from "./helpers.js"
+import { bin, cleanUp, ensureBuilt, output, root, tempDir, toolUse, workspace } from "./helpers.js"
 import type { Finished } from "./helpers.js"
 
 beforeAll(ensureBuilt, 300_000)
 afterAll(cleanUp)
 
-/** `exec` of `toolUses`, with the built-in modules the process loaded. */
+/**
+ * `exec` of `toolUses` (by the shipped bin, or the unbundled `dist/cli/main.js`), with the built-in modules the
+ * process loaded and the files of the modules it resolved or required.
+ */
 const execListingModules = async (
-  toolUses: (dir: string) => ReadonlyArray<unknown>
-): Promise<{ readonly finished: Finished; readonly builtins: ReadonlyArray<string> }> => {
+  toolUses: (dir: string) => ReadonlyArray<unknown>,
+  entry: string = bin
+): Promise<
+  { readonly finished: Finished; readonly builtins: ReadonlyArray<string>; readonly files: ReadonlyArray<string> }
+> => {
   const where = workspace()
   const scratch = tempDir("etr-startup")
   const listFile = path.join(scratch, "loaded.json")
+  const resolvedFile = path.join(scratch, "resolved.txt")
   const preload = path.join(scratch, "list-modules.mjs")
+  const hooks = path.join(scratch, "hooks.mjs")
+  fs.writeFileSync(
+    hooks,
+    `import * as fs from "node:fs"\n` +
+      `export const resolve = async (specifier, context, next) => {\n` +
+      `  const resolved = await next(specifier, context)\n` +
+      `  fs.appendFileSync(${JSON.stringify(resolvedFile)}, resolved.url + "\\n")\n` +
+      `  return resolved\n` +
+      `}\n`
+  )
   fs.writeFileSync(
     preload,
     `import * as fs from "node:fs"\n` +
-      `process.on("exit", () => fs.writeFileSync(${
-        JSON.stringify(listFile)
-      }, JSON.stringify(process.moduleLoadList)))\n`
+      `import { createRequire, register } from "node:module"\n` +
+      `register(${JSON.stringify(pathToFileURL(hooks).href)})\n` +
+      `process.on("exit", () => fs.writeFileSync(${JSON.stringify(listFile)}, JSON.stringify({\n` +
+      `  builtins: process.moduleLoadList,\n` +
+      `  required: Object.keys(createRequire(import.meta.url).cache)\n` +
+      `})))\n`
   )
-  const child = spawn(process.execPath, ["--import", preload, bin, "exec", "--approve", "allow"], {
+  const child = spawn(process.execPath, ["--import", preload, entry, "exec", "--approve", "allow"], {
     cwd: where.dir,
     detached: true,
     stdio: ["pipe", "pipe", "pipe"],
@@ -43,9 +66,17 @@ const execListingModules = async (
     child.on("error", reject)
     child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }))
   })
-  const listed = JSON.parse(fs.readFileSync(listFile, "utf8")) as ReadonlyArray<string>
-  const builtins = listed.filter((entry) => entry.startsWith("NativeModule ")).map((entry) => entry.slice(13))
-  return { finished, builtins }
+  const listed = JSON.parse(fs.readFileSync(listFile, "utf8")) as {
+    readonly builtins: ReadonlyArray<string>
+    readonly required: ReadonlyArray<string>
+  }
+  const builtins = listed.builtins.filter((entry) => entry.startsWith("NativeModule ")).map((entry) => entry.slice(13))
+  const resolved = fs.existsSync(resolvedFile) ? fs.readFileSync(resolvedFile, "utf8").split("\n") : []
+  const files = [
+    ...resolved.filter((url) => url.startsWith("file:")).map((url) => fileURLToPath(url)),
+    ...listed.required
+  ]
+  return { finished, builtins, files }
 }
 
 const httpStack = ["http", "zlib", "internal/blocklist"]
@@ -67,5 +98,19 @@ describe.concurrent("what a start loads", () => {
     ])
     expect(output(finished).outcomes).toHaveLength(1)
     expect(builtins).toContain("internal/blocklist")
+  })
+
+  it("exec of one Read evaluates neither ajv nor the MCP SDK (no MCP server is configured)", async ({ expect }) => {
+    const { files, finished } = await execListingModules((dir) => [
+      toolUse("toolu_read", "Read", { file_path: path.join(dir, "a.txt") })
+    ], path.join(root, "dist/cli/main.js"))
+    expect(output(finished).outcomes.map((outcome) => outcome.status)).toEqual(["success"])
+    // What the trace sees: the Read tool's module, and the module that checks MCP tools' inputs with ajv.
+    expect(files).toContain(path.join(root, "dist/Tools/Read.js"))
+    expect(files).toContain(path.join(root, "dist/Mcp/internal/inputSchema.js"))
+    const packages = (name: string) =>
+      files.filter((file) => file.includes(`${path.sep}node_modules${path.sep}${name}`))
+    expect(packages(`ajv${path.sep}`)).toEqual([])
+    expect(packages(`@modelcontextprotocol${path.sep}sdk${path.sep}`)).toEqual([])
   })
 })

@@ -3,18 +3,25 @@
  * it like any tool's input, and ajv's errors become the same ParseIssues a built-in tool's schema produces, so the
  * model reads the same lines (`The required parameter \`p\` is missing`, ...). The server's JSON Schema travels as
  * the schema's `jsonSchema` annotation, so provider definitions show the server's own schema.
+ *
+ * ajv is loaded at the first validation, not with this module: a run that uses no MCP tool (and the CLI's `exec`
+ * of a built-in tool) never evaluates it. Validation is synchronous (the pipeline's decode needs no fiber), so the
+ * load is a `require`.
  */
-import type { ErrorObject, ValidateFunction } from "ajv"
-import { Ajv } from "ajv"
-import { Ajv2020 } from "ajv/dist/2020.js"
+import type * as AjvModule from "ajv"
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv"
+import type * as Ajv2020Module from "ajv/dist/2020.js"
+import type { Ajv2020 } from "ajv/dist/2020.js"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
+import { createRequire } from "node:module"
 
 /** The JSON Schema of a tool's input, as the server sent it. */
 export type JsonSchema = Readonly<Record<string, unknown>>
 
 const options = { allErrors: true, strict: false, validateFormats: false, logger: false } as const
+const requireHere = createRequire(import.meta.url)
 // Compiled validators are cached by ajv itself (by schema); one instance per draft.
 let draft07: Ajv | undefined
 let draft2020: Ajv2020 | undefined
@@ -22,11 +29,13 @@ const validatorFor = (schema: JsonSchema): ValidateFunction | undefined => {
   const dialect = typeof schema.$schema === "string" ? schema.$schema : ""
   try {
     if (dialect.includes("2020-12") || dialect.includes("2019-09")) {
-      return (draft2020 ??= new Ajv2020(options)).compile(schema)
+      draft2020 ??= new (requireHere("ajv/dist/2020.js") as typeof Ajv2020Module).Ajv2020(options)
+      return draft2020.compile(schema)
     }
     // Draft-07 (and earlier, and unmarked): ajv's default; an unknown `$schema` URI must not stop compilation.
     const { $schema: _, ...rest } = schema
-    return (draft07 ??= new Ajv(options)).compile(rest)
+    draft07 ??= new (requireHere("ajv") as typeof AjvModule).Ajv(options)
+    return draft07.compile(rest)
   } catch {
     return undefined
   }

@@ -93,12 +93,21 @@ export class PageReader extends Context.Tag("effect-tool-runtime/Tools/Web/PageR
    * @since 0.2.0
    * @category layers
    */
-  static readonly layer = (options: PageReaderOptions = {}): Layer.Layer<PageReader> => {
+  static readonly layer = (options: PageReaderOptions = {}): Layer.Layer<PageReader> =>
+    Layer.succeed(PageReader, PageReader.modelFree(options))
+
+  /**
+   * No model, as a service: the answer is the prompt, then the page within the budget.
+   *
+   * @since 0.3.0
+   * @category constructors
+   */
+  static readonly modelFree = (options: PageReaderOptions = {}): Context.Tag.Service<PageReader> => {
     const maxChars = options.maxChars ?? DEFAULT_MAX_CHARS
-    return Layer.succeed(PageReader, {
+    return {
       read: (request) =>
         Effect.succeed(`Prompt: ${request.prompt}\nPage: ${request.url}\n\n${withinBudget(request.content, maxChars)}`)
-    })
+    }
   }
 }
 

@@ -47,12 +47,12 @@ export class Resolver extends Context.Tag("effect-tool-runtime/Tools/Web/Resolve
   { readonly resolve: (hostname: string) => Effect.Effect<ReadonlyArray<ResolvedAddress>, ResolveError> }
 >() {
   /**
-   * The system resolver (`dns.lookup` with every address, in the order the system gives them).
+   * The system resolver (`dns.lookup` with every address, in the order the system gives them), as a service.
    *
-   * @since 0.2.0
-   * @category layers
+   * @since 0.3.0
+   * @category constructors
    */
-  static readonly layer: Layer.Layer<Resolver> = Layer.succeed(Resolver, {
+  static readonly system: Context.Tag.Service<Resolver> = {
     resolve: (hostname) =>
       Effect.async<ReadonlyArray<ResolvedAddress>, ResolveError>((resume) => {
         dns.lookup(hostname, { all: true, verbatim: true }, (error, addresses) => {
@@ -60,7 +60,15 @@ export class Resolver extends Context.Tag("effect-tool-runtime/Tools/Web/Resolve
           else resume(Effect.succeed(addresses.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }))))
         })
       })
-  })
+  }
+
+  /**
+   * The system resolver (`dns.lookup` with every address, in the order the system gives them).
+   *
+   * @since 0.2.0
+   * @category layers
+   */
+  static readonly layer: Layer.Layer<Resolver> = Layer.succeed(Resolver, Resolver.system)
 
   /**
    * Answers from a table (`{ "example.test": ["127.0.0.1"] }`); a name not in it does not resolve.
