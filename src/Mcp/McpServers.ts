@@ -382,7 +382,9 @@ const make = (config: LoadedConfig, options: McpServersOptions) =>
     const callerOf = (s: Supervised): Caller => (tool, args, { context, timeout }) => {
       const options: ConnectionModule.CallOptions = {
         timeout,
-        onProgress: ({ message, progress, total }) => {
+        // Progress is asked of the server only when something receives it (a run's events, the audit log): the
+        // token costs the request a progress handler, and the raw SDK client sends none.
+        onProgress: context.progressWanted === false ? undefined : ({ message, progress, total }) => {
           const update = {
             message: message ?? (total === undefined ? `${progress}` : `${progress}/${total}`),
             ...(total === undefined || total <= 0 ? {} : { fraction: Math.min(1, progress / total) })

@@ -274,6 +274,7 @@ const make = Effect.gen(function*() {
     settings: RuntimeSettings,
     clock: Clock.Clock,
     emit: PipelineEnv["emit"],
+    listened: boolean,
     cancelRun: Effect.Effect<void>,
     traced: boolean,
     availability: PipelineEnv["availability"],
@@ -288,6 +289,7 @@ const make = Effect.gen(function*() {
     settings,
     clock,
     emit,
+    listened,
     withApprovalLock: approvalLock.withPermits(1),
     cancelRun,
     traced,
@@ -339,6 +341,7 @@ const make = Effect.gen(function*() {
       settings,
       clock,
       emitter(audit, events === undefined ? undefined : (event) => Effect.sync(() => events.unsafeOffer(event))),
+      audit.enabled || events !== undefined,
       Effect.suspend(() => cancelOthers),
       traced,
       availabilityCache(),
@@ -649,7 +652,15 @@ const make = Effect.gen(function*() {
     { audit, clock, settings, traced }: RunContext,
     queued: boolean
   ): Effect.Effect<Outcome> => {
-    const env = makeEnv(settings, clock, emitter(audit, undefined), Effect.void, traced, availabilityOnce)
+    const env = makeEnv(
+      settings,
+      clock,
+      emitter(audit, undefined),
+      audit.enabled,
+      Effect.void,
+      traced,
+      availabilityOnce
+    )
     const receivedAt = clock.unsafeCurrentTimeMillis()
     return continueWith(
       queued

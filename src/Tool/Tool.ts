@@ -157,6 +157,13 @@ export interface CallContext {
   readonly toolName: string
   /** Reports progress to the events stream. */
   readonly progress: (update: Progress) => Effect.Effect<void>
+  /**
+   * False when nothing receives progress (a run without an events stream or an audit log): a tool may then skip the
+   * work of producing it (an MCP call asks its server for none). Absent: assume something does.
+   *
+   * @since 0.3.0
+   */
+  readonly progressWanted?: boolean | undefined
   /** Whether rules deny reading this absolute path: Grep and Glob leave such files out (`Read(./.env)` holds in .). */
   readonly isReadDenied: (absolutePath: string) => boolean
   /** The decision that let the call run (absent when a tool is called directly); Bash's sandbox follows it. */

@@ -13,6 +13,7 @@ import { PermissionCheck } from "../../Tool/Permission.js"
 import { UiBlock } from "../../Tool/Presentation.js"
 import * as Tool from "../../Tool/Tool.js"
 import { contentText } from "../../Tool/Wire.js"
+import type { ToolResultContent } from "../../Tool/Wire.js"
 import type { ServerConfig } from "../Config.js"
 import { McpError } from "../Errors.js"
 import { inputSchema } from "./inputSchema.js"
@@ -51,15 +52,28 @@ export const traitsOf = (definition: McpToolDefinition, trusted: boolean): Tool.
   }
 }
 
-/** A result's tool_result content, converted once for both the model and the screen. */
-const converted = new WeakMap<CallToolResult, ReturnType<typeof toContent>>()
-const contentOf = (result: CallToolResult): ReturnType<typeof toContent> => {
-  let content = converted.get(result)
-  if (content === undefined) {
-    content = toContent(result)
-    converted.set(result, content)
+/**
+ * A result's tool_result content, converted once for both the model and the screen: the runtime asks `toModel`, then
+ * `renderResult`, of the same result, so the last conversion is kept until the screen has had it (a WeakMap entry per
+ * result showed in bench/mcp's profile).
+ */
+const lastConversion = () => {
+  let result: CallToolResult | undefined
+  let content: ToolResultContent = ""
+  return {
+    of: (output: CallToolResult): ToolResultContent => {
+      if (output !== result) {
+        content = toContent(output)
+        result = output
+      }
+      return content
+    },
+    /** Lets go of the last result (it may be large) once nothing will ask for it again. */
+    forget: (): void => {
+      result = undefined
+      content = ""
+    }
   }
-  return content
 }
 
 /** Builds the registered tool for one of a server's tools. */
@@ -92,6 +106,7 @@ export const adapt = (
   const label = `${server.name} - ${title ?? definition.name} (MCP)`
   // Annotations never grant: no opinion, so the policy decides (rules, mode, or a person, with this tool's rule).
   const permission = Effect.succeed(PermissionCheck.passthrough([name]))
+  const converted = lastConversion()
   const service = tool.service({
     checkPermissions: () => permission,
     // A server that is down (or not started) disables its tools until it is back.
@@ -112,9 +127,10 @@ export const adapt = (
     renderUse: (
       args
     ) => [UiBlock.Title({ text: label }), UiBlock.Code({ text: JSON.stringify(args, null, 2), language: "json" })],
-    toModel: (output) => contentOf(output as CallToolResult),
+    toModel: (output) => converted.of(output as CallToolResult),
     renderResult: (output) => {
-      const content = contentOf(output as CallToolResult)
+      const content = converted.of(output as CallToolResult)
+      converted.forget()
       return [UiBlock.Text({ text: typeof content === "string" ? content : contentText(content) })]
     },
     renderFailure: (failure) => failure.message

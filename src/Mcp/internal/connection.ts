@@ -362,12 +362,16 @@ export const readResource = (
     catch: (error) => callFailure(connection, server, `resources/read of ${uri}`, error)
   })
 
+/** What a call hears of the server's progress notifications. */
+export type ProgressListener = (
+  progress: { readonly progress: number; readonly total?: number | undefined; readonly message?: string | undefined }
+) => void
+
 /** Options of one call. */
 export interface CallOptions {
   readonly timeout: Duration.Duration
-  readonly onProgress: (
-    progress: { readonly progress: number; readonly total?: number | undefined; readonly message?: string | undefined }
-  ) => void
+  /** When absent the request carries no progress token, so the server sends no progress. */
+  readonly onProgress: ProgressListener | undefined
 }
 
 /**
@@ -403,12 +407,15 @@ export const callTool = (
       failWith(new MalformedMessage(reason))
       controller.abort(new MalformedMessage(reason))
     })
-    ;(connection.client.callTool({ name: tool, arguments: { ...args } }, undefined, {
-      signal: controller.signal,
-      onprogress: options.onProgress,
-      // The runtime's own timer (the tool's timeout) stops the call first; the SDK's is only a backstop.
-      timeout: Duration.isFinite(options.timeout) ? Duration.toMillis(options.timeout) + 1_000 : NO_LIMIT_MS
-    }) as Promise<CallToolResult>).then(
+    // The runtime's own timer (the tool's timeout) stops the call first; the SDK's is only a backstop.
+    const timeout = Duration.isFinite(options.timeout) ? Duration.toMillis(options.timeout) + 1_000 : NO_LIMIT_MS
+    // Without onprogress the SDK sends no progress token (and registers no handler for it).
+    const requestOptions = options.onProgress === undefined
+      ? { signal: controller.signal, timeout }
+      : { signal: controller.signal, onprogress: options.onProgress, timeout }
+    ;(connection.client.callTool({ name: tool, arguments: { ...args } }, undefined, requestOptions) as Promise<
+      CallToolResult
+    >).then(
       (result) => finish(Effect.succeed(result)),
       failWith
     )

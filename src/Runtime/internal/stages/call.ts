@@ -83,6 +83,7 @@ export const callOf = (env: PipelineEnv, prepared: Prepared, trace: Trace): Call
         Effect.suspend(() =>
           env.emit(() => ToolEvent.Progress({ toolUseId, progress, at: env.clock.unsafeCurrentTimeMillis() }))
         ),
+      progressWanted: env.listened,
       isReadDenied: env.policy.deniesRead,
       // A person is asked one thing at a time: questions wait behind approvals, as approvals do.
       askPerson: env.approver.answer === undefined

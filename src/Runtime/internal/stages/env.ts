@@ -30,6 +30,11 @@ export interface PipelineEnv {
   readonly clock: Clock.Clock
   /** Publishes an event; built lazily, so a run nobody listens to does not pay for its events. */
   readonly emit: (event: () => ToolEvent) => Effect.Effect<void>
+  /**
+   * Whether anything receives the events (the run's events stream, the audit log). When nothing does, calls are told
+   * that nobody wants their progress (`CallContext.progressWanted`), and an MCP call asks its server for none.
+   */
+  readonly listened: boolean
   /** Serialises approval requests: a person is asked one thing at a time. */
   readonly withApprovalLock: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /** Cancels the rest of the run (a person's "deny and stop"); the calling fiber is spared. */
