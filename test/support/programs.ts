@@ -4,7 +4,7 @@
  * again (about two seconds of CPU a child, against a quarter of one for the bundle); tests that start dozens of
  * children spend most of their time there.
  */
-import { randomBytes } from "node:crypto"
+import { createHash, randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 
@@ -13,31 +13,22 @@ const root = path.resolve(__dirname, "../..")
 const directory = path.join(root, ".tmp", "programs")
 
 const built = new Map<string, Promise<string>>()
-const made: Array<string> = []
-
-const removeMade = (): void => {
-  for (const file of made.splice(0)) fs.rmSync(file, { force: true })
-}
 
 /**
  * The fixture program `entry` bundled with esbuild into one ES module: the repository's sources it imports are
- * inlined, packages stay imports from node_modules (as under tsx). Start it with `node <file> ...args`. Built once per
- * test process (a name of its own, so parallel test processes never share one), removed when the process exits.
+ * inlined, packages stay imports from node_modules (as under tsx). Start it with `node <file> ...args`.
+ *
+ * The file is named by its content and written atomically (a temporary file renamed), so test processes running at
+ * once share it safely and none removes one another uses; bundles of older sources of the same program are removed.
  */
 export const bundledProgram = (entry: string): Promise<string> => {
   const cached = built.get(entry)
   if (cached !== undefined) return cached
   const build = import("esbuild").then(async (esbuild) => {
-    fs.mkdirSync(directory, { recursive: true })
-    const outfile = path.join(
-      directory,
-      `${path.basename(entry, ".ts")}-${process.pid}-${randomBytes(4).toString("hex")}.mjs`
-    )
-    if (made.length === 0) process.once("exit", removeMade)
-    made.push(outfile)
-    await esbuild.build({
+    const result = await esbuild.build({
       entryPoints: [entry],
-      outfile,
+      write: false,
+      outfile: "program.mjs",
       bundle: true,
       packages: "external",
       platform: "node",
@@ -45,6 +36,21 @@ export const bundledProgram = (entry: string): Promise<string> => {
       target: "node20",
       logLevel: "silent"
     })
+    const code = result.outputFiles[0]!.contents
+    const name = path.basename(entry, ".ts")
+    const file = `${name}-${createHash("sha256").update(code).digest("hex").slice(0, 16)}.mjs`
+    const outfile = path.join(directory, file)
+    fs.mkdirSync(directory, { recursive: true })
+    if (!fs.existsSync(outfile)) {
+      const temporary = `${outfile}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`
+      fs.writeFileSync(temporary, code)
+      fs.renameSync(temporary, outfile)
+    }
+    for (const other of fs.readdirSync(directory)) {
+      if (other !== file && other.startsWith(`${name}-`) && other.endsWith(".mjs")) {
+        fs.rmSync(path.join(directory, other), { force: true })
+      }
+    }
     return outfile
   })
   built.set(entry, build)
