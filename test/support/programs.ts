@@ -9,8 +9,11 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 
 const root = path.resolve(__dirname, "../..")
-/** Under the repository (git ignores `.tmp/`), so the bundle's package imports resolve from its node_modules. */
-const directory = path.join(root, ".tmp", "programs")
+/**
+ * A cache of the repository's node_modules (where tools keep theirs; git and eslint ignore it), so the bundle's
+ * package imports resolve from there.
+ */
+const directory = path.join(root, "node_modules", ".cache", "effect-tool-runtime-tests", "programs")
 
 const built = new Map<string, Promise<string>>()
 
@@ -19,7 +22,8 @@ const built = new Map<string, Promise<string>>()
  * inlined, packages stay imports from node_modules (as under tsx). Start it with `node <file> ...args`.
  *
  * The file is named by its content and written atomically (a temporary file renamed), so test processes running at
- * once share it safely and none removes one another uses; bundles of older sources of the same program are removed.
+ * once (of this checkout or another sharing its node_modules) share it safely, and none is ever removed from under
+ * a process that runs it.
  */
 export const bundledProgram = (entry: string): Promise<string> => {
   const cached = built.get(entry)
@@ -45,11 +49,6 @@ export const bundledProgram = (entry: string): Promise<string> => {
       const temporary = `${outfile}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`
       fs.writeFileSync(temporary, code)
       fs.renameSync(temporary, outfile)
-    }
-    for (const other of fs.readdirSync(directory)) {
-      if (other !== file && other.startsWith(`${name}-`) && other.endsWith(".mjs")) {
-        fs.rmSync(path.join(directory, other), { force: true })
-      }
     }
     return outfile
   })
