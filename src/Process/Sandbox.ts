@@ -174,6 +174,26 @@ const configOf = (policy: SandboxPolicy): Partial<SandboxRuntimeConfig> => ({
   network: { allowedDomains: [], deniedDomains: [] }
 } as Partial<SandboxRuntimeConfig>)
 
+/**
+ * A wait for the sandbox's ends of sandbox-runtime's proxy bridges, run before a command that may connect. On Linux,
+ * sandbox-runtime 0.0.78 starts them (socat listening on 3128 for HTTP and 1080 for SOCKS, in the sandbox's own
+ * network namespace) in the background and runs the command at once: on a busy machine the command's first
+ * connection came before they listened and was refused (curl exit 7; anthropics/claude-code#93862). The wait reads
+ * the namespace's listening sockets from /proc/net (it connects to nothing, so the proxy sees nothing) and gives up
+ * after about five seconds, when the command runs anyway. It runs only where the bridges are (the proxy variables
+ * point at them).
+ */
+const awaitProxyBridges = [
+  `if [[ \${HTTP_PROXY-} == *localhost:3128 ]]; then`,
+  `  for ((etr_wait = 0; etr_wait < 500; etr_wait++)); do`,
+  `    grep -Eqs ':0C38 0+:0000 0A' /proc/net/tcp /proc/net/tcp6 &&`,
+  `      grep -Eqs ':0438 0+:0000 0A' /proc/net/tcp /proc/net/tcp6 && break`,
+  `    sleep 0.01`,
+  `  done`,
+  `  unset etr_wait`,
+  `fi`
+].join("\n")
+
 const wrapWith = (manager: Manager) => (argv: Argv, policy: SandboxPolicy, id: string) =>
   Effect.gen(function*() {
     if (policy.domains.length > 0) {
@@ -185,7 +205,9 @@ const wrapWith = (manager: Manager) => (argv: Argv, policy: SandboxPolicy, id: s
     }
     // Mount points made for protected paths that do not exist are taken away once the command has ended.
     yield* Effect.addFinalizer(() => Effect.sync(() => manager.cleanupAfterCommand()))
-    const command = argv.map(quote).join(" ")
+    const words = argv.map(quote).join(" ")
+    // Without domains nothing gets out: a connection the proxy refuses or one nothing listens for is refused alike.
+    const command = policy.domains.length > 0 && process.platform === "linux" ? `${awaitProxyBridges}\n${words}` : words
     const wrapped = yield* Effect.tryPromise({
       try: () => manager.wrapWithSandbox(command, "bash", configOf(policy), undefined, { commandId: id }),
       catch: (error) =>

@@ -9,14 +9,19 @@
  * - every tool_use has exactly one tool_result, in model order;
  * - nothing left: no process carrying the test's marker.
  */
-import { afterEach, describe, expect, it } from "@effect/vitest"
+import { afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { processesWithMarker, tempDir } from "../support/index.js"
+import { bundledProgram } from "../support/programs.js"
 
-const child = path.join(__dirname, "fixtures/durableChild.ts")
+/** The child program, bundled once (beforeAll): each of the file's several children starts with plain node. */
+let child = ""
+beforeAll(async () => {
+  child = await bundledProgram(path.join(__dirname, "fixtures/durableChild.ts"))
+}, 120_000)
 const markerName = "ETR_DURABLE_TEST"
 const markerValue = randomBytes(6).toString("hex")
 
@@ -43,8 +48,8 @@ const start = (cwd: string, turn: unknown, settings?: unknown) => {
     fs.writeFileSync(path.join(cwd, "settings.json"), JSON.stringify(settings))
     args.push(path.join(cwd, "settings.json"))
   }
-  // The working directory is the child's argument: tsx resolves from the repository's.
-  const proc = spawn(process.execPath, ["--import", "tsx", ...args], {
+  // The working directory is the child's argument; the bundle's packages resolve from the repository.
+  const proc = spawn(process.execPath, args, {
     stdio: ["pipe", "pipe", "pipe"],
     env: { ...process.env, [markerName]: markerValue }
   })

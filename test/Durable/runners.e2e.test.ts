@@ -18,8 +18,10 @@ import * as path from "node:path"
 import { cleanUp, ensureBuilt, output, run, toolUse, workspace } from "../cli/helpers.js"
 import { tempDir } from "../support/index.js"
 import { freePort, type Postgres, postgresBin, startPostgres } from "../support/postgres.js"
+import { bundledProgram } from "../support/programs.js"
 
-const child = path.join(__dirname, "fixtures/runnerChild.ts")
+/** The runner program, bundled once (beforeAll): the runners start with plain node. */
+let child = ""
 const bin = postgresBin()
 if (bin === undefined) {
   console.warn("skipping the Postgres runner tests: no PostgreSQL server binaries (apt: postgresql)")
@@ -32,7 +34,7 @@ interface Runner {
 }
 
 const startRunner = (url: string, port: number, name: string, markerFile: string): Runner => {
-  const proc = spawn(process.execPath, ["--import", "tsx", child, url, String(port), name, markerFile], {
+  const proc = spawn(process.execPath, [child, url, String(port), name, markerFile], {
     stdio: ["pipe", "pipe", "pipe"]
   })
   const lines: Array<Record<string, unknown>> = []
@@ -83,7 +85,11 @@ describe.skipIf(bin === undefined)("durable turns on two runners over Postgres",
   let pg: Postgres
   const runners: Array<Runner> = []
   beforeAll(async () => {
-    ;[pg] = await Promise.all([startPostgres(bin!), ensureBuilt()])
+    ;[pg, child] = await Promise.all([
+      startPostgres(bin!),
+      bundledProgram(path.join(__dirname, "fixtures/runnerChild.ts")),
+      ensureBuilt()
+    ])
   }, 300_000)
   afterAll(() => {
     // The runners and any CLI child a failed test left, before their database goes.

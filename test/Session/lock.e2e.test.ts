@@ -14,8 +14,9 @@ import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { processesWithMarker, tempDir } from "../support/index.js"
+import { bundledProgram } from "../support/programs.js"
 
-const worker = path.join(__dirname, "fixtures/lockWorker.ts")
+const worker = bundledProgram(path.join(__dirname, "fixtures/lockWorker.ts"))
 const marker = `ETR_LOCK_TEST=${randomBytes(6).toString("hex")}`
 
 interface Ran {
@@ -24,8 +25,8 @@ interface Ran {
   readonly stderr: string
 }
 
-const startWorker = (directory: string, id: string, turns: string) => {
-  const child = spawn(process.execPath, ["--import", "tsx", worker, directory, id, turns], {
+const startWorker = async (directory: string, id: string, turns: string) => {
+  const child = spawn(process.execPath, [await worker, directory, id, turns], {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, [marker.split("=")[0]!]: marker.split("=")[1]! }
   })
@@ -73,14 +74,14 @@ describe("session lock, real processes", () => {
           fc.boolean(),
           async (processes, turns, killHolder) => {
             const directory = tempDir("etr-lock")
-            const holder = killHolder ? startWorker(directory, "holder", "hold") : undefined
+            const holder = killHolder ? await startWorker(directory, "holder", "hold") : undefined
             if (holder !== undefined) {
               await waitFor("the holder to take the session", () => holder.stdout().includes("holding"))
             }
-            const workers = Array.from(
+            const workers = await Promise.all(Array.from(
               { length: processes },
               (_, n) => startWorker(directory, `p${n}`, String(turns))
-            )
+            ))
             if (holder !== undefined) {
               // The others are running (and waiting for the lock) when the holder dies.
               await waitFor("the workers to start", () => workers.every((w) => w.stdout().includes("started")))

@@ -160,6 +160,37 @@ describe.skipIf(sandboxUnavailable !== undefined)("Bash in the sandbox", { timeo
     }).pipe(Effect.ensuring(Effect.sync(() => server.close())))
   })
 
+  it.live("a command's first connection goes through the proxy even when the sandbox's listener is slow to start", () => {
+    // sandbox-runtime starts the sandbox's end of the proxy bridge (socat listening on a loopback port inside the
+    // sandbox) in the background and runs the command at once; on a busy machine the command connected before it
+    // listened and failed (curl exit 7). A socat that takes its time to listen stands in for the busy machine.
+    const workspace = tempDir("bash-sandbox-slow-bridge")
+    const shims = tempDir("bash-sandbox-socat")
+    const socat = childProcess.execFileSync("sh", ["-c", "command -v socat"], { encoding: "utf8" }).trim()
+    fs.writeFileSync(
+      path.join(shims, "socat"),
+      `#!/bin/sh\ncase "$1" in TCP-LISTEN:*) sleep 1 ;; esac\nexec ${socat} "$@"\n`,
+      { mode: 0o755 }
+    )
+    const env = { ...process.env, PATH: `${shims}:${process.env.PATH ?? ""}` }
+    let connections = 0
+    const server = net.createServer((socket) => {
+      connections += 1
+      socket.end("HTTP/1.1 200 OK\r\nContent-Length: 6\r\nConnection: close\r\n\r\nhello\n")
+    })
+    return Effect.gen(function*() {
+      yield* Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve)))
+      const port = (server.address() as net.AddressInfo).port
+      const allowed = yield* run(`curl -s -m 5 --noproxy '' http://127.0.0.1:${port}/; echo "curl $?"`).pipe(
+        Effect.provide(
+          bashLayer(workspace, { env, sandbox: { failIfUnavailable: true, allowedDomains: [`127.0.0.1:${port}`] } })
+        )
+      )
+      expect(text(allowed)).toBe("hello\ncurl 0\n")
+      expect(connections).toBe(1)
+    }).pipe(Effect.ensuring(Effect.sync(() => server.close())))
+  })
+
   it.live("nothing survives the call, not even a setsid child", () => {
     const workspace = tempDir("bash-sandbox-tree")
     return Effect.gen(function*() {

@@ -10,7 +10,7 @@
  * and after, and the connections a server on 127.0.0.1 counted.
  */
 import { NodeContext } from "@effect/platform-node"
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
 import * as fc from "effect/FastCheck"
 import * as childProcess from "node:child_process"
@@ -131,36 +131,40 @@ let counter = 0
 const ran = { readOnly: 0, refused: 0 }
 
 describe.skipIf(sandboxUnavailable !== undefined)("the sandbox, as a property", () => {
-  it.live.prop(
-    "a command run as read-only changes no byte of the tree and opens no socket",
-    [commands],
-    ([generated]) =>
-      Effect.gen(function*() {
-        const command = withPort(generated)
-        const before = snapshot(repo)
-        connections = 0
-        // Through the runtime: read-only commands are auto-allowed and run read-only, the rest asks and is refused.
-        const rt = yield* ToolRuntime
-        const outcome = yield* rt.executeOne({
-          type: "tool_use",
-          id: `toolu_property_${++counter}`,
-          name: "Bash",
-          input: { command }
-        })
-        if (outcome.decision?._tag === "Allow") ran.readOnly += 1
-        else ran.refused += 1
-        // Called as read-only, whatever it is: what a wrong classification would get.
-        const bash = yield* BashTool
-        yield* Effect.exit(Effect.scoped(
-          bash.plan({ command }).call({
-            ...recordingContext(),
-            decision: Decision.Allow({ reason: DecisionReason.ReadOnly() })
+  // One runtime for every run, as a session has one (starting sandbox-runtime per run was most of the file's time);
+  // the live clock, as the runtime's timeouts need.
+  layer(runtime, { excludeTestServices: true, timeout: "120 seconds" })((it) =>
+    it.effect.prop(
+      "a command run as read-only changes no byte of the tree and opens no socket",
+      [commands],
+      ([generated]) =>
+        Effect.gen(function*() {
+          const command = withPort(generated)
+          const before = snapshot(repo)
+          connections = 0
+          // Through the runtime: read-only commands are auto-allowed and run read-only, the rest asks and is refused.
+          const rt = yield* ToolRuntime
+          const outcome = yield* rt.executeOne({
+            type: "tool_use",
+            id: `toolu_property_${++counter}`,
+            name: "Bash",
+            input: { command }
           })
-        ))
-        expect(snapshot(repo), command).toEqual(before)
-        expect(connections, command).toBe(0)
-      }).pipe(Effect.provide(runtime)),
-    { timeout: 240_000, fastCheck: { numRuns: 30 } }
+          if (outcome.decision?._tag === "Allow") ran.readOnly += 1
+          else ran.refused += 1
+          // Called as read-only, whatever it is: what a wrong classification would get.
+          const bash = yield* BashTool
+          yield* Effect.exit(Effect.scoped(
+            bash.plan({ command }).call({
+              ...recordingContext(),
+              decision: Decision.Allow({ reason: DecisionReason.ReadOnly() })
+            })
+          ))
+          expect(snapshot(repo), command).toEqual(before)
+          expect(connections, command).toBe(0)
+        }),
+      { timeout: 240_000, fastCheck: { numRuns: 30 } }
+    )
   )
 
   it("the generator reached both classes: commands the runtime ran as read-only and commands it refused", () => {
