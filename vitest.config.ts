@@ -1,3 +1,4 @@
+import * as os from "node:os"
 import * as path from "node:path"
 import { defineConfig } from "vitest/config"
 
@@ -26,6 +27,9 @@ export default defineConfig({
   },
   test: {
     pool: "forks",
+    // vitest's default is one fork fewer than the cores, one on a 2-core machine; the suite spends much of its time
+    // waiting on child processes, so two at least.
+    maxWorkers: Math.max(2, os.availableParallelism() - 1),
     projects: [
       {
         extends: true,
