@@ -277,7 +277,10 @@ describe("suggested rules", () => {
       fs.rmSync(path.join(project, ".claude"), { recursive: true })
     })))
 
-  it("the generator reaches a call that asks with a suggestion in at least 80% of runs", () => {
+  // About 83% of generated runs reach it. With 300 runs a share of 83% has a standard deviation of about 2.2 points,
+  // so an 80% floor failed about one run in twelve; 70% is six deviations away and still fails a generator that
+  // stops reaching the case.
+  it("the generator reaches a call that asks with a suggestion in at least 70% of runs", () => {
     expect(runs).toBeGreaterThan(0)
     const share = reached / runs
     console.log(
@@ -285,7 +288,7 @@ describe("suggested rules", () => {
         (share * 100).toFixed(1)
       }%) asked with a suggestion; expected allow ${reachedBy.allow}, deny ${reachedBy.deny}, ask ${reachedBy.ask}`
     )
-    expect(share).toBeGreaterThanOrEqual(0.8)
+    expect(share).toBeGreaterThanOrEqual(0.7)
     // Every branch of the oracle is reached.
     expect(Math.min(reachedBy.allow, reachedBy.deny, reachedBy.ask)).toBeGreaterThan(0)
   })
