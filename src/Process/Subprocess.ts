@@ -261,7 +261,8 @@ export interface ServiceOptions {
 }
 
 /**
- * A long-lived program with its pipes (stdin, stdout, stderr), in a process group of its own and marked.
+ * A long-lived program with its pipes (stdin, stdout, stderr), marked (and, without Linux's `/proc`, in a process
+ * group of its own).
  *
  * @since 0.3.0
  * @category models
@@ -269,17 +270,19 @@ export interface ServiceOptions {
 export interface Service {
   readonly child: ChildProcessWithoutNullStreams
   /**
-   * Ends its whole tree: SIGTERM to its group and to every process carrying its marker (what it forked, even after
-   * it exited itself), a grace period, then SIGKILL. Call it after closing its input when it should get a chance to
+   * Ends its whole tree: SIGTERM to every process carrying its marker and every descendant of one (what it forked,
+   * even after it exited itself; without `/proc`, its group), a grace period, then SIGKILL. Call it after closing its input when it should get a chance to
    * exit by itself first.
    */
   readonly stop: Effect.Effect<void>
 }
 
 /**
- * Starts a long-lived program (an MCP stdio server, say) so that its whole tree can be ended: it leads a process
- * group of its own and carries a marker, and {@link killAllNow} knows it. Start-up failures (no such program) come
- * as the child's `error` event, as with `child_process.spawn`.
+ * Starts a long-lived program (an MCP stdio server, say) so that its whole tree can be ended: it carries a marker,
+ * and {@link killAllNow} knows it. On Linux it stays in this process's group and session (a session of its own is a
+ * scheduler autogroup of its own, slower to answer round trips on a busy machine) and its tree is found by marker and
+ * parentage; elsewhere it leads a process group of its own. Start-up failures (no such program) come as the child's
+ * `error` event, as with `child_process.spawn`.
  *
  * @since 0.3.0
  * @category running

@@ -2,17 +2,25 @@
  * A stdio MCP server dies whole: the server's launcher forks the real server and a helper that never exits by
  * itself (`fixtures/forking.mjs`, as an `npx`-launched server is several processes). Closing the servers' scope
  * leaves no process carrying the test's marker (scanned in /proc, the marker set in the server's `env`), the helper
- * included; so does a server whose launcher was killed while running.
+ * included; so does a server whose launcher was killed while running. On Linux the server stays in our session, its
+ * tree found by marker and parentage.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { randomBytes } from "node:crypto"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
 import { processesWithMarker, readPids } from "../support/index.js"
 import { awaitStatus, config, pollFor, resultText, runtimeLayer, tempDir, use } from "./helpers.js"
 
 const FORKING = path.join(import.meta.dirname, "fixtures/forking.mjs")
+
+/** A process's session id (field 6 of `/proc/<pid>/stat`, counted after the command name). */
+const sessionOf = (pid: number): number => {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1")
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3])
+}
 
 const forkingServer = (marker: string, pidFile: string) =>
   config({
@@ -40,6 +48,25 @@ describe("stdio servers die whole", () => {
       yield* Scope.close(scope, Exit.void)
       expect(processesWithMarker(`ETR_MCP_TREE_TEST=${marker}`)).toEqual([])
     }), 30_000)
+
+  it.live.runIf(process.platform === "linux")(
+    "on Linux a stdio server stays in our session (a session of its own is a scheduler autogroup of its own)",
+    () =>
+      Effect.gen(function*() {
+        const marker = randomBytes(6).toString("hex")
+        const pidFile = path.join(tempDir("mcp-tree"), "helper.pid")
+        const scope = yield* Scope.make()
+        const context = yield* Layer.buildWithScope(runtimeLayer(forkingServer(marker, pidFile)), scope)
+        const launcher = yield* awaitStatus((all) => {
+          const state = all.find((s) => s.name === "forky")?.state
+          return state?._tag === "Connected" ? state.pid : undefined
+        }).pipe(Effect.provide(context))
+        expect(sessionOf(launcher!)).toBe(sessionOf(process.pid))
+        yield* Scope.close(scope, Exit.void)
+        expect(processesWithMarker(`ETR_MCP_TREE_TEST=${marker}`)).toEqual([])
+      }),
+    30_000
+  )
 
   it.live(
     "a launcher killed while running: its server and helper are ended when the scope closes",

@@ -51,7 +51,43 @@ const start = (script: string, marked = true) => {
   return { tree: { pgid: child.pid!, marker, startTicks, spawnedAt }, exited }
 }
 
+/** Starts `sh -c script` as `spawnService` does on Linux: in our own process group and session, carrying a marker. */
+const startInOurGroup = (script: string) => {
+  const marker = randomUUID()
+  const child = childProcess.spawn("sh", ["-c", script], {
+    env: { ...env, [processTree.markerVariable]: marker },
+    stdio: "ignore"
+  })
+  started(child.pid!)
+  const tree: processTree.ProcessTree = {
+    pgid: child.pid!,
+    marker,
+    startTicks: processTree.startTicksFloor(),
+    spawnedAt: performance.now(),
+    sharesGroup: true
+  }
+  return tree
+}
+
 describe.runIf(linux)("processTree", () => {
+  it.live("a tree in our group: what descends from it is found even with no environment, and only it is signalled", () =>
+    Effect.gen(function*() {
+      const pidFile = path.join(tempDir("process-tree"), "pid")
+      // A child that cleared its environment (no marker) but stays the program's child.
+      const tree = startInOurGroup(`env -i /bin/sleep 1000 & echo $! > ${pidFile}; wait`)
+      const bare = started((yield* pollFor(() => readPids(pidFile, 1), 10_000))![0]!)
+      yield* pollFor(
+        () => (fs.readFileSync(`/proc/${bare}/cmdline`, "latin1").startsWith("/bin/sleep") ? true : undefined),
+        10_000
+      )
+      expect([...processTree.scan(tree).found].sort()).toEqual([tree.pgid, bare].sort())
+      // Signalling our own group would end this test's process too: only the tree's processes are signalled.
+      const termination = yield* processTree.terminate(tree, "2 seconds")
+      expect(termination.survivors).toEqual([])
+      expect(isAlive(bare)).toBe(false)
+      expect(isAlive(tree.pgid)).toBe(false)
+    }).pipe(Effect.ensuring(killLeftovers)))
+
   it.live("a daemon (double fork, setsid) is found right after the spawn and by a look at every process", () =>
     Effect.gen(function*() {
       const pidFile = path.join(tempDir("process-tree"), "pid")

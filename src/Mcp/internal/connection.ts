@@ -2,8 +2,8 @@
  * One live connection to one MCP server over the SDK client: connect (bounded), list tools (paginated, bounded),
  * call, close. The Scope owns the connection: closing it closes the client, which stops a stdio server: its input
  * is closed, it gets a moment to exit, then its whole tree is ended (a stdio server is started through
- * `Process/Subprocess.spawnService`: a process group of its own and a marker, so what it forked, an `npx`-launched
- * server's real process say, goes with it).
+ * `Process/Subprocess.spawnService`: a marker, so what it forked, an `npx`-launched server's real process say, goes
+ * with it).
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"

@@ -7,7 +7,10 @@
  *   child that does not ask otherwise stays in it;
  * - **by marker**: its environment carries a variable with a value unique to the run ({@link markerVariable});
  *   children inherit it, so a process that moved to another group or session (`setsid`, a daemon's double fork,
- *   `nohup ... &` then `setsid`) is still found by scanning `/proc/<pid>/environ` for it.
+ *   `nohup ... &` then `setsid`) is still found by scanning `/proc/<pid>/environ` for it;
+ * - **by parentage**, for a program that stays in the caller's group ({@link ProcessTree.sharesGroup}): with no group
+ *   of its own, a descendant of a marked process that cleared its environment is still its tree's while its parent
+ *   lives.
  *
  * Limits, documented rather than hidden: the marker scan needs Linux's `/proc` (elsewhere only the group is
  * killed); a process that empties or rewrites its environment before `exec` (`env -i cmd`, `env -u VAR cmd`)
@@ -44,8 +47,14 @@ export const markerVariable = "EFFECT_TOOL_RUNTIME_CALL"
  * @category models
  */
 export interface ProcessTree {
-  /** The process group the spawned program leads (its pid). */
+  /** The spawned program's pid: the id of the process group it leads, unless {@link sharesGroup}. */
   readonly pgid: number
+  /**
+   * Whether the program stayed in the caller's process group and session (spawned without `detached`): there is no
+   * group to signal, and the tree is what carries the marker and what descends from it. Needs `/proc`
+   * ({@link scansProcesses}). Default false.
+   */
+  readonly sharesGroup?: boolean | undefined
   /** The value of {@link markerVariable} in the run's environment. */
   readonly marker: string
   /**
@@ -86,6 +95,15 @@ const hasProc = (() => {
     return false
   }
 })()
+
+/**
+ * Whether processes can be found by marker and parentage (Linux `/proc`): without it a tree is only its group, so
+ * its program must lead one ({@link ProcessTree.sharesGroup} false).
+ *
+ * @since 0.3.0
+ * @category inspection
+ */
+export const scansProcesses: boolean = hasProc
 
 const statBuffer = Buffer.alloc(4096)
 
@@ -275,20 +293,40 @@ const EMPTY_SETTLE_MS = 2
 /** Kernel threads have no environment (and are never ours): PF_KTHREAD in the flags of stat. */
 const PF_KTHREAD = 0x00200000
 
+/** A process without the marker, with its parent: a tree that shares its group claims it when the parent is its. */
+type Unmarked = readonly [pid: number, ppid: number]
+
 const classify = (
   pid: number,
   tree: ProcessTree,
   needle: Buffer,
   found: Array<number>,
-  pending: Array<number>
+  pending: Array<number>,
+  unmarked?: Array<Unmarked>
 ): void => {
   const stat = readStat(pid)
   if (stat === undefined || isDead(stat.state)) return
-  if (stat.pgid === tree.pgid) return void found.push(pid)
+  if (tree.sharesGroup !== true && stat.pgid === tree.pgid) return void found.push(pid)
   if (stat.startTicks < (tree.startTicks ?? 0) || (stat.flags & PF_KTHREAD) !== 0) return
   const marked = carries(pid, needle)
   if (marked === true) found.push(pid)
   else if (marked === "pending") pending.push(pid)
+  else unmarked?.push([pid, stat.ppid])
+}
+
+/** Adds to `found` every unmarked process descending from a found one (children of a child included). */
+const adoptDescendants = (found: Array<number>, unmarked: ReadonlyArray<Unmarked>): void => {
+  const ours = new Set(found)
+  for (let grew = unmarked.length > 0; grew;) {
+    grew = false
+    for (const [pid, ppid] of unmarked) {
+      if (!ours.has(pid) && ours.has(ppid)) {
+        ours.add(pid)
+        found.push(pid)
+        grew = true
+      }
+    }
+  }
 }
 
 /**
@@ -301,10 +339,14 @@ const classify = (
  * @category inspection
  */
 export const scan = (tree: ProcessTree): Scan => {
-  if (!hasProc) return { found: groupExists(tree.pgid) ? [tree.pgid] : [], pending: [] }
+  if (!hasProc) {
+    const runs = tree.sharesGroup === true ? isRunning(tree.pgid) : groupExists(tree.pgid)
+    return { found: runs ? [tree.pgid] : [], pending: [] }
+  }
   const needle = Buffer.from(`${markerVariable}=${tree.marker}\0`)
   const found: Array<number> = []
   const pending: Array<number> = []
+  const unmarked: Array<Unmarked> | undefined = tree.sharesGroup === true ? [] : undefined
   const last = tree.spawnedAt !== undefined && performance.now() - tree.spawnedAt < rangeBudgetMs
     ? readPid("/proc/sys/kernel/ns_last_pid")
     : undefined
@@ -323,8 +365,9 @@ export const scan = (tree: ProcessTree): Scan => {
     if (first < 48 || first > 57) continue
     const pid = Number(entry)
     if (pid === process.pid || (last !== undefined && !inRange(pid, tree.pgid, last))) continue
-    classify(pid, tree, needle, found, pending)
+    classify(pid, tree, needle, found, pending, unmarked)
   }
+  if (unmarked !== undefined) adoptDescendants(found, unmarked)
   return { found, pending }
 }
 
@@ -332,7 +375,8 @@ export const scan = (tree: ProcessTree): Scan => {
 const PENDING_LIMIT_MS = 1_000
 
 /**
- * The running processes of a tree: members of its group, and processes whose environment carries its marker.
+ * The running processes of a tree: members of its group (for a tree that shares the caller's group: descendants of
+ * its processes), and processes whose environment carries its marker.
  * A process caught in the middle of an `exec` is looked at again until its new environment is readable (bounded;
  * one that never becomes readable is not counted as ours).
  *
@@ -389,11 +433,14 @@ const groupExists = (pgid: number): boolean => {
   }
 }
 
-const signal = (pids: Iterable<number>, pgid: number, sig: NodeJS.Signals): void => {
-  try {
-    process.kill(-pgid, sig)
-  } catch {
-    // The group is empty (or only zombies remain).
+const signal = (pids: Iterable<number>, tree: ProcessTree, sig: NodeJS.Signals): void => {
+  // A tree in the caller's group has no group to signal (its pgid, a pid, may even lead someone else's by now).
+  if (tree.sharesGroup !== true) {
+    try {
+      process.kill(-tree.pgid, sig)
+    } catch {
+      // The group is empty (or only zombies remain).
+    }
   }
   for (const pid of pids) {
     try {
@@ -427,7 +474,7 @@ export const terminate = (tree: ProcessTree, grace: Duration.DurationInput): Eff
   Effect.gen(function*() {
     const initial = yield* members(tree)
     if (initial.length === 0) return { found: 0, escalated: false, survivors: [] }
-    yield* Effect.sync(() => signal(initial, tree.pgid, "SIGTERM"))
+    yield* Effect.sync(() => signal(initial, tree, "SIGTERM"))
     const deadline = Date.now() + Duration.toMillis(Duration.decode(grace))
     let watched = initial
     for (let poll = 0; Date.now() < deadline; poll++) {
@@ -436,14 +483,14 @@ export const terminate = (tree: ProcessTree, grace: Duration.DurationInput): Eff
         // Whatever forked in the meantime is found by a last scan.
         const late = yield* members(tree)
         if (late.length === 0) return { found: initial.length, escalated: false, survivors: [] }
-        signal(late, tree.pgid, "SIGTERM")
+        signal(late, tree, "SIGTERM")
         watched = late
       }
       yield* realSleep(Math.min(POLL_MS[Math.min(poll, POLL_MS.length - 1)]!, Math.max(0, deadline - Date.now())))
     }
     let remaining = yield* members(tree)
     for (let round = 0; round < KILL_ROUNDS && remaining.length > 0; round++) {
-      signal(remaining, tree.pgid, "SIGKILL")
+      signal(remaining, tree, "SIGKILL")
       yield* realSleep(round < 5 ? 2 : 10)
       remaining = yield* members(tree)
     }
@@ -461,5 +508,5 @@ export const terminate = (tree: ProcessTree, grace: Duration.DurationInput): Eff
  * @category termination
  */
 export const killNow = (tree: ProcessTree): void => {
-  signal(scan(tree).found, tree.pgid, "SIGKILL")
+  signal(scan(tree).found, tree, "SIGKILL")
 }

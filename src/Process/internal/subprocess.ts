@@ -34,25 +34,32 @@ export const killAllNow = (): void => {
 }
 
 /**
- * Spawns a long-lived program with its three pipes, leading a process group of its own and carrying a marker, and
- * registered for {@link killAllNow}; `stop` ends its whole tree (what it forked included) and unregisters it.
+ * Spawns a long-lived program with its three pipes, carrying a marker, and registered for {@link killAllNow}; `stop`
+ * ends its whole tree (what it forked included) and unregisters it.
+ *
+ * Where processes can be scanned (Linux), the program stays in our process group and session, its tree found by
+ * marker and parentage: a session of its own is a scheduler autogroup of its own, and a program we talk to in round
+ * trips (an MCP server) then answers measurably later on a busy machine (bench/mcp: ~1.3x the wall time back to
+ * back). Elsewhere it leads a process group of its own, the only way to find what it forked.
  */
 export const spawnService = (options: Subprocess.ServiceOptions): Subprocess.Service => {
   const marker = randomUUID()
   const startTicks = processTree.startTicksFloor()
   const spawnedAt = performance.now()
+  const sharesGroup = processTree.scansProcesses
   // Every stream piped: the child has all three.
   const child = spawnMarked(
     options.argv,
     options.cwd,
     options.env,
     marker,
-    "pipe"
+    "pipe",
+    !sharesGroup
   ) as childProcess.ChildProcessWithoutNullStreams
   let tree: processTree.ProcessTree | undefined
   const register = () => {
     if (tree !== undefined || child.pid === undefined) return
-    tree = { pgid: child.pid, marker, startTicks, spawnedAt }
+    tree = { pgid: child.pid, marker, startTicks, spawnedAt, sharesGroup }
     live.add(tree)
   }
   register()
@@ -78,22 +85,23 @@ export const register = (tree: processTree.ProcessTree): void => void live.add(t
 export const unregister = (tree: processTree.ProcessTree): void => void live.delete(tree)
 
 /**
- * Starts a program as `run` and `Subprocess.spawn` do: leading a process group of its own (detached), carrying the
- * marker in its environment, its output piped. Throws what `child_process.spawn` throws.
+ * Starts a program as `run` and `Subprocess.spawn` do: leading a process group of its own (detached, unless told
+ * otherwise), carrying the marker in its environment, its output piped. Throws what `child_process.spawn` throws.
  */
 export const spawnMarked = (
   argv: ReadonlyArray<string>,
   cwd: string | undefined,
   env: Readonly<Record<string, string | undefined>>,
   marker: string,
-  stdin: "ignore" | "pipe"
+  stdin: "ignore" | "pipe",
+  detached = true
 ): childProcess.ChildProcess => {
   const [program, ...args] = argv
   return childProcess.spawn(program!, args, {
     cwd,
     env: { ...env, [processTree.markerVariable]: marker },
     stdio: [stdin, "pipe", "pipe"],
-    detached: true
+    detached
   })
 }
 
