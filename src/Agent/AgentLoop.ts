@@ -521,7 +521,9 @@ const startWith = (
           }
         }
 
-        const streamed = yield* Pulled.runForEach(backend.stream(request), onEvent).pipe(
+        // The backend's own pull when it has one: the same reply in fewer steps than its stream.
+        const pulled = backend.pull === undefined ? Stream.toPull(backend.stream(request)) : backend.pull(request)
+        const streamed = yield* Pulled.forEach(pulled, onEvent).pipe(
           Effect.zipRight(Effect.suspend(() =>
             stop === undefined
               ? malformed("the reply ended without a stop reason")
