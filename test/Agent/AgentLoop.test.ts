@@ -156,6 +156,41 @@ const setup = <A, E>(
 const user: Message = { role: "user", content: "Copy the todo note to done." }
 
 describe("AgentLoop", () => {
+  it.effect("a backend's pull is what the loop reads: its reply, chunk by chunk, and its stream is never asked", () =>
+    Effect.gen(function*() {
+      const notes = yield* Ref.make<ReadonlyMap<string, string>>(new Map([["todo", "buy milk"]]))
+      const waiting = yield* Deferred.make<void>()
+      const replies: ReadonlyArray<ReadonlyArray<ReadonlyArray<ModelEventType>>> = [
+        [[ModelEvent.TextDelta({ text: "Reading." }), ...toolUse("toolu_1", "ReadNote", { name: "todo" })], [
+          stop("tool_use")
+        ]],
+        [[ModelEvent.TextDelta({ text: "It says buy milk." }), stop("end_turn")]]
+      ]
+      const backend = ModelBackend.of({
+        stream: () => Stream.dieMessage("the loop read the stream"),
+        pull: (request) =>
+          Effect.sync(() => {
+            // One chunk per pull, then the end: the first request gets the tool_use, the second the answer.
+            const chunks = [...replies[request.messages.length === 1 ? 0 : 1]!]
+            return Effect.suspend(() => {
+              const chunk = chunks.shift()
+              return chunk === undefined ? Effect.fail(Option.none()) : Effect.succeed(Chunk.unsafeFromArray(chunk))
+            })
+          })
+      })
+      const result = yield* AgentLoop.run({ messages: [user] }).pipe(
+        Effect.provide(notesRuntime(notes, waiting)),
+        Effect.provideService(ModelBackend, backend)
+      )
+      expect(result.stopReason).toBe("end_turn")
+      expect(result.turns).toBe(2)
+      expect(result.text).toBe("It says buy milk.")
+      expect(result.messages[2]).toEqual({
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "buy milk" }]
+      })
+    }))
+
   it.effect("three turns: the model asks, the runtime runs, the model gets the results, the model answers", () =>
     setup([
       [
