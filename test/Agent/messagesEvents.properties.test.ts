@@ -1,6 +1,6 @@
 /**
- * One streamed event's data, decoded: the hand-checked common cases (deltas, a text block's start, a block's end, the
- * message's end, a ping) must decode exactly as the Wire Schema does, and fail whenever it fails. The oracle is the
+ * One streamed event's data, decoded: the hand-checked common cases (deltas, a block's start and end, the message's
+ * delta and end, a ping) must decode exactly as the Wire Schema does, and fail whenever it fails. The oracle is the
  * Schema itself, decoding the same value.
  */
 import { describe, expect, it } from "@effect/vitest"
@@ -17,7 +17,12 @@ const withExtra = <A extends object>(value: fc.Arbitrary<A>) =>
 
 const contentBlock = fc.oneof(
   withExtra(fc.record({ type: fc.constantFrom("text", "txt"), text })),
-  withExtra(fc.record({ type: fc.constant("tool_use"), id: fc.constantFrom("toolu_1", ""), name: fc.string() })),
+  withExtra(fc.record({
+    type: fc.constant("tool_use"),
+    id: fc.constantFrom("toolu_1", "", 7),
+    name: fc.oneof(fc.string({ maxLength: 4 }), fc.constant(null)),
+    input: fc.oneof(fc.constant({}), fc.constant({ a: [1] }), fc.constant(null))
+  }, { requiredKeys: ["type", "id", "name"] })),
   fc.constantFrom(null, "text")
 )
 const delta = fc.oneof(
@@ -29,7 +34,24 @@ const event = fc.oneof(
   withExtra(fc.record({ type: fc.constant("content_block_start"), index, content_block: contentBlock })),
   withExtra(fc.record({ type: fc.constant("content_block_delta"), index, delta })),
   withExtra(fc.record({ type: fc.constant("content_block_stop"), index })),
-  withExtra(fc.record({ type: fc.constantFrom("message_stop", "ping") }))
+  withExtra(fc.record({ type: fc.constantFrom("message_stop", "ping") })),
+  withExtra(fc.record({
+    type: fc.constant("message_delta"),
+    delta: fc.oneof(
+      withExtra(fc.record({
+        stop_reason: fc.constantFrom("end_turn", "tool_use", "pause_turn", null, "sleepy", 1),
+        stop_sequence: fc.constantFrom("STOP", null, 4)
+      }, { requiredKeys: [] })),
+      fc.constant(null)
+    ),
+    usage: fc.oneof(
+      withExtra(fc.record({
+        output_tokens: fc.oneof(fc.nat(100), fc.constant("5")),
+        input_tokens: fc.oneof(fc.nat(100), fc.constant(null), fc.constant("3"))
+      }, { requiredKeys: [] })),
+      fc.constant(null)
+    )
+  }))
 )
 
 const schemaDecode = Schema.decodeUnknownEither(Wire.StreamEvent)
@@ -45,7 +67,7 @@ describe("decodeEvent", () => {
   it("the generator reaches both decodable and malformed events of every type", () => {
     const samples = fc.sample(event, { numRuns: 2000, seed: 11 })
     const seen = new Set(samples.map((value) => `${value.type}:${Either.isRight(schemaDecode(value))}`))
-    for (const type of ["content_block_start", "content_block_delta", "content_block_stop"]) {
+    for (const type of ["content_block_start", "content_block_delta", "content_block_stop", "message_delta"]) {
       expect(seen).toContain(`${type}:true`)
       expect(seen).toContain(`${type}:false`)
     }

@@ -77,14 +77,14 @@ export const decodeEvent = (data: string, ignoreUnknownEvents = false): Either.E
 }
 
 /**
- * The common cases, checked by hand: a text or input_json delta, the start of a text block, the end of a block, the
- * end of the message or a ping, each when it fits its `Wire` Schema exactly (and as the Schema would decode it, extra
+ * The common cases, checked by hand: a text or input_json delta, the start of a text or tool_use block, the end of a
+ * block, the message's delta (stop reason and usage), the end of the message or a ping, each when it fits its `Wire` Schema exactly (and as the Schema would decode it, extra
  * fields dropped); anything else (another event, a field of the wrong type) goes through the Schema, which names what
  * is wrong. Most of a reply's events are these.
  */
 const fastEvent = (value: unknown): StreamEvent | undefined => {
   if (typeof value !== "object" || value === null) return undefined
-  const event = value as { type?: unknown; index?: unknown; delta?: unknown; content_block?: unknown }
+  const event = value as { type?: unknown; index?: unknown; delta?: unknown; content_block?: unknown; usage?: unknown }
   switch (event.type) {
     case "content_block_delta": {
       const index = event.index
@@ -105,11 +105,46 @@ const fastEvent = (value: unknown): StreamEvent | undefined => {
     }
     case "content_block_start": {
       const index = event.index
-      const block = event.content_block as { type?: unknown; text?: unknown } | null | undefined
+      const block = event.content_block as
+        | { type?: unknown; text?: unknown; id?: unknown; name?: unknown; input?: unknown }
+        | null
+        | undefined
       if (!isIndex(index) || typeof block !== "object" || block === null) return undefined
-      return block.type === "text" && typeof block.text === "string"
-        ? { type: "content_block_start", index, content_block: { type: "text", text: block.text } }
-        : undefined
+      if (block.type === "text") {
+        return typeof block.text === "string"
+          ? { type: "content_block_start", index, content_block: { type: "text", text: block.text } }
+          : undefined
+      }
+      const { id, name } = block
+      if (block.type !== "tool_use" || typeof id !== "string" || id === "" || typeof name !== "string") return undefined
+      return {
+        type: "content_block_start",
+        index,
+        content_block: "input" in block
+          ? { type: "tool_use", id, name, input: block.input }
+          : { type: "tool_use", id, name }
+      }
+    }
+    case "message_delta": {
+      const delta = event.delta as { stop_reason?: unknown; stop_sequence?: unknown } | null | undefined
+      const usage = event.usage as { output_tokens?: unknown; input_tokens?: unknown } | null | undefined
+      if (typeof delta !== "object" || delta === null || typeof usage !== "object" || usage === null) return undefined
+      const stopReason = delta.stop_reason
+      const outputTokens = usage.output_tokens
+      if ((stopReason !== null && !isStopReason(stopReason)) || typeof outputTokens !== "number") return undefined
+      // An optional key is kept only when present, as the Schema decodes it.
+      const sequence = "stop_sequence" in delta
+        ? nullOr(delta.stop_sequence, "string") ? { stop_sequence: delta.stop_sequence } : undefined
+        : {}
+      const input = "input_tokens" in usage
+        ? nullOr(usage.input_tokens, "number") ? { input_tokens: usage.input_tokens } : undefined
+        : {}
+      if (sequence === undefined || input === undefined) return undefined
+      return {
+        type: "message_delta",
+        delta: { stop_reason: stopReason, ...sequence },
+        usage: { output_tokens: outputTokens, ...input }
+      }
     }
     case "content_block_stop":
       return isIndex(event.index) ? { type: "content_block_stop", index: event.index } : undefined
@@ -120,6 +155,18 @@ const fastEvent = (value: unknown): StreamEvent | undefined => {
     default:
       return undefined
   }
+}
+
+const stopReasons: ReadonlySet<unknown> = new Set(Wire.StopReason.literals)
+
+/** What `Wire.StopReason` accepts. */
+const isStopReason = (value: unknown): value is StopReason => stopReasons.has(value)
+
+/** `Schema.NullOr` of a string or a number. */
+function nullOr(value: unknown, type: "string"): value is string | null
+function nullOr(value: unknown, type: "number"): value is number | null
+function nullOr(value: unknown, type: "string" | "number"): boolean {
+  return value === null || typeof value === type
 }
 
 /** What `Wire`'s `Index` accepts: a non-negative integer. */
