@@ -2,8 +2,8 @@
  * One model request over HTTP against the scripted Messages server on 127.0.0.1 (a reply of text and one tool_use,
  * streamed; the server runs in a child process, so this process's CPU time is the client's), side by side in one
  * process: a bare `fetch` reading the body, our `AnthropicMessages` backend turning the stream into ModelEvents (over
- * fetch with `layerFetch`, and through @effect/platform's fetch HttpClient with `layer`), and
- * @effect/ai-anthropic's `streamText` (the peer) over the same server. Then a whole loop turn: the request, the tool
+ * fetch with `layerFetch`, also read as the `ModelBackend.pull` the loop reads, and through @effect/platform's fetch
+ * HttpClient with `layer`), and @effect/ai-anthropic's `streamText` (the peer) over the same server. Then a whole loop turn: the request, the tool
  * call through the governed runtime, the tool_result sent in a second request and the model's answer; its peer is
  * the loop a user writes by hand on the official `@anthropic-ai/sdk` (both requests streamed, the tool a plain
  * function). Median wall and CPU time (`process.cpuUsage`) of interleaved rounds, after warm-up: the machine is
@@ -15,11 +15,12 @@ import { AnthropicClient, AnthropicLanguageModel } from "@effect/ai-anthropic"
 import * as AiTool from "@effect/ai/Tool"
 import * as Toolkit from "@effect/ai/Toolkit"
 import { FetchHttpClient } from "@effect/platform"
-import { Effect, Layer, Redacted, Schema, Stream } from "effect"
+import { Effect, Layer, Option, Redacted, Schema, Stream } from "effect"
 import * as childProcess from "node:child_process"
 import * as path from "node:path"
 import * as AgentLoop from "../dist/Agent/AgentLoop.js"
 import * as AnthropicMessages from "../dist/Agent/AnthropicMessages.js"
+import type { ModelError, ReplyPull } from "../dist/Agent/ModelBackend.js"
 import { ModelBackend, ModelEvent } from "../dist/Agent/ModelBackend.js"
 import { ToolRegistry } from "../dist/Catalog/ToolRegistry.js"
 import { ToolHooks } from "../dist/Hooks/ToolHooks.js"
@@ -80,6 +81,13 @@ const inProcess = ModelBackend.of({
         : [ModelEvent.TextDelta({ text: "It said hello." }), ModelEvent.Stop({ reason: "end_turn", usage: undefined })]
     )
 })
+
+/** Every chunk of a reply's pull, until it ends. */
+const drain = (pull: ReplyPull): Effect.Effect<void, ModelError> =>
+  Effect.matchEffect(pull, {
+    onFailure: (error) => Option.isNone(error) ? Effect.void : Effect.fail(error.value),
+    onSuccess: () => drain(pull)
+  })
 
 /** The Echo tool as a hand-written loop runs it: a plain function of the model's input. */
 const echo = (input: unknown): string => (input as { readonly text: string }).text
@@ -186,6 +194,7 @@ export const run = (): Promise<void> =>
           )
         ],
         ["AnthropicMessages.stream (layerFetch)", Stream.runDrain(ours.stream(request))],
+        ["AnthropicMessages pull (layerFetch)", Effect.scoped(Effect.flatMap(ours.pull!(request), drain))],
         ["AnthropicMessages.stream (layer, FetchHttpClient)", Stream.runDrain(overHttpClient.stream(request))],
         [
           "@effect/ai-anthropic streamText",
@@ -223,10 +232,10 @@ export const run = (): Promise<void> =>
       for (let round = 0; round < ROUNDS; round++) {
         for (const [c, [, effect]] of contenders.entries()) samples[c]!.push(yield* time(effect))
       }
-      const [raw, backend, backendHttp, streamText, loop, hand, loopHttp, local] = samples.map((measured) => ({
+      const [raw, backend, pulled, backendHttp, streamText, loop, hand, loopHttp, local] = samples.map((measured) => ({
         wall: median(measured.map((sample) => sample.wall)),
         cpu: median(measured.map((sample) => sample.cpu))
-      })) as [Sample, Sample, Sample, Sample, Sample, Sample, Sample, Sample]
+      })) as [Sample, Sample, Sample, Sample, Sample, Sample, Sample, Sample, Sample]
       const ms = (sample: Sample) => `${sample.wall.toFixed(2)} ms`
       const cpu = (sample: Sample) => `${sample.cpu.toFixed(2)} ms CPU`
       report(
@@ -240,6 +249,7 @@ export const run = (): Promise<void> =>
               (backend.wall / streamText.wall).toFixed(2)
             }x the peer (CPU ${(backend.cpu / streamText.cpu).toFixed(2)}x)`
           ],
+          ["  as a pull", ms(pulled), `${cpu(pulled)}; ModelBackend.pull, what the loop reads`],
           [
             "  over an HttpClient",
             ms(backendHttp),

@@ -141,4 +141,11 @@ export * as AnthropicMessages from "./Agent/AnthropicMessages.js"
 /** @since 0.2.0 */
 export { ModelBackend, ModelError, ModelEvent } from "./Agent/ModelBackend.js"
 /** @since 0.2.0 */
-export type { ContentBlock, Message, ModelErrorReason, ModelRequest, StopReason } from "./Agent/ModelBackend.js"
+export type {
+  ContentBlock,
+  Message,
+  ModelErrorReason,
+  ModelRequest,
+  ReplyPull,
+  StopReason
+} from "./Agent/ModelBackend.js"

@@ -41,6 +41,7 @@ import { parsePartial, ToolUsePart } from "../Runtime/Preview.js"
 import type { RunHandle, RunOptions } from "../Runtime/ToolRuntime.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
 import { Session } from "../Session/Session.js"
+import { withSpan } from "../Shared/tracing.js"
 import { TaskRegistry } from "../Tasks/TaskRegistry.js"
 import type { Outcome } from "../Tool/Outcome.js"
 import { filterEnabled } from "../Tool/Tool.js"
@@ -264,10 +265,10 @@ type Requirements = ModelBackend | ToolRuntime | ToolRegistry
  * @category running
  */
 export const run = (options: LoopOptions): Effect.Effect<LoopResult, AgentLoopError, Requirements> =>
-  Effect.scoped(Effect.flatMap(startWith(options, options.onEvent), (handle) => handle.await))
-    .pipe(
-      Effect.withSpan("AgentLoop.run")
-    )
+  withSpan(
+    Effect.scoped(Effect.flatMap(startWith(options, options.onEvent), (handle) => handle.await)),
+    "AgentLoop.run"
+  )
 
 /**
  * Starts a conversation whose events, cancellation and end are in the handle; it belongs to the Scope (closing it
@@ -288,7 +289,7 @@ export const start = (options: LoopOptions): Effect.Effect<LoopHandle, never, Re
     )
     yield* Effect.forkScoped(Effect.flatMap(Effect.exit(Effect.asVoid(handle.await)), (exit) => events.done(exit)))
     return { ...handle, events: Mailbox.toStream(events) }
-  }).pipe(Effect.withSpan("AgentLoop.start"))
+  }).pipe((started) => withSpan(started, "AgentLoop.start"))
 
 /**
  * The conversation's events as a stream, ending with `Finished` (or failing with the {@link AgentLoopError}).
@@ -521,7 +522,9 @@ const startWith = (
           }
         }
 
-        const streamed = yield* Pulled.runForEach(backend.stream(request), onEvent).pipe(
+        // The backend's own pull when it has one: the same reply in fewer steps than its stream.
+        const pulled = backend.pull === undefined ? Stream.toPull(backend.stream(request)) : backend.pull(request)
+        const streamed = yield* Pulled.forEach(pulled, onEvent).pipe(
           Effect.zipRight(Effect.suspend(() =>
             stop === undefined
               ? malformed("the reply ended without a stop reason")
@@ -566,7 +569,7 @@ const startWith = (
           cancelled: stoppedBy !== undefined || (yield* Deferred.isDone(stopped))
         }
         return reply
-      })).pipe(Effect.withSpan("AgentLoop.turn", { attributes: { turn } }))
+      })).pipe((reply) => withSpan(reply, "AgentLoop.turn", { attributes: { turn } }))
 
     const fiber = yield* Effect.forkScoped(conversation)
     const stopWith = (how: "cancel" | "interrupt") => Effect.asVoid(Deferred.succeed(stopped, how))

@@ -8,9 +8,13 @@
  *
  * @since 0.2.0
  */
+import type * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type * as Definitions from "../Catalog/Definitions.js"
 import { TextBlock, ToolResultBlock, ToolUseBlock } from "../Tool/Wire.js"
@@ -150,6 +154,15 @@ export class ModelError extends Schema.TaggedError<ModelError>()("ModelError", {
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
+ * A reply being read, in the shape of `Stream.toPull`: each run gives the events that arrived since the last one,
+ * and fails with `Option.none()` at the end of the reply or `Option.some(error)` when it failed.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type ReplyPull = Effect.Effect<Chunk.Chunk<ModelEvent>, Option.Option<ModelError>>
+
+/**
  * The model the loop talks to.
  *
  * @since 0.2.0
@@ -160,5 +173,14 @@ export class ModelBackend extends Context.Tag("effect-tool-runtime/ModelBackend"
   {
     /** The model's reply to one request, as it streams. Interrupting the stream aborts the request. */
     readonly stream: (request: ModelRequest) => Stream.Stream<ModelEvent, ModelError>
+    /**
+     * The same reply as a pull, for a consumer that reads it chunk by chunk (the agent loop): optional, for a
+     * backend that can hand out its reply more cheaply than as a stream (`AnthropicMessages` does: a stream pays an
+     * Effect per step of its channels). It must be what `Stream.toPull(stream(request))` would be: closing the Scope
+     * aborts the request. A backend that wraps another one's `stream` leaves it out, so that the wrapper is read.
+     *
+     * @since 0.3.0
+     */
+    readonly pull?: ((request: ModelRequest) => Effect.Effect<ReplyPull, never, Scope.Scope>) | undefined
   }
 >() {}

@@ -26,3 +26,10 @@ export const streamWithSpan = <A, E, R>(
   options: Tracer.SpanOptions
 ): Stream.Stream<A, E, R> =>
   Stream.unwrap(Effect.map(isTracing, (traced) => traced ? Stream.withSpan(self, name, options) : self))
+
+/** `Effect.withSpan`, when the program installed a tracer. */
+export const withSpan = <A, E, R>(
+  self: Effect.Effect<A, E, R>,
+  name: string,
+  options?: Tracer.SpanOptions
+): Effect.Effect<A, E, R> => Effect.flatMap(isTracing, (traced) => traced ? Effect.withSpan(self, name, options) : self)

@@ -4,7 +4,22 @@
  * replies, the turn limit, and the invariant that every tool_use in the history is answered.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Deferred, Effect, Exit, Fiber, Layer, Option, Ref, Schema, Scope, Stream } from "effect"
+import {
+  Chunk,
+  Context,
+  DefaultServices,
+  Deferred,
+  Effect,
+  Exit,
+  Fiber,
+  Layer,
+  Option,
+  Ref,
+  Schema,
+  Scope,
+  Stream,
+  Tracer
+} from "effect"
 import * as FastCheck from "effect/FastCheck"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -156,6 +171,64 @@ const setup = <A, E>(
 const user: Message = { role: "user", content: "Copy the todo note to done." }
 
 describe("AgentLoop", () => {
+  it.effect("with a tracer installed, a conversation is one AgentLoop.run span and an AgentLoop.turn span per turn", () =>
+    setup([[...toolUse("toolu_1", "ReadNote", { name: "todo" }), stop("tool_use")], [
+      ModelEvent.TextDelta({ text: "Done." }),
+      stop("end_turn")
+    ]], () =>
+      Effect.gen(function*() {
+        const native = Context.get(DefaultServices.liveServices, Tracer.Tracer)
+        const spans: Array<Tracer.Span> = []
+        const tracer = Tracer.make({
+          span: (...args) => {
+            const span = native.span(...args)
+            spans.push(span)
+            return span
+          },
+          context: (f, fiber) => native.context(f, fiber)
+        })
+        yield* AgentLoop.run({ messages: [user] }).pipe(Effect.withTracer(tracer))
+        const loop = spans.filter((span) => span.name.startsWith("AgentLoop."))
+        expect(loop.map((span) => span.name)).toEqual(["AgentLoop.run", "AgentLoop.turn", "AgentLoop.turn"])
+        expect(loop.map((span) => span.attributes.get("turn"))).toEqual([undefined, 1, 2])
+        expect(loop.every((span) => span.status._tag === "Ended")).toBe(true)
+      })))
+
+  it.effect("a backend's pull is what the loop reads: its reply, chunk by chunk, and its stream is never asked", () =>
+    Effect.gen(function*() {
+      const notes = yield* Ref.make<ReadonlyMap<string, string>>(new Map([["todo", "buy milk"]]))
+      const waiting = yield* Deferred.make<void>()
+      const replies: ReadonlyArray<ReadonlyArray<ReadonlyArray<ModelEventType>>> = [
+        [[ModelEvent.TextDelta({ text: "Reading." }), ...toolUse("toolu_1", "ReadNote", { name: "todo" })], [
+          stop("tool_use")
+        ]],
+        [[ModelEvent.TextDelta({ text: "It says buy milk." }), stop("end_turn")]]
+      ]
+      const backend = ModelBackend.of({
+        stream: () => Stream.dieMessage("the loop read the stream"),
+        pull: (request) =>
+          Effect.sync(() => {
+            // One chunk per pull, then the end: the first request gets the tool_use, the second the answer.
+            const chunks = [...replies[request.messages.length === 1 ? 0 : 1]!]
+            return Effect.suspend(() => {
+              const chunk = chunks.shift()
+              return chunk === undefined ? Effect.fail(Option.none()) : Effect.succeed(Chunk.unsafeFromArray(chunk))
+            })
+          })
+      })
+      const result = yield* AgentLoop.run({ messages: [user] }).pipe(
+        Effect.provide(notesRuntime(notes, waiting)),
+        Effect.provideService(ModelBackend, backend)
+      )
+      expect(result.stopReason).toBe("end_turn")
+      expect(result.turns).toBe(2)
+      expect(result.text).toBe("It says buy milk.")
+      expect(result.messages[2]).toEqual({
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "buy milk" }]
+      })
+    }))
+
   it.effect("three turns: the model asks, the runtime runs, the model gets the results, the model answers", () =>
     setup([
       [

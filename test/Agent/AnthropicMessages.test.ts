@@ -502,6 +502,66 @@ for (const [via, backend] of backends) {
       }))
   })
 
+  describe(`AnthropicMessages (${via}): the reply as a pull`, () => {
+    /** Every chunk of `pull` until it ends: the events, and how it ended (`None`, or the error). */
+    const pulledFrom = (
+      url: string,
+      request: ModelRequest,
+      options: Partial<Omit<AnthropicMessages.Options, "apiKey">>
+    ) =>
+      Effect.scoped(Effect.gen(function*() {
+        const model = yield* ModelBackend
+        const pull = yield* model.pull!(request)
+        const events: Array<ModelEvent> = []
+        for (;;) {
+          const step = yield* Effect.either(pull)
+          if (step._tag === "Left") return { events, end: step.left }
+          events.push(...step.right)
+        }
+      })).pipe(Effect.provide(backend(url, options)))
+
+    it.scoped("pull gives the stream's events in the same order, then ends with None", () =>
+      Effect.gen(function*() {
+        const server = yield* MessagesServer.make(() =>
+          Reply.Message({ content: [text("Reading it."), toolUse("toolu_1", "Read", { file_path: "a.ts" })] })
+        )
+        const streamed = Chunk.toReadonlyArray(
+          yield* Stream.runCollect(ask(hello)).pipe(Effect.provide(backend(server.url)))
+        )
+        const pulled = yield* pulledFrom(server.url, hello, {})
+        expect(pulled.end).toEqual(Option.none())
+        expect(pulled.events).toEqual(streamed)
+        expect(pulled.events.map((event) => event._tag)).toContain("ToolUseEnd")
+        expect(pulled.events.at(-1)?._tag).toBe("Stop")
+      }))
+
+    it.scoped("a request the API refuses fails the first pull with its Status error", () =>
+      Effect.gen(function*() {
+        const server = yield* MessagesServer.make([
+          Reply.HttpError({ status: 400, errorType: "invalid_request_error", message: "max_tokens: too large" })
+        ])
+        const pulled = yield* pulledFrom(server.url, hello, { retry: false })
+        expect(pulled.events).toEqual([])
+        expect(Option.getOrUndefined(pulled.end)).toMatchObject({ reason: "Status", status: 400 })
+      }))
+
+    it.scopedLive("a 429 is retried through the pull: its Retrying event, then the reply", () =>
+      Effect.gen(function*() {
+        const server = yield* MessagesServer.make([
+          Reply.HttpError({ status: 429, errorType: "rate_limit_error", message: "slow down", retryAfterMs: "1" }),
+          Reply.Message({ content: [text("after the wait")] })
+        ])
+        const pulled = yield* pulledFrom(server.url, hello, {})
+        expect(pulled.end).toEqual(Option.none())
+        expect(pulled.events[0]).toMatchObject({ _tag: "Retrying", attempt: 1, status: 429, delayMillis: 1 })
+        const rest = pulled.events.slice(1)
+        expect(rest.flatMap((event) => (event._tag === "TextDelta" ? [event.text] : [])).join("")).toBe(
+          "after the wait"
+        )
+        expect(rest.at(-1)?._tag).toBe("Stop")
+      }))
+  })
+
   describe(`AnthropicMessages (${via}): cancellation`, () => {
     it.scoped("interrupting the stream mid-reply closes the connection: the server sees the client leave and finishes the reply", () =>
       Effect.gen(function*() {

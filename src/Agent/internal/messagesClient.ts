@@ -11,7 +11,6 @@
  * @internal
  */
 import * as Cause from "effect/Cause"
-import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -19,11 +18,12 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { createParser } from "eventsource-parser"
-import { streamWithSpan } from "../../Shared/tracing.js"
+import { isTracing } from "../../Shared/tracing.js"
 import type { ModelRequest } from "../ModelBackend.js"
 import { ModelError, ModelEvent } from "../ModelBackend.js"
 import { decodeEvent, quote, Reply } from "./messagesEvents.js"
@@ -97,10 +97,10 @@ export interface Response {
   /** The first few KB of the body, as text ({@link bodyPreviewLimit}); reading stops there. */
   readonly preview: Effect.Effect<string, ModelError>
   /**
-   * The reply's events: each piece of the body fed to the parser as it arrives (`watch.seen`), the events written
-   * with {@link written}, the end of the body (or its cut, when `watch.cut()` says why) with {@link ended}.
+   * The body's reader: each piece of the body fed to the parser as it arrives (`watch.seen`), and what it gave since
+   * the last look handed to {@link pullOf} (waiting when there is nothing yet).
    */
-  readonly events: (parser: BodyParser, watch: Watch) => Stream.Stream<ModelEvent, ModelError>
+  readonly read: (parser: BodyParser, watch: Watch) => Effect.Effect<Effect.Effect<Progress>, never, Scope.Scope>
 }
 
 /** Sends one request's body; the request belongs to `scope`: closing it aborts the request. */
@@ -222,44 +222,49 @@ const idleError = (settings: Settings) =>
     message: `the Messages API sent nothing for ${Duration.format(settings.idleTimeout)} (the idle timeout)`
   })
 
+/** How far the body's reader got since the last look: pieces parsed, the body's end, or a break. */
+export type Progress =
+  | { readonly _tag: "Parsed"; readonly parsed: Parsed }
+  | { readonly _tag: "End" }
+  | { readonly _tag: "Broken"; readonly cause: Cause.Cause<ModelError> }
+
+/** The body's end (also after a cut by the watchdog). */
+export const end: Progress = { _tag: "End" }
+
 /**
- * Writes what a piece of the body gave, then goes on with `next` (or fails with the error that ends the reply). The
- * reply's `Stop` starts the watchdog's grace for the rest of the body.
+ * The reply's pull over the body's reader (`read` waits for the next {@link Progress}): each pull gives the events
+ * that piece gave, and the pull after them fails with the error that ends the reply, if any. The reply's `Stop` starts
+ * the watchdog's grace for the rest of the body. At the body's end, or at its cut: an idle body fails; otherwise the
+ * parser's last events, and why the reply is incomplete if it is. The body is read to its end (the API ends it right
+ * after `message_stop`) rather than cut at `Stop`: a body read to the end leaves the connection to be reused, a cut
+ * one closes it. A body that broke is a `Transport` error, unless the watchdog cut it (then it ends as the cut says).
  */
-export const written = <In, InErr, R>(
-  parsed: Parsed,
-  watch: Watch,
-  next: Channel.Channel<Chunk.Chunk<ModelEvent>, In, ModelError, InErr, void, unknown, R>
-): Channel.Channel<Chunk.Chunk<ModelEvent>, In, ModelError, InErr, void, unknown, R> => {
-  const rest = parsed.error === undefined ? next : Channel.fail(parsed.error)
-  if (Chunk.isEmpty(parsed.events)) return rest
-  const written = Channel.zipRight(Channel.write(parsed.events), rest)
-  return Chunk.some(parsed.events, (event) => event._tag === "Stop")
-    ? Channel.zipRight(Channel.fromEffect(watch.stopped), written)
-    : written
+export const pullOf = (read: Effect.Effect<Progress>, parser: BodyParser, watch: Watch, settings: Settings): Pull => {
+  // What the next pull ends with, once the reply is over: `None` at its end, else its error.
+  let over: Option.Option<ModelError> | undefined = undefined
+  const taken = (parsed: Parsed, last: boolean): Pull => {
+    const after = parsed.error !== undefined ? Option.some(parsed.error) : last ? Option.none() : undefined
+    if (Chunk.isEmpty(parsed.events)) return after === undefined ? pull : Effect.fail(after)
+    over = after
+    const events = Effect.succeed(parsed.events)
+    return Chunk.some(parsed.events, (event) => event._tag === "Stop") ? Effect.zipRight(watch.stopped, events) : events
+  }
+  const ended = (): Pull =>
+    watch.cut() === "idle" ? Effect.fail(Option.some(idleError(settings))) : taken(parser.end(), true)
+  const pull: Pull = Effect.suspend(() =>
+    over !== undefined ? Effect.fail(over) : Effect.flatMap(read, (progress): Pull => {
+      switch (progress._tag) {
+        case "Parsed":
+          return taken(progress.parsed, false)
+        case "End":
+          return ended()
+        case "Broken":
+          return watch.cut() === undefined ? Effect.failCause(Cause.map(progress.cause, Option.some)) : ended()
+      }
+    })
+  )
+  return pull
 }
-
-/**
- * The body ended, or the watchdog cut it: an idle body fails; otherwise the parser's last events, and why the reply
- * is incomplete if it is. The body is read to its end (the API ends it right after `message_stop`) rather than cut
- * at `Stop`: a body read to the end leaves the connection to be reused, a cut one closes it.
- */
-export const ended = (
-  parser: BodyParser,
-  watch: Watch,
-  settings: Settings
-): Channel.Channel<Chunk.Chunk<ModelEvent>, unknown, ModelError, unknown, void, unknown> =>
-  watch.cut() === "idle" ? Channel.fail(idleError(settings)) : written(parser.end(), watch, Channel.void)
-
-/** A body that broke: a `Transport` error, unless the watchdog cut it (then it ends as the cut says). */
-export const broken = <E>(
-  cause: Cause.Cause<E>,
-  toError: (error: E) => ModelError,
-  parser: BodyParser,
-  watch: Watch,
-  settings: Settings
-): Channel.Channel<Chunk.Chunk<ModelEvent>, unknown, ModelError, unknown, void, unknown> =>
-  watch.cut() === undefined ? Channel.failCause(Cause.map(cause, toError)) : ended(parser, watch, settings)
 
 /** What a body that broke while streaming is. */
 export const brokenWhileStreaming = "the connection broke while streaming the reply"
@@ -275,8 +280,8 @@ const events = (
   response: Response,
   settings: Settings,
   request: Scope.CloseableScope
-): Stream.Stream<ModelEvent, ModelError> =>
-  Stream.unwrapScoped(Effect.gen(function*() {
+): Effect.Effect<Pull, never, Scope.Scope> =>
+  Effect.gen(function*() {
     const clock = yield* Effect.clock
     const scope = yield* Effect.scope
     const idleMillis = Duration.toMillis(settings.idleTimeout)
@@ -292,28 +297,48 @@ const events = (
       return left > 0 ? Effect.zipRight(Effect.sleep(left), idle) : cutBody("idle")
     })
     yield* Effect.forkScoped(idle)
-    return response.events(new BodyParser(settings.ignoreUnknownEvents), {
+    const parser = new BodyParser(settings.ignoreUnknownEvents)
+    const watch: Watch = {
       seen: () => {
         lastSeen = clock.unsafeCurrentTimeMillis()
       },
       stopped: Effect.asVoid(Effect.forkIn(Effect.zipRight(Effect.sleep(afterStopGrace), cutBody("afterStop")), scope)),
       cut: () => cut
-    })
-  }))
+    }
+    return pullOf(yield* response.read(parser, watch), parser, watch, settings)
+  })
 
-/** One request's reply, as it streams; interrupting the stream aborts the request. */
+/** A reply being read, in `Stream.toPull`'s shape: the events since the last pull; `None` at the end. */
+export type Pull = Effect.Effect<Chunk.Chunk<ModelEvent>, Option.Option<ModelError>>
+
+/**
+ * One request's reply as a pull, in the Scope (closing it aborts the request); a request that fails before the reply
+ * begins fails the first pull. With a tracer installed, the reply is one `AnthropicMessages.stream` span, ended with
+ * the Scope.
+ */
+export const pull = (send: Send, settings: Settings, request: ModelRequest): Effect.Effect<Pull, never, Scope.Scope> =>
+  Effect.flatMap(isTracing, (traced) => {
+    const opened = Effect.catchAll(
+      attempt(send, settings, request, 0),
+      (error): Effect.Effect<Pull> => Effect.succeed(Effect.fail(Option.some(error)))
+    )
+    return traced
+      ? Effect.withSpanScoped(opened, "AnthropicMessages.stream", {
+        attributes: {
+          "gen_ai.request.model": settings.model,
+          messages: request.messages.length,
+          tools: request.tools.length
+        }
+      })
+      : opened
+  })
+
+/** One request's reply, as it streams ({@link pull} as a stream); interrupting the stream aborts the request. */
 export const stream = (
   send: Send,
   settings: Settings,
   request: ModelRequest
-): Stream.Stream<ModelEvent, ModelError> =>
-  streamWithSpan(attempt(send, settings, request, 0), "AnthropicMessages.stream", {
-    attributes: {
-      "gen_ai.request.model": settings.model,
-      messages: request.messages.length,
-      tools: request.tools.length
-    }
-  })
+): Stream.Stream<ModelEvent, ModelError> => Stream.fromPull(pull(send, settings, request))
 
 /**
  * One try of a request. Back-pressure before the reply begins (429, 529) is tried again, up to `maxRetries` times,
@@ -325,46 +350,65 @@ const attempt = (
   settings: Settings,
   request: ModelRequest,
   retries: number
-): Stream.Stream<ModelEvent, ModelError> =>
-  Stream.unwrapScoped(
-    Effect.gen(function*() {
-      // The request lives in a scope of its own, closed with the stream's: closing it early aborts the request.
-      const requestScope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
-      const response = yield* send(JSON.stringify(toWire(settings.model, request, true)), requestScope)
-      if (response.status < 200 || response.status >= 300) {
-        const error = yield* statusErrorOf(response)
-        // The rest of the body is not needed: the connection is closed rather than read.
-        yield* Scope.close(requestScope, Exit.void)
-        const retry = settings.retry
-        if (!retryableStatuses.has(response.status) || retries >= retry.maxRetries) return yield* error
-        const asked = retryAfterMillis({
-          "retry-after-ms": response.header("retry-after-ms"),
-          "retry-after": response.header("retry-after")
-        }, yield* Clock.currentTimeMillis)
-        if (asked !== undefined && asked > retry.maxRetryAfterMillis) return yield* error
-        const delayMillis = asked ??
-          Math.min(retry.maxDelayMillis, retry.initialDelayMillis * 2 ** retries)
-        return Stream.make(ModelEvent.Retrying({
-          attempt: retries + 1,
-          maxRetries: retry.maxRetries,
-          status: response.status,
-          delayMillis,
-          message: error.message
-        })).pipe(
-          Stream.concat(Stream.drain(Stream.fromEffect(Effect.sleep(Duration.millis(delayMillis))))),
-          Stream.concat(Stream.suspend(() => attempt(send, settings, request, retries + 1)))
+): Effect.Effect<Pull, ModelError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const scope = yield* Effect.scope
+    // The request lives in a scope of its own, closed with the reply's: closing it early aborts the request.
+    const requestScope = yield* Scope.fork(scope, ExecutionStrategy.sequential)
+    const response = yield* send(JSON.stringify(toWire(settings.model, request, true)), requestScope)
+    if (response.status < 200 || response.status >= 300) {
+      const error = yield* statusErrorOf(response)
+      // The rest of the body is not needed: the connection is closed rather than read.
+      yield* Scope.close(requestScope, Exit.void)
+      const retry = settings.retry
+      if (!retryableStatuses.has(response.status) || retries >= retry.maxRetries) return yield* error
+      const asked = retryAfterMillis({
+        "retry-after-ms": response.header("retry-after-ms"),
+        "retry-after": response.header("retry-after")
+      }, yield* Clock.currentTimeMillis)
+      if (asked !== undefined && asked > retry.maxRetryAfterMillis) return yield* error
+      const delayMillis = asked ??
+        Math.min(retry.maxDelayMillis, retry.initialDelayMillis * 2 ** retries)
+      const retrying = Chunk.of(ModelEvent.Retrying({
+        attempt: retries + 1,
+        maxRetries: retry.maxRetries,
+        status: response.status,
+        delayMillis,
+        message: error.message
+      }))
+      // The first pull announces the retry; the next one waits, sends again and goes on with that try's pull.
+      let announced = false
+      let next: Pull | undefined = undefined
+      const retried: Pull = Effect.suspend(() => {
+        if (next !== undefined) return next
+        if (!announced) {
+          announced = true
+          return Effect.succeed(retrying)
+        }
+        return Effect.zipRight(
+          Effect.sleep(Duration.millis(delayMillis)),
+          attempt(send, settings, request, retries + 1)
         )
-      }
-      const contentType = response.header("content-type") ?? ""
-      if (!contentType.toLowerCase().startsWith("text/event-stream")) {
-        const body = yield* response.preview
-        return yield* new ModelError({
-          reason: "Malformed",
-          message: `the Messages API answered ${response.status} with ${
-            contentType === "" ? "no content type" : `"${contentType}"`
-          }, not an event stream: ${quote(body)}`
-        })
-      }
-      return events(response, settings, requestScope)
-    })
-  )
+          .pipe(
+            Scope.extend(scope),
+            Effect.mapError(Option.some),
+            Effect.flatMap((opened) => {
+              next = opened
+              return opened
+            })
+          )
+      })
+      return retried
+    }
+    const contentType = response.header("content-type") ?? ""
+    if (!contentType.toLowerCase().startsWith("text/event-stream")) {
+      const body = yield* response.preview
+      return yield* new ModelError({
+        reason: "Malformed",
+        message: `the Messages API answered ${response.status} with ${
+          contentType === "" ? "no content type" : `"${contentType}"`
+        }, not an event stream: ${quote(body)}`
+      })
+    }
+    return yield* events(response, settings, requestScope)
+  })

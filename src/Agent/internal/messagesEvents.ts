@@ -49,8 +49,8 @@ export const decodeEvent = (data: string, ignoreUnknownEvents = false): Either.E
   const json = parseJson(data)
   if (Either.isLeft(json)) return Either.left(malformed(`an event's data is not JSON: ${quote(data)}`))
   const value = json.right
-  const delta = fastDelta(value)
-  if (delta !== undefined) return Either.right(delta)
+  const fast = fastEvent(value)
+  if (fast !== undefined) return Either.right(fast)
   const type = typeOf(value)
   if (type === undefined) return Either.left(malformed(`an event's data has no "type": ${quote(data)}`))
   if (!Wire.knownEventTypes.has(type)) {
@@ -77,26 +77,100 @@ export const decodeEvent = (data: string, ignoreUnknownEvents = false): Either.E
 }
 
 /**
- * The common case, checked by hand: a text or input_json delta that fits `Wire.ContentBlockDelta` exactly (what
- * the Schema would decode to); anything else (another event, a field of the wrong type) goes through the Schema,
- * which names what is wrong. Most of a reply's events are these.
+ * The common cases, checked by hand: a text or input_json delta, the start of a text or tool_use block, the end of a
+ * block, the message's delta (stop reason and usage), the end of the message or a ping, each when it fits its `Wire` Schema exactly (and as the Schema would decode it, extra
+ * fields dropped); anything else (another event, a field of the wrong type) goes through the Schema, which names what
+ * is wrong. Most of a reply's events are these.
  */
-const fastDelta = (value: unknown): StreamEvent | undefined => {
+const fastEvent = (value: unknown): StreamEvent | undefined => {
   if (typeof value !== "object" || value === null) return undefined
-  const event = value as { type?: unknown; index?: unknown; delta?: unknown }
-  if (event.type !== "content_block_delta") return undefined
-  const index = event.index
-  if (typeof index !== "number" || !Number.isInteger(index) || index < 0) return undefined
-  const delta = event.delta as { type?: unknown; text?: unknown; partial_json?: unknown } | null | undefined
-  if (typeof delta !== "object" || delta === null) return undefined
-  if (delta.type === "text_delta" && typeof delta.text === "string") {
-    return { type: "content_block_delta", index, delta: { type: "text_delta", text: delta.text } }
+  const event = value as { type?: unknown; index?: unknown; delta?: unknown; content_block?: unknown; usage?: unknown }
+  switch (event.type) {
+    case "content_block_delta": {
+      const index = event.index
+      if (!isIndex(index)) return undefined
+      const delta = event.delta as { type?: unknown; text?: unknown; partial_json?: unknown } | null | undefined
+      if (typeof delta !== "object" || delta === null) return undefined
+      if (delta.type === "text_delta" && typeof delta.text === "string") {
+        return { type: "content_block_delta", index, delta: { type: "text_delta", text: delta.text } }
+      }
+      if (delta.type === "input_json_delta" && typeof delta.partial_json === "string") {
+        return {
+          type: "content_block_delta",
+          index,
+          delta: { type: "input_json_delta", partial_json: delta.partial_json }
+        }
+      }
+      return undefined
+    }
+    case "content_block_start": {
+      const index = event.index
+      const block = event.content_block as
+        | { type?: unknown; text?: unknown; id?: unknown; name?: unknown; input?: unknown }
+        | null
+        | undefined
+      if (!isIndex(index) || typeof block !== "object" || block === null) return undefined
+      if (block.type === "text") {
+        return typeof block.text === "string"
+          ? { type: "content_block_start", index, content_block: { type: "text", text: block.text } }
+          : undefined
+      }
+      const { id, name } = block
+      if (block.type !== "tool_use" || typeof id !== "string" || id === "" || typeof name !== "string") return undefined
+      return {
+        type: "content_block_start",
+        index,
+        content_block: "input" in block
+          ? { type: "tool_use", id, name, input: block.input }
+          : { type: "tool_use", id, name }
+      }
+    }
+    case "message_delta": {
+      const delta = event.delta as { stop_reason?: unknown; stop_sequence?: unknown } | null | undefined
+      const usage = event.usage as { output_tokens?: unknown; input_tokens?: unknown } | null | undefined
+      if (typeof delta !== "object" || delta === null || typeof usage !== "object" || usage === null) return undefined
+      const stopReason = delta.stop_reason
+      const outputTokens = usage.output_tokens
+      if ((stopReason !== null && !isStopReason(stopReason)) || typeof outputTokens !== "number") return undefined
+      // An optional key is kept only when present, as the Schema decodes it.
+      const sequence = "stop_sequence" in delta
+        ? nullOr(delta.stop_sequence, "string") ? { stop_sequence: delta.stop_sequence } : undefined
+        : {}
+      const input = "input_tokens" in usage
+        ? nullOr(usage.input_tokens, "number") ? { input_tokens: usage.input_tokens } : undefined
+        : {}
+      if (sequence === undefined || input === undefined) return undefined
+      return {
+        type: "message_delta",
+        delta: { stop_reason: stopReason, ...sequence },
+        usage: { output_tokens: outputTokens, ...input }
+      }
+    }
+    case "content_block_stop":
+      return isIndex(event.index) ? { type: "content_block_stop", index: event.index } : undefined
+    case "message_stop":
+      return { type: "message_stop" }
+    case "ping":
+      return ignored
+    default:
+      return undefined
   }
-  if (delta.type === "input_json_delta" && typeof delta.partial_json === "string") {
-    return { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: delta.partial_json } }
-  }
-  return undefined
 }
+
+const stopReasons: ReadonlySet<unknown> = new Set(Wire.StopReason.literals)
+
+/** What `Wire.StopReason` accepts. */
+const isStopReason = (value: unknown): value is StopReason => stopReasons.has(value)
+
+/** `Schema.NullOr` of a string or a number. */
+function nullOr(value: unknown, type: "string"): value is string | null
+function nullOr(value: unknown, type: "number"): value is number | null
+function nullOr(value: unknown, type: "string" | "number"): boolean {
+  return value === null || typeof value === type
+}
+
+/** What `Wire`'s `Index` accepts: a non-negative integer. */
+const isIndex = (value: unknown): value is number => typeof value === "number" && Number.isInteger(value) && value >= 0
 
 const indexOf = (value: object): string =>
   Predicate.hasProperty(value, "index") && typeof value.index === "number" ? ` at index ${value.index}` : ""

@@ -2,18 +2,16 @@
  * The fast path: the Messages API's requests over `globalThis.fetch` directly, the {@link Send} of
  * `AnthropicMessages.layerFetch`. It does what `messagesHttpClient.ts` does over a fetch `HttpClient`, in fewer
  * steps: the body is read and parsed by a plain loop over its reader, ahead of the consumer, and each pull of the
- * stream takes every event parsed since the last one (one step for a reply that arrives at once), where a response
+ * reply takes every event parsed since the last one (one step for a reply that arrives at once), where a response
  * stream pays an Effect per piece of the body. On a turn of two small replies that was most of the backend's cost
  * (`bench/loop.ts`). Reading ahead holds at most one reply in memory, which `max_tokens` bounds.
  *
  * @internal
  */
 import * as Cause from "effect/Cause"
-import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
 import type { ModelError, ModelEvent } from "../ModelBackend.js"
 import * as Client from "./messagesClient.js"
 
@@ -51,85 +49,79 @@ const reading: Reading = { _tag: "Reading" }
 const done: Reading = { _tag: "Done" }
 
 /**
- * The reply's events: a loop reads the body's pieces as they arrive (each one seen by the watchdog) and feeds them
- * to the parser; the consumer is woken only when they completed events (a `content_block_stop` of text, a
- * `message_delta` or a `ping` gives none) or ended the reply. The channel writes every event parsed since its last
- * pull, and waits only when there is none.
+ * The body's reader: a loop reads the body's pieces as they arrive (each one seen by the watchdog) and feeds them to
+ * the parser; the consumer is woken only when they completed events (a `content_block_stop` of text, a
+ * `message_delta` or a `ping` gives none) or ended the body. Each look takes every event parsed since the last one,
+ * and waits only when there is none.
  */
-const events = (
+const read = (
   body: ReadableStream<Uint8Array> | null,
   request: Request,
-  settings: Client.Settings,
   parser: Client.BodyParser,
   watch: Client.Watch
-): Stream.Stream<ModelEvent, ModelError> =>
-  Stream.suspend(() => {
-    let parsed: Array<ModelEvent> = []
-    let error: ModelError | undefined = undefined
-    let state: Reading = body === null ? done : reading
-    let wake: (() => void) | undefined = undefined
-    const arrived = () => {
-      const resume = wake
-      wake = undefined
-      resume?.()
-    }
-    if (body !== null) {
-      const reader = body.getReader()
-      const loop = async () => {
-        for (;;) {
-          const { done, value } = await reader.read()
-          if (done) return
-          watch.seen()
-          // Once the reply has failed, the rest of the body is not parsed: the consumer ends it.
-          if (error !== undefined) continue
-          const piece = parser.feed([value])
-          for (const event of piece.events) parsed.push(event)
-          error = piece.error
-          if (parsed.length > 0 || error !== undefined) arrived()
-        }
+): Effect.Effect<Client.Progress> => {
+  let parsed: Array<ModelEvent> = []
+  let error: ModelError | undefined = undefined
+  let state: Reading = body === null ? done : reading
+  let wake: (() => void) | undefined = undefined
+  const arrived = () => {
+    const resume = wake
+    wake = undefined
+    resume?.()
+  }
+  if (body !== null) {
+    const reader = body.getReader()
+    const loop = async () => {
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) return
+        watch.seen()
+        // Once the reply has failed, the rest of the body is not parsed: the consumer ends it.
+        if (error !== undefined) continue
+        const piece = parser.feed([value])
+        for (const event of piece.events) parsed.push(event)
+        error = piece.error
+        if (parsed.length > 0 || error !== undefined) arrived()
       }
-      loop().then(
-        () => {
-          request.complete = true
-          state = done
-          arrived()
-        },
-        (cause: unknown) => {
-          state = { _tag: "Broken", cause }
-          arrived()
-        }
-      )
     }
-    const next = Effect.async<void>((resume) => {
-      wake = () => resume(Effect.void)
-      return Effect.sync(() => {
-        wake = undefined
-      })
+    loop().then(
+      () => {
+        request.complete = true
+        state = done
+        arrived()
+      },
+      (cause: unknown) => {
+        state = { _tag: "Broken", cause }
+        arrived()
+      }
+    )
+  }
+  const next = Effect.async<void>((resume) => {
+    wake = () => resume(Effect.void)
+    return Effect.sync(() => {
+      wake = undefined
     })
-    const pull: Channel.Channel<Chunk.Chunk<ModelEvent>, unknown, ModelError, unknown, void, unknown> = Channel
-      .suspend(() => {
-        if (parsed.length > 0 || error !== undefined) {
-          const taken: Client.Parsed = { events: Chunk.unsafeFromArray(parsed), error }
-          parsed = []
-          return Client.written(taken, watch, pull)
-        }
-        switch (state._tag) {
-          case "Done":
-            return Client.ended(parser, watch, settings)
-          case "Broken":
-            return Client.broken(
-              Cause.fail(state.cause),
-              (cause) => transport(cause, Client.brokenWhileStreaming),
-              parser,
-              watch,
-              settings
-            )
-          case "Reading":
-            return Channel.zipRight(Channel.fromEffect(next), pull)
-        }
-      })
-    return Stream.fromChannel(pull)
   })
+  const look: Effect.Effect<Client.Progress> = Effect.suspend(() => {
+    if (parsed.length > 0 || error !== undefined) {
+      const taken: Client.Parsed = { events: Chunk.unsafeFromArray(parsed), error }
+      parsed = []
+      return Effect.succeed({ _tag: "Parsed", parsed: taken })
+    }
+    switch (state._tag) {
+      case "Done":
+        return Effect.succeed(Client.end)
+      case "Broken":
+        return Effect.succeed({
+          _tag: "Broken",
+          cause: Cause.fail(transport(state.cause, Client.brokenWhileStreaming))
+        })
+      case "Reading":
+        return Effect.zipRight(next, look)
+    }
+  })
+  return look
+}
 
 /**
  * The request over `globalThis.fetch` (looked up at each request, so a test or a polyfill that replaces it is
@@ -150,7 +142,7 @@ export const send = (settings: Client.Settings): Client.Send => {
           status: response.status,
           header: (name) => response.headers.get(name) ?? undefined,
           preview: preview(response.body),
-          events: (parser, watch) => events(response.body, request, settings, parser, watch)
+          read: (parser, watch) => Effect.sync(() => read(response.body, request, parser, watch))
         })))
       )
     })

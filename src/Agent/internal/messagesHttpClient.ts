@@ -9,13 +9,12 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import * as Channel from "effect/Channel"
-import type * as Chunk from "effect/Chunk"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type { ModelError, ModelEvent } from "../ModelBackend.js"
+import type { ModelError } from "../ModelBackend.js"
 import * as Client from "./messagesClient.js"
 
 const transport = (error: HttpClientError.HttpClientError, what: string): ModelError =>
@@ -32,40 +31,28 @@ const preview = (response: HttpClientResponse.HttpClientResponse): Effect.Effect
     Effect.mapError((error) => transport(error, "the connection broke while reading the response"))
   )
 
-/**
- * The reply's events, parsed from the response stream by one channel: each piece of the body is one step, its
- * events written as one chunk.
- */
-const events = (
+/** The body's reader: each pull of the response stream is one look, its pieces fed to the parser at once. */
+const read = (
   response: HttpClientResponse.HttpClientResponse,
-  settings: Client.Settings,
   parser: Client.BodyParser,
   watch: Client.Watch
-): Stream.Stream<ModelEvent, ModelError> => {
-  const read: Channel.Channel<
-    Chunk.Chunk<ModelEvent>,
-    Chunk.Chunk<Uint8Array>,
-    ModelError,
-    HttpClientError.ResponseError,
-    void,
-    unknown
-  > = Channel.readWithCause({
-    onInput: (pieces: Chunk.Chunk<Uint8Array>) => {
-      watch.seen()
-      return Client.written(parser.feed(pieces), watch, read)
-    },
-    onFailure: (cause) =>
-      Client.broken(
-        cause,
-        (error) => transport(error, Client.brokenWhileStreaming),
-        parser,
-        watch,
-        settings
-      ),
-    onDone: () => Client.ended(parser, watch, settings)
-  })
-  return Stream.pipeThroughChannel(response.stream, read)
-}
+): Effect.Effect<Effect.Effect<Client.Progress>, never, Scope.Scope> =>
+  Effect.map(Stream.toPull(response.stream), (pieces) =>
+    Effect.matchCause(pieces, {
+      onSuccess: (chunk): Client.Progress => {
+        watch.seen()
+        return { _tag: "Parsed", parsed: parser.feed(chunk) }
+      },
+      // `None`: the body ended.
+      onFailure: (cause): Client.Progress =>
+        Option.match(Cause.flipCauseOption(cause), {
+          onNone: () => Client.end,
+          onSome: (broken) => ({
+            _tag: "Broken",
+            cause: Cause.map(broken, (error) => transport(error, Client.brokenWhileStreaming))
+          })
+        })
+    }))
 
 /** The request through `client`, in the request's scope (closing it aborts the request). */
 export const send = (client: HttpClient.HttpClient, settings: Client.Settings): Client.Send => {
@@ -82,7 +69,7 @@ export const send = (client: HttpClient.HttpClient, settings: Client.Settings): 
         status: response.status,
         header: (name) => response.headers[name],
         preview: preview(response),
-        events: (parser, watch) => events(response, settings, parser, watch)
+        read: (parser, watch) => read(response, parser, watch)
       })),
       Scope.extend(scope)
     )

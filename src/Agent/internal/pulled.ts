@@ -8,16 +8,18 @@
  *
  * @internal
  */
+import type * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 
-/** `Stream.runForEach(stream, f)`, by pulling chunks. */
-export const runForEach = <A, E, R, E2, R2>(
-  stream: Stream.Stream<A, E, R>,
+/** Every chunk of a pull (`Stream.toPull`'s shape, opened in a Scope of its own), each element handled by `f`. */
+export const forEach = <A, E, R, E2, R2>(
+  open: Effect.Effect<Effect.Effect<Chunk.Chunk<A>, Option.Option<E>, R>, never, R | Scope.Scope>,
   f: (element: A) => Effect.Effect<unknown, E2, R2>
 ): Effect.Effect<void, E | E2, R | R2> =>
-  Effect.scoped(Effect.flatMap(Stream.toPull(stream), (pull) => {
+  Effect.scoped(Effect.flatMap(open, (pull) => {
     const loop: Effect.Effect<void, E | E2, R | R2> = Effect.matchEffect(pull, {
       // `None`: the stream ended.
       onFailure: (error) => Option.isNone(error) ? Effect.void : Effect.fail(error.value),
@@ -25,3 +27,9 @@ export const runForEach = <A, E, R, E2, R2>(
     })
     return loop
   }))
+
+/** `Stream.runForEach(stream, f)`, by pulling chunks. */
+export const runForEach = <A, E, R, E2, R2>(
+  stream: Stream.Stream<A, E, R>,
+  f: (element: A) => Effect.Effect<unknown, E2, R2>
+): Effect.Effect<void, E | E2, R | R2> => forEach(Stream.toPull(stream), f)
