@@ -17,6 +17,7 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import { dual } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -24,6 +25,7 @@ import type * as Scope from "effect/Scope"
 import { makeMemory } from "./internal/fileAccessMemory.js"
 import type { MemoryTree } from "./internal/fileAccessMemory.js"
 import { makeNode } from "./internal/fileAccessNode.js"
+import { lstatAllNode } from "./internal/fileAccessNodeBatch.js"
 
 /**
  * What is at a path.
@@ -115,6 +117,9 @@ export class FileAccessError
   })
 {}
 
+/** The Node implementation: stateless, so one serves every program (and {@link lstatAll} can recognise its lstat). */
+const nodeDefault = makeNode()
+
 /**
  * The FileAccess service. The `...Sync` members serve the tools' synchronous stages (`plan`, `claims`,
  * `matchesRule`).
@@ -168,7 +173,7 @@ export class FileAccess extends Context.Tag("effect-tool-runtime/FileAccess")<
    * @since 0.3.0
    * @category layers
    */
-  static readonly layer: Layer.Layer<FileAccess> = Layer.sync(FileAccess, makeNode)
+  static readonly layer: Layer.Layer<FileAccess> = Layer.succeed(FileAccess, nodeDefault)
 
   /**
    * A file system in memory, seeded with `files` (absolute path to content; parent directories are created) and
@@ -190,8 +195,6 @@ export class FileAccess extends Context.Tag("effect-tool-runtime/FileAccess")<
  */
 export type { MemoryTree }
 
-const nodeDefault = makeNode()
-
 /**
  * The FileAccess in context, or the Node implementation when none is provided: the file tools' layers use it, so
  * existing programs keep working unchanged and a provided layer (memory, your own) is honoured.
@@ -202,4 +205,27 @@ const nodeDefault = makeNode()
 export const current: Effect.Effect<FileAccess["Type"]> = Effect.map(
   Effect.serviceOption(FileAccess),
   Option.getOrElse(() => nodeDefault)
+)
+
+/** Paths stat'ed at once by a layer's own `lstat` in {@link lstatAll}. */
+const lstatConcurrency = 32
+
+/**
+ * The `lstat` of many paths, in order: what `Effect.forEach(paths, access.lstat)` answers. When the service's `lstat`
+ * is the Node layer's own, the batch runs synchronously in slices of a few milliseconds (a stat of a cached inode
+ * costs a fraction of a trip through libuv's thread pool); any other `lstat` (the memory layer, your own layer, the
+ * Node one with `lstat` replaced) is called for every path.
+ *
+ * @since 0.3.0
+ * @category utils
+ */
+export const lstatAll: {
+  (paths: ReadonlyArray<string>): (self: FileAccess["Type"]) => Effect.Effect<ReadonlyArray<FileInfo | undefined>>
+  (self: FileAccess["Type"], paths: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<FileInfo | undefined>>
+} = dual(
+  2,
+  (self: FileAccess["Type"], paths: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<FileInfo | undefined>> =>
+    self.lstat === nodeDefault.lstat
+      ? lstatAllNode(paths)
+      : Effect.forEach(paths, (path) => self.lstat(path), { concurrency: lstatConcurrency })
 )
