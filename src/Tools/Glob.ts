@@ -240,9 +240,16 @@ export const make = serviceOf(
                 (real) => [directory, real] as const
               ), { concurrency: 8 })
           )
+          const isInside = (real: string) => isWithin(base, real) || workspace.contains(real)
+          // A name in a directory that is inside is inside too: asked once per directory, and per file only in one
+          // that is not (where the file may still be the searched directory or a root itself).
+          const insideDirectories = new Set(
+            directories.filter((directory) => isInside(realDirectories.get(directory)!))
+          )
           const inside = named.filter((entry) => {
-            const real = nodePath.join(realDirectories.get(nodePath.dirname(entry.path))!, entry.name)
-            return isWithin(base, real) || workspace.contains(real)
+            const directory = nodePath.dirname(entry.path)
+            return insideDirectories.has(directory) ||
+              isInside(nodePath.join(realDirectories.get(directory)!, entry.name))
           })
           const outside = named.length - inside.length
           const kept = inside.filter((entry) => withheld.allows(entry.path))
