@@ -17,6 +17,7 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
 import { dual } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -25,7 +26,7 @@ import type * as Scope from "effect/Scope"
 import { makeMemory } from "./internal/fileAccessMemory.js"
 import type { MemoryTree } from "./internal/fileAccessMemory.js"
 import { makeNode } from "./internal/fileAccessNode.js"
-import { lstatAllNode } from "./internal/fileAccessNodeBatch.js"
+import { lstatAllNode, readDirectoryEntriesAllNode, realPathAllNode } from "./internal/fileAccessNodeBatch.js"
 
 /**
  * What is at a path.
@@ -117,7 +118,10 @@ export class FileAccessError
   })
 {}
 
-/** The Node implementation: stateless, so one serves every program (and {@link lstatAll} can recognise its lstat). */
+/**
+ * The Node implementation: stateless, so one serves every program (and the batches, {@link lstatAll} and its kin,
+ * can recognise its members).
+ */
 const nodeDefault = makeNode()
 
 /**
@@ -207,8 +211,9 @@ export const current: Effect.Effect<FileAccess["Type"]> = Effect.map(
   Option.getOrElse(() => nodeDefault)
 )
 
-/** Paths stat'ed at once by a layer's own `lstat` in {@link lstatAll}. */
+/** Calls made at once by a layer's own member in the batches below (as Glob and the walk made them before). */
 const lstatConcurrency = 32
+const directoryConcurrency = 8
 
 /**
  * The `lstat` of many paths, in order: what `Effect.forEach(paths, access.lstat)` answers. When the service's `lstat`
@@ -228,4 +233,53 @@ export const lstatAll: {
     self.lstat === nodeDefault.lstat
       ? lstatAllNode(paths)
       : Effect.forEach(paths, (path) => self.lstat(path), { concurrency: lstatConcurrency })
+)
+
+/**
+ * The `realPath` of many paths, in order, undefined where it fails: as {@link lstatAll}, synchronously in slices on
+ * the Node layer's own `realPath`, and any other `realPath` called for every path.
+ *
+ * @since 0.3.0
+ * @category utils
+ */
+export const realPathAll: {
+  (paths: ReadonlyArray<string>): (self: FileAccess["Type"]) => Effect.Effect<ReadonlyArray<string | undefined>>
+  (self: FileAccess["Type"], paths: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<string | undefined>>
+} = dual(
+  2,
+  (self: FileAccess["Type"], paths: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<string | undefined>> =>
+    self.realPath === nodeDefault.realPath
+      ? realPathAllNode(paths)
+      : Effect.forEach(paths, (path) => Effect.orElseSucceed(self.realPath(path), () => undefined), {
+        concurrency: directoryConcurrency
+      })
+)
+
+/**
+ * The `readDirectoryEntries` of many directories, in order, each a listing or why it could not be listed: as
+ * {@link lstatAll}, synchronously in slices on the Node layer's own `readDirectoryEntries`, and any other one called
+ * for every directory.
+ *
+ * @since 0.3.0
+ * @category utils
+ */
+export const readDirectoryEntriesAll: {
+  (paths: ReadonlyArray<string>): (
+    self: FileAccess["Type"]
+  ) => Effect.Effect<ReadonlyArray<Either.Either<ReadonlyArray<DirectoryEntry>, FileAccessError>>>
+  (
+    self: FileAccess["Type"],
+    paths: ReadonlyArray<string>
+  ): Effect.Effect<ReadonlyArray<Either.Either<ReadonlyArray<DirectoryEntry>, FileAccessError>>>
+} = dual(
+  2,
+  (
+    self: FileAccess["Type"],
+    paths: ReadonlyArray<string>
+  ): Effect.Effect<ReadonlyArray<Either.Either<ReadonlyArray<DirectoryEntry>, FileAccessError>>> =>
+    self.readDirectoryEntries === nodeDefault.readDirectoryEntries
+      ? readDirectoryEntriesAllNode(paths)
+      : Effect.forEach(paths, (path) => Effect.either(self.readDirectoryEntries(path)), {
+        concurrency: directoryConcurrency
+      })
 )

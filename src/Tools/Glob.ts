@@ -233,13 +233,8 @@ export const make = serviceOf(
           // Where a match resolves decides, not how it is spelled. The walk never follows a link, so a match lies where
           // its directory does: one realpath per directory, in case a directory was swapped for a link mid-walk.
           const directories = [...new Set(named.map((entry) => nodePath.dirname(entry.path)))]
-          const realDirectories = new Map(
-            yield* Effect.forEach(directories, (directory) =>
-              Effect.map(
-                Effect.orElseSucceed(access.realPath(directory), () => directory),
-                (real) => [directory, real] as const
-              ), { concurrency: 8 })
-          )
+          const reals = yield* FileAccess.realPathAll(access, directories)
+          const realDirectories = new Map(directories.map((directory, i) => [directory, reals[i] ?? directory]))
           const isInside = (real: string) => isWithin(base, real) || workspace.contains(real)
           // A name in a directory that is inside is inside too: asked once per directory, and per file only in one
           // that is not (where the file may still be the searched directory or a root itself).
