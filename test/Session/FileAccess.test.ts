@@ -1,13 +1,14 @@
 /**
- * FileAccess.lstatAll: many lstats in one Effect. On the Node layer it answers what the layer's `lstat` answers for
- * every path (files, directories, symlinks dangling or not, nothing there, a path through a file), in order; on any
- * other `lstat` (a layer of one's own, the memory layer) that `lstat` is asked for every path.
+ * FileAccess's batches (`lstatAll`, `realPathAll`, `readDirectoryEntriesAll`): many calls in one Effect. On the Node
+ * layer each answers what the layer's own member answers for every path (files, directories, symlinks dangling or
+ * not, nothing there, a path through a file), in order; on any other member (a layer of one's own, the memory layer)
+ * that member is asked for every path.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, pipe } from "effect"
+import { Effect, Either, pipe } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { FileAccess, lstatAll } from "../../src/Session/FileAccess.js"
+import { FileAccess, lstatAll, readDirectoryEntriesAll, realPathAll } from "../../src/Session/FileAccess.js"
 import type { FileInfo } from "../../src/Session/FileAccess.js"
 import { tempDir } from "../support/index.js"
 
@@ -86,4 +87,52 @@ describe("FileAccess.lstatAll", () => {
     }).pipe(
       Effect.provide(FileAccess.layerMemory({ files: { "/m/a.txt": "a" }, symlinks: { "/m/link": "/m/a.txt" } }))
     ))
+})
+
+describe("FileAccess.realPathAll and readDirectoryEntriesAll", () => {
+  it.effect("on the Node layer: what its realPath and readDirectoryEntries answer for each path, in order", () =>
+    Effect.gen(function*() {
+      const { dir, paths } = layout()
+      const many = Array.from({ length: 3000 }, (_, i) => paths[i % paths.length]!)
+      const reals = yield* realPathAll(nodeAccess, many)
+      expect(reals).toEqual(
+        yield* Effect.forEach(many, (file) => Effect.orElseSucceed(nodeAccess.realPath(file), () => undefined))
+      )
+      const file = path.join(dir, "file.txt")
+      expect(reals.slice(0, paths.length)).toEqual([file, path.join(dir, "sub"), file, undefined, undefined, undefined])
+
+      const directories = [dir, path.join(dir, "sub"), path.join(dir, "missing"), file]
+      const listings = yield* readDirectoryEntriesAll(nodeAccess, directories)
+      expect(listings).toEqual(
+        yield* Effect.forEach(directories, (directory) => Effect.either(nodeAccess.readDirectoryEntries(directory)))
+      )
+      const [top, sub, missing, notDirectory] = listings
+      expect(Either.getOrThrow(top!).map((entry) => [entry.name, entry.type]).sort()).toEqual([
+        ["dangling", "SymbolicLink"],
+        ["file.txt", "File"],
+        ["link", "SymbolicLink"],
+        ["sub", "Directory"]
+      ])
+      expect(Either.getOrThrow(sub!)).toEqual([])
+      expect(Either.isLeft(missing!) && missing.left.reason).toBe("ENOENT")
+      expect(Either.isLeft(notDirectory!) && notDirectory.left.reason).toBe("ENOTDIR")
+    }))
+
+  it.effect("on a layer whose members are its own: those members, for every path", () =>
+    Effect.gen(function*() {
+      const { dir } = layout()
+      const own: FileAccess["Type"] = {
+        ...nodeAccess,
+        realPath: (file) => file.endsWith("sub") ? Effect.succeed(`/elsewhere${file}`) : nodeAccess.realPath(file),
+        readDirectoryEntries: (directory) =>
+          directory === dir
+            ? Effect.succeed([{ name: "only-here", type: "File" }])
+            : nodeAccess.readDirectoryEntries(directory)
+      }
+      const sub = path.join(dir, "sub")
+      expect(yield* realPathAll(own, [sub, path.join(dir, "missing")])).toEqual([`/elsewhere${sub}`, undefined])
+      const [listing, missing] = yield* readDirectoryEntriesAll(own, [dir, path.join(dir, "missing")])
+      expect(listing).toEqual(Either.right([{ name: "only-here", type: "File" }]))
+      expect(Either.isLeft(missing!)).toBe(true)
+    }))
 })
