@@ -13,6 +13,10 @@
  * Layers: {@link FileAccess.layer} (Node, `node:fs`, the default) and {@link FileAccess.layerMemory} (a tree in memory:
  * files, directories and symlinks; it never touches the disk).
  *
+ * Batches for the walks of Glob and Grep ({@link lstatAll}, {@link realPathAll}, {@link readDirectoryEntriesAll}): one
+ * Effect for many paths, synchronous in short slices on the Node layer's own members (`internal/fileAccessNodeBatch`),
+ * the service's member per path on any other layer.
+ *
  * @since 0.3.0
  */
 import * as Context from "effect/Context"
