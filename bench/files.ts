@@ -4,7 +4,8 @@
  * - Grep over a generated tree of 20,000 small files, through the whole ToolRuntime pipeline, against running `rg`
  *   directly with the same arguments (median of 5 runs each, after a warm-up; target ratio <= 1.2x).
  * - Glob of every `.ts` file over the same tree, through the whole ToolRuntime pipeline and as a bare tool call, against its peer:
- *   tinyglobby, then an lstat of every match and a sort by mtime (what Glob must do at least; target <= 1.5x).
+ *   tinyglobby, then an lstat of every match and a sort by mtime (what Glob must do at least; target <= 1.5x); and
+ *   over a tree of as many files spread over 5,000 directories, where the cost per directory shows.
  * - Read of a 50 MB file by range (offset near the middle, limit 100): RSS and heap growth (target < 16 MB).
  *
  * Run: `npx tsx -e 'import("./bench/files.ts").then(m => m.run())'`
@@ -69,6 +70,78 @@ const gc = (): void => {
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(2)} MB`
 
+/** Files spread thin: 4 per directory, three levels deep (where the cost per directory shows). */
+const generateDeepTree = (root: string, files: number): void => {
+  for (let i = 0; i < files; i++) {
+    const dir = path.join(root, `a${i % 10}`, `b${Math.floor(i / 10) % 20}`, `c${Math.floor(i / 200) % 25}`)
+    fs.mkdirSync(dir, { recursive: true })
+    fs.writeFileSync(path.join(dir, `f${i}.${i % 3 === 0 ? "js" : "ts"}`), `export const value${i} = ${i}\n`)
+  }
+}
+
+/** Glob of every `.ts` file under `cwd`, against tinyglobby + lstat + sort by mtime. */
+const benchGlob = async (cwd: string, label: string): Promise<void> => {
+  const tools = FileTools.layer.pipe(
+    Layer.provide(Layer.mergeAll(Workspace.layer({ cwd }), FileState.layer())),
+    Layer.provide(NodeContext.layer)
+  )
+  const runtime = ManagedRuntime.make(testRuntime(FileTools.tools, tools, Approver.allowAll))
+  const tool = ManagedRuntime.make(tools)
+  const context = {
+    toolUseId: "toolu_bench",
+    toolName: "Glob",
+    progress: () => Effect.void,
+    isReadDenied: () => false
+  }
+  const globInput = { pattern: "**/*.ts" }
+  const executeGlob = () =>
+    runtime.runPromise(
+      Effect.flatMap(
+        ToolRuntime,
+        (rt) => rt.executeOne({ type: "tool_use", id: "toolu_bench", name: "Glob", input: globInput })
+      )
+    )
+  const callGlob = () => tool.runPromise(Effect.flatMap(Glob, (g) => Effect.scoped(g.plan(globInput).call(context))))
+  const peerGlob = async () => {
+    const files = await glob(globInput.pattern, { cwd, absolute: true, onlyFiles: true, dot: true })
+    const stats = await Promise.all(files.map((file) => fs.promises.lstat(file)))
+    return files.map((file, i) => ({ file, mtimeMs: stats[i]!.mtimeMs })).sort((a, b) =>
+      b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file)
+    ).slice(0, 100)
+  }
+  const globCheck = await executeGlob()
+  if (globCheck.status !== "success") throw new Error(`Glob failed: ${JSON.stringify(globCheck.result)}`)
+  await peerGlob()
+  // All three run in this process (libuv's threads included), so its CPU time is theirs: steadier than wall time
+  // on a shared machine.
+  const results: Array<Array<{ readonly wall: number; readonly cpu: number }>> = [[], [], []]
+  const contenders = [executeGlob, callGlob, peerGlob].map((f) => async () => {
+    const cpuBefore = process.cpuUsage()
+    const wall = await time(f)
+    const cpu = process.cpuUsage(cpuBefore)
+    return { wall, cpu: (cpu.user + cpu.system) / 1000 }
+  })
+  for (let i = 0; i < 5; i++) {
+    for (let j = 0; j < 3; j++) {
+      const k = (i + j) % 3
+      results[k]!.push(await contenders[k]!())
+    }
+  }
+  const [p, c, d] = results.map((runs) => median(runs.map((run) => run.wall))) as [number, number, number]
+  const [pc, cc, dc] = results.map((runs) => median(runs.map((run) => run.cpu))) as [number, number, number]
+  console.log(
+    `Glob ${JSON.stringify(globInput)} over ${label} (median of 5): tinyglobby + lstat + sort ${d.toFixed(1)} ms (CPU ${
+      dc.toFixed(1)
+    } ms); tool call ${c.toFixed(1)} ms (${(c / d).toFixed(2)}x; CPU ${cc.toFixed(1)} ms, ${
+      (cc / dc).toFixed(2)
+    }x); through ToolRuntime ${p.toFixed(1)} ms (${(p / d).toFixed(2)}x; CPU ${pc.toFixed(1)} ms, ${
+      (pc / dc).toFixed(2)
+    }x)`
+  )
+  await runtime.dispose()
+  await tool.dispose()
+}
+
 /**
  * Runs both benchmarks and prints their numbers.
  *
@@ -128,44 +201,10 @@ export const run = async (): Promise<void> => {
       )
     }
 
-    // Glob against tinyglobby + lstat + sort by mtime.
-    const globInput = { pattern: "**/*.ts" }
-    const executeGlob = () =>
-      runtime.runPromise(
-        Effect.flatMap(
-          ToolRuntime,
-          (rt) => rt.executeOne({ type: "tool_use", id: "toolu_bench", name: "Glob", input: globInput })
-        )
-      )
-    const callGlob = () => tool.runPromise(Effect.flatMap(Glob, (g) => Effect.scoped(g.plan(globInput).call(context))))
-    const peerGlob = async () => {
-      const files = await glob(globInput.pattern, { cwd: tree, absolute: true, onlyFiles: true, dot: true })
-      const stats = await Promise.all(files.map((file) => fs.promises.lstat(file)))
-      return files.map((file, i) => ({ file, mtimeMs: stats[i]!.mtimeMs })).sort((a, b) =>
-        b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file)
-      ).slice(0, 100)
-    }
-    const globCheck = await executeGlob()
-    if (globCheck.status !== "success") throw new Error(`Glob failed: ${JSON.stringify(globCheck.result)}`)
-    {
-      const results: Array<Array<number>> = [[], [], []]
-      const contenders = [() => time(executeGlob), () => time(callGlob), () => time(peerGlob)]
-      for (let i = 0; i < 5; i++) {
-        for (let j = 0; j < 3; j++) {
-          const k = (i + j) % 3
-          results[k]!.push(await contenders[k]!())
-        }
-      }
-      const [p, c, d] = results.map(median) as [number, number, number]
-      console.log(
-        `Glob ${JSON.stringify(globInput)} over 20,000 files (median of 5): tinyglobby + lstat + sort ${
-          d.toFixed(1)
-        } ms; ` +
-          `tool call ${c.toFixed(1)} ms (${(c / d).toFixed(2)}x); through ToolRuntime ${p.toFixed(1)} ms (${
-            (p / d).toFixed(2)
-          }x)`
-      )
-    }
+    await benchGlob(tree, "20,000 files in 200 directories")
+    const deepTree = path.join(root, "deep")
+    generateDeepTree(deepTree, 20_000)
+    await benchGlob(deepTree, "20,000 files in 5,000 directories (a third not .ts)")
 
     // Read of a 50 MB file by range.
     const big = path.join(root, "big.txt")

@@ -13,10 +13,16 @@
  * Layers: {@link FileAccess.layer} (Node, `node:fs`, the default) and {@link FileAccess.layerMemory} (a tree in memory:
  * files, directories and symlinks; it never touches the disk).
  *
+ * Batches for the walks of Glob and Grep ({@link lstatAll}, {@link realPathAll}, {@link readDirectoryEntriesAll}): one
+ * Effect for many paths, synchronous in short slices on the Node layer's own members (`internal/fileAccessNodeBatch`),
+ * the service's member per path on any other layer.
+ *
  * @since 0.3.0
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
+import { dual } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -24,6 +30,7 @@ import type * as Scope from "effect/Scope"
 import { makeMemory } from "./internal/fileAccessMemory.js"
 import type { MemoryTree } from "./internal/fileAccessMemory.js"
 import { makeNode } from "./internal/fileAccessNode.js"
+import { lstatAllNode, readDirectoryEntriesAllNode, realPathAllNode } from "./internal/fileAccessNodeBatch.js"
 
 /**
  * What is at a path.
@@ -116,6 +123,12 @@ export class FileAccessError
 {}
 
 /**
+ * The Node implementation: stateless, so one serves every program (and the batches, {@link lstatAll} and its kin,
+ * can recognise its members).
+ */
+const nodeDefault = makeNode()
+
+/**
  * The FileAccess service. The `...Sync` members serve the tools' synchronous stages (`plan`, `claims`,
  * `matchesRule`).
  *
@@ -168,7 +181,7 @@ export class FileAccess extends Context.Tag("effect-tool-runtime/FileAccess")<
    * @since 0.3.0
    * @category layers
    */
-  static readonly layer: Layer.Layer<FileAccess> = Layer.sync(FileAccess, makeNode)
+  static readonly layer: Layer.Layer<FileAccess> = Layer.succeed(FileAccess, nodeDefault)
 
   /**
    * A file system in memory, seeded with `files` (absolute path to content; parent directories are created) and
@@ -190,8 +203,6 @@ export class FileAccess extends Context.Tag("effect-tool-runtime/FileAccess")<
  */
 export type { MemoryTree }
 
-const nodeDefault = makeNode()
-
 /**
  * The FileAccess in context, or the Node implementation when none is provided: the file tools' layers use it, so
  * existing programs keep working unchanged and a provided layer (memory, your own) is honoured.
@@ -202,4 +213,77 @@ const nodeDefault = makeNode()
 export const current: Effect.Effect<FileAccess["Type"]> = Effect.map(
   Effect.serviceOption(FileAccess),
   Option.getOrElse(() => nodeDefault)
+)
+
+/** Calls made at once by a layer's own member in the batches below (as Glob and the walk made them before). */
+const lstatConcurrency = 32
+const directoryConcurrency = 8
+
+/**
+ * The `lstat` of many paths, in order: what `Effect.forEach(paths, access.lstat)` answers. When the service's `lstat`
+ * is the Node layer's own, the batch runs synchronously in slices of a few milliseconds (a stat of a cached inode
+ * costs a fraction of a trip through libuv's thread pool); any other `lstat` (the memory layer, your own layer, the
+ * Node one with `lstat` replaced) is called for every path.
+ *
+ * @since 0.3.0
+ * @category utils
+ */
+export const lstatAll: {
+  (paths: ReadonlyArray<string>): (self: FileAccess["Type"]) => Effect.Effect<ReadonlyArray<FileInfo | undefined>>
+  (self: FileAccess["Type"], paths: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<FileInfo | undefined>>
+} = dual(
+  2,
+  (self: FileAccess["Type"], paths: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<FileInfo | undefined>> =>
+    self.lstat === nodeDefault.lstat
+      ? lstatAllNode(paths)
+      : Effect.forEach(paths, (path) => self.lstat(path), { concurrency: lstatConcurrency })
+)
+
+/**
+ * The `realPath` of many paths, in order, undefined where it fails: as {@link lstatAll}, synchronously in slices on
+ * the Node layer's own `realPath`, and any other `realPath` called for every path.
+ *
+ * @since 0.3.0
+ * @category utils
+ */
+export const realPathAll: {
+  (paths: ReadonlyArray<string>): (self: FileAccess["Type"]) => Effect.Effect<ReadonlyArray<string | undefined>>
+  (self: FileAccess["Type"], paths: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<string | undefined>>
+} = dual(
+  2,
+  (self: FileAccess["Type"], paths: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<string | undefined>> =>
+    self.realPath === nodeDefault.realPath
+      ? realPathAllNode(paths)
+      : Effect.forEach(paths, (path) => Effect.orElseSucceed(self.realPath(path), () => undefined), {
+        concurrency: directoryConcurrency
+      })
+)
+
+/**
+ * The `readDirectoryEntries` of many directories, in order, each a listing or why it could not be listed: as
+ * {@link lstatAll}, synchronously in slices on the Node layer's own `readDirectoryEntries`, and any other one called
+ * for every directory.
+ *
+ * @since 0.3.0
+ * @category utils
+ */
+export const readDirectoryEntriesAll: {
+  (paths: ReadonlyArray<string>): (
+    self: FileAccess["Type"]
+  ) => Effect.Effect<ReadonlyArray<Either.Either<ReadonlyArray<DirectoryEntry>, FileAccessError>>>
+  (
+    self: FileAccess["Type"],
+    paths: ReadonlyArray<string>
+  ): Effect.Effect<ReadonlyArray<Either.Either<ReadonlyArray<DirectoryEntry>, FileAccessError>>>
+} = dual(
+  2,
+  (
+    self: FileAccess["Type"],
+    paths: ReadonlyArray<string>
+  ): Effect.Effect<ReadonlyArray<Either.Either<ReadonlyArray<DirectoryEntry>, FileAccessError>>> =>
+    self.readDirectoryEntries === nodeDefault.readDirectoryEntries
+      ? readDirectoryEntriesAllNode(paths)
+      : Effect.forEach(paths, (path) => Effect.either(self.readDirectoryEntries(path)), {
+        concurrency: directoryConcurrency
+      })
 )

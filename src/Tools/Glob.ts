@@ -22,6 +22,7 @@ import { UiBlock } from "../Tool/Presentation.js"
 import * as Tool from "../Tool/Tool.js"
 import { PathString } from "./internal/argumentLimits.js"
 import { gitignoreOnly } from "./internal/filesIgnore.js"
+import { newest } from "./internal/filesNewest.js"
 import { directorySearchStages, displayPath, specialFileReason } from "./internal/filesPaths.js"
 import { walk } from "./internal/filesWalk.js"
 import { withheldNote, withholding } from "./internal/filesWithheld.js"
@@ -232,30 +233,35 @@ export const make = serviceOf(
           // Where a match resolves decides, not how it is spelled. The walk never follows a link, so a match lies where
           // its directory does: one realpath per directory, in case a directory was swapped for a link mid-walk.
           const directories = [...new Set(named.map((entry) => nodePath.dirname(entry.path)))]
-          const realDirectories = new Map(
-            yield* Effect.forEach(directories, (directory) =>
-              Effect.map(
-                Effect.orElseSucceed(access.realPath(directory), () => directory),
-                (real) => [directory, real] as const
-              ), { concurrency: 8 })
+          const reals = yield* FileAccess.realPathAll(access, directories)
+          const realDirectories = new Map(directories.map((directory, i) => [directory, reals[i] ?? directory]))
+          const isInside = (real: string) => isWithin(base, real) || workspace.contains(real)
+          // A name in a directory that is inside is inside too: asked once per directory, and per file only in one
+          // that is not (where the file may still be the searched directory or a root itself).
+          const insideDirectories = new Set(
+            directories.filter((directory) => isInside(realDirectories.get(directory)!))
           )
           const inside = named.filter((entry) => {
-            const real = nodePath.join(realDirectories.get(nodePath.dirname(entry.path))!, entry.name)
-            return isWithin(base, real) || workspace.contains(real)
+            const directory = nodePath.dirname(entry.path)
+            return insideDirectories.has(directory) ||
+              isInside(nodePath.join(realDirectories.get(directory)!, entry.name))
           })
           const outside = named.length - inside.length
           const kept = inside.filter((entry) => withheld.allows(entry.path))
-          const stats = yield* Effect.forEach(kept, (entry) => access.lstat(entry.path), { concurrency: 32 })
-          const found = kept.map((entry, i) => ({ file: entry.path, mtimeMs: stats[i]?.mtimeMs ?? 0 }))
-            .sort((a, b) => b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file))
+          const stats = yield* FileAccess.lstatAll(access, kept.map((entry) => entry.path))
+          // Only the shown ones are put in order; every kept match counts towards the total.
+          const shown = newest(
+            kept.map((entry, i) => ({ file: entry.path, mtimeMs: stats[i]?.mtimeMs ?? 0 })),
+            maxResults
+          )
           // Shown relative to the working directory as the model wrote it (roots may be reached through a link).
           const shownBase = resolved.absolute
           const show = (file: string) =>
             displayPath(nodePath.join(shownBase, nodePath.relative(base, file)), workspace.cwd)
           return {
-            files: found.slice(0, maxResults).map(({ file }) => show(file)),
-            total: found.length,
-            truncated: found.length > maxResults,
+            files: shown.map(({ file }) => show(file)),
+            total: kept.length,
+            truncated: kept.length > maxResults,
             ...(withheld.count() > 0 ? { withheld: withheld.count() } : {}),
             ...(outside > 0 ? { outside } : {})
           }

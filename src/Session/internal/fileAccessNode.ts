@@ -6,7 +6,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
-import type { FileAccess, FileInfo, FileType, ReadHandle } from "../FileAccess.js"
+import type { DirectoryEntry, FileAccess, FileInfo, FileType, ReadHandle } from "../FileAccess.js"
 import { FileAccessError } from "../FileAccess.js"
 import { writeFileAtomic } from "./atomicWrite.js"
 
@@ -38,7 +38,11 @@ export const infoOf = (stats: fs.Stats): FileInfo => ({
   nlink: stats.nlink
 })
 
-const toError = (path: string) => (cause: unknown): FileAccessError => {
+/** @internal */
+export const entryOf = (entry: fs.Dirent): DirectoryEntry => ({ name: entry.name, type: typeOf(entry) })
+
+/** @internal */
+export const toError = (path: string) => (cause: unknown): FileAccessError => {
   const code = (cause as { code?: unknown } | undefined)?.code
   return new FileAccessError({
     path,
@@ -99,7 +103,7 @@ export const makeNode = (): FileAccess["Type"] => ({
     Effect.tryPromise({
       try: async () => {
         const entries = await fs.promises.readdir(path, { withFileTypes: true })
-        return entries.map((entry) => ({ name: entry.name, type: typeOf(entry) }))
+        return entries.map(entryOf)
       },
       catch: toError(path)
     }),

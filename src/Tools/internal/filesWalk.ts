@@ -8,6 +8,7 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
+import { readDirectoryEntriesAll } from "../../Session/FileAccess.js"
 import type { DirectoryEntry, FileAccess, FileAccessError, FileType } from "../../Session/FileAccess.js"
 import type { IgnoreStack } from "./filesIgnore.js"
 import { inheritedRules, isIgnored, readIgnoreRules } from "./filesIgnore.js"
@@ -49,9 +50,6 @@ interface Pending {
   readonly relative: string
   readonly stack: IgnoreStack
 }
-
-/** Directories listed at once. */
-const concurrency = 8
 
 const byName = (a: { readonly name: string }, b: { readonly name: string }) =>
   a.name < b.name ? -1 : a.name > b.name ? 1 : 0
@@ -97,22 +95,13 @@ export const walk = (access: FileAccess["Type"], options: WalkOptions): Effect.E
           else if (options.descend?.(entry) ?? true) next.push({ path: entry.path, relative: entry.relative, stack })
         }
       }
-      const listed = yield* Effect.forEach(
-        next,
-        (directory) =>
-          Effect.map(
-            Effect.either(access.readDirectoryEntries(directory.path)),
-            (listing) => {
-              if (listing._tag === "Left") {
-                unreadable.push(listing.left)
-                return undefined
-              }
-              return { directory, listing: listing.right }
-            }
-          ),
-        { concurrency }
-      )
-      level = listed.filter((item) => item !== undefined)
+      const listings = yield* readDirectoryEntriesAll(access, next.map((directory) => directory.path))
+      level = []
+      next.forEach((directory, i) => {
+        const listing = listings[i]!
+        if (listing._tag === "Left") unreadable.push(listing.left)
+        else level.push({ directory, listing: listing.right })
+      })
     }
     return { entries, unreadable }
   })

@@ -1,7 +1,14 @@
+import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { Approver } from "../../../src/Permission/Approver.js"
+import { FileAccess } from "../../../src/Session/FileAccess.js"
+import { FileState } from "../../../src/Session/FileState.js"
+import { Workspace } from "../../../src/Session/Workspace.js"
+import { testRuntime } from "../../../src/testing/index.js"
+import * as FileTools from "../../../src/Tools/FileTools.js"
 import { executeOne, runtimeLayer, tempDir, text, use, writeTree } from "./helpers.js"
 
 const touch = (file: string, secondsAgo: number) => {
@@ -82,5 +89,35 @@ describe("Glob", () => {
       expect(lines[100]).toBe(
         "(Results are truncated: showing the 100 most recently modified of 130 files. Use a more specific path or pattern.)"
       )
+    }))
+
+  it.effect("orders by the mtimes of the FileAccess in context: the Node layer with its own lstat decides, not the disk", () =>
+    Effect.gen(function*() {
+      const cwd = tempDir("glob-own-lstat-")
+      const names = Array.from({ length: 120 }, (_, i) => `f${String(i).padStart(3, "0")}.txt`)
+      writeTree(cwd, Object.fromEntries(names.map((name) => [name, ""])))
+      // On disk f000 is the newest; the layer's lstat says the opposite (and ties every pair, which paths then order).
+      names.forEach((name, i) => touch(path.join(cwd, name), i + 1))
+      const node = yield* Effect.provide(FileAccess, FileAccess.layer)
+      const own: FileAccess["Type"] = {
+        ...node,
+        lstat: (file) =>
+          Effect.map(node.lstat(file), (info) =>
+            info === undefined
+              ? undefined
+              : { ...info, mtimeMs: Math.floor(names.indexOf(path.basename(file)) / 2) })
+      }
+      const tools = FileTools.layer.pipe(
+        Layer.provideMerge(Layer.mergeAll(Workspace.layerFileAccess({ cwd }), FileState.layer())),
+        Layer.provideMerge(Layer.succeed(FileAccess, own)),
+        Layer.provide(NodeContext.layer)
+      )
+      const outcome = yield* executeOne(use("Glob", { pattern: "*.txt" })).pipe(
+        Effect.provide(Layer.merge(testRuntime(FileTools.tools, tools, Approver.allowAll), tools))
+      )
+      const lines = text(outcome).split("\n")
+      const expected = Array.from({ length: 60 }, (_, pair) => names.slice(118 - 2 * pair, 120 - 2 * pair)).flat()
+      expect(lines.slice(0, 100)).toEqual(expected.slice(0, 100))
+      expect(lines[100]).toContain("showing the 100 most recently modified of 120 files")
     }))
 })

@@ -1,0 +1,138 @@
+/**
+ * FileAccess's batches (`lstatAll`, `realPathAll`, `readDirectoryEntriesAll`): many calls in one Effect. On the Node
+ * layer each answers what the layer's own member answers for every path (files, directories, symlinks dangling or
+ * not, nothing there, a path through a file), in order; on any other member (a layer of one's own, the memory layer)
+ * that member is asked for every path.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Either, pipe } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { FileAccess, lstatAll, readDirectoryEntriesAll, realPathAll } from "../../src/Session/FileAccess.js"
+import type { FileInfo } from "../../src/Session/FileAccess.js"
+import { tempDir } from "../support/index.js"
+
+const nodeAccess = Effect.runSync(Effect.provide(FileAccess, FileAccess.layer))
+
+/** A directory with one of each kind of name, and the paths to ask about (nothing-there ones included). */
+const layout = () => {
+  const dir = tempDir("lstat-all-")
+  fs.mkdirSync(path.join(dir, "sub"))
+  fs.writeFileSync(path.join(dir, "file.txt"), "12345")
+  fs.symlinkSync(path.join(dir, "file.txt"), path.join(dir, "link"))
+  fs.symlinkSync(path.join(dir, "gone"), path.join(dir, "dangling"))
+  const names = ["file.txt", "sub", "link", "dangling", "missing", "file.txt/below"]
+  return { dir, paths: names.map((name) => path.join(dir, name)) }
+}
+
+describe("FileAccess.lstatAll", () => {
+  it.effect("on the Node layer: what its lstat answers for each path, in order", () =>
+    Effect.gen(function*() {
+      const { paths } = layout()
+      // Many times over, so that the batch spans more than one slice on any machine.
+      const many = Array.from({ length: 4000 }, (_, i) => paths[i % paths.length]!)
+      const one = yield* Effect.forEach(many, (file) => nodeAccess.lstat(file))
+      const all = yield* lstatAll(nodeAccess, many)
+      expect(all).toEqual(one)
+      expect(all.slice(0, paths.length).map((info) => info?.type)).toEqual([
+        "File",
+        "Directory",
+        "SymbolicLink",
+        "SymbolicLink",
+        undefined,
+        undefined
+      ])
+      expect(all[0]?.size).toBe(5)
+      expect(yield* lstatAll(nodeAccess, [])).toEqual([])
+    }))
+
+  it.effect("pipeable too", () =>
+    Effect.gen(function*() {
+      const { paths } = layout()
+      const [info] = yield* pipe(nodeAccess, lstatAll(paths.slice(0, 1)))
+      expect(info?.type).toBe("File")
+    }))
+
+  it.effect("on a layer whose lstat is its own (the Node one with lstat replaced): that lstat, for every path", () =>
+    Effect.gen(function*() {
+      const { paths } = layout()
+      const asked: Array<string> = []
+      const made = (file: string): FileInfo => ({
+        type: "File",
+        size: file.length,
+        mtimeMs: 42,
+        mode: 0o600,
+        dev: 1,
+        ino: asked.length,
+        nlink: 1
+      })
+      const own: FileAccess["Type"] = {
+        ...nodeAccess,
+        lstat: (file) =>
+          Effect.sync(() => {
+            asked.push(file)
+            return made(file)
+          })
+      }
+      const all = yield* lstatAll(own, paths)
+      expect([...asked].sort()).toEqual([...paths].sort())
+      expect(all.map((info) => [info?.type, info?.size])).toEqual(paths.map((file) => ["File", file.length]))
+    }))
+
+  it.effect("on the memory layer: the memory's lstat", () =>
+    Effect.gen(function*() {
+      const access = yield* FileAccess
+      const all = yield* lstatAll(access, ["/m/a.txt", "/m/link", "/m", "/m/none"])
+      expect(all.map((info) => info?.type)).toEqual(["File", "SymbolicLink", "Directory", undefined])
+    }).pipe(
+      Effect.provide(FileAccess.layerMemory({ files: { "/m/a.txt": "a" }, symlinks: { "/m/link": "/m/a.txt" } }))
+    ))
+})
+
+describe("FileAccess.realPathAll and readDirectoryEntriesAll", () => {
+  it.effect("on the Node layer: what its realPath and readDirectoryEntries answer for each path, in order", () =>
+    Effect.gen(function*() {
+      const { dir, paths } = layout()
+      const many = Array.from({ length: 3000 }, (_, i) => paths[i % paths.length]!)
+      const reals = yield* realPathAll(nodeAccess, many)
+      expect(reals).toEqual(
+        yield* Effect.forEach(many, (file) => Effect.orElseSucceed(nodeAccess.realPath(file), () => undefined))
+      )
+      const file = path.join(dir, "file.txt")
+      expect(reals.slice(0, paths.length)).toEqual([file, path.join(dir, "sub"), file, undefined, undefined, undefined])
+
+      const directories = [dir, path.join(dir, "sub"), path.join(dir, "missing"), file]
+      const listings = yield* readDirectoryEntriesAll(nodeAccess, directories)
+      expect(listings).toEqual(
+        yield* Effect.forEach(directories, (directory) => Effect.either(nodeAccess.readDirectoryEntries(directory)))
+      )
+      const [top, sub, missing, notDirectory] = listings
+      expect(Either.getOrThrow(top!).map((entry) => [entry.name, entry.type]).sort()).toEqual([
+        ["dangling", "SymbolicLink"],
+        ["file.txt", "File"],
+        ["link", "SymbolicLink"],
+        ["sub", "Directory"]
+      ])
+      expect(Either.getOrThrow(sub!)).toEqual([])
+      expect(Either.isLeft(missing!) && missing.left.reason).toBe("ENOENT")
+      expect(Either.isLeft(notDirectory!) && notDirectory.left.reason).toBe("ENOTDIR")
+    }))
+
+  it.effect("on a layer whose members are its own: those members, for every path", () =>
+    Effect.gen(function*() {
+      const { dir } = layout()
+      const own: FileAccess["Type"] = {
+        ...nodeAccess,
+        realPath: (file) => file.endsWith("sub") ? Effect.succeed(`/elsewhere${file}`) : nodeAccess.realPath(file),
+        readDirectoryEntries: (directory) =>
+          directory === dir
+            ? Effect.succeed([{ name: "only-here", type: "File" }])
+            : nodeAccess.readDirectoryEntries(directory)
+      }
+      const sub = path.join(dir, "sub")
+      expect(yield* realPathAll(own, [sub, path.join(dir, "missing")])).toEqual([`/elsewhere${sub}`, undefined])
+      const [listing, missing] = yield* readDirectoryEntriesAll(own, [dir, path.join(dir, "missing")])
+      expect(listing).toEqual(Either.right([{ name: "only-here", type: "File" }]))
+      expect(Either.isLeft(missing!)).toBe(true)
+    }))
+})
