@@ -523,7 +523,7 @@ const startWith = (
         }
 
         // The backend's own pull when it has one: the same reply in fewer steps than its stream.
-        const pulled = backend.pull === undefined ? Stream.toPull(backend.stream(request)) : backend.pull(request)
+        const pulled = ModelBackend.replyOf(backend, request)
         const streamed = yield* Pulled.forEach(pulled, onEvent).pipe(
           Effect.zipRight(Effect.suspend(() =>
             stop === undefined

@@ -295,10 +295,7 @@ export const make = Effect.fn("AnthropicMessages.make")(function*(options: Optio
   const client = yield* HttpClient.HttpClient
   const settings = yield* settingsOf(options)
   const send = HttpSend.send(client, settings)
-  return ModelBackend.of({
-    stream: (request) => Client.stream(send, settings, request),
-    pull: (request) => Client.pull(send, settings, request)
-  })
+  return ModelBackend.fromPull((request) => Client.pull(send, settings, request))
 })
 
 /**
@@ -311,10 +308,7 @@ export const make = Effect.fn("AnthropicMessages.make")(function*(options: Optio
 export const makeFetch = Effect.fn("AnthropicMessages.makeFetch")(function*(options: Options) {
   const settings = yield* settingsOf(options)
   const send = FetchSend.send(settings)
-  return ModelBackend.of({
-    stream: (request) => Client.stream(send, settings, request),
-    pull: (request) => Client.pull(send, settings, request)
-  })
+  return ModelBackend.fromPull((request) => Client.pull(send, settings, request))
 })
 
 /**

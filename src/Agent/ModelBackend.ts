@@ -15,7 +15,7 @@ import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import type * as Stream from "effect/Stream"
+import * as Stream from "effect/Stream"
 import type * as Definitions from "../Catalog/Definitions.js"
 import { TextBlock, ToolResultBlock, ToolUseBlock } from "../Tool/Wire.js"
 
@@ -174,13 +174,60 @@ export class ModelBackend extends Context.Tag("effect-tool-runtime/ModelBackend"
     /** The model's reply to one request, as it streams. Interrupting the stream aborts the request. */
     readonly stream: (request: ModelRequest) => Stream.Stream<ModelEvent, ModelError>
     /**
-     * The same reply as a pull, for a consumer that reads it chunk by chunk (the agent loop): optional, for a
-     * backend that can hand out its reply more cheaply than as a stream (`AnthropicMessages` does: a stream pays an
-     * Effect per step of its channels). It must be what `Stream.toPull(stream(request))` would be: closing the Scope
-     * aborts the request. A backend that wraps another one's `stream` leaves it out, so that the wrapper is read.
+     * The same reply as a pull, for a consumer that reads it chunk by chunk (the agent loop), set by
+     * `ModelBackend.fromPull` for a backend that can hand out its reply more cheaply than as a stream (`AnthropicMessages`
+     * does: a stream pays an Effect per step of its channels). It is read only beside the `stream` that
+     * `ModelBackend.fromPull` made for it (`ModelBackend.replyOf`): a wrapper that replaces `stream` (`{ ...backend, stream }`) is
+     * read through its own stream, never bypassed.
      *
      * @since 0.3.0
      */
     readonly pull?: ((request: ModelRequest) => Effect.Effect<ReplyPull, never, Scope.Scope>) | undefined
   }
->() {}
+>() {
+  /**
+   * A backend whose reply is a pull (in the shape of `Stream.toPull`; closing its Scope aborts the request): its
+   * `stream` is that pull as a stream (`Stream.fromPull`), and a consumer that reads chunks ({@link replyOf}, the
+   * agent loop) reads the pull itself, in fewer steps.
+   *
+   * @since 0.3.0
+   * @category constructors
+   */
+  static readonly fromPull = (pull: Pull): ModelBackend["Type"] => fromPull(pull)
+
+  /**
+   * The reply to a request as a pull: the backend's own pull when {@link fromPull} made it and its `stream` is still
+   * the one made with it, otherwise `Stream.toPull` of its `stream` (so a wrapper of `stream` is always read).
+   *
+   * @since 0.3.0
+   * @category utils
+   */
+  static readonly replyOf = (
+    backend: ModelBackend["Type"],
+    request: ModelRequest
+  ): Effect.Effect<ReplyPull, never, Scope.Scope> => replyOf(backend, request)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// replies as pulls (ModelBackend.fromPull, ModelBackend.replyOf)
+// ---------------------------------------------------------------------------------------------------------------
+
+type Pull = (request: ModelRequest) => Effect.Effect<ReplyPull, never, Scope.Scope>
+type StreamOf = (request: ModelRequest) => Stream.Stream<ModelEvent, ModelError>
+
+/** Each stream {@link fromPull} made, with the pull it was made of. */
+const pullOfStream = new WeakMap<StreamOf, Pull>()
+
+const fromPull = (pull: Pull): ModelBackend["Type"] => {
+  const stream: StreamOf = (request) => Stream.fromPull(pull(request))
+  pullOfStream.set(stream, pull)
+  return ModelBackend.of({ stream, pull })
+}
+
+const replyOf = (
+  backend: ModelBackend["Type"],
+  request: ModelRequest
+): Effect.Effect<ReplyPull, never, Scope.Scope> =>
+  backend.pull !== undefined && pullOfStream.get(backend.stream) === backend.pull
+    ? backend.pull(request)
+    : Stream.toPull(backend.stream(request))

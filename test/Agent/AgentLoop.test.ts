@@ -194,32 +194,32 @@ describe("AgentLoop", () => {
         expect(loop.every((span) => span.status._tag === "Ended")).toBe(true)
       })))
 
-  it.effect("a backend's pull is what the loop reads: its reply, chunk by chunk, and its stream is never asked", () =>
-    Effect.gen(function*() {
-      const notes = yield* Ref.make<ReadonlyMap<string, string>>(new Map([["todo", "buy milk"]]))
-      const waiting = yield* Deferred.make<void>()
-      const replies: ReadonlyArray<ReadonlyArray<ReadonlyArray<ModelEventType>>> = [
-        [[ModelEvent.TextDelta({ text: "Reading." }), ...toolUse("toolu_1", "ReadNote", { name: "todo" })], [
-          stop("tool_use")
-        ]],
-        [[ModelEvent.TextDelta({ text: "It says buy milk." }), stop("end_turn")]]
-      ]
-      const backend = ModelBackend.of({
-        stream: () => Stream.dieMessage("the loop read the stream"),
-        pull: (request) =>
-          Effect.sync(() => {
-            // One chunk per pull, then the end: the first request gets the tool_use, the second the answer.
-            const chunks = [...replies[request.messages.length === 1 ? 0 : 1]!]
-            return Effect.suspend(() => {
-              const chunk = chunks.shift()
-              return chunk === undefined ? Effect.fail(Option.none()) : Effect.succeed(Chunk.unsafeFromArray(chunk))
-            })
-          })
+  describe("a backend made of a pull (ModelBackend.fromPull)", () => {
+    const replies: ReadonlyArray<ReadonlyArray<ReadonlyArray<ModelEventType>>> = [
+      [[ModelEvent.TextDelta({ text: "Reading." }), ...toolUse("toolu_1", "ReadNote", { name: "todo" })], [
+        stop("tool_use")
+      ]],
+      [[ModelEvent.TextDelta({ text: "It says buy milk." }), stop("end_turn")]]
+    ]
+    /** One chunk per pull, then the end: the first request gets the tool_use, the second the answer. */
+    const scripted = (request: ModelRequest) =>
+      Effect.sync(() => {
+        const chunks = [...replies[request.messages.length === 1 ? 0 : 1]!]
+        return Effect.suspend(() => {
+          const chunk = chunks.shift()
+          return chunk === undefined ? Effect.fail(Option.none()) : Effect.succeed(Chunk.unsafeFromArray(chunk))
+        })
       })
-      const result = yield* AgentLoop.run({ messages: [user] }).pipe(
-        Effect.provide(notesRuntime(notes, waiting)),
-        Effect.provideService(ModelBackend, backend)
-      )
+    const runWith = (backend: ModelBackend["Type"]) =>
+      Effect.gen(function*() {
+        const notes = yield* Ref.make<ReadonlyMap<string, string>>(new Map([["todo", "buy milk"]]))
+        const waiting = yield* Deferred.make<void>()
+        return yield* AgentLoop.run({ messages: [user] }).pipe(
+          Effect.provide(notesRuntime(notes, waiting)),
+          Effect.provideService(ModelBackend, backend)
+        )
+      })
+    const expectAnswered = (result: AgentLoop.LoopResult) => {
       expect(result.stopReason).toBe("end_turn")
       expect(result.turns).toBe(2)
       expect(result.text).toBe("It says buy milk.")
@@ -227,7 +227,41 @@ describe("AgentLoop", () => {
         role: "user",
         content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "buy milk" }]
       })
-    }))
+    }
+
+    it.effect("the loop reads its reply chunk by chunk, and its stream is the same reply", () =>
+      Effect.gen(function*() {
+        const backend = ModelBackend.fromPull(scripted)
+        expectAnswered(yield* runWith(backend))
+        const streamed = yield* Stream.runCollect(
+          backend.stream({ system: undefined, messages: [user], tools: [], maxTokens: 1024 })
+        )
+        expect(Chunk.toReadonlyArray(streamed)).toEqual(replies[0]!.flat())
+      }))
+
+    it.effect("a wrapper that replaces its stream is what the loop reads (the pull beside it is not)", () =>
+      Effect.gen(function*() {
+        const made = ModelBackend.fromPull(scripted)
+        let seen = 0
+        const wrapped = {
+          ...made,
+          stream: (r: ModelRequest) => made.stream(r).pipe(Stream.tap(() => Effect.sync(() => seen++)))
+        }
+        expectAnswered(yield* runWith(wrapped))
+        expect(seen).toBe(replies.flat(2).length)
+      }))
+
+    it.effect("a pull set beside a stream by hand is not read: the stream is", () =>
+      Effect.gen(function*() {
+        const made = ModelBackend.fromPull(scripted)
+        expectAnswered(
+          yield* runWith({
+            stream: made.stream,
+            pull: () => Effect.dieMessage("the loop read a pull not its stream's")
+          })
+        )
+      }))
+  })
 
   it.effect("three turns: the model asks, the runtime runs, the model gets the results, the model answers", () =>
     setup([
