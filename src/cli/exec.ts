@@ -31,7 +31,7 @@ import { TaskRegistry } from "../Tasks/TaskRegistry.js"
 import type { TaskNotification } from "../Tasks/TaskRegistry.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
 import { decodeStdin, UsageError } from "./input.js"
-import { approverFor, runtimeLayer, sessionLayer } from "./layer.js"
+import { approverFor, sessionLayer, sessionRuntimeLayer } from "./layer.js"
 import type { RuntimeOptions } from "./layer.js"
 import { suggestionsRecorder, summary, writeJsonLine } from "./output.js"
 import { beforeForcedExit, onFirstSignal } from "./signals.js"
@@ -148,15 +148,15 @@ export const exec = (options: RuntimeOptions) =>
           ...ended
         })
       }).pipe(
-        Effect.provide(runtimeLayer(options, approver)),
         Effect.provide(
-          TaskRegistry.layerSession(
+          sessionRuntimeLayer(
+            options,
+            approver,
             options.sessionDir === undefined
               ? { onClose: "stop" }
               : { onClose: "detach", sandboxHost: TaskRegistry.sandboxHost() }
           )
-        ),
-        Effect.provide(sessionLayer(options))
+        )
       )
     )
   })

@@ -31,10 +31,13 @@ import { AuditLog } from "../Runtime/AuditLog.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
 import { ResultStore } from "../Session/ResultStore.js"
 import { Session } from "../Session/Session.js"
+import type { SessionError } from "../Session/Session.js"
 import { make as makeWorkspace, Workspace } from "../Session/Workspace.js"
 import { sandboxConfig } from "../Settings/Sandbox.js"
 import { formatSettingsWarning, loadSettings, resolveMode } from "../Settings/Settings.js"
 import type { PermissionModeSetting } from "../Settings/Settings.js"
+import { TaskRegistry } from "../Tasks/TaskRegistry.js"
+import type { TaskRegistryOptions } from "../Tasks/TaskRegistry.js"
 import type { AnyService } from "../Tool/Tool.js"
 import { BashTool } from "../Tools/Bash.js"
 import { builtinSessionLayer, builtinTools } from "../Tools/index.js"
@@ -98,16 +101,41 @@ export const approverFor = <E, R>(
 ): Layer.Layer<Approver, E, R> =>
   options.approve === "allow" ? Approver.allowAll : options.approve === "deny" ? Approver.denyAll : fallback
 
-/** The session the options name. */
-export const sessionLayer = (options: RuntimeOptions) =>
+/** The session the options name, for the scope. */
+const makeSession = (options: RuntimeOptions) =>
   options.sessionDir === undefined
-    ? Session.layerTemp
-    : Session.layer({
+    ? Session.makeTemp
+    : Session.make({
       directory: options.sessionDir,
       ...(options.sessionWaitSeconds === undefined
         ? {}
         : { lockWait: `${options.sessionWaitSeconds} seconds` as const })
     })
+
+/** The session the options name. */
+export const sessionLayer = (options: RuntimeOptions): Layer.Layer<Session, SessionError> =>
+  Layer.scoped(Session, makeSession(options))
+
+/**
+ * `exec`'s whole context in one Layer (see {@link servicesLayer} for why): the session the options name, its
+ * background tasks' registry (`tasks`), and the runtime over both.
+ */
+export const sessionRuntimeLayer = <E, R>(
+  options: RuntimeOptions,
+  approver: Layer.Layer<Approver, E, R>,
+  tasks: Omit<TaskRegistryOptions, "directory">
+) =>
+  Layer.scopedContext(Effect.gen(function*() {
+    const session = yield* makeSession(options)
+    const registry = yield* Effect.provideService(TaskRegistry.makeSession(tasks), Session, session)
+    const context = Context.make(Session, session).pipe(Context.add(TaskRegistry, registry))
+    const memoMap = yield* Layer.CurrentMemoMap
+    const runtime = yield* Effect.provide(
+      Layer.buildWithMemoMap(runtimeLayer(options, approver), memoMap, yield* Effect.scope),
+      context
+    )
+    return Context.merge(context, runtime)
+  }))
 
 /**
  * The runtime as the CLI configures it, over a Session in context. Fails (before anything runs) on a bad settings
