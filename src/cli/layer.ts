@@ -217,10 +217,10 @@ export const servicesLayer = <E, R>(
       for (const error of lspConfig.errors) options.warn(`LSP configuration: ${error.message}`)
       // The services are built here, one after the other, in this one Layer's scope: a Layer of its own for each
       // (provided to the next) costs a cold start more than building them does. Layers built here share the memo map,
-      // so a Layer given twice (the MCP servers, say) is still built once.
+      // so a Layer one of them provides again inside is still built once.
       const memoMap = yield* Layer.CurrentMemoMap
       const scope = yield* Effect.scope
-      // What is built so far, over what the Layer is given.
+      // What is built so far, over what the Layer is given (typed `unknown`: it grows with every service).
       let context = (yield* Effect.context<
         Session | R | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
       >()) as Context.Context<unknown>
