@@ -6,8 +6,8 @@
  *   file `cli.cjs` requires at their first use;
  * - `cli.cache`: V8's code cache of it, made here by a training run (`train-code-cache.mjs`), so a cold start does
  *   not compile it again;
- * - `effect-tool-runtime.js`: the launcher the package's `bin` names (`src/cli/launcher.ts`), which knows the
- *   bundle's hash (for the code cache it keeps itself when V8 rejects `cli.cache`).
+ * - `effect-tool-runtime.js`: the launcher the package's `bin` names (`src/cli/launcher.ts`, CommonJS), which knows
+ *   the bundle's hash (for the code cache it keeps itself when V8 rejects `cli.cache`).
  * `@vscode/ripgrep` stays outside the bundle: it locates its binary relative to its own files; so does `pdfjs-dist`
  * (loaded only when Read meets a PDF, with `require` of its ES module: bundled, its worker set-up fails).
  * `@anthropic-ai/sandbox-runtime` is bundled, but looks for its `apply-seccomp` binaries next to its own module: given
@@ -123,12 +123,16 @@ await build({
 })
 // The launcher names its own code cache (made when V8 rejects the shipped one) for the bundle's content.
 const bundleId = createHash("sha256").update(fs.readFileSync("dist/bin/cli.cjs")).digest("hex")
+// The launcher is CommonJS (`dist/bin/package.json` says so for its `.js` name): Node starts an ES module entry through
+// its ESM loader, a few milliseconds of every start that a CommonJS one does not pay.
+fs.writeFileSync("dist/bin/package.json", `${JSON.stringify({ type: "commonjs" })}\n`)
 await build({
   ...common,
   entryPoints: ["src/cli/launcher.ts"],
   outfile: "dist/bin/effect-tool-runtime.js",
-  format: "esm",
-  define: { __ETR_BUNDLE_ID__: JSON.stringify(bundleId) }
+  format: "cjs",
+  define: { __ETR_BUNDLE_ID__: JSON.stringify(bundleId), "import.meta.url": "__etrLauncherUrl" },
+  banner: { js: "var __etrLauncherUrl = require('node:url').pathToFileURL(__filename).href;" }
 })
 
 // The code cache, from a training run: one `exec` of a Read in a scratch directory, compiled with the same wrapper
