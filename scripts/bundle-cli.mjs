@@ -2,10 +2,12 @@
  * Builds the CLI as the package ships it, in `dist/bin/`:
  * - `cli.cjs`: the whole CLI in one file (hundreds of small modules, the `effect` barrel among them, cost most of
  *   a second to load; one file is a fraction of that);
+ * - `vendor.cjs`: the packages only some runs use (the MCP SDK, WebFetch's HTTP client, ...; see `toVendor`), one
+ *   file `cli.cjs` requires at their first use;
  * - `cli.cache`: V8's code cache of it, made here by a training run (`train-code-cache.mjs`), so a cold start does
  *   not compile it again;
- * - `effect-tool-runtime.js`: the launcher the package's `bin` names (`src/cli/launcher.ts`), which knows the
- *   bundle's hash (for the code cache it keeps itself when V8 rejects `cli.cache`).
+ * - `effect-tool-runtime.js`: the launcher the package's `bin` names (`src/cli/launcher.ts`, CommonJS), which knows
+ *   the bundle's hash (for the code cache it keeps itself when V8 rejects `cli.cache`).
  * `@vscode/ripgrep` stays outside the bundle: it locates its binary relative to its own files; so does `pdfjs-dist`
  * (loaded only when Read meets a PDF, with `require` of its ES module: bundled, its worker set-up fails).
  * `@anthropic-ai/sandbox-runtime` is bundled, but looks for its `apply-seccomp` binaries next to its own module: given
@@ -47,8 +49,8 @@ const sandboxRuntimeUrl = {
 
 /**
  * `Mcp/internal/inputSchema.ts` loads ajv at its first validation with `createRequire` (the package's ES modules have
- * no `require`), which esbuild cannot follow; in the bundle it is a plain `require`, so ajv is bundled and still
- * evaluated only when an MCP tool's input is checked.
+ * no `require`), which esbuild cannot follow; in the bundle it is a plain `require`, so ajv is bundled (in
+ * `vendor.cjs`) and still evaluated only when an MCP tool's input is checked.
  */
 const bundledAjv = {
   name: "bundled-ajv",
@@ -62,10 +64,34 @@ const bundledAjv = {
   }
 }
 
+/**
+ * Packages only some runs use (WebFetch's HTTP client, the MCP SDK and zod, turndown and domino, ajv, the LSP
+ * connection, the sandbox's CA) go to `vendor.cjs`, loaded at their first `require`: in `cli.cjs` they were half of
+ * what every start reads, compiles and maps (a Read never evaluates them). They are one file, so modules they share
+ * (zod, the SDK's types) exist once. The plugin records every specifier asked for; `vendor.cjs` is built from them.
+ */
+const vendored =
+  /^(undici|@modelcontextprotocol\/sdk|zod|turndown|@mixmark-io\/domino|ajv|vscode-jsonrpc|vscode-languageserver-protocol|node-forge|ws)(\/.*)?$/
+const vendorSpecifiers = new Set()
+const toVendor = {
+  name: "to-vendor",
+  setup(build) {
+    build.onResolve({ filter: vendored }, (args) => {
+      vendorSpecifiers.add(args.path)
+      return { path: args.path, namespace: "vendor" }
+    })
+    build.onResolve({ filter: /^\.\/vendor\.cjs$/ }, () => ({ path: "./vendor.cjs", external: true }))
+    build.onLoad({ filter: /.*/, namespace: "vendor" }, (args) => ({
+      contents: `module.exports = require("./vendor.cjs")(${JSON.stringify(args.path)})`,
+      loader: "js"
+    }))
+  }
+}
+
 await build({
   ...common,
   entryPoints: ["src/cli/main.ts"],
-  plugins: [sandboxRuntimeUrl, bundledAjv],
+  plugins: [toVendor, sandboxRuntimeUrl, bundledAjv],
   outfile: "dist/bin/cli.cjs",
   format: "cjs",
   // better-sqlite3 (`--durable`) is a native addon, found through its own package.
@@ -77,14 +103,36 @@ await build({
   define: { "import.meta.url": "__etrImportMetaUrl" },
   banner: { js: "var __etrImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" }
 })
+// Each vendored module by its specifier, evaluated at its first `require`.
+await build({
+  ...common,
+  stdin: {
+    contents: `const modules = {\n${
+      [...vendorSpecifiers].sort().map((specifier) =>
+        `  ${JSON.stringify(specifier)}: () => require(${JSON.stringify(specifier)})`
+      ).join(",\n")
+    }\n}\nmodule.exports = (specifier) => modules[specifier]()\n`,
+    resolveDir: process.cwd(),
+    sourcefile: "vendor.cjs",
+    loader: "js"
+  },
+  outfile: "dist/bin/vendor.cjs",
+  format: "cjs",
+  define: { "import.meta.url": "__etrImportMetaUrl" },
+  banner: { js: "var __etrImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" }
+})
 // The launcher names its own code cache (made when V8 rejects the shipped one) for the bundle's content.
 const bundleId = createHash("sha256").update(fs.readFileSync("dist/bin/cli.cjs")).digest("hex")
+// The launcher is CommonJS (`dist/bin/package.json` says so for its `.js` name): Node starts an ES module entry through
+// its ESM loader, a few milliseconds of every start that a CommonJS one does not pay.
+fs.writeFileSync("dist/bin/package.json", `${JSON.stringify({ type: "commonjs" })}\n`)
 await build({
   ...common,
   entryPoints: ["src/cli/launcher.ts"],
   outfile: "dist/bin/effect-tool-runtime.js",
-  format: "esm",
-  define: { __ETR_BUNDLE_ID__: JSON.stringify(bundleId) }
+  format: "cjs",
+  define: { __ETR_BUNDLE_ID__: JSON.stringify(bundleId), "import.meta.url": "__etrLauncherUrl" },
+  banner: { js: "var __etrLauncherUrl = require('node:url').pathToFileURL(__filename).href;" }
 })
 
 // The code cache, from a training run: one `exec` of a Read in a scratch directory, compiled with the same wrapper

@@ -167,10 +167,19 @@ export class DiscoveredTools extends Context.Tag("effect-tool-runtime/Discovered
    */
   static readonly layerSession: Layer.Layer<DiscoveredTools, SessionError, Session> = Layer.effect(
     DiscoveredTools,
-    Effect.map(
-      Session.ref("discoveredTools", Schema.ReadonlySet(Schema.String), () => new Set<string>()),
-      DiscoveredTools.fromRef
-    )
+    Effect.suspend(() => DiscoveredTools.makeSession)
+  )
+
+  /**
+   * The service {@link DiscoveredTools.layerSession} provides, as an Effect: for a program that builds its services
+   * in one Layer (each Layer costs a cold start its own construction; see the CLI's `servicesLayer`).
+   *
+   * @since 0.3.0
+   * @category constructors
+   */
+  static readonly makeSession: Effect.Effect<DiscoveredTools["Type"], SessionError, Session> = Effect.map(
+    Effect.suspend(() => Session.ref("discoveredTools", Schema.ReadonlySet(Schema.String), () => new Set<string>())),
+    DiscoveredTools.fromRef
   )
 }
 

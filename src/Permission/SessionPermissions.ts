@@ -67,81 +67,93 @@ export const policy = (
   PermissionPolicy,
   RuleParseError | SessionError,
   Session | Effect.Effect.Context<ReturnType<typeof RulePolicy.make>>
+> => Layer.effect(PermissionPolicy, makePolicy(options))
+
+/**
+ * The policy {@link policy} provides, as an Effect: for a program that builds its services in one Layer (each
+ * Layer costs a cold start its own construction; see the CLI's `servicesLayer`).
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const makePolicy = (
+  options: RulePolicy.RulePolicyOptions = {}
+): Effect.Effect<
+  PermissionPolicy["Type"],
+  RuleParseError | SessionError,
+  Session | Effect.Effect.Context<ReturnType<typeof RulePolicy.make>>
 > =>
-  Layer.effect(
-    PermissionPolicy,
-    Effect.gen(function*() {
-      const session = yield* Session
-      const restored = Option.getOrElse(yield* session.restore(SESSION_RULES, Rules), (): ReadonlyArray<string> => [])
-      // A stored rule that does not parse is the state file's problem: name it.
-      for (const rule of restored) {
-        const parsed = parseRule(rule)
-        if (Either.isLeft(parsed)) {
-          return yield* new SessionError({
-            file: session.stateFile,
-            detail: `is damaged (session rule ${JSON.stringify(rule)}: ${parsed.left.reason}); remove the rule from ` +
-              `"${SESSION_RULES}" or move the file away to start afresh`,
-            cause: parsed.left
-          })
-        }
-      }
-      const kept = yield* Ref.make<ReadonlyArray<string>>(restored.slice(-session.limits.sessionRules))
-      const policy = yield* RulePolicy.make({
-        ...options,
-        sessionRules: { ...options.sessionRules, allow: [...(options.sessionRules?.allow ?? []), ...restored] }
-      })
-      yield* session.track(SESSION_RULES, Rules, Ref.get(kept))
-      const mode = policy.mode
-      if (mode !== undefined) {
-        // What the plan-mode tools did last in this session: entered plan mode, or left it with a person's approval.
-        let planMode = Option.flatten(yield* session.restore(PLAN_MODE, PlanModeState))
-        const configured = yield* mode.get
-        if (Option.isSome(planMode)) {
-          if (planMode.value === "entered") yield* mode.set("plan")
-          else if (configured === "plan") yield* mode.set("default")
-        }
-        yield* session.track(PLAN_MODE, PlanModeState, Effect.sync(() => planMode))
-        return PermissionPolicy.of({
-          ...policy,
-          remember,
-          mode: {
-            get: mode.get,
-            set: (next) =>
-              Effect.flatMap(mode.get, (previous) =>
-                Effect.zipRight(
-                  mode.set(next),
-                  Effect.sync(() => {
-                    if (next === "plan") planMode = Option.some("entered")
-                    else if (previous === "plan") planMode = Option.some("left")
-                  })
-                ))
-          }
+  Effect.gen(function*() {
+    const session = yield* Session
+    const restored = Option.getOrElse(yield* session.restore(SESSION_RULES, Rules), (): ReadonlyArray<string> => [])
+    // A stored rule that does not parse is the state file's problem: name it.
+    for (const rule of restored) {
+      const parsed = parseRule(rule)
+      if (Either.isLeft(parsed)) {
+        return yield* new SessionError({
+          file: session.stateFile,
+          detail: `is damaged (session rule ${JSON.stringify(rule)}: ${parsed.left.reason}); remove the rule from ` +
+            `"${SESSION_RULES}" or move the file away to start afresh`,
+          cause: parsed.left
         })
       }
-      return PermissionPolicy.of({ ...policy, remember })
-
-      function remember(rules: ReadonlyArray<string>, scope: "session" | "always") {
-        return Effect.tap(
-          policy.remember(rules, scope),
-          () =>
-            scope === "session"
-              ? Effect.flatMap(
-                Ref.modify(kept, (all) => {
-                  const next = [...all, ...rules.filter((rule) => !all.includes(rule))]
-                  const dropped = next.slice(0, Math.max(0, next.length - session.limits.sessionRules))
-                  return [dropped, next.slice(dropped.length)]
-                }),
-                (dropped) =>
-                  dropped.length === 0 ? Effect.void : Effect.logWarning(
-                    `session ${session.directory}: more than ${session.limits.sessionRules} session rules; ` +
-                      `the oldest (${dropped.join(", ")}) will not be kept by the next run`
-                  )
-              )
-              : Effect.void
-        )
-      }
+    }
+    const kept = yield* Ref.make<ReadonlyArray<string>>(restored.slice(-session.limits.sessionRules))
+    const policy = yield* RulePolicy.make({
+      ...options,
+      sessionRules: { ...options.sessionRules, allow: [...(options.sessionRules?.allow ?? []), ...restored] }
     })
-  )
+    yield* session.track(SESSION_RULES, Rules, Ref.get(kept))
+    const mode = policy.mode
+    if (mode !== undefined) {
+      // What the plan-mode tools did last in this session: entered plan mode, or left it with a person's approval.
+      let planMode = Option.flatten(yield* session.restore(PLAN_MODE, PlanModeState))
+      const configured = yield* mode.get
+      if (Option.isSome(planMode)) {
+        if (planMode.value === "entered") yield* mode.set("plan")
+        else if (configured === "plan") yield* mode.set("default")
+      }
+      yield* session.track(PLAN_MODE, PlanModeState, Effect.sync(() => planMode))
+      return PermissionPolicy.of({
+        ...policy,
+        remember,
+        mode: {
+          get: mode.get,
+          set: (next) =>
+            Effect.flatMap(mode.get, (previous) =>
+              Effect.zipRight(
+                mode.set(next),
+                Effect.sync(() => {
+                  if (next === "plan") planMode = Option.some("entered")
+                  else if (previous === "plan") planMode = Option.some("left")
+                })
+              ))
+        }
+      })
+    }
+    return PermissionPolicy.of({ ...policy, remember })
+
+    function remember(rules: ReadonlyArray<string>, scope: "session" | "always") {
+      return Effect.tap(
+        policy.remember(rules, scope),
+        () =>
+          scope === "session"
+            ? Effect.flatMap(
+              Ref.modify(kept, (all) => {
+                const next = [...all, ...rules.filter((rule) => !all.includes(rule))]
+                const dropped = next.slice(0, Math.max(0, next.length - session.limits.sessionRules))
+                return [dropped, next.slice(dropped.length)]
+              }),
+              (dropped) =>
+                dropped.length === 0 ? Effect.void : Effect.logWarning(
+                  `session ${session.directory}: more than ${session.limits.sessionRules} session rules; ` +
+                    `the oldest (${dropped.join(", ")}) will not be kept by the next run`
+                )
+            )
+            : Effect.void
+      )
+    }
+  })
 
 /**
  * Wraps an Approver so every answer is remembered in the session (the last `maxApprovals` of the session, default
@@ -153,46 +165,51 @@ export const policy = (
 export const approvals = <E, R>(
   approver: Layer.Layer<Approver, E, R>
 ): Layer.Layer<Approver, E | SessionError, R | Session> =>
-  Layer.effect(
-    Approver,
-    Effect.gen(function*() {
-      const inner = yield* Approver
-      const session = yield* Session
-      const max = session.limits.approvals
-      const log = yield* Session.ref(APPROVALS, Schema.Array(ApprovalRecord), (): ReadonlyArray<ApprovalRecord> => [])
-      yield* Ref.update(log, (all) => all.slice(-max))
-      let warned = false
-      return Approver.of({
-        // Questions (AskUserQuestion) pass through: they are not approvals.
-        answer: inner.answer,
-        ask: (request) =>
-          Effect.tap(inner.ask(request), (answer) =>
-            Effect.clockWith((clock) =>
-              Effect.flatMap(
-                Ref.modify(log, (all) => {
-                  const next = [...all, {
-                    toolUseId: request.toolUseId,
-                    toolName: request.toolName,
-                    answer: answer._tag,
-                    rules: ApprovalAnswer.$is("AllowSession")(answer) || ApprovalAnswer.$is("AllowAlways")(answer)
-                      ? answer.rules
-                      : [],
-                    at: clock.unsafeCurrentTimeMillis()
-                  }]
-                  return [next.length > max, next.slice(-max)]
-                }),
-                (dropped) => {
-                  if (!dropped || warned) return Effect.void
-                  warned = true
-                  return Effect.logWarning(
-                    `session ${session.directory}: more than ${max} approvals; the oldest are dropped from the record`
-                  )
-                }
-              )
-            ))
-      })
+  Layer.effect(Approver, Effect.flatMap(Approver, makeApprovals)).pipe(Layer.provide(approver))
+
+/**
+ * What {@link approvals} provides, as an Effect over the Approver it wraps (see {@link makePolicy}).
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const makeApprovals = (inner: Approver["Type"]): Effect.Effect<Approver["Type"], SessionError, Session> =>
+  Effect.gen(function*() {
+    const session = yield* Session
+    const max = session.limits.approvals
+    const log = yield* Session.ref(APPROVALS, Schema.Array(ApprovalRecord), (): ReadonlyArray<ApprovalRecord> => [])
+    yield* Ref.update(log, (all) => all.slice(-max))
+    let warned = false
+    return Approver.of({
+      // Questions (AskUserQuestion) pass through: they are not approvals.
+      answer: inner.answer,
+      ask: (request) =>
+        Effect.tap(inner.ask(request), (answer) =>
+          Effect.clockWith((clock) =>
+            Effect.flatMap(
+              Ref.modify(log, (all) => {
+                const next = [...all, {
+                  toolUseId: request.toolUseId,
+                  toolName: request.toolName,
+                  answer: answer._tag,
+                  rules: ApprovalAnswer.$is("AllowSession")(answer) || ApprovalAnswer.$is("AllowAlways")(answer)
+                    ? answer.rules
+                    : [],
+                  at: clock.unsafeCurrentTimeMillis()
+                }]
+                return [next.length > max, next.slice(-max)]
+              }),
+              (dropped) => {
+                if (!dropped || warned) return Effect.void
+                warned = true
+                return Effect.logWarning(
+                  `session ${session.directory}: more than ${max} approvals; the oldest are dropped from the record`
+                )
+              }
+            )
+          ))
     })
-  ).pipe(Layer.provide(approver))
+  })
 
 const SESSION_RULES = "sessionRules"
 const PLAN_MODE = "planMode"

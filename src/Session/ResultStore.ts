@@ -114,7 +114,20 @@ export class ResultStore extends Context.Tag("effect-tool-runtime/ResultStore")<
     directory: string,
     limits: ResultLimits = {}
   ): Layer.Layer<ResultStore, never, FileSystem.FileSystem | Path.Path> =>
-    Layer.effect(ResultStore, makeFileStore(Effect.succeed(nodePath.resolve(directory)), limits))
+    Layer.effect(ResultStore, ResultStore.make(directory, limits))
+
+  /**
+   * The store {@link ResultStore.layer} provides, as an Effect: for a program that builds its services in one Layer
+   * (each Layer costs a cold start its own construction; see the CLI's `servicesLayer`).
+   *
+   * @since 0.3.0
+   * @category constructors
+   */
+  static readonly make = (
+    directory: string,
+    limits: ResultLimits = {}
+  ): Effect.Effect<ResultStore["Type"], never, FileSystem.FileSystem | Path.Path> =>
+    makeFileStore(Effect.succeed(nodePath.resolve(directory)), limits)
 
   /**
    * Stores results in a fresh directory of its own (`mkdtemp`) under a per-user directory of the system's temporary

@@ -39,6 +39,7 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import { randomBytes } from "node:crypto"
 import * as nodeFs from "node:fs"
 import * as nodePath from "node:path"
@@ -153,23 +154,30 @@ export class Session extends Context.Tag("effect-tool-runtime/Session")<
    * @category layers
    */
   static readonly layer = (options: SessionOptions): Layer.Layer<Session, SessionError> =>
-    Layer.scoped(
-      Session,
-      Effect.suspend(() => {
-        const directory = nodePath.resolve(options.directory)
-        const wait = Duration.decode(options.lockWait ?? Duration.seconds(10))
-        return Effect.zipRight(
-          Effect.zipRight(
-            makeDirectory(directory),
-            Effect.mapError(
-              SessionLock.acquire(directory, wait),
-              (cause) => new SessionError({ file: directory, detail: cause.message, cause })
-            )
-          ),
-          make(directory, true, options)
-        )
-      })
-    )
+    Layer.scoped(Session, Session.make(options))
+
+  /**
+   * The session {@link Session.layer} provides, as an Effect (locked for the scope): for a program that builds its
+   * services in one Layer (each Layer costs a cold start its own construction; see the CLI's `exec`).
+   *
+   * @since 0.3.0
+   * @category constructors
+   */
+  static readonly make = (options: SessionOptions): Effect.Effect<Session["Type"], SessionError, Scope.Scope> =>
+    Effect.suspend(() => {
+      const directory = nodePath.resolve(options.directory)
+      const wait = Duration.decode(options.lockWait ?? Duration.seconds(10))
+      return Effect.zipRight(
+        Effect.zipRight(
+          makeDirectory(directory),
+          Effect.mapError(
+            SessionLock.acquire(directory, wait),
+            (cause) => new SessionError({ file: directory, detail: cause.message, cause })
+          )
+        ),
+        make(directory, true, options)
+      )
+    })
 
   /**
    * A session that lasts as long as the layer's scope: a fresh private directory under the temporary directory,
@@ -180,16 +188,24 @@ export class Session extends Context.Tag("effect-tool-runtime/Session")<
    */
   static readonly layerTemp: Layer.Layer<Session, SessionError> = Layer.scoped(
     Session,
-    Effect.gen(function*() {
-      const directory = yield* Effect.acquireRelease(
-        privateTempDirectory("session-").pipe(
-          Effect.mapError((error) => new SessionError({ file: "(temporary session)", detail: error.message }))
-        ),
-        (made) => Effect.sync(() => nodeFs.rmSync(made, { recursive: true, force: true }))
-      )
-      return yield* make(directory, false, { directory })
-    })
+    Effect.suspend(() => Session.makeTemp)
   )
+
+  /**
+   * The session {@link Session.layerTemp} provides, as an Effect (its directory removed when the scope closes).
+   *
+   * @since 0.3.0
+   * @category constructors
+   */
+  static readonly makeTemp: Effect.Effect<Session["Type"], SessionError, Scope.Scope> = Effect.gen(function*() {
+    const directory = yield* Effect.acquireRelease(
+      privateTempDirectory("session-").pipe(
+        Effect.mapError((error) => new SessionError({ file: "(temporary session)", detail: error.message }))
+      ),
+      (made) => Effect.sync(() => nodeFs.rmSync(made, { recursive: true, force: true }))
+    )
+    return yield* make(directory, false, { directory })
+  })
 
   /**
    * Saves the session's state (with the Session in context).

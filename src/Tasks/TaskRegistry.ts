@@ -273,6 +273,19 @@ export class TaskRegistry extends Context.Tag("effect-tool-runtime/TaskRegistry"
     Layer.scoped(TaskRegistry, make(options))
 
   /**
+   * The registry {@link TaskRegistry.layerSession} provides, as an Effect (its tasks handled as `onClose` says when
+   * the scope closes): for a program that builds its services in one Layer (each Layer costs a cold start its own
+   * construction; see the CLI's `exec`).
+   *
+   * @since 0.3.0
+   * @category constructors
+   */
+  static readonly makeSession = (
+    options: Omit<TaskRegistryOptions, "directory"> = {}
+  ): Effect.Effect<TaskRegistry["Type"], never, Session | Scope.Scope> =>
+    Effect.flatMap(Session, (session) => make({ ...options, directory: nodePath.join(session.directory, "tasks") }))
+
+  /**
    * The package's own sandbox host (`Process/SandboxHost`), for {@link TaskRegistryOptions} `sandboxHost`; undefined
    * where it is not built (the sources run directly).
    *

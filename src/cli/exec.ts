@@ -10,8 +10,7 @@
  * does `--end-session` (the session ends after the turn); without `--session` (a temporary session) they end with
  * the run.
  */
-import * as NodeStream from "@effect/platform-node/NodeStream"
-import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
@@ -31,7 +30,7 @@ import { TaskRegistry } from "../Tasks/TaskRegistry.js"
 import type { TaskNotification } from "../Tasks/TaskRegistry.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
 import { decodeStdin, UsageError } from "./input.js"
-import { approverFor, runtimeLayer, sessionLayer } from "./layer.js"
+import { approverFor, sessionLayer, sessionRuntimeLayer } from "./layer.js"
 import type { RuntimeOptions } from "./layer.js"
 import { suggestionsRecorder, summary, writeJsonLine } from "./output.js"
 import { beforeForcedExit, onFirstSignal } from "./signals.js"
@@ -42,22 +41,40 @@ const DRAIN_AFTER_SIGNAL = "250 millis"
 /**
  * All of standard input, as text. A signal while it is still open stops the reading shortly after (a writer that
  * never closes it must not keep a cancelled run waiting); whatever arrived by then is the input.
+ *
+ * Read with listeners on the stream, not as a Stream: `NodeStream.toString` would do, but it drops what arrived when
+ * it is interrupted, and a Stream costs every cold start a few thousand Effect operations for one string.
  */
-export const readStdin: Effect.Effect<string, UsageError> = Effect.gen(function*() {
+export const readStdin: Effect.Effect<string, UsageError> = Effect.async<string, UsageError>((resume) => {
+  const stdin = process.stdin
   let text = ""
-  const signalled = yield* Deferred.make<void>()
-  const unregister = onFirstSignal(() => Deferred.unsafeDone(signalled, Exit.void))
-  const reading = NodeStream.fromReadable(
-    () => process.stdin,
-    (error) =>
-      new UsageError({
-        message: `cannot read standard input: ${error instanceof Error ? error.message : String(error)}`
-      })
-  ).pipe(Stream.decodeText(), Stream.runForEach((chunk) => Effect.sync(() => void (text += chunk))))
-  yield* Effect.raceFirst(reading, Effect.zipRight(Deferred.await(signalled), Effect.sleep(DRAIN_AFTER_SIGNAL))).pipe(
-    Effect.ensuring(Effect.sync(unregister))
-  )
-  return text
+  let drain: ReturnType<typeof setTimeout> | undefined
+  const onData = (chunk: string) => void (text += chunk)
+  const onEnd = () => finish(Effect.succeed(text))
+  const onError = (error: unknown) =>
+    finish(
+      Effect.fail(
+        new UsageError({
+          message: `cannot read standard input: ${error instanceof Error ? error.message : String(error)}`
+        })
+      )
+    )
+  const unregister = onFirstSignal(() => {
+    drain ??= setTimeout(onEnd, Duration.toMillis(DRAIN_AFTER_SIGNAL))
+  })
+  const stop = () => {
+    unregister()
+    clearTimeout(drain)
+    stdin.off("data", onData).off("end", onEnd).off("error", onError)
+    if (!stdin.closed) stdin.destroy()
+  }
+  const finish = (result: Effect.Effect<string, UsageError>) => {
+    stop()
+    resume(result)
+  }
+  stdin.setEncoding("utf8")
+  stdin.on("data", onData).once("end", onEnd).once("error", onError)
+  return Effect.sync(stop)
 })
 
 /** Removes a temporary session's directory on a forced exit too (the scope's finalizer does it otherwise). */
@@ -148,15 +165,15 @@ export const exec = (options: RuntimeOptions) =>
           ...ended
         })
       }).pipe(
-        Effect.provide(runtimeLayer(options, approver)),
         Effect.provide(
-          TaskRegistry.layerSession(
+          sessionRuntimeLayer(
+            options,
+            approver,
             options.sessionDir === undefined
               ? { onClose: "stop" }
               : { onClose: "detach", sandboxHost: TaskRegistry.sandboxHost() }
           )
-        ),
-        Effect.provide(sessionLayer(options))
+        )
       )
     )
   })

@@ -6,15 +6,17 @@
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import { DiscoveredTools, ToolCatalog } from "../Catalog/ToolCatalog.js"
 import type { SearchMode } from "../Catalog/ToolCatalog.js"
-import { ToolRegistry } from "../Catalog/ToolRegistry.js"
+import { makeRegistry, ToolRegistry } from "../Catalog/ToolRegistry.js"
 import * as Hooks from "../Hooks/Hooks.js"
-import type { ToolHooks } from "../Hooks/ToolHooks.js"
+import { ToolHooks } from "../Hooks/ToolHooks.js"
 import * as LspConfig from "../Lsp/Config.js"
 import * as Diagnostics from "../Lsp/Diagnostics.js"
 import type { DiagnosticsMode } from "../Lsp/Diagnostics.js"
@@ -22,17 +24,21 @@ import { LspClients } from "../Lsp/LspClients.js"
 import { McpServers } from "../Mcp/McpServers.js"
 import * as ResourceTools from "../Mcp/ResourceTools.js"
 import { Approver } from "../Permission/Approver.js"
-import type { PermissionPolicy } from "../Permission/PermissionPolicy.js"
+import { PermissionPolicy } from "../Permission/PermissionPolicy.js"
 import { wholeToolDenial } from "../Permission/RulePolicy.js"
 import * as SessionPermissions from "../Permission/SessionPermissions.js"
 import { AuditLog } from "../Runtime/AuditLog.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
-import type { ResultStore } from "../Session/ResultStore.js"
+import { ResultStore } from "../Session/ResultStore.js"
 import { Session } from "../Session/Session.js"
-import { Workspace } from "../Session/Workspace.js"
+import type { SessionError } from "../Session/Session.js"
+import { make as makeWorkspace, Workspace } from "../Session/Workspace.js"
 import { sandboxConfig } from "../Settings/Sandbox.js"
 import { formatSettingsWarning, loadSettings, resolveMode } from "../Settings/Settings.js"
 import type { PermissionModeSetting } from "../Settings/Settings.js"
+import { TaskRegistry } from "../Tasks/TaskRegistry.js"
+import type { TaskRegistryOptions } from "../Tasks/TaskRegistry.js"
+import type { AnyService } from "../Tool/Tool.js"
 import { BashTool } from "../Tools/Bash.js"
 import { builtinSessionLayer, builtinTools } from "../Tools/index.js"
 import { withTaskTools } from "../Tools/Tasks.js"
@@ -95,16 +101,41 @@ export const approverFor = <E, R>(
 ): Layer.Layer<Approver, E, R> =>
   options.approve === "allow" ? Approver.allowAll : options.approve === "deny" ? Approver.denyAll : fallback
 
-/** The session the options name. */
-export const sessionLayer = (options: RuntimeOptions) =>
+/** The session the options name, for the scope. */
+const makeSession = (options: RuntimeOptions) =>
   options.sessionDir === undefined
-    ? Session.layerTemp
-    : Session.layer({
+    ? Session.makeTemp
+    : Session.make({
       directory: options.sessionDir,
       ...(options.sessionWaitSeconds === undefined
         ? {}
         : { lockWait: `${options.sessionWaitSeconds} seconds` as const })
     })
+
+/** The session the options name. */
+export const sessionLayer = (options: RuntimeOptions): Layer.Layer<Session, SessionError> =>
+  Layer.scoped(Session, makeSession(options))
+
+/**
+ * `exec`'s whole context in one Layer (see {@link servicesLayer} for why): the session the options name, its
+ * background tasks' registry (`tasks`), and the runtime over both.
+ */
+export const sessionRuntimeLayer = <E, R>(
+  options: RuntimeOptions,
+  approver: Layer.Layer<Approver, E, R>,
+  tasks: Omit<TaskRegistryOptions, "directory">
+) =>
+  Layer.scopedContext(Effect.gen(function*() {
+    const session = yield* makeSession(options)
+    const registry = yield* Effect.provideService(TaskRegistry.makeSession(tasks), Session, session)
+    const context = Context.make(Session, session).pipe(Context.add(TaskRegistry, registry))
+    const memoMap = yield* Layer.CurrentMemoMap
+    const runtime = yield* Effect.provide(
+      Layer.buildWithMemoMap(runtimeLayer(options, approver), memoMap, yield* Effect.scope),
+      context
+    )
+    return Context.merge(context, runtime)
+  }))
 
 /**
  * The runtime as the CLI configures it, over a Session in context. Fails (before anything runs) on a bad settings
@@ -140,7 +171,7 @@ export const servicesLayer = <E, R>(
    */
   { toolSearch = true }: { readonly toolSearch?: boolean } = {}
 ) =>
-  Layer.unwrapEffect(
+  Layer.scopedContext(
     Effect.gen(function*() {
       const cwd = nodePath.resolve(options.cwd)
       const home = os.homedir()
@@ -173,8 +204,6 @@ export const servicesLayer = <E, R>(
         ...settings.flatMap((loaded) => loaded.settings.permissions?.additionalDirectories ?? []),
         ...options.additionalDirectories
       ]
-      const workspace = Workspace.layer({ cwd, additionalDirectories, home })
-      const policy = SessionPermissions.policy({ settings, cliRules: options.rules, mode })
       // MCP servers' tools join the built-ins; a bad server entry is reported and the others still start.
       const mcp = yield* loadMcpConfig({ ...options, cwd })
       for (const error of mcp.errors) options.warn(`MCP configuration: ${error.message}`)
@@ -186,53 +215,97 @@ export const servicesLayer = <E, R>(
         ])
       )
       for (const error of lspConfig.errors) options.warn(`LSP configuration: ${error.message}`)
-      // One set of clients for the LSP tool and the diagnostics after edits.
-      const lsp = LspClients.layer(lspConfig).pipe(Layer.provide(workspace))
-      // One set of servers (a layer is built once however often it is provided) for their tools and resources.
-      const servers = McpServers.layer(mcp)
-      const plainRegistry = McpServers.extendRegistry.pipe(
-        Layer.provide(
-          ToolRegistry.layer([...builtinTools, ...ResourceTools.tools]).pipe(
-            Layer.provide(builtinSessionLayer({ bash: { sandbox: { ...sandbox.config, warn: options.warn } } })),
-            Layer.provide(ResourceTools.layer.pipe(Layer.provide(servers))),
-            Layer.provide(lsp)
-          )
-        ),
-        Layer.provide(servers)
+      // The services are built here, one after the other, in this one Layer's scope: a Layer of its own for each
+      // (provided to the next) costs a cold start more than building them does. Layers built here share the memo map,
+      // so a Layer one of them provides again inside is still built once.
+      const memoMap = yield* Layer.CurrentMemoMap
+      const scope = yield* Effect.scope
+      // What is built so far, over what the Layer is given (typed `unknown`: it grows with every service).
+      let context = (yield* Effect.context<
+        Session | R | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
+      >()) as Context.Context<unknown>
+      /** Builds `layer` over what is built so far, and adds what it provides. */
+      const add = <A, E2, R2>(layer: Layer.Layer<A, E2, R2>) =>
+        Effect.map(
+          Effect.provide(Layer.buildWithMemoMap(layer, memoMap, scope), context),
+          (built) => (context = Context.merge(context, built))
+        )
+      const addService = <I, S>(tag: Context.Tag<I, S>, service: S) => (context = Context.add(context, tag, service))
+      const session = Context.unsafeGet(context, Session)
+      // The session's directory names it in the audit log (a temporary session's is unique too).
+      const audit = options.auditFile === undefined
+        ? Context.empty()
+        : yield* Layer.buildWithMemoMap(
+          AuditLog.layerFile({
+            path: nodePath.resolve(cwd, options.auditFile),
+            sessionId: nodePath.basename(session.directory)
+          }),
+          memoMap,
+          scope
+        )
+      context = Context.merge(context, audit)
+      addService(
+        Workspace,
+        yield* Effect.provide(makeWorkspace({ cwd, additionalDirectories, home }), context)
       )
+      addService(
+        ResultStore,
+        yield* Effect.provide(ResultStore.make(session.resultsDirectory, session.resultLimits), context)
+      )
+      // One set of clients for the LSP tool and the diagnostics after edits.
+      yield* add(LspClients.layer(lspConfig))
+      // One set of servers for their tools and resources.
+      yield* add(McpServers.layer(mcp))
+      yield* add(builtinSessionLayer({ bash: { sandbox: { ...sandbox.config, warn: options.warn } } }))
+      yield* add(ResourceTools.layer)
+      const tools = [...builtinTools, ...ResourceTools.tools]
+      addService(
+        ToolRegistry,
+        makeRegistry(tools.map((tool) => ({
+          definition: tool.definition,
+          service: Context.unsafeGet(context, tool as unknown as Context.Tag<unknown, AnyService>)
+        })))
+      )
+      yield* add(McpServers.extendRegistry)
       // Deferred tools (MCP tools, by default) wait behind ToolSearch, as with the library; what the model loaded is
       // kept in the session, so a later `exec --session` can call it.
       const denies = withTaskTools(wholeToolDenial({ settings, cliRules: options.rules }), BashTool.definition)
-      const catalog = toolSearch
-        ? ToolSearch.catalogLayerFromRegistry({
+      if (toolSearch) {
+        addService(DiscoveredTools, yield* Effect.provide(DiscoveredTools.makeSession, context))
+        yield* add(ToolSearch.catalogLayerFromRegistry({
           mode: options.toolSearch,
           contextWindow: options.contextWindow,
           denies
-        })
-          .pipe(Layer.provide(plainRegistry), Layer.provide(DiscoveredTools.layerSession))
-        : ToolCatalog.layerFromRegistry({ mode: "off", denies }).pipe(
-          Layer.provideMerge(plainRegistry),
-          Layer.provide(DiscoveredTools.layer())
-        )
+        }))
+      } else {
+        addService(DiscoveredTools, DiscoveredTools.fromRef(yield* Ref.make<ReadonlySet<string>>(new Set())))
+        yield* add(ToolCatalog.layerFromRegistry({ mode: "off", denies }))
+      }
+      const catalogContext = context
+      const policy = yield* Effect.provide(
+        SessionPermissions.makePolicy({ settings, cliRules: options.rules, mode }),
+        context
+      )
       // The registry lets hooks' `if` conditions ask the tools how their rules match.
-      const settingsHooks = Hooks.layer({ ...hookOptions, cwd, home }).pipe(Layer.provide(catalog))
-      // Without language servers there are no diagnostics after edits: no decorator to build (a Layer costs a cold
-      // start; see `Tools/internal/service.ts`).
-      const hooks = lspConfig.servers.length === 0 ? settingsHooks : Diagnostics.layer({
-        mode: options.diagnostics ?? "next-turn"
-      }).pipe(Layer.provide(Layer.mergeAll(settingsHooks, lsp, workspace)))
-      // The session's directory names it in the audit log (a temporary session's is unique too).
-      const session = yield* Session
-      const audit = options.auditFile === undefined
-        ? Layer.empty
-        : AuditLog.layerFile({
-          path: nodePath.resolve(cwd, options.auditFile),
-          sessionId: nodePath.basename(session.directory)
-        })
-      return Layer.mergeAll(catalog, policy, hooks, SessionPermissions.approvals(approver)).pipe(
-        Layer.provideMerge(Session.resultStore),
-        Layer.provide(workspace),
-        Layer.provideMerge(audit)
+      const settingsHooks = yield* Effect.provide(Hooks.make({ ...hookOptions, cwd, home }), context)
+      addService(ToolHooks, settingsHooks)
+      // Without language servers there are no diagnostics after edits: no decorator to build.
+      if (lspConfig.servers.length > 0) {
+        yield* add(Diagnostics.layer({ mode: options.diagnostics ?? "next-turn" }))
+      }
+      const hooks = Context.unsafeGet(context, ToolHooks)
+      const inner = yield* Effect.provide(Layer.buildWithMemoMap(approver, memoMap, scope), context)
+      const approvals = yield* Effect.provide(
+        SessionPermissions.makeApprovals(Context.unsafeGet(inner, Approver)),
+        context
+      )
+      return Context.make(ToolRegistry, Context.unsafeGet(catalogContext, ToolRegistry)).pipe(
+        Context.add(ToolCatalog, Context.unsafeGet(catalogContext, ToolCatalog)),
+        Context.add(PermissionPolicy, policy),
+        Context.add(ToolHooks, hooks),
+        Context.add(Approver, approvals),
+        Context.add(ResultStore, Context.unsafeGet(context, ResultStore)),
+        Context.merge(audit)
       )
     })
   ) satisfies Layer.Layer<

@@ -9,13 +9,19 @@
  * process exits 130 or 143. Logs never reach standard output.
  */
 // The signal handlers must exist before any other module is evaluated: this import stays first.
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeCommandExecutor from "@effect/platform-node/NodeCommandExecutor"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
 import { parseCommandLine, USAGE } from "./args.js"
 import { exec } from "./exec.js"
 import * as McpCli from "./mcp.js"
@@ -26,6 +32,17 @@ import { setKiller, signalExitCode } from "./signals.js"
 import { parseToolsArgs, render as renderTools, TOOLS_USAGE, toolsRequest } from "./tools.js"
 
 setKiller(killKnownTrees)
+
+/**
+ * The platform the commands use: `NodeContext.layer` without its terminal and worker manager, which nothing here
+ * asks for (each Layer costs a cold start its own construction).
+ */
+const platformLayer = Layer.mergeAll(NodePath.layer, NodeCommandExecutor.layer).pipe(
+  Layer.provideMerge(NodeFileSystem.layer)
+)
+
+/** What {@link platformLayer} provides. */
+type Platform = CommandExecutor.CommandExecutor | FileSystem.FileSystem | Path.Path
 
 const complain = (message: string) =>
   Effect.sync(() => void process.stderr.write(`effect-tool-runtime: ${oneLine(message)}\n`))
@@ -49,7 +66,7 @@ const toolsCommand = (argv: ReadonlyArray<string>) =>
       yield* writeText(`${TOOLS_USAGE}\n`)
       return 0
     }
-    const definitions = yield* Effect.either(toolsRequest(options).pipe(Effect.provide(NodeContext.layer)))
+    const definitions = yield* Effect.either(toolsRequest(options).pipe(Effect.provide(platformLayer)))
     if (Either.isLeft(definitions)) {
       yield* complain(messageOf(definitions.left))
       return 2
@@ -73,14 +90,14 @@ const program: Effect.Effect<number> = Effect.gen(function*() {
   if (command.right._tag === "McpList") {
     const text = yield* McpCli.list(command.right.options).pipe(
       Effect.provide(loggerLayer(false)),
-      Effect.provide(NodeContext.layer)
+      Effect.provide(platformLayer)
     )
     yield* writeText(`${text}\n`)
     return 0
   }
   const chosen = command.right
   const { options } = chosen
-  type Run = Effect.Effect<number | void, { readonly message: string }, NodeContext.NodeContext>
+  type Run = Effect.Effect<number | void, { readonly message: string }, Platform>
   const run: Run = chosen._tag === "Exec"
     ? exec(options)
     : chosen._tag === "ServeMcp"
@@ -95,7 +112,7 @@ const program: Effect.Effect<number> = Effect.gen(function*() {
     // Every typed failure is something the person can fix: a flag, a rule, a settings file, the session, stdin.
     Effect.catchAll((error) => Effect.as(complain(messageOf(error)), 2)),
     Effect.provide(loggerLayer(options.verbose)),
-    Effect.provide(NodeContext.layer)
+    Effect.provide(platformLayer)
   )
 }).pipe(
   Effect.catchAllCause((cause) =>

@@ -3,13 +3,15 @@
  * of its address guard); a WebFetch call would load them. Read from Node's own list of the built-in modules it loaded
  * (`process.moduleLoadList`), written at exit by a module given to `--import`. The package's modules are seen in the
  * unbundled build (`dist/cli/main.js`, one file per module; the bundle evaluates its modules inside one file): a
- * loader hook records every module resolved, and the CommonJS cache at exit holds what was `require`d.
+ * loader hook records every module resolved, and the CommonJS cache at exit holds what was `require`d (the bin's
+ * `vendor.cjs`, the packages only some runs use, among them when it was loaded).
  */
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { afterAll, beforeAll, describe, it } from "vitest"
+import { EVERYTHING } from "../Mcp/helpers.js"
 import { bin, cleanUp, ensureBuilt, output, root, tempDir, toolUse, workspace } from "./helpers.js"
 import type { Finished } from "./helpers.js"
 
@@ -22,7 +24,8 @@ afterAll(cleanUp)
  */
 const execListingModules = async (
   toolUses: (dir: string) => ReadonlyArray<unknown>,
-  entry: string = bin
+  entry: string = bin,
+  extraArgs: (dir: string) => ReadonlyArray<string> = () => []
 ): Promise<
   { readonly finished: Finished; readonly builtins: ReadonlyArray<string>; readonly files: ReadonlyArray<string> }
 > => {
@@ -51,7 +54,15 @@ const execListingModules = async (
       `  required: Object.keys(createRequire(import.meta.url).cache)\n` +
       `})))\n`
   )
-  const child = spawn(process.execPath, ["--import", preload, entry, "exec", "--approve", "allow"], {
+  const child = spawn(process.execPath, [
+    "--import",
+    preload,
+    entry,
+    "exec",
+    "--approve",
+    "allow",
+    ...extraArgs(where.dir)
+  ], {
     cwd: where.dir,
     detached: true,
     stdio: ["pipe", "pipe", "pipe"],
@@ -80,6 +91,8 @@ const execListingModules = async (
 }
 
 const httpStack = ["http", "zlib", "internal/blocklist"]
+/** The bundle of what only some runs use (the MCP SDK, WebFetch's HTTP client, ...): see `scripts/bundle-cli.mjs`. */
+const vendor = path.join(root, "dist/bin/vendor.cjs")
 
 describe.concurrent("what a start loads", () => {
   it("exec of one Read loads none of WebFetch's HTTP stack", async ({ expect }) => {
@@ -89,6 +102,31 @@ describe.concurrent("what a start loads", () => {
     expect(output(finished).outcomes.map((outcome) => outcome.status)).toEqual(["success"])
     expect(builtins).toContain("fs")
     expect(httpStack.filter((name) => builtins.includes(name))).toEqual([])
+  })
+
+  it("exec of one Read from the shipped bin does not load its vendored packages (vendor.cjs)", async ({ expect }) => {
+    const { files, finished } = await execListingModules((dir) => [
+      toolUse("toolu_read", "Read", { file_path: path.join(dir, "a.txt") })
+    ])
+    expect(output(finished).outcomes.map((outcome) => outcome.status)).toEqual(["success"])
+    expect(files).not.toContain(vendor)
+  })
+
+  it("an MCP server configured does load them (so the list above would show it)", async ({ expect }) => {
+    const { files, finished } = await execListingModules(
+      (dir) => [toolUse("toolu_read", "Read", { file_path: path.join(dir, "a.txt") })],
+      bin,
+      (dir) => {
+        const config = path.join(dir, "mcp.json")
+        fs.writeFileSync(
+          config,
+          JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"] } } })
+        )
+        return ["--mcp-config", config]
+      }
+    )
+    expect(output(finished).outcomes.map((outcome) => outcome.status)).toEqual(["success"])
+    expect(files).toContain(vendor)
   })
 
   it("a WebFetch call does load it (so the list above would show it)", async ({ expect }) => {
