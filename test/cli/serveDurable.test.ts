@@ -60,17 +60,19 @@ describe.concurrent("serve --durable", () => {
       const { args, runs, turn, where } = setUp()
       const first = start(where, args)
       send(first, turn)
-      await waitUntil("the approval request", () => lines(first).some((line) => line.type === "approval_request"))
+      // The Read and the Write touch different files, so they run side by side: the Write's question may come before
+      // the Read (and its hook) completed. Input ends once both are out.
+      await waitUntil(
+        "the approval request, and the Read completed with its events",
+        () =>
+          lines(first).some((line) => line.type === "approval_request") &&
+          lines(first).some((line) =>
+            line.type === "event" && line["event"] === "completed" && line["tool_use_id"] === "toolu_read"
+          )
+      )
       const asked = lines(first).find((line) => line.type === "approval_request")!
       expect(asked["tool_use_id"]).toBe("toolu_write")
       expect(asked["token"]).toEqual(expect.any(String))
-      // The Read ran, with its events.
-      expect(
-        lines(first).some((line) =>
-          line.type === "event" && line["event"] === "completed" &&
-          line["tool_use_id"] === "toolu_read"
-        )
-      ).toBe(true)
       first.child.stdin.end()
       const ended = await first.finished
       expect(ended.code).toBe(0)
