@@ -26,6 +26,7 @@ export default defineConfig({
     }
   },
   test: {
+    setupFiles: ["test/support/setup.ts"],
     pool: "forks",
     // vitest's default is one fork fewer than the cores, one on a 2-core machine; the suite spends much of its time
     // waiting on child processes, so two at least.
