@@ -15,6 +15,10 @@ const e2e = [
   "test/**/*.e2e.test.ts"
 ]
 
+// vitest's default is one fork fewer than the cores, one on a 2-core machine; the suite spends much of its time
+// waiting on child processes, so two at least.
+const maxWorkers = Math.max(2, os.availableParallelism() - 1)
+
 export default defineConfig({
   resolve: {
     alias: {
@@ -28,14 +32,23 @@ export default defineConfig({
   test: {
     setupFiles: ["test/support/setup.ts"],
     pool: "forks",
-    // vitest's default is one fork fewer than the cores, one on a 2-core machine; the suite spends much of its time
-    // waiting on child processes, so two at least.
-    maxWorkers: Math.max(2, os.availableParallelism() - 1),
+    maxWorkers,
+    // As many workers from start to end: a non-isolated run with fewer minWorkers than maxWorkers ended with
+    // tinypool's "Terminating worker thread" (the failure vitest-dev/vitest#8564 traces to retiring idle workers).
+    minWorkers: maxWorkers,
     projects: [
       {
         extends: true,
-        // vitest's own default timeouts (5 s a test), as a user's project has them: a slow test says so itself.
-        test: { name: "unit", include: ["test/**/*.test.ts"], exclude: e2e }
+        test: {
+          name: "unit",
+          include: ["test/**/*.test.ts"],
+          exclude: e2e,
+          // vitest's own default timeouts (5 s a test), as a user's project has them: a slow test says so itself.
+          // One module graph per worker, not a fresh process per file: importing effect and src again for each of
+          // some hundred files was more than half the run's CPU. A file must not lean on another's leftovers
+          // (test/support/setup.ts undoes the one thing @effect/vitest leaves behind).
+          isolate: false
+        }
       },
       {
         extends: true,
