@@ -315,10 +315,11 @@ const make = Effect.gen(function*() {
    * of its own for `start`, the caller's own fiber for `execute`) and what owns the calls' fibers (`calls`).
    * `streams` is absent when nobody can listen (`execute`): events are then never built, outcomes never queued.
    *
-   * A fiber per call, forked in the run's scope: it waits for its predecessors' "done" signals, takes its permits
-   * (one, or all for a call that runs alone) from the run's {@link PermitGate}, runs the pipeline, gives the permits
-   * back and settles its Outcome, which signals the calls that wait for it. A call that a rewrite re-planned parks
-   * at its admission: it gives its permits back, waits for its new predecessors, and takes permits again to go on.
+   * A fiber per call, forked in the run's FiberSet (`calls`): it waits for its predecessors' "done" signals, takes
+   * its permits (one, or all for a call that runs alone) from the run's {@link PermitGate}, runs the pipeline, gives
+   * the permits back and settles its Outcome, which signals the calls that wait for it. A call that a rewrite
+   * re-planned parks at its admission: it gives its permits back, waits for its new predecessors, and takes permits
+   * again to go on.
    * A call that may start at once and whose stages are all synchronous (a trivial tool) needs no fiber at all.
    */
   const makeRun = <E>(
