@@ -17,14 +17,14 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import type * as FiberId from "effect/FiberId"
+import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
-import * as Scope from "effect/Scope"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { ToolRegistry } from "../Catalog/ToolRegistry.js"
 import { ToolHooks } from "../Hooks/ToolHooks.js"
@@ -239,17 +239,28 @@ interface Task {
 
 /**
  * How a run publishes its events: to its listeners (when it has any) and to the audit log (when there is one).
- * Events are built lazily, so a run that nobody listens to and nothing audits does not build them.
+ * Events are built lazily, so a run that nobody listens to and nothing audits does not build them. A listener is
+ * offered an event where the stage builds its emit (every stage runs it there: see `PipelineEnv.emit`), and the
+ * emit is then already an Exit: a call whose stages are otherwise synchronous stays off a fiber of its own in a run
+ * somebody listens to, as it does in one nobody does.
  */
 const emitter = (
   audit: AuditLog["Type"],
-  publish: ((event: ToolEvent) => Effect.Effect<unknown>) | undefined
+  publish: ((event: ToolEvent) => void) | undefined
 ): PipelineEnv["emit"] => {
-  if (!audit.enabled) return publish === undefined ? () => Effect.void : (event) => Effect.asVoid(publish(event()))
+  if (!audit.enabled) {
+    return publish === undefined ? () => Effect.void : (event) => {
+      publish(event())
+      return Effect.void
+    }
+  }
   if (publish === undefined) return (event) => audit.record(event())
   return (event) => {
     const built = event()
-    return Effect.zipRight(audit.record(built), Effect.asVoid(publish(built)))
+    return continueWith(audit.record(built), () => {
+      publish(built)
+      return Effect.void
+    })
   }
 }
 
@@ -301,20 +312,21 @@ const make = Effect.gen(function*() {
   /**
    * A run: its scheduling state, the intake that schedules its tool_uses, and the handle's operations. Made
    * synchronously from what the starting fiber knows (`RunContext`); the caller decides where the intake runs (a fiber
-   * of its own for `start`, the caller's own fiber for `execute`) and what owns the calls' fibers (`callScope`).
+   * of its own for `start`, the caller's own fiber for `execute`) and what owns the calls' fibers (`calls`).
    * `streams` is absent when nobody can listen (`execute`): events are then never built, outcomes never queued.
    *
-   * A fiber per call, forked in the run's scope: it waits for its predecessors' "done" signals, takes its permits
-   * (one, or all for a call that runs alone) from the run's {@link PermitGate}, runs the pipeline, gives the permits
-   * back and settles its Outcome, which signals the calls that wait for it. A call that a rewrite re-planned parks
-   * at its admission: it gives its permits back, waits for its new predecessors, and takes permits again to go on.
+   * A fiber per call, forked in the run's FiberSet (`calls`): it waits for its predecessors' "done" signals, takes
+   * its permits (one, or all for a call that runs alone) from the run's {@link PermitGate}, runs the pipeline, gives
+   * the permits back and settles its Outcome, which signals the calls that wait for it. A call that a rewrite
+   * re-planned parks at its admission: it gives its permits back, waits for its new predecessors, and takes permits
+   * again to go on.
    * A call that may start at once and whose stages are all synchronous (a trivial tool) needs no fiber at all.
    */
   const makeRun = <E>(
     toolUses: RunInput<E>,
     options: RunOptions,
     context: RunContext,
-    callScope: Scope.Scope,
+    calls: FiberSet.FiberSet<void>,
     streams: RunStreams<E> | undefined
   ): Run<E> => {
     const { audit, clock, settings, traced } = context
@@ -340,7 +352,7 @@ const make = Effect.gen(function*() {
     const env = makeEnv(
       settings,
       clock,
-      emitter(audit, events === undefined ? undefined : (event) => Effect.sync(() => events.unsafeOffer(event))),
+      emitter(audit, events === undefined ? undefined : (event) => events.unsafeOffer(event)),
       audit.enabled || events !== undefined,
       Effect.suspend(() => cancelOthers),
       traced,
@@ -461,7 +473,7 @@ const make = Effect.gen(function*() {
       )
 
     const fork = (task: Task, body: Effect.Effect<void>): Effect.Effect<void> =>
-      Effect.map(Effect.forkIn(body, callScope), (fiber) => {
+      Effect.map(FiberSet.run(calls, body), (fiber) => {
         task.fiber = fiber
       })
 
@@ -608,9 +620,10 @@ const make = Effect.gen(function*() {
         Effect.gen(function*() {
           const events = yield* Effect.acquireRelease(Mailbox.make<ToolEvent>(), (mailbox) => mailbox.shutdown)
           const ordered = yield* Effect.acquireRelease(Mailbox.make<Outcome, E>(), (mailbox) => mailbox.shutdown)
-          // The calls' fibers are interrupted together when the run's scope closes (each closes its own scope).
-          const callScope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.parallel)
-          const run = makeRun(toolUses, options, context, callScope, { events, ordered })
+          // The calls' fibers are interrupted together when the run's scope closes (each closes its own scope). A
+          // FiberSet does that without a fiber per finalizer, which a scope closed in parallel forks.
+          const calls = yield* FiberSet.make<void>()
+          const run = makeRun(toolUses, options, context, calls, { events, ordered })
           yield* Effect.forkScoped(run.intake)
           return {
             outcomes: Mailbox.toStream(ordered),
@@ -630,15 +643,11 @@ const make = Effect.gen(function*() {
     withRunSpan("ToolRuntime.execute", options, (context) =>
       isOneCall(toolUses) ?
         Effect.map(runAlone(toolUses[0]!, options, context, true), (outcome) => [outcome]) :
-        Effect.acquireUseRelease(
-          // The calls' fibers are interrupted together when the run ends or the caller is interrupted.
-          Scope.make(ExecutionStrategy.parallel),
-          (callScope) => {
-            const run = makeRun(toolUses, options, context, callScope, undefined)
-            return continueWith(run.intake, run.end)
-          },
-          (callScope, exit) => Scope.close(callScope, exit)
-        ))
+        // The calls' fibers are interrupted together when the run ends or the caller is interrupted.
+        Effect.scoped(Effect.flatMap(FiberSet.make<void>(), (calls) => {
+          const run = makeRun(toolUses, options, context, calls, undefined)
+          return continueWith(run.intake, run.end)
+        })))
 
   // One call needs no scheduler: straight through the pipeline, with no event consumer.
   /**
