@@ -40,7 +40,7 @@ import { TaskRegistry } from "../Tasks/TaskRegistry.js"
 import type { TaskRegistryOptions } from "../Tasks/TaskRegistry.js"
 import type { AnyService } from "../Tool/Tool.js"
 import { BashTool } from "../Tools/Bash.js"
-import { builtinSessionLayer, builtinTools } from "../Tools/index.js"
+import { builtinTools, makeBuiltinSession } from "../Tools/index.js"
 import { withTaskTools } from "../Tools/Tasks.js"
 import * as ToolSearch from "../Tools/ToolSearch.js"
 import { loadMcpConfig } from "./mcp.js"
@@ -230,6 +230,12 @@ export const servicesLayer = <E, R>(
           Effect.provide(Layer.buildWithMemoMap(layer, memoMap, scope), context),
           (built) => (context = Context.merge(context, built))
         )
+      /** Runs `make` over what is built so far, and adds the services it makes (a constructor costs less than a Layer). */
+      const addContext = <A, E2, R2>(make: Effect.Effect<Context.Context<A>, E2, R2>) =>
+        Effect.map(
+          Effect.provide(make, context),
+          (built) => (context = Context.merge(context, built))
+        )
       const addService = <I, S>(tag: Context.Tag<I, S>, service: S) => (context = Context.add(context, tag, service))
       const session = Context.unsafeGet(context, Session)
       // The session's directory names it in the audit log (a temporary session's is unique too).
@@ -256,8 +262,8 @@ export const servicesLayer = <E, R>(
       yield* add(LspClients.layer(lspConfig))
       // One set of servers for their tools and resources.
       yield* add(McpServers.layer(mcp))
-      yield* add(builtinSessionLayer({ bash: { sandbox: { ...sandbox.config, warn: options.warn } } }))
-      yield* add(ResourceTools.layer)
+      yield* addContext(makeBuiltinSession({ bash: { sandbox: { ...sandbox.config, warn: options.warn } } }))
+      yield* addContext(ResourceTools.make)
       const tools = [...builtinTools, ...ResourceTools.tools]
       addService(
         ToolRegistry,
@@ -272,14 +278,14 @@ export const servicesLayer = <E, R>(
       const denies = withTaskTools(wholeToolDenial({ settings, cliRules: options.rules }), BashTool.definition)
       if (toolSearch) {
         addService(DiscoveredTools, yield* Effect.provide(DiscoveredTools.makeSession, context))
-        yield* add(ToolSearch.catalogLayerFromRegistry({
+        yield* addContext(ToolSearch.makeCatalogFromRegistry({
           mode: options.toolSearch,
           contextWindow: options.contextWindow,
           denies
         }))
       } else {
         addService(DiscoveredTools, DiscoveredTools.fromRef(yield* Ref.make<ReadonlySet<string>>(new Set())))
-        yield* add(ToolCatalog.layerFromRegistry({ mode: "off", denies }))
+        addService(ToolCatalog, yield* Effect.provide(ToolCatalog.makeFromRegistry({ mode: "off", denies }), context))
       }
       const catalogContext = context
       const policy = yield* Effect.provide(
