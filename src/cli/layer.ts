@@ -261,7 +261,7 @@ export const servicesLayer = <E, R>(
       // One set of clients for the LSP tool and the diagnostics after edits.
       yield* add(LspClients.layer(lspConfig))
       // One set of servers for their tools and resources.
-      yield* add(McpServers.layer(mcp))
+      addService(McpServers, yield* McpServers.make(mcp))
       yield* addContext(makeBuiltinSession({ bash: { sandbox: { ...sandbox.config, warn: options.warn } } }))
       yield* addContext(ResourceTools.make)
       const tools = [...builtinTools, ...ResourceTools.tools]
@@ -272,7 +272,7 @@ export const servicesLayer = <E, R>(
           service: Context.unsafeGet(context, tool as unknown as Context.Tag<unknown, AnyService>)
         })))
       )
-      yield* add(McpServers.extendRegistry)
+      addService(ToolRegistry, yield* Effect.provide(McpServers.extendedRegistry, context))
       // Deferred tools (MCP tools, by default) wait behind ToolSearch, as with the library; what the model loaded is
       // kept in the session, so a later `exec --session` can call it.
       const denies = withTaskTools(wholeToolDenial({ settings, cliRules: options.rules }), BashTool.definition)
