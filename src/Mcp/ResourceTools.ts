@@ -131,6 +131,7 @@ const enabledWhileOffered = (servers: McpServers["Type"]) =>
       : Tool.Availability.disabled("no connected MCP server offers resources")
   )
 
+/** ListMcpResourcesTool's service over the servers. */
 const listing = (servers: McpServers["Type"]) =>
   ListMcpResourcesTool.service({
     isEnabled: enabledWhileOffered(servers),
@@ -158,6 +159,7 @@ const listing = (servers: McpServers["Type"]) =>
     renderFailure: (failure) => failure.message
   })
 
+/** ReadMcpResourceTool's service over the servers. */
 const reading = (servers: McpServers["Type"]) =>
   ReadMcpResourceTool.service({
     isEnabled: enabledWhileOffered(servers),
