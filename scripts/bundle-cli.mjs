@@ -18,6 +18,7 @@ import { build } from "esbuild"
 import { spawnSync } from "node:child_process"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
+import { isBuiltin } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
 import process from "node:process"
@@ -88,10 +89,33 @@ const toVendor = {
   }
 }
 
+/**
+ * Each of Node's built-in modules is imported through one module of the bundle: esbuild gives every ES module that
+ * imports `node:fs` a namespace object of its own, copied from `fs` (`__toESM`, a getter defined per export, a hundred
+ * for `fs`), and a hundred modules doing so cost every start a few thousand of them. Only `import`s go through it: a
+ * `require` gets the module itself (`require("events")` is a class, not a namespace).
+ */
+const sharedBuiltins = {
+  name: "shared-builtins",
+  setup(build) {
+    build.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
+      if (!isBuiltin(args.path)) return undefined
+      const name = args.path.startsWith("node:") ? args.path : `node:${args.path}`
+      if (args.namespace === "builtin" || args.kind !== "import-statement") return { path: name, external: true }
+      return { path: name, namespace: "builtin" }
+    })
+    build.onLoad({ filter: /.*/, namespace: "builtin" }, (args) => ({
+      // The default export is the module itself, as Node gives it (no second copy).
+      contents: `export * from ${JSON.stringify(args.path)}\nexport default require(${JSON.stringify(args.path)})\n`,
+      loader: "js"
+    }))
+  }
+}
+
 await build({
   ...common,
   entryPoints: ["src/cli/main.ts"],
-  plugins: [toVendor, sandboxRuntimeUrl, bundledAjv],
+  plugins: [sharedBuiltins, toVendor, sandboxRuntimeUrl, bundledAjv],
   outfile: "dist/bin/cli.cjs",
   format: "cjs",
   // better-sqlite3 (`--durable`) is a native addon, found through its own package.

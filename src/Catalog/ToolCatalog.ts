@@ -260,6 +260,37 @@ export class ToolCatalog extends Context.Tag("effect-tool-runtime/ToolCatalog")<
    * when they change.
    *
    * @since 0.3.0
+   * @category constructors
+   */
+  static readonly makeFromRegistry = (
+    options: CatalogOptions & {
+      /** Tools that are not in that registry but will be sent (the search tool, whose behaviour needs this catalogue). */
+      readonly extra?: ReadonlyArray<{ readonly definition: Definition.Any }> | undefined
+    } = {}
+  ): Effect.Effect<ToolCatalog["Type"], never, ToolRegistry | DiscoveredTools> =>
+    Effect.gen(function*() {
+      const registry = yield* ToolRegistry
+      const discovered = yield* DiscoveredTools
+      let last: ReadonlyArray<RegisteredTool> | undefined
+      let definitions: ReadonlyArray<Definition.Any> = []
+      return makeCatalog(
+        () => {
+          const tools = registry.tools
+          if (tools !== last) {
+            last = tools
+            definitions = [...tools, ...(options.extra ?? [])].map((tool) => tool.definition)
+          }
+          return definitions
+        },
+        discovered,
+        options
+      )
+    })
+
+  /**
+   * {@link makeFromRegistry} as a Layer.
+   *
+   * @since 0.3.0
    * @category layers
    */
   static readonly layerFromRegistry = (
@@ -268,32 +299,21 @@ export class ToolCatalog extends Context.Tag("effect-tool-runtime/ToolCatalog")<
       readonly extra?: ReadonlyArray<{ readonly definition: Definition.Any }> | undefined
     } = {}
   ): Layer.Layer<ToolCatalog, never, ToolRegistry | DiscoveredTools> =>
-    Layer.effect(
-      ToolCatalog,
-      Effect.gen(function*() {
-        const registry = yield* ToolRegistry
-        const discovered = yield* DiscoveredTools
-        let last: ReadonlyArray<RegisteredTool> | undefined
-        let definitions: ReadonlyArray<Definition.Any> = []
-        return makeCatalog(
-          () => {
-            const tools = registry.tools
-            if (tools !== last) {
-              last = tools
-              definitions = [...tools, ...(options.extra ?? [])].map((tool) => tool.definition)
-            }
-            return definitions
-          },
-          discovered,
-          options
-        )
-      })
-    )
+    Layer.effect(ToolCatalog, ToolCatalog.makeFromRegistry(options))
 
   /**
    * The registry, gated: a call to a deferred tool that was never discovered fails with {@link notLoadedMessage}
    * (before its input is decoded: the model has not seen the schema); a call to a tool the rules remove goes on to
-   * the pipeline, whose policy denies it with the rule's reason. Provide the plain registry to it.
+   * the pipeline, whose policy denies it with the rule's reason.
+   *
+   * @since 0.3.0
+   * @category constructors
+   */
+  static readonly gateRegistry = (registry: ToolRegistry["Type"], catalog: ToolCatalog["Type"]): ToolRegistry["Type"] =>
+    gateRegistry(registry, catalog)
+
+  /**
+   * {@link gateRegistry} as a Layer: provide the plain registry to it.
    *
    * @since 0.2.0
    * @category layers

@@ -30,6 +30,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import { makeDynamicRegistry, ToolRegistry } from "../Catalog/ToolRegistry.js"
@@ -183,15 +184,25 @@ export class McpServers extends Context.Tag("effect-tool-runtime/McpServers")<
     Layer.scoped(McpServers, make(config, options))
 
   /**
+   * Starts the configured servers; they stop when the scope closes (what {@link layer} provides, as an Effect).
+   *
+   * @since 0.3.0
+   * @category constructors
+   */
+  static readonly make = (
+    config: LoadedConfig,
+    options: McpServersOptions = {}
+  ): Effect.Effect<McpServers["Type"], never, Scope.Scope> => make(config, options)
+
+  /**
    * The ToolRegistry in context, plus the MCP servers' tools: a dynamic registry whose runs each work on one
    * snapshot. A built-in tool keeps its name if an MCP tool would take it.
    *
-   * @since 0.2.0
-   * @category layers
+   * @since 0.3.0
+   * @category constructors
    */
-  static readonly extendRegistry: Layer.Layer<ToolRegistry, never, ToolRegistry | McpServers> = Layer.effect(
-    ToolRegistry,
-    Effect.gen(function*() {
+  static readonly extendedRegistry: Effect.Effect<ToolRegistry["Type"], never, ToolRegistry | McpServers> = Effect
+    .gen(function*() {
       const base = yield* ToolRegistry
       const servers = yield* McpServers
       let lastMcp: ReadonlyArray<RegisteredTool> | undefined
@@ -229,6 +240,16 @@ export class McpServers extends Context.Tag("effect-tool-runtime/McpServers")<
       }
       return withStandIns(registry)
     })
+
+  /**
+   * {@link extendedRegistry} as a Layer: the ToolRegistry in context, plus the MCP servers' tools.
+   *
+   * @since 0.2.0
+   * @category layers
+   */
+  static readonly extendRegistry: Layer.Layer<ToolRegistry, never, ToolRegistry | McpServers> = Layer.effect(
+    ToolRegistry,
+    McpServers.extendedRegistry
   )
 }
 

@@ -11,6 +11,7 @@
  *
  * @since 0.3.0
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
@@ -130,8 +131,9 @@ const enabledWhileOffered = (servers: McpServers["Type"]) =>
       : Tool.Availability.disabled("no connected MCP server offers resources")
   )
 
-const listLayer = ListMcpResourcesTool.implementEffect(
-  Effect.map(McpServers, (servers) => ({
+/** ListMcpResourcesTool's service over the servers. */
+const listing = (servers: McpServers["Type"]) =>
+  ListMcpResourcesTool.service({
     isEnabled: enabledWhileOffered(servers),
     traits: () => ({ readOnly: true, concurrencySafe: true, idempotent: true }),
     claims: (input) =>
@@ -155,11 +157,11 @@ const listLayer = ListMcpResourcesTool.implementEffect(
     ],
     toModel: listingText,
     renderFailure: (failure) => failure.message
-  }))
-)
+  })
 
-const readLayer = ReadMcpResourceTool.implementEffect(
-  Effect.map(McpServers, (servers) => ({
+/** ReadMcpResourceTool's service over the servers. */
+const reading = (servers: McpServers["Type"]) =>
+  ReadMcpResourceTool.service({
     isEnabled: enabledWhileOffered(servers),
     // The contents come from another party: open-world, never low-risk.
     traits: () => ({ readOnly: true, concurrencySafe: true, openWorld: true, idempotent: true }),
@@ -183,7 +185,22 @@ const readLayer = ReadMcpResourceTool.implementEffect(
     ],
     toModel: contentsToModel,
     renderFailure: (failure) => failure.message
-  }))
+  })
+
+/**
+ * Both tools' services, over the {@link McpServers} in context.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const make: Effect.Effect<
+  Context.Context<Tool.IdentifierOf<typeof ListMcpResourcesTool> | Tool.IdentifierOf<typeof ReadMcpResourceTool>>,
+  never,
+  McpServers
+> = Effect.map(
+  McpServers,
+  (servers) =>
+    Context.make(ListMcpResourcesTool, listing(servers)).pipe(Context.add(ReadMcpResourceTool, reading(servers)))
 )
 
 /**
@@ -196,7 +213,7 @@ export const layer: Layer.Layer<
   Tool.IdentifierOf<typeof ListMcpResourcesTool> | Tool.IdentifierOf<typeof ReadMcpResourceTool>,
   never,
   McpServers
-> = Layer.merge(listLayer, readLayer)
+> = Layer.effectContext(make)
 
 /**
  * The two tools, for a registry.

@@ -43,6 +43,30 @@ const FileRecordSchema: Schema.Schema<FileRecord, {
 export const FileEntries = Schema.Array(Schema.Tuple(Schema.String, FileRecordSchema))
 
 /**
+ * A FileState restored from the session and saved with it (what {@link layer} provides, as an Effect).
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const make = (options: FileStateOptions = {}): Effect.Effect<FileState["Type"], SessionError, Session> =>
+  Effect.gen(function*() {
+    const session = yield* Session
+    const state = makeFileState(options)
+    const restored = yield* session.restore(PIECE, FileEntries)
+    // Least recently used first: recording in that order rebuilds the same order.
+    if (Option.isSome(restored)) {
+      yield* Effect.forEach(restored.value, ([path, record]) => state.record(path, record), { discard: true })
+    }
+    const snapshot = Effect.flatMap(state.paths, (paths) =>
+      Effect.map(
+        Effect.forEach(paths, (path) => Effect.map(state.get(path), Option.map((record) => [path, record] as const))),
+        (entries) => entries.flatMap(Option.toArray)
+      ))
+    yield* session.track(PIECE, FileEntries, snapshot)
+    return state
+  })
+
+/**
  * A FileState restored from the session and saved with it. Provide it to the file tools in place of
  * `FileState.layer()`.
  *
@@ -50,22 +74,4 @@ export const FileEntries = Schema.Array(Schema.Tuple(Schema.String, FileRecordSc
  * @category layers
  */
 export const layer = (options: FileStateOptions = {}): Layer.Layer<FileState, SessionError, Session> =>
-  Layer.effect(
-    FileState,
-    Effect.gen(function*() {
-      const session = yield* Session
-      const state = makeFileState(options)
-      const restored = yield* session.restore(PIECE, FileEntries)
-      // Least recently used first: recording in that order rebuilds the same order.
-      if (Option.isSome(restored)) {
-        yield* Effect.forEach(restored.value, ([path, record]) => state.record(path, record), { discard: true })
-      }
-      const snapshot = Effect.flatMap(state.paths, (paths) =>
-        Effect.map(
-          Effect.forEach(paths, (path) => Effect.map(state.get(path), Option.map((record) => [path, record] as const))),
-          (entries) => entries.flatMap(Option.toArray)
-        ))
-      yield* session.track(PIECE, FileEntries, snapshot)
-      return state
-    })
-  )
+  Layer.effect(FileState, make(options))

@@ -19,6 +19,7 @@
  *
  * @since 0.2.0
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
@@ -436,59 +437,67 @@ export const ToolSearch = Tool.make("ToolSearch", {
  * The ToolSearch behaviour over the catalogue in context: it searches the catalogue's searchable tools (deny-ruled
  * tools are not among them) and adds what it finds to the session's discovered set.
  *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const make: Effect.Effect<Context.Tag.Service<typeof ToolSearch>, never, ToolCatalog> = Effect.gen(function*() {
+  const catalog = yield* ToolCatalog
+  // Built at the first search, not with the layer (a session that never searches never pays for it), and again
+  // when the catalogue's tools change (an MCP server connects later).
+  let indexed: ReadonlyArray<Definition.Any> | undefined
+  let built: SearchIndex | undefined
+  const currentIndex = (): SearchIndex => {
+    const searchable = catalog.searchable
+    if (built === undefined || searchable !== indexed) {
+      indexed = searchable
+      built = makeIndex(searchable)
+    }
+    return built
+  }
+  return ToolSearch.service({
+    traits: () => ({ readOnly: true, concurrencySafe: true, idempotent: true }),
+    claims: () => [],
+    call: ({ max_results, query }) =>
+      Effect.gen(function*() {
+        const enabled = yield* catalog.enabledNow
+        const searched = search(currentIndex(), query, max_results)
+        // A tool that cannot work now (its server is down...) is not found: it is not in the definitions either.
+        const result: SearchResult = searched._tag === "Found" && !searched.names.every(enabled)
+          ? (searched.names.some(enabled)
+            ? { ...searched, names: searched.names.filter(enabled) }
+            : { _tag: "NotFound", closest: [] })
+          : searched
+        if (result._tag === "Found") yield* catalog.discovered.add(result.names)
+        return result._tag === "Found"
+          ? { query, found: result.names, missing: result.missing, closest: [] }
+          : { query, found: [], missing: [], closest: result.closest }
+      }).pipe(Effect.withSpan("ToolSearch.search", { attributes: { query } })),
+    toModel: (output) =>
+      resultContent(
+        output.query,
+        output.found.length === 0
+          ? { _tag: "NotFound", closest: output.closest }
+          : { _tag: "Found", names: output.found, missing: output.missing }
+      ),
+    renderUse: ({ query }) => [UiBlock.Title({ text: `ToolSearch(${query})` })],
+    renderResult: (output) => [
+      UiBlock.Text({
+        text: output.found.length === 0 ? `No tools matched "${output.query}"` : `Loaded ${output.found.join(", ")}`
+      })
+    ]
+  })
+})
+
+/**
+ * {@link make} as a Layer.
+ *
  * @since 0.2.0
  * @category layers
  */
-export const layer: Layer.Layer<Tool.Tool.IdentifierOf<typeof ToolSearch>, never, ToolCatalog> = ToolSearch
-  .implementEffect(
-    Effect.gen(function*() {
-      const catalog = yield* ToolCatalog
-      // Built at the first search, not with the layer (a session that never searches never pays for it), and again
-      // when the catalogue's tools change (an MCP server connects later).
-      let indexed: ReadonlyArray<Definition.Any> | undefined
-      let built: SearchIndex | undefined
-      const currentIndex = (): SearchIndex => {
-        const searchable = catalog.searchable
-        if (built === undefined || searchable !== indexed) {
-          indexed = searchable
-          built = makeIndex(searchable)
-        }
-        return built
-      }
-      return {
-        traits: () => ({ readOnly: true, concurrencySafe: true, idempotent: true }),
-        claims: () => [],
-        call: ({ max_results, query }) =>
-          Effect.gen(function*() {
-            const enabled = yield* catalog.enabledNow
-            const searched = search(currentIndex(), query, max_results)
-            // A tool that cannot work now (its server is down...) is not found: it is not in the definitions either.
-            const result: SearchResult = searched._tag === "Found" && !searched.names.every(enabled)
-              ? (searched.names.some(enabled)
-                ? { ...searched, names: searched.names.filter(enabled) }
-                : { _tag: "NotFound", closest: [] })
-              : searched
-            if (result._tag === "Found") yield* catalog.discovered.add(result.names)
-            return result._tag === "Found"
-              ? { query, found: result.names, missing: result.missing, closest: [] }
-              : { query, found: [], missing: [], closest: result.closest }
-          }).pipe(Effect.withSpan("ToolSearch.search", { attributes: { query } })),
-        toModel: (output) =>
-          resultContent(
-            output.query,
-            output.found.length === 0
-              ? { _tag: "NotFound", closest: output.closest }
-              : { _tag: "Found", names: output.found, missing: output.missing }
-          ),
-        renderUse: ({ query }) => [UiBlock.Title({ text: `ToolSearch(${query})` })],
-        renderResult: (output) => [
-          UiBlock.Text({
-            text: output.found.length === 0 ? `No tools matched "${output.query}"` : `Loaded ${output.found.join(", ")}`
-          })
-        ]
-      }
-    })
-  )
+export const layer: Layer.Layer<Tool.Tool.IdentifierOf<typeof ToolSearch>, never, ToolCatalog> = Layer.effect(
+  ToolSearch,
+  make
+)
 
 /**
  * A session's tools with deferral and search: the registry (the given tools plus ToolSearch, gated so that a
@@ -524,6 +533,41 @@ export const catalogLayer = <const Tools extends ReadonlyArray<Tool.Tool.Any>>(
  * called) and the catalogue over both, which follows the registry's tools as they change. Needs the session's
  * {@link DiscoveredTools}.
  *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const makeCatalogFromRegistry = (
+  options: CatalogOptions = {}
+): Effect.Effect<Context.Context<ToolRegistry | ToolCatalog>, never, ToolRegistry | DiscoveredTools> =>
+  Effect.gen(function*() {
+    const base = yield* ToolRegistry
+    const catalog = yield* ToolCatalog.makeFromRegistry({
+      ...options,
+      searchToolName: ToolSearch.definition.name,
+      extra: [ToolSearch]
+    })
+    const search: RegisteredTool = {
+      definition: ToolSearch.definition,
+      service: (yield* Effect.provideService(make, ToolCatalog, catalog)) as unknown as AnyService
+    }
+    let last: ReadonlyArray<RegisteredTool> | undefined
+    let all: ReadonlyArray<RegisteredTool> = []
+    const withSearch = makeDynamicRegistry(() => {
+      const tools = base.tools
+      if (tools !== last) {
+        last = tools
+        all = [...tools.filter((tool) => tool.definition.name !== search.definition.name), search]
+      }
+      return all
+    })
+    return Context.make(ToolRegistry, ToolCatalog.gateRegistry(withSearch, catalog)).pipe(
+      Context.add(ToolCatalog, catalog)
+    )
+  })
+
+/**
+ * {@link makeCatalogFromRegistry} as a Layer.
+ *
  * ```ts
  * const Tools = ToolSearch.catalogLayerFromRegistry({ mode: "on" }).pipe(
  *   Layer.provide(McpServers.extendRegistry),
@@ -536,31 +580,5 @@ export const catalogLayer = <const Tools extends ReadonlyArray<Tool.Tool.Any>>(
  */
 export const catalogLayerFromRegistry = (
   options: CatalogOptions = {}
-): Layer.Layer<ToolRegistry | ToolCatalog, never, ToolRegistry | DiscoveredTools> => {
-  const catalog = ToolCatalog.layerFromRegistry({
-    ...options,
-    searchToolName: ToolSearch.definition.name,
-    extra: [ToolSearch]
-  })
-  const withSearch = Layer.effect(
-    ToolRegistry,
-    Effect.gen(function*() {
-      const base = yield* ToolRegistry
-      const search: RegisteredTool = {
-        definition: ToolSearch.definition,
-        service: (yield* ToolSearch) as unknown as AnyService
-      }
-      let last: ReadonlyArray<RegisteredTool> | undefined
-      let all: ReadonlyArray<RegisteredTool> = []
-      return makeDynamicRegistry(() => {
-        const tools = base.tools
-        if (tools !== last) {
-          last = tools
-          all = [...tools.filter((tool) => tool.definition.name !== search.definition.name), search]
-        }
-        return all
-      })
-    })
-  ).pipe(Layer.provide(layer))
-  return ToolCatalog.gate.pipe(Layer.provide(withSearch), Layer.provideMerge(catalog))
-}
+): Layer.Layer<ToolRegistry | ToolCatalog, never, ToolRegistry | DiscoveredTools> =>
+  Layer.effectContext(makeCatalogFromRegistry(options))

@@ -10,6 +10,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import type { SandboxUnavailable } from "../Process/Sandbox.js"
 import { FileState } from "../Session/FileState.js"
 import type { FileStateOptions } from "../Session/FileState.js"
@@ -237,6 +238,35 @@ export const builtinLayer = (
 > => builtinTools_(options, FileState.layer(options.fileState))
 /** @since 0.2.0 */
 export * as SessionFileState from "../Session/SessionFileState.js"
+
+/**
+ * All built-in tools' services over a {@link Session}, built in the scope: what {@link builtinSessionLayer} provides,
+ * as an Effect (for a program that builds its services one after the other, as the CLI does, where a Layer costs a
+ * cold start more than building them).
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const makeBuiltinSession = (
+  options: BuiltinOptions = {}
+): Effect.Effect<
+  Context.Context<BuiltinTools>,
+  SandboxUnavailable | InvalidAllowEntry | SessionError,
+  Workspace | ResultStore | CommandExecutor.CommandExecutor | Session | Scope.Scope
+> =>
+  Effect.gen(function*() {
+    const fileState = yield* SessionFileState.make(options.fileState)
+    const registry = yield* Effect.serviceOption(TaskRegistry)
+    const tasks = Option.isSome(registry) ? registry.value : yield* TaskRegistry.makeSession()
+    const webFetch = options.webFetch?.resolver !== undefined || options.webFetch?.pageReader !== undefined
+      ? Effect.map(Layer.build(WebFetchTool.layer(options.webFetch)), Context.get(WebFetchTool))
+      : defaultWebFetch(options.webFetch)
+    return yield* Effect.zipWith(
+      builtinContext(options),
+      webFetch,
+      (context, webFetch) => Context.add(context, WebFetchTool, webFetch)
+    ).pipe(Effect.provideService(FileState, fileState), Effect.provideService(TaskRegistry, tasks))
+  })
 
 /**
  * All built-in tools over a {@link Session}: like {@link builtinLayer}, with the FileState restored from the

@@ -10,6 +10,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import { DiscoveredTools, ToolCatalog } from "../Catalog/ToolCatalog.js"
@@ -40,7 +41,7 @@ import { TaskRegistry } from "../Tasks/TaskRegistry.js"
 import type { TaskRegistryOptions } from "../Tasks/TaskRegistry.js"
 import type { AnyService } from "../Tool/Tool.js"
 import { BashTool } from "../Tools/Bash.js"
-import { builtinSessionLayer, builtinTools } from "../Tools/index.js"
+import { builtinTools, makeBuiltinSession } from "../Tools/index.js"
 import { withTaskTools } from "../Tools/Tasks.js"
 import * as ToolSearch from "../Tools/ToolSearch.js"
 import { loadMcpConfig } from "./mcp.js"
@@ -129,12 +130,13 @@ export const sessionRuntimeLayer = <E, R>(
     const session = yield* makeSession(options)
     const registry = yield* Effect.provideService(TaskRegistry.makeSession(tasks), Session, session)
     const context = Context.make(Session, session).pipe(Context.add(TaskRegistry, registry))
-    const memoMap = yield* Layer.CurrentMemoMap
+    // The services built here, not as a Layer (see servicesLayer); the runtime over them is the one Layer left.
+    const services = Context.merge(context, yield* Effect.provide(makeServices(options, approver), context))
     const runtime = yield* Effect.provide(
-      Layer.buildWithMemoMap(runtimeLayer(options, approver), memoMap, yield* Effect.scope),
-      context
+      Layer.buildWithMemoMap(ToolRuntime.layer, yield* Layer.CurrentMemoMap, yield* Effect.scope),
+      services
     )
-    return Context.merge(context, runtime)
+    return Context.merge(services, runtime)
   }))
 
 /**
@@ -170,146 +172,157 @@ export const servicesLayer = <E, R>(
    * with its own means.
    */
   { toolSearch = true }: { readonly toolSearch?: boolean } = {}
+) => Layer.scopedContext(makeServices(options, approver, { toolSearch }))
+
+/** What {@link servicesLayer} provides, built in the scope. */
+const makeServices = <E, R>(
+  options: RuntimeOptions,
+  approver: Layer.Layer<Approver, E, R>,
+  { toolSearch = true }: { readonly toolSearch?: boolean } = {}
 ) =>
-  Layer.scopedContext(
-    Effect.gen(function*() {
-      const cwd = nodePath.resolve(options.cwd)
-      const home = os.homedir()
-      const knownTools = [...builtinTools, ...ResourceTools.tools].map((tool) => tool.definition.name)
-      const settings = yield* loadSettings({
-        claudeSettings: options.claudeSettings,
-        files: options.settingsFiles,
-        cwd,
-        home,
-        trustProject: options.trustProject,
-        knownTools
-      })
-      const hookOptions = Hooks.optionsFromSettings(settings)
-      const sandbox = sandboxConfig(settings, { cwd, home, extraRules: options.rules })
-      const { mode, warnings: modeWarnings } = resolveMode(
-        settings,
-        options.mode === undefined ? {} : { requested: options.mode }
-      )
-      for (
-        const line of [
-          ...settings.flatMap((loaded) => loaded.warnings.map(formatSettingsWarning)),
-          ...modeWarnings,
-          ...Hooks.hookWarnings(hookOptions),
-          ...sandbox.warnings.map(formatSettingsWarning)
-        ]
-      ) {
-        options.warn(line)
-      }
-      const additionalDirectories = [
-        ...settings.flatMap((loaded) => loaded.settings.permissions?.additionalDirectories ?? []),
-        ...options.additionalDirectories
-      ]
-      // MCP servers' tools join the built-ins; a bad server entry is reported and the others still start.
-      const mcp = yield* loadMcpConfig({ ...options, cwd })
-      for (const error of mcp.errors) options.warn(`MCP configuration: ${error.message}`)
-      // Language servers: the project's .lsp.json once trusted, then the files named (they win on a shared name).
-      const lspConfig = LspConfig.merge(
-        yield* Effect.all([
-          LspConfig.loadFile(nodePath.join(cwd, ".lsp.json"), { trusted: options.trustProject }),
-          ...(options.lspConfigFiles ?? []).map((file) => LspConfig.loadNamedFile(nodePath.resolve(cwd, file)))
-        ])
-      )
-      for (const error of lspConfig.errors) options.warn(`LSP configuration: ${error.message}`)
-      // The services are built here, one after the other, in this one Layer's scope: a Layer of its own for each
-      // (provided to the next) costs a cold start more than building them does. Layers built here share the memo map,
-      // so a Layer one of them provides again inside is still built once.
-      const memoMap = yield* Layer.CurrentMemoMap
-      const scope = yield* Effect.scope
-      // What is built so far, over what the Layer is given (typed `unknown`: it grows with every service).
-      let context = (yield* Effect.context<
-        Session | R | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
-      >()) as Context.Context<unknown>
-      /** Builds `layer` over what is built so far, and adds what it provides. */
-      const add = <A, E2, R2>(layer: Layer.Layer<A, E2, R2>) =>
-        Effect.map(
-          Effect.provide(Layer.buildWithMemoMap(layer, memoMap, scope), context),
-          (built) => (context = Context.merge(context, built))
-        )
-      const addService = <I, S>(tag: Context.Tag<I, S>, service: S) => (context = Context.add(context, tag, service))
-      const session = Context.unsafeGet(context, Session)
-      // The session's directory names it in the audit log (a temporary session's is unique too).
-      const audit = options.auditFile === undefined
-        ? Context.empty()
-        : yield* Layer.buildWithMemoMap(
-          AuditLog.layerFile({
-            path: nodePath.resolve(cwd, options.auditFile),
-            sessionId: nodePath.basename(session.directory)
-          }),
-          memoMap,
-          scope
-        )
-      context = Context.merge(context, audit)
-      addService(
-        Workspace,
-        yield* Effect.provide(makeWorkspace({ cwd, additionalDirectories, home }), context)
-      )
-      addService(
-        ResultStore,
-        yield* Effect.provide(ResultStore.make(session.resultsDirectory, session.resultLimits), context)
-      )
-      // One set of clients for the LSP tool and the diagnostics after edits.
-      yield* add(LspClients.layer(lspConfig))
-      // One set of servers for their tools and resources.
-      yield* add(McpServers.layer(mcp))
-      yield* add(builtinSessionLayer({ bash: { sandbox: { ...sandbox.config, warn: options.warn } } }))
-      yield* add(ResourceTools.layer)
-      const tools = [...builtinTools, ...ResourceTools.tools]
-      addService(
-        ToolRegistry,
-        makeRegistry(tools.map((tool) => ({
-          definition: tool.definition,
-          service: Context.unsafeGet(context, tool as unknown as Context.Tag<unknown, AnyService>)
-        })))
-      )
-      yield* add(McpServers.extendRegistry)
-      // Deferred tools (MCP tools, by default) wait behind ToolSearch, as with the library; what the model loaded is
-      // kept in the session, so a later `exec --session` can call it.
-      const denies = withTaskTools(wholeToolDenial({ settings, cliRules: options.rules }), BashTool.definition)
-      if (toolSearch) {
-        addService(DiscoveredTools, yield* Effect.provide(DiscoveredTools.makeSession, context))
-        yield* add(ToolSearch.catalogLayerFromRegistry({
-          mode: options.toolSearch,
-          contextWindow: options.contextWindow,
-          denies
-        }))
-      } else {
-        addService(DiscoveredTools, DiscoveredTools.fromRef(yield* Ref.make<ReadonlySet<string>>(new Set())))
-        yield* add(ToolCatalog.layerFromRegistry({ mode: "off", denies }))
-      }
-      const catalogContext = context
-      const policy = yield* Effect.provide(
-        SessionPermissions.makePolicy({ settings, cliRules: options.rules, mode }),
-        context
-      )
-      // The registry lets hooks' `if` conditions ask the tools how their rules match.
-      const settingsHooks = yield* Effect.provide(Hooks.make({ ...hookOptions, cwd, home }), context)
-      addService(ToolHooks, settingsHooks)
-      // Without language servers there are no diagnostics after edits: no decorator to build.
-      if (lspConfig.servers.length > 0) {
-        yield* add(Diagnostics.layer({ mode: options.diagnostics ?? "next-turn" }))
-      }
-      const hooks = Context.unsafeGet(context, ToolHooks)
-      const inner = yield* Effect.provide(Layer.buildWithMemoMap(approver, memoMap, scope), context)
-      const approvals = yield* Effect.provide(
-        SessionPermissions.makeApprovals(Context.unsafeGet(inner, Approver)),
-        context
-      )
-      return Context.make(ToolRegistry, Context.unsafeGet(catalogContext, ToolRegistry)).pipe(
-        Context.add(ToolCatalog, Context.unsafeGet(catalogContext, ToolCatalog)),
-        Context.add(PermissionPolicy, policy),
-        Context.add(ToolHooks, hooks),
-        Context.add(Approver, approvals),
-        Context.add(ResultStore, Context.unsafeGet(context, ResultStore)),
-        Context.merge(audit)
-      )
+  Effect.gen(function*() {
+    const cwd = nodePath.resolve(options.cwd)
+    const home = os.homedir()
+    const knownTools = [...builtinTools, ...ResourceTools.tools].map((tool) => tool.definition.name)
+    const settings = yield* loadSettings({
+      claudeSettings: options.claudeSettings,
+      files: options.settingsFiles,
+      cwd,
+      home,
+      trustProject: options.trustProject,
+      knownTools
     })
-  ) satisfies Layer.Layer<
-    ToolRegistry | ToolCatalog | PermissionPolicy | ToolHooks | Approver | ResultStore,
+    const hookOptions = Hooks.optionsFromSettings(settings)
+    const sandbox = sandboxConfig(settings, { cwd, home, extraRules: options.rules })
+    const { mode, warnings: modeWarnings } = resolveMode(
+      settings,
+      options.mode === undefined ? {} : { requested: options.mode }
+    )
+    for (
+      const line of [
+        ...settings.flatMap((loaded) => loaded.warnings.map(formatSettingsWarning)),
+        ...modeWarnings,
+        ...Hooks.hookWarnings(hookOptions),
+        ...sandbox.warnings.map(formatSettingsWarning)
+      ]
+    ) {
+      options.warn(line)
+    }
+    const additionalDirectories = [
+      ...settings.flatMap((loaded) => loaded.settings.permissions?.additionalDirectories ?? []),
+      ...options.additionalDirectories
+    ]
+    // MCP servers' tools join the built-ins; a bad server entry is reported and the others still start.
+    const mcp = yield* loadMcpConfig({ ...options, cwd })
+    for (const error of mcp.errors) options.warn(`MCP configuration: ${error.message}`)
+    // Language servers: the project's .lsp.json once trusted, then the files named (they win on a shared name).
+    const lspConfig = LspConfig.merge(
+      yield* Effect.all([
+        LspConfig.loadFile(nodePath.join(cwd, ".lsp.json"), { trusted: options.trustProject }),
+        ...(options.lspConfigFiles ?? []).map((file) => LspConfig.loadNamedFile(nodePath.resolve(cwd, file)))
+      ])
+    )
+    for (const error of lspConfig.errors) options.warn(`LSP configuration: ${error.message}`)
+    // The services are built here, one after the other, in this one Layer's scope: a Layer of its own for each
+    // (provided to the next) costs a cold start more than building them does. Layers built here share the memo map,
+    // so a Layer one of them provides again inside is still built once.
+    const memoMap = yield* Layer.CurrentMemoMap
+    const scope = yield* Effect.scope
+    // What is built so far, over what the Layer is given (typed `unknown`: it grows with every service).
+    let context = (yield* Effect.context<
+      Session | R | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
+    >()) as Context.Context<unknown>
+    /** Builds `layer` over what is built so far, and adds what it provides. */
+    const add = <A, E2, R2>(layer: Layer.Layer<A, E2, R2>) =>
+      Effect.map(
+        Effect.provide(Layer.buildWithMemoMap(layer, memoMap, scope), context),
+        (built) => (context = Context.merge(context, built))
+      )
+    /** Runs `make` over what is built so far, and adds the services it makes (a constructor costs less than a Layer). */
+    const addContext = <A, E2, R2>(make: Effect.Effect<Context.Context<A>, E2, R2>) =>
+      Effect.map(
+        Effect.provide(make, context),
+        (built) => (context = Context.merge(context, built))
+      )
+    const addService = <I, S>(tag: Context.Tag<I, S>, service: S) => (context = Context.add(context, tag, service))
+    const session = Context.unsafeGet(context, Session)
+    // The session's directory names it in the audit log (a temporary session's is unique too).
+    const audit = options.auditFile === undefined
+      ? Context.empty()
+      : yield* Layer.buildWithMemoMap(
+        AuditLog.layerFile({
+          path: nodePath.resolve(cwd, options.auditFile),
+          sessionId: nodePath.basename(session.directory)
+        }),
+        memoMap,
+        scope
+      )
+    context = Context.merge(context, audit)
+    addService(
+      Workspace,
+      yield* Effect.provide(makeWorkspace({ cwd, additionalDirectories, home }), context)
+    )
+    addService(
+      ResultStore,
+      yield* Effect.provide(ResultStore.make(session.resultsDirectory, session.resultLimits), context)
+    )
+    // One set of clients for the LSP tool and the diagnostics after edits.
+    yield* add(LspClients.layer(lspConfig))
+    // One set of servers for their tools and resources.
+    addService(McpServers, yield* McpServers.make(mcp))
+    yield* addContext(makeBuiltinSession({ bash: { sandbox: { ...sandbox.config, warn: options.warn } } }))
+    yield* addContext(ResourceTools.make)
+    const tools = [...builtinTools, ...ResourceTools.tools]
+    addService(
+      ToolRegistry,
+      makeRegistry(tools.map((tool) => ({
+        definition: tool.definition,
+        service: Context.unsafeGet(context, tool as unknown as Context.Tag<unknown, AnyService>)
+      })))
+    )
+    addService(ToolRegistry, yield* Effect.provide(McpServers.extendedRegistry, context))
+    // Deferred tools (MCP tools, by default) wait behind ToolSearch, as with the library; what the model loaded is
+    // kept in the session, so a later `exec --session` can call it.
+    const denies = withTaskTools(wholeToolDenial({ settings, cliRules: options.rules }), BashTool.definition)
+    if (toolSearch) {
+      addService(DiscoveredTools, yield* Effect.provide(DiscoveredTools.makeSession, context))
+      yield* addContext(ToolSearch.makeCatalogFromRegistry({
+        mode: options.toolSearch,
+        contextWindow: options.contextWindow,
+        denies
+      }))
+    } else {
+      addService(DiscoveredTools, DiscoveredTools.fromRef(yield* Ref.make<ReadonlySet<string>>(new Set())))
+      addService(ToolCatalog, yield* Effect.provide(ToolCatalog.makeFromRegistry({ mode: "off", denies }), context))
+    }
+    const catalogContext = context
+    const policy = yield* Effect.provide(
+      SessionPermissions.makePolicy({ settings, cliRules: options.rules, mode }),
+      context
+    )
+    // The registry lets hooks' `if` conditions ask the tools how their rules match.
+    const settingsHooks = yield* Effect.provide(Hooks.make({ ...hookOptions, cwd, home }), context)
+    addService(ToolHooks, settingsHooks)
+    // Without language servers there are no diagnostics after edits: no decorator to build.
+    if (lspConfig.servers.length > 0) {
+      yield* add(Diagnostics.layer({ mode: options.diagnostics ?? "next-turn" }))
+    }
+    const hooks = Context.unsafeGet(context, ToolHooks)
+    const inner = yield* Effect.provide(Layer.buildWithMemoMap(approver, memoMap, scope), context)
+    const approvals = yield* Effect.provide(
+      SessionPermissions.makeApprovals(Context.unsafeGet(inner, Approver)),
+      context
+    )
+    return Context.make(ToolRegistry, Context.unsafeGet(catalogContext, ToolRegistry)).pipe(
+      Context.add(ToolCatalog, Context.unsafeGet(catalogContext, ToolCatalog)),
+      Context.add(PermissionPolicy, policy),
+      Context.add(ToolHooks, hooks),
+      Context.add(Approver, approvals),
+      Context.add(ResultStore, Context.unsafeGet(context, ResultStore)),
+      Context.merge(audit)
+    )
+  }) satisfies Effect.Effect<
+    Context.Context<ToolRegistry | ToolCatalog | PermissionPolicy | ToolHooks | Approver | ResultStore>,
     unknown,
-    Session | R | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
+    Session | R | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor | Scope.Scope
   >

@@ -27,9 +27,7 @@ import { exec } from "./exec.js"
 import * as McpCli from "./mcp.js"
 import { loggerLayer, oneLine, writeText } from "./output.js"
 import { killKnownTrees } from "./processes.js"
-import { serve } from "./serve.js"
 import { setKiller, signalExitCode } from "./signals.js"
-import { parseToolsArgs, render as renderTools, TOOLS_USAGE, toolsRequest } from "./tools.js"
 
 setKiller(killKnownTrees)
 
@@ -53,8 +51,12 @@ const messageOf = (error: unknown): string =>
     : String(error)
 
 /** `tools`: prints the definitions the settings would send; its value is the exit code. */
+/** `tools`: loaded only when asked for (it needs the platform's whole context; `exec` does not). */
 const toolsCommand = (argv: ReadonlyArray<string>) =>
   Effect.gen(function*() {
+    const { parseToolsArgs, render: renderTools, TOOLS_USAGE, toolsRequest } = yield* Effect.promise(() =>
+      import("./tools.js")
+    )
     let options
     try {
       options = parseToolsArgs(argv)
@@ -106,7 +108,8 @@ const program: Effect.Effect<number> = Effect.gen(function*() {
       Effect.promise(() => import("./serveMcp.js")),
       ({ serveMcp }): Run => serveMcp(options, chosen.mcp)
     )
-    : serve(options)
+    // `serve` and what only it uses are loaded only by `serve`.
+    : Effect.flatMap(Effect.promise(() => import("./serve.js")), ({ serve }): Run => serve(options))
   return yield* run.pipe(
     Effect.map((code) => code ?? 0),
     // Every typed failure is something the person can fix: a flag, a rule, a settings file, the session, stdin.

@@ -150,5 +150,13 @@ describe.concurrent("what a start loads", () => {
       files.filter((file) => file.includes(`${path.sep}node_modules${path.sep}${name}`))
     expect(packages(`ajv${path.sep}`)).toEqual([])
     expect(packages(`@modelcontextprotocol${path.sep}sdk${path.sep}`)).toEqual([])
+    // Nor the other commands (`tools`, `serve`), nor what only they use (the platform's worker and terminal).
+    expect(files).toContain(path.join(root, "dist/cli/exec.js"))
+    expect(files).not.toContain(path.join(root, "dist/cli/tools.js"))
+    expect(files).not.toContain(path.join(root, "dist/cli/serve.js"))
+    expect(packages(`@effect${path.sep}platform-node${path.sep}dist${path.sep}esm${path.sep}NodeContext.js`)).toEqual(
+      []
+    )
+    expect(packages(`@effect${path.sep}platform${path.sep}dist${path.sep}esm${path.sep}WorkerError.js`)).toEqual([])
   })
 })
