@@ -441,7 +441,9 @@ export const make = serviceOf(
           }
           return {
             mode,
-            lines: result.lines,
+            // Exit code 1 is rg saying it found nothing; what it printed then is context around an empty match it
+            // did not report (`-U -C1 '^$'` over "foo\n" prints "1-foo" and exits 1): no match, no lines.
+            lines: result.code === 1 ? [] : result.lines,
             truncated: result.truncated,
             ...(result.code === 2 && stderr !== "" ? { warning: stderr } : {}),
             ...(withheld.count() > 0 ? { withheld: withheld.count() } : {})

@@ -109,6 +109,21 @@ describe("Grep's JavaScript search answers as ripgrep does", () => {
     { fastCheck: { numRuns: 60 }, timeout: 120_000 }
   )
 
+  // Found by the property above: rg -U -C1 '^$' over "foo\n" prints the context line "1-foo" and exits 1 (nothing
+  // found). Both searches answer that nothing matched.
+  it.effect("an empty match rg does not report is no match, whatever context rg printed around it", () =>
+    Effect.gen(function*() {
+      const cwd = tempDir("grep-js-")
+      writeTree(cwd, { "a.ts": "foo\n" })
+      const memory = fileAccessMemory({ files: { [path.join(cwd, "a.ts")]: "foo\n" } })
+      const grep = { pattern: "^$", output_mode: "content", context: 1, multiline: true }
+      const fromRg = yield* answer(runtimeOver(cwd, FileAccess.layer), grep, true)
+      const fromJs = yield* answer(runtimeOver(cwd, memory), grep, true)
+      fs.rmSync(cwd, { recursive: true, force: true })
+      expect(fromRg).toEqual({ status: "success", lines: ["No matches found"] })
+      expect(fromJs).toEqual(fromRg)
+    }))
+
   it("knows rg's file types: the table is `rg --type-list` of the ripgrep shipped", () => {
     const listed = childProcess.execFileSync(rgPath, ["--type-list"], { encoding: "utf8" }).trim().split("\n")
     expect(Object.entries(ripgrepTypes).map(([name, globs]) => `${name}: ${globs.join(", ")}`)).toEqual(listed)
