@@ -4,22 +4,7 @@
  * replies, the turn limit, and the invariant that every tool_use in the history is answered.
  */
 import { describe, expect, it } from "@effect/vitest"
-import {
-  Chunk,
-  Context,
-  DefaultServices,
-  Deferred,
-  Effect,
-  Exit,
-  Fiber,
-  Layer,
-  Option,
-  Ref,
-  Schema,
-  Scope,
-  Stream,
-  Tracer
-} from "effect"
+import { Chunk, Deferred, Effect, Exit, Fiber, Layer, Option, Ref, Schema, Scope, Stream } from "effect"
 import * as FastCheck from "effect/FastCheck"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -38,6 +23,7 @@ import {
   ToolRegistry,
   ToolRuntime
 } from "../../src/index.js"
+import { recordingTracer } from "../support/index.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // tools: notes in memory, and a wait that only ends when interrupted
@@ -177,16 +163,7 @@ describe("AgentLoop", () => {
       stop("end_turn")
     ]], () =>
       Effect.gen(function*() {
-        const native = Context.get(DefaultServices.liveServices, Tracer.Tracer)
-        const spans: Array<Tracer.Span> = []
-        const tracer = Tracer.make({
-          span: (...args) => {
-            const span = native.span(...args)
-            spans.push(span)
-            return span
-          },
-          context: (f, fiber) => native.context(f, fiber)
-        })
+        const { spans, tracer } = recordingTracer()
         yield* AgentLoop.run({ messages: [user] }).pipe(Effect.withTracer(tracer))
         const loop = spans.filter((span) => span.name.startsWith("AgentLoop."))
         expect(loop.map((span) => span.name)).toEqual(["AgentLoop.run", "AgentLoop.turn", "AgentLoop.turn"])

@@ -10,8 +10,6 @@ import { describe, expect, it } from "@effect/vitest"
 import {
   Chunk,
   ConfigProvider,
-  Context,
-  DefaultServices,
   Deferred,
   Effect,
   Fiber,
@@ -20,14 +18,14 @@ import {
   Redacted,
   Schema,
   Stream,
-  TestClock,
-  Tracer
+  TestClock
 } from "effect"
 import { MessagesServer } from "effect-tool-runtime/testing"
 import * as fc from "effect/FastCheck"
 import * as AnthropicMessages from "../../src/Agent/AnthropicMessages.js"
 import type { ModelError, ModelEvent, ModelRequest } from "../../src/Agent/ModelBackend.js"
 import { ModelBackend } from "../../src/Agent/ModelBackend.js"
+import { recordingTracer } from "../support/index.js"
 
 const { Reply, text, toolUse } = MessagesServer
 
@@ -185,16 +183,7 @@ for (const [via, backend] of backends) {
     it.scoped("with a tracer installed, a reply is one AnthropicMessages.stream span (model, messages, tools), ended with it", () =>
       Effect.gen(function*() {
         const server = yield* MessagesServer.make(() => Reply.Message({ content: [text("traced")] }))
-        const native = Context.get(DefaultServices.liveServices, Tracer.Tracer)
-        const spans: Array<Tracer.Span> = []
-        const tracer = Tracer.make({
-          span: (...args) => {
-            const span = native.span(...args)
-            spans.push(span)
-            return span
-          },
-          context: (f, fiber) => native.context(f, fiber)
-        })
+        const { spans, tracer } = recordingTracer()
         yield* Stream.runDrain(ask(hello)).pipe(Effect.provide(backend(server.url)), Effect.withTracer(tracer))
         const streamed = spans.filter((span) => span.name === "AnthropicMessages.stream")
         expect(streamed.length).toBe(1)

@@ -22,6 +22,12 @@ const sessionOf = (pid: number): number => {
   return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3])
 }
 
+/** The pid of the forking server's launcher, once it is connected. */
+const connectedPid = awaitStatus((all) => {
+  const state = all.find((s) => s.name === "forky")?.state
+  return state?._tag === "Connected" ? state.pid : undefined
+})
+
 const forkingServer = (marker: string, pidFile: string) =>
   config({
     forky: {
@@ -57,10 +63,7 @@ describe("stdio servers die whole", () => {
         const pidFile = path.join(tempDir("mcp-tree"), "helper.pid")
         const scope = yield* Scope.make()
         const context = yield* Layer.buildWithScope(runtimeLayer(forkingServer(marker, pidFile)), scope)
-        const launcher = yield* awaitStatus((all) => {
-          const state = all.find((s) => s.name === "forky")?.state
-          return state?._tag === "Connected" ? state.pid : undefined
-        }).pipe(Effect.provide(context))
+        const launcher = yield* connectedPid.pipe(Effect.provide(context))
         expect(sessionOf(launcher!)).toBe(sessionOf(process.pid))
         yield* Scope.close(scope, Exit.void)
         expect(processesWithMarker(`ETR_MCP_TREE_TEST=${marker}`)).toEqual([])
@@ -76,10 +79,7 @@ describe("stdio servers die whole", () => {
         const pidFile = path.join(tempDir("mcp-tree"), "helper.pid")
         const scope = yield* Scope.make()
         const context = yield* Layer.buildWithScope(runtimeLayer(forkingServer(marker, pidFile)), scope)
-        const launcher = yield* awaitStatus((all) => {
-          const state = all.find((s) => s.name === "forky")?.state
-          return state?._tag === "Connected" ? state.pid : undefined
-        }).pipe(Effect.provide(context))
+        const launcher = yield* connectedPid.pipe(Effect.provide(context))
         yield* pollFor(() => readPids(pidFile, 1), 10_000)
         process.kill(launcher!, "SIGKILL")
         yield* Scope.close(scope, Exit.void)

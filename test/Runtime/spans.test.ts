@@ -3,7 +3,8 @@
  * tool_use id, status), per permission decision and per approval request, nested as they happen.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Context, DefaultServices, Effect, Layer, Schema, Tracer } from "effect"
+import type { Tracer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { ToolRegistry } from "../../src/Catalog/ToolRegistry.js"
 import { ToolHooks } from "../../src/Hooks/ToolHooks.js"
 import { Approver } from "../../src/Permission/Approver.js"
@@ -12,6 +13,7 @@ import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
 import { ResultStore } from "../../src/Session/ResultStore.js"
 import { PermissionCheck } from "../../src/Tool/Permission.js"
 import * as Tool from "../../src/Tool/Tool.js"
+import { recordingTracer } from "../support/index.js"
 
 const Ask = Tool.make("Ask", {
   description: "test",
@@ -30,21 +32,6 @@ const runtime = ToolRuntime.layer.pipe(
   Layer.provide(Layer.provide(ToolRegistry.layer([Ask]), AskLive)),
   Layer.provide([PermissionPolicy.toolOnly, Approver.allowAll, ToolHooks.none, ResultStore.layerMemory()])
 )
-
-/** An in-memory tracer: Effect's own spans, each one recorded. */
-const recordingTracer = () => {
-  const native = Context.get(DefaultServices.liveServices, Tracer.Tracer)
-  const spans: Array<Tracer.Span> = []
-  const tracer = Tracer.make({
-    span: (name, parent, context, links, startTime, kind, options) => {
-      const span = native.span(name, parent, context, links, startTime, kind, options)
-      spans.push(span)
-      return span
-    },
-    context: (f, fiber) => native.context(f, fiber)
-  })
-  return { tracer, spans }
-}
 
 const parentName = (span: Tracer.Span, spans: ReadonlyArray<Tracer.Span>) =>
   span.parent._tag === "Some"

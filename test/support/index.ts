@@ -3,7 +3,10 @@
  * ends, or with a Scope), and helpers for the real processes tests start (is a pid alive, wait for a file of pids,
  * poll until something appears, find processes by the marker in their environment).
  */
+import * as Context from "effect/Context"
+import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
+import * as Tracer from "effect/Tracer"
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -109,4 +112,23 @@ export const processesWithMarker = (marker: string): ReadonlyArray<number> => {
     }
   }
   return found
+}
+
+// -----------------------------------------------------------------------------
+// spans
+// -----------------------------------------------------------------------------
+
+/** An in-memory tracer: Effect's own spans, each one recorded in `spans`. */
+export const recordingTracer = (): { readonly tracer: Tracer.Tracer; readonly spans: Array<Tracer.Span> } => {
+  const native = Context.get(DefaultServices.liveServices, Tracer.Tracer)
+  const spans: Array<Tracer.Span> = []
+  const tracer = Tracer.make({
+    span: (...args) => {
+      const span = native.span(...args)
+      spans.push(span)
+      return span
+    },
+    context: (f, fiber) => native.context(f, fiber)
+  })
+  return { tracer, spans }
 }
