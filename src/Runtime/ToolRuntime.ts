@@ -239,28 +239,17 @@ interface Task {
 
 /**
  * How a run publishes its events: to its listeners (when it has any) and to the audit log (when there is one).
- * Events are built lazily, so a run that nobody listens to and nothing audits does not build them. A listener is
- * offered an event where the stage builds its emit (every stage runs it there: see `PipelineEnv.emit`), and the
- * emit is then already an Exit: a call whose stages are otherwise synchronous stays off a fiber of its own in a run
- * somebody listens to, as it does in one nobody does.
+ * Events are built lazily, so a run that nobody listens to and nothing audits does not build them.
  */
 const emitter = (
   audit: AuditLog["Type"],
-  publish: ((event: ToolEvent) => void) | undefined
+  publish: ((event: ToolEvent) => Effect.Effect<unknown>) | undefined
 ): PipelineEnv["emit"] => {
-  if (!audit.enabled) {
-    return publish === undefined ? () => Effect.void : (event) => {
-      publish(event())
-      return Effect.void
-    }
-  }
+  if (!audit.enabled) return publish === undefined ? () => Effect.void : (event) => Effect.asVoid(publish(event()))
   if (publish === undefined) return (event) => audit.record(event())
   return (event) => {
     const built = event()
-    return continueWith(audit.record(built), () => {
-      publish(built)
-      return Effect.void
-    })
+    return Effect.zipRight(audit.record(built), Effect.asVoid(publish(built)))
   }
 }
 
@@ -352,7 +341,7 @@ const make = Effect.gen(function*() {
     const env = makeEnv(
       settings,
       clock,
-      emitter(audit, events === undefined ? undefined : (event) => events.unsafeOffer(event)),
+      emitter(audit, events === undefined ? undefined : (event) => Effect.sync(() => events.unsafeOffer(event))),
       audit.enabled || events !== undefined,
       Effect.suspend(() => cancelOthers),
       traced,

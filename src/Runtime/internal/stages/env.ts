@@ -28,11 +28,7 @@ export interface PipelineEnv {
   readonly settings: RuntimeSettings
   /** Read synchronously (`unsafeCurrentTimeMillis`): looking the Clock up on every timestamp is measurable. */
   readonly clock: Clock.Clock
-  /**
-   * Publishes an event; built lazily, so a run nobody listens to does not pay for its events. A stage runs the emit
-   * where it builds it (never builds one to run later): a run's listener is offered the event then, and the emit is
-   * already an Exit, which keeps a synchronous call synchronous.
-   */
+  /** Publishes an event; built lazily, so a run nobody listens to does not pay for its events. */
   readonly emit: (event: () => ToolEvent) => Effect.Effect<void>
   /**
    * Whether anything receives the events (the run's events stream, the audit log). When nothing does, calls are told
