@@ -24,9 +24,11 @@
  *
  * @since 0.2.0
  */
+import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
@@ -344,7 +346,20 @@ const startWith = (
           }
         })
     })
-    const stopped = yield* Deferred.make<"cancel" | "interrupt">()
+    /**
+     * A stop reaches what runs when it comes (the reply being read: its fiber is interrupted; the run of its calls:
+     * cancelled or interrupted) and is read where the loop decides (between turns, after a reply). Nothing waits for
+     * one: a conversation that is never stopped pays for no fiber to watch for it (a race per reply and a watcher per
+     * run cost a sixth of the loop's own CPU in `bench/loop`).
+     */
+    let stopped: "cancel" | "interrupt" | undefined = undefined
+    /** The fiber reading the current reply, while it reads. */
+    let reading: Fiber.RuntimeFiber<unknown, unknown> | undefined = undefined
+    /** The current reply's run, until the reply's scope closes: a stop after the reply ended still stops its calls. */
+    let running: { readonly handle: RunHandle; readonly scope: Scope.Scope } | undefined = undefined
+    /** Stops a run as the stop says, in a fiber of the reply's scope (what called the stop does not wait for it). */
+    const stopRun = (run: { readonly handle: RunHandle; readonly scope: Scope.Scope }, how: "cancel" | "interrupt") =>
+      Effect.asVoid(Effect.forkIn(how === "interrupt" ? run.handle.interrupt : run.handle.cancel, run.scope))
     const maxTurns = options.maxTurns === undefined || !Number.isFinite(options.maxTurns)
       ? 20
       : Math.max(1, Math.floor(options.maxTurns))
@@ -380,7 +395,7 @@ const startWith = (
     const conversation = Effect.gen(function*() {
       for (let turn = 1;; turn++) {
         // A stop between turns ends the loop before its next request.
-        if (yield* Deferred.isDone(stopped)) return yield* finish("cancelled", turn - 1)
+        if (stopped !== undefined) return yield* finish("cancelled", turn - 1)
         const request = yield* definitions
         yield* notify(turn)
         yield* emit(LoopEvent.Requested({ turn, tools: request.included, deferred: request.deferred }))
@@ -441,11 +456,9 @@ const startWith = (
           Pulled.runForEach(handle.events, (event) => emit(LoopEvent.Tool({ turn, event }))),
           scope
         )
-        // A stop after the reply has ended still stops the calls that run.
-        yield* Effect.forkIn(
-          Effect.flatMap(Deferred.await(stopped), (how) => (how === "interrupt" ? handle.interrupt : handle.cancel)),
-          scope
-        )
+        // A stop from now on reaches the run; one that came while it started, now.
+        running = { handle, scope }
+        if (stopped !== undefined) yield* stopRun(running, stopped)
         return { intake, handle, events }
       }).pipe(Scope.extend(scope))
 
@@ -524,21 +537,19 @@ const startWith = (
 
         // The backend's own pull when it has one: the same reply in fewer steps than its stream.
         const pulled = ModelBackend.replyOf(backend, request)
-        const streamed = yield* Pulled.forEach(pulled, onEvent).pipe(
-          Effect.zipRight(Effect.suspend(() =>
-            stop === undefined
-              ? malformed("the reply ended without a stop reason")
-              : open.size > 0
-              ? malformed(`the reply ended inside a tool_use (${[...open.keys()].join(", ")})`)
-              : Effect.void
-          )),
-          Effect.raceFirst(Effect.map(Deferred.await(stopped), (how) => ({ stoppedBy: how }))),
-          Effect.either
+        const read = yield* unlessStopped(
+          Pulled.forEach(pulled, onEvent).pipe(
+            Effect.zipRight(Effect.suspend(() =>
+              stop === undefined
+                ? malformed("the reply ended without a stop reason")
+                : open.size > 0
+                ? malformed(`the reply ended inside a tool_use (${[...open.keys()].join(", ")})`)
+                : Effect.void
+            ))
+          )
         )
-        const error = streamed._tag === "Left" ? streamed.left : undefined
-        const stoppedBy = streamed._tag === "Right" && streamed.right !== undefined
-          ? streamed.right.stoppedBy
-          : undefined
+        const error = read._tag === "Failed" ? read.error : undefined
+        const stoppedBy = read._tag === "Stopped" ? read.how : undefined
         let outcomes: ReadonlyArray<Outcome> = []
         const started = run as TurnRun | undefined
         if (started !== undefined) {
@@ -548,6 +559,7 @@ const startWith = (
           yield* started.intake.end
           outcomes = yield* started.handle.await
           if (started.events !== undefined) yield* Fiber.join(started.events)
+          running = undefined
         }
 
         // A tool_use still open when the reply stopped is kept with what had arrived of its input, and answered here:
@@ -566,13 +578,51 @@ const startWith = (
             : undefined,
           stop,
           error,
-          cancelled: stoppedBy !== undefined || (yield* Deferred.isDone(stopped))
+          cancelled: stoppedBy !== undefined || stopped !== undefined
         }
         return reply
       })).pipe((reply) => withSpan(reply, "AgentLoop.turn", { attributes: { turn } }))
 
+    /**
+     * The reply read in a fiber of its own, which a stop interrupts (then `Stopped`, however far it had read); a
+     * stop that came before it started means it is not read at all.
+     */
+    const unlessStopped = <E>(
+      read: Effect.Effect<void, E>
+    ): Effect.Effect<ReplyRead<E>> =>
+      Effect.withFiberRuntime((self) => {
+        if (stopped !== undefined) return Effect.succeed<ReplyRead<E>>({ _tag: "Stopped", how: stopped })
+        return Effect.flatMap(Effect.fork(read), (fiber) => {
+          reading = fiber
+          // A stop that came while the fiber was being forked did not find it.
+          if (stopped !== undefined) fiber.unsafeInterruptAsFork(self.id())
+          return Effect.flatMap(
+            Fiber.await(fiber),
+            (exit): Effect.Effect<ReplyRead<E>> => {
+              // (A conversation interrupted while it waits leaves a fiber here that has ended: nothing to stop.)
+              reading = undefined
+              if (Exit.isSuccess(exit)) return Effect.succeed({ _tag: "Read" })
+              // Interrupted by the stop.
+              if (stopped !== undefined && Cause.isInterruptedOnly(exit.cause)) {
+                return Effect.succeed({ _tag: "Stopped", how: stopped })
+              }
+              return Either.match(Cause.failureOrCause(exit.cause), {
+                onLeft: (error) => Effect.succeed({ _tag: "Failed", error }),
+                onRight: Effect.failCause
+              })
+            }
+          )
+        })
+      })
+
     const fiber = yield* Effect.forkScoped(conversation)
-    const stopWith = (how: "cancel" | "interrupt") => Effect.asVoid(Deferred.succeed(stopped, how))
+    const stopWith = (how: "cancel" | "interrupt") =>
+      Effect.withFiberRuntime<void>((self) => {
+        if (stopped !== undefined) return Effect.void
+        stopped = how
+        reading?.unsafeInterruptAsFork(self.id())
+        return running === undefined ? Effect.void : stopRun(running, how)
+      })
     return {
       cancel: stopWith("cancel"),
       interrupt: stopWith("interrupt"),
@@ -591,6 +641,12 @@ const withNotices = (messages: ReadonlyArray<Message>, notices: ReadonlyArray<st
     : last.content
   return [...messages.slice(0, -1), { role: "user", content: [...content, ...blocks] }]
 }
+
+/** How reading a reply ended: to its end, with the reply's failure, or cut short by a stop. */
+type ReplyRead<E> =
+  | { readonly _tag: "Read" }
+  | { readonly _tag: "Failed"; readonly error: E }
+  | { readonly _tag: "Stopped"; readonly how: "cancel" | "interrupt" }
 
 interface OpenToolUse {
   readonly type: "open_tool_use"

@@ -397,6 +397,90 @@ describe("AgentLoop", () => {
         }))
     ))
 
+  it.effect("a soft interrupt mid-reply lets a call whose tool blocks interrupts finish, and stops the others", () =>
+    Effect.gen(function*() {
+      const release = yield* Deferred.make<void>()
+      const bothRunning = yield* Ref.make(0)
+      const running = yield* Deferred.make<void>()
+      const started = Ref.updateAndGet(bothRunning, (n) => n + 1).pipe(
+        Effect.flatMap((n) => (n === 2 ? Deferred.succeed(running, undefined) : Effect.void))
+      )
+      const Finish = Tool.make("Finish", {
+        description: "Finishes what it started.",
+        input: Schema.Struct({}),
+        output: Schema.String,
+        touchesEnvironment: false
+      })
+      const Idle = Tool.make("Idle", {
+        description: "Waits until stopped.",
+        input: Schema.Struct({}),
+        output: Schema.String,
+        touchesEnvironment: false
+      })
+      const runtime = ToolRuntime.layer.pipe(
+        Layer.provideMerge(
+          ToolRegistry.layer([Finish, Idle]).pipe(Layer.provide(Layer.mergeAll(
+            Finish.implement({
+              traits: () => ({ readOnly: true, concurrencySafe: true }),
+              interruptBehavior: "block",
+              call: () => Effect.zipRight(Effect.zipRight(started, Deferred.await(release)), Effect.succeed("finished"))
+            }),
+            Idle.implement({
+              traits: () => ({ readOnly: true, concurrencySafe: true }),
+              interruptBehavior: "cancel",
+              call: () => Effect.zipRight(started, Effect.never)
+            })
+          )))
+        ),
+        Layer.provide([PermissionPolicy.toolOnly, Approver.denyAll, ToolHooks.none, ResultStore.layerMemory()])
+      )
+      const requests = yield* Ref.make<ReadonlyArray<ModelRequest>>([])
+      const result = yield* Effect.scoped(Effect.gen(function*() {
+        const handle = yield* AgentLoop.start({ messages: [user] })
+        yield* Effect.fork(Stream.runDrain(handle.events))
+        yield* Deferred.await(running)
+        yield* handle.interrupt
+        // The blocking call is still going: the loop waits for it.
+        yield* Deferred.succeed(release, undefined)
+        return yield* handle.await
+      })).pipe(
+        Effect.provide(Layer.merge(
+          runtime,
+          scripted([[...toolUse("toolu_1", "Finish", {}), ...toolUse("toolu_2", "Idle", {}), Effect.never]], requests)
+        ))
+      )
+      expect([result.stopReason, result.turns]).toEqual(["cancelled", 1])
+      expect(answeredInOrder(result.messages)).toBe(true)
+      const results = result.messages.at(-1)!.content as ReadonlyArray<
+        { readonly tool_use_id: string; readonly content: unknown; readonly is_error?: boolean }
+      >
+      expect(results[0]).toEqual({ type: "tool_result", tool_use_id: "toolu_1", content: "finished" })
+      expect([results[1]!.tool_use_id, results[1]!.is_error]).toEqual(["toolu_2", true])
+      expect(String(results[1]!.content)).toMatch(/interrupted/i)
+    }))
+
+  it.effect("a stop before the reply is read sends no request: the turn ends cancelled with nothing to answer", () =>
+    setup(
+      [[...toolUse("toolu_1", "WriteNote", { name: "todo", text: "x" }), stop("tool_use")]],
+      ({ notes, requests }) =>
+        Effect.scoped(Effect.gen(function*() {
+          const loop = yield* Deferred.make<AgentLoop.LoopHandle>()
+          const handle = yield* AgentLoop.start({
+            messages: [user],
+            // Called in the conversation's fiber, right before the request goes out.
+            onEvent: (event) =>
+              event._tag === "Requested" ? Effect.flatMap(Deferred.await(loop), (h) => h.cancel) : Effect.void
+          })
+          yield* Deferred.succeed(loop, handle)
+          yield* Effect.fork(Stream.runDrain(handle.events))
+          const result = yield* handle.await
+          expect(result.stopReason).toBe("cancelled")
+          expect(result.messages).toEqual([user])
+          expect(yield* Ref.get(requests)).toEqual([])
+          expect((yield* Ref.get(notes)).get("todo")).toBe("buy milk")
+        }))
+    ))
+
   it.effect("onEvent is called one event at a time, though the runtime's events come from another fiber", () =>
     setup([
       [
