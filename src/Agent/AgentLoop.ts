@@ -268,7 +268,8 @@ type Requirements = ModelBackend | ToolRuntime | ToolRegistry
  */
 export const run = (options: LoopOptions): Effect.Effect<LoopResult, AgentLoopError, Requirements> =>
   withSpan(
-    Effect.scoped(Effect.flatMap(startWith(options, options.onEvent), (handle) => handle.await)),
+    // Nobody holds a handle to stop it: the conversation runs in the caller's fiber, and its replies are read there.
+    Effect.scoped(Effect.flatMap(conversationOf(options, options.onEvent, false), (made) => made.conversation)),
     "AgentLoop.run"
   )
 
@@ -307,6 +308,33 @@ const startWith = (
   options: LoopOptions,
   emitUnordered: ((event: LoopEvent) => Effect.Effect<unknown>) | undefined
 ): Effect.Effect<Omit<LoopHandle, "events">, never, Requirements | Scope.Scope> =>
+  Effect.flatMap(
+    conversationOf(options, emitUnordered, true),
+    ({ conversation, history, stopWith }) =>
+      Effect.map(Effect.forkScoped(conversation), (fiber) => ({
+        cancel: stopWith("cancel"),
+        interrupt: stopWith("interrupt"),
+        messages: Ref.get(history),
+        await: Fiber.join(fiber)
+      }))
+  )
+
+/** A conversation, not yet running, and how to stop it. */
+interface Conversation {
+  readonly conversation: Effect.Effect<LoopResult, AgentLoopError>
+  readonly history: Ref.Ref<ReadonlyArray<Message>>
+  readonly stopWith: (how: "cancel" | "interrupt") => Effect.Effect<void>
+}
+
+/**
+ * The conversation. `stoppable`: someone holds a handle that may stop it, so each reply is read in a fiber of its own
+ * that a stop interrupts; otherwise (`run`) the replies are read in the conversation's own fiber.
+ */
+const conversationOf = (
+  options: LoopOptions,
+  emitUnordered: ((event: LoopEvent) => Effect.Effect<unknown>) | undefined,
+  stoppable: boolean
+): Effect.Effect<Conversation, never, Requirements | Scope.Scope> =>
   Effect.gen(function*() {
     // The conversation and the runtime's events are two fibers: one at a time, so a UI sees them in order.
     const lock = yield* Effect.makeSemaphore(1)
@@ -590,32 +618,33 @@ const startWith = (
     const unlessStopped = <E>(
       read: Effect.Effect<void, E>
     ): Effect.Effect<ReplyRead<E>> =>
-      Effect.withFiberRuntime((self) => {
-        if (stopped !== undefined) return Effect.succeed<ReplyRead<E>>({ _tag: "Stopped", how: stopped })
-        return Effect.flatMap(Effect.fork(read), (fiber) => {
-          reading = fiber
-          // A stop that came while the fiber was being forked did not find it.
-          if (stopped !== undefined) fiber.unsafeInterruptAsFork(self.id())
-          return Effect.flatMap(
-            Fiber.await(fiber),
-            (exit): Effect.Effect<ReplyRead<E>> => {
-              // (A conversation interrupted while it waits leaves a fiber here that has ended: nothing to stop.)
-              reading = undefined
-              if (Exit.isSuccess(exit)) return Effect.succeed({ _tag: "Read" })
-              // Interrupted by the stop.
-              if (stopped !== undefined && Cause.isInterruptedOnly(exit.cause)) {
-                return Effect.succeed({ _tag: "Stopped", how: stopped })
+      !stoppable ?
+        Effect.match(read, { onSuccess: () => ({ _tag: "Read" }), onFailure: (error) => ({ _tag: "Failed", error }) }) :
+        Effect.withFiberRuntime((self) => {
+          if (stopped !== undefined) return Effect.succeed<ReplyRead<E>>({ _tag: "Stopped", how: stopped })
+          return Effect.flatMap(Effect.fork(read), (fiber) => {
+            reading = fiber
+            // A stop that came while the fiber was being forked did not find it.
+            if (stopped !== undefined) fiber.unsafeInterruptAsFork(self.id())
+            return Effect.flatMap(
+              Fiber.await(fiber),
+              (exit): Effect.Effect<ReplyRead<E>> => {
+                // (A conversation interrupted while it waits leaves a fiber here that has ended: nothing to stop.)
+                reading = undefined
+                if (Exit.isSuccess(exit)) return Effect.succeed({ _tag: "Read" })
+                // Interrupted by the stop.
+                if (stopped !== undefined && Cause.isInterruptedOnly(exit.cause)) {
+                  return Effect.succeed({ _tag: "Stopped", how: stopped })
+                }
+                return Either.match(Cause.failureOrCause(exit.cause), {
+                  onLeft: (error) => Effect.succeed({ _tag: "Failed", error }),
+                  onRight: Effect.failCause
+                })
               }
-              return Either.match(Cause.failureOrCause(exit.cause), {
-                onLeft: (error) => Effect.succeed({ _tag: "Failed", error }),
-                onRight: Effect.failCause
-              })
-            }
-          )
+            )
+          })
         })
-      })
 
-    const fiber = yield* Effect.forkScoped(conversation)
     const stopWith = (how: "cancel" | "interrupt") =>
       Effect.withFiberRuntime<void>((self) => {
         if (stopped !== undefined) return Effect.void
@@ -623,12 +652,7 @@ const startWith = (
         reading?.unsafeInterruptAsFork(self.id())
         return running === undefined ? Effect.void : stopRun(running, how)
       })
-    return {
-      cancel: stopWith("cancel"),
-      interrupt: stopWith("interrupt"),
-      messages: Ref.get(history),
-      await: Fiber.join(fiber)
-    }
+    return { conversation, history, stopWith } satisfies Conversation
   })
 
 /** The history with notices as text after the last user message's content (a new user message if none ends it). */

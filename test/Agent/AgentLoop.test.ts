@@ -514,6 +514,40 @@ describe("AgentLoop", () => {
         expect(most).toBe(1)
       })))
 
+  it.effect("interrupting the fiber of run (no handle to stop it) stops the reply and the call it started", () =>
+    Effect.gen(function*() {
+      const released = yield* Deferred.make<void>()
+      const started = yield* Deferred.make<void>()
+      const Hold = Tool.make("Hold", {
+        description: "Holds a resource until stopped.",
+        input: Schema.Struct({}),
+        output: Schema.String,
+        touchesEnvironment: false
+      })
+      const runtime = ToolRuntime.layer.pipe(
+        Layer.provideMerge(
+          ToolRegistry.layer([Hold]).pipe(Layer.provide(Hold.implement({
+            traits: () => ({ readOnly: true, concurrencySafe: true }),
+            interruptBehavior: "cancel",
+            call: () =>
+              Effect.acquireRelease(Deferred.succeed(started, undefined), () => Deferred.succeed(released, undefined))
+                .pipe(Effect.zipRight(Effect.never))
+          })))
+        ),
+        Layer.provide([PermissionPolicy.toolOnly, Approver.denyAll, ToolHooks.none, ResultStore.layerMemory()])
+      )
+      const requests = yield* Ref.make<ReadonlyArray<ModelRequest>>([])
+      const fiber = yield* AgentLoop.run({ messages: [user] }).pipe(
+        Effect.provide(Layer.merge(runtime, scripted([[...toolUse("toolu_1", "Hold", {}), Effect.never]], requests))),
+        Effect.fork
+      )
+      yield* Deferred.await(started)
+      const exit = yield* Fiber.interrupt(fiber)
+      expect(Exit.isInterrupted(exit)).toBe(true)
+      // The call's scope was closed on the way out.
+      expect(yield* Deferred.isDone(released)).toBe(true)
+    }))
+
   it.effect("closing the Scope of a started loop ends its events for a consumer outside it", () =>
     setup([[...toolUse("toolu_1", "Wait", {}), stop("tool_use")]], ({ waiting }) =>
       Effect.gen(function*() {
