@@ -7,7 +7,6 @@ import type { CallToolResult, Tool as McpToolDefinition } from "@modelcontextpro
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import type * as Scope from "effect/Scope"
 import type { RegisteredTool } from "../../Catalog/ToolRegistry.js"
 import { PermissionCheck } from "../../Tool/Permission.js"
 import { UiBlock } from "../../Tool/Presentation.js"
@@ -30,7 +29,7 @@ export type Caller = (
   tool: string,
   args: Readonly<Record<string, unknown>>,
   options: { readonly timeout: Duration.Duration; readonly context: Tool.CallContext }
-) => Effect.Effect<CallToolResult, McpError, Scope.Scope>
+) => Effect.Effect<CallToolResult, McpError>
 
 const capped = (
   text: string
@@ -113,17 +112,20 @@ export const adapt = (
     isEnabled: availability,
     traits: () => traits,
     claims: () => claims,
+    // A request opens nothing that outlives it (interruption aborts it): no Scope per call.
     call: (args, context) =>
-      Effect.flatMap(caller(definition.name, args, { timeout, context }), (result) =>
-        result.isError === true
-          ? Effect.fail(
-            new McpError({
-              server: server.name,
-              reason: "ToolError",
-              message: textOf(result) || `${definition.name} failed (the server gave no message)`
-            })
-          )
-          : Effect.succeed(result)),
+      Tool.unscoped(
+        Effect.flatMap(caller(definition.name, args, { timeout, context }), (result) =>
+          result.isError === true
+            ? Effect.fail(
+              new McpError({
+                server: server.name,
+                reason: "ToolError",
+                message: textOf(result) || `${definition.name} failed (the server gave no message)`
+              })
+            )
+            : Effect.succeed(result))
+      ),
     renderUse: (
       args
     ) => [UiBlock.Title({ text: label }), UiBlock.Code({ text: JSON.stringify(args, null, 2), language: "json" })],

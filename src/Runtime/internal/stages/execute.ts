@@ -16,6 +16,7 @@ import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Errors from "../../../Tool/Errors.js"
+import { isUnscoped } from "../../../Tool/Tool.js"
 import { ToolEvent } from "../../Events.js"
 import { continueWith, continueWithExit } from "../continuation.js"
 import type { AnyInvocation, Call } from "./call.js"
@@ -61,7 +62,10 @@ const activityText = (invocation: AnyInvocation, name: string): string => {
   }
 }
 
-/** The call's Exit, or TimedOut. A call that is already an Exit ran synchronously and needs no scope or timer. */
+/**
+ * The call's Exit, or TimedOut. A call that is already an Exit ran synchronously and needs no scope or timer; one
+ * marked `Tool.unscoped` needs no scope.
+ */
 const callWithTimeout = (
   { context, env, name, prepared, trace }: Call,
   invocation: AnyInvocation
@@ -69,7 +73,8 @@ const callWithTimeout = (
   const call = invocation.call(trace.decision === undefined ? context : { ...context, decision: trace.decision })
   if (Exit.isExit(call)) return Exit.succeed(call)
   const timeout = prepared.timeout ?? env.settings.timeout ?? prepared.tool.definition.timeout
-  const scoped = Effect.exit(scopedCall(call))
+  // A call marked `Tool.unscoped` opens nothing: it runs without a Scope of its own.
+  const scoped = Effect.exit(isUnscoped(call) ? call : scopedCall(call))
   // A timer costs a fiber; tools without a finite timeout (the default) do not pay for one.
   if (!Duration.isFinite(timeout)) return scoped
   return Effect.flatMap(
