@@ -792,16 +792,7 @@ export const isTool = (u: unknown): u is Tool.Any => typeof u === "object" && u 
  * a call's context costs some 5-15 µs of CPU per call (a copy of the fiber's services and two FiberRef writes), a
  * third of what the runtime adds to an MCP tool's call. Only an Effect that requires nothing can be marked: one
  * that needs a Scope (`Effect.addFinalizer`, `Effect.acquireRelease`) does not type-check here. Interruption and
- * timeouts still stop it.
- *
- * @example
- * ```ts
- * import { Effect, Schema } from "effect"
- * import { Tool } from "effect-tool-runtime"
- *
- * const Now = Tool.make("Now", { description: "The time.", input: Schema.Struct({}), touchesEnvironment: false })
- * export const NowLive = Now.implement({ call: () => Tool.unscoped(Effect.sync(() => new Date().toISOString())) })
- * ```
+ * timeouts still stop it. In an implementation: `call: ({ url }) => Tool.unscoped(fetchStatus(url))`.
  *
  * @since 0.3.0
  * @category constructors
