@@ -118,53 +118,58 @@ export const run = async (): Promise<void> => {
     Layer.provide(NodeContext.layer)
   )
 
-  const [ours, theirs, oursCpu, theirsCpu, oursSingle, theirsSingle] = await Effect.runPromise(
-    Effect.gen(function*() {
-      const rt = yield* ToolRuntime
-      let id = 0
-      const oursCall = Effect.flatMap(
-        rt.executeOne({
-          type: "tool_use",
-          id: `toolu_${++id}`,
-          name: "mcp__everything__echo",
-          input: { message: "hi" }
-        }),
-        (outcome) =>
-          outcome.status === "success"
-            ? Effect.void
-            : Effect.die(new Error(`echo failed: ${JSON.stringify(outcome.result)}`))
-      )
-      const rawEffect = Effect.promise(rawCall)
-      for (let i = 0; i < WARMUP; i++) {
-        yield* oursCall
-        yield* rawEffect
-      }
-      const wall: [Array<number>, Array<number>] = [[], []]
-      const cpu: [Array<number>, Array<number>] = [[], []]
-      for (let b = 0; b < BATCHES; b++) {
-        for (const [c, call] of [oursCall, rawEffect].entries()) {
-          const start = performance.now()
-          const startCpu = process.cpuUsage()
-          for (let i = 0; i < BATCH; i++) yield* call
-          const used = process.cpuUsage(startCpu)
-          wall[c]!.push(((performance.now() - start) * 1000) / BATCH)
-          cpu[c]!.push((used.user + used.system) / BATCH)
+  const [ours, theirs, oursCpu, theirsCpu, oursSingle, theirsSingle, oursSingleCpu, theirsSingleCpu] = await Effect
+    .runPromise(
+      Effect.gen(function*() {
+        const rt = yield* ToolRuntime
+        let id = 0
+        const oursCall = Effect.flatMap(
+          rt.executeOne({
+            type: "tool_use",
+            id: `toolu_${++id}`,
+            name: "mcp__everything__echo",
+            input: { message: "hi" }
+          }),
+          (outcome) =>
+            outcome.status === "success"
+              ? Effect.void
+              : Effect.die(new Error(`echo failed: ${JSON.stringify(outcome.result)}`))
+        )
+        const rawEffect = Effect.promise(rawCall)
+        for (let i = 0; i < WARMUP; i++) {
+          yield* oursCall
+          yield* rawEffect
         }
-      }
-      // Calls as a model makes them: one at a time with a pause between (each server asleep when its call comes),
-      // the two sides alternating call by call; each call's own latency.
-      const single: [Array<number>, Array<number>] = [[], []]
-      for (let i = 0; i < SINGLES; i++) {
-        for (const [c, call] of [oursCall, rawEffect].entries()) {
-          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 2)))
-          const start = performance.now()
-          yield* call
-          single[c]!.push((performance.now() - start) * 1000)
+        const wall: [Array<number>, Array<number>] = [[], []]
+        const cpu: [Array<number>, Array<number>] = [[], []]
+        for (let b = 0; b < BATCHES; b++) {
+          for (const [c, call] of [oursCall, rawEffect].entries()) {
+            const start = performance.now()
+            const startCpu = process.cpuUsage()
+            for (let i = 0; i < BATCH; i++) yield* call
+            const used = process.cpuUsage(startCpu)
+            wall[c]!.push(((performance.now() - start) * 1000) / BATCH)
+            cpu[c]!.push((used.user + used.system) / BATCH)
+          }
         }
-      }
-      return [...wall.map(median), ...cpu.map(median), ...single.map(median)]
-    }).pipe(Effect.scoped, Effect.provide(layer))
-  ) as [number, number, number, number, number, number]
+        // Calls as a model makes them: one at a time with a pause between (each server asleep when its call comes),
+        // the two sides alternating call by call; each call's own latency.
+        const single: [Array<number>, Array<number>] = [[], []]
+        const singleCpu: [Array<number>, Array<number>] = [[], []]
+        for (let i = 0; i < SINGLES; i++) {
+          for (const [c, call] of [oursCall, rawEffect].entries()) {
+            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 2)))
+            const start = performance.now()
+            const startCpu = process.cpuUsage()
+            yield* call
+            const used = process.cpuUsage(startCpu)
+            single[c]!.push((performance.now() - start) * 1000)
+            singleCpu[c]!.push(used.user + used.system)
+          }
+        }
+        return [...wall.map(median), ...cpu.map(median), ...single.map(median), ...singleCpu.map(median)]
+      }).pipe(Effect.scoped, Effect.provide(layer))
+    ) as [number, number, number, number, number, number, number, number]
   await raw.close()
   report(
     `mcp: server-everything echo over stdio, ours vs the raw SDK client, interleaved (after ${WARMUP} warm-up calls each)`,
@@ -177,6 +182,16 @@ export const run = async (): Promise<void> => {
         }x the raw client (target <= 1.2x; median of ${SINGLES} calls, 2 ms apart)`
       ],
       ["one call at a time, raw", `${theirsSingle.toFixed(0)} us`, ""],
+      // After 2 ms asleep the same code costs this machine ~3x the CPU it costs back to back (caches and branch
+      // predictors gone cold), on both sides: what a client runs per call weighs three times here.
+      [
+        "  client CPU, ours",
+        `${oursSingleCpu.toFixed(0)} us`,
+        `${(oursSingleCpu / theirsSingleCpu).toFixed(2)}x, ${
+          (oursSingleCpu - theirsSingleCpu).toFixed(0)
+        } us more than the raw client's (getrusage, whole microseconds)`
+      ],
+      ["  client CPU, raw", `${theirsSingleCpu.toFixed(0)} us`, ""],
       [
         "back to back, ours",
         `${ours.toFixed(0)} us`,
