@@ -814,7 +814,9 @@ export interface Unscoped<A, E> extends Effect.Effect<A, E> {
 
 declare const UnscopedTypeId: unique symbol
 
-// A set, not a property on the Effect: an extra property would change the shape of the runtime's own objects.
+// A set, not a property on the Effect: an extra property would change the shape of the runtime's own objects. The
+// mark belongs to the Effect value, so a shared one marked by one tool runs unscoped wherever it runs: right, as it
+// requires nothing. (A marked call in a run of several sees the run's Scope, if it looks with `serviceOption`.)
 const unscopedCalls = new WeakSet<object>()
 
 /**
