@@ -25,6 +25,7 @@
  * @since 0.2.0
  */
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -335,26 +336,27 @@ const conversationOf = (
   emitUnordered: ((event: LoopEvent) => Effect.Effect<unknown>) | undefined,
   stoppable: boolean
 ): Effect.Effect<Conversation, never, Requirements | Scope.Scope> =>
-  Effect.gen(function*() {
+  // Read off the context in one step, and built synchronously: a conversation's set-up was a tenth of a turn's steps.
+  Effect.contextWith((context: Context.Context<Requirements | Scope.Scope>) => {
     // The conversation and the runtime's events are two fibers: one at a time, so a UI sees them in order.
-    const lock = yield* Effect.makeSemaphore(1)
+    const lock = Effect.unsafeMakeSemaphore(1)
     const emit = emitUnordered === undefined
       ? (_event: LoopEvent) => Effect.void
       : (event: LoopEvent) => lock.withPermits(1)(emitUnordered(event))
-    const backend = yield* ModelBackend
-    const runtime = yield* ToolRuntime
-    const registry = yield* ToolRegistry
-    const catalog = yield* Effect.serviceOption(ToolCatalog)
+    const backend = Context.get(context, ModelBackend)
+    const runtime = Context.get(context, ToolRuntime)
+    const registry = Context.get(context, ToolRegistry)
+    const catalog = Context.getOption(context, ToolCatalog)
     // A session in context is saved after every turn (what the model read, discovered tools, approvals).
-    const checkpoint = Option.match(yield* Effect.serviceOption(Session), {
+    const checkpoint = Option.match(Context.getOption(context, Session), {
       onNone: () => Effect.void,
       onSome: (session) =>
         Effect.catchAll(session.checkpoint, (error) =>
           Effect.logWarning(`the session could not be saved: ${error.message}`))
     })
-    const history = yield* Ref.make<ReadonlyArray<Message>>(options.messages)
+    const history = Ref.unsafeMake<ReadonlyArray<Message>>(options.messages)
     // Background tasks that ended (or stalled) since the last request are told in the next one, once each.
-    const notify = Option.match(yield* Effect.serviceOption(TaskRegistry), {
+    const notify = Option.match(Context.getOption(context, TaskRegistry), {
       onNone: () => (_turn: number) =>
         Effect.void,
       onSome: (tasks) => (turn: number) =>
