@@ -39,8 +39,9 @@ import * as Stream from "effect/Stream"
 import * as Definitions from "../Catalog/Definitions.js"
 import { requestEnabled, ToolCatalog } from "../Catalog/ToolCatalog.js"
 import { ToolRegistry } from "../Catalog/ToolRegistry.js"
+import { AuditLog } from "../Runtime/AuditLog.js"
 import type { ToolEvent } from "../Runtime/Events.js"
-import { parsePartial, ToolUsePart } from "../Runtime/Preview.js"
+import { parseComplete, parsePartial, ToolUsePart } from "../Runtime/Preview.js"
 import type { RunHandle, RunOptions } from "../Runtime/ToolRuntime.js"
 import { ToolRuntime } from "../Runtime/ToolRuntime.js"
 import { Session } from "../Session/Session.js"
@@ -355,6 +356,9 @@ const conversationOf = (
           Effect.logWarning(`the session could not be saved: ${error.message}`))
     })
     const history = Ref.unsafeMake<ReadonlyArray<Message>>(options.messages)
+    // Nobody reads the runs' events, nor records them: a tool_use goes to its run whole when it ends, not part by part
+    // (whose previews, a partial parse of the input per piece, would go nowhere).
+    const wholeBlocks = emitUnordered === undefined && !Context.get(context, AuditLog).enabled
     // Background tasks that ended (or stalled) since the last request are told in the next one, once each.
     const notify = Option.match(Context.getOption(context, TaskRegistry), {
       onNone: () => (_turn: number) =>
@@ -525,12 +529,12 @@ const conversationOf = (
               open.set(event.id, block)
               content.push(block)
               const part = ToolUsePart.Start({ id: event.id, name: event.name })
-              if (run !== undefined) return Effect.asVoid(run.intake.offer(part))
+              if (run !== undefined) return wholeBlocks ? Effect.void : Effect.asVoid(run.intake.offer(part))
               // A stop that interrupts the reply before the run is kept leaves it to the scope: nothing was offered to it,
               // and the block, still open, is answered as never run.
               return Effect.flatMap(startRun(turn, scope), (started) => {
                 run = started
-                return Effect.asVoid(started.intake.offer(part))
+                return wholeBlocks ? Effect.void : Effect.asVoid(started.intake.offer(part))
               })
             }
             case "ToolUseDelta": {
@@ -538,7 +542,7 @@ const conversationOf = (
               if (block === undefined) return malformed(`input for a tool_use that is not open (${event.id})`)
               block.json += event.partialJson
               // An open block's run has started.
-              return Effect.asVoid(
+              return wholeBlocks ? Effect.void : Effect.asVoid(
                 run!.intake.offer(ToolUsePart.Delta({ id: event.id, partialJson: event.partialJson }))
               )
             }
@@ -552,7 +556,12 @@ const conversationOf = (
                 name: block.name,
                 input: inputOf(block.json)
               }
-              return Effect.asVoid(run!.intake.offer(ToolUsePart.End({ id: event.id })))
+              return Effect.asVoid(run!.intake.offer(
+                wholeBlocks
+                  // The input the runtime would have assembled from the parts.
+                  ? { type: "tool_use", id: block.id, name: block.name, input: parseComplete(block.json) }
+                  : ToolUsePart.End({ id: event.id })
+              ))
             }
             case "Retrying": {
               const { _tag, ...retry } = event

@@ -654,6 +654,41 @@ describe("AgentLoop", () => {
     end: FastCheck.constantFrom("stop" as const, "stop" as const, "fail" as const, "cancel" as const)
   })
 
+  it.effect.prop(
+    "a tool_use reaches the runtime with the same input whether it is handed over whole (nobody listens) or in parts",
+    [
+      FastCheck.oneof(
+        // A well-formed input, one with a wrong type, and text that is not JSON (or is JSON but not an object).
+        FastCheck.string({ maxLength: 12 }).map((name) => JSON.stringify({ name })),
+        FastCheck.integer().map((name) => JSON.stringify({ name })),
+        FastCheck.string({ maxLength: 16 }),
+        FastCheck.constantFrom("", " ", "[1]", "\"todo\"", "{\"name\": \"todo\"", "{\"name\": \"todo\"}x")
+      ),
+      FastCheck.array(FastCheck.nat(), { maxLength: 4 })
+    ],
+    ([json, cuts]) =>
+      Effect.gen(function*() {
+        // The input in pieces, cut where the generator says.
+        const at = [...new Set(cuts.map((cut) => cut % (json.length + 1)))].sort((a, b) => a - b)
+        const pieces = [0, ...at].map((start, i) => json.slice(start, [...at, json.length][i]))
+        const reply: Reply = [
+          ModelEvent.ToolUseStart({ id: "toolu_1", name: "ReadNote" }),
+          ...pieces.map((partialJson) => ModelEvent.ToolUseDelta({ id: "toolu_1", partialJson })),
+          ModelEvent.ToolUseEnd({ id: "toolu_1" }),
+          stop("tool_use")
+        ]
+        const answer = (listened: boolean) =>
+          setup([reply], () =>
+            Effect.map(
+              AgentLoop.run({ messages: [user], maxTurns: 1, ...(listened ? { onEvent: () => Effect.void } : {}) }),
+              (result) => result.messages[2]
+            ))
+        const [whole, inParts] = [yield* answer(false), yield* answer(true)]
+        expect(whole).toEqual(inParts)
+      }),
+    { fastCheck: { numRuns: 80 } }
+  )
+
   it.effect.prop("every tool_use in the history is answered, in order, however the conversation ends", [
     FastCheck.array(arbitraryReply, { minLength: 1, maxLength: 4 })
   ], ([script]) =>
