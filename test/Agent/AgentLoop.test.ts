@@ -576,6 +576,32 @@ describe("AgentLoop", () => {
         expect(error.messages.map((message) => message.role)).toEqual(["user", "assistant", "user"])
       })))
 
+  it.effect("run: a reply that breaks off inside a tool_use never runs it, and answers it as never run", () =>
+    setup([
+      [
+        ...toolUse("toolu_1", "ReadNote", { name: "todo" }),
+        ModelEvent.ToolUseStart({ id: "toolu_2", name: "WriteNote" }),
+        ModelEvent.ToolUseDelta({ id: "toolu_2", partialJson: "{\"name\": \"todo\", \"text\": \"x\"}" }),
+        Effect.fail(new ModelError({ reason: "Transport", message: "connection reset" }))
+      ]
+    ], ({ notes }) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(AgentLoop.run({ messages: [user] }))
+        expect(answeredInOrder(error.messages)).toBe(true)
+        const results = error.messages.at(-1)!.content as ReadonlyArray<
+          { readonly tool_use_id: string; readonly content: unknown; readonly is_error?: boolean }
+        >
+        // The complete one was answered (run, or stopped with the broken reply before it started).
+        expect(results[0]!.tool_use_id).toBe("toolu_1")
+        expect([results[1]!.tool_use_id, results[1]!.is_error, results[1]!.content]).toEqual([
+          "toolu_2",
+          true,
+          AgentLoop.cutShortMessage
+        ])
+        // Its input had all arrived but for the block's end: the write never ran.
+        expect((yield* Ref.get(notes)).get("todo")).toBe("buy milk")
+      })))
+
   it.effect("events out of order, a reused id and a reply without a stop reason are Malformed", () =>
     Effect.forEach([
       {
