@@ -390,9 +390,9 @@ const conversationOf = (
     /** The fiber reading the current reply, while it reads. */
     let reading: Fiber.RuntimeFiber<unknown, unknown> | undefined = undefined
     /** The current reply's run, until the reply's scope closes: a stop after the reply ended still stops its calls. */
-    let running: { readonly handle: RunHandle; readonly scope: Scope.Scope } | undefined = undefined
+    let running: RunningReply | undefined = undefined
     /** Stops a run as the stop says, in a fiber of the reply's scope (what called the stop does not wait for it). */
-    const stopRun = (run: { readonly handle: RunHandle; readonly scope: Scope.Scope }, how: "cancel" | "interrupt") =>
+    const stopRun = (run: RunningReply, how: "cancel" | "interrupt") =>
       Effect.asVoid(Effect.forkIn(how === "interrupt" ? run.handle.interrupt : run.handle.cancel, run.scope))
     const maxTurns = options.maxTurns === undefined || !Number.isFinite(options.maxTurns)
       ? 20
@@ -675,6 +675,12 @@ const withNotices = (messages: ReadonlyArray<Message>, notices: ReadonlyArray<st
     ? [{ type: "text", text: last.content }]
     : last.content
   return [...messages.slice(0, -1), { role: "user", content: [...content, ...blocks] }]
+}
+
+/** A reply's run and the scope it lives in: what a stop reaches after the reply has been read. */
+interface RunningReply {
+  readonly handle: RunHandle
+  readonly scope: Scope.Scope
 }
 
 /** How reading a reply ended: to its end, with the reply's failure, or cut short by a stop. */

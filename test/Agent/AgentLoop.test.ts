@@ -55,31 +55,41 @@ const Offline = Tool.make("Offline", {
   touchesEnvironment: false
 })
 
-const notesRuntime = (notes: Ref.Ref<ReadonlyMap<string, string>>, waiting: Deferred.Deferred<void>) =>
+/** The runtime over a registry (merged into what it provides), with tool-only permissions and no approver. */
+const runtimeOver = (registry: Layer.Layer<ToolRegistry>) =>
   ToolRuntime.layer.pipe(
-    Layer.provideMerge(
-      ToolRegistry.layer([ReadNote, WriteNote, Wait, Offline]).pipe(Layer.provide(Layer.mergeAll(
-        ReadNote.implement({
-          traits: () => ({ readOnly: true, concurrencySafe: true }),
-          claims: ({ name }) => [Tool.Claim.read(`note:${name}`)],
-          call: ({ name }) => Effect.map(Ref.get(notes), (all) => all.get(name) ?? `(no note ${name})`)
-        }),
-        WriteNote.implement({
-          claims: ({ name }) => [Tool.Claim.write(`note:${name}`)],
-          call: ({ name, text }) =>
-            Effect.as(Ref.update(notes, (all) => new Map([...all, [name, text]])), `wrote ${name}`)
-        }),
-        Wait.implement({
-          traits: () => ({ readOnly: true, concurrencySafe: true }),
-          call: () => Effect.zipRight(Deferred.succeed(waiting, undefined), Effect.never)
-        }),
-        Offline.implement({
-          isEnabled: Effect.succeed(Tool.Availability.disabled("the server is down")),
-          call: () => Effect.succeed("never")
-        })
-      )))
-    ),
+    Layer.provideMerge(registry),
     Layer.provide([PermissionPolicy.toolOnly, Approver.denyAll, ToolHooks.none, ResultStore.layerMemory()])
+  )
+
+/** The tool_results of a message, as the assertions read them. */
+const resultsOf = (message: Message | undefined) =>
+  message!.content as ReadonlyArray<
+    { readonly tool_use_id: string; readonly content: unknown; readonly is_error?: boolean }
+  >
+
+const notesRuntime = (notes: Ref.Ref<ReadonlyMap<string, string>>, waiting: Deferred.Deferred<void>) =>
+  runtimeOver(
+    ToolRegistry.layer([ReadNote, WriteNote, Wait, Offline]).pipe(Layer.provide(Layer.mergeAll(
+      ReadNote.implement({
+        traits: () => ({ readOnly: true, concurrencySafe: true }),
+        claims: ({ name }) => [Tool.Claim.read(`note:${name}`)],
+        call: ({ name }) => Effect.map(Ref.get(notes), (all) => all.get(name) ?? `(no note ${name})`)
+      }),
+      WriteNote.implement({
+        claims: ({ name }) => [Tool.Claim.write(`note:${name}`)],
+        call: ({ name, text }) =>
+          Effect.as(Ref.update(notes, (all) => new Map([...all, [name, text]])), `wrote ${name}`)
+      }),
+      Wait.implement({
+        traits: () => ({ readOnly: true, concurrencySafe: true }),
+        call: () => Effect.zipRight(Deferred.succeed(waiting, undefined), Effect.never)
+      }),
+      Offline.implement({
+        isEnabled: Effect.succeed(Tool.Availability.disabled("the server is down")),
+        call: () => Effect.succeed("never")
+      })
+    )))
   )
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -389,9 +399,7 @@ describe("AgentLoop", () => {
           yield* handle.cancel
           const result = yield* handle.await
           expect([result.stopReason, result.turns]).toEqual(["cancelled", 1])
-          const results = result.messages.at(-1)!.content as ReadonlyArray<
-            { readonly tool_use_id: string; readonly content: unknown; readonly is_error?: boolean }
-          >
+          const results = resultsOf(result.messages.at(-1))
           expect(results.map((block) => [block.tool_use_id, block.is_error])).toEqual([["toolu_1", true]])
           expect(String(results[0]!.content)).toMatch(/interrupted/i)
         }))
@@ -417,22 +425,19 @@ describe("AgentLoop", () => {
         output: Schema.String,
         touchesEnvironment: false
       })
-      const runtime = ToolRuntime.layer.pipe(
-        Layer.provideMerge(
-          ToolRegistry.layer([Finish, Idle]).pipe(Layer.provide(Layer.mergeAll(
-            Finish.implement({
-              traits: () => ({ readOnly: true, concurrencySafe: true }),
-              interruptBehavior: "block",
-              call: () => Effect.zipRight(Effect.zipRight(started, Deferred.await(release)), Effect.succeed("finished"))
-            }),
-            Idle.implement({
-              traits: () => ({ readOnly: true, concurrencySafe: true }),
-              interruptBehavior: "cancel",
-              call: () => Effect.zipRight(started, Effect.never)
-            })
-          )))
-        ),
-        Layer.provide([PermissionPolicy.toolOnly, Approver.denyAll, ToolHooks.none, ResultStore.layerMemory()])
+      const runtime = runtimeOver(
+        ToolRegistry.layer([Finish, Idle]).pipe(Layer.provide(Layer.mergeAll(
+          Finish.implement({
+            traits: () => ({ readOnly: true, concurrencySafe: true }),
+            interruptBehavior: "block",
+            call: () => Effect.zipRight(Effect.zipRight(started, Deferred.await(release)), Effect.succeed("finished"))
+          }),
+          Idle.implement({
+            traits: () => ({ readOnly: true, concurrencySafe: true }),
+            interruptBehavior: "cancel",
+            call: () => Effect.zipRight(started, Effect.never)
+          })
+        )))
       )
       const requests = yield* Ref.make<ReadonlyArray<ModelRequest>>([])
       const result = yield* Effect.scoped(Effect.gen(function*() {
@@ -451,9 +456,7 @@ describe("AgentLoop", () => {
       )
       expect([result.stopReason, result.turns]).toEqual(["cancelled", 1])
       expect(answeredInOrder(result.messages)).toBe(true)
-      const results = result.messages.at(-1)!.content as ReadonlyArray<
-        { readonly tool_use_id: string; readonly content: unknown; readonly is_error?: boolean }
-      >
+      const results = resultsOf(result.messages.at(-1))
       expect(results[0]).toEqual({ type: "tool_result", tool_use_id: "toolu_1", content: "finished" })
       expect([results[1]!.tool_use_id, results[1]!.is_error]).toEqual(["toolu_2", true])
       expect(String(results[1]!.content)).toMatch(/interrupted/i)
@@ -524,17 +527,14 @@ describe("AgentLoop", () => {
         output: Schema.String,
         touchesEnvironment: false
       })
-      const runtime = ToolRuntime.layer.pipe(
-        Layer.provideMerge(
-          ToolRegistry.layer([Hold]).pipe(Layer.provide(Hold.implement({
-            traits: () => ({ readOnly: true, concurrencySafe: true }),
-            interruptBehavior: "cancel",
-            call: () =>
-              Effect.acquireRelease(Deferred.succeed(started, undefined), () => Deferred.succeed(released, undefined))
-                .pipe(Effect.zipRight(Effect.never))
-          })))
-        ),
-        Layer.provide([PermissionPolicy.toolOnly, Approver.denyAll, ToolHooks.none, ResultStore.layerMemory()])
+      const runtime = runtimeOver(
+        ToolRegistry.layer([Hold]).pipe(Layer.provide(Hold.implement({
+          traits: () => ({ readOnly: true, concurrencySafe: true }),
+          interruptBehavior: "cancel",
+          call: () =>
+            Effect.acquireRelease(Deferred.succeed(started, undefined), () => Deferred.succeed(released, undefined))
+              .pipe(Effect.zipRight(Effect.never))
+        })))
       )
       const requests = yield* Ref.make<ReadonlyArray<ModelRequest>>([])
       const fiber = yield* AgentLoop.run({ messages: [user] }).pipe(
@@ -588,9 +588,7 @@ describe("AgentLoop", () => {
       Effect.gen(function*() {
         const error = yield* Effect.flip(AgentLoop.run({ messages: [user] }))
         expect(answeredInOrder(error.messages)).toBe(true)
-        const results = error.messages.at(-1)!.content as ReadonlyArray<
-          { readonly tool_use_id: string; readonly content: unknown; readonly is_error?: boolean }
-        >
+        const results = resultsOf(error.messages.at(-1))
         // The complete one was answered (run, or stopped with the broken reply before it started).
         expect(results[0]!.tool_use_id).toBe("toolu_1")
         expect([results[1]!.tool_use_id, results[1]!.is_error, results[1]!.content]).toEqual([
