@@ -38,23 +38,25 @@ export type UiBlock = Data.TaggedEnum<{
  */
 export const UiBlock = Data.taggedEnum<UiBlock>()
 
+/** One block's plain text (made once: `$match` builds its matcher anew at each use). */
+const blockText = UiBlock.$match({
+  Title: ({ text }) => text,
+  Text: ({ text }) => text,
+  Code: ({ text }) => text,
+  Diff: ({ patch, path }) => (patch.startsWith("--- ") ? patch : `--- ${path}\n${patch}`),
+  Fields: ({ fields }) => fields.map(([label, value]) => `${label}: ${value}`).join("\n"),
+  Image: ({ description, mediaType }) => `[image ${mediaType}: ${description}]`,
+  Notice: ({ level, text }) => `${level === "info" ? "" : `${level}: `}${text}`
+})
+
 /**
  * Renders blocks as plain text: the audit text of a call.
  *
  * @since 0.1.0
  * @category utilities
  */
-export const toText = (blocks: ReadonlyArray<UiBlock>): string =>
-  blocks
-    .map(
-      UiBlock.$match({
-        Title: ({ text }) => text,
-        Text: ({ text }) => text,
-        Code: ({ text }) => text,
-        Diff: ({ patch, path }) => (patch.startsWith("--- ") ? patch : `--- ${path}\n${patch}`),
-        Fields: ({ fields }) => fields.map(([label, value]) => `${label}: ${value}`).join("\n"),
-        Image: ({ description, mediaType }) => `[image ${mediaType}: ${description}]`,
-        Notice: ({ level, text }) => `${level === "info" ? "" : `${level}: `}${text}`
-      })
-    )
-    .join("\n")
+export const toText = (blocks: ReadonlyArray<UiBlock>): string => {
+  let text = ""
+  for (let i = 0; i < blocks.length; i++) text += i === 0 ? blockText(blocks[i]!) : `\n${blockText(blocks[i]!)}`
+  return text
+}
