@@ -5,7 +5,6 @@
  *
  * @since 0.1.0
  */
-import * as FileSystem from "@effect/platform/FileSystem"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -14,7 +13,7 @@ import * as os from "node:os"
 import * as nodePath from "node:path"
 import { realPathOfMissing, realPathOfMissingEffect } from "../Shared/realPath.js"
 import type { LinkReader, LinkReaderEffect } from "../Shared/realPath.js"
-import { FileAccess } from "./FileAccess.js"
+import { current as currentFileAccess, FileAccess } from "./FileAccess.js"
 
 /**
  * A path from the model, resolved.
@@ -65,13 +64,13 @@ export class Workspace extends Context.Tag("effect-tool-runtime/Workspace")<
   }
 >() {
   /**
-   * A workspace over real directories; roots are resolved through symlinks once, at construction.
+   * A workspace over real directories; roots are resolved through symlinks once, at construction. Paths resolve
+   * through the {@link FileAccess} in context, else through `node:fs` (see {@link make}).
    *
    * @since 0.1.0
    * @category layers
    */
-  static readonly layer = (options: WorkspaceOptions): Layer.Layer<Workspace, never, FileSystem.FileSystem> =>
-    Layer.effect(Workspace, make(options))
+  static readonly layer = (options: WorkspaceOptions): Layer.Layer<Workspace> => Layer.effect(Workspace, make(options))
 
   /**
    * A workspace whose paths resolve through the {@link FileAccess} in context (the memory one in tests), so nothing
@@ -81,14 +80,7 @@ export class Workspace extends Context.Tag("effect-tool-runtime/Workspace")<
    * @category layers
    */
   static readonly layerFileAccess = (options: WorkspaceOptions): Layer.Layer<Workspace, never, FileAccess> =>
-    Layer.effect(
-      Workspace,
-      Effect.flatMap(FileAccess, (access) =>
-        makeWith(options, {
-          realPath: (path) => Effect.sync(() => access.realPathSync(path)),
-          readLink: (path) => Effect.sync(() => access.readLinkSync(path))
-        }))
-    )
+    Layer.effect(Workspace, Effect.flatMap(FileAccess, (access) => makeWith(options, linksOf(access))))
 }
 
 /**
@@ -105,17 +97,24 @@ export const isWithin = (parent: string, child: string): boolean => {
 }
 
 /**
- * Builds a workspace.
+ * Builds a workspace whose paths resolve through the {@link FileAccess} in context, else through `node:fs`: the
+ * file system the file tools read is the one their paths are resolved on.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options: WorkspaceOptions) =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) =>
-    makeWith(options, {
-      realPath: (path) => Effect.orElseSucceed(fs.realPath(path), () => undefined),
-      readLink: (path) => Effect.orElseSucceed(fs.readLink(path), () => undefined)
-    }))
+export const make = (options: WorkspaceOptions): Effect.Effect<Workspace["Type"]> =>
+  Effect.flatMap(currentFileAccess, (access) => makeWith(options, linksOf(access)))
+
+/**
+ * Links read through a FileAccess, synchronously: a native `realpath` is one system call, where an asynchronous one
+ * is a trip through libuv's thread pool (and `@effect/platform`'s Node `realPath` is Node's JavaScript `realpath`,
+ * one such trip per path component).
+ */
+const linksOf = (access: FileAccess["Type"]): LinkReaderEffect => ({
+  realPath: (path) => Effect.sync(() => access.realPathSync(path)),
+  readLink: (path) => Effect.sync(() => access.readLinkSync(path))
+})
 
 const makeWith = (options: WorkspaceOptions, reader: LinkReaderEffect) =>
   Effect.gen(function*() {

@@ -5,11 +5,12 @@
  * that member is asked for every path.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, pipe } from "effect"
+import { Effect, Either, FastCheck as fc, pipe } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { FileAccess, lstatAll, readDirectoryEntriesAll, realPathAll } from "../../src/Session/FileAccess.js"
 import type { FileInfo } from "../../src/Session/FileAccess.js"
+import { Workspace } from "../../src/Session/Workspace.js"
 import { tempDir } from "../support/index.js"
 
 const nodeAccess = Effect.runSync(Effect.provide(FileAccess, FileAccess.layer))
@@ -134,5 +135,91 @@ describe("FileAccess.realPathAll and readDirectoryEntriesAll", () => {
       const [listing, missing] = yield* readDirectoryEntriesAll(own, [dir, path.join(dir, "missing")])
       expect(listing).toEqual(Either.right([{ name: "only-here", type: "File" }]))
       expect(Either.isLeft(missing!)).toBe(true)
+    }))
+})
+
+describe("the Node layer's openRead", () => {
+  const dir = tempDir("open-read-")
+  /** Bytes no two positions of which are easily confused: a read from the wrong offset shows. */
+  const bytesOf = (size: number): Buffer =>
+    Buffer.from(Array.from({ length: size }, (_, i) => (i * 7 + (i >> 8)) % 251))
+  const openFds = (): number => fs.readdirSync("/proc/self/fd").length
+
+  // Sizes, reads and chunks on both sides of the 64 KiB a read is made synchronously up to.
+  const KiB = 1024
+  const size = fc.oneof(fc.integer({ min: 0, max: 4 * KiB }), fc.integer({ min: 60 * KiB, max: 200 * KiB }))
+
+  it.effect.prop(
+    "reads and chunks give the file's own bytes, whatever the sizes",
+    [size, fc.constantFrom(KiB, 16 * KiB, 64 * KiB, 128 * KiB), fc.nat({ max: 210 * KiB }), size],
+    ([fileSize, chunkBytes, position, length]) =>
+      Effect.gen(function*() {
+        const file = path.join(dir, `f-${fileSize}.bin`)
+        const bytes = bytesOf(fileSize)
+        fs.writeFileSync(file, bytes)
+        const before = openFds()
+        yield* Effect.scoped(Effect.gen(function*() {
+          const handle = yield* nodeAccess.openRead(file)
+          expect(handle.info.size).toBe(fileSize)
+          expect(handle.realPath).toBe(file)
+          const read = yield* handle.read(position, length)
+          expect(Buffer.from(read).equals(bytes.subarray(position, position + length))).toBe(true)
+          const chunks = yield* Effect.promise(async () => {
+            const all: Array<Uint8Array> = []
+            for await (const chunk of handle.chunks(chunkBytes)) all.push(chunk)
+            return all
+          })
+          expect(chunks.every((chunk) => chunk.length > 0 && chunk.length <= chunkBytes)).toBe(true)
+          expect(Buffer.concat(chunks).equals(bytes)).toBe(true)
+        }))
+        // The scope closed the descriptor.
+        expect(openFds()).toBe(before)
+      }),
+    { fastCheck: { numRuns: 40 } }
+  )
+
+  it.effect("refuses what is not a regular file, and a symlink as the last component, and leaves nothing open", () =>
+    Effect.gen(function*() {
+      const file = path.join(dir, "plain.txt")
+      fs.writeFileSync(file, "plain")
+      fs.symlinkSync(file, path.join(dir, "plain-link"))
+      const before = openFds()
+      const reasons = yield* Effect.forEach(
+        [dir, path.join(dir, "plain-link"), path.join(dir, "absent")],
+        (target) => Effect.scoped(Effect.flip(nodeAccess.openRead(target))).pipe(Effect.map((error) => error.reason))
+      )
+      expect(reasons).toEqual(["EINVAL", "ELOOP", "ENOENT"])
+      expect(openFds()).toBe(before)
+    }))
+})
+
+describe("Workspace.layer resolves paths on the file system the file tools read", () => {
+  it.effect("through the FileAccess in context (the memory one): its links, never the disk's", () =>
+    Effect.gen(function*() {
+      const workspace = yield* Workspace
+      expect(workspace.cwd).toBe("/w")
+      const inside = yield* workspace.resolve("notes-link")
+      expect([inside.real, inside.exists, inside.inside]).toEqual(["/w/notes.txt", true, true])
+      const outward = yield* workspace.resolve("/w/out")
+      expect([outward.real, outward.inside]).toEqual(["/etc/secret", false])
+      // Not there yet: resolved through its nearest existing ancestor, a link included.
+      const fresh = yield* workspace.resolve("dir-link/new.txt")
+      expect([fresh.real, fresh.exists, fresh.inside]).toEqual(["/w/dir/new.txt", false, true])
+    }).pipe(
+      Effect.provide(Workspace.layer({ cwd: "/w-link", home: "/home/x" })),
+      Effect.provide(FileAccess.layerMemory({
+        files: { "/w/notes.txt": "n", "/w/dir/a.txt": "a", "/etc/secret": "s" },
+        symlinks: { "/w-link": "/w", "/w/notes-link": "/w/notes.txt", "/w/out": "/etc/secret", "/w/dir-link": "/w/dir" }
+      }))
+    ))
+
+  it.effect("through node:fs when none is provided", () =>
+    Effect.gen(function*() {
+      const { dir } = layout()
+      const workspace = yield* Effect.provide(Workspace, Workspace.layer({ cwd: dir }))
+      const link = yield* workspace.resolve("link")
+      expect([link.real, link.exists, link.inside]).toEqual([path.join(dir, "file.txt"), true, true])
+      const dangling = yield* workspace.resolve("dangling")
+      expect([dangling.real, dangling.exists]).toEqual([path.join(dir, "gone"), false])
     }))
 })

@@ -55,16 +55,72 @@ export const toError = (path: string) => (cause: unknown): FileAccessError => {
 const readFlags = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0)
 
 /** What a descriptor points to: `/proc/self/fd` where there is one, else the path's realpath if it is that file. */
-const descriptorPath = async (handle: fs.promises.FileHandle, path: string, info: FileInfo): Promise<string> => {
-  const viaProc = await fs.promises.readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined)
+const descriptorPath = (fd: number, path: string, info: FileInfo): string => {
+  let viaProc: string | undefined
+  try {
+    viaProc = fs.readlinkSync(`/proc/self/fd/${fd}`)
+  } catch {
+    viaProc = undefined
+  }
   if (viaProc !== undefined && viaProc.startsWith("/")) return viaProc
-  const real = await fs.promises.realpath(path)
-  const now = await fs.promises.stat(real)
+  const real = fs.realpathSync.native(path)
+  const now = fs.statSync(real)
   if (now.dev !== info.dev || now.ino !== info.ino) {
     throw Object.assign(new Error(`${path} changed while opening`), { code: "ECHANGED" })
   }
   return real
 }
+
+/**
+ * Reads of at most this many bytes are synchronous, as are the stat and the descriptor's path around them: on a local
+ * disk each takes microseconds, where a trip through libuv's thread pool (what every `fs.promises` call is) takes some
+ * 100 µs of waiting on a small VM, and a Read of a small file made nine of them. The open and the close stay
+ * asynchronous (a FileHandle counts the operations in flight on its descriptor, so closing it never lets a pending
+ * read reach a descriptor number reused meanwhile), and so do longer reads and the chunks of a file larger than one
+ * chunk.
+ */
+const SYNC_READ_BYTES = 64 * 1024
+
+/** Up to `length` bytes of an open file from `position`. */
+const readAt = (
+  handle: fs.promises.FileHandle,
+  path: string,
+  position: number,
+  length: number
+): Effect.Effect<Uint8Array, FileAccessError> =>
+  length <= SYNC_READ_BYTES
+    ? Effect.try({
+      try: () => {
+        const buffer = Buffer.alloc(length)
+        return buffer.subarray(0, fs.readSync(handle.fd, buffer, 0, length, position))
+      },
+      catch: toError(path)
+    })
+    : Effect.tryPromise({
+      try: async () => {
+        const buffer = Buffer.alloc(length)
+        const { bytesRead } = await handle.read(buffer, 0, length, position)
+        return buffer.subarray(0, bytesRead)
+      },
+      catch: toError(path)
+    })
+
+/** The whole file from the start in chunks: read synchronously when it fits in one chunk, else streamed. */
+const chunksOf = (handle: fs.promises.FileHandle, size: number, chunkBytes: number): AsyncIterable<Uint8Array> =>
+  size > chunkBytes || size > SYNC_READ_BYTES
+    ? handle.createReadStream({ start: 0, highWaterMark: chunkBytes, autoClose: false })
+    : {
+      async *[Symbol.asyncIterator]() {
+        // The size is the stat's: a file grown since is read on, chunk by chunk, as the stream would read it.
+        for (let position = 0;;) {
+          const buffer = Buffer.alloc(chunkBytes)
+          const bytesRead = fs.readSync(handle.fd, buffer, 0, chunkBytes, position)
+          if (bytesRead === 0) return
+          position += bytesRead
+          yield buffer.subarray(0, bytesRead)
+        }
+      }
+    }
 
 /** @internal */
 export const makeNode = (): FileAccess["Type"] => ({
@@ -83,7 +139,15 @@ export const makeNode = (): FileAccess["Type"] => ({
       return undefined
     }
   },
-  stat: (path) => Effect.promise(() => fs.promises.stat(path).then(infoOf, () => undefined)),
+  // Synchronous, as the open is (see SYNC_READ_BYTES): what it answers is a cached inode's.
+  stat: (path) =>
+    Effect.sync(() => {
+      try {
+        return infoOf(fs.statSync(path))
+      } catch {
+        return undefined
+      }
+    }),
   lstat: (path) => Effect.promise(() => fs.promises.lstat(path).then(infoOf, () => undefined)),
   statSync: (path) => {
     try {
@@ -114,26 +178,17 @@ export const makeNode = (): FileAccess["Type"] => ({
       (handle) => Effect.promise(() => handle.close().catch(() => undefined))
     ).pipe(
       Effect.flatMap((handle) =>
-        Effect.tryPromise({
-          try: async (): Promise<ReadHandle> => {
-            const info = infoOf(await handle.stat())
+        Effect.try({
+          try: (): ReadHandle => {
+            const info = infoOf(fs.fstatSync(handle.fd))
             if (info.type !== "File") {
               throw Object.assign(new Error(`${path} is not a regular file`), { code: "EINVAL" })
             }
-            const realPath = await descriptorPath(handle, path, info)
             return {
               info,
-              realPath,
-              read: (position, length) =>
-                Effect.tryPromise({
-                  try: async () => {
-                    const buffer = Buffer.alloc(length)
-                    const { bytesRead } = await handle.read(buffer, 0, length, position)
-                    return buffer.subarray(0, bytesRead)
-                  },
-                  catch: toError(path)
-                }),
-              chunks: (chunkBytes) => handle.createReadStream({ start: 0, highWaterMark: chunkBytes, autoClose: false })
+              realPath: descriptorPath(handle.fd, path, info),
+              read: (position, length) => readAt(handle, path, position, length),
+              chunks: (chunkBytes) => chunksOf(handle, info.size, chunkBytes)
             }
           },
           catch: toError(path)

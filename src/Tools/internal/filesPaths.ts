@@ -148,17 +148,26 @@ export const checkPath = (
   directory = false,
   savedForSession?: (realPath: string) => boolean
 ): Effect.Effect<PermissionCheck<never>> =>
-  Effect.map(workspace.resolve(path), (resolved) => {
-    const suggestions = [suggestion(ruleTool, resolved.real, directory)]
-    if (resolved.inside) return PermissionCheck.passthrough(suggestions)
-    if (savedForSession?.(resolved.real) === true) {
-      return PermissionCheck.allow({ reason: "output saved for this session by the result store" })
-    }
-    const target = resolved.real === resolved.absolute
-      ? resolved.absolute
-      : `${resolved.absolute} (resolves to ${resolved.real})`
-    return PermissionCheck.ask(`${target} is outside the workspace`, suggestions)
-  })
+  Effect.map(
+    workspace.resolve(path),
+    (resolved) => checkResolved(resolved, [suggestion(ruleTool, resolved.real, directory)], savedForSession)
+  )
+
+/** {@link checkPath} of a path already resolved, with the rules it suggests. */
+const checkResolved = (
+  resolved: ResolvedPath,
+  suggestions: ReadonlyArray<string>,
+  savedForSession: ((realPath: string) => boolean) | undefined
+): PermissionCheck<never> => {
+  if (resolved.inside) return PermissionCheck.passthrough(suggestions)
+  if (savedForSession?.(resolved.real) === true) {
+    return PermissionCheck.allow({ reason: "output saved for this session by the result store" })
+  }
+  const target = resolved.real === resolved.absolute
+    ? resolved.absolute
+    : `${resolved.absolute} (resolves to ${resolved.real})`
+  return PermissionCheck.ask(`${target} is outside the workspace`, suggestions)
+}
 
 /**
  * The permission-facing stages shared by the directory searches (Glob, Grep): read-only and concurrency-safe, claim
@@ -189,13 +198,9 @@ export const checkFilePath = (
   ruleTool: "Read" | "Edit",
   savedForSession?: (realPath: string) => boolean
 ): Effect.Effect<PermissionCheck<never>> =>
-  Effect.flatMap(
+  Effect.map(
     workspace.resolve(path),
-    (resolved) =>
-      Effect.map(checkPath(workspace, path, ruleTool, false, savedForSession), (check) =>
-        check._tag === "Ask" || check._tag === "Passthrough"
-          ? { ...check, suggestions: [fileSuggestion(ruleTool, resolved.real)] }
-          : check)
+    (resolved) => checkResolved(resolved, [fileSuggestion(ruleTool, resolved.real)], savedForSession)
   )
 
 /** A path for people and the model: relative to the working directory when inside it, else absolute. */
