@@ -6,9 +6,9 @@
  * in it — an open that refuses a symlink as its last component (`O_NOFOLLOW`) and does not block on a FIFO
  * (`O_NONBLOCK`), the real path of an opened descriptor, device/inode and link counts for hard-link identity, an
  * exclusive create for the atomic write's temp file. A program that provides only a `FileSystem` (a mock included)
- * does not change where the file tools read: provide {@link FileAccess.layerMemory} (from
- * `effect-tool-runtime/testing`) or your own `FileAccess` for that. `FileSystem` is still what the rest of the
- * runtime (settings, sessions) uses.
+ * does not change where the file tools read, nor how the Workspace resolves their paths: provide
+ * {@link FileAccess.layerMemory} (from `effect-tool-runtime/testing`) or your own `FileAccess` for that.
+ * `FileSystem` is still what the rest of the runtime (settings, sessions) uses.
  *
  * Layers: {@link FileAccess.layer} (Node, `node:fs`, the default) and {@link FileAccess.layerMemory} (a tree in memory:
  * files, directories and symlinks; it never touches the disk).
