@@ -72,55 +72,74 @@ const descriptorPath = (fd: number, path: string, info: FileInfo): string => {
 }
 
 /**
- * Reads of at most this many bytes are synchronous, as are the stat and the descriptor's path around them: on a local
- * disk each takes microseconds, where a trip through libuv's thread pool (what every `fs.promises` call is) takes some
- * 100 µs of waiting on a small VM, and a Read of a small file made nine of them. The open and the close stay
- * asynchronous (a FileHandle counts the operations in flight on its descriptor, so closing it never lets a pending
- * read reach a descriptor number reused meanwhile), and so do longer reads and the chunks of a file larger than one
- * chunk.
+ * A file of at most this many bytes is read synchronously from open to close: on a local disk each call takes
+ * microseconds, where a trip through libuv's thread pool (what every `fs.promises` call is) waits some 100 µs on a
+ * small VM, and a Read of a small file made nine of them. A larger file is read through a FileHandle, asynchronously
+ * (a FileHandle counts the operations in flight on its descriptor, so closing it never lets a pending read reach a
+ * descriptor number reused meanwhile); reads of at most this many bytes are synchronous there too.
  */
 const SYNC_READ_BYTES = 64 * 1024
 
-/** Up to `length` bytes of an open file from `position`. */
-const readAt = (
-  handle: fs.promises.FileHandle,
-  path: string,
-  position: number,
-  length: number
-): Effect.Effect<Uint8Array, FileAccessError> =>
-  length <= SYNC_READ_BYTES
-    ? Effect.try({
-      try: () => {
-        const buffer = Buffer.alloc(length)
-        return buffer.subarray(0, fs.readSync(handle.fd, buffer, 0, length, position))
-      },
-      catch: toError(path)
-    })
-    : Effect.tryPromise({
-      try: async () => {
-        const buffer = Buffer.alloc(length)
-        const { bytesRead } = await handle.read(buffer, 0, length, position)
-        return buffer.subarray(0, bytesRead)
-      },
-      catch: toError(path)
-    })
+const closeQuietly = (fd: number): void => {
+  try {
+    fs.closeSync(fd)
+  } catch {
+    // Closed already.
+  }
+}
 
-/** The whole file from the start in chunks: read synchronously when it fits in one chunk, else streamed. */
-const chunksOf = (handle: fs.promises.FileHandle, size: number, chunkBytes: number): AsyncIterable<Uint8Array> =>
-  size > chunkBytes || size > SYNC_READ_BYTES
-    ? handle.createReadStream({ start: 0, highWaterMark: chunkBytes, autoClose: false })
-    : {
-      async *[Symbol.asyncIterator]() {
-        // The size is the stat's: a file grown since is read on, chunk by chunk, as the stream would read it.
-        for (let position = 0;;) {
-          const buffer = Buffer.alloc(chunkBytes)
-          const bytesRead = fs.readSync(handle.fd, buffer, 0, chunkBytes, position)
-          if (bytesRead === 0) return
-          position += bytesRead
-          yield buffer.subarray(0, bytesRead)
-        }
+/** Up to `length` bytes of a descriptor from `position`, synchronously. */
+const readSyncAt = (fd: number, position: number, length: number): Uint8Array => {
+  const buffer = Buffer.allocUnsafe(length)
+  return buffer.subarray(0, fs.readSync(fd, buffer, 0, length, position))
+}
+
+/** The handle of a small file: every read synchronous, the descriptor never touched by the thread pool. */
+const syncHandle = (fd: number, path: string, info: FileInfo, realPath: string): ReadHandle => ({
+  info,
+  realPath,
+  read: (position, length) => Effect.try({ try: () => readSyncAt(fd, position, length), catch: toError(path) }),
+  chunks: (chunkBytes) => ({
+    async *[Symbol.asyncIterator]() {
+      // The size is the stat's: a file grown since is read on to its end, as a stream would read it.
+      for (let position = 0;;) {
+        const chunk = readSyncAt(
+          fd,
+          position,
+          position < info.size ? Math.min(chunkBytes, info.size - position) : chunkBytes
+        )
+        if (chunk.length === 0) return
+        position += chunk.length
+        yield chunk
       }
     }
+  })
+})
+
+/** The handle of a larger file, over a FileHandle: long reads and the chunks asynchronous. */
+const asyncHandle = (handle: fs.promises.FileHandle, path: string, info: FileInfo, realPath: string): ReadHandle => ({
+  info,
+  realPath,
+  read: (position, length) =>
+    length <= SYNC_READ_BYTES
+      ? Effect.try({ try: () => readSyncAt(handle.fd, position, length), catch: toError(path) })
+      : Effect.tryPromise({
+        try: async () => {
+          const buffer = Buffer.allocUnsafe(length)
+          const { bytesRead } = await handle.read(buffer, 0, length, position)
+          return buffer.subarray(0, bytesRead)
+        },
+        catch: toError(path)
+      }),
+  chunks: (chunkBytes) => handle.createReadStream({ start: 0, highWaterMark: chunkBytes, autoClose: false })
+})
+
+/** The descriptor's stat, refused unless it is a regular file. */
+const regularFile = (fd: number, path: string): FileInfo => {
+  const info = infoOf(fs.fstatSync(fd))
+  if (info.type !== "File") throw Object.assign(new Error(`${path} is not a regular file`), { code: "EINVAL" })
+  return info
+}
 
 /** @internal */
 export const makeNode = (): FileAccess["Type"] => ({
@@ -139,7 +158,7 @@ export const makeNode = (): FileAccess["Type"] => ({
       return undefined
     }
   },
-  // Synchronous, as the open is (see SYNC_READ_BYTES): what it answers is a cached inode's.
+  // Synchronous, as a small file's open is (see SYNC_READ_BYTES): what it answers is a cached inode's.
   stat: (path) =>
     Effect.sync(() => {
       try {
@@ -174,25 +193,39 @@ export const makeNode = (): FileAccess["Type"] => ({
   onDisk: true,
   openRead: (path) =>
     Effect.acquireRelease(
-      Effect.tryPromise({ try: () => fs.promises.open(path, readFlags), catch: toError(path) }),
-      (handle) => Effect.promise(() => handle.close().catch(() => undefined))
+      Effect.try({ try: () => fs.openSync(path, readFlags), catch: toError(path) }),
+      (fd) => Effect.sync(() => closeQuietly(fd))
     ).pipe(
-      Effect.flatMap((handle) =>
-        Effect.try({
-          try: (): ReadHandle => {
-            const info = infoOf(fs.fstatSync(handle.fd))
-            if (info.type !== "File") {
-              throw Object.assign(new Error(`${path} is not a regular file`), { code: "EINVAL" })
-            }
-            return {
-              info,
-              realPath: descriptorPath(handle.fd, path, info),
-              read: (position, length) => readAt(handle, path, position, length),
-              chunks: (chunkBytes) => chunksOf(handle, info.size, chunkBytes)
-            }
-          },
-          catch: toError(path)
-        })
+      Effect.flatMap((fd) =>
+        Effect.flatMap(
+          Effect.try({
+            try: () => {
+              const info = regularFile(fd, path)
+              return { info, realPath: descriptorPath(fd, path, info) }
+            },
+            catch: toError(path)
+          }),
+          ({ info, realPath }) =>
+            info.size <= SYNC_READ_BYTES
+              ? Effect.succeed(syncHandle(fd, path, info, realPath))
+              // Opened again as a FileHandle; refused if the path now names another file.
+              : Effect.map(
+                Effect.acquireRelease(
+                  Effect.tryPromise({
+                    try: async () => {
+                      const handle = await fs.promises.open(path, readFlags)
+                      const again = infoOf(await handle.stat())
+                      if (again.dev === info.dev && again.ino === info.ino) return handle
+                      await handle.close()
+                      throw Object.assign(new Error(`${path} changed while opening`), { code: "ECHANGED" })
+                    },
+                    catch: toError(path)
+                  }),
+                  (handle) => Effect.promise(() => handle.close().catch(() => undefined))
+                ),
+                (handle) => asyncHandle(handle, path, info, realPath)
+              )
+        )
       )
     ),
   writeFileAtomic: (path, content, options) =>
