@@ -65,7 +65,9 @@ export class Workspace extends Context.Tag("effect-tool-runtime/Workspace")<
 >() {
   /**
    * A workspace over real directories; roots are resolved through symlinks once, at construction. Paths resolve
-   * through the {@link FileAccess} in context, else through `node:fs` (see {@link make}).
+   * through the {@link FileAccess} in context, else through `node:fs` (see {@link make}): give it the FileAccess the
+   * file tools read (`Layer.provide`), or use {@link Workspace.layerFileAccess}, which requires one. A FileAccess
+   * merged beside this layer is not in its context, and its paths resolve on disk.
    *
    * @since 0.1.0
    * @category layers

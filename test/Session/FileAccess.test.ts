@@ -178,6 +178,66 @@ describe("the Node layer's openRead", () => {
     { fastCheck: { numRuns: 40 } }
   )
 
+  it.effect("a handle used after its scope closed fails, small or large, and never reads what reuses the descriptor", () =>
+    Effect.gen(function*() {
+      const secret = path.join(dir, "secret.txt")
+      fs.writeFileSync(secret, "TOP SECRET")
+      for (const size of [10, 100 * KiB]) {
+        const file = path.join(dir, `kept-${size}.bin`)
+        fs.writeFileSync(file, bytesOf(size))
+        const kept = yield* Effect.scoped(nodeAccess.openRead(file))
+        // Whatever opens next may get the closed descriptor's number.
+        const fd = fs.openSync(secret, "r")
+        try {
+          const again = yield* Effect.flip(kept.read(0, 64))
+          expect(again.reason).toBe("EBADF")
+          const chunks = yield* Effect.promise(async () => {
+            try {
+              for await (const _ of kept.chunks(KiB)) return "read"
+              return "nothing"
+            } catch (error) {
+              return (error as NodeJS.ErrnoException).code
+            }
+          })
+          expect(chunks).not.toBe("read")
+        } finally {
+          fs.closeSync(fd)
+        }
+      }
+    }))
+
+  it.effect("a read shorter than asked gives its bytes in a buffer of its own, nothing else reachable through it", () =>
+    Effect.gen(function*() {
+      const file = path.join(dir, "short.txt")
+      fs.writeFileSync(file, "0123456789")
+      const read = yield* Effect.scoped(Effect.flatMap(nodeAccess.openRead(file), (handle) => handle.read(2, 100)))
+      expect(Buffer.from(read).toString()).toBe("23456789")
+      const whole = new Uint8Array(read.buffer)
+      expect(whole.length).toBe(100)
+      expect(whole.subarray(8).every((byte) => byte === 0)).toBe(true)
+    }))
+
+  it.effect("a small file that grows while it is read is read to its end, a macrotask apart per chunk beyond its stat", () =>
+    Effect.gen(function*() {
+      const file = path.join(dir, "growing.log")
+      fs.writeFileSync(file, "start\n")
+      const grown = Buffer.concat([Buffer.from("start\n"), bytesOf(200 * KiB)])
+      const { chunks, ticked } = yield* Effect.scoped(
+        Effect.flatMap(nodeAccess.openRead(file), (handle) =>
+          Effect.promise(async () => {
+            fs.appendFileSync(file, bytesOf(200 * KiB))
+            let ticked = false
+            setImmediate(() => (ticked = true))
+            const chunks: Array<Uint8Array> = []
+            for await (const chunk of handle.chunks(KiB)) chunks.push(chunk)
+            return { chunks, ticked }
+          }))
+      )
+      expect(Buffer.concat(chunks).equals(grown)).toBe(true)
+      // The event loop had a turn while the growth was read (timers and interruption are not held off).
+      expect(ticked).toBe(true)
+    }))
+
   it.effect("refuses what is not a regular file, and a symlink as the last component, and leaves nothing open", () =>
     Effect.gen(function*() {
       const file = path.join(dir, "plain.txt")

@@ -74,40 +74,51 @@ const descriptorPath = (fd: number, path: string, info: FileInfo): string => {
 /**
  * A file of at most this many bytes is read synchronously from open to close: on a local disk each call takes
  * microseconds, where a trip through libuv's thread pool (what every `fs.promises` call is) waits some 100 µs on a
- * small VM, and a Read of a small file made nine of them. A larger file is read through a FileHandle, asynchronously
- * (a FileHandle counts the operations in flight on its descriptor, so closing it never lets a pending read reach a
- * descriptor number reused meanwhile); reads of at most this many bytes are synchronous there too.
+ * small VM, and a Read of a small file made nine of them. A larger file is read through a FileHandle of the same open
+ * file, asynchronously (a FileHandle counts the operations in flight on its descriptor, so closing it never lets a
+ * pending read reach a descriptor number reused meanwhile); reads of at most this many bytes are synchronous there too.
  */
 const SYNC_READ_BYTES = 64 * 1024
 
-const closeQuietly = (fd: number): void => {
-  try {
-    fs.closeSync(fd)
-  } catch {
-    // Closed already.
-  }
+/** A descriptor opened synchronously, with whether its scope has closed it: a closed one is never read again. */
+interface OpenFile {
+  readonly fd: number
+  closed: boolean
 }
 
-/** Up to `length` bytes of a descriptor from `position`, synchronously. */
-const readSyncAt = (fd: number, position: number, length: number): Uint8Array => {
-  const buffer = Buffer.allocUnsafe(length)
-  return buffer.subarray(0, fs.readSync(fd, buffer, 0, length, position))
+const closedError = (path: string) =>
+  Object.assign(new Error(`${path} was read after its handle was closed`), {
+    code: "EBADF"
+  })
+
+/**
+ * Up to `length` bytes of an open file from `position`, synchronously, in a buffer of their own (never Node's shared
+ * pool: what is returned is all that can be reached through it).
+ */
+const readSyncAt = (file: OpenFile, path: string, position: number, length: number): Uint8Array => {
+  if (file.closed) throw closedError(path)
+  const buffer = Buffer.alloc(length)
+  return buffer.subarray(0, fs.readSync(file.fd, buffer, 0, length, position))
 }
 
-/** The handle of a small file: every read synchronous, the descriptor never touched by the thread pool. */
-const syncHandle = (fd: number, path: string, info: FileInfo, realPath: string): ReadHandle => ({
+/** A macrotask's pause: timers, I/O and interruption get their turn. */
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
+/**
+ * The handle of a small file: every read synchronous, the descriptor never touched by the thread pool. What the file
+ * grew by since its stat is read on to its end, a macrotask apart per chunk (so a file that keeps growing cannot
+ * hold the event loop, and the call's timeout and interruption still reach it).
+ */
+const syncHandle = (file: OpenFile, path: string, info: FileInfo, realPath: string): ReadHandle => ({
   info,
   realPath,
-  read: (position, length) => Effect.try({ try: () => readSyncAt(fd, position, length), catch: toError(path) }),
+  read: (position, length) => Effect.try({ try: () => readSyncAt(file, path, position, length), catch: toError(path) }),
   chunks: (chunkBytes) => ({
     async *[Symbol.asyncIterator]() {
-      // The size is the stat's: a file grown since is read on to its end, as a stream would read it.
       for (let position = 0;;) {
-        const chunk = readSyncAt(
-          fd,
-          position,
-          position < info.size ? Math.min(chunkBytes, info.size - position) : chunkBytes
-        )
+        const grown = position >= info.size
+        if (grown) await yieldToEventLoop()
+        const chunk = readSyncAt(file, path, position, grown ? chunkBytes : Math.min(chunkBytes, info.size - position))
         if (chunk.length === 0) return
         position += chunk.length
         yield chunk
@@ -122,10 +133,18 @@ const asyncHandle = (handle: fs.promises.FileHandle, path: string, info: FileInf
   realPath,
   read: (position, length) =>
     length <= SYNC_READ_BYTES
-      ? Effect.try({ try: () => readSyncAt(handle.fd, position, length), catch: toError(path) })
+      ? Effect.try({
+        try: () => {
+          // A FileHandle that was closed has no descriptor (-1): reading it fails rather than reaching another file.
+          if (handle.fd < 0) throw closedError(path)
+          const buffer = Buffer.alloc(length)
+          return buffer.subarray(0, fs.readSync(handle.fd, buffer, 0, length, position))
+        },
+        catch: toError(path)
+      })
       : Effect.tryPromise({
         try: async () => {
-          const buffer = Buffer.allocUnsafe(length)
+          const buffer = Buffer.alloc(length)
           const { bytesRead } = await handle.read(buffer, 0, length, position)
           return buffer.subarray(0, bytesRead)
         },
@@ -139,6 +158,28 @@ const regularFile = (fd: number, path: string): FileInfo => {
   const info = infoOf(fs.fstatSync(fd))
   if (info.type !== "File") throw Object.assign(new Error(`${path} is not a regular file`), { code: "EINVAL" })
   return info
+}
+
+/**
+ * A FileHandle on the file an open descriptor points to. On Linux through `/proc/self/fd`, which reaches the open file
+ * itself even when its path was renamed over or removed since (an editor's atomic save); elsewhere through the path.
+ * Either way it must be the same file (device and inode), else ECHANGED.
+ */
+const reopen = async (fd: number, path: string, info: FileInfo): Promise<fs.promises.FileHandle> => {
+  const viaProc = `/proc/self/fd/${fd}`
+  const handle = fs.existsSync(viaProc)
+    ? await fs.promises.open(viaProc, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0))
+    : await fs.promises.open(path, readFlags)
+  try {
+    const again = infoOf(await handle.stat())
+    if (again.dev !== info.dev || again.ino !== info.ino) {
+      throw Object.assign(new Error(`${path} changed while opening`), { code: "ECHANGED" })
+    }
+    return handle
+  } catch (error) {
+    await handle.close().catch(() => undefined)
+    throw error
+  }
 }
 
 /** @internal */
@@ -193,34 +234,32 @@ export const makeNode = (): FileAccess["Type"] => ({
   onDisk: true,
   openRead: (path) =>
     Effect.acquireRelease(
-      Effect.try({ try: () => fs.openSync(path, readFlags), catch: toError(path) }),
-      (fd) => Effect.sync(() => closeQuietly(fd))
+      Effect.try({ try: (): OpenFile => ({ fd: fs.openSync(path, readFlags), closed: false }), catch: toError(path) }),
+      (file) =>
+        Effect.sync(() => {
+          file.closed = true
+          try {
+            fs.closeSync(file.fd)
+          } catch {
+            // Closed already.
+          }
+        })
     ).pipe(
-      Effect.flatMap((fd) =>
+      Effect.flatMap((file) =>
         Effect.flatMap(
           Effect.try({
             try: () => {
-              const info = regularFile(fd, path)
-              return { info, realPath: descriptorPath(fd, path, info) }
+              const info = regularFile(file.fd, path)
+              return { info, realPath: descriptorPath(file.fd, path, info) }
             },
             catch: toError(path)
           }),
           ({ info, realPath }) =>
             info.size <= SYNC_READ_BYTES
-              ? Effect.succeed(syncHandle(fd, path, info, realPath))
-              // Opened again as a FileHandle; refused if the path now names another file.
+              ? Effect.succeed(syncHandle(file, path, info, realPath))
               : Effect.map(
                 Effect.acquireRelease(
-                  Effect.tryPromise({
-                    try: async () => {
-                      const handle = await fs.promises.open(path, readFlags)
-                      const again = infoOf(await handle.stat())
-                      if (again.dev === info.dev && again.ino === info.ino) return handle
-                      await handle.close()
-                      throw Object.assign(new Error(`${path} changed while opening`), { code: "ECHANGED" })
-                    },
-                    catch: toError(path)
-                  }),
+                  Effect.tryPromise({ try: () => reopen(file.fd, path, info), catch: toError(path) }),
                   (handle) => Effect.promise(() => handle.close().catch(() => undefined))
                 ),
                 (handle) => asyncHandle(handle, path, info, realPath)
