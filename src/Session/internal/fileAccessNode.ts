@@ -77,6 +77,8 @@ const descriptorPath = (fd: number, path: string, info: FileInfo): string => {
  * small VM, and a Read of a small file made nine of them. A larger file is read through a FileHandle of the same open
  * file, asynchronously (a FileHandle counts the operations in flight on its descriptor, so closing it never lets a
  * pending read reach a descriptor number reused meanwhile); reads of at most this many bytes are synchronous there too.
+ * The price, as with the Glob and Grep batches (`fileAccessNodeBatch`): a stalled mount (NFS, FUSE) stalls the whole
+ * process rather than one pool thread. Provide a FileAccess of your own for such a workspace.
  */
 const SYNC_READ_BYTES = 64 * 1024
 
