@@ -24,7 +24,7 @@ import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { ToolRegistry } from "../Catalog/ToolRegistry.js"
 import { ToolHooks } from "../Hooks/ToolHooks.js"
@@ -607,8 +607,12 @@ const make = Effect.gen(function*() {
       options,
       (context) =>
         Effect.gen(function*() {
-          const events = yield* Effect.acquireRelease(Mailbox.make<ToolEvent>(), (mailbox) => mailbox.shutdown)
-          const ordered = yield* Effect.acquireRelease(Mailbox.make<Outcome, E>(), (mailbox) => mailbox.shutdown)
+          // Shut down with the run's scope. Added to the scope itself: `acquireRelease`'s finalizer first restores the
+          // acquiring fiber's FiberRefs (a diff and a patch of all of them), which a mailbox's shutdown does not need.
+          const scope = yield* Effect.scope
+          const events = yield* Mailbox.make<ToolEvent>()
+          const ordered = yield* Mailbox.make<Outcome, E>()
+          yield* Scope.addFinalizer(scope, Effect.zipRight(ordered.shutdown, events.shutdown))
           // The calls' fibers are interrupted together when the run's scope closes (each closes its own scope). A
           // FiberSet does that without a fiber per finalizer, which a scope closed in parallel forks.
           const calls = yield* FiberSet.make<void>()
