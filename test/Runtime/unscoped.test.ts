@@ -5,12 +5,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Layer, Option, Ref, Schema, Scope, TestClock } from "effect"
-import { ToolRegistry } from "../../src/Catalog/ToolRegistry.js"
-import { ToolHooks } from "../../src/Hooks/ToolHooks.js"
 import { Approver } from "../../src/Permission/Approver.js"
-import { PermissionPolicy } from "../../src/Permission/PermissionPolicy.js"
 import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
-import { ResultStore } from "../../src/Session/ResultStore.js"
+import { testRuntime } from "../../src/testing/index.js"
 import * as Tool from "../../src/Tool/Tool.js"
 
 const Probe = Tool.make("Probe", {
@@ -33,33 +30,31 @@ const runtime = (
   began: Ref.Ref<number>,
   seen: Ref.Ref<ReadonlyArray<Option.Option<Scope.Scope>>>
 ) =>
-  ToolRuntime.layer.pipe(
-    Layer.provide(Layer.provide(
-      ToolRegistry.layer([Probe, Hang]),
-      Layer.mergeAll(
-        Probe.implement({
-          traits: () => ({ readOnly: true, concurrencySafe: true }),
-          call: ({ marked }) => {
-            // Asynchronous, so whatever Scope the runtime gives the call is in place while it runs.
-            const probe = Effect.zipRight(
-              Effect.yieldNow(),
-              Effect.flatMap(Effect.serviceOption(Scope.Scope), (scope) => Ref.update(seen, (all) => [...all, scope]))
-            ).pipe(Effect.as("ran"))
-            return marked ? Tool.unscoped(probe) : probe
-          }
-        }),
-        Hang.implement({
-          call: () =>
-            Tool.unscoped(
-              Effect.zipRight(
-                Ref.update(began, (n) => n + 1),
-                Effect.async<string>(() => Ref.update(stopped, (n) => n + 1))
-              )
+  testRuntime(
+    [Probe, Hang],
+    Layer.mergeAll(
+      Probe.implement({
+        traits: () => ({ readOnly: true, concurrencySafe: true }),
+        call: ({ marked }) => {
+          // Asynchronous, so whatever Scope the runtime gives the call is in place while it runs.
+          const probe = Effect.zipRight(
+            Effect.yieldNow(),
+            Effect.flatMap(Effect.serviceOption(Scope.Scope), (scope) => Ref.update(seen, (all) => [...all, scope]))
+          ).pipe(Effect.as("ran"))
+          return marked ? Tool.unscoped(probe) : probe
+        }
+      }),
+      Hang.implement({
+        call: () =>
+          Tool.unscoped(
+            Effect.zipRight(
+              Ref.update(began, (n) => n + 1),
+              Effect.async<string>(() => Ref.update(stopped, (n) => n + 1))
             )
-        })
-      )
-    )),
-    Layer.provide([PermissionPolicy.toolOnly, Approver.denyAll, ToolHooks.none, ResultStore.layerMemory()])
+          )
+      })
+    ),
+    Approver.denyAll
   )
 
 const use = (id: string, name: "Probe" | "Hang", input: object) => ({ type: "tool_use" as const, id, name, input })

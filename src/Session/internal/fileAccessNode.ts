@@ -54,6 +54,9 @@ export const toError = (path: string) => (cause: unknown): FileAccessError => {
 // O_NOFOLLOW: a symlink as the last component fails with ELOOP. O_NONBLOCK: a FIFO swapped in does not hang the open.
 const readFlags = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0)
 
+/** An error with the errno-style code that `toError` reports as the reason. */
+const coded = (message: string, code: string): Error => Object.assign(new Error(message), { code })
+
 /** What a descriptor points to: `/proc/self/fd` where there is one, else the path's realpath if it is that file. */
 const descriptorPath = (fd: number, path: string, info: FileInfo): string => {
   let viaProc: string | undefined
@@ -66,7 +69,7 @@ const descriptorPath = (fd: number, path: string, info: FileInfo): string => {
   const real = fs.realpathSync.native(path)
   const now = fs.statSync(real)
   if (now.dev !== info.dev || now.ino !== info.ino) {
-    throw Object.assign(new Error(`${path} changed while opening`), { code: "ECHANGED" })
+    throw coded(`${path} changed while opening`, "ECHANGED")
   }
   return real
 }
@@ -82,25 +85,20 @@ const descriptorPath = (fd: number, path: string, info: FileInfo): string => {
  */
 const SYNC_READ_BYTES = 64 * 1024
 
-/** A descriptor opened synchronously, with whether its scope has closed it: a closed one is never read again. */
+/** A descriptor opened synchronously; -1 once its scope closed it, as a closed FileHandle's `fd` is. */
 interface OpenFile {
-  readonly fd: number
-  closed: boolean
+  fd: number
 }
 
-const closedError = (path: string) =>
-  Object.assign(new Error(`${path} was read after its handle was closed`), {
-    code: "EBADF"
-  })
-
 /**
- * Up to `length` bytes of an open file from `position`, synchronously, in a buffer of their own (never Node's shared
- * pool: what is returned is all that can be reached through it).
+ * Up to `length` bytes from `position` of a descriptor, synchronously, in a buffer of their own (never Node's shared
+ * pool: what is returned is all that can be reached through it). A closed one (-1) fails rather than reading whatever
+ * reuses its number.
  */
-const readSyncAt = (file: OpenFile, path: string, position: number, length: number): Uint8Array => {
-  if (file.closed) throw closedError(path)
+const readSyncAt = (fd: number, path: string, position: number, length: number): Uint8Array => {
+  if (fd < 0) throw coded(`${path} was read after its handle was closed`, "EBADF")
   const buffer = Buffer.alloc(length)
-  return buffer.subarray(0, fs.readSync(file.fd, buffer, 0, length, position))
+  return buffer.subarray(0, fs.readSync(fd, buffer, 0, length, position))
 }
 
 /** A macrotask's pause: timers, I/O and interruption get their turn. */
@@ -114,13 +112,19 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
 const syncHandle = (file: OpenFile, path: string, info: FileInfo, realPath: string): ReadHandle => ({
   info,
   realPath,
-  read: (position, length) => Effect.try({ try: () => readSyncAt(file, path, position, length), catch: toError(path) }),
+  read: (position, length) =>
+    Effect.try({ try: () => readSyncAt(file.fd, path, position, length), catch: toError(path) }),
   chunks: (chunkBytes) => ({
     async *[Symbol.asyncIterator]() {
       for (let position = 0;;) {
         const grown = position >= info.size
         if (grown) await yieldToEventLoop()
-        const chunk = readSyncAt(file, path, position, grown ? chunkBytes : Math.min(chunkBytes, info.size - position))
+        const chunk = readSyncAt(
+          file.fd,
+          path,
+          position,
+          grown ? chunkBytes : Math.min(chunkBytes, info.size - position)
+        )
         if (chunk.length === 0) return
         position += chunk.length
         yield chunk
@@ -135,15 +139,7 @@ const asyncHandle = (handle: fs.promises.FileHandle, path: string, info: FileInf
   realPath,
   read: (position, length) =>
     length <= SYNC_READ_BYTES
-      ? Effect.try({
-        try: () => {
-          // A FileHandle that was closed has no descriptor (-1): reading it fails rather than reaching another file.
-          if (handle.fd < 0) throw closedError(path)
-          const buffer = Buffer.alloc(length)
-          return buffer.subarray(0, fs.readSync(handle.fd, buffer, 0, length, position))
-        },
-        catch: toError(path)
-      })
+      ? Effect.try({ try: () => readSyncAt(handle.fd, path, position, length), catch: toError(path) })
       : Effect.tryPromise({
         try: async () => {
           const buffer = Buffer.alloc(length)
@@ -158,7 +154,7 @@ const asyncHandle = (handle: fs.promises.FileHandle, path: string, info: FileInf
 /** The descriptor's stat, refused unless it is a regular file. */
 const regularFile = (fd: number, path: string): FileInfo => {
   const info = infoOf(fs.fstatSync(fd))
-  if (info.type !== "File") throw Object.assign(new Error(`${path} is not a regular file`), { code: "EINVAL" })
+  if (info.type !== "File") throw coded(`${path} is not a regular file`, "EINVAL")
   return info
 }
 
@@ -175,7 +171,7 @@ const reopen = async (fd: number, path: string, info: FileInfo): Promise<fs.prom
   try {
     const again = infoOf(await handle.stat())
     if (again.dev !== info.dev || again.ino !== info.ino) {
-      throw Object.assign(new Error(`${path} changed while opening`), { code: "ECHANGED" })
+      throw coded(`${path} changed while opening`, "ECHANGED")
     }
     return handle
   } catch (error) {
@@ -236,12 +232,13 @@ export const makeNode = (): FileAccess["Type"] => ({
   onDisk: true,
   openRead: (path) =>
     Effect.acquireRelease(
-      Effect.try({ try: (): OpenFile => ({ fd: fs.openSync(path, readFlags), closed: false }), catch: toError(path) }),
+      Effect.try({ try: (): OpenFile => ({ fd: fs.openSync(path, readFlags) }), catch: toError(path) }),
       (file) =>
         Effect.sync(() => {
-          file.closed = true
+          const fd = file.fd
+          file.fd = -1
           try {
-            fs.closeSync(file.fd)
+            fs.closeSync(fd)
           } catch {
             // Closed already.
           }
