@@ -33,6 +33,7 @@ import { ripgrepPath } from "../Shared/ripgrep.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import * as Tool from "../Tool/Tool.js"
 import { ArgumentString, argvProblem, PathString } from "./internal/argumentLimits.js"
+import { newest } from "./internal/filesNewest.js"
 import { directorySearchStages, displayPath, specialFileReason } from "./internal/filesPaths.js"
 import { complaintPaths, contextSeparatorArg, recordReader } from "./internal/filesRipgrep.js"
 import type { RgRecord } from "./internal/filesRipgrep.js"
@@ -97,7 +98,8 @@ export const GrepInput = Schema.Struct({
 export type GrepInput = typeof GrepInput.Type
 
 /**
- * What Grep found: rg's output lines, in its order.
+ * What Grep found: the paths of files with matches, most recently modified first (then by path); or rg's output lines
+ * (content, count), file by file in path order.
  *
  * @since 0.1.0
  * @category models
@@ -133,7 +135,8 @@ export const Grep = Tool.make("Grep", {
     "(\"interface\\{\\}\").",
     "- path: a file or directory (default: the working directory). glob (\"*.ts\", \"**/*.{ts,tsx}\") or type " +
     "(\"js\", \"py\", \"rust\") narrow the files searched.",
-    "- output_mode: \"files_with_matches\" (default) lists paths; \"content\" shows matching lines (with -n line " +
+    "- output_mode: \"files_with_matches\" (default) lists paths, most recently modified first; \"content\" shows " +
+    "matching lines (with -n line " +
     "numbers, -A/-B/-C context lines); \"count\" gives counts per file. -i ignores case; multiline lets a pattern " +
     "span lines.",
     "- head_limit: keep only the first N entries; offset skips the first N before it (page through with both). -o " +
@@ -178,9 +181,13 @@ export const ripgrepArgs = (input: GrepInput, target: string): ReadonlyArray<str
     "--max-columns-preview",
     "--null"
   ]
+  // Each mode in an order that does not change from run to run, or offset would page through a different list each
+  // time: files_with_matches are put in order by modification time afterwards (they are all collected anyway);
+  // content and count lines come in path order, so rg stops as soon as enough of them are in.
   if (mode === "files_with_matches") args.push("--files-with-matches")
-  else if (mode === "count") args.push("--count", "--with-filename")
+  else if (mode === "count") args.push("--sort", "path", "--count", "--with-filename")
   else {
+    args.push("--sort", "path")
     // Line numbers always: their `:` or `-` tells a match from context (with `--null` the path's own separator is
     // gone); `-n: false` drops them again when the lines are put together.
     args.push("--no-heading", "--with-filename", "--line-number", "--context-separator", contextSeparatorArg)
@@ -341,6 +348,28 @@ const searchInJs = (
     }
   })
 
+/**
+ * Files with matches, newest first then by path (as Claude Code's Grep and our Glob order them), only the first
+ * `limit` put in order: what ripgrep's threads print comes in no fixed order, and a page read with offset must be the
+ * next part of the same list. A file that cannot be stated any more sorts as the oldest.
+ */
+const newestFirst = (
+  access: FileAccess.FileAccess["Type"],
+  cwd: string,
+  found: RgResult,
+  limit: number
+): Effect.Effect<RgResult> =>
+  Effect.map(
+    FileAccess.lstatAll(access, found.lines.map((line) => nodePath.resolve(cwd, line))),
+    (stats) => ({
+      ...found,
+      lines: newest(found.lines.map((file, i) => ({ file, mtimeMs: stats[i]?.mtimeMs ?? 0 })), limit).map(({ file }) =>
+        file
+      ),
+      truncated: found.truncated || found.lines.length > limit
+    })
+  )
+
 /** The lines after the first `offset` (a context separator left first is dropped: it separates nothing). */
 const afterOffset = (lines: ReadonlyArray<string>, offset: number): ReadonlyArray<string> => {
   const rest = lines.slice(offset)
@@ -406,9 +435,11 @@ export const make = serviceOf(
           }
           const skipped = input.offset ?? 0
           const maxLines = input.head_limit === undefined ? Number.MAX_SAFE_INTEGER : skipped + input.head_limit
+          // Files with matches are all collected (up to the size cap), then put in order; lines stop at the limit.
+          const collectedLines = mode === "files_with_matches" ? Number.MAX_SAFE_INTEGER : maxLines
           // ripgrep where it sees the same files (the host's); else the same search in JavaScript.
-          const found = access.onDisk
-            ? yield* runRipgrep(ripgrepArgs(input, target), workspace.cwd, mode, maxLines, toLine)
+          const searched = access.onDisk
+            ? yield* runRipgrep(ripgrepArgs(input, target), workspace.cwd, mode, collectedLines, toLine)
             : yield* searchInJs(
               access,
               input,
@@ -419,9 +450,12 @@ export const make = serviceOf(
                 cwd: workspace.cwd,
                 top: workspace.roots.find((root) => isWithin(root, resolved.real)) ?? resolved.real
               },
-              maxLines,
+              collectedLines,
               toLine
             )
+          const found = mode === "files_with_matches"
+            ? yield* newestFirst(access, workspace.cwd, searched, maxLines)
+            : searched
           const result = skipped === 0 ? found : { ...found, lines: afterOffset(found.lines, skipped) }
           // rg's complaints about withheld files (unreadable, too large...) would name them: leave those out too.
           const complaints = result.stderr.trim().split("\n").filter((line) =>

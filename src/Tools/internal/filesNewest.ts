@@ -1,5 +1,5 @@
 /**
- * The newest few of many files, for Glob: what a full sort by modification time (newest first, then by path, then in
+ * The newest few of many files, for Glob and Grep: what a full sort by modification time (newest first, then by path, then in
  * the order given) followed by `slice(0, limit)` answers, without sorting the files that are not shown.
  *
  * The readable version: `[...files].sort(newerFirst).slice(0, limit)` (`Array.prototype.sort` is stable, so equal

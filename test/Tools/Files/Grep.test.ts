@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber } from "effect"
+import { Effect, FastCheck as fc, Fiber } from "effect"
 import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -109,4 +109,71 @@ describe("Grep", () => {
     Effect.gen(function*() {
       expect(text(yield* grep({ pattern: "x", path: "/dev/zero" }))).toContain("character device")
     }).pipe(Effect.provide(layer)))
+
+  // What rg's threads print comes in no fixed order; a list paged through with offset must be one list. Files with
+  // matches: newest first, ties by path (Claude Code's order, and Glob's); content and count: file by file in path
+  // order. Names are lowercase letters and "/", where comparing whole paths and comparing them part by part agree.
+  const name = fc.stringMatching(/^[a-c]{1,2}(\/[a-c]{1,2}){0,2}\.txt$/)
+  let run = 0
+  it.effect.prop(
+    "one order from run to run: pages read with offset and head_limit put together are the whole list, in order",
+    [
+      fc.uniqueArray(fc.record({ name, mtime: fc.integer({ min: 1, max: 4 }), hits: fc.integer({ min: 0, max: 3 }) }), {
+        minLength: 1,
+        maxLength: 12,
+        selector: (file) => file.name
+      }).filter((files) =>
+        // A name that is a directory of another cannot be a file too.
+        files.every((a) => files.every((b) => !b.name.startsWith(a.name.replace(/\.txt$/, "/"))))
+      ),
+      fc.integer({ min: 1, max: 5 })
+    ],
+    ([files, pageSize]) =>
+      Effect.gen(function*() {
+        const root = `order-${++run}`
+        for (const file of files) {
+          const absolute = path.join(dir, root, file.name)
+          fs.mkdirSync(path.dirname(absolute), { recursive: true })
+          fs.writeFileSync(absolute, Array.from({ length: file.hits }, (_, i) => `hit ${i}\nmiss\n`).join(""))
+          // A few seconds apart at most: ties are frequent.
+          fs.utimesSync(absolute, 1_700_000_000 + file.mtime, 1_700_000_000 + file.mtime)
+        }
+        const matching = files.filter((file) => file.hits > 0).map((file) => ({
+          ...file,
+          shown: `${root}/${file.name}`
+        }))
+        const byPath = (
+          a: { shown: string },
+          b: { shown: string }
+        ) => (a.shown < b.shown ? -1 : a.shown > b.shown ? 1 : 0)
+        const expected = {
+          files_with_matches: [...matching].sort((a, b) => b.mtime - a.mtime || a.shown.localeCompare(b.shown)).map((
+            file
+          ) => file.shown),
+          count: [...matching].sort(byPath).map((file) => `${file.shown}:${file.hits}`),
+          content: [...matching].sort(byPath).flatMap((file) =>
+            Array.from({ length: file.hits }, (_, i) => `${file.shown}:${2 * i + 1}:hit ${i}`)
+          )
+        }
+        for (const mode of ["files_with_matches", "count", "content"] as const) {
+          const entries = (output: string) =>
+            output.split("\n").filter((line) =>
+              !line.startsWith("Found ") && !line.startsWith("(") && line !== "No files found" &&
+              line !== "No matches found"
+            )
+          const whole = entries(text(yield* grep({ pattern: "hit", path: root, output_mode: mode })))
+          expect(whole).toEqual(expected[mode])
+          const pages: Array<string> = []
+          for (let offset = 0; offset < whole.length; offset += pageSize) {
+            pages.push(
+              ...entries(
+                text(yield* grep({ pattern: "hit", path: root, output_mode: mode, offset, head_limit: pageSize }))
+              )
+            )
+          }
+          expect(pages).toEqual(whole)
+        }
+      }).pipe(Effect.provide(layer)),
+    { fastCheck: { numRuns: 25 }, timeout: 120_000 }
+  )
 })

@@ -1,8 +1,9 @@
 /**
  * Grep's JavaScript search (what runs on the memory layer) against ripgrep (what runs on the Node layer): the same
  * generated trees, patterns and flags, written to disk for rg and seeded in memory for the JavaScript search, must give
- * the same answer. ripgrep is the oracle here: an implementation written apart from ours. rg's order across files is
- * its threads', so answers over a directory are compared as sorted lines; over one file, exactly.
+ * the same answer. ripgrep is the oracle here: an implementation written apart from ours. Lines and counts are compared
+ * exactly (both go file by file in path order); files with matches as sorted lines, since they are put newest first and
+ * the two file systems' times differ.
  */
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
@@ -100,7 +101,10 @@ describe("Grep's JavaScript search answers as ripgrep does", () => {
           ...Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined)),
           ...(file === undefined ? {} : { path: file })
         }
-        const exact = file !== undefined
+        // Lines and counts come file by file in path order from both; files with matches newest first, and the two
+        // file systems' modification times differ.
+        const exact = file !== undefined ||
+          (grep.output_mode !== undefined && grep.output_mode !== "files_with_matches")
         const fromRg = yield* answer(runtimeOver(cwd, FileAccess.layer), grep, exact)
         const fromJs = yield* answer(runtimeOver(cwd, memory), grep, exact)
         fs.rmSync(cwd, { recursive: true, force: true })
@@ -122,6 +126,19 @@ describe("Grep's JavaScript search answers as ripgrep does", () => {
       fs.rmSync(cwd, { recursive: true, force: true })
       expect(fromRg).toEqual({ status: "success", lines: ["No matches found"] })
       expect(fromJs).toEqual(fromRg)
+    }))
+
+  it.effect("files with matches come newest first, on the memory file system too", () =>
+    Effect.gen(function*() {
+      const cwd = tempDir("grep-js-")
+      // Seeded in this order: each one's modification time is later than the one before.
+      const memory = fileAccessMemory({
+        files: { [path.join(cwd, "b.txt")]: "x\n", [path.join(cwd, "a.txt")]: "x\n", [path.join(cwd, "c.txt")]: "x\n" }
+      })
+      const answered = yield* answer(runtimeOver(cwd, memory), { pattern: "x" }, true)
+      expect(answered.lines).toEqual(["Found 3 files", "c.txt", "a.txt", "b.txt"])
+      const paged = yield* answer(runtimeOver(cwd, memory), { pattern: "x", offset: 1, head_limit: 1 }, true)
+      expect(paged.lines[1]).toBe("a.txt")
     }))
 
   it("knows rg's file types: the table is `rg --type-list` of the ripgrep shipped", () => {
