@@ -136,9 +136,8 @@ export const Grep = Tool.make("Grep", {
     "- path: a file or directory (default: the working directory). glob (\"*.ts\", \"**/*.{ts,tsx}\") or type " +
     "(\"js\", \"py\", \"rust\") narrow the files searched.",
     "- output_mode: \"files_with_matches\" (default) lists paths, most recently modified first; \"content\" shows " +
-    "matching lines (with -n line " +
-    "numbers, -A/-B/-C context lines); \"count\" gives counts per file. -i ignores case; multiline lets a pattern " +
-    "span lines.",
+    "matching lines (with -n line numbers, -A/-B/-C context lines); \"count\" gives counts per file. -i ignores " +
+    "case; multiline lets a pattern span lines.",
     "- head_limit: keep only the first N entries; offset skips the first N before it (page through with both). -o " +
     "shows only the matching parts. Long output is cut; files ignored by .gitignore or protected by rules are " +
     "skipped."

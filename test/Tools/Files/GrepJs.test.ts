@@ -103,8 +103,7 @@ describe("Grep's JavaScript search answers as ripgrep does", () => {
         }
         // Lines and counts come file by file in path order from both; files with matches newest first, and the two
         // file systems' modification times differ.
-        const exact = file !== undefined ||
-          (grep.output_mode !== undefined && grep.output_mode !== "files_with_matches")
+        const exact = file !== undefined || rest.output_mode !== "files_with_matches"
         const fromRg = yield* answer(runtimeOver(cwd, FileAccess.layer), grep, exact)
         const fromJs = yield* answer(runtimeOver(cwd, memory), grep, exact)
         fs.rmSync(cwd, { recursive: true, force: true })
