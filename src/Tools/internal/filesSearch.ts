@@ -320,6 +320,17 @@ const recordsOf = (
 }
 
 /**
+ * The order of a depth-first walk that takes each directory's entries by name, as rg's `--sort path` prints files:
+ * path parts compared in turn, so "d/e.ts" (part "d") comes before "d.ts".
+ */
+const depthFirst = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): number => {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1
+  }
+  return a.length - b.length
+}
+
+/**
  * Searches `target` for `input.pattern`, handing each record to `take` in order; `take` answers false when it has
  * enough (the search stops). Fails with a model-facing message for a bad pattern or an unknown type.
  */
@@ -360,8 +371,13 @@ export const search = (
       }).pipe(Effect.mapError((error) => `rg: ${target.shown}: ${error.message}`))
       for (const error of walked.unreadable) complaints.push(`rg: ${error.path}: ${error.message}`)
       const prefix = target.shown === "." ? "./" : target.shown.endsWith("/") ? target.shown : `${target.shown}/`
-      for (const entry of walked.entries) {
-        if (entry.type === "File") files.push({ path: entry.path, shown: `${prefix}${entry.relative}` })
+      // The walk goes level by level; rg (`--sort path`) goes depth first, each directory's entries by name.
+      const found = walked.entries.filter((entry) => entry.type === "File").map((entry) => ({
+        entry,
+        parts: entry.relative.split("/")
+      }))
+      for (const { entry } of found.sort((a, b) => depthFirst(a.parts, b.parts))) {
+        files.push({ path: entry.path, shown: `${prefix}${entry.relative}` })
       }
     }
     // With context, rg separates the groups of different files too.

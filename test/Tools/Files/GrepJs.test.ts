@@ -31,7 +31,7 @@ const runtimeOver = (cwd: string, access: Layer.Layer<FileAccess>) => {
   return testRuntime(FileTools.tools, tools, Approver.allowAll)
 }
 
-const names = ["a.ts", "b.md", "c.txt", "d/e.ts", "d/f.md", "d/g/h.ts", ".dot.ts", "d/.gitignore", ".gitignore"]
+const names = ["a.ts", "b.md", "c.txt", "d.ts", "d/e.ts", "d/f.md", "d/g/h.ts", ".dot.ts", "d/.gitignore", ".gitignore"]
 const lines = ["foo", "bar baz", "Foo bar", "", "x foo y foo", "baz", "FOO", "end bar", "é foo"]
 const gitignores = ["*.md", "g/", "!f.md", "c.txt", "h.ts"]
 
