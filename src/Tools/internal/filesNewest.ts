@@ -1,6 +1,6 @@
 /**
- * The newest few of many files, for Glob and Grep: what a full sort by modification time (newest first, then by path, then in
- * the order given) followed by `slice(0, limit)` answers, without sorting the files that are not shown.
+ * The newest few of many files, for Glob and Grep: what a full sort by modification time (newest first, then by path,
+ * then in the order given) followed by `slice(0, limit)` answers, without sorting the files that are not shown.
  *
  * The readable version: `[...files].sort(newerFirst).slice(0, limit)` (`Array.prototype.sort` is stable, so equal
  * files keep the order given). Here only `limit` files are kept, in that order; a file is compared with the last kept
