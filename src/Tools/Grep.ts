@@ -158,12 +158,17 @@ export const Grep = Tool.make("Grep", {
 const maxOutputBytes = 4 * 1024 * 1024
 
 /**
- * rg's arguments for an input; `target` is the file or directory to search, as rg should print it.
+ * rg's arguments for an input; `target` is the file or directory to search, as rg should print it. Content and count
+ * lines come in path order (`--sort path`); files with matches come as rg's threads find them, unless `sortByPath`.
  *
  * @since 0.1.0
  * @category utilities
  */
-export const ripgrepArgs = (input: GrepInput, target: string): ReadonlyArray<string> => {
+export const ripgrepArgs = (
+  input: GrepInput,
+  target: string,
+  options?: { readonly sortByPath?: boolean | undefined }
+): ReadonlyArray<string> => {
   const mode = input.output_mode ?? "files_with_matches"
   const args = [
     "--no-config",
@@ -181,10 +186,12 @@ export const ripgrepArgs = (input: GrepInput, target: string): ReadonlyArray<str
     "--null"
   ]
   // Each mode in an order that does not change from run to run, or offset would page through a different list each
-  // time: files_with_matches are put in order by modification time afterwards (they are all collected anyway);
-  // content and count lines come in path order, so rg stops as soon as enough of them are in.
-  if (mode === "files_with_matches") args.push("--files-with-matches")
-  else if (mode === "count") args.push("--sort", "path", "--count", "--with-filename")
+  // time: files with matches are collected whole and put in order by modification time afterwards; content and count
+  // lines come in path order, so rg stops as soon as enough of them are in.
+  if (mode === "files_with_matches") {
+    args.push("--files-with-matches")
+    if (options?.sortByPath === true) args.push("--sort", "path")
+  } else if (mode === "count") args.push("--sort", "path", "--count", "--with-filename")
   else {
     args.push("--sort", "path")
     // Line numbers always: their `:` or `-` tells a match from context (with `--null` the path's own separator is
@@ -223,22 +230,16 @@ type Line = (record: Exclude<RgRecord, { readonly _tag: "Separator" }>) => strin
 /**
  * Puts output lines together from ripgrep's records (from rg or from the JavaScript search alike): each record becomes
  * a line with `toLine` (undefined leaves it out), at most `maxLines` lines or {@link maxOutputBytes} are kept, and a
- * context separator is kept only between two kept lines. `take` answers false once there is enough.
+ * context separator ("--") is kept only between two kept lines. Separators are not lines of any file: `maxLines` (and
+ * {@link afterOffset}) count the others only, so pages read with offset and head_limit are parts of one list.
+ * `take` answers false once there is enough.
  */
 const collector = (maxLines: number, toLine: Line) => {
   const lines: Array<string> = []
+  let counted = 0
   let separated = false
   let bytes = 0
   let truncated = false
-  const keep = (line: string): boolean => {
-    if (lines.length >= maxLines || bytes >= maxOutputBytes) {
-      truncated = true
-      return false
-    }
-    lines.push(line)
-    bytes += line.length + 1
-    return true
-  }
   return {
     lines,
     truncated: () => truncated,
@@ -250,12 +251,25 @@ const collector = (maxLines: number, toLine: Line) => {
       }
       const line = toLine(record)
       if (line === undefined) return true
-      if (separated && !keep("--")) return false
-      separated = false
-      return keep(line)
+      if (counted >= maxLines || bytes >= maxOutputBytes) {
+        truncated = true
+        return false
+      }
+      if (separated) {
+        lines.push(separator)
+        bytes += separator.length + 1
+        separated = false
+      }
+      lines.push(line)
+      counted++
+      bytes += line.length + 1
+      return true
     }
   }
 }
+
+/** rg's context separator, as Grep prints it. A line of a file never reads so: it starts with the file's path. */
+const separator = "--"
 
 /**
  * Runs rg through {@link Subprocess.run}, keeping its records' lines with a {@link collector}; rg is stopped when
@@ -369,10 +383,16 @@ const newestFirst = (
     })
   )
 
-/** The lines after the first `offset` (a context separator left first is dropped: it separates nothing). */
+/**
+ * The lines after the first `offset` lines of files (separators are not counted; one left first is dropped: it
+ * separates nothing).
+ */
 const afterOffset = (lines: ReadonlyArray<string>, offset: number): ReadonlyArray<string> => {
-  const rest = lines.slice(offset)
-  return rest[0] === "--" ? rest.slice(1) : rest
+  let start = 0
+  for (let seen = 0; start < lines.length && seen < offset; start++) {
+    if (lines[start] !== separator) seen++
+  }
+  return lines[start] === separator ? lines.slice(start + 1) : lines.slice(start)
 }
 
 /** `12:text` (a match) or `12-text` (context): the separator after the line number, and where the text starts. */
@@ -434,11 +454,17 @@ export const make = serviceOf(
           }
           const skipped = input.offset ?? 0
           const maxLines = input.head_limit === undefined ? Number.MAX_SAFE_INTEGER : skipped + input.head_limit
-          // Files with matches are all collected (up to the size cap), then put in order; lines stop at the limit.
+          // Files with matches are all collected (up to the size cap; rg is not stopped early), then put in order;
+          // lines stop at the limit.
           const collectedLines = mode === "files_with_matches" ? Number.MAX_SAFE_INTEGER : maxLines
           // ripgrep where it sees the same files (the host's); else the same search in JavaScript.
+          const withRipgrep = (sortByPath: boolean) =>
+            runRipgrep(ripgrepArgs(input, target, { sortByPath }), workspace.cwd, mode, collectedLines, toLine)
           const searched = access.onDisk
-            ? yield* runRipgrep(ripgrepArgs(input, target), workspace.cwd, mode, collectedLines, toLine)
+            ? yield* Effect.flatMap(withRipgrep(false), (first) =>
+              // Files with matches over the size cap: which made it depends on rg's threads. Searched again in path
+              // order, the ones kept are the same every time (the first in path order).
+              mode === "files_with_matches" && first.truncated ? withRipgrep(true) : Effect.succeed(first))
             : yield* searchInJs(
               access,
               input,

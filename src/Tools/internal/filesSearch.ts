@@ -321,11 +321,28 @@ const recordsOf = (
 
 /**
  * The order of a depth-first walk that takes each directory's entries by name, as rg's `--sort path` prints files:
- * path parts compared in turn, so "d/e.ts" (part "d") comes before "d.ts".
+ * path parts compared in turn, so "d/e.ts" (part "d") comes before "d.ts"; names by code point, the order of their
+ * UTF-8 bytes, which rg compares.
  */
 const depthFirst = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): number => {
   for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1
+    if (a[i] !== b[i]) return byCodePoint(a[i]!, b[i]!)
+  }
+  return a.length - b.length
+}
+
+/**
+ * Strings by code point. UTF-16 code units agree except where a surrogate (half of a code point above U+FFFF) meets a
+ * unit from U+E000 to U+FFFF: the surrogate's code point is the greater one.
+ */
+const byCodePoint = (a: string, b: string): number => {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const x = a.charCodeAt(i)
+    const y = b.charCodeAt(i)
+    if (x === y) continue
+    const xSurrogate = x >= 0xd800 && x <= 0xdfff
+    const ySurrogate = y >= 0xd800 && y <= 0xdfff
+    return xSurrogate === ySurrogate ? x - y : xSurrogate ? 1 : -1
   }
   return a.length - b.length
 }

@@ -111,9 +111,23 @@ describe("Grep", () => {
     }).pipe(Effect.provide(layer)))
 
   // What rg's threads print comes in no fixed order; a list paged through with offset must be one list. Files with
-  // matches: newest first, ties by path (Claude Code's order, and Glob's); content and count: file by file in the
-  // order of a walk that takes each directory's entries by name ("a/a.txt" before "a.txt": "a" < "a.txt").
-  const name = fc.stringMatching(/^[a-c]{1,2}(\/[a-c]{1,2}){0,2}\.txt$/)
+  // matches: newest first, ties by path as localeCompare orders it, then by code units (Claude Code's order, and
+  // Glob's); content and count: file by file in the order of a walk that takes each directory's entries by name, as
+  // their UTF-8 bytes compare ("a/x.txt" before "a.txt": "a" < "a.txt"). Names mix what sorts differently by locale, by
+  // UTF-16 and by bytes: "-" and "." below "/", an accent spelled NFC and NFD, U+FF01, U+E000, an emoji.
+  const part = fc.constantFrom("a", "b", "a-b", "a.b", "B", "\u00e9", "e\u0301", "\uff01", "\ue000", "\u{1f600}")
+  const name = fc.tuple(fc.array(part, { maxLength: 2 }), part).map(([dirs, file]) =>
+    [...dirs, `${file}.txt`].join("/")
+  )
+  const utf8 = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b))
+  const walkOrder = (a: { shown: string }, b: { shown: string }) => {
+    const [x, y] = [a.shown.split("/"), b.shown.split("/")]
+    for (let i = 0; i < Math.min(x.length, y.length); i++) {
+      if (x[i] !== y[i]) return utf8(x[i]!, y[i]!)
+    }
+    return x.length - y.length
+  }
+  const withoutSeparators = (lines: ReadonlyArray<string>) => lines.filter((line) => line !== "--")
   let run = 0
   it.effect.prop(
     "one order from run to run: pages read with offset and head_limit put together are the whole list, in order",
@@ -140,41 +154,83 @@ describe("Grep", () => {
           ...file,
           shown: `${root}/${file.name}`
         }))
-        const byPath = (a: { shown: string }, b: { shown: string }) => {
-          const [x, y] = [a.shown.split("/"), b.shown.split("/")]
-          for (let i = 0; i < Math.min(x.length, y.length); i++) {
-            if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1
+        const walked = [...matching].sort(walkOrder)
+        const lines = (file: typeof matching[number], context: boolean) =>
+          Array.from(
+            { length: file.hits },
+            (_, i) => [`${file.shown}:${2 * i + 1}:hit ${i}`, ...(context ? [`${file.shown}-${2 * i + 2}-miss`] : [])]
+          ).flat()
+        const cases = [
+          {
+            input: {},
+            expected: [...matching].sort((a, b) =>
+              b.mtime - a.mtime || a.shown.localeCompare(b.shown) || (a.shown < b.shown ? -1 : 1)
+            ).map((file) => file.shown)
+          },
+          { input: { output_mode: "count" }, expected: walked.map((file) => `${file.shown}:${file.hits}`) },
+          { input: { output_mode: "content" }, expected: walked.flatMap((file) => lines(file, false)) },
+          // With context, each file's lines are one group: rg separates the groups of different files with "--".
+          {
+            input: { output_mode: "content", "-A": 1 },
+            expected: walked.flatMap((file, i) => [...(i === 0 ? [] : ["--"]), ...lines(file, true)])
           }
-          return x.length - y.length
-        }
-        const expected = {
-          files_with_matches: [...matching].sort((a, b) => b.mtime - a.mtime || a.shown.localeCompare(b.shown)).map((
-            file
-          ) => file.shown),
-          count: [...matching].sort(byPath).map((file) => `${file.shown}:${file.hits}`),
-          content: [...matching].sort(byPath).flatMap((file) =>
-            Array.from({ length: file.hits }, (_, i) => `${file.shown}:${2 * i + 1}:hit ${i}`)
-          )
-        }
-        for (const mode of ["files_with_matches", "count", "content"] as const) {
+        ]
+        for (const { expected, input } of cases) {
           const entries = (output: string) =>
             output.split("\n").filter((line) =>
               !line.startsWith("Found ") && !line.startsWith("(") && line !== "No files found" &&
               line !== "No matches found"
             )
-          const whole = entries(text(yield* grep({ pattern: "hit", path: root, output_mode: mode })))
-          expect(whole).toEqual(expected[mode])
+          const whole = entries(text(yield* grep({ pattern: "hit", path: root, ...input })))
+          expect(whole).toEqual(expected)
+          // Separators are not lines of a file: offset and head_limit count the others, and a page neither starts nor
+          // ends with one.
           const pages: Array<string> = []
-          for (let offset = 0; offset < whole.length; offset += pageSize) {
-            pages.push(
-              ...entries(
-                text(yield* grep({ pattern: "hit", path: root, output_mode: mode, offset, head_limit: pageSize }))
-              )
+          const total = withoutSeparators(whole).length
+          for (let offset = 0; offset < total; offset += pageSize) {
+            const page = entries(
+              text(yield* grep({ pattern: "hit", path: root, ...input, offset, head_limit: pageSize }))
             )
+            expect(withoutSeparators(page)).toHaveLength(Math.min(pageSize, total - offset))
+            expect(page[0]).not.toBe("--")
+            expect(page.at(-1)).not.toBe("--")
+            pages.push(...page)
           }
-          expect(pages).toEqual(whole)
+          expect(withoutSeparators(pages)).toEqual(withoutSeparators(whole))
         }
       }).pipe(Effect.provide(layer)),
     { fastCheck: { numRuns: 25 }, timeout: 120_000 }
+  )
+
+  it.effect(
+    "over the size cap, files with matches are the first ones in path order, the same every call",
+    () =>
+      Effect.gen(function*() {
+        // Some 4.7 MB of paths (the cap is 4 MB): 22,000 files under 40 directories with 200-character names.
+        const root = "over-cap"
+        const all: Array<string> = []
+        for (let d = 0; d < 40; d++) {
+          const directory = `d${String(d).padStart(2, "0")}${"x".repeat(200)}`
+          fs.mkdirSync(path.join(dir, root, directory), { recursive: true })
+          for (let f = 0; f < 550; f++) {
+            const name = `f${String(f).padStart(3, "0")}.txt`
+            fs.writeFileSync(path.join(dir, root, directory, name), "hit\n")
+            all.push(`${root}/${directory}/${name}`)
+          }
+        }
+        const service = yield* Grep
+        // The tool's own output: the model would get a preview of it and the rest in a file.
+        const answer = () => Effect.scoped(service.plan({ pattern: "hit", path: root }).call(context))
+        const first = yield* answer()
+        const shown = first.lines
+        expect(first.truncated).toBe(true)
+        expect(shown.length).toBeGreaterThan(10_000)
+        expect(shown.length).toBeLessThan(all.length)
+        // Which files: the first in path order (names of equal length here, so plain comparison is path order).
+        expect([...shown].sort()).toEqual([...all].sort().slice(0, shown.length))
+        expect(yield* answer()).toEqual(first)
+        fs.rmSync(path.join(dir, root), { recursive: true, force: true })
+      }).pipe(Effect.provide(toolsLayer(dir))),
+    60_000
   )
 })

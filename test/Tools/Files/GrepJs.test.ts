@@ -31,7 +31,22 @@ const runtimeOver = (cwd: string, access: Layer.Layer<FileAccess>) => {
   return testRuntime(FileTools.tools, tools, Approver.allowAll)
 }
 
-const names = ["a.ts", "b.md", "c.txt", "d.ts", "d/e.ts", "d/f.md", "d/g/h.ts", ".dot.ts", "d/.gitignore", ".gitignore"]
+// "d.ts" beside "d/", and names whose UTF-16 and UTF-8 orders differ (U+FF01, U+E000, an emoji): rg sorts bytes.
+const names = [
+  "a.ts",
+  "b.md",
+  "c.txt",
+  "d.ts",
+  "d/e.ts",
+  "d/f.md",
+  "d/g/h.ts",
+  ".dot.ts",
+  "d/.gitignore",
+  ".gitignore",
+  "\uff01.ts",
+  "\ue000.ts",
+  "\u{1f600}.ts"
+]
 const lines = ["foo", "bar baz", "Foo bar", "", "x foo y foo", "baz", "FOO", "end bar", "é foo"]
 const gitignores = ["*.md", "g/", "!f.md", "c.txt", "h.ts"]
 
@@ -125,6 +140,28 @@ describe("Grep's JavaScript search answers as ripgrep does", () => {
       fs.rmSync(cwd, { recursive: true, force: true })
       expect(fromRg).toEqual({ status: "success", lines: ["No matches found"] })
       expect(fromJs).toEqual(fromRg)
+    }))
+
+  it.effect("lists files in rg's order where UTF-16 and UTF-8 disagree (an emoji after U+E000 and U+FF01)", () =>
+    Effect.gen(function*() {
+      const cwd = tempDir("grep-js-")
+      const files = { "\u{1f600}.ts": "foo\n", "\uff01.ts": "foo\n", "\ue000.ts": "foo\n", "a.ts": "foo\n" }
+      writeTree(cwd, files)
+      const memory = fileAccessMemory({
+        files: Object.fromEntries(Object.entries(files).map(([name, content]) => [path.join(cwd, name), content]))
+      })
+      for (const output_mode of ["content", "count"]) {
+        const fromRg = yield* answer(runtimeOver(cwd, FileAccess.layer), { pattern: "foo", output_mode }, true)
+        const fromJs = yield* answer(runtimeOver(cwd, memory), { pattern: "foo", output_mode }, true)
+        expect(fromRg.lines.filter((line) => !line.startsWith("Found ")).map((line) => line.split(":")[0])).toEqual([
+          "a.ts",
+          "\ue000.ts",
+          "\uff01.ts",
+          "\u{1f600}.ts"
+        ])
+        expect(fromJs).toEqual(fromRg)
+      }
+      fs.rmSync(cwd, { recursive: true, force: true })
     }))
 
   it.effect("files with matches come newest first, on the memory file system too", () =>
