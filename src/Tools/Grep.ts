@@ -438,7 +438,8 @@ export const make = serviceOf(
             ? nodePath.relative(workspace.cwd, resolved.real) || "."
             : resolved.real
           const mode = input.output_mode ?? "files_with_matches"
-          const withheld = withholding(context, resolved)
+          // Counted afresh when rg runs again (below): only what the kept output would have shown counts.
+          let withheld = withholding(context, resolved)
           const allows = (path: string) => withheld.allows(nodePath.resolve(workspace.cwd, path))
           // rg prints paths under a "." target as "./x": drop that prefix, the paths are relative to the cwd anyway.
           const shown = (path: string) => (target === "." && path.startsWith("./") ? path.slice(2) : path)
@@ -464,7 +465,12 @@ export const make = serviceOf(
             ? yield* Effect.flatMap(withRipgrep(false), (first) =>
               // Files with matches over the size cap: which made it depends on rg's threads. Searched again in path
               // order, the ones kept are the same every time (the first in path order).
-              mode === "files_with_matches" && first.truncated ? withRipgrep(true) : Effect.succeed(first))
+              mode === "files_with_matches" && first.truncated
+                ? Effect.suspend(() => {
+                  withheld = withholding(context, resolved)
+                  return withRipgrep(true)
+                })
+                : Effect.succeed(first))
             : yield* searchInJs(
               access,
               input,
