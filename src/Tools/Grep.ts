@@ -209,7 +209,8 @@ export const ripgrepArgs = (
   if (input.type !== undefined) args.push("--type", input.type)
   // Several globs separated by whitespace; a brace group ("*.{ts,tsx}") stays one glob.
   for (const glob of input.glob?.split(/\s+/).filter((g) => g !== "") ?? []) args.push("--glob", glob)
-  args.push("-e", input.pattern, "--", target)
+  // rg reads its standard input for a path of "-", even after "--": a file of that name is "./-".
+  args.push("-e", input.pattern, "--", target === "-" ? "./-" : target)
   return args
 }
 
@@ -227,16 +228,23 @@ const maxStderrBytes = 64 * 1024
 
 type Line = (record: Exclude<RgRecord, { readonly _tag: "Separator" }>) => string | undefined
 
+/** Which lines of files a search answers with: the first `skip` are passed over, then at most `keep` are kept. */
+interface Window {
+  readonly skip: number
+  readonly keep: number
+}
+
 /**
  * Puts output lines together from ripgrep's records (from rg or from the JavaScript search alike): each record becomes
- * a line with `toLine` (undefined leaves it out), at most `maxLines` lines or {@link maxOutputBytes} are kept, and a
- * context separator ("--") is kept only between two kept lines. Separators are not lines of any file: `maxLines` (and
- * {@link afterOffset}) count the others only, so pages read with offset and head_limit are parts of one list.
- * `take` answers false once there is enough.
+ * a line with `toLine` (undefined leaves it out); the lines of the `window` are kept, up to {@link maxOutputBytes}.
+ * A context separator ("--") is kept only between two kept lines, and is not a line of any file: the window counts
+ * the others only, so pages read with offset and head_limit are parts of one list and none starts or ends with one.
+ * Separators are told from lines by the records, never by their text (a file may be named "--"). `take` answers false
+ * once there is enough.
  */
-const collector = (maxLines: number, toLine: Line) => {
+const collector = (window: Window, toLine: Line) => {
   const lines: Array<string> = []
-  let counted = 0
+  let seen = 0
   let separated = false
   let bytes = 0
   let truncated = false
@@ -246,30 +254,32 @@ const collector = (maxLines: number, toLine: Line) => {
     take: (record: RgRecord): boolean => {
       if (truncated) return false
       if (record._tag === "Separator") {
-        separated = lines.length > 0
+        separated = true
         return true
       }
       const line = toLine(record)
       if (line === undefined) return true
-      if (counted >= maxLines || bytes >= maxOutputBytes) {
+      if (seen < window.skip) {
+        seen++
+        separated = false
+        return true
+      }
+      if (seen - window.skip >= window.keep || bytes >= maxOutputBytes) {
         truncated = true
         return false
       }
-      if (separated) {
-        lines.push(separator)
-        bytes += separator.length + 1
-        separated = false
+      if (separated && lines.length > 0) {
+        lines.push("--")
+        bytes += 3
       }
+      separated = false
       lines.push(line)
-      counted++
+      seen++
       bytes += line.length + 1
       return true
     }
   }
 }
-
-/** rg's context separator, as Grep prints it. A line of a file never reads so: it starts with the file's path. */
-const separator = "--"
 
 /**
  * Runs rg through {@link Subprocess.run}, keeping its records' lines with a {@link collector}; rg is stopped when
@@ -279,7 +289,7 @@ const runRipgrep = (
   args: ReadonlyArray<string>,
   cwd: string,
   mode: GrepOutput["mode"],
-  maxLines: number,
+  window: Window,
   toLine: Line
 ): Effect.Effect<RgResult, Tool.ToolError> =>
   Effect.gen(function*() {
@@ -293,7 +303,7 @@ const runRipgrep = (
     if (problem !== undefined) return yield* new Tool.ToolError({ message: `Cannot run ripgrep: ${problem}.` })
     const read = recordReader(mode)
     const decoder = new TextDecoder()
-    const collected = collector(maxLines, toLine)
+    const collected = collector(window, toLine)
     const take = (text: string): Subprocess.Delivery => {
       for (const record of read(text)) if (!collected.take(record)) break
       return collected.truncated() ? "enough" : undefined
@@ -329,12 +339,12 @@ const searchInJs = (
   access: FileAccess.FileAccess["Type"],
   input: GrepInput,
   target: SearchTarget,
-  maxLines: number,
+  window: Window,
   toLine: Line
 ): Effect.Effect<RgResult> =>
   Effect.gen(function*() {
     const context = input.context ?? input["-C"]
-    const collected = collector(maxLines, toLine)
+    const collected = collector(window, toLine)
     const ended = yield* Effect.either(search(
       access,
       {
@@ -362,38 +372,29 @@ const searchInJs = (
   })
 
 /**
- * Files with matches, newest first then by path (as Claude Code's Grep and our Glob order them), only the first
- * `limit` put in order: what ripgrep's threads print comes in no fixed order, and a page read with offset must be the
+ * The page of files with matches, newest first then by path (as Claude Code's Grep and our Glob order them), only
+ * the first `skip + keep` put in order: what ripgrep's threads print comes in no fixed order, and a page read with offset must be the
  * next part of the same list. A file that cannot be stated any more sorts as the oldest.
  */
 const newestFirst = (
   access: FileAccess.FileAccess["Type"],
   cwd: string,
   found: RgResult,
-  limit: number
+  skip: number,
+  keep: number
 ): Effect.Effect<RgResult> =>
   Effect.map(
     FileAccess.lstatAll(access, found.lines.map((line) => nodePath.resolve(cwd, line))),
-    (stats) => ({
-      ...found,
-      lines: newest(found.lines.map((file, i) => ({ file, mtimeMs: stats[i]?.mtimeMs ?? 0 })), limit).map(({ file }) =>
-        file
-      ),
-      truncated: found.truncated || found.lines.length > limit
-    })
+    (stats) => {
+      const limit = Math.min(skip + keep, Number.MAX_SAFE_INTEGER)
+      const dated = found.lines.map((file, i) => ({ file, mtimeMs: stats[i]?.mtimeMs ?? 0 }))
+      return {
+        ...found,
+        lines: newest(dated, limit).slice(skip).map(({ file }) => file),
+        truncated: found.truncated || found.lines.length > limit
+      }
+    }
   )
-
-/**
- * The lines after the first `offset` lines of files (separators are not counted; one left first is dropped: it
- * separates nothing).
- */
-const afterOffset = (lines: ReadonlyArray<string>, offset: number): ReadonlyArray<string> => {
-  let start = 0
-  for (let seen = 0; start < lines.length && seen < offset; start++) {
-    if (lines[start] !== separator) seen++
-  }
-  return lines[start] === separator ? lines.slice(start + 1) : lines.slice(start)
-}
 
 /** `12:text` (a match) or `12-text` (context): the separator after the line number, and where the text starts. */
 const LINE_NUMBER = /^\d+([:-])/
@@ -454,13 +455,15 @@ export const make = serviceOf(
             return `${shown(record.path)}${number[1]}${lineNumbers ? record.rest : record.rest.slice(number[0].length)}`
           }
           const skipped = input.offset ?? 0
-          const maxLines = input.head_limit === undefined ? Number.MAX_SAFE_INTEGER : skipped + input.head_limit
-          // Files with matches are all collected (up to the size cap; rg is not stopped early), then put in order;
-          // lines stop at the limit.
-          const collectedLines = mode === "files_with_matches" ? Number.MAX_SAFE_INTEGER : maxLines
+          const kept = input.head_limit ?? Number.MAX_SAFE_INTEGER
+          // Files with matches are all collected (up to the size cap; rg is not stopped early), then put in order and
+          // paged; lines are paged as they come, and rg stops once the page is full.
+          const window: Window = mode === "files_with_matches"
+            ? { skip: 0, keep: Number.MAX_SAFE_INTEGER }
+            : { skip: skipped, keep: kept }
           // ripgrep where it sees the same files (the host's); else the same search in JavaScript.
           const withRipgrep = (sortByPath: boolean) =>
-            runRipgrep(ripgrepArgs(input, target, { sortByPath }), workspace.cwd, mode, collectedLines, toLine)
+            runRipgrep(ripgrepArgs(input, target, { sortByPath }), workspace.cwd, mode, window, toLine)
           const searched = access.onDisk
             ? yield* Effect.flatMap(withRipgrep(false), (first) =>
               // Files with matches over the size cap: which made it depends on rg's threads. Searched again in path
@@ -481,13 +484,12 @@ export const make = serviceOf(
                 cwd: workspace.cwd,
                 top: workspace.roots.find((root) => isWithin(root, resolved.real)) ?? resolved.real
               },
-              collectedLines,
+              window,
               toLine
             )
-          const found = mode === "files_with_matches"
-            ? yield* newestFirst(access, workspace.cwd, searched, maxLines)
+          const result = mode === "files_with_matches"
+            ? yield* newestFirst(access, workspace.cwd, searched, skipped, kept)
             : searched
-          const result = skipped === 0 ? found : { ...found, lines: afterOffset(found.lines, skipped) }
           // rg's complaints about withheld files (unreadable, too large...) would name them: leave those out too.
           const complaints = result.stderr.trim().split("\n").filter((line) =>
             line !== "" && complaintPaths(line).every(allows)

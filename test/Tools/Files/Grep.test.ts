@@ -4,6 +4,7 @@ import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Grep } from "../../../src/Tools/Grep.js"
+import type { GrepInput } from "../../../src/Tools/Grep.js"
 import { context, executeOne, runtimeLayer, tempDir, text, toolsLayer, use, writeTree } from "./helpers.js"
 
 describe("Grep", () => {
@@ -233,4 +234,49 @@ describe("Grep", () => {
       }).pipe(Effect.provide(toolsLayer(dir))),
     60_000
   )
+
+  // Searched from the working directory itself, these files print as bare names: "--" reads like a separator.
+  const dashes = tempDir("grep-dashes-")
+  writeTree(dashes, { "--": "hit\n", "a.txt": "hit\n", "b.txt": "hit\n", "-": "hit\n\n" })
+  for (const [i, name] of ["b.txt", "--", "a.txt", "-"].entries()) {
+    fs.utimesSync(path.join(dashes, name), 1_700_000_000 + i, 1_700_000_000 + i)
+  }
+
+  it.effect("a file named \"--\" or \"-\" is a file: paged like any other, searched rather than standard input", () =>
+    Effect.gen(function*() {
+      const service = yield* Grep
+      const call = (input: Partial<GrepInput>) =>
+        Effect.map(
+          Effect.scoped(service.plan({ pattern: "^hit$", ...input }).call(context)),
+          (output) => output.lines
+        )
+      expect(yield* call({})).toEqual(["-", "a.txt", "--", "b.txt"])
+      const pages: Array<string> = []
+      for (let offset = 0; offset < 4; offset++) pages.push(...(yield* call({ offset, head_limit: 1 })))
+      expect(pages).toEqual(["-", "a.txt", "--", "b.txt"])
+      // The file "-" has an empty line after its match: without line numbers that context line prints as "--" too.
+      const content = { output_mode: "content", "-n": false, "-A": 1 } as const
+      expect(yield* call(content)).toEqual(["-:hit", "--", "--", "--:hit", "--", "a.txt:hit", "--", "b.txt:hit"])
+      const lines: Array<ReadonlyArray<string>> = []
+      for (let offset = 0; offset < 6; offset++) lines.push(yield* call({ ...content, offset, head_limit: 1 }))
+      expect(lines).toEqual([["-:hit"], ["--"], ["--:hit"], ["a.txt:hit"], ["b.txt:hit"], []])
+      // The file "-" named as the path: its contents, not standard input.
+      expect(yield* call({ path: "-", output_mode: "content" })).toEqual(["./-:1:hit"])
+    }).pipe(Effect.provide(toolsLayer(dashes))))
+
+  it.effect("offset reaches past the size cap: only the lines of the page count toward it", () =>
+    Effect.gen(function*() {
+      // About 7 MB of output lines (the cap is 4 MB).
+      const file = path.join(dir, "long-output.txt")
+      fs.writeFileSync(file, Array.from({ length: 60_000 }, (_, i) => `hit ${i} ${"x".repeat(100)}\n`).join(""))
+      const service = yield* Grep
+      const page = yield* Effect.scoped(
+        service.plan({ pattern: "hit", path: file, output_mode: "content", offset: 55_000, head_limit: 3 }).call(
+          context
+        )
+      )
+      expect(page.lines.map((line) => line.split(":").slice(1, 2).join())).toEqual(["55001", "55002", "55003"])
+      expect(page.truncated).toBe(true)
+      fs.rmSync(file)
+    }).pipe(Effect.provide(toolsLayer(dir))))
 })
