@@ -290,7 +290,8 @@ const runRipgrep = (
   cwd: string,
   mode: GrepOutput["mode"],
   window: Window,
-  toLine: Line
+  toLine: Line,
+  onLines: (lines: ReadonlyArray<string>) => Effect.Effect<void> = () => Effect.void
 ): Effect.Effect<RgResult, Tool.ToolError> =>
   Effect.gen(function*() {
     const rgPath = yield* Effect.tryPromise({
@@ -304,20 +305,25 @@ const runRipgrep = (
     const read = recordReader(mode)
     const decoder = new TextDecoder()
     const collected = collector(window, toLine)
-    const take = (text: string): Subprocess.Delivery => {
+    // Each chunk's new lines go to `onLines` while rg goes on searching.
+    const take = (text: string): Effect.Effect<Subprocess.Delivery> => {
+      const before = collected.lines.length
       for (const record of read(text)) if (!collected.take(record)) break
-      return collected.truncated() ? "enough" : undefined
+      const delivery = collected.truncated() ? "enough" : undefined
+      return collected.lines.length === before
+        ? Effect.succeed(delivery)
+        : Effect.as(onLines(collected.lines.slice(before)), delivery)
     }
     const result = yield* Effect.scoped(Subprocess.run({
       argv: [rgPath, ...args],
       cwd,
       env: process.env,
       killGrace: KILL_GRACE,
-      stdout: { onChunk: (chunk) => Effect.sync(() => take(decoder.decode(chunk, { stream: true }))) },
+      stdout: { onChunk: (chunk) => Effect.suspend(() => take(decoder.decode(chunk, { stream: true }))) },
       stderr: { maxBytes: maxStderrBytes, overflow: "drop" }
     })).pipe(Effect.mapError((error) => new Tool.ToolError({ message: `Could not run ripgrep: ${error.message}` })))
     const truncated = collected.truncated()
-    if (!truncated) take(decoder.decode())
+    if (!truncated) yield* take(decoder.decode())
     const code = truncated || result.exit._tag === "Stopped"
       ? 0
       : result.exit._tag === "Exited"
@@ -373,21 +379,21 @@ const searchInJs = (
 
 /**
  * The page of files with matches, newest first then by path (as Claude Code's Grep and our Glob order them), only
- * the first `skip + keep` put in order: what ripgrep's threads print comes in no fixed order, and a page read with offset must be the
- * next part of the same list. A file that cannot be stated any more sorts as the oldest.
+ * the first `skip + keep` put in order: what ripgrep's threads print comes in no fixed order, and a page read with
+ * offset must be the next part of the same list. `mtimes` are the files' modification times, in order; a file that
+ * could not be stated sorts as the oldest.
  */
 const newestFirst = (
-  access: FileAccess.FileAccess["Type"],
-  cwd: string,
+  mtimes: Effect.Effect<ReadonlyArray<number>>,
   found: RgResult,
   skip: number,
   keep: number
 ): Effect.Effect<RgResult> =>
   Effect.map(
-    FileAccess.lstatAll(access, found.lines.map((line) => nodePath.resolve(cwd, line))),
-    (stats) => {
+    mtimes,
+    (mtimesMs) => {
       const limit = Math.min(skip + keep, Number.MAX_SAFE_INTEGER)
-      const dated = found.lines.map((file, i) => ({ file, mtimeMs: stats[i]?.mtimeMs ?? 0 }))
+      const dated = found.lines.map((file, i) => ({ file, mtimeMs: mtimesMs[i] ?? 0 }))
       return {
         ...found,
         lines: newest(dated, limit).slice(skip).map(({ file }) => file),
@@ -462,8 +468,25 @@ export const make = serviceOf(
             ? { skip: 0, keep: Number.MAX_SAFE_INTEGER }
             : { skip: skipped, keep: kept }
           // ripgrep where it sees the same files (the host's); else the same search in JavaScript.
+          // Files with matches are dated as rg finds them, while it goes on searching (after it, they would add
+          // their lstat calls to its time).
+          let dated: Array<number> = []
+          const dating = (lines: ReadonlyArray<string>) =>
+            Effect.map(
+              FileAccess.lstatAll(access, lines.map((line) => nodePath.resolve(workspace.cwd, line))),
+              (stats) => {
+                for (const stat of stats) dated.push(stat?.mtimeMs ?? 0)
+              }
+            )
           const withRipgrep = (sortByPath: boolean) =>
-            runRipgrep(ripgrepArgs(input, target, { sortByPath }), workspace.cwd, mode, window, toLine)
+            runRipgrep(
+              ripgrepArgs(input, target, { sortByPath }),
+              workspace.cwd,
+              mode,
+              window,
+              toLine,
+              mode === "files_with_matches" ? dating : undefined
+            )
           const searched = access.onDisk
             ? yield* Effect.flatMap(withRipgrep(false), (first) =>
               // Files with matches over the size cap: which made it depends on rg's threads. Searched again in path
@@ -471,6 +494,7 @@ export const make = serviceOf(
               mode === "files_with_matches" && first.truncated
                 ? Effect.suspend(() => {
                   withheld = withholding(context, resolved)
+                  dated = []
                   return withRipgrep(true)
                 })
                 : Effect.succeed(first))
@@ -488,7 +512,15 @@ export const make = serviceOf(
               toLine
             )
           const result = mode === "files_with_matches"
-            ? yield* newestFirst(access, workspace.cwd, searched, skipped, kept)
+            ? yield* newestFirst(
+              dated.length === searched.lines.length
+                ? Effect.succeed(dated)
+                : FileAccess.lstatAll(access, searched.lines.map((line) => nodePath.resolve(workspace.cwd, line)))
+                  .pipe(Effect.map((stats) => stats.map((stat) => stat?.mtimeMs ?? 0))),
+              searched,
+              skipped,
+              kept
+            )
             : searched
           // rg's complaints about withheld files (unreadable, too large...) would name them: leave those out too.
           const complaints = result.stderr.trim().split("\n").filter((line) =>
