@@ -24,6 +24,7 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as nodePath from "node:path"
 import * as Subprocess from "../Process/Subprocess.js"
@@ -40,6 +41,7 @@ import type { RgRecord } from "./internal/filesRipgrep.js"
 import { search } from "./internal/filesSearch.js"
 import type { SearchTarget } from "./internal/filesSearch.js"
 import { withheldNote, withholding } from "./internal/filesWithheld.js"
+import type { Withholding } from "./internal/filesWithheld.js"
 import { WholeNumber } from "./internal/numbers.js"
 import { serviceOf } from "./internal/service.js"
 
@@ -445,14 +447,11 @@ export const make = serviceOf(
             ? nodePath.relative(workspace.cwd, resolved.real) || "."
             : resolved.real
           const mode = input.output_mode ?? "files_with_matches"
-          // Counted afresh when rg runs again (below): only what the kept output would have shown counts.
-          let withheld = withholding(context, resolved)
-          const allows = (path: string) => withheld.allows(nodePath.resolve(workspace.cwd, path))
           // rg prints paths under a "." target as "./x": drop that prefix, the paths are relative to the cwd anyway.
           const shown = (path: string) => (target === "." && path.startsWith("./") ? path.slice(2) : path)
           const lineNumbers = input["-n"] !== false
-          const toLine = (record: Exclude<RgRecord, { readonly _tag: "Separator" }>): string | undefined => {
-            if (!allows(record.path)) return undefined
+          const lineOf = (withheld: Withholding): Line => (record) => {
+            if (!withheld.allows(nodePath.resolve(workspace.cwd, record.path))) return undefined
             if (record._tag === "BinaryNotice") return shown(record.text)
             if (mode === "files_with_matches") return shown(record.path)
             if (mode === "count") return `${shown(record.path)}:${record.rest}`
@@ -460,6 +459,11 @@ export const make = serviceOf(
             if (number === null) return `${shown(record.path)}:${record.rest}`
             return `${shown(record.path)}${number[1]}${lineNumbers ? record.rest : record.rest.slice(number[0].length)}`
           }
+          const mtimesOf = (lines: ReadonlyArray<string>) =>
+            Effect.map(
+              FileAccess.lstatAll(access, lines.map((line) => nodePath.resolve(workspace.cwd, line))),
+              (stats) => stats.map((stat) => stat?.mtimeMs ?? 0)
+            )
           const skipped = input.offset ?? 0
           const kept = input.head_limit ?? Number.MAX_SAFE_INTEGER
           // Files with matches are all collected (up to the size cap; rg is not stopped early), then put in order and
@@ -467,61 +471,57 @@ export const make = serviceOf(
           const window: Window = mode === "files_with_matches"
             ? { skip: 0, keep: Number.MAX_SAFE_INTEGER }
             : { skip: skipped, keep: kept }
-          // ripgrep where it sees the same files (the host's); else the same search in JavaScript.
-          // Files with matches are dated as rg finds them, while it goes on searching (after it, they would add
-          // their lstat calls to its time).
-          let dated: Array<number> = []
-          const dating = (lines: ReadonlyArray<string>) =>
-            Effect.map(
-              FileAccess.lstatAll(access, lines.map((line) => nodePath.resolve(workspace.cwd, line))),
-              (stats) => {
-                for (const stat of stats) dated.push(stat?.mtimeMs ?? 0)
-              }
-            )
+          // One run of rg, with a withheld-file count of its own (only what its output would show counts). Files with
+          // matches are dated as rg finds them, while it goes on searching (after it, their lstat calls would add to
+          // its time).
           const withRipgrep = (sortByPath: boolean) =>
-            runRipgrep(
-              ripgrepArgs(input, target, { sortByPath }),
-              workspace.cwd,
-              mode,
-              window,
-              toLine,
-              mode === "files_with_matches" ? dating : undefined
-            )
+            Effect.suspend(() => {
+              const withheld = withholding(context, resolved)
+              const mtimes: Array<number> = []
+              const dating = (lines: ReadonlyArray<string>) =>
+                Effect.map(mtimesOf(lines), (found) => {
+                  for (const mtime of found) mtimes.push(mtime)
+                })
+              return Effect.map(
+                runRipgrep(
+                  ripgrepArgs(input, target, { sortByPath }),
+                  workspace.cwd,
+                  mode,
+                  window,
+                  lineOf(withheld),
+                  mode === "files_with_matches" ? dating : undefined
+                ),
+                (found) => ({ found, withheld, mtimes: Option.some(mtimes) })
+              )
+            })
+          // ripgrep where it sees the same files (the host's); else the same search in JavaScript.
           const searched = access.onDisk
             ? yield* Effect.flatMap(withRipgrep(false), (first) =>
               // Files with matches over the size cap: which made it depends on rg's threads. Searched again in path
               // order, the ones kept are the same every time (the first in path order).
-              mode === "files_with_matches" && first.truncated
-                ? Effect.suspend(() => {
-                  withheld = withholding(context, resolved)
-                  dated = []
-                  return withRipgrep(true)
-                })
-                : Effect.succeed(first))
-            : yield* searchInJs(
-              access,
-              input,
-              {
+              mode === "files_with_matches" && first.found.truncated ? withRipgrep(true) : Effect.succeed(first))
+            : yield* Effect.gen(function*() {
+              const withheld = withholding(context, resolved)
+              const searchTarget: SearchTarget = {
                 real: resolved.real,
                 shown: target,
                 isDirectory: (yield* access.stat(resolved.real))?.type === "Directory",
                 cwd: workspace.cwd,
                 top: workspace.roots.find((root) => isWithin(root, resolved.real)) ?? resolved.real
-              },
-              window,
-              toLine
-            )
+              }
+              const found = yield* searchInJs(access, input, searchTarget, window, lineOf(withheld))
+              return { found, withheld, mtimes: Option.none<ReadonlyArray<number>>() }
+            })
+          const { withheld } = searched
+          const allows = (path: string) => withheld.allows(nodePath.resolve(workspace.cwd, path))
           const result = mode === "files_with_matches"
             ? yield* newestFirst(
-              dated.length === searched.lines.length
-                ? Effect.succeed(dated)
-                : FileAccess.lstatAll(access, searched.lines.map((line) => nodePath.resolve(workspace.cwd, line)))
-                  .pipe(Effect.map((stats) => stats.map((stat) => stat?.mtimeMs ?? 0))),
-              searched,
+              Option.match(searched.mtimes, { onNone: () => mtimesOf(searched.found.lines), onSome: Effect.succeed }),
+              searched.found,
               skipped,
               kept
             )
-            : searched
+            : searched.found
           // rg's complaints about withheld files (unreadable, too large...) would name them: leave those out too.
           const complaints = result.stderr.trim().split("\n").filter((line) =>
             line !== "" && complaintPaths(line).every(allows)
