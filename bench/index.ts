@@ -1,7 +1,11 @@
 /**
  * `npm run bench`: every benchmark in turn, printing numbers. Benchmarks never assert: numbers go in the notes.
- * `npm run bench -- pipeline scheduler` runs only the named ones.
+ * `npm run bench -- pipeline scheduler` runs only the named ones. Each ends with its time and the machine's load
+ * average (1, 5, 15 minutes) as it finished: ratios beside a peer hold better than absolute figures on a busy machine,
+ * but both move.
  */
+import * as os from "node:os"
+
 const all = [
   "pipeline",
   "scheduler",
@@ -25,5 +29,10 @@ for (const name of all) {
   const started = performance.now()
   const module = (await import(`./${name}.ts`)) as { readonly run: () => Promise<void> }
   await module.run()
-  console.log(`  (${name}: ${((performance.now() - started) / 1000).toFixed(1)} s)`)
+  const load = os.loadavg().map((average) => average.toFixed(2)).join(" ")
+  console.log(
+    `  (${name}: ${
+      ((performance.now() - started) / 1000).toFixed(1)
+    } s; load average ${load} on ${os.cpus().length} cores)`
+  )
 }
