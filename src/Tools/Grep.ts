@@ -404,6 +404,23 @@ const newestFirst = (
     }
   )
 
+/**
+ * Whether the deny rules let a record's file be shown. A path with a newline may be a line of rg's that is not a
+ * record (a note the reader does not know) joined to the next record's path: each part after a newline must be allowed
+ * too, so that a denied file cannot hide behind such a line.
+ */
+const mayShow = (withheld: Withholding, cwd: string, path: string): boolean => {
+  const file = nodePath.resolve(cwd, path)
+  if (!withheld.allows(file)) return false
+  for (let newline = path.indexOf("\n"); newline !== -1; newline = path.indexOf("\n", newline + 1)) {
+    if (!withheld.allows(nodePath.resolve(cwd, path.slice(newline + 1)))) {
+      withheld.withhold(file)
+      return false
+    }
+  }
+  return true
+}
+
 /** `12:text` (a match) or `12-text` (context): the separator after the line number, and where the text starts. */
 const LINE_NUMBER = /^\d+([:-])/
 
@@ -451,7 +468,7 @@ export const make = serviceOf(
           const shown = (path: string) => (target === "." && path.startsWith("./") ? path.slice(2) : path)
           const lineNumbers = input["-n"] !== false
           const lineOf = (withheld: Withholding): Line => (record) => {
-            if (!withheld.allows(nodePath.resolve(workspace.cwd, record.path))) return undefined
+            if (!mayShow(withheld, workspace.cwd, record.path)) return undefined
             if (record._tag === "BinaryNotice") return shown(record.text)
             if (mode === "files_with_matches") return shown(record.path)
             if (mode === "count") return `${shown(record.path)}:${record.rest}`

@@ -8,8 +8,13 @@
  * |--------------------|------------------------------------------------------------------------------------|
  * | files_with_matches | `path NUL`                                                                         |
  * | count              | `path NUL count LF`                                                                |
- * | content            | `path NUL line(:or-)text LF`; `NUL -- LF` between groups; for a binary file given as the
- * target, `path: binary file matches (...) LF` |
+ * | content            | `path NUL line(:or-)text LF`; `NUL -- LF` between groups; rg's notes about binary files,  |
+ * |                    | `path: binary file matches (...) LF` and `path: WARNING: stopped searching binary file    |
+ * |                    | after match (...) LF`, which have no NUL                                                   |
+ *
+ * A note has no NUL, and a path may hold a newline, so a note is told apart by its whole line: a line that is not a
+ * record and is not one of these notes would be read as the start of the next record's path (Grep then checks each
+ * part of such a path after a newline against the deny rules too).
  *
  * @since 0.1.0
  * @internal
@@ -25,7 +30,8 @@ export type RgRecord =
   | { readonly _tag: "Entry"; readonly path: string; readonly rest: string }
   /** Between non-adjacent groups of lines (content mode with context). */
   | { readonly _tag: "Separator" }
-  /** rg's note that a binary file given as the target matches; `text` is the whole line. */
+  /** rg's note about a binary file (a match in one given as the target; a search stopped at its NUL byte after a
+   * match); `text` is the whole line. */
   | { readonly _tag: "BinaryNotice"; readonly path: string; readonly text: string }
 
 /**
@@ -36,7 +42,31 @@ export type RgRecord =
 export const contextSeparatorArg = "\\x00--"
 
 const separator: RgRecord = { _tag: "Separator" }
-const BINARY_NOTICE = ": binary file matches ("
+
+/**
+ * The end of rg's notes about binary files, after the path (rg's `write_binary_message`; the byte is printed escaped,
+ * `"\\0"`).
+ */
+const BINARY_NOTE =
+  /: (?:binary file matches|WARNING: stopped searching binary file after match) \(found "[^"\n]{1,12}" byte around offset \d+\)$/
+
+/**
+ * The note about a binary file that starts at `at`, if one does: the first line before `nul` (or the end of the
+ * buffer) that reads as one.
+ */
+const binaryNote = (
+  buffer: string,
+  at: number,
+  nul: number
+): { readonly line: string; readonly path: string } | undefined => {
+  const limit = nul === -1 ? buffer.length : nul
+  for (let end = buffer.indexOf("\n", at); end !== -1 && end < limit; end = buffer.indexOf("\n", end + 1)) {
+    const line = buffer.slice(at, end)
+    const note = BINARY_NOTE.exec(line)
+    if (note !== null) return { line, path: line.slice(0, note.index) }
+  }
+  return undefined
+}
 
 /**
  * A streaming reader: give it rg's stdout chunk by chunk, it answers the records completed so far. An incomplete
@@ -61,13 +91,11 @@ export const recordReader = (mode: "content" | "files_with_matches" | "count"): 
       }
       const nul = buffer.indexOf("\0", at)
       if (mode === "content") {
-        // Only before the record's NUL: a notice line has none.
-        const head = buffer.slice(at, nul === -1 ? buffer.length : nul)
-        const notice = head.indexOf(BINARY_NOTICE)
-        const end = notice === -1 ? -1 : head.indexOf("\n", notice)
-        if (end !== -1) {
-          records.push({ _tag: "BinaryNotice", path: head.slice(0, notice), text: head.slice(0, end) })
-          at += end + 1
+        // Only before the record's NUL: a note has none.
+        const note = binaryNote(buffer, at, nul)
+        if (note !== undefined) {
+          records.push({ _tag: "BinaryNotice", path: note.path, text: note.line })
+          at += note.line.length + 1
           continue
         }
       }

@@ -17,6 +17,8 @@ import type { CallContext } from "../../Tool/Tool.js"
 export interface Withholding {
   /** Whether a result file may be shown (asked once per file; a denied file counts once). */
   readonly allows: (absolutePath: string) => boolean
+  /** Withholds a file the rules allow but the caller must not show (counted once, as a denied file is). */
+  readonly withhold: (absolutePath: string) => void
   /** How many distinct files were withheld so far. */
   readonly count: () => number
 }
@@ -44,6 +46,11 @@ export const withholding = (context: CallContext, searched: ResolvedPath): Withh
       answers.set(absolutePath, !denied)
       if (denied) withheld++
       return !denied
+    },
+    withhold: (absolutePath) => {
+      if (answers.get(absolutePath) === false) return
+      answers.set(absolutePath, false)
+      withheld++
     },
     count: () => withheld
   }

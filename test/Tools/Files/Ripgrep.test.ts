@@ -17,8 +17,21 @@ const print = (records: ReadonlyArray<RgRecord>, mode: "content" | "files_with_m
   }).join("")
 
 /** Any path rg could print: not empty, no NUL; `:`, `-`, digits and newlines included. */
-const pathArb = fc.stringMatching(/^[a-z0-9:\-./\n ]{1,12}$/).filter((p) => !p.includes(": binary file matches ("))
+const pathArb = fc.stringMatching(/^[a-z0-9:\-./\n ]{1,12}$/)
 const restArb = fc.stringMatching(/^[0-9]{1,3}[:-][^\n]{0,12}$/)
+
+/** rg's two notes about a binary file, as its `write_binary_message` prints them after the path. */
+const noteArb = fc.record({
+  path: pathArb,
+  stopped: fc.boolean(),
+  offset: fc.nat()
+}).map(({ offset, path, stopped }): RgRecord => ({
+  _tag: "BinaryNotice",
+  path,
+  text: `${path}: ${
+    stopped ? "WARNING: stopped searching binary file after match" : "binary file matches"
+  } (found "\\0" byte around offset ${offset})`
+}))
 
 const split = (text: string, cuts: ReadonlyArray<number>): Array<string> => {
   const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b)
@@ -34,12 +47,13 @@ const split = (text: string, cuts: ReadonlyArray<number>): Array<string> => {
 
 describe("recordReader", () => {
   it.prop(
-    "content records come back whole and in order, however the output is chunked",
+    "content records and rg's notes about binary files come back whole and in order, however the output is chunked",
     [
       fc.array(
         fc.oneof(
           fc.record({ path: pathArb, rest: restArb }).map((r): RgRecord => ({ _tag: "Entry", ...r })),
-          fc.constant<RgRecord>({ _tag: "Separator" })
+          fc.constant<RgRecord>({ _tag: "Separator" }),
+          noteArb
         )
       ),
       fc.array(fc.nat())
@@ -72,6 +86,21 @@ describe("recordReader", () => {
         },
         { _tag: "Entry", path: "x.ts", rest: "1:hit" }
       ])
+  })
+  it("a note after a match in a walked binary file is a line of its own, not the start of the next record's path", () => {
+    const read = recordReader("content")
+    const output = "./a.bin\x00" + "24576:hunter2\n" +
+      "./a.bin: WARNING: stopped searching binary file after match (found \"\\0\" byte around offset 240000)\n" +
+      "./secrets/key.txt\x00" + "1:hunter2\n"
+    expect(read(output)).toEqual([
+      { _tag: "Entry", path: "./a.bin", rest: "24576:hunter2" },
+      {
+        _tag: "BinaryNotice",
+        path: "./a.bin",
+        text: "./a.bin: WARNING: stopped searching binary file after match (found \"\\0\" byte around offset 240000)"
+      },
+      { _tag: "Entry", path: "./secrets/key.txt", rest: "1:hunter2" }
+    ])
   })
 })
 

@@ -14,7 +14,8 @@ import * as RulePolicy from "../../../src/Permission/RulePolicy.js"
 import { ToolRuntime } from "../../../src/Runtime/ToolRuntime.js"
 import { ResultStore } from "../../../src/Session/ResultStore.js"
 import * as FileTools from "../../../src/Tools/FileTools.js"
-import { executeOne, runtimeLayer, tempDir, text, toolsLayer, use, writeTree } from "./helpers.js"
+import { Grep } from "../../../src/Tools/Grep.js"
+import { context, executeOne, runtimeLayer, tempDir, text, toolsLayer, use, writeTree } from "./helpers.js"
 
 const workspace = () => {
   const dir = tempDir("withheld-")
@@ -173,4 +174,44 @@ describe("Grep ties every line to its file, whatever the file is called", () => 
       expect(files.text.split("\n").slice(1, -1).sort()).toEqual(["a:1:b.ts", "c-2-d.ts"])
       for (const output of [content.text, count.text, files.text]) expect(output).not.toContain("deny")
     }).pipe(Effect.provide(layer)))
+})
+
+describe("Grep keeps denied files out whatever rg prints between records", () => {
+  const dir = tempDir("withheld-binary-")
+  writeTree(dir, {
+    // Matches, then a NUL byte past rg's first look: rg prints the matches, then a note with no NUL after the path.
+    "a.bin": Buffer.concat([Buffer.from("hunter2\n".repeat(30_000)), Buffer.from([0])]),
+    "secrets/key.txt": "hunter2 SECRET=xyz\n",
+    "src/app.ts": "const password = \"hunter2\"\n"
+  })
+  // A name with a newline whose last part is a denied path: shown, it could pass for a record of that file.
+  fs.mkdirSync(path.join(dir, "x\nsecrets"))
+  fs.writeFileSync(path.join(dir, "x\nsecrets", "key.txt"), "hunter2 SECRET=abc\n")
+  const layer = guardedRuntime(dir, ["Read(./secrets/**)"])
+
+  it.effect("rg's note that it stopped at a binary file's NUL byte is a line of its own: the next file is checked", () =>
+    Effect.gen(function*() {
+      const note = "a.bin: WARNING: stopped searching binary file after match (found \"\\0\" byte around offset 240000)"
+      // The whole answer, from the tool itself (through the runtime it would be saved to a file, being large).
+      const service = yield* Grep
+      const denied = (file: string) => file.split(path.sep).includes("secrets")
+      const whole = yield* Effect.scoped(
+        service.plan({ pattern: "hunter2", output_mode: "content" }).call({ ...context, isReadDenied: denied })
+      )
+      // rg printed the matches it had read before the NUL byte (how many depends on its buffer), then the note.
+      const at = whole.lines.indexOf(note)
+      expect(at).toBeGreaterThan(1000)
+      expect(whole.lines.slice(0, at).every((line) => /^a\.bin:\d+:hunter2$/.test(line))).toBe(true)
+      expect(whole.lines.slice(at + 1)).toEqual(["src/app.ts:1:const password = \"hunter2\""])
+      expect(whole.withheld).toBe(2)
+      // Through the runtime and its deny rules, a page that starts just before the note.
+      const page = yield* grep({ pattern: "hunter2", output_mode: "content", offset: at - 1 })
+      expect(page.text.split("\n")).toEqual([
+        whole.lines[at - 1],
+        note,
+        "src/app.ts:1:const password = \"hunter2\"",
+        "(2 files hidden by permission rules)"
+      ])
+      expect(page.text).not.toContain("SECRET")
+    }).pipe(Effect.provide(Layer.merge(layer, toolsLayer(dir)))))
 })
