@@ -221,7 +221,15 @@ interface RgResult {
   readonly truncated: boolean
   readonly code: number | null
   readonly stderr: string
+  /**
+   * Whether the search itself failed (a pattern, glob or type rg refuses), as opposed to complaints about some files
+   * (one it could not read) in a search that went on: a page with no lines is then still an answer.
+   */
+  readonly failed: boolean
 }
+
+/** rg's complaint about one file or directory it could not read: the search went on without it. */
+const IO_COMPLAINT = /^rg: .+ \(os error \d+\)$/
 
 /** rg exits at once on SIGTERM; SIGKILL follows this soon if it did not. */
 const KILL_GRACE = Duration.millis(500)
@@ -307,10 +315,14 @@ const runRipgrep = (
     const read = recordReader(mode)
     const decoder = new TextDecoder()
     const collected = collector(window, toLine)
+    let printed = false
     // Each chunk's new lines go to `onLines` while rg goes on searching.
     const take = (text: string): Effect.Effect<Subprocess.Delivery> => {
       const before = collected.lines.length
-      for (const record of read(text)) if (!collected.take(record)) break
+      for (const record of read(text)) {
+        printed = true
+        if (!collected.take(record)) break
+      }
       const delivery = collected.truncated() ? "enough" : undefined
       return collected.lines.length === before
         ? Effect.succeed(delivery)
@@ -331,11 +343,15 @@ const runRipgrep = (
       : result.exit._tag === "Exited"
       ? result.exit.code
       : null
+    const stderr = new TextDecoder().decode(result.stderr)
     return {
       lines: collected.lines,
       truncated: collected.truncated(),
       code,
-      stderr: new TextDecoder().decode(result.stderr)
+      stderr,
+      // Nothing printed and an error that is not about one file: rg did not search.
+      failed: code === 2 && !printed &&
+        !stderr.trim().split("\n").every((line) => line === "" || IO_COMPLAINT.test(line))
     }
   })
 
@@ -369,13 +385,16 @@ const searchInJs = (
       target,
       collected.take
     ))
-    if (ended._tag === "Left") return { lines: [], truncated: false, code: 2, stderr: `rg: ${ended.left}` }
+    if (ended._tag === "Left") {
+      return { lines: [], truncated: false, code: 2, stderr: `rg: ${ended.left}`, failed: true }
+    }
     const complaints = ended.right.complaints
     return {
       lines: collected.lines,
       truncated: collected.truncated(),
       code: collected.truncated() ? 0 : complaints.length > 0 ? 2 : collected.lines.length > 0 ? 0 : 1,
-      stderr: complaints.join("\n")
+      stderr: complaints.join("\n"),
+      failed: false
     }
   })
 
@@ -545,7 +564,7 @@ export const make = serviceOf(
           )
           const stderr = complaints.join("\n")
           const onlyAboutWithheld = stderr === "" && result.stderr.trim() !== ""
-          if (result.code === 2 && result.lines.length === 0 && !onlyAboutWithheld) {
+          if (result.failed && !onlyAboutWithheld) {
             return yield* new Tool.ToolError({
               message: `${access.onDisk ? "ripgrep" : "Search"} failed: ${stderr === "" ? "exit code 2" : stderr}`
             })

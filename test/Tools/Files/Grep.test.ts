@@ -280,3 +280,54 @@ describe("Grep", () => {
       fs.rmSync(file)
     }).pipe(Effect.provide(toolsLayer(dir))))
 })
+
+describe("Grep with a file rg cannot read", () => {
+  it(
+    "a page with no lines, or no match at all, is an answer with rg's complaint, not a failure",
+    () => {
+      const base = tempDir("grep-unreadable-")
+      writeTree(base, { "a.txt": "foo\nfoo\n", "b.txt": "foo\n", "locked.txt": "foo\n" })
+      // mkdtemp makes the directory 0700: let the search (as nobody, when the tests run as root) in.
+      fs.chmodSync(base, 0o755)
+      fs.chmodSync(path.join(base, "locked.txt"), 0o000)
+      // Root reads any file: the search then runs as nobody, in a child process.
+      const probe = childProcess.spawnSync(process.execPath, [
+        "--import",
+        "tsx",
+        "-e",
+        `
+        const { Effect } = await import("effect")
+        const { Grep } = await import(${JSON.stringify(path.resolve("src/Tools/Grep.ts"))})
+        const { context, toolsLayer } = await import(${JSON.stringify(path.resolve("test/Tools/Files/helpers.ts"))})
+        const inputs = [
+          { pattern: "foo", output_mode: "content" },
+          { pattern: "foo", output_mode: "content", offset: 3 },
+          { pattern: "foo", output_mode: "count", offset: 2 },
+          { pattern: "foo", offset: 2 },
+          { pattern: "zzz" }
+        ]
+        const answers = await Effect.runPromise(Effect.forEach(inputs, (input) =>
+          Effect.flatMap(Grep, (grep) => Effect.either(Effect.scoped(grep.plan(input).call(context)))).pipe(
+            Effect.map((answer) => answer._tag === "Left" ? { failed: answer.left.message } : answer.right)
+          )).pipe(Effect.provide(toolsLayer(${JSON.stringify(base)}))))
+        console.log(JSON.stringify(answers))
+      `
+      ], {
+        encoding: "utf8",
+        cwd: process.cwd(),
+        ...(process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {})
+      })
+      expect(probe.stderr).toBe("")
+      const [all, pastEnd, countPastEnd, filesPastEnd, none] = JSON.parse(probe.stdout.trim()) as Array<
+        { readonly lines: ReadonlyArray<string>; readonly warning?: string; readonly failed?: string }
+      >
+      const complaint = expect.stringMatching(/^rg: .*locked\.txt: Permission denied \(os error 13\)$/)
+      expect(all).toMatchObject({ lines: ["a.txt:1:foo", "a.txt:2:foo", "b.txt:1:foo"], warning: complaint })
+      for (const page of [pastEnd, countPastEnd, filesPastEnd, none]) {
+        expect(page).toMatchObject({ lines: [], truncated: false, warning: complaint })
+      }
+    },
+    // A child process that compiles TypeScript at start: seconds on a loaded machine.
+    30_000
+  )
+})
