@@ -85,7 +85,9 @@ export const GrepInput = Schema.Struct({
   multiline: Schema.optional(Schema.Boolean).annotations({
     description: "Let patterns span lines and `.` match newlines (rg -U --multiline-dotall)"
   }),
-  head_limit: Schema.optional(Count).annotations({ description: "Only the first N lines or entries of the output" }),
+  head_limit: Schema.optional(Count).annotations({
+    description: "Only the first N lines or entries of the output; 0 means no limit (as when it is left out)"
+  }),
   offset: Schema.optional(Count).annotations({
     description:
       "Skip the first N lines or entries before applying head_limit (like \"| tail -n +N+1 | head -N\"); every " +
@@ -111,6 +113,11 @@ export const GrepOutput = Schema.Struct({
   lines: Schema.Array(Schema.String),
   /** Whether output was cut at `head_limit` or the size cap. */
   truncated: Schema.Boolean,
+  /**
+   * Files with matches only: the list itself was cut at the size cap (the first files in path order were kept), so
+   * `offset` cannot reach the rest; a narrower search can.
+   */
+  capped: Schema.optional(Schema.Literal(true)),
   /** rg's complaints when it still found matches (exit code 2 with output). */
   warning: Schema.optional(Schema.String),
   /** How many files with matches were left out because permission rules deny reading them. */
@@ -140,9 +147,9 @@ export const Grep = Tool.make("Grep", {
     "- output_mode: \"files_with_matches\" (default) lists paths, most recently modified first; \"content\" shows " +
     "matching lines (with -n line numbers, -A/-B/-C context lines); \"count\" gives counts per file. -i ignores " +
     "case; multiline lets a pattern span lines.",
-    "- head_limit: keep only the first N entries; offset skips the first N before it (page through with both). -o " +
-    "shows only the matching parts. Long output is cut; files ignored by .gitignore or protected by rules are " +
-    "skipped."
+    "- head_limit: keep only the first N entries (0: all); offset skips the first N before it (page through with " +
+    "both). -o shows only the matching parts. Long output is cut; files ignored by .gitignore or protected by rules " +
+    "are skipped."
   ].join("\n"),
   input: GrepInput,
   output: GrepOutput,
@@ -501,7 +508,10 @@ export const make = serviceOf(
               (stats) => stats.map((stat) => stat?.mtimeMs ?? 0)
             )
           const skipped = input.offset ?? 0
-          const kept = input.head_limit ?? Number.MAX_SAFE_INTEGER
+          // 0 is no limit, as in Claude Code's Grep (a model that asks for everything must not get nothing).
+          const kept = input.head_limit === undefined || input.head_limit === 0
+            ? Number.MAX_SAFE_INTEGER
+            : input.head_limit
           // Files with matches are all collected (up to the size cap; rg is not stopped early), then put in order and
           // paged; lines are paged as they come, and rg stops once the page is full.
           const window: Window = mode === "files_with_matches"
@@ -580,6 +590,8 @@ export const make = serviceOf(
             // did not report (`-U -C1 '^$'` over "foo\n" prints "1-foo" and exits 1): no match, no lines.
             lines: result.code === 1 ? [] : result.lines,
             truncated: result.truncated,
+            // Files with matches are cut at the cap as a whole list, whatever the offset.
+            ...(mode === "files_with_matches" && searched.found.truncated ? { capped: true } : {}),
             ...(result.code === 2 && stderr !== "" ? { warning: stderr } : {}),
             ...(withheld.count() > 0 ? { withheld: withheld.count() } : {})
           }
@@ -597,7 +609,10 @@ export const make = serviceOf(
       renderResult: (output) => [UiBlock.Text({ text: summary(output) })],
       toModel: (output) => {
         const note = [
-          output.truncated
+          output.capped === true
+            ? "(Too many files with matches to list them all: only those among the first in path order are here, and " +
+              "offset cannot reach the others. Narrow the search with path, glob or type.)"
+            : output.truncated
             ? "(Output truncated at head_limit or the size cap: narrow the search, raise head_limit, or read on with " +
               "offset.)"
             : undefined,
@@ -605,7 +620,11 @@ export const make = serviceOf(
           withheldNote(output.withheld)
         ].filter((n) => n !== undefined)
         const body = output.lines.length === 0
-          ? output.mode === "content" ? "No matches found" : "No files found"
+          ? output.capped === true
+            ? "No files at this offset"
+            : output.mode === "content"
+            ? "No matches found"
+            : "No files found"
           : output.mode === "content"
           ? output.lines.join("\n")
           : `${summary(output)}\n${output.lines.join("\n")}`

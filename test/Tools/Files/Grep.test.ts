@@ -230,6 +230,15 @@ describe("Grep", () => {
         // Which files: the first in path order (names of equal length here, so plain comparison is path order).
         expect([...shown].sort()).toEqual([...all].sort().slice(0, shown.length))
         expect(yield* answer()).toEqual(first)
+        // The list is cut as a whole: the model is told that offset will not reach the rest, and to narrow the search.
+        expect(first.capped).toBe(true)
+        const past = yield* Effect.scoped(
+          service.plan({ pattern: "hit", path: root, offset: shown.length, head_limit: 100 }).call(context)
+        )
+        expect(past).toMatchObject({ lines: [], capped: true })
+        const told = service.plan({ pattern: "hit", path: root, offset: shown.length, head_limit: 100 }).toModel(past)
+        expect(told).toContain("offset cannot reach the others. Narrow the search with path, glob or type.")
+        expect(told).not.toContain("read on with offset")
         fs.rmSync(path.join(dir, root), { recursive: true, force: true })
       }).pipe(Effect.provide(toolsLayer(dir))),
     60_000
@@ -263,6 +272,19 @@ describe("Grep", () => {
       // The file "-" named as the path: its contents, not standard input.
       expect(yield* call({ path: "-", output_mode: "content" })).toEqual(["./-:1:hit"])
     }).pipe(Effect.provide(toolsLayer(dashes))))
+
+  it.effect("head_limit 0 is no limit, in every mode", () =>
+    Effect.gen(function*() {
+      const service = yield* Grep
+      for (const output_mode of ["files_with_matches", "content", "count"] as const) {
+        const call = (input: Partial<GrepInput>) =>
+          Effect.scoped(service.plan({ pattern: "alpha", "-i": true, output_mode, ...input }).call(context))
+        const all = yield* call({})
+        expect(all.lines.length).toBeGreaterThan(1)
+        expect(yield* call({ head_limit: 0 })).toEqual(all)
+        expect((yield* call({ head_limit: 0, offset: 1 })).lines).toEqual(all.lines.slice(1))
+      }
+    }).pipe(Effect.provide(toolsLayer(dir))))
 
   it.effect("offset reaches past the size cap: only the lines of the page count toward it", () =>
     Effect.gen(function*() {
