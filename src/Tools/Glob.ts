@@ -23,7 +23,7 @@ import * as Tool from "../Tool/Tool.js"
 import { PathString } from "./internal/argumentLimits.js"
 import { gitignoreOnly } from "./internal/filesIgnore.js"
 import { newest } from "./internal/filesNewest.js"
-import { directorySearchStages, displayPath, specialFileReason } from "./internal/filesPaths.js"
+import { directorySearchStages, displayPath, picomatchGlob, specialFileReason } from "./internal/filesPaths.js"
 import { walk } from "./internal/filesWalk.js"
 import { withheldNote, withholding } from "./internal/filesWithheld.js"
 import { serviceOf } from "./internal/service.js"
@@ -213,7 +213,7 @@ export const make = serviceOf(
           const top = workspace.roots.find((root) => isWithin(root, base)) ?? base
           const pattern = globPattern(input.pattern)
           const matches = yield* Effect.try({
-            try: () => pattern.text === "" ? () => false : picomatch(pattern.text, { dot: true }),
+            try: () => pattern.text === "" ? () => false : picomatch(picomatchGlob(pattern.text), { dot: true }),
             catch: (e) => new Tool.ToolError({ message: `Glob failed: ${e instanceof Error ? e.message : String(e)}` })
           })
           const start = pattern.prefix === "" ? base : nodePath.join(base, pattern.prefix)

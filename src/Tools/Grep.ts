@@ -166,6 +166,9 @@ export const Grep = Tool.make("Grep", {
 /** Output kept in memory at most; the result store takes over from the runtime's cap anyway. */
 const maxOutputBytes = 4 * 1024 * 1024
 
+/** rg reads its standard input for a path of "-", even after "--": a file of that name is "./-" (and prints so). */
+const asTarget = (target: string): string => (target === "-" ? "./-" : target)
+
 /**
  * rg's arguments for an input; `target` is the file or directory to search, as rg should print it. Content and count
  * lines come in path order (`--sort path`); files with matches come as rg's threads find them, unless `sortByPath`.
@@ -218,8 +221,7 @@ export const ripgrepArgs = (
   if (input.type !== undefined) args.push("--type", input.type)
   // Several globs separated by whitespace; a brace group ("*.{ts,tsx}") stays one glob.
   for (const glob of input.glob?.split(/\s+/).filter((g) => g !== "") ?? []) args.push("--glob", glob)
-  // rg reads its standard input for a path of "-", even after "--": a file of that name is "./-".
-  args.push("-e", input.pattern, "--", target === "-" ? "./-" : target)
+  args.push("-e", input.pattern, "--", asTarget(target))
   return args
 }
 
@@ -550,7 +552,7 @@ export const make = serviceOf(
               const withheld = withholding(context, resolved)
               const searchTarget: SearchTarget = {
                 real: resolved.real,
-                shown: target,
+                shown: asTarget(target),
                 isDirectory: (yield* access.stat(resolved.real))?.type === "Directory",
                 cwd: workspace.cwd,
                 top: workspace.roots.find((root) => isWithin(root, resolved.real)) ?? resolved.real

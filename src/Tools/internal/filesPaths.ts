@@ -208,3 +208,11 @@ export const displayPath = (absolute: string, cwd: string): string => {
   const relative = nodePath.relative(cwd, absolute)
   return relative === "" ? "." : relative.startsWith("..") || nodePath.isAbsolute(relative) ? absolute : relative
 }
+
+/**
+ * A glob as shells, ripgrep and Claude Code read it, spelled for picomatch: `[!...]` is a negated bracket expression,
+ * as `[^...]` is (picomatch 4 reads that `!` as one more character of the set, so `a[!0-9].ts` matched `a1.ts`).
+ *
+ * @internal
+ */
+export const picomatchGlob = (glob: string): string => glob.replace(/(^|[^\\])\[!/g, "$1[^")

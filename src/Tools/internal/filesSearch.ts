@@ -26,6 +26,7 @@ import picomatch from "picomatch"
 import type { FileAccess } from "../../Session/FileAccess.js"
 import { isWithin } from "../../Session/Workspace.js"
 import { ripgrepIgnoreFiles } from "./filesIgnore.js"
+import { picomatchGlob } from "./filesPaths.js"
 import type { RgRecord } from "./filesRipgrep.js"
 import { walk } from "./filesWalk.js"
 import type { WalkEntry } from "./filesWalk.js"
@@ -173,7 +174,7 @@ const globOverride = (globs: ReadonlyArray<string>, cwd: string) => {
     const directoryOnly = body.endsWith("/")
     if (directoryOnly) body = body.slice(0, -1)
     const anchored = body.includes("/")
-    const matcher = picomatch(anchored ? body.replace(/^\//, "") : body, { dot: true })
+    const matcher = picomatch(picomatchGlob(anchored ? body.replace(/^\//, "") : body), { dot: true })
     return { negated, directoryOnly, anchored, matcher }
   })
   const whitelists = compiled.filter((glob) => !glob.negated).length
@@ -188,6 +189,17 @@ const globOverride = (globs: ReadonlyArray<string>, cwd: string) => {
     return !isDirectory && whitelists > 0 ? "skip" : undefined
   }
 }
+
+/**
+ * The globs of one of rg's file types; `all` is every type's (rg's own name for "any file of a known type"). Only the
+ * table's own names: `constructor` or `__proto__` is no type.
+ */
+const typeGlobsOf = (type: string): ReadonlyArray<string> | undefined =>
+  type === "all"
+    ? Object.values(ripgrepTypes).flat()
+    : Object.hasOwn(ripgrepTypes, type)
+    ? ripgrepTypes[type]
+    : undefined
 
 /** 1-based line numbers of the lines a match spans, as ranges. */
 interface Span {
@@ -309,10 +321,12 @@ const recordsOf = (
       records.push({ _tag: "Entry", path: shown, rest: `${n}:${capped(line)}` })
       continue
     }
-    // An empty match is an entry of its own, as rg prints it (`n:`).
+    // An empty match is an entry of its own, as rg prints it (`n:`); a match of newlines alone prints nothing.
     for (const span of byLine.get(n) ?? []) {
       span.text.split("\n").forEach((part, i) => {
-        if (part !== "" || i === 0) records.push({ _tag: "Entry", path: shown, rest: `${n + i}:${capped(part)}` })
+        if (part !== "" || span.text === "") {
+          records.push({ _tag: "Entry", path: shown, rest: `${n + i}:${capped(part)}` })
+        }
       })
     }
   }
@@ -364,7 +378,7 @@ export const search = (
       global: true
     })
     if (typeof regex === "string") return yield* Effect.fail(regex)
-    const typeGlobs = input.type === undefined ? undefined : ripgrepTypes[input.type]
+    const typeGlobs = input.type === undefined ? undefined : typeGlobsOf(input.type)
     if (input.type !== undefined && typeGlobs === undefined) {
       return yield* Effect.fail(`unrecognized file type: ${input.type}`)
     }

@@ -61,6 +61,19 @@ describe("Glob", () => {
       expect(text(yield* executeOne(use("Glob", { pattern: "**/*.log" })))).toBe("No files found")
     }).pipe(Effect.provide(layer)))
 
+  it.effect("[!...] negates a bracket expression, as [^...] does (shells, ripgrep and Claude Code read it so)", () =>
+    Effect.gen(function*() {
+      expect(text(yield* executeOne(use("Glob", { pattern: "src/[!m]*.ts" }))).split("\n")).toEqual([
+        "src/new.ts",
+        "src/old.ts"
+      ])
+      expect(text(yield* executeOne(use("Glob", { pattern: "src/[^m]*.ts" }))).split("\n")).toEqual([
+        "src/new.ts",
+        "src/old.ts"
+      ])
+      expect(text(yield* executeOne(use("Glob", { pattern: "src/[m!]*.ts" })))).toBe("src/mid.ts")
+    }).pipe(Effect.provide(layer)))
+
   it.effect("does not follow a symlinked directory out of the workspace", () =>
     Effect.gen(function*() {
       const work = tempDir("glob-link-")

@@ -85,7 +85,7 @@ const input = fc.record({
   context: fc.constantFrom(undefined, 0, 1, 2),
   "-A": fc.constantFrom(undefined, 1),
   multiline: fc.boolean(),
-  glob: fc.constantFrom(undefined, "*.ts", "!*.md", "d/**", "*.{md,txt}"),
+  glob: fc.constantFrom(undefined, "*.ts", "!*.md", "d/**", "*.{md,txt}", "[!a-c]*.ts"),
   type: fc.constantFrom(undefined, "ts", "md"),
   file: fc.constantFrom(undefined, "a.ts", "d/e.ts")
 }, { requiredKeys: ["pattern", "output_mode"] })
@@ -160,6 +160,47 @@ describe("Grep's JavaScript search answers as ripgrep does", () => {
           "\u{1f600}.ts"
         ])
         expect(fromJs).toEqual(fromRg)
+      }
+      fs.rmSync(cwd, { recursive: true, force: true })
+    }))
+
+  it.effect("negated bracket globs, type all, newline-only matches with -o, and a file named - answer as rg's do", () =>
+    Effect.gen(function*() {
+      const cwd = tempDir("grep-js-")
+      const files = {
+        "a1.ts": "foo\n",
+        "ab.ts": "foo\n",
+        "b.zzzq": "foo\n",
+        "Makefile": "foo\n",
+        "m.txt": "a\nb\n",
+        "-": "foo\n"
+      }
+      writeTree(cwd, files)
+      const memory = fileAccessMemory({
+        files: Object.fromEntries(Object.entries(files).map(([name, content]) => [path.join(cwd, name), content]))
+      })
+      const cases: ReadonlyArray<readonly [Record<string, unknown>, ReadonlyArray<string>]> = [
+        [{ pattern: "foo", glob: "a[!0-9].ts" }, ["Found 1 file", "ab.ts"]],
+        [{ pattern: "foo", type: "all" }, ["Found 3 files", "Makefile", "a1.ts", "ab.ts"]],
+        [{ pattern: "\\n", multiline: true, "-o": true, output_mode: "content", path: "m.txt" }, ["No matches found"]],
+        [{ pattern: "a\\n", multiline: true, "-o": true, output_mode: "content", path: "m.txt" }, ["m.txt:1:a"]],
+        [{ pattern: "foo", path: "-", output_mode: "content" }, ["./-:1:foo"]],
+        [{ pattern: "foo", path: "-" }, ["Found 1 file", "./-"]]
+      ]
+      for (const [grep, expected] of cases) {
+        const exact = grep.output_mode === "content"
+        const fromRg = yield* answer(runtimeOver(cwd, FileAccess.layer), grep, exact)
+        const fromJs = yield* answer(runtimeOver(cwd, memory), grep, exact)
+        expect(fromRg).toEqual({ status: "success", lines: exact ? expected : [...expected].sort() })
+        expect(fromJs).toEqual(fromRg)
+      }
+      // A type named like a property every object has is no type: a clear error, as rg gives, not a crash.
+      for (const type of ["constructor", "__proto__", "toString"]) {
+        const fromJs = yield* answer(runtimeOver(cwd, memory), { pattern: "foo", type }, true)
+        expect(fromJs).toEqual({
+          status: "error",
+          lines: [`<tool_use_error>Search failed: rg: unrecognized file type: ${type}</tool_use_error>`]
+        })
       }
       fs.rmSync(cwd, { recursive: true, force: true })
     }))
