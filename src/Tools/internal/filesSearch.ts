@@ -10,16 +10,17 @@
  * NUL byte is binary and skipped, a binary target answers "binary file matches"; lines over 500 bytes are cut with
  * rg's note; `-i`, `-o`, context, multiline (`.` matches newlines, `^`/`$` at line ends).
  *
- * Where it differs: the pattern is a JavaScript regular expression (with the `u` flag when the pattern allows it;
- * leading inline flags such as `(?i)` and `(?P<name>` groups are translated), so look-around and back-references are
- * accepted where rg refuses them, and `\w` is ASCII; output is in walk order (rg's is whatever its threads finish
- * first); ignore files above the workspace root are not read.
+ * The pattern is rg's (Rust's regex syntax), read as rg reads it (`internal/filesRegex`): a pattern that cannot be is
+ * refused with a parse error, never searched another way.
+ *
+ * Where it differs: ignore files above the workspace root, and `.git/info/exclude`, are not read; between ignore files
+ * the deepest one that has a say decides, whatever its kind (rg ranks `.rgignore` over `.ignore` over `.gitignore`
+ * first); binary files are told by a NUL byte anywhere (rg stops at one after printing the matches before it), and
+ * UTF-16 files are not transcoded.
  *
  * @since 0.3.0
  * @internal
  */
-import { RegExpParser, visitRegExpAST } from "@eslint-community/regexpp"
-import type { AST } from "@eslint-community/regexpp"
 import * as Effect from "effect/Effect"
 import * as nodePath from "node:path"
 import picomatch from "picomatch"
@@ -27,6 +28,7 @@ import type { FileAccess } from "../../Session/FileAccess.js"
 import { isWithin } from "../../Session/Workspace.js"
 import { ripgrepIgnoreFiles } from "./filesIgnore.js"
 import { picomatchGlob } from "./filesPaths.js"
+import { canMatchNewline, compilePattern } from "./filesRegex.js"
 import type { RgRecord } from "./filesRipgrep.js"
 import { walk } from "./filesWalk.js"
 import type { WalkEntry } from "./filesWalk.js"
@@ -65,106 +67,6 @@ export interface SearchEnd {
 /** rg's `--max-columns` as Grep sets it. */
 const maxColumns = 500
 const omitted = " [... omitted end of long line]"
-
-/** A Rust-flavoured pattern as a JavaScript RegExp: leading inline flags, `(?P<name>`; `u` when it compiles. */
-export const compilePattern = (
-  pattern: string,
-  flags: { readonly ignoreCase: boolean; readonly multiline: boolean; readonly global: boolean }
-): RegExp | string => {
-  let source = pattern
-  let inline = ""
-  const leading = /^\(\?([imsx]+)\)/.exec(source)
-  if (leading !== null && !leading[1]!.includes("x")) {
-    inline = leading[1]!
-    source = source.slice(leading[0].length)
-  }
-  source = source.replace(/\(\?P</g, "(?<")
-  const letters = new Set([
-    ...(flags.ignoreCase || inline.includes("i") ? ["i"] : []),
-    ...(flags.multiline ? ["m", "s"] : []),
-    ...(inline.includes("s") ? ["s"] : []),
-    ...(inline.includes("m") ? ["m"] : []),
-    ...(flags.global ? ["g"] : [])
-  ])
-  const base = [...letters].join("")
-  try {
-    return new RegExp(unicodeClasses(source), `${base}u`)
-  } catch {
-    try {
-      return new RegExp(source, base)
-    } catch (error) {
-      return `regex parse error: ${error instanceof Error ? error.message : String(error)}`
-    }
-  }
-}
-
-/** Rust's `\w` and `\d` are Unicode classes (rg finds `é` with `\w`); JavaScript's are ASCII even under `u`. */
-const unicodeWord = "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\p{Join_Control}"
-
-/**
- * A pattern with `\w`, `\W`, `\d` and `\D` spelled as Rust means them, found on its syntax tree (`\W` inside a
- * class, which JavaScript cannot spell without the `v` flag, stays as written). Unparseable: unchanged.
- */
-const unicodeClasses = (source: string): string => {
-  let ast: AST.Pattern
-  try {
-    ast = new RegExpParser({ ecmaVersion: 2025 }).parsePattern(source, undefined, undefined, { unicode: true })
-  } catch {
-    return source
-  }
-  const edits: Array<{ readonly start: number; readonly end: number; readonly text: string }> = []
-  visitRegExpAST(ast, {
-    onCharacterSetEnter: (node) => {
-      if (node.kind !== "word" && node.kind !== "digit") return
-      const inClass = node.parent.type === "CharacterClass"
-      const positive = node.kind === "word" ? unicodeWord : "\\p{Nd}"
-      if (!node.negate) edits.push({ start: node.start, end: node.end, text: inClass ? positive : `[${positive}]` })
-      else if (!inClass) edits.push({ start: node.start, end: node.end, text: `[^${positive}]` })
-    }
-  })
-  let out = source
-  for (const edit of edits.sort((a, b) => b.start - a.start)) {
-    out = `${out.slice(0, edit.start)}${edit.text}${out.slice(edit.end)}`
-  }
-  return out
-}
-
-/**
- * Whether a compiled pattern can match a newline anywhere. rg counts differently by it under `--multiline`: a
- * pattern that cannot match one is searched line by line (`--count` counts matching lines), one that can is searched
- * as a whole (`--count` counts matches). Read from the pattern's syntax tree: each atom that consumes a character (a
- * character, a class, `.`, `\s`, a property) is tried on "\n" with the pattern's flags.
- */
-export const canMatchNewline = (regex: RegExp): boolean => {
-  const flags = regex.flags.replace(/[gy]/g, "")
-  let ast: AST.Pattern
-  try {
-    ast = new RegExpParser({ ecmaVersion: 2025 }).parsePattern(regex.source, undefined, undefined, {
-      unicode: flags.includes("u"),
-      unicodeSets: flags.includes("v")
-    })
-  } catch {
-    // A pattern the parser does not know: the answer that counts as rg does for the usual patterns.
-    return false
-  }
-  let found = false
-  const atom = (node: AST.Node) => {
-    if (found || node.parent?.type === "CharacterClass" || node.parent?.type === "CharacterClassRange") return
-    if (node.parent?.type === "ClassIntersection" || node.parent?.type === "ClassSubtraction") return
-    try {
-      found = new RegExp(node.raw, flags).test("\n")
-    } catch {
-      found = false
-    }
-  }
-  visitRegExpAST(ast, {
-    onCharacterEnter: atom,
-    onCharacterSetEnter: atom,
-    onCharacterClassEnter: atom,
-    onExpressionCharacterClassEnter: atom
-  })
-  return found
-}
 
 /** rg's `--glob`s as an override: the last glob that matches decides; a whitelist leaves out files no glob names. */
 const globOverride = (globs: ReadonlyArray<string>, cwd: string) => {
@@ -229,38 +131,51 @@ const lineAt = (starts: ReadonlyArray<number>, offset: number): number => {
 }
 
 /** The matches of a file, as spans of lines. */
+/** The position after the character at `index`: past both halves of a surrogate pair (an emoji is one character). */
+const nextIndex = (text: string, index: number): number => {
+  const code = text.charCodeAt(index)
+  return code >= 0xd800 && code <= 0xdbff && index + 1 < text.length ? index + 2 : index + 1
+}
+
+/** Whether `index` falls between the two halves of a surrogate pair: inside a character, where nothing matches. */
+const insidePair = (text: string, index: number): boolean => {
+  const before = text.charCodeAt(index - 1)
+  const at = text.charCodeAt(index)
+  return before >= 0xd800 && before <= 0xdbff && at >= 0xdc00 && at <= 0xdfff
+}
+
+/**
+ * The matches of a global pattern in a text, as Rust's regex iterates them (and so rg): an empty match right where
+ * the previous one ended is not a match, and none starts inside a character (V8 tries look-arounds between the halves
+ * of a surrogate pair even under the `u` flag).
+ */
+function* matchesIn(text: string, regex: RegExp): Generator<RegExpExecArray> {
+  regex.lastIndex = 0
+  let lastEnd = -1
+  for (let match = regex.exec(text); match !== null; match = regex.exec(text)) {
+    const empty = match[0].length === 0
+    if (empty) regex.lastIndex = nextIndex(text, match.index)
+    if (insidePair(text, match.index) || (empty && match.index === lastEnd)) continue
+    lastEnd = match.index + match[0].length
+    yield match
+  }
+}
+
 const spansOf = (text: string, lines: ReadonlyArray<string>, regex: RegExp, multiline: boolean): Array<Span> => {
   const spans: Array<Span> = []
   if (multiline) {
     const starts = lineStarts(text)
-    regex.lastIndex = 0
-    let lastEnd = -1
-    for (let match = regex.exec(text); match !== null; match = regex.exec(text)) {
-      // As Rust's regex iterates (and so rg): an empty match right where the previous one ended is not a match.
-      const adjacent = match[0].length === 0 && match.index === lastEnd
-      lastEnd = match.index + match[0].length
-      if (adjacent) {
-        regex.lastIndex++
-        continue
-      }
+    for (const match of matchesIn(text, regex)) {
       const first = lineAt(starts, match.index)
       const end = match.index + match[0].length
       // A match ending with a newline ends on the line that newline closes.
       const last = end > match.index ? lineAt(starts, end - 1) : first
       if (first <= lines.length) spans.push({ first, last: Math.min(last, lines.length), text: match[0] })
-      if (match[0].length === 0) regex.lastIndex++
     }
     return spans
   }
   lines.forEach((line, i) => {
-    regex.lastIndex = 0
-    let lastEnd = -1
-    for (let match = regex.exec(line); match !== null; match = regex.exec(line)) {
-      const adjacent = match[0].length === 0 && match.index === lastEnd
-      lastEnd = match.index + match[0].length
-      if (!adjacent) spans.push({ first: i + 1, last: i + 1, text: match[0] })
-      if (match[0].length === 0) regex.lastIndex++
-    }
+    for (const match of matchesIn(line, regex)) spans.push({ first: i + 1, last: i + 1, text: match[0] })
   })
   return spans
 }
