@@ -67,6 +67,8 @@ export interface SearchEnd {
 /** rg's `--max-columns` as Grep sets it. */
 const maxColumns = 500
 const omitted = " [... omitted end of long line]"
+/** rg's note for a match cut short under -o (the other matches of its line are entries of their own). */
+const moreMatches = " [... 0 more matches]"
 
 /** rg's `--glob`s as an override: the last glob that matches decides; a whitelist leaves out files no glob names. */
 const globOverride = (globs: ReadonlyArray<string>, cwd: string) => {
@@ -180,14 +182,24 @@ const spansOf = (text: string, lines: ReadonlyArray<string>, regex: RegExp, mult
   return spans
 }
 
-const encoder = new TextEncoder()
 const decoder = new TextDecoder()
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" })
 
-/** A line as rg prints it under `--max-columns 500 --max-columns-preview`. */
-const capped = (line: string): string => {
-  if (line.length <= maxColumns / 4) return line
-  const bytes = encoder.encode(line)
-  return bytes.length <= maxColumns ? line : `${decoder.decode(bytes.subarray(0, maxColumns))}${omitted}`
+/**
+ * A line (or with -o, a match) as rg prints it under `--max-columns 500 --max-columns-preview`: one over 500 bytes is
+ * cut after its first 500 characters as a person sees them (grapheme clusters: `é` written as `e` and an accent is
+ * one), never inside one, with rg's note.
+ */
+const capped = (line: string, onlyMatching = false): string => {
+  if (line.length <= maxColumns / 4 || Buffer.byteLength(line) <= maxColumns) return line
+  let end = 0
+  let count = 0
+  for (const { index, segment } of graphemes.segment(line)) {
+    if (count === maxColumns) break
+    end = index + segment.length
+    count++
+  }
+  return `${line.slice(0, end)}${onlyMatching ? moreMatches : omitted}`
 }
 
 /** The records of one file's matches (none when it has none). */
@@ -240,7 +252,7 @@ const recordsOf = (
     for (const span of byLine.get(n) ?? []) {
       span.text.split("\n").forEach((part, i) => {
         if (part !== "" || span.text === "") {
-          records.push({ _tag: "Entry", path: shown, rest: `${n + i}:${capped(part)}` })
+          records.push({ _tag: "Entry", path: shown, rest: `${n + i}:${capped(part, true)}` })
         }
       })
     }

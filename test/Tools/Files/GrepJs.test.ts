@@ -271,6 +271,27 @@ describe("Grep's JavaScript search answers as ripgrep does", () => {
       fs.rmSync(cwd, { recursive: true, force: true })
     }))
 
+  it.effect("cuts a line over 500 bytes where rg does: after 500 characters as a person sees them, never inside one", () =>
+    Effect.gen(function*() {
+      const cwd = tempDir("grep-js-")
+      const content = [
+        `${"a".repeat(499)}${"é".repeat(10)} foo`,
+        `${"a".repeat(497)}${"€".repeat(10)} foo`,
+        `${"a".repeat(490)}${"e\u0301".repeat(10)} foo`,
+        `${"a".repeat(490)}${"\u{1f600}".repeat(20)} foo`,
+        `x${"a".repeat(600)} foo`
+      ].join("\n")
+      writeTree(cwd, { "long.txt": content })
+      const memory = fileAccessMemory({ files: { [path.join(cwd, "long.txt")]: content } })
+      for (const grep of [{ pattern: "foo" }, { pattern: "xa+", "-o": true }]) {
+        const input = { ...grep, output_mode: "content" }
+        const fromRg = yield* answer(runtimeOver(cwd, FileAccess.layer), input, true)
+        expect(fromRg.lines.every((line) => line.includes(" [... "))).toBe(true)
+        expect(yield* answer(runtimeOver(cwd, memory), input, true)).toEqual(fromRg)
+      }
+      fs.rmSync(cwd, { recursive: true, force: true })
+    }))
+
   it.effect("what rg refuses (look-around, backreferences, \\0, a newline outside multiline) is refused, not searched", () =>
     Effect.gen(function*() {
       const cwd = tempDir("grep-js-")
