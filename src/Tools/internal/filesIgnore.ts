@@ -1,8 +1,10 @@
 /**
- * Ignore files (`.gitignore`, and for Grep also `.ignore` and `.rgignore`, as ripgrep reads them) for the directory
- * walk of Glob and Grep, with the `ignore` package doing the matching. The rules in force in a directory are the ignore
- * files from a top directory down to it; the deepest file with an opinion on a path decides (a `!negation` in a nested
- * `.gitignore` re-includes what a parent's rule left out, as in git), and within one file the last matching rule.
+ * Ignore files (`.gitignore`, and for Grep also `.ignore`, `.rgignore` and git's `.git/info/exclude`, as ripgrep
+ * reads them) for the directory walk of Glob and Grep, with the `ignore` package doing the matching. The rules in force
+ * in a directory are the ignore files from a top directory down to it. As ripgrep decides: each kind of file in turn,
+ * highest precedence first (`.rgignore`, `.ignore`, `.gitignore`, the exclude file), and the first kind with an opinion
+ * on a path decides; within a kind the deepest file with an opinion (a `!negation` in a nested `.gitignore` re-includes
+ * what a parent's rule left out, as in git), and within one file the last matching rule.
  *
  * Files are read through {@link FileAccess}, so the in-memory layer serves them too.
  *
@@ -18,14 +20,15 @@ import type { FileAccess } from "../../Session/FileAccess.js"
 /** The ignore files Glob reads in each directory. */
 export const gitignoreOnly: ReadonlyArray<string> = [".gitignore"]
 
-/** The ignore files ripgrep reads in each directory, lowest precedence first. */
-export const ripgrepIgnoreFiles: ReadonlyArray<string> = [".gitignore", ".ignore", ".rgignore"]
+/** The ignore files ripgrep reads in each directory, lowest precedence first (git's exclude file where `.git` is). */
+export const ripgrepIgnoreFiles: ReadonlyArray<string> = [".git/info/exclude", ".gitignore", ".ignore", ".rgignore"]
 
 /** The rules of one directory's ignore files. */
 export interface IgnoreRules {
   /** The directory the rules are relative to (absolute, normalised). */
   readonly directory: string
-  readonly rules: Ignore
+  /** Each kind's rules, by precedence (0: the highest); a kind the directory has no file of is absent. */
+  readonly byRank: ReadonlyArray<Ignore | undefined>
 }
 
 /** The ignore rules in force in a directory, from the top down. */
@@ -40,21 +43,26 @@ export const readText = (access: FileAccess["Type"], path: string): Effect.Effec
     Effect.orElseSucceed(() => undefined)
   )
 
-/** The rules of `directory`'s ignore files among `names` (the files to read, lowest precedence first). */
+/**
+ * The rules of `directory`'s ignore files among `names` (the kinds, lowest precedence first); `mayExist` tells which
+ * are worth reading (the directory's listing has them).
+ */
 export const readIgnoreRules = (
   access: FileAccess["Type"],
   directory: string,
-  names: ReadonlyArray<string>
+  names: ReadonlyArray<string>,
+  mayExist: (name: string) => boolean = () => true
 ): Effect.Effect<IgnoreRules | undefined> =>
   Effect.map(
-    Effect.forEach(names, (name) => readText(access, nodePath.join(directory, name))),
+    Effect.forEach(
+      names,
+      (name) => mayExist(name) ? readText(access, nodePath.join(directory, name)) : Effect.succeed(undefined)
+    ),
     (texts) => {
-      const present = texts.filter((text): text is string => text !== undefined)
-      if (present.length === 0) return undefined
+      if (texts.every((text) => text === undefined)) return undefined
       // Case-sensitive, as git on Linux and ripgrep match.
-      const rules = ignore({ ignorecase: false })
-      for (const text of present) rules.add(text)
-      return { directory, rules }
+      const byRank = texts.map((text) => text === undefined ? undefined : ignore({ ignorecase: false }).add(text))
+      return { directory, byRank: byRank.reverse() }
     }
   )
 
@@ -80,12 +88,17 @@ export const inheritedRules = (
 
 /** Whether the rules in force leave `path` (absolute, below every rules directory) out; `directory` for a directory. */
 export const isIgnored = (stack: IgnoreStack, path: string, directory: boolean): boolean => {
-  for (let i = stack.length - 1; i >= 0; i--) {
-    const { directory: base, rules } = stack[i]!
-    const relative = base === "/" ? path.slice(1) : path.slice(base.length + 1)
-    const verdict = rules.test(directory ? `${relative}/` : relative)
-    if (verdict.ignored) return true
-    if (verdict.unignored) return false
+  const kinds = stack.reduce((most, rules) => Math.max(most, rules.byRank.length), 0)
+  for (let rank = 0; rank < kinds; rank++) {
+    for (let i = stack.length - 1; i >= 0; i--) {
+      const { byRank, directory: base } = stack[i]!
+      const rules = byRank[rank]
+      if (rules === undefined) continue
+      const relative = base === "/" ? path.slice(1) : path.slice(base.length + 1)
+      const verdict = rules.test(directory ? `${relative}/` : relative)
+      if (verdict.ignored) return true
+      if (verdict.unignored) return false
+    }
   }
   return false
 }

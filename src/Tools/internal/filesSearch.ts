@@ -3,20 +3,19 @@
  * memory layer, a user's own), where ripgrep cannot see the files. It answers in ripgrep's own records
  * (`internal/filesRipgrep`), with ripgrep's paths, so Grep puts the output together the same way on both paths.
  *
- * What it does as ripgrep does (Grep's flags): `.gitignore`, `.ignore` and `.rgignore` in the walk, hidden files
- * searched, `.git` left out, symlinks met in the walk not followed; `--glob`s decide before ignore files (a whitelist
- * glob overrides them, as rg's "always overrides any other ignore logic"), anchored at the working directory;
- * `--type` from rg's own table; a file given as the target is searched whatever the rules say; a walked file with a
- * NUL byte is binary and skipped, a binary target answers "binary file matches"; lines over 500 bytes are cut with
- * rg's note; `-i`, `-o`, context, multiline (`.` matches newlines, `^`/`$` at line ends).
+ * What it does as ripgrep does (Grep's flags): `.gitignore`, `.ignore`, `.rgignore` and `.git/info/exclude` in the
+ * walk, ranked as rg ranks them; hidden files searched, `.git` left out, symlinks met in the walk not followed;
+ * `--glob`s decide before ignore files (a whitelist glob overrides them, as rg's "always overrides any other ignore
+ * logic"), anchored at the working directory; `--type` from rg's own table; a file given as the target is searched
+ * whatever the rules say; a walked file with a NUL byte is binary and skipped, a binary target answers "binary file
+ * matches"; lines over 500 bytes are cut with rg's note; `-i`, `-o`, context, multiline (`.` matches newlines, `^`/`$`
+ * at line ends).
  *
  * The pattern is rg's (Rust's regex syntax), read as rg reads it (`internal/filesRegex`): a pattern that cannot be is
  * refused with a parse error, never searched another way.
  *
- * Where it differs: ignore files above the workspace root, and `.git/info/exclude`, are not read; between ignore files
- * the deepest one that has a say decides, whatever its kind (rg ranks `.rgignore` over `.ignore` over `.gitignore`
- * first); binary files are told by a NUL byte anywhere (rg stops at one after printing the matches before it), and
- * UTF-16 files are not transcoded.
+ * Where it differs: ignore files above the workspace root are not read; binary files are told by a NUL byte anywhere
+ * (rg stops at one after printing the matches before it), and UTF-16 files are not transcoded.
  *
  * @since 0.3.0
  * @internal

@@ -72,12 +72,10 @@ export const walk = (access: FileAccess["Type"], options: WalkOptions): Effect.E
       const next: Array<Pending> = []
       for (const { directory, listing } of level) {
         let stack = directory.stack
-        if (names.length > 0 && listing.some((entry) => names.includes(entry.name))) {
-          const own = yield* readIgnoreRules(
-            access,
-            directory.path,
-            names.filter((name) => listing.some((entry) => entry.name === name))
-          )
+        // An ignore file is read only where the listing has it (or, for `.git/info/exclude`, has `.git`).
+        const listed = (name: string) => listing.some((entry) => entry.name === name.split("/")[0])
+        if (names.some(listed)) {
+          const own = yield* readIgnoreRules(access, directory.path, names, listed)
           if (own !== undefined) stack = [...stack, own]
         }
         for (const child of [...listing].sort(byName)) {
