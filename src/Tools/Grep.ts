@@ -612,8 +612,8 @@ export const make = serviceOf(
       toModel: (output) => {
         const note = [
           output.capped === true
-            ? "(Too many files with matches to list them all: only those among the first in path order are here, and " +
-              "offset cannot reach the others. Narrow the search with path, glob or type.)"
+            ? "(Too many files with matches to list them all: the list was cut at the size cap, keeping the first files " +
+              "in path order, and offset cannot reach the others. Narrow the search with path, glob or type.)"
             : output.truncated
             ? "(Output truncated at head_limit or the size cap: narrow the search, raise head_limit, or read on with " +
               "offset.)"
