@@ -306,6 +306,8 @@ const collector = (window: Window, toLine: Line) => {
  */
 const runRipgrep = (
   args: ReadonlyArray<string>,
+  /** The file or directory searched, as rg prints it: only its own notes are taken for rg's. */
+  target: string,
   cwd: string,
   mode: GrepOutput["mode"],
   window: Window,
@@ -321,7 +323,7 @@ const runRipgrep = (
     // The input schema already bounds each argument; this is the last word before the kernel's.
     const problem = argvProblem([rgPath, ...args])
     if (problem !== undefined) return yield* new Tool.ToolError({ message: `Cannot run ripgrep: ${problem}.` })
-    const read = recordReader(mode)
+    const read = recordReader(mode, { target })
     const decoder = new TextDecoder()
     const collected = collector(window, toLine)
     let printed = false
@@ -495,8 +497,19 @@ export const make = serviceOf(
           // rg prints paths under a "." target as "./x": drop that prefix, the paths are relative to the cwd anyway.
           const shown = (path: string) => (target === "." && path.startsWith("./") ? path.slice(2) : path)
           const lineNumbers = input["-n"] !== false
-          const lineOf = (withheld: Withholding): Line => (record) => {
-            if (!mayShow(withheld, workspace.cwd, record.path)) return undefined
+          const lineOf = (withheld: Withholding): Line => {
+            // The line of the note just before, if the record before was one: with the next record's path it would
+            // name a file whose name holds a newline (a note rg printed, or a name made to look like one).
+            let note: string | undefined
+            return (record) => {
+              const joined = note === undefined ? record.path : `${note}\n${record.path}`
+              note = record._tag === "BinaryNotice" ? record.text : undefined
+              if (!mayShow(withheld, workspace.cwd, record.path)) return undefined
+              if (joined !== record.path && !mayShow(withheld, workspace.cwd, joined)) return undefined
+              return lineOfShown(record)
+            }
+          }
+          const lineOfShown: Line = (record) => {
             if (record._tag === "BinaryNotice") return shown(record.text)
             if (mode === "files_with_matches") return shown(record.path)
             if (mode === "count") return `${shown(record.path)}:${record.rest}`
@@ -533,6 +546,7 @@ export const make = serviceOf(
               return Effect.map(
                 runRipgrep(
                   ripgrepArgs(input, target, { sortByPath }),
+                  asTarget(target),
                   workspace.cwd,
                   mode,
                   window,

@@ -48,22 +48,36 @@ const separator: RgRecord = { _tag: "Separator" }
  * `"\\0"`).
  */
 const BINARY_NOTE =
-  /: (?:binary file matches|WARNING: stopped searching binary file after match) \(found "[^"\n]{1,12}" byte around offset \d+\)$/
+  /: (binary file matches|WARNING: stopped searching binary file after match) \(found "[^"\n]{1,12}" byte around offset \d+\)$/
+
+/**
+ * Whose notes can come where: rg prints "binary file matches" only for the file it was given (`target`, as rg prints
+ * it), and "stopped searching" only right after the matches of the file it stopped in. Without it, any path is taken.
+ */
+export interface NoteSources {
+  readonly target: string
+}
 
 /**
  * The note about a binary file that starts at `at`, if one does: the first line before `nul` (or the end of the
- * buffer) that reads as one.
+ * buffer) that reads as one, about a file it can be about (`sources`; `last` is the path of the record before). A file
+ * whose name holds such a line and a newline is not taken for a note: its record goes on to its NUL.
  */
 const binaryNote = (
   buffer: string,
   at: number,
-  nul: number
+  nul: number,
+  sources: NoteSources | undefined,
+  last: string | undefined
 ): { readonly line: string; readonly path: string } | undefined => {
   const limit = nul === -1 ? buffer.length : nul
   for (let end = buffer.indexOf("\n", at); end !== -1 && end < limit; end = buffer.indexOf("\n", end + 1)) {
     const line = buffer.slice(at, end)
     const note = BINARY_NOTE.exec(line)
-    if (note !== null) return { line, path: line.slice(0, note.index) }
+    if (note === null) continue
+    const path = line.slice(0, note.index)
+    const expected = sources === undefined ? path : note[1] === "binary file matches" ? sources.target : last
+    if (path === expected) return { line, path }
   }
   return undefined
 }
@@ -74,8 +88,12 @@ const binaryNote = (
  *
  * @internal
  */
-export const recordReader = (mode: "content" | "files_with_matches" | "count"): (chunk: string) => Array<RgRecord> => {
+export const recordReader = (
+  mode: "content" | "files_with_matches" | "count",
+  sources?: NoteSources
+): (chunk: string) => Array<RgRecord> => {
   let buffer = ""
+  let last: string | undefined
   const lineEnded = mode !== "files_with_matches"
   return (chunk) => {
     buffer += chunk
@@ -92,7 +110,7 @@ export const recordReader = (mode: "content" | "files_with_matches" | "count"): 
       const nul = buffer.indexOf("\0", at)
       if (mode === "content") {
         // Only before the record's NUL: a note has none.
-        const note = binaryNote(buffer, at, nul)
+        const note = binaryNote(buffer, at, nul, sources, last)
         if (note !== undefined) {
           records.push({ _tag: "BinaryNotice", path: note.path, text: note.line })
           at += note.line.length + 1
@@ -107,7 +125,8 @@ export const recordReader = (mode: "content" | "files_with_matches" | "count"): 
       }
       const end = buffer.indexOf("\n", nul + 1)
       if (end === -1) break
-      records.push({ _tag: "Entry", path: buffer.slice(at, nul), rest: buffer.slice(nul + 1, end) })
+      last = buffer.slice(at, nul)
+      records.push({ _tag: "Entry", path: last, rest: buffer.slice(nul + 1, end) })
       at = end + 1
     }
     buffer = buffer.slice(at)

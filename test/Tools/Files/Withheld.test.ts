@@ -215,3 +215,33 @@ describe("Grep keeps denied files out whatever rg prints between records", () =>
       expect(page.text).not.toContain("SECRET")
     }).pipe(Effect.provide(Layer.merge(layer, toolsLayer(dir)))))
 })
+
+describe("Grep does not take a file's name for one of rg's notes", () => {
+  const dir = tempDir("withheld-notes-")
+  const note = (path: string, stopped: boolean) =>
+    `${path}: ${
+      stopped ? "WARNING: stopped searching binary file after match" : "binary file matches"
+    } (found "\\0" byte around offset 1)`
+  writeTree(dir, {
+    // Names that hold a note's line and a newline, in a denied directory: the part after the newline is allowed.
+    [`private/${note("X", false)}\nsecret`]: "TOPSECRET one\n",
+    "private/Y": "TOPSECRET two\n",
+    [`private/${note("./private/Y", true).slice("./private/".length)}\nsecret2`]: "TOPSECRET three\n",
+    "public.txt": "TOPSECRET public\n"
+  })
+  const layer = guardedRuntime(dir, ["Read(./private/**)"])
+
+  it.effect("a name made to look like a note, even after the file it names, stays withheld", () =>
+    Effect.gen(function*() {
+      for (const output_mode of ["content", "files_with_matches", "count"]) {
+        const found = yield* grep({ pattern: "TOPSECRET", output_mode })
+        expect(found.text).not.toContain("one")
+        expect(found.text).not.toContain("two")
+        expect(found.text).not.toContain("three")
+        expect(found.text).not.toContain("secret")
+        expect(found.text).not.toContain("private")
+        expect(found.text).toContain("public")
+        expect(found.text).toContain("(3 files hidden by permission rules)")
+      }
+    }).pipe(Effect.provide(layer)))
+})
