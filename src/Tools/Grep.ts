@@ -36,7 +36,7 @@ import * as Tool from "../Tool/Tool.js"
 import { ArgumentString, argvProblem, PathString } from "./internal/argumentLimits.js"
 import { newest } from "./internal/filesNewest.js"
 import { directorySearchStages, displayPath, specialFileReason } from "./internal/filesPaths.js"
-import { complaintPaths, contextSeparatorArg, recordReader } from "./internal/filesRipgrep.js"
+import { complaintPaths, complaintsOf, contextSeparatorArg, recordReader } from "./internal/filesRipgrep.js"
 import type { RgRecord } from "./internal/filesRipgrep.js"
 import { search } from "./internal/filesSearch.js"
 import type { SearchTarget } from "./internal/filesSearch.js"
@@ -238,7 +238,7 @@ interface RgResult {
 }
 
 /** rg's complaint about one file or directory it could not read: the search went on without it. */
-const IO_COMPLAINT = /^rg: .+ \(os error \d+\)$/
+const IO_COMPLAINT = /^rg: [\s\S]+ \(os error \d+\)$/
 
 /** rg exits at once on SIGTERM; SIGKILL follows this soon if it did not. */
 const KILL_GRACE = Duration.millis(500)
@@ -362,7 +362,7 @@ const runRipgrep = (
       stderr,
       // Nothing printed and an error that is not about one file: rg did not search.
       failed: code === 2 && !printed &&
-        !stderr.trim().split("\n").every((line) => line === "" || IO_COMPLAINT.test(line))
+        !complaintsOf(stderr).every((complaint) => IO_COMPLAINT.test(complaint))
     }
   })
 
@@ -443,7 +443,7 @@ const mayShow = (withheld: Withholding, cwd: string, path: string): boolean => {
   const file = nodePath.resolve(cwd, path)
   if (!withheld.allows(file)) return false
   for (let newline = path.indexOf("\n"); newline !== -1; newline = path.indexOf("\n", newline + 1)) {
-    if (!withheld.allows(nodePath.resolve(cwd, path.slice(newline + 1)))) {
+    if (withheld.denies(nodePath.resolve(cwd, path.slice(newline + 1)))) {
       withheld.withhold(file)
       return false
     }
@@ -575,7 +575,7 @@ export const make = serviceOf(
               return { found, withheld, mtimes: Option.none<ReadonlyArray<number>>() }
             })
           const { withheld } = searched
-          const allows = (path: string) => withheld.allows(nodePath.resolve(workspace.cwd, path))
+          const named = (path: string) => !withheld.denies(nodePath.resolve(workspace.cwd, path))
           const result = mode === "files_with_matches"
             ? yield* newestFirst(
               Option.match(searched.mtimes, { onNone: () => mtimesOf(searched.found.lines), onSome: Effect.succeed }),
@@ -585,9 +585,7 @@ export const make = serviceOf(
             )
             : searched.found
           // rg's complaints about withheld files (unreadable, too large...) would name them: leave those out too.
-          const complaints = result.stderr.trim().split("\n").filter((line) =>
-            line !== "" && complaintPaths(line).every(allows)
-          )
+          const complaints = complaintsOf(result.stderr).filter((complaint) => complaintPaths(complaint).every(named))
           const stderr = complaints.join("\n")
           const onlyAboutWithheld = stderr === "" && result.stderr.trim() !== ""
           if (result.failed && !onlyAboutWithheld) {

@@ -135,14 +135,34 @@ export const recordReader = (
 }
 
 /**
- * The path in one of rg's complaints (`rg: <path>: <why>`), as every place it could end: the path may itself
- * contain `: `.
+ * rg's standard error as its complaints: each starts with `rg: ` at the start of a line and runs to the next one, so
+ * a complaint about a path that holds a newline stays whole.
  *
  * @internal
  */
-export const complaintPaths = (line: string): ReadonlyArray<string> => {
-  if (!line.startsWith("rg: ")) return []
+export const complaintsOf = (stderr: string): ReadonlyArray<string> => {
+  const text = stderr.trim()
+  return text === "" ? [] : text.split(/\n(?=rg: )/)
+}
+
+/**
+ * Every path a complaint (`rg: <path>: <why>`) could be about: the path may itself hold `: ` or a newline, so each
+ * stretch from after `rg: ` or a newline to a `: `, a newline or the end. A complaint is shown only if every one is
+ * allowed; one that names no path at all (a multi-line error) names none of them either.
+ *
+ * @internal
+ */
+export const complaintPaths = (complaint: string): ReadonlyArray<string> => {
+  if (!complaint.startsWith("rg: ")) return [complaint]
+  const starts = [4]
+  const ends: Array<number> = [complaint.length]
+  for (let i = 4; i < complaint.length; i++) {
+    if (complaint[i] === "\n") {
+      starts.push(i + 1)
+      ends.push(i)
+    } else if (complaint[i] === ":" && complaint[i + 1] === " ") ends.push(i)
+  }
   const paths: Array<string> = []
-  for (let end = line.indexOf(": ", 4); end !== -1; end = line.indexOf(": ", end + 1)) paths.push(line.slice(4, end))
+  for (const start of starts) for (const end of ends) if (end > start) paths.push(complaint.slice(start, end))
   return paths
 }

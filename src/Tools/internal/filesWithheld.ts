@@ -17,6 +17,8 @@ import type { CallContext } from "../../Tool/Tool.js"
 export interface Withholding {
   /** Whether a result file may be shown (asked once per file; a denied file counts once). */
   readonly allows: (absolutePath: string) => boolean
+  /** Whether the rules deny showing a path, without counting it (for a path named in a message, not a result). */
+  readonly denies: (absolutePath: string) => boolean
   /** Withholds a file the rules allow but the caller must not show (counted once, as a denied file is). */
   readonly withhold: (absolutePath: string) => void
   /** How many distinct files were withheld so far. */
@@ -37,16 +39,18 @@ export const withholding = (context: CallContext, searched: ResolvedPath): Withh
   const respelled = searched.absolute === searched.real
     ? undefined
     : (file: string) => nodePath.join(searched.absolute, nodePath.relative(searched.real, file))
+  const isDenied = (absolutePath: string) =>
+    context.isReadDenied(absolutePath) || (respelled !== undefined && context.isReadDenied(respelled(absolutePath)))
   return {
     allows: (absolutePath) => {
       const known = answers.get(absolutePath)
       if (known !== undefined) return known
-      const denied = context.isReadDenied(absolutePath) ||
-        (respelled !== undefined && context.isReadDenied(respelled(absolutePath)))
+      const denied = isDenied(absolutePath)
       answers.set(absolutePath, !denied)
       if (denied) withheld++
       return !denied
     },
+    denies: (absolutePath) => answers.get(absolutePath) === false || isDenied(absolutePath),
     withhold: (absolutePath) => {
       if (answers.get(absolutePath) === false) return
       answers.set(absolutePath, false)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import { complaintPaths, recordReader } from "../../../src/Tools/internal/filesRipgrep.js"
+import { complaintPaths, complaintsOf, recordReader } from "../../../src/Tools/internal/filesRipgrep.js"
 import type { RgRecord } from "../../../src/Tools/internal/filesRipgrep.js"
 
 /** rg's `--null` output for records, as rg writes it. */
@@ -106,7 +106,19 @@ describe("recordReader", () => {
 
 describe("complaintPaths", () => {
   it("offers every place the path in `rg: <path>: <why>` could end", () => {
-    expect(complaintPaths("rg: ./a: b.txt: Permission denied (os error 13)")).toEqual(["./a", "./a: b.txt"])
-    expect(complaintPaths("something else")).toEqual([])
+    expect(complaintPaths("rg: ./a: b.txt: Permission denied (os error 13)")).toEqual(
+      expect.arrayContaining(["./a", "./a: b.txt"])
+    )
+  })
+
+  it("a complaint about a path with a newline is one complaint, and every part of it is a path it could name", () => {
+    const stderr =
+      "rg: ./private/x\ny/deep: File name too long (os error 36)\nrg: ./b.txt: Permission denied (os error 13)\n"
+    const [first, second] = complaintsOf(stderr)
+    expect(first).toBe("rg: ./private/x\ny/deep: File name too long (os error 36)")
+    expect(second).toBe("rg: ./b.txt: Permission denied (os error 13)")
+    expect(complaintPaths(first!)).toEqual(expect.arrayContaining(["./private/x", "./private/x\ny/deep", "y/deep"]))
+    // Text that is not one of rg's complaints is checked whole.
+    expect(complaintPaths("something else")).toEqual(["something else"])
   })
 })

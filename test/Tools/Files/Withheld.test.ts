@@ -5,6 +5,7 @@
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { ToolRegistry } from "../../../src/Catalog/ToolRegistry.js"
@@ -243,5 +244,32 @@ describe("Grep does not take a file's name for one of rg's notes", () => {
         expect(found.text).toContain("public")
         expect(found.text).toContain("(3 files hidden by permission rules)")
       }
+    }).pipe(Effect.provide(layer)))
+})
+
+describe("rg's complaints name no denied file", () => {
+  const dir = tempDir("withheld-complaints-")
+  writeTree(dir, { "top.txt": "nothing\n" })
+  // Under a denied directory whose name holds a newline, a tree deeper than PATH_MAX: rg complains "File name too
+  // long" about it, and the complaint runs over two lines.
+  const deep = (first: string) =>
+    childProcess.execFileSync("bash", [
+      "-c",
+      `mkdir -p "$1" && cd "$1" && for i in $(seq 20); do mkdir "$2" && cd "$2"; done && echo hit > f.txt`,
+      "deep",
+      path.join(dir, first),
+      "d".repeat(250)
+    ])
+  deep("private/x\ny")
+  deep("pub/x\nz")
+  const layer = guardedRuntime(dir, ["Read(./private/**)"])
+
+  it.effect("a complaint about a denied path is left out whole, one about an allowed path is a warning, not a failure", () =>
+    Effect.gen(function*() {
+      const found = yield* grep({ pattern: "hit" })
+      expect(found.status).toBe("success")
+      expect(found.text).not.toContain("private")
+      expect(found.text).toContain("(ripgrep reported: rg: ./pub/x\nz/ddd")
+      expect(found.text).toMatch(/: File ?name too long \(os error 36\)\)$/)
     }).pipe(Effect.provide(layer)))
 })
