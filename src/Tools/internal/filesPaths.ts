@@ -215,4 +215,28 @@ export const displayPath = (absolute: string, cwd: string): string => {
  *
  * @internal
  */
-export const picomatchGlob = (glob: string): string => glob.replace(/(^|[^\\])\[!/g, "$1[^")
+export const picomatchGlob = (glob: string): string => {
+  let out = ""
+  let inClass = false
+  for (let i = 0; i < glob.length; i++) {
+    const char = glob[i]!
+    if (char === "\\") {
+      out += glob.slice(i, i + 2)
+      i++
+    } else if (!inClass && char === "[") {
+      inClass = true
+      const negated = glob[i + 1] === "!" || glob[i + 1] === "^"
+      out += negated ? "[^" : "["
+      if (negated) i++
+      // A `]` first in a set is one of its characters.
+      if (glob[i + 1] === "]") {
+        out += "]"
+        i++
+      }
+    } else {
+      if (inClass && char === "]") inClass = false
+      out += char
+    }
+  }
+  return out
+}

@@ -105,7 +105,20 @@ const boundedWord: Readonly<Record<string, string>> = {
   "end-half": wordAssertions.endHalf
 }
 
-/** What a `\` and the characters after it are, outside a class: text to emit and how many characters it took. */
+/** Whether hexadecimal digits name a Unicode scalar value (not a surrogate, not past U+10FFFF), as Rust requires. */
+const scalar = (digits: string): boolean => {
+  const code = Number.parseInt(digits, 16)
+  return /^[0-9A-Fa-f]{1,8}$/.test(digits) && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff)
+}
+
+const notScalar = (digits: string): { readonly refused: string } => ({
+  refused: `\\x{${digits}} is not a Unicode scalar value`
+})
+
+/** An escape that writes a newline (`\n`, `\x0A`, `\x{a}`, `\u000A`...). */
+const NEWLINE_ESCAPE = /^\\(?:n|x0[aA]|[xu]\{0*[aA]\}|u000[aA]|U0000000[aA])$/
+
+/** What a `\` and the characters after it are: text to emit and how many characters it took. */
 type Escape = { readonly text: string; readonly length: number } | { readonly refused: string }
 
 const escapeAt = (pattern: string, i: number, inClass: boolean): Escape => {
@@ -117,15 +130,20 @@ const escapeAt = (pattern: string, i: number, inClass: boolean): Escape => {
   }
   if ((next === "x" || next === "u" || next === "U") && pattern[i + 2] === "{") {
     const code = braced(i + 3)
-    return code === undefined
-      ? { refused: `unclosed \\${next}{...} escape` }
-      : { text: `\\u{${code.body}}`, length: code.length }
+    if (code === undefined) return { refused: `unclosed \\${next}{...} escape` }
+    return scalar(code.body) ? { text: `\\u{${code.body}}`, length: code.length } : notScalar(code.body)
   }
   if (next === "U") {
     const digits = pattern.slice(i + 2, i + 10)
-    return /^[0-9A-Fa-f]{8}$/.test(digits)
-      ? { text: `\\u{${digits}}`, length: 10 }
-      : { refused: "\\U needs eight hexadecimal digits" }
+    if (!/^[0-9A-Fa-f]{8}$/.test(digits)) return { refused: "\\U needs eight hexadecimal digits" }
+    return scalar(digits) ? { text: `\\u{${digits}}`, length: 10 } : notScalar(digits)
+  }
+  if (next === "c") return { refused: "\\c (control characters) is not supported" }
+  if (inClass && (next === "b" || next === "B" || next === "<" || next === ">")) {
+    return { refused: `\\${next} is not allowed in a character class` }
+  }
+  if (inClass && (next === "W" || next === "D" || next === "S")) {
+    return { refused: `\\${next} inside a character class is not supported by the JavaScript search` }
   }
   if (next === "p" || next === "P") {
     const written = pattern[i + 2] === "{" ? braced(i + 3) : pattern[i + 2] === undefined
@@ -133,17 +151,19 @@ const escapeAt = (pattern: string, i: number, inClass: boolean): Escape => {
       : { body: pattern[i + 2]!, length: 3 }
     if (written === undefined) return { refused: `incomplete \\${next} class` }
     const known = propertyName(written.body)
-    return known === undefined
-      ? { refused: `unrecognized Unicode class: ${written.body}` }
-      : { text: `\\${next}{${known}}`, length: written.length }
+    if (known === undefined) return { refused: `unrecognized Unicode class: ${written.body}` }
+    // Under the `i` flag JavaScript negates `\P{..}` before folding case, Rust after: a negated class is the same in
+    // both.
+    const text = next === "P" && !inClass ? `[^\\p{${known}}]` : `\\${next}{${known}}`
+    return { text, length: written.length }
   }
   if (/^[0-9]$/.test(next) || next === "k") return { refused: "backreferences are not supported" }
   if (!inClass) {
     switch (next) {
       case "A":
-        return { text: "(?<![\\s\\S])", length: 2 }
+        return { text: "(?<![^])", length: 2 }
       case "z":
-        return { text: "(?![\\s\\S])", length: 2 }
+        return { text: "(?![^])", length: 2 }
       case "<":
         return { text: wordAssertions.start, length: 2 }
       case ">":
@@ -173,8 +193,11 @@ const escapeAt = (pattern: string, i: number, inClass: boolean): Escape => {
  * A Rust pattern spelled so that JavaScript's `u` flag parses it as Rust means it; or why it cannot be searched
  * (what rg refuses too: look-around, backreferences; or a construct JavaScript has no spelling for here).
  */
-export const fromRust = (pattern: string): { readonly source: string } | { readonly refused: string } => {
+export const fromRust = (
+  pattern: string
+): { readonly source: string; readonly newline: boolean } | { readonly refused: string } => {
   let out = ""
+  let newline = false
   let inClass = false
   let inRepetition = false
   for (let i = 0; i < pattern.length; i++) {
@@ -182,6 +205,7 @@ export const fromRust = (pattern: string): { readonly source: string } | { reado
     if (char === "\\") {
       const escape = escapeAt(pattern, i, inClass)
       if ("refused" in escape) return escape
+      if (NEWLINE_ESCAPE.test(pattern.slice(i, i + escape.length))) newline = true
       out += escape.text
       i += escape.length - 1
       continue
@@ -208,6 +232,12 @@ export const fromRust = (pattern: string): { readonly source: string } | { reado
     if (char === "(" && pattern[i + 1] === "?" && /^(?:[=!]|<[=!])/.test(pattern.slice(i + 2, i + 4))) {
       return { refused: "look-around, including look-ahead and look-behind, is not supported" }
     }
+    // Python's spelling of a named group, which Rust takes too.
+    if (char === "(" && pattern.startsWith("?P<", i + 1)) {
+      out += "(?<"
+      i += 3
+      continue
+    }
     if (char === "[") {
       inClass = true
       out += "["
@@ -232,7 +262,7 @@ export const fromRust = (pattern: string): { readonly source: string } | { reado
     }
     out += char === "]" ? "\\]" : char
   }
-  return { source: out }
+  return { source: out, newline: newline || pattern.includes("\n") }
 }
 
 /** rg's own words for a newline in a pattern without `--multiline`. */
@@ -248,11 +278,11 @@ const inLookaround = (node: AST.Node): boolean => {
 
 /**
  * A `u` pattern (spelled by {@link fromRust}) with Rust's meanings where JavaScript's differ; or why it cannot be
- * searched (a parse error, or a literal newline outside `--multiline`).
+ * searched (a parse error).
  */
 export const rustMeanings = (
   source: string,
-  flags: { readonly dotAll: boolean; readonly lineAnchors: boolean; readonly multiline: boolean }
+  flags: { readonly dotAll: boolean; readonly lineAnchors: boolean }
 ): { readonly source: string } | { readonly refused: string } => {
   let ast: AST.Pattern
   try {
@@ -261,13 +291,7 @@ export const rustMeanings = (
     return { refused: error instanceof Error ? error.message : String(error) }
   }
   const edits: Array<{ readonly start: number; readonly end: number; readonly text: string }> = []
-  let newline = false
   visitRegExpAST(ast, {
-    onCharacterEnter: (node) => {
-      if (node.value === 10 && node.parent.type !== "CharacterClass" && node.parent.type !== "CharacterClassRange") {
-        newline = true
-      }
-    },
     onCharacterSetEnter: (node) => {
       const inClass = node.parent.type === "CharacterClass"
       if (node.kind === "any") {
@@ -288,7 +312,6 @@ export const rustMeanings = (
       }
     }
   })
-  if (newline && !flags.multiline) return { refused: literalNewline }
   let out = source
   for (const edit of edits.sort((a, b) => b.start - a.start)) {
     out = `${out.slice(0, edit.start)}${edit.text}${out.slice(edit.end)}`
@@ -312,7 +335,6 @@ export const compilePattern = (
     inline = leading[1]!
     source = source.slice(leading[0].length)
   }
-  source = source.replace(/\(\?P</g, "(?<")
   const dotAll = flags.multiline || inline.includes("s")
   const lineAnchors = flags.multiline || inline.includes("m")
   const letters = [
@@ -322,12 +344,10 @@ export const compilePattern = (
   ].join("")
   const spelled = fromRust(source)
   if ("refused" in spelled) return `regex parse error: ${spelled.refused}`
-  const meant = rustMeanings(spelled.source, { dotAll, lineAnchors, multiline: flags.multiline })
-  if ("refused" in meant) {
-    return meant.refused === literalNewline
-      ? literalNewline
-      : `regex parse error: ${meant.refused}`
-  }
+  // rg refuses `\n` and `[\n]` alike outside multiline (not `\s` or `[[:space:]]`, which hold it).
+  if (spelled.newline && !flags.multiline) return literalNewline
+  const meant = rustMeanings(spelled.source, { dotAll, lineAnchors })
+  if ("refused" in meant) return `regex parse error: ${meant.refused}`
   try {
     return new RegExp(meant.source, `${letters}u`)
   } catch (error) {

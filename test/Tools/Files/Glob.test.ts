@@ -72,6 +72,8 @@ describe("Glob", () => {
         "src/old.ts"
       ])
       expect(text(yield* executeOne(use("Glob", { pattern: "src/[m!]*.ts" })))).toBe("src/mid.ts")
+      // A `[!` inside a set is two of its characters: `[[!]` is "[ or !".
+      expect(text(yield* executeOne(use("Glob", { pattern: "src/[[!n]ew.ts" })))).toBe("src/new.ts")
     }).pipe(Effect.provide(layer)))
 
   it.effect("does not follow a symlinked directory out of the workspace", () =>
