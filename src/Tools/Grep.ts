@@ -625,7 +625,8 @@ export const make = serviceOf(
         const note = [
           output.capped === true
             ? "(Too many files with matches to list them all: the list was cut at the size cap, keeping the first files " +
-              "in path order, and offset cannot reach the others. Narrow the search with path, glob or type.)"
+              "in path order; offset pages through those, but cannot reach the others. Narrow the search with path, " +
+              "glob or type.)"
             : output.truncated
             ? "(Output truncated at head_limit or the size cap: narrow the search, raise head_limit, or read on with " +
               "offset.)"

@@ -237,7 +237,7 @@ describe("Grep", () => {
         )
         expect(past).toMatchObject({ lines: [], capped: true })
         const told = service.plan({ pattern: "hit", path: root, offset: shown.length, head_limit: 100 }).toModel(past)
-        expect(told).toContain("offset cannot reach the others. Narrow the search with path, glob or type.")
+        expect(told).toContain("cannot reach the others. Narrow the search with path, glob or type.")
         expect(told).not.toContain("read on with offset")
         fs.rmSync(path.join(dir, root), { recursive: true, force: true })
       }).pipe(Effect.provide(toolsLayer(dir))),
