@@ -172,7 +172,7 @@ const escapeAt = (pattern: string, i: number, inClass: boolean): Escape => {
       case "B": {
         if (next === "b" && pattern[i + 2] === "{") {
           const kind = braced(i + 3)
-          const text = kind === undefined ? undefined : boundedWord[kind.body]
+          const text = kind === undefined || !Object.hasOwn(boundedWord, kind.body) ? undefined : boundedWord[kind.body]
           return text === undefined || kind === undefined
             ? { refused: "unrecognized word boundary \\b{...}" }
             : { text, length: kind.length }

@@ -327,7 +327,8 @@ describe("Grep's JavaScript search answers as ripgrep does", () => {
         "[\\b]",
         "[\\<]",
         "\\cA",
-        "\\x{D800}"
+        "\\x{D800}",
+        "\\b{constructor}"
       ]
       for (const pattern of refused) {
         const fromRg = yield* answer(runtimeOver(cwd, FileAccess.layer), { pattern }, true)
