@@ -131,7 +131,6 @@ const lineAt = (starts: ReadonlyArray<number>, offset: number): number => {
   return low + 1
 }
 
-/** The matches of a file, as spans of lines. */
 /** The position after the character at `index`: past both halves of a surrogate pair (an emoji is one character). */
 const nextIndex = (text: string, index: number): number => {
   const code = text.charCodeAt(index)
@@ -162,6 +161,7 @@ function* matchesIn(text: string, regex: RegExp): Generator<RegExpExecArray> {
   }
 }
 
+/** The matches of a file, as spans of lines. */
 const spansOf = (text: string, lines: ReadonlyArray<string>, regex: RegExp, multiline: boolean): Array<Span> => {
   const spans: Array<Span> = []
   if (multiline) {
