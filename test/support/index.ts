@@ -1,12 +1,13 @@
 /**
  * What many test files need, written once: temporary directories (real paths, removed when the test process
  * ends, or with a Scope), and helpers for the real processes tests start (is a pid alive, wait for a file of pids,
- * poll until something appears, find processes by the marker in their environment).
+ * poll until something appears, find processes by the marker in their environment, run a script as nobody).
  */
 import * as Context from "effect/Context"
 import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
 import * as Tracer from "effect/Tracer"
+import * as childProcess from "node:child_process"
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -132,3 +133,13 @@ export const recordingTracer = (): { readonly tracer: Tracer.Tracer; readonly sp
   })
   return { tracer, spans }
 }
+
+/**
+ * Runs a TypeScript module body (tsx) in a child process, as nobody when the tests run as root: root passes every
+ * permission check, so a test of what happens without access needs another user.
+ */
+export const spawnAsNobody = (script: string): childProcess.SpawnSyncReturns<string> =>
+  childProcess.spawnSync(process.execPath, ["--import", "tsx", "-e", script], {
+    encoding: "utf8",
+    ...(process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {})
+  })

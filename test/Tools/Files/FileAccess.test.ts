@@ -6,7 +6,6 @@
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Approver } from "../../../src/Permission/Approver.js"
@@ -16,6 +15,7 @@ import { Workspace } from "../../../src/Session/Workspace.js"
 import { fileAccessMemory, testRuntime } from "../../../src/testing/index.js"
 import * as FileTools from "../../../src/Tools/FileTools.js"
 import { Read } from "../../../src/Tools/Read.js"
+import { spawnAsNobody } from "../../support/index.js"
 import { context, execute, executeOne, tempDir, text, use, writeTree } from "./helpers.js"
 
 /** Every file under a directory with its content: what the disk holds. */
@@ -110,11 +110,7 @@ describe("the Node layer's statSync", () => {
       fs.chmodSync(path.join(base, "locked"), 0o000)
       try {
         // Root passes every permission check: the probe runs as nobody then, in a child process.
-        const probe = childProcess.spawnSync(process.execPath, [
-          "--import",
-          "tsx",
-          "-e",
-          `
+        const probe = spawnAsNobody(`
         const { Effect } = await import("effect")
         const { FileAccess } = await import(${JSON.stringify(path.resolve("src/Session/FileAccess.ts"))})
         const access = Effect.runSync(Effect.provide(FileAccess, FileAccess.layer))
@@ -122,16 +118,12 @@ describe("the Node layer's statSync", () => {
           try { return access.statSync(file)?.type ?? "absent" } catch (e) { return e._tag + " " + e.reason + " " + e.message }
         }
         console.log(JSON.stringify([${
-            ["locked/file.txt", "plain.txt", "missing.txt", "plain.txt/below"].map((f) =>
-              JSON.stringify(path.join(base, f))
-            )
-              .join(", ")
-          }].map(answer)))
-      `
-        ], {
-          encoding: "utf8",
-          ...(process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {})
-        })
+          ["locked/file.txt", "plain.txt", "missing.txt", "plain.txt/below"].map((f) =>
+            JSON.stringify(path.join(base, f))
+          )
+            .join(", ")
+        }].map(answer)))
+      `)
         expect(probe.stderr).toBe("")
         const answers = JSON.parse(probe.stdout.trim()) as Array<string>
         expect(answers[0]).toMatch(/^FileAccessError EACCES EACCES: permission denied, stat '.*locked\/file\.txt'$/)

@@ -5,6 +5,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Grep } from "../../../src/Tools/Grep.js"
 import type { GrepInput } from "../../../src/Tools/Grep.js"
+import { spawnAsNobody } from "../../support/index.js"
 import { context, executeOne, runtimeLayer, tempDir, text, toolsLayer, use, writeTree } from "./helpers.js"
 
 describe("Grep", () => {
@@ -313,11 +314,7 @@ describe("Grep with a file rg cannot read", () => {
       fs.chmodSync(base, 0o755)
       fs.chmodSync(path.join(base, "locked.txt"), 0o000)
       // Root reads any file: the search then runs as nobody, in a child process.
-      const probe = childProcess.spawnSync(process.execPath, [
-        "--import",
-        "tsx",
-        "-e",
-        `
+      const probe = spawnAsNobody(`
         const { Effect } = await import("effect")
         const { Grep } = await import(${JSON.stringify(path.resolve("src/Tools/Grep.ts"))})
         const { context, toolsLayer } = await import(${JSON.stringify(path.resolve("test/Tools/Files/helpers.ts"))})
@@ -333,12 +330,7 @@ describe("Grep with a file rg cannot read", () => {
             Effect.map((answer) => answer._tag === "Left" ? { failed: answer.left.message } : answer.right)
           )).pipe(Effect.provide(toolsLayer(${JSON.stringify(base)}))))
         console.log(JSON.stringify(answers))
-      `
-      ], {
-        encoding: "utf8",
-        cwd: process.cwd(),
-        ...(process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {})
-      })
+      `)
       expect(probe.stderr).toBe("")
       const [all, pastEnd, countPastEnd, filesPastEnd, none] = JSON.parse(probe.stdout.trim()) as Array<
         { readonly lines: ReadonlyArray<string>; readonly warning?: string; readonly failed?: string }

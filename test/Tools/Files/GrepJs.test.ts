@@ -135,6 +135,23 @@ const answer = (layer: ReturnType<typeof runtimeOver>, grep: Record<string, unkn
     return { status: outcome.status, lines: exact ? lines : lines.sort() }
   })
 
+/**
+ * One tree, written to disk for rg and seeded in memory for the JavaScript search: `rg` and `js` answer the same input
+ * over each; `remove` deletes the directory.
+ */
+const onBoth = (files: Record<string, string>) => {
+  const cwd = tempDir("grep-js-")
+  writeTree(cwd, files)
+  const memory = fileAccessMemory({
+    files: Object.fromEntries(Object.entries(files).map(([name, content]) => [path.join(cwd, name), content]))
+  })
+  return {
+    rg: (grep: Record<string, unknown>, exact: boolean) => answer(runtimeOver(cwd, FileAccess.layer), grep, exact),
+    js: (grep: Record<string, unknown>, exact: boolean) => answer(runtimeOver(cwd, memory), grep, exact),
+    remove: () => fs.rmSync(cwd, { recursive: true, force: true })
+  }
+}
+
 describe("Grep's JavaScript search answers as ripgrep does", () => {
   it.effect.prop(
     "on generated trees, patterns and flags",
@@ -208,7 +225,6 @@ describe("Grep's JavaScript search answers as ripgrep does", () => {
 
   it.effect("negated bracket globs, type all, newline-only matches with -o, and a file named - answer as rg's do", () =>
     Effect.gen(function*() {
-      const cwd = tempDir("grep-js-")
       const files = {
         "a1.ts": "foo\n",
         "ab.ts": "foo\n",
@@ -217,10 +233,7 @@ describe("Grep's JavaScript search answers as ripgrep does", () => {
         "m.txt": "a\nb\n",
         "-": "foo\n"
       }
-      writeTree(cwd, files)
-      const memory = fileAccessMemory({
-        files: Object.fromEntries(Object.entries(files).map(([name, content]) => [path.join(cwd, name), content]))
-      })
+      const both = onBoth(files)
       const cases: ReadonlyArray<readonly [Record<string, unknown>, ReadonlyArray<string>]> = [
         [{ pattern: "foo", glob: "a[!0-9].ts" }, ["Found 1 file", "ab.ts"]],
         [{ pattern: "foo", type: "all" }, ["Found 3 files", "Makefile", "a1.ts", "ab.ts"]],
@@ -231,28 +244,26 @@ describe("Grep's JavaScript search answers as ripgrep does", () => {
       ]
       for (const [grep, expected] of cases) {
         const exact = grep.output_mode === "content"
-        const fromRg = yield* answer(runtimeOver(cwd, FileAccess.layer), grep, exact)
-        const fromJs = yield* answer(runtimeOver(cwd, memory), grep, exact)
+        const fromRg = yield* both.rg(grep, exact)
+        const fromJs = yield* both.js(grep, exact)
         expect(fromRg).toEqual({ status: "success", lines: exact ? expected : [...expected].sort() })
         expect(fromJs).toEqual(fromRg)
       }
       // A type named like a property every object has is no type: a clear error, as rg gives, not a crash.
       for (const type of ["constructor", "__proto__", "toString"]) {
-        const fromJs = yield* answer(runtimeOver(cwd, memory), { pattern: "foo", type }, true)
+        const fromJs = yield* both.js({ pattern: "foo", type }, true)
         expect(fromJs).toEqual({
           status: "error",
           lines: [`<tool_use_error>Search failed: rg: unrecognized file type: ${type}</tool_use_error>`]
         })
       }
-      fs.rmSync(cwd, { recursive: true, force: true })
+      both.remove()
     }))
 
   it.effect("reads Rust's spelling as rg does: lone ] and }, []a], loose property names, \\U, word-boundary forms", () =>
     Effect.gen(function*() {
-      const cwd = tempDir("grep-js-")
       const content = "a{b}c]d αβ ab b x:y\tz A aP< \ufeffq\n"
-      writeTree(cwd, { "t.txt": content })
-      const memory = fileAccessMemory({ files: { [path.join(cwd, "t.txt")]: content } })
+      const both = onBoth({ "t.txt": content })
       const patterns = [
         "b}",
         "c]",
@@ -279,18 +290,17 @@ describe("Grep's JavaScript search answers as ripgrep does", () => {
       ]
       for (const pattern of patterns) {
         const grep = { pattern, output_mode: "content", "-o": true }
-        const fromRg = yield* answer(runtimeOver(cwd, FileAccess.layer), grep, true)
-        const fromJs = yield* answer(runtimeOver(cwd, memory), grep, true)
+        const fromRg = yield* both.rg(grep, true)
+        const fromJs = yield* both.js(grep, true)
         expect(fromRg.status, pattern).toBe("success")
         expect(fromRg.lines[0], pattern).not.toBe("No matches found")
         expect(fromJs, pattern).toEqual(fromRg)
       }
-      fs.rmSync(cwd, { recursive: true, force: true })
+      both.remove()
     }))
 
   it.effect("cuts a line over 500 bytes where rg does: after 500 characters as a person sees them, never inside one", () =>
     Effect.gen(function*() {
-      const cwd = tempDir("grep-js-")
       const content = [
         `${"a".repeat(499)}${"é".repeat(10)} foo`,
         `${"a".repeat(497)}${"€".repeat(10)} foo`,
@@ -298,22 +308,19 @@ describe("Grep's JavaScript search answers as ripgrep does", () => {
         `${"a".repeat(490)}${"\u{1f600}".repeat(20)} foo`,
         `x${"a".repeat(600)} foo`
       ].join("\n")
-      writeTree(cwd, { "long.txt": content })
-      const memory = fileAccessMemory({ files: { [path.join(cwd, "long.txt")]: content } })
+      const both = onBoth({ "long.txt": content })
       for (const grep of [{ pattern: "foo" }, { pattern: "xa+", "-o": true }]) {
         const input = { ...grep, output_mode: "content" }
-        const fromRg = yield* answer(runtimeOver(cwd, FileAccess.layer), input, true)
+        const fromRg = yield* both.rg(input, true)
         expect(fromRg.lines.every((line) => line.includes(" [... "))).toBe(true)
-        expect(yield* answer(runtimeOver(cwd, memory), input, true)).toEqual(fromRg)
+        expect(yield* both.js(input, true)).toEqual(fromRg)
       }
-      fs.rmSync(cwd, { recursive: true, force: true })
+      both.remove()
     }))
 
   it.effect("what rg refuses (look-around, backreferences, \\0, a newline outside multiline) is refused, not searched", () =>
     Effect.gen(function*() {
-      const cwd = tempDir("grep-js-")
-      writeTree(cwd, { "a.ts": "aa\nab\n" })
-      const memory = fileAccessMemory({ files: { [path.join(cwd, "a.ts")]: "aa\nab\n" } })
+      const both = onBoth({ "a.ts": "aa\nab\n" })
       const refused = [
         "a(?=b)",
         "a(?!b)",
@@ -331,8 +338,8 @@ describe("Grep's JavaScript search answers as ripgrep does", () => {
         "\\b{constructor}"
       ]
       for (const pattern of refused) {
-        const fromRg = yield* answer(runtimeOver(cwd, FileAccess.layer), { pattern }, true)
-        const fromJs = yield* answer(runtimeOver(cwd, memory), { pattern }, true)
+        const fromRg = yield* both.rg({ pattern }, true)
+        const fromJs = yield* both.js({ pattern }, true)
         expect(fromRg.status).toBe("error")
         expect(fromRg.lines.join("\n")).toMatch(/regex parse error|the literal "\\n" is not allowed in a regex/)
         expect(fromJs.status).toBe("error")
@@ -340,15 +347,14 @@ describe("Grep's JavaScript search answers as ripgrep does", () => {
       }
       // Multiline, a newline is a pattern like any other.
       const across = { pattern: "a\\nab", multiline: true, output_mode: "content" }
-      expect(yield* answer(runtimeOver(cwd, memory), across, true)).toEqual(
-        yield* answer(runtimeOver(cwd, FileAccess.layer), across, true)
+      expect(yield* both.js(across, true)).toEqual(
+        yield* both.rg(across, true)
       )
-      fs.rmSync(cwd, { recursive: true, force: true })
+      both.remove()
     }))
 
   it.effect("ignore files rank by kind before depth, as rg ranks them; git's exclude file counts", () =>
     Effect.gen(function*() {
-      const cwd = tempDir("grep-js-")
       const files = {
         ".ignore": "*.log\n",
         "sub/.gitignore": "!a.log\n",
@@ -360,15 +366,12 @@ describe("Grep's JavaScript search answers as ripgrep does", () => {
         "c.txt": "hit\n",
         "d.txt": "hit\n"
       }
-      writeTree(cwd, files)
-      const memory = fileAccessMemory({
-        files: Object.fromEntries(Object.entries(files).map(([name, content]) => [path.join(cwd, name), content]))
-      })
-      const fromRg = yield* answer(runtimeOver(cwd, FileAccess.layer), { pattern: "hit" }, false)
+      const both = onBoth(files)
+      const fromRg = yield* both.rg({ pattern: "hit" }, false)
       // .ignore outranks a deeper .gitignore; a root .rgignore outranks a deeper .ignore; the exclude file leaves c.txt out.
       expect(fromRg).toEqual({ status: "success", lines: ["Found 2 files", "d.txt", "deep/b.txt"] })
-      expect(yield* answer(runtimeOver(cwd, memory), { pattern: "hit" }, false)).toEqual(fromRg)
-      fs.rmSync(cwd, { recursive: true, force: true })
+      expect(yield* both.js({ pattern: "hit" }, false)).toEqual(fromRg)
+      both.remove()
     }))
 
   it.effect("files with matches come newest first, on the memory file system too", () =>
