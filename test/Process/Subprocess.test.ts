@@ -224,6 +224,30 @@ describe("Subprocess", () => {
       process.kill(survivor, "SIGKILL")
     }))
 
+  it.live("stdout and stderr are captured apart, each whole and in order, however their writes interleave", () =>
+    Effect.gen(function*() {
+      const result = yield* run(sh(`i=1; while [ $i -le 300 ]; do echo o$i; echo e$i >&2; i=$((i+1)); done`))
+      const lines = (prefix: string) => Array.from({ length: 300 }, (_, i) => `${prefix}${i + 1}\n`).join("")
+      expect(text(result.stdout)).toBe(lines("o"))
+      expect(text(result.stderr)).toBe(lines("e"))
+      expect(result.outputIncomplete).toBe(false)
+    }))
+
+  it.live("output held open by a process no look can find: the run ends after the drain limit, output marked incomplete", () =>
+    Effect.gen(function*() {
+      // A new session and an empty environment (no marker), reparented once the shell exits: nothing finds it,
+      // and it holds the pipe open. The run waits for the output's end only so long (2 s, real time).
+      const pidFile = path.join(tempDir("subprocess-pids"), "stray")
+      const result = yield* run(sh(`setsid env -i sh -c 'echo $$ > ${pidFile}; exec sleep 30' & echo last`))
+      const stray = readPids(pidFile, 1)
+      expect(stray).toBeDefined()
+      process.kill(stray![0]!, "SIGKILL")
+      expect(result.exit).toEqual(Subprocess.Exit.Exited({ code: 0 }))
+      expect(text(result.stdout)).toBe("last\n")
+      expect(result.outputIncomplete).toBe(true)
+      expect(result.leftovers).toBe(0)
+    }))
+
   it.live("killAllNow SIGKILLs every run still going, escapees and SIGTERM-ignoring processes included", () =>
     Effect.gen(function*() {
       const pidFile = path.join(tempDir("subprocess-pids"), "pids")

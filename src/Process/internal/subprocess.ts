@@ -4,14 +4,13 @@
  *
  * @internal
  */
-import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as EffectExit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
 import * as childProcess from "node:child_process"
 import { randomUUID } from "node:crypto"
 import * as os from "node:os"
@@ -135,12 +134,12 @@ const signalNumber = (name: string): number => (os.constants.signals as Record<s
 
 type Ended = { readonly code: number | null; readonly signal: NodeJS.Signals | null }
 
-/** Spawns detached; succeeds once the process runs, fails when it cannot start (no such program, no such cwd). */
-const spawn = (options: Subprocess.Options, marker: string) =>
-  Effect.async<
-    { readonly child: childProcess.ChildProcess; readonly ended: Deferred.Deferred<Ended> },
-    SubprocessError
-  >((resume) => {
+/**
+ * Spawns detached; succeeds once the process runs, fails when it cannot start (no such program, no such cwd).
+ * `onExit` hears the exit, listened to from the spawn on, so no exit is missed however soon it comes.
+ */
+const spawn = (options: Subprocess.Options, marker: string, onExit: (ended: Ended) => void) =>
+  Effect.async<childProcess.ChildProcess, SubprocessError>((resume) => {
     const fail = (error: unknown) => spawnFailure(options.argv, options.cwd, error)
     let child: childProcess.ChildProcess
     try {
@@ -154,9 +153,8 @@ const spawn = (options: Subprocess.Options, marker: string) =>
     } catch (error) {
       return resume(Effect.fail(fail(error)))
     }
-    const ended = Deferred.unsafeMake<Ended>(FiberId.none)
     let started = false
-    child.once("exit", (code, signal) => Deferred.unsafeDone(ended, Effect.succeed({ code, signal })))
+    child.once("exit", (code, signal) => onExit({ code, signal }))
     // Stays registered: an 'error' nobody listens to would crash the process.
     child.on("error", (error) => {
       if (!started) resume(Effect.fail(fail(error)))
@@ -164,7 +162,7 @@ const spawn = (options: Subprocess.Options, marker: string) =>
     })
     child.once("spawn", () => {
       started = true
-      resume(Effect.succeed({ child, ended }))
+      resume(Effect.succeed(child))
     })
   })
 
@@ -214,6 +212,75 @@ const channel = (
   }
 }
 
+/**
+ * Reads streams to their ends as pulls: each pull gives a stream's index and what it has buffered (one Buffer,
+ * however many chunks arrived), taking the streams in turn, or `null` once every stream has ended. One set of
+ * listeners per stream for its life; a pull waits only when nothing is buffered. What is not pulled stays in the
+ * stream, which then stops reading its pipe: a slow sink holds the program back instead of filling memory.
+ */
+const pullEach = (
+  readables: ReadonlyArray<Readable>
+): Effect.Effect<readonly [index: number, chunk: Buffer] | null, unknown> => {
+  const ended = readables.map(() => false)
+  let failure: { readonly error: unknown } | undefined
+  let waiting: ((next: Effect.Effect<readonly [number, Buffer] | null, unknown>) => void) | undefined
+  let turn = 0
+  const pull = (): Effect.Effect<readonly [number, Buffer] | null, unknown> | undefined => {
+    if (failure !== undefined) return Effect.fail(failure.error)
+    for (let i = 0; i < readables.length; i++) {
+      const index = (turn + i) % readables.length
+      const chunk = readables[index]!.read() as Buffer | null
+      if (chunk !== null) {
+        turn = index + 1
+        return Effect.succeed([index, chunk] as const)
+      }
+    }
+    // At its end a stream's `read()` answers null and 'end' follows; until every stream has ended, wait.
+    return ended.every(Boolean) ? Effect.succeed(null) : undefined
+  }
+  const wake = () => {
+    const resume = waiting
+    if (resume === undefined) return
+    const next = pull()
+    if (next === undefined) return
+    waiting = undefined
+    resume(next)
+  }
+  readables.forEach((readable, index) => {
+    readable.on("readable", wake)
+    // A stream destroyed without reaching its end ('close' with no 'end') has nothing more either.
+    const end = () => {
+      ended[index] = true
+      wake()
+    }
+    readable.once("end", end)
+    readable.once("close", end)
+    readable.once("error", (error) => {
+      failure ??= { error }
+      wake()
+    })
+  })
+  return Effect.async((resume) => {
+    const next = pull()
+    if (next !== undefined) return resume(next)
+    waiting = resume
+    return Effect.sync(() => {
+      waiting = undefined
+    })
+  })
+}
+
+/** Completes `deferred` with `value` after `millis` of real time, unless it is completed first; gives the clearing. */
+const completeAfter = <A>(deferred: Deferred.Deferred<A>, millis: number, value: A): () => void => {
+  const timer = setTimeout(() => Deferred.unsafeDone(deferred, Effect.succeed(value)), Math.max(0, millis))
+  return () => clearTimeout(timer)
+}
+
+const exitOf = ({ code, signal }: Ended): Subprocess.Exit =>
+  signal !== null || code === null
+    ? Exit.Signaled({ signal: signal ?? "SIGKILL", code: 128 + signalNumber(signal ?? "SIGKILL") })
+    : Exit.Exited({ code })
+
 export const run = (options: Subprocess.Options): Effect.Effect<Subprocess.Result, SubprocessError, Scope.Scope> =>
   Effect.gen(function*() {
     const grace = options.killGrace ?? DEFAULT_GRACE
@@ -231,12 +298,28 @@ export const run = (options: Subprocess.Options): Effect.Effect<Subprocess.Resul
             live.delete(tree)
           }
         }))
+
+    // How the run ends: the first of the program's exit (with afterExit "keep", its exit and the end of its
+    // output: a background job holding the pipe keeps the run going, up to the timeout), a reason to stop (an
+    // output cap, a sink's "enough") and the timeout; later ones change nothing. Each completes one Deferred,
+    // where racing them would fork a fiber for each.
+    const decided = Deferred.unsafeMake<Subprocess.Exit>(FiberId.none)
+    const decide = (exit: Subprocess.Exit) => void Deferred.unsafeDone(decided, Effect.succeed(exit))
+    let exited: Ended | undefined
+    // How reading the output ended, once it has (a read error ends the run too, and surfaces below).
+    let read: EffectExit.Exit<void, SubprocessError> | undefined
+    const readEnded = Deferred.unsafeMake<boolean>(FiberId.none)
+    const onExit = (ended: Ended) => {
+      exited = ended
+      if (!keep || read !== undefined) decide(exitOf(ended))
+    }
+
     // Spawned and registered without a gap an interruption could fall into.
-    const { child, ended, tree } = yield* Effect.acquireRelease(
-      Effect.map(spawn(options, marker), (spawned) => {
-        const tree: processTree.ProcessTree = { pgid: spawned.child.pid!, marker, startTicks, spawnedAt }
+    const { child, tree } = yield* Effect.acquireRelease(
+      Effect.map(spawn(options, marker, onExit), (child) => {
+        const tree: processTree.ProcessTree = { pgid: child.pid!, marker, startTicks, spawnedAt }
         live.add(tree)
-        return { ...spawned, tree }
+        return { child, tree }
       }),
       ({ tree }) => (state.settled ? Effect.void : terminate(tree))
     )
@@ -248,52 +331,38 @@ export const run = (options: Subprocess.Options): Effect.Effect<Subprocess.Resul
       child.stdin!.end(options.stdin)
     }
 
-    // The first reason to stop wins; later ones (the rest of an overflowing chunk) change nothing.
-    const stopped = yield* Deferred.make<Subprocess.Exit>()
-    const stop = (exit: Subprocess.Exit) => Effect.asVoid(Deferred.succeed(stopped, exit))
+    const stop = (exit: Subprocess.Exit) => Effect.sync(() => decide(exit))
     const out = channel(options.stdout, "stdout", stop)
     const err = options.stderr === "stdout" ? out : channel(options.stderr, "stderr", stop)
-    // Two readers share one lock, so chunks reach a sink one at a time; `Stream.merge` would do the same at twice
-    // the cost per chunk.
-    const lock = yield* Effect.makeSemaphore(1)
-    const readAll = (readable: Readable, into: Channel) =>
-      Stream.runForEachChunk(
-        NodeStream.fromReadable<SubprocessError>(
-          () => readable,
-          (cause) =>
-            new SubprocessError({
-              reason: "read",
-              message: `cannot read the output of ${options.argv[0]}: ${String(cause)}`,
-              cause
-            })
-        ),
-        (chunk) => lock.withPermits(1)(Effect.forEach(chunk, into.deliver, { discard: true }))
-      )
-    const reader = yield* Effect.all([readAll(child.stdout!, out), readAll(child.stderr!, err)], {
-      concurrency: 2,
-      discard: true
-    }).pipe(
-      Effect.forkScoped
+    // One reader for both streams: chunks reach a sink one at a time, in the order they are read.
+    const into = [out, err]
+    const next = Effect.mapError(
+      pullEach([child.stdout!, child.stderr!]),
+      (cause) =>
+        new SubprocessError({
+          reason: "read",
+          message: `cannot read the output of ${options.argv[0]}: ${String(cause)}`,
+          cause
+        })
     )
+    const readAll: Effect.Effect<void, SubprocessError> = Effect.flatMap(
+      next,
+      (pulled) => pulled === null ? Effect.void : Effect.zipRight(into[pulled[0]]!.deliver(pulled[1]), readAll)
+    )
+    const reader = yield* Effect.forkScoped(Effect.onExit(readAll, (exit) =>
+      Effect.sync(() => {
+        read = exit
+        Deferred.unsafeDone(readEnded, Effect.succeed(true))
+        if (keep && exited !== undefined) decide(exitOf(exited))
+      })))
 
-    const exited = Effect.map(
-      Deferred.await(ended),
-      ({ code, signal }): Subprocess.Exit =>
-        signal !== null || code === null
-          ? Exit.Signaled({ signal: signal ?? "SIGKILL", code: 128 + signalNumber(signal ?? "SIGKILL") })
-          : Exit.Exited({ code })
-    )
-    // Keeping what the program left running, the run is over once its output ends too (a background job holding
-    // the pipe keeps it going, up to the timeout). A read error ends it as well, and surfaces below.
-    const finished = keep ? Effect.zipLeft(exited, Effect.either(Fiber.join(reader))) : exited
-    const timeout = options.timeout === undefined ? undefined : Duration.decode(options.timeout)
-    const exit = yield* Effect.raceAll([
-      finished,
-      Deferred.await(stopped),
-      ...(timeout === undefined
-        ? []
-        : [Effect.as(realSleep(Duration.toMillis(timeout)), Exit.TimedOut({ after: timeout }))])
-    ])
+    const clearTimeout = options.timeout === undefined ? undefined : (() => {
+      const after = Duration.decode(options.timeout)
+      return completeAfter(decided, Duration.toMillis(after), Exit.TimedOut({ after }))
+    })()
+    const exit = yield* clearTimeout === undefined
+      ? Deferred.await(decided)
+      : Effect.ensuring(Deferred.await(decided), Effect.sync(clearTimeout))
     const byItself = exit._tag === "Exited" || exit._tag === "Signaled"
     let leftovers = 0
     // After an exit by itself, what is still going down by itself (a sandbox's helpers, a pipeline's last
@@ -307,11 +376,12 @@ export const run = (options: Subprocess.Options): Effect.Effect<Subprocess.Resul
     }
 
     // Every writer is gone, so the pipes reach their end; unless a process we could not find holds one open.
-    const drained = yield* Fiber.join(reader).pipe(
-      Effect.as(true),
-      Effect.raceFirst(Effect.as(realSleep(DRAIN_LIMIT_MS), false))
-    )
+    const drained = read !== undefined || (yield* Effect.suspend(() => {
+      const clearDrain = completeAfter(readEnded, DRAIN_LIMIT_MS, false)
+      return Effect.ensuring(Deferred.await(readEnded), Effect.sync(clearDrain))
+    }))
     if (!drained) yield* Fiber.interrupt(reader)
+    else if (read !== undefined && EffectExit.isFailure(read)) return yield* Effect.failCause(read.cause)
     return {
       exit,
       pid,
