@@ -156,4 +156,18 @@ describe.runIf(linux)("processTree", () => {
       yield* processTree.terminate(stranger.tree, "2 seconds")
       expect(isAlive(tree.pgid)).toBe(false)
     }).pipe(Effect.ensuring(killLeftovers)))
+
+  it.live("the start-time floor is at most the start of a process started after it, and within 2 s of it", () =>
+    Effect.sync(() => {
+      // Taken again after each spawn: the floor is one reading of /proc/uptime plus the monotonic time since.
+      for (let i = 0; i < 5; i++) {
+        const floor = processTree.startTicksFloor()
+        const child = childProcess.spawn("sleep", ["5"], { stdio: "ignore" })
+        const pid = started(child.pid!)
+        const startTicks = processTree.startTimeOf(pid)!
+        expect(startTicks).toBeGreaterThanOrEqual(floor)
+        // A second of margin (100 ticks), and rounding: a floor far below would make every scan look at more.
+        expect(startTicks - floor).toBeLessThanOrEqual(200)
+      }
+    }).pipe(Effect.ensuring(killLeftovers)))
 })

@@ -160,14 +160,33 @@ const TICKS_PER_SECOND = 100
  * @category inspection
  */
 export const startTicksFloor = (): number => {
-  if (!hasProc) return 0
-  try {
-    const uptime = Number(fs.readFileSync("/proc/uptime", "latin1").split(" ")[0])
-    return Number.isFinite(uptime) ? Math.max(0, Math.floor((uptime - 1) * TICKS_PER_SECOND)) : 0
-  } catch {
-    return 0
-  }
+  const base = uptimeBase()
+  if (base === undefined) return 0
+  const uptime = base.seconds + (performance.now() - base.at) / 1000
+  return Math.max(0, Math.floor((uptime - 1) * TICKS_PER_SECOND))
 }
+
+/**
+ * `/proc/uptime` read once, with the monotonic time of the reading: uptime later is at least that plus the
+ * monotonic time elapsed (the boot clock runs on through a suspend, the monotonic one does not), so the floor stays
+ * a floor without a read of `/proc` per run. Undefined without `/proc`.
+ */
+const uptimeBase = (() => {
+  let base: { readonly seconds: number; readonly at: number } | undefined | null = null
+  return () => {
+    if (base !== null) return base
+    base = undefined
+    if (!hasProc) return base
+    try {
+      const at = performance.now()
+      const seconds = Number(fs.readFileSync("/proc/uptime", "latin1").split(" ")[0])
+      if (Number.isFinite(seconds)) base = { seconds, at }
+    } catch {
+      // No floor: every process is checked.
+    }
+    return base
+  }
+})()
 
 const isDead = (state: string) => state === "Z" || state === "X" || state === "x"
 
