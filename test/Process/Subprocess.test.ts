@@ -248,6 +248,41 @@ describe("Subprocess", () => {
       expect(result.leftovers).toBe(0)
     }))
 
+  it.live("a stray process that writes on past the drain limit loses its pipe: it gets SIGPIPE, not a pipe held open", () =>
+    Effect.gen(function*() {
+      const pidFile = path.join(tempDir("subprocess-pids"), "writer")
+      const result = yield* run(
+        sh(`setsid env -i sh -c 'echo $$ > ${pidFile}; exec yes' & echo last`, {
+          stdout: { onChunk: () => Effect.void }
+        })
+      )
+      const writer = readPids(pidFile, 1)![0]!
+      expect(result.exit).toEqual(Subprocess.Exit.Exited({ code: 0 }))
+      expect(result.outputIncomplete).toBe(true)
+      // The run let go of the pipe: `yes` dies of its next write instead of blocking on a full pipe for good.
+      const died = yield* Effect.either(pollFor(() => (isAlive(writer) ? undefined : true), 5_000))
+      if (isAlive(writer)) process.kill(writer, "SIGKILL")
+      expect(died._tag).toBe("Right")
+    }))
+
+  it.live("runs interrupted in the middle of their output leave no pipe open", () =>
+    Effect.gen(function*() {
+      const descriptors = () => fs.readdirSync("/proc/self/fd").length
+      const before = descriptors()
+      for (let i = 0; i < 20; i++) {
+        const first = yield* Deferred.make<void>()
+        const fiber = yield* Effect.fork(run(sh("yes", {
+          // Slower than `yes`: the pipe is full and the stream holds unread data when the run is interrupted.
+          stdout: { onChunk: () => Effect.zipRight(Deferred.succeed(first, undefined), Effect.sleep("1 millis")) }
+        })))
+        yield* Deferred.await(first)
+        yield* Fiber.interrupt(fiber)
+      }
+      // Closing a pipe completes a moment after its destroy: bounded wait for the count to come back.
+      const settled = yield* Effect.either(pollFor(() => (descriptors() <= before + 2 ? true : undefined), 5_000))
+      expect({ settled: settled._tag, open: descriptors() - before }).toMatchObject({ settled: "Right" })
+    }))
+
   it.live("killAllNow SIGKILLs every run still going, escapees and SIGTERM-ignoring processes included", () =>
     Effect.gen(function*() {
       const pidFile = path.join(tempDir("subprocess-pids"), "pids")

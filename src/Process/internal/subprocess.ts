@@ -215,12 +215,18 @@ const channel = (
 /**
  * Reads streams to their ends as pulls: each pull gives a stream's index and what it has buffered (one Buffer,
  * however many chunks arrived), taking the streams in turn, or `null` once every stream has ended. One set of
- * listeners per stream for its life; a pull waits only when nothing is buffered. What is not pulled stays in the
- * stream, which then stops reading its pipe: a slow sink holds the program back instead of filling memory.
+ * listeners per stream; a pull waits only when nothing is buffered. What is not pulled stays in the stream, which
+ * then stops reading its pipe: a slow sink holds the program back instead of filling memory. `close` removes the
+ * listeners and destroys the streams: a reader that stops early (interrupted, failed, past the drain limit) must not
+ * leave a pipe open, which would keep the descriptor, keep Node alive, and keep a writer blocked on a full pipe
+ * where it would otherwise get SIGPIPE.
  */
 const pullEach = (
   readables: ReadonlyArray<Readable>
-): Effect.Effect<readonly [index: number, chunk: Buffer] | null, unknown> => {
+): {
+  readonly pull: Effect.Effect<readonly [index: number, chunk: Buffer] | null, unknown>
+  readonly close: () => void
+} => {
   const ended = readables.map(() => false)
   let failure: { readonly error: unknown } | undefined
   let waiting: ((next: Effect.Effect<readonly [number, Buffer] | null, unknown>) => void) | undefined
@@ -246,28 +252,45 @@ const pullEach = (
     waiting = undefined
     resume(next)
   }
-  readables.forEach((readable, index) => {
-    readable.on("readable", wake)
+  const listeners = readables.map((readable, index) => {
     // A stream destroyed without reaching its end ('close' with no 'end') has nothing more either.
     const end = () => {
       ended[index] = true
       wake()
     }
-    readable.once("end", end)
-    readable.once("close", end)
-    readable.once("error", (error) => {
+    const error = (error: unknown) => {
       failure ??= { error }
       wake()
-    })
+    }
+    readable.on("readable", wake)
+    readable.once("end", end)
+    readable.once("close", end)
+    readable.on("error", error)
+    return { end, error }
   })
-  return Effect.async((resume) => {
-    const next = pull()
-    if (next !== undefined) return resume(next)
-    waiting = resume
-    return Effect.sync(() => {
+  return {
+    pull: Effect.async((resume) => {
+      const next = pull()
+      if (next !== undefined) return resume(next)
+      waiting = resume
+      return Effect.sync(() => {
+        waiting = undefined
+      })
+    }),
+    close: () => {
       waiting = undefined
-    })
-  })
+      readables.forEach((readable, index) => {
+        const { end, error } = listeners[index]!
+        readable.off("readable", wake)
+        readable.off("end", end)
+        readable.off("close", end)
+        readable.off("error", error)
+        // An error after this (the destroy's own) must not go unheard: unheard, it would crash the process.
+        readable.on("error", () => {})
+        readable.destroy()
+      })
+    }
+  }
 }
 
 /** Completes `deferred` with `value` after `millis` of real time, unless it is completed first; gives the clearing. */
@@ -336,8 +359,9 @@ export const run = (options: Subprocess.Options): Effect.Effect<Subprocess.Resul
     const err = options.stderr === "stdout" ? out : channel(options.stderr, "stderr", stop)
     // One reader for both streams: chunks reach a sink one at a time, in the order they are read.
     const into = [out, err]
+    const outputs = pullEach([child.stdout!, child.stderr!])
     const next = Effect.mapError(
-      pullEach([child.stdout!, child.stderr!]),
+      outputs.pull,
       (cause) =>
         new SubprocessError({
           reason: "read",
@@ -351,6 +375,8 @@ export const run = (options: Subprocess.Options): Effect.Effect<Subprocess.Resul
     )
     const reader = yield* Effect.forkScoped(Effect.onExit(readAll, (exit) =>
       Effect.sync(() => {
+        // However it ended, the pipes are done with: a failure or an interruption leaves them open otherwise.
+        outputs.close()
         read = exit
         Deferred.unsafeDone(readEnded, Effect.succeed(true))
         if (keep && exited !== undefined) decide(exitOf(exited))
