@@ -25,6 +25,7 @@ import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
@@ -96,7 +97,8 @@ export class ResultStore extends Context.Tag("effect-tool-runtime/ResultStore")<
     readonly open: (toolUseId: string) => Effect.Effect<ResultSink, ResultStoreError, Scope.Scope>
     /**
      * The file most recently saved for a tool_use by this store (whole or streamed), taken: a second call answers
-     * None, so a tool_use id that comes again in a later turn does not inherit the path.
+     * None, so a tool_use id that comes again in a later turn does not inherit the path. The runtime asks once per
+     * Outcome and runs the answer at once; the stores here take it when asked, and answer an Exit.
      */
     readonly saved: (toolUseId: string) => Effect.Effect<string | undefined>
     /** Whether an absolute path (symlinks resolved) names a file directly inside the store's directory. */
@@ -202,12 +204,15 @@ const freeName = (base: string, taken: (candidate: string) => boolean): string =
   return candidate
 }
 
-const takeSaved = (saved: Map<string, string>, toolUseId: string) =>
-  Effect.sync(() => {
-    const path = saved.get(toolUseId)
-    saved.delete(toolUseId)
-    return path
-  })
+/**
+ * Taken when asked, and answered as an Exit: every call's Outcome asks, and an Effect to run would cost a scheduled
+ * call a fiber of its own (a call whose stages are all Exits completes where it was launched).
+ */
+const takeSaved = (saved: Map<string, string>, toolUseId: string): Effect.Effect<string | undefined> => {
+  const path = saved.get(toolUseId)
+  saved.delete(toolUseId)
+  return Exit.succeed(path)
+}
 
 const describe = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause))
 
