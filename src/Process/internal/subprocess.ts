@@ -266,6 +266,9 @@ const pullEach = (
     readable.once("end", end)
     readable.once("close", end)
     readable.on("error", error)
+    // What happened before the listeners were there: a stream destroyed (or failed) by then says so no more.
+    if (readable.errored !== null) failure ??= { error: readable.errored }
+    if (readable.readableEnded || readable.destroyed) ended[index] = true
     return { end, error }
   })
   return {
