@@ -1,6 +1,6 @@
 /**
- * The machinery of `Subprocess.run`: spawn, readers, the race between exit, timeout and output caps, and the
- * teardown through `processTree`.
+ * The machinery of `Subprocess.run`: spawn, one reader of both outputs, the first of exit, timeout and output caps
+ * (one Deferred each completes, no race of fibers), and the teardown through `processTree`.
  *
  * @internal
  */
@@ -385,13 +385,13 @@ export const run = (options: Subprocess.Options): Effect.Effect<Subprocess.Resul
         if (keep && exited !== undefined) decide(exitOf(exited))
       })))
 
-    const clearTimeout = options.timeout === undefined ? undefined : (() => {
+    const clearTimer = options.timeout === undefined ? undefined : (() => {
       const after = Duration.decode(options.timeout)
       return completeAfter(decided, Duration.toMillis(after), Exit.TimedOut({ after }))
     })()
-    const exit = yield* clearTimeout === undefined
+    const exit = yield* clearTimer === undefined
       ? Deferred.await(decided)
-      : Effect.ensuring(Deferred.await(decided), Effect.sync(clearTimeout))
+      : Effect.ensuring(Deferred.await(decided), Effect.sync(clearTimer))
     const byItself = exit._tag === "Exited" || exit._tag === "Signaled"
     let leftovers = 0
     // After an exit by itself, what is still going down by itself (a sandbox's helpers, a pipeline's last
