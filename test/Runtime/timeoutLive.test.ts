@@ -1,0 +1,77 @@
+/**
+ * A tool's timeout on the live Clock, where the runtime runs the call in a fiber of its own beside a real timer
+ * (`Effect.timeoutOption` with a TestClock, which `unscoped.test.ts` and others cover): a call past its timeout is
+ * interrupted, its finalizers run and its Outcome says TimedOut; a call within it keeps its result and leaves no
+ * timer behind; a caller interrupted meanwhile stops the call, finalizers included.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Deferred, Effect, Fiber, Ref, Schema } from "effect"
+import { Approver } from "../../src/Permission/Approver.js"
+import { ToolRuntime } from "../../src/Runtime/ToolRuntime.js"
+import { testRuntime } from "../../src/testing/index.js"
+import * as Tool from "../../src/Tool/Tool.js"
+
+const Slow = Tool.make("Slow", {
+  description: "Waits `ms` milliseconds (real time), holding a resource, then answers.",
+  input: Schema.Struct({ ms: Schema.Number }),
+  output: Schema.String,
+  touchesEnvironment: false,
+  timeout: "300 millis"
+})
+
+const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length
+
+const use = (id: string, ms: number) => ({ type: "tool_use" as const, id, name: "Slow", input: { ms } })
+
+const runtime = (held: Ref.Ref<number>, released: Ref.Ref<number>, began: Deferred.Deferred<void>) =>
+  testRuntime(
+    [Slow],
+    Slow.implement({
+      call: ({ ms }) =>
+        Effect.acquireUseRelease(
+          Effect.zipRight(Ref.update(held, (n) => n + 1), Deferred.succeed(began, undefined)),
+          () => Effect.as(Effect.sleep(ms), "done"),
+          () => Ref.update(released, (n) => n + 1)
+        )
+    }),
+    Approver.allowAll
+  )
+
+describe("a tool's timeout on the live Clock", () => {
+  it.live("past it: interrupted, its finalizer run, TimedOut; within it: its result, and no timer left", () =>
+    Effect.gen(function*() {
+      const held = yield* Ref.make(0)
+      const released = yield* Ref.make(0)
+      const began = yield* Deferred.make<void>()
+      yield* Effect.gen(function*() {
+        const rt = yield* ToolRuntime
+        const late = yield* rt.executeOne(use("toolu_late", 60_000))
+        expect(late.status).toBe("timed_out")
+        expect(late.error?._tag).toBe("TimedOut")
+        expect(yield* Ref.get(released)).toBe(1)
+
+        const before = timers()
+        const quick = yield* rt.executeOne(use("toolu_quick", 1))
+        expect([quick.status, quick.result.content]).toEqual(["success", "done"])
+        expect(timers()).toBe(before)
+        expect(yield* Ref.get(held)).toBe(2)
+        expect(yield* Ref.get(released)).toBe(2)
+      }).pipe(Effect.provide(runtime(held, released, began)))
+    }))
+
+  it.live("a caller interrupted while the call runs stops it, finalizer included, and leaves no timer", () =>
+    Effect.gen(function*() {
+      const held = yield* Ref.make(0)
+      const released = yield* Ref.make(0)
+      const began = yield* Deferred.make<void>()
+      yield* Effect.gen(function*() {
+        const rt = yield* ToolRuntime
+        const before = timers()
+        const running = yield* Effect.fork(rt.executeOne(use("toolu_stopped", 60_000)))
+        yield* Deferred.await(began)
+        yield* Fiber.interrupt(running)
+        expect(yield* Ref.get(released)).toBe(1)
+        expect(timers()).toBe(before)
+      }).pipe(Effect.provide(runtime(held, released, began)))
+    }))
+})
