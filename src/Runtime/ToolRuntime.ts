@@ -31,6 +31,7 @@ import { ToolHooks } from "../Hooks/ToolHooks.js"
 import { Approver } from "../Permission/Approver.js"
 import { PermissionPolicy } from "../Permission/PermissionPolicy.js"
 import { ResultStore } from "../Session/ResultStore.js"
+import { nextTurn } from "../Shared/realTime.js"
 import type { Outcome } from "../Tool/Outcome.js"
 import type { ToolUseBlock } from "../Tool/Wire.js"
 import { AuditLog } from "./AuditLog.js"
@@ -461,6 +462,20 @@ const make = Effect.gen(function*() {
           })
       )
 
+    /**
+     * Calls that complete where they are launched run one after the other in the intake, never waiting: every
+     * {@link SLICE_MS} of that the event loop gets a turn, so that timers (a caller's timeout), I/O and other fibers
+     * run, and the run can be interrupted, during a long turn of them.
+     */
+    let sliceStart = performance.now()
+    const turnIfLong = (settled: Effect.Effect<void>): Effect.Effect<void> => {
+      if (performance.now() - sliceStart < SLICE_MS) return settled
+      return Effect.zipRight(
+        settled,
+        Effect.zipRight(nextTurn, Effect.sync(() => void (sliceStart = performance.now())))
+      )
+    }
+
     const fork = (task: Task, body: Effect.Effect<void>): Effect.Effect<void> =>
       Effect.map(FiberSet.run(calls, body), (fiber) => {
         task.fiber = fiber
@@ -485,7 +500,7 @@ const make = Effect.gen(function*() {
       if (Exit.isExit(flow)) {
         const exit = flow as Exit.Exit<Outcome | Parked>
         if (Exit.isSuccess(exit) && !isParked(exit.value)) {
-          return ran(task, exit.value)
+          return turnIfLong(ran(task, exit.value))
         }
       }
       return Effect.zipRight(fork(task, continueWith(flow, (result) => ran(task, result))), Effect.yieldNow())
@@ -682,6 +697,9 @@ const make = Effect.gen(function*() {
 
   return { start, execute, executeOne }
 })
+
+/** How long calls completing where they are launched may hold the event loop before it gets a turn. */
+const SLICE_MS = 10
 
 /** A turn of one tool_use, given whole: it needs no scheduler. */
 const isOneCall = (

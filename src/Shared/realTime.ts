@@ -1,6 +1,7 @@
 /**
  * Wall-clock waiting for process lifecycle. Child processes run in real time whatever Clock the fiber has (a
- * TestClock does not advance them), so grace periods, timeouts and polling use real timers.
+ * TestClock does not advance them), so grace periods, timeouts and polling use real timers. And a turn of the event
+ * loop, for work that runs long without waiting on anything.
  */
 import * as Effect from "effect/Effect"
 
@@ -10,3 +11,12 @@ export const realSleep = (millis: number): Effect.Effect<void> =>
     const timer = setTimeout(() => resume(Effect.void), Math.max(0, millis))
     return Effect.sync(() => clearTimeout(timer))
   })
+
+/**
+ * A turn of the event loop (a macrotask): timers, I/O and other fibers get to run, and the fiber can be interrupted
+ * here. `Effect.yieldNow` lets only other fibers run, in a microtask, not timers or I/O.
+ */
+export const nextTurn: Effect.Effect<void> = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})

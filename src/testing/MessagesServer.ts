@@ -48,6 +48,7 @@ import type { AddressInfo } from "node:net"
 import { describeParseError, Wire } from "../Agent/AnthropicMessages.js"
 import type { MessagesRequest } from "../Agent/AnthropicMessages.js"
 import type { StopReason } from "../Agent/ModelBackend.js"
+import { nextTurn } from "../Shared/realTime.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // the script
@@ -556,17 +557,13 @@ const startEvents = (res: http.ServerResponse): void => {
   res.flushHeaders()
 }
 
-/** A turn of the event loop, so that each event leaves in its own write, as a real stream's do. */
-const nextTurn: Effect.Effect<void> = Effect.async<void>((resume) => {
-  setImmediate(() => resume(Effect.void))
-})
-
 const writeEvents = (res: http.ServerResponse, events: ReadonlyArray<unknown>): Effect.Effect<void> =>
   Effect.forEach(events, (event) =>
     Effect.zipRight(
       Effect.sync(() => {
         if (!res.destroyed) res.write(eventOf(event))
       }),
+      // A turn of the event loop between events: each leaves in its own write, as a real stream's do.
       nextTurn
     ), { discard: true })
 

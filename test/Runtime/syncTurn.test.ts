@@ -2,11 +2,12 @@
  * A turn whose calls are all synchronous (a trivial tool: every stage an Exit) completes where its calls are launched:
  * no fiber per call, whichever result store the runtime has. Asking the store what it saved for a call is one of
  * those stages; when it was an Effect to run, every call of a scheduled turn took a fiber of its own (~13 us of the
- * scheduler's overhead per call, `bench/scheduler`).
+ * scheduler's overhead per call, `bench/scheduler`). A long such turn still lets the event loop turn: a caller's
+ * timeout stops it, whatever the input (an array, a Mailbox).
  */
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Layer, Schema, Supervisor } from "effect"
+import { Effect, Exit, Layer, Mailbox, Option, Schema, Supervisor } from "effect"
 import { ToolRegistry } from "../../src/Catalog/ToolRegistry.js"
 import { ToolHooks } from "../../src/Hooks/ToolHooks.js"
 import { Approver } from "../../src/Permission/Approver.js"
@@ -69,6 +70,24 @@ describe("a turn of synchronous calls", () => {
         expect(started.count).toBe(0)
       }).pipe(Effect.provide(runtimeWith(store))))
   }
+
+  const long = Array.from({ length: 100_000 }, (_, i) => ({
+    type: "tool_use" as const,
+    id: `l${i}`,
+    name: "Echo",
+    input: { text: "x" }
+  }))
+  it.live("a long turn of them lets timers run: a caller's timeout stops it (an array, a Mailbox)", () =>
+    Effect.gen(function*() {
+      const runtime = yield* ToolRuntime
+      const fromArray = yield* Effect.timeoutOption(runtime.execute(long), "50 millis")
+      const mailbox = yield* Mailbox.make<(typeof long)[number]>()
+      mailbox.unsafeOfferAll(long)
+      mailbox.unsafeDone(Exit.void)
+      const fromMailbox = yield* Effect.timeoutOption(runtime.execute(mailbox), "50 millis")
+      // Stopped by the timeout, not run to the end (100,000 calls take a second and more).
+      expect([Option.isNone(fromArray), Option.isNone(fromMailbox)]).toEqual([true, true])
+    }).pipe(Effect.provide(runtimeWith(ResultStore.layerMemory()))))
 
   it.effect("a store's saved path is taken once: a second ask answers nothing", () =>
     Effect.gen(function*() {

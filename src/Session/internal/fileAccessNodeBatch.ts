@@ -19,17 +19,12 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as fs from "node:fs"
+import { nextTurn } from "../../Shared/realTime.js"
 import type { DirectoryEntry, FileAccessError, FileInfo } from "../FileAccess.js"
 import { entryOf, infoOf, toError } from "./fileAccessNode.js"
 
 /** How long one slice may hold the event loop. */
 const sliceMs = 4
-
-/** A turn of the event loop (a macrotask: `Effect.yieldNow` lets only other fibers run, not I/O or timers). */
-const nextTurn: Effect.Effect<void> = Effect.async<void>((resume) => {
-  const handle = setImmediate(() => resume(Effect.void))
-  return Effect.sync(() => clearImmediate(handle))
-})
 
 /** `f` of each path, in order, in slices of at most {@link sliceMs} (and one call). */
 const inSlices = <A>(paths: ReadonlyArray<string>, f: (path: string) => A): Effect.Effect<ReadonlyArray<A>> =>
