@@ -212,14 +212,17 @@ const channel = (
   }
 }
 
+/** Chunks waiting for the reader beyond which a stream is paused (its pipe then fills, and the writer waits). */
+const QUEUED_CHUNKS = 4
+
 /**
- * Reads streams to their ends as pulls: each pull gives a stream's index and what it has buffered (one Buffer,
- * however many chunks arrived), taking the streams in turn, or `null` once every stream has ended. One set of
- * listeners per stream; a pull waits only when nothing is buffered. What is not pulled stays in the stream, which
- * then stops reading its pipe: a slow sink holds the program back instead of filling memory. `close` removes the
- * listeners and destroys the streams: a reader that stops early (interrupted, failed, past the drain limit) must not
- * leave a pipe open, which would keep the descriptor, keep Node alive, and keep a writer blocked on a full pipe
- * where it would otherwise get SIGPIPE.
+ * Reads streams to their ends as pulls: each pull gives a stream's index and its next chunk, in the order the chunks
+ * arrived, or `null` once every stream has ended. A stream is paused while {@link QUEUED_CHUNKS} chunks wait, and
+ * resumed as they are taken: a slow sink holds the program back instead of filling memory. (`read()` in paused mode
+ * would copy what is buffered into one new Buffer at each pull.) `close` removes the listeners and destroys the
+ * streams: a reader that stops early (interrupted, failed, past the drain limit) must not leave a pipe open, which
+ * would keep the descriptor, keep Node alive, and keep a writer blocked on a full pipe where it would otherwise get
+ * SIGPIPE.
  */
 const pullEach = (
   readables: ReadonlyArray<Readable>
@@ -228,20 +231,18 @@ const pullEach = (
   readonly close: () => void
 } => {
   const ended = readables.map(() => false)
+  const queue: Array<readonly [number, Buffer]> = []
   let failure: { readonly error: unknown } | undefined
   let waiting: ((next: Effect.Effect<readonly [number, Buffer] | null, unknown>) => void) | undefined
-  let turn = 0
   const pull = (): Effect.Effect<readonly [number, Buffer] | null, unknown> | undefined => {
     if (failure !== undefined) return Effect.fail(failure.error)
-    for (let i = 0; i < readables.length; i++) {
-      const index = (turn + i) % readables.length
-      const chunk = readables[index]!.read() as Buffer | null
-      if (chunk !== null) {
-        turn = index + 1
-        return Effect.succeed([index, chunk] as const)
+    const next = queue.shift()
+    if (next !== undefined) {
+      if (queue.length < QUEUED_CHUNKS) {
+        for (const readable of readables) if (readable.isPaused() && !readable.destroyed) readable.resume()
       }
+      return Effect.succeed(next)
     }
-    // At its end a stream's `read()` answers null and 'end' follows; until every stream has ended, wait.
     return ended.every(Boolean) ? Effect.succeed(null) : undefined
   }
   const wake = () => {
@@ -253,6 +254,11 @@ const pullEach = (
     resume(next)
   }
   const listeners = readables.map((readable, index) => {
+    const data = (chunk: Buffer) => {
+      queue.push([index, chunk])
+      if (queue.length >= QUEUED_CHUNKS) readable.pause()
+      wake()
+    }
     // A stream destroyed without reaching its end ('close' with no 'end') has nothing more either.
     const end = () => {
       ended[index] = true
@@ -262,14 +268,14 @@ const pullEach = (
       failure ??= { error }
       wake()
     }
-    readable.on("readable", wake)
+    readable.on("data", data)
     readable.once("end", end)
     readable.once("close", end)
     readable.on("error", error)
     // What happened before the listeners were there: a stream destroyed (or failed) by then says so no more.
     if (readable.errored !== null) failure ??= { error: readable.errored }
     if (readable.readableEnded || readable.destroyed) ended[index] = true
-    return { end, error }
+    return { data, end, error }
   })
   return {
     pull: Effect.async((resume) => {
@@ -282,9 +288,10 @@ const pullEach = (
     }),
     close: () => {
       waiting = undefined
+      queue.length = 0
       readables.forEach((readable, index) => {
-        const { end, error } = listeners[index]!
-        readable.off("readable", wake)
+        const { data, end, error } = listeners[index]!
+        readable.off("data", data)
         readable.off("end", end)
         readable.off("close", end)
         readable.off("error", error)
@@ -360,7 +367,7 @@ export const run = (options: Subprocess.Options): Effect.Effect<Subprocess.Resul
     const stop = (exit: Subprocess.Exit) => Effect.sync(() => decide(exit))
     const out = channel(options.stdout, "stdout", stop)
     const err = options.stderr === "stdout" ? out : channel(options.stderr, "stderr", stop)
-    // One reader for both streams: chunks reach a sink one at a time, in the order they are read.
+    // One reader for both streams: chunks reach a sink one at a time, in the order they arrived.
     const into = [out, err]
     const outputs = pullEach([child.stdout!, child.stderr!])
     const next = Effect.mapError(
