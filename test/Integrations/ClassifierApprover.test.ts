@@ -267,10 +267,12 @@ describe("the classifier can never allow what the policy refuses before a person
           expect(outcome!.status).toBe("success")
         }
       }),
-    { fastCheck: { numRuns: 150 }, timeout: 60_000 }
+    // 300 runs: with 150 the count of judged calls fell to 4 in one run of the suite (a tail of the draw, not a defect).
+    { fastCheck: { numRuns: 300 }, timeout: 60_000 }
   )
 
   it("the generator reached both refused calls and calls the classifier judged", () => {
+    console.log(`classifier table: ${reached.refused} refused, ${reached.judged} judged of 300 runs`)
     expect(reached.refused).toBeGreaterThan(20)
     expect(reached.judged).toBeGreaterThan(5)
   })
