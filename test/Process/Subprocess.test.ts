@@ -283,6 +283,13 @@ describe("Subprocess", () => {
       expect({ settled: settled._tag, open: descriptors() - before }).toMatchObject({ settled: "Right" })
     }))
 
+  it.live("a timeout past what setTimeout takes (some 24 days) does not end the run at once", () =>
+    Effect.gen(function*() {
+      const result = yield* run(sh("sleep 0.05; echo done", { timeout: "30 days" }))
+      expect(result.exit).toEqual(Subprocess.Exit.Exited({ code: 0 }))
+      expect(text(result.stdout)).toBe("done\n")
+    }))
+
   it.live("killAllNow SIGKILLs every run still going, escapees and SIGTERM-ignoring processes included", () =>
     Effect.gen(function*() {
       const pidFile = path.join(tempDir("subprocess-pids"), "pids")

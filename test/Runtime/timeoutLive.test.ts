@@ -19,6 +19,15 @@ const Slow = Tool.make("Slow", {
   timeout: "300 millis"
 })
 
+/** A timeout past what `setTimeout` takes (2^31 - 1 ms): it must not fire at once. */
+const Patient = Tool.make("Patient", {
+  description: "Waits 30 ms, then answers.",
+  input: Schema.Struct({}),
+  output: Schema.String,
+  touchesEnvironment: false,
+  timeout: "30 days"
+})
+
 const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length
 
 const use = (id: string, ms: number) => ({ type: "tool_use" as const, id, name: "Slow", input: { ms } })
@@ -74,4 +83,17 @@ describe("a tool's timeout on the live Clock", () => {
         expect(timers()).toBe(before)
       }).pipe(Effect.provide(runtime(held, released, began)))
     }))
+})
+
+describe("a timeout longer than setTimeout takes", () => {
+  it.live("does not fire at once: the call runs to its result", () =>
+    Effect.gen(function*() {
+      const rt = yield* ToolRuntime
+      const outcome = yield* rt.executeOne({ type: "tool_use", id: "toolu_patient", name: "Patient", input: {} })
+      expect([outcome.status, outcome.result.content]).toEqual(["success", "waited"])
+    }).pipe(Effect.provide(testRuntime(
+      [Patient],
+      Patient.implement({ call: () => Effect.as(Effect.sleep("30 millis"), "waited") }),
+      Approver.allowAll
+    ))))
 })

@@ -303,11 +303,18 @@ const pullEach = (
   }
 }
 
-/** Completes `deferred` with `value` after `millis` of real time, unless it is completed first; gives the clearing. */
+/**
+ * Completes `deferred` with `value` after `millis` of real time, unless it is completed first; gives the clearing.
+ * Past 2^31 - 1 ms (some 24 days) there is no timer: `setTimeout` would fire at once.
+ */
 const completeAfter = <A>(deferred: Deferred.Deferred<A>, millis: number, value: A): () => void => {
+  if (!(millis <= MAX_TIMER_MILLIS)) return () => {}
   const timer = setTimeout(() => Deferred.unsafeDone(deferred, Effect.succeed(value)), Math.max(0, millis))
   return () => clearTimeout(timer)
 }
+
+/** The longest delay `setTimeout` takes as given. */
+const MAX_TIMER_MILLIS = 2 ** 31 - 1
 
 const exitOf = ({ code, signal }: Ended): Subprocess.Exit =>
   signal !== null || code === null

@@ -97,9 +97,16 @@ const liveClock = Context.get(DefaultServices.liveServices, Clock.Clock)
  * fiber sleeping on it can follow, `Effect.timeoutOption`. Either way the call's FiberRef changes stay its own.
  */
 const within = <A>(call: Effect.Effect<A>, timeout: Duration.Duration): Effect.Effect<Option.Option<A>> =>
-  Effect.clockWith((clock) =>
-    clock === liveClock ? withinLive(call, Duration.toMillis(timeout)) : Effect.timeoutOption(call, timeout)
-  )
+  Effect.clockWith((clock) => {
+    const millis = Duration.toMillis(timeout)
+    // Past 2^31 - 1 ms `setTimeout` fires at once (Node clamps it to 1 ms); Effect's own timer handles it.
+    return clock === liveClock && millis <= MAX_TIMER_MILLIS
+      ? withinLive(call, millis)
+      : Effect.timeoutOption(call, timeout)
+  })
+
+/** The longest delay `setTimeout` takes as given. */
+const MAX_TIMER_MILLIS = 2 ** 31 - 1
 
 const withinLive = <A>(call: Effect.Effect<A>, millis: number): Effect.Effect<Option.Option<A>> =>
   Effect.uninterruptibleMask((restore) =>
