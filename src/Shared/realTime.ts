@@ -5,12 +5,20 @@
  */
 import * as Effect from "effect/Effect"
 
-/** Waits `millis` of real time; interruptible (the timer is cleared). */
+/**
+ * Waits `millis` of real time; interruptible (the timer is cleared). Past 2^31 - 1 ms, in steps: `setTimeout` fires
+ * a longer delay at once.
+ */
 export const realSleep = (millis: number): Effect.Effect<void> =>
-  Effect.async<void>((resume) => {
-    const timer = setTimeout(() => resume(Effect.void), Math.max(0, millis))
-    return Effect.sync(() => clearTimeout(timer))
-  })
+  millis > MAX_TIMER_MILLIS
+    ? Effect.zipRight(realSleep(MAX_TIMER_MILLIS), Effect.suspend(() => realSleep(millis - MAX_TIMER_MILLIS)))
+    : Effect.async<void>((resume) => {
+      const timer = setTimeout(() => resume(Effect.void), Math.max(0, millis))
+      return Effect.sync(() => clearTimeout(timer))
+    })
+
+/** The longest delay `setTimeout` takes as given. */
+const MAX_TIMER_MILLIS = 2 ** 31 - 1
 
 /**
  * A turn of the event loop (a macrotask): timers, I/O and other fibers get to run, and the fiber can be interrupted
