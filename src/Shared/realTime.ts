@@ -17,8 +17,8 @@ export const realSleep = (millis: number): Effect.Effect<void> =>
       return Effect.sync(() => clearTimeout(timer))
     })
 
-/** The longest delay `setTimeout` takes as given. */
-const MAX_TIMER_MILLIS = 2 ** 31 - 1
+/** The longest delay `setTimeout` takes as given: past it, Node fires the timer after 1 ms. */
+export const MAX_TIMER_MILLIS = 2 ** 31 - 1
 
 /**
  * A turn of the event loop (a macrotask): timers, I/O and other fibers get to run, and the fiber can be interrupted

@@ -15,7 +15,7 @@ import * as childProcess from "node:child_process"
 import { randomUUID } from "node:crypto"
 import * as os from "node:os"
 import type { Readable } from "node:stream"
-import { realSleep } from "../../Shared/realTime.js"
+import { MAX_TIMER_MILLIS, realSleep } from "../../Shared/realTime.js"
 import type * as Subprocess from "../Subprocess.js"
 import { Exit, SubprocessError } from "../Subprocess.js"
 import * as processTree from "./processTree.js"
@@ -312,9 +312,6 @@ const completeAfter = <A>(deferred: Deferred.Deferred<A>, millis: number, value:
   const timer = setTimeout(() => Deferred.unsafeDone(deferred, Effect.succeed(value)), Math.max(0, millis))
   return () => clearTimeout(timer)
 }
-
-/** The longest delay `setTimeout` takes as given. */
-const MAX_TIMER_MILLIS = 2 ** 31 - 1
 
 const exitOf = ({ code, signal }: Ended): Subprocess.Exit =>
   signal !== null || code === null

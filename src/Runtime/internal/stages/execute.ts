@@ -19,6 +19,7 @@ import * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
+import { MAX_TIMER_MILLIS } from "../../../Shared/realTime.js"
 import * as Errors from "../../../Tool/Errors.js"
 import { isUnscoped } from "../../../Tool/Tool.js"
 import { ToolEvent } from "../../Events.js"
@@ -104,9 +105,6 @@ const within = <A>(call: Effect.Effect<A>, timeout: Duration.Duration): Effect.E
       ? withinLive(call, millis)
       : Effect.timeoutOption(call, timeout)
   })
-
-/** The longest delay `setTimeout` takes as given. */
-const MAX_TIMER_MILLIS = 2 ** 31 - 1
 
 const withinLive = <A>(call: Effect.Effect<A>, millis: number): Effect.Effect<Option.Option<A>> =>
   Effect.uninterruptibleMask((restore) =>
