@@ -182,7 +182,9 @@ const spansOf = (text: string, lines: ReadonlyArray<string>, regex: RegExp, mult
 }
 
 const decoder = new TextDecoder()
-const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" })
+// Made on the first long line: building a grapheme segmenter loads ICU's break rules, about 16 ms, which every start
+// of the CLI paid at load (this module is loaded with the tools) though most runs never cut a line.
+let graphemes: Intl.Segmenter | undefined
 
 /**
  * A line (or with -o, a match) as rg prints it under `--max-columns 500 --max-columns-preview`: one over 500 bytes is
@@ -193,6 +195,7 @@ const capped = (line: string, onlyMatching = false): string => {
   if (line.length <= maxColumns / 4 || Buffer.byteLength(line) <= maxColumns) return line
   let end = 0
   let count = 0
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: "grapheme" })
   for (const { index, segment } of graphemes.segment(line)) {
     if (count === maxColumns) break
     end = index + segment.length
