@@ -37,6 +37,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { domainPatternMatchesHost, parseDomainPattern } from "../Permission/Domain.js"
 import { formatBytes } from "../Shared/bytes.js"
+import { withSpan } from "../Shared/tracing.js"
 import { PermissionCheck } from "../Tool/Permission.js"
 import { UiBlock } from "../Tool/Presentation.js"
 import { printRule } from "../Tool/Rule.js"
@@ -432,75 +433,85 @@ const read = (services: Services, input: WebFetchInput, page: CachedPage) =>
     Effect.mapError((error) => new WebFetchError({ reason: "Reader", message: error.message }))
   )
 
-const fetchPage = Effect.fn("WebFetch.fetch")(function*(
+/** The fetch, in a span when the program installed a tracer (`Effect.fn`'s span and call-site traces cost a fetch of a
+ * loopback page a fifth of its time). */
+const fetchPage = (
   services: Services,
   input: WebFetchInput,
   view: PermissionView
-): Effect.fn.Return<WebFetchOutput, WebFetchError, Scope.Scope> {
-  const startedAt = yield* Clock.currentTimeMillis
-  const normalized = normalizeUrl(input.url, services.fetch.plainHttp)
-  if (Either.isLeft(normalized)) return yield* failWith("InvalidUrl", normalized.left)
-  const start = normalized.right
-  const elapsed = Effect.map(Clock.currentTimeMillis, (now) => now - startedAt)
-  const checkHop = (hop: URL) => Effect.sync(() => hopVerdict(view, start, hop))
+): Effect.Effect<WebFetchOutput, WebFetchError, Scope.Scope> =>
+  withSpan(fetchPageUntraced(services, input, view), "WebFetch.fetch")
 
-  const cached = yield* services.cache.get(start.href)
-  // A cached page is used only while the rules still let every hop it took through.
-  const reusable = cached !== undefined &&
-    cached.hops.slice(1).every((hop) => hopVerdict(view, start, new URL(hop))._tag === "Follow")
-  if (cached !== undefined && reusable) {
-    const result = yield* read(services, input, cached)
+const fetchPageUntraced = (
+  services: Services,
+  input: WebFetchInput,
+  view: PermissionView
+): Effect.Effect<WebFetchOutput, WebFetchError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const startedAt = yield* Clock.currentTimeMillis
+    const normalized = normalizeUrl(input.url, services.fetch.plainHttp)
+    if (Either.isLeft(normalized)) return yield* failWith("InvalidUrl", normalized.left)
+    const start = normalized.right
+    const elapsed = Effect.map(Clock.currentTimeMillis, (now) => now - startedAt)
+    const checkHop = (hop: URL) => Effect.sync(() => hopVerdict(view, start, hop))
+
+    const cached = yield* services.cache.get(start.href)
+    // A cached page is used only while the rules still let every hop it took through.
+    const reusable = cached !== undefined &&
+      cached.hops.slice(1).every((hop) => hopVerdict(view, start, new URL(hop))._tag === "Follow")
+    if (cached !== undefined && reusable) {
+      const result = yield* read(services, input, cached)
+      return {
+        _tag: "Page",
+        url: start.href,
+        ...pageFields(cached),
+        durationMs: yield* elapsed,
+        cached: true,
+        result
+      } satisfies WebFetchOutput
+    }
+
+    const fetched = yield* fetchFollowing(services.fetch, start, checkHop).pipe(
+      Effect.flatMap((arrived): Effect.Effect<NotFollowed | ReadPage, WebFetchError> =>
+        arrived._tag === "NotFollowed"
+          ? Effect.succeed(arrived)
+          : Effect.map(pageOf(services, arrived), (page) => ({ _tag: "ReadPage", page }))
+      ),
+      Effect.timeoutFail({
+        duration: services.timeout,
+        onTimeout: () =>
+          new WebFetchError({
+            reason: "Timeout",
+            message: `Fetching ${start.href} took longer than ${
+              formatDuration(Duration.toMillis(services.timeout))
+            }; it was stopped.`
+          })
+      }),
+      Effect.provideService(Resolver, services.resolver)
+    )
+    if (fetched._tag === "NotFollowed") {
+      return {
+        _tag: "Redirect",
+        url: start.href,
+        redirectUrl: fetched.to.href,
+        status: fetched.status,
+        statusText: fetched.statusText,
+        prompt: input.prompt,
+        durationMs: yield* elapsed
+      } satisfies WebFetchOutput
+    }
+    const page = fetched.page
+    yield* services.cache.set(start.href, page, page.content.length * 2 + 512)
+    const result = yield* read(services, input, page)
     return {
       _tag: "Page",
       url: start.href,
-      ...pageFields(cached),
+      ...pageFields(page),
       durationMs: yield* elapsed,
-      cached: true,
+      cached: false,
       result
     } satisfies WebFetchOutput
-  }
-
-  const fetched = yield* fetchFollowing(services.fetch, start, checkHop).pipe(
-    Effect.flatMap((arrived): Effect.Effect<NotFollowed | ReadPage, WebFetchError> =>
-      arrived._tag === "NotFollowed"
-        ? Effect.succeed(arrived)
-        : Effect.map(pageOf(services, arrived), (page) => ({ _tag: "ReadPage", page }))
-    ),
-    Effect.timeoutFail({
-      duration: services.timeout,
-      onTimeout: () =>
-        new WebFetchError({
-          reason: "Timeout",
-          message: `Fetching ${start.href} took longer than ${
-            formatDuration(Duration.toMillis(services.timeout))
-          }; it was stopped.`
-        })
-    }),
-    Effect.provideService(Resolver, services.resolver)
-  )
-  if (fetched._tag === "NotFollowed") {
-    return {
-      _tag: "Redirect",
-      url: start.href,
-      redirectUrl: fetched.to.href,
-      status: fetched.status,
-      statusText: fetched.statusText,
-      prompt: input.prompt,
-      durationMs: yield* elapsed
-    } satisfies WebFetchOutput
-  }
-  const page = fetched.page
-  yield* services.cache.set(start.href, page, page.content.length * 2 + 512)
-  const result = yield* read(services, input, page)
-  return {
-    _tag: "Page",
-    url: start.href,
-    ...pageFields(page),
-    durationMs: yield* elapsed,
-    cached: false,
-    result
-  } satisfies WebFetchOutput
-})
+  })
 
 const pageFields = (page: CachedPage) => ({
   finalUrl: page.finalUrl,

@@ -134,8 +134,10 @@ export const nonPublicReason = (address: string): string | undefined => {
   // The IPv4-mapped range is refused by its own rule, so an IPv4 rule never has to see through the mapping.
   const type = family === 4 ? "ipv4" : "ipv6"
   const { any, rules } = blockLists()[type]
-  if (!any.check(address, type)) return undefined
-  for (const rule of rules) if (rule.list.check(address, type)) return rule.reason
+  // One SocketAddress for every list: `check` of a string builds one per call.
+  const socketAddress = new net.SocketAddress({ address, family: type })
+  if (!any.check(socketAddress)) return undefined
+  for (const rule of rules) if (rule.list.check(socketAddress)) return rule.reason
   return "a non-public address"
 }
 
@@ -220,11 +222,11 @@ export const makeAddressPolicy = (
   }
   return Either.right({
     allowsHost: (hostname) => hosts.has(hostname.toLowerCase().replace(/\.$/, "")),
+    // An allowed range is one check; only an address it does not cover is classified.
     refusal: (address) => {
-      const reason = nonPublicReason(address)
-      if (reason === undefined) return undefined
-      if (ranges?.check(address, net.isIP(address) === 4 ? "ipv4" : "ipv6") === true) return undefined
-      return reason
+      const family = net.isIP(address)
+      if (family !== 0 && ranges?.check(address, family === 4 ? "ipv4" : "ipv6") === true) return undefined
+      return nonPublicReason(address)
     }
   })
 }

@@ -1,5 +1,5 @@
 /**
- * The guarded HTTP fetch behind WebFetch, through @effect/platform's HttpClient on undici.
+ * The guarded HTTP fetch behind WebFetch, on an undici Agent.
  *
  * - **Addresses**: every hop's host is resolved here, once, by the {@link Resolver}; every answer is checked against
  *   the {@link AddressPolicy}, and the checked addresses are pinned for the connection: the undici Agent's `lookup`
@@ -13,11 +13,7 @@
  *
  * @since 0.2.0
  */
-import * as NodeStream from "@effect/platform-node/NodeStream"
-import * as HttpClient from "@effect/platform/HttpClient"
-import type * as HttpClientError from "@effect/platform/HttpClientError"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import type * as Undici from "@effect/platform-node/Undici"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -25,11 +21,10 @@ import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
 import type * as http from "node:http"
 import { createRequire } from "node:module"
 import type * as net from "node:net"
-import type { Duplex } from "node:stream"
+import type { Duplex, Readable } from "node:stream"
 import type * as zlib from "node:zlib"
 import type { AddressPolicy } from "./Address.js"
 import { literalAddress } from "./Address.js"
@@ -149,28 +144,71 @@ export interface Body {
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
+ * A response whose headers arrived. `headers` has lower-case names, a repeated header's values joined with `, `;
+ * `body` is the response's body, which the connector destroys with the request's scope if it is not read to its end.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Received {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: Readable
+}
+
+/**
+ * Why a request got no response: the transport failed, or the headers did not come within the time allowed.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type RequestFailure =
+  | { readonly _tag: "Transport"; readonly cause: unknown }
+  | { readonly _tag: "NoHeaders" }
+
+/**
  * An HTTP client whose connections go only to pinned, checked addresses.
  *
  * @since 0.2.0
  * @category models
  */
 export interface Connector {
-  /** Sends a request; the response lives as long as the scope. */
-  readonly execute: (
-    request: HttpClientRequest.HttpClientRequest
-  ) => Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError, Scope.Scope>
+  /**
+   * Sends a GET and gives the response once its headers arrive, or fails when they do not come within
+   * `headersTimeoutMs` of real time. Interruption aborts the request; the body belongs to the scope.
+   */
+  readonly get: (
+    url: URL,
+    headers: Readonly<Record<string, string>>,
+    headersTimeoutMs: number
+  ) => Effect.Effect<Received, RequestFailure, Scope.Scope>
   /** Pins the checked addresses of a host name for the lifetime of the scope. */
   readonly pin: (hostname: string, addresses: ReadonlyArray<ResolvedAddress>) => Effect.Effect<void, never, Scope.Scope>
 }
+
+/** undici's Agent, as @effect/platform-node re-exports it (undici is not a dependency of ours by itself). */
+type Agent = InstanceType<typeof Undici.Agent>
 
 interface Pin {
   readonly addresses: ReadonlyArray<ResolvedAddress>
   count: number
 }
 
+/** A response's headers as one string each (undici gives a repeated header as an array). */
+const flatHeaders = (headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>) => {
+  const flat: Record<string, string> = {}
+  for (const name in headers) {
+    const value = headers[name]
+    if (value !== undefined) flat[name.toLowerCase()] = typeof value === "string" ? value : value.join(", ")
+  }
+  return flat
+}
+
 /**
  * The connector: one undici Agent (keep-alive connections are reused, and each was made to a checked address)
- * whose `lookup` answers from the pins, closed with the scope.
+ * whose `lookup` answers from the pins, closed with the scope. Requests go to the Agent itself: @effect/platform's
+ * HttpClient on the same Agent cost a 100 KB page 1.8x the raw request's time (its request and response models, a
+ * span, a Stream over the body), most of what WebFetch added to a fetch.
  *
  * @since 0.2.0
  * @category constructors
@@ -194,18 +232,82 @@ export const makeConnector: Effect.Effect<Connector, never, Scope.Scope> = Effec
   }
   // undici is loaded, and the Agent made, by the first fetch: a session that never fetches does not pay for them.
   const scope = yield* Effect.scope
-  const client = yield* Effect.cached(Effect.gen(function*() {
-    const [Undici, NodeHttpClient] = yield* Effect.promise(() =>
-      Promise.all([import("@effect/platform-node/Undici"), import("@effect/platform-node/NodeHttpClient")])
-    )
-    const agent = yield* Effect.acquireRelease(
-      Effect.sync(() => new Undici.Agent({ connect: { lookup } })),
-      (agent) => Effect.promise(() => agent.destroy())
-    ).pipe(Scope.extend(scope))
-    return HttpClient.withScope(NodeHttpClient.makeUndici(agent))
-  }))
-  const execute = (request: HttpClientRequest.HttpClientRequest) =>
-    Effect.flatMap(client, (http) => http.execute(request))
+  const made = yield* Effect.cached(Effect.flatMap(
+    Effect.promise(() => import("@effect/platform-node/Undici")),
+    (Undici) =>
+      Effect.acquireRelease(
+        Effect.sync(() => new Undici.Agent({ connect: { lookup } })),
+        (agent) => Effect.promise(() => agent.destroy())
+      ).pipe(Scope.extend(scope))
+  ))
+  // Once made, the Agent is at hand: reading `Effect.cached` again patches the FiberRefs of its first run into every
+  // request, a measurable part of a loopback fetch.
+  let ready: Agent | undefined
+  const agent: Effect.Effect<Agent> = Effect.suspend(() =>
+    ready === undefined ? Effect.tap(made, (agent) => void (ready = agent)) : Exit.succeed(ready)
+  )
+  const get = (url: URL, headers: Readonly<Record<string, string>>, headersTimeoutMs: number) =>
+    Effect.flatMap(agent, (agent) =>
+      // The request waits interruptibly; once it answered, its body is tied to the scope before anything else runs
+      // (and destroyed if an interruption came just as it answered).
+      Effect.uninterruptibleMask((restore) => {
+        let answered: Received | undefined
+        const request = Effect.async<Received, RequestFailure>((resume) => {
+          const controller = new AbortController()
+          let settled = false
+          const settle = (outcome: Effect.Effect<Received, RequestFailure>) => {
+            if (settled) return false
+            settled = true
+            clearTimeout(timer)
+            resume(outcome)
+            return true
+          }
+          const timer = setTimeout(() => {
+            if (settle(Effect.fail({ _tag: "NoHeaders" }))) controller.abort()
+          }, headersTimeoutMs)
+          agent.request({
+            origin: url.origin,
+            path: url.pathname + url.search,
+            method: "GET",
+            headers: { ...headers },
+            signal: controller.signal,
+            // Our own timers watch the headers and the body: real time, with WebFetch's messages.
+            headersTimeout: 0,
+            bodyTimeout: 0
+          }).then(
+            (response) => {
+              const received: Received = {
+                status: response.statusCode,
+                headers: flatHeaders(response.headers),
+                body: response.body
+              }
+              // An error of the body before it is read is the reader's to report (it looks at `errored`), not an
+              // uncaught 'error' event.
+              response.body.on("error", () => {})
+              if (settle(Effect.succeed(received))) answered = received
+              // Too late (timed out, or interrupted): nobody will read it.
+              else response.body.destroy()
+            },
+            (cause: unknown) => void settle(Effect.fail({ _tag: "Transport", cause }))
+          )
+          return Effect.sync(() => {
+            if (settled) return
+            settled = true
+            clearTimeout(timer)
+            controller.abort()
+          })
+        })
+        return Effect.flatMap(
+          Effect.onInterrupt(restore(request), () => Effect.sync(() => answered?.body.destroy())),
+          // Added to the scope itself: `Effect.addFinalizer` diffs and patches all the fiber's FiberRefs when it runs,
+          // which cost a loopback fetch more than the request.
+          (received) =>
+            Effect.flatMap(
+              Effect.scope,
+              (scope) => Effect.as(Scope.addFinalizer(scope, Effect.sync(() => received.body.destroy())), received)
+            )
+        )
+      }))
   const pin = (hostname: string, addresses: ReadonlyArray<ResolvedAddress>) =>
     Effect.acquireRelease(
       Effect.sync(() => {
@@ -223,7 +325,7 @@ export const makeConnector: Effect.Effect<Connector, never, Scope.Scope> = Effec
           else existing.count--
         })
     ).pipe(Effect.asVoid)
-  return { execute, pin }
+  return { get, pin }
 })
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -286,77 +388,6 @@ export const checkedAddresses = (
 // bodies
 // ---------------------------------------------------------------------------------------------------------------
 
-/** Chunks gathered up to a cap; `cut` when a chunk did not fit (there was more than the cap). */
-interface Gathered {
-  size: number
-  readonly parts: Array<Uint8Array>
-  cut: boolean
-}
-
-/**
- * Gathers a stream's bytes up to `max`, then stops pulling (the rest is never read). One fold, no per-chunk
- * operators: on a loopback server a chain of stream operators costs several times the transfer itself.
- */
-const gatherUpTo = <E, R>(
-  stream: Stream.Stream<Uint8Array, E, R>,
-  max: number,
-  onChunk: (chunk: Uint8Array) => void
-): Effect.Effect<Gathered, E, R> =>
-  Stream.runFoldWhile(stream, { size: 0, parts: [], cut: false } as Gathered, (state) => !state.cut, (state, chunk) => {
-    onChunk(chunk)
-    const room = max - state.size
-    if (chunk.length <= room) {
-      state.parts.push(chunk)
-      state.size += chunk.length
-    } else {
-      if (room > 0) state.parts.push(chunk.subarray(0, room))
-      state.size = max
-      state.cut = true
-    }
-    return state
-  })
-
-/** Passes at most `max` bytes, then ends the stream (so the rest is never pulled); `onCut` when something was left. */
-const capBytes = <E, R>(
-  stream: Stream.Stream<Uint8Array, E, R>,
-  max: number,
-  onChunk: (chunk: Uint8Array) => void,
-  onCut: () => void
-): Stream.Stream<Uint8Array, E, R> =>
-  Stream.suspend(() => {
-    let cut = false
-    return stream.pipe(
-      Stream.mapAccum(0, (seen, chunk: Uint8Array): [number, Uint8Array] => {
-        onChunk(chunk)
-        const room = max - seen
-        if (chunk.length <= room) return [seen + chunk.length, chunk]
-        cut = true
-        onCut()
-        return [max, chunk.subarray(0, room)]
-      }),
-      Stream.takeUntil(() => cut)
-    )
-  })
-
-/**
- * Runs `effect` and fails with `onIdle()` when `millis` of real time pass without a call of `touch`. One timer,
- * refreshed on each touch (a per-chunk Effect timeout forks a fiber per chunk). Real time, like the socket it
- * watches: a TestClock does not slow a server down.
- */
-const failWhenIdle = <A, E, E2, R>(
-  run: (touch: () => void) => Effect.Effect<A, E, R>,
-  millis: number,
-  onIdle: () => E2
-): Effect.Effect<A, E | E2, R> =>
-  Effect.suspend(() => {
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const idle = Effect.async<never, E2>((resume) => {
-      timer = setTimeout(() => resume(Effect.fail(onIdle())), millis)
-      return Effect.sync(() => clearTimeout(timer))
-    })
-    return Effect.raceFirst(run(() => void timer?.refresh()), idle)
-  })
-
 // node:http (for its status texts) and node:zlib are loaded by the first response, not at every start.
 const load = createRequire(import.meta.url)
 let httpModule: typeof http | undefined
@@ -382,8 +413,15 @@ const seconds = (duration: Duration.Duration): string => {
   return ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`
 }
 
+/**
+ * Reads a body within the limits, in one callback-driven reader (no Stream, no fiber): the wire's bytes counted
+ * against `maxBodyBytes`, then decompressed (when the response is compressed) and gathered up to `maxDecodedBytes`.
+ * At a cap the body is destroyed, so the rest is never transferred. Every chunk must arrive within `idleTimeout` of
+ * real time, like the socket it watches (a TestClock does not slow a server down). Interruption destroys both
+ * streams.
+ */
 const readBody = (
-  response: HttpClientResponse.HttpClientResponse,
+  response: Received,
   url: URL,
   limits: FetchLimits
 ): Effect.Effect<Body, WebFetchError> =>
@@ -391,6 +429,7 @@ const readBody = (
     const encoding = (response.headers["content-encoding"] ?? "identity").trim().toLowerCase()
     const inflate = encoding === "identity" || encoding === "" ? undefined : decompressor(encoding)
     if (encoding !== "identity" && encoding !== "" && inflate === undefined) {
+      response.body.destroy()
       return Effect.fail(
         new WebFetchError({
           reason: "UnsupportedContent",
@@ -398,49 +437,87 @@ const readBody = (
         })
       )
     }
-    let wireBytes = 0
-    let wireCut = false
-    const transport = (cause: unknown) =>
-      new WebFetchError({
-        reason: "Transport",
-        message: `Reading the body of ${url.href} failed: ${describeCause(cause)}`
-      })
-    const wire = Stream.mapError(response.stream, transport)
-    const gathered = (touch: () => void): Effect.Effect<Gathered, WebFetchError> => {
-      const onWire = (chunk: Uint8Array) => {
-        touch()
-        wireBytes += chunk.length
-      }
+    const idleMs = Duration.toMillis(limits.idleTimeout)
+    return Effect.async<Body, WebFetchError>((resume) => {
+      const wire = response.body
       // Without compression the wire bytes are the body: both caps apply to them.
-      if (inflate === undefined) return gatherUpTo(wire, Math.min(limits.maxBodyBytes, limits.maxDecodedBytes), onWire)
-      const decoded = NodeStream.pipeThroughDuplex(
-        capBytes(wire, limits.maxBodyBytes, onWire, () => (wireCut = true)),
-        () => inflate,
-        (cause) =>
-          cause instanceof WebFetchError
-            ? cause
-            : new WebFetchError({
-              reason: "Transport",
-              message: `The ${encoding} body of ${url.href} could not be decoded: ${describeCause(cause)}`
-            })
-      )
-      return gatherUpTo(decoded, limits.maxDecodedBytes, () => {})
-    }
-    return failWhenIdle(
-      gathered,
-      Duration.toMillis(limits.idleTimeout),
-      () =>
-        new WebFetchError({
-          reason: "IdleTimeout",
-          message: `${url.href} sent nothing for ${seconds(limits.idleTimeout)}; the fetch was stopped.`
-        })
-    ).pipe(
-      Effect.map((body) => ({
-        bytes: concat(body.parts),
-        wireBytes: Math.min(wireBytes, limits.maxBodyBytes),
-        truncated: body.cut || wireCut
-      }))
-    )
+      const max = inflate === undefined ? Math.min(limits.maxBodyBytes, limits.maxDecodedBytes) : limits.maxDecodedBytes
+      const parts: Array<Uint8Array> = []
+      let size = 0
+      let wireBytes = 0
+      let cut = false
+      let finished = false
+      const stop = () => {
+        clearTimeout(timer)
+        wire.off("data", onWire).off("end", onWireEnd).off("error", onWireError)
+        inflate?.off("data", gather).off("end", done).off("error", onInflateError).off("drain", onDrain)
+        wire.destroy()
+        inflate?.destroy()
+      }
+      const finish = (outcome: Effect.Effect<Body, WebFetchError>) => {
+        if (finished) return
+        finished = true
+        stop()
+        resume(outcome)
+      }
+      const done = () => finish(Effect.succeed({ bytes: concat(parts), wireBytes, truncated: cut }))
+      const failed = (message: string, reason: WebFetchError["reason"] = "Transport") =>
+        finish(Effect.fail(new WebFetchError({ reason, message })))
+      /** Takes a chunk of the body up to the cap; at the cap the reading ends. */
+      const gather = (chunk: Uint8Array) => {
+        const room = max - size
+        if (chunk.length <= room) {
+          parts.push(chunk)
+          size += chunk.length
+          return
+        }
+        if (room > 0) parts.push(chunk.subarray(0, room))
+        size = max
+        cut = true
+        done()
+      }
+      const onIdle = () =>
+        failed(`${url.href} sent nothing for ${seconds(limits.idleTimeout)}; the fetch was stopped.`, "IdleTimeout")
+      const timer = setTimeout(onIdle, idleMs)
+      const onWire = (chunk: Uint8Array) => {
+        timer.refresh()
+        if (inflate === undefined) {
+          wireBytes += chunk.length
+          return gather(chunk)
+        }
+        const room = limits.maxBodyBytes - wireBytes
+        if (chunk.length > room) {
+          // The wire cap: what fits is decoded, the rest is never read.
+          wireBytes = limits.maxBodyBytes
+          cut = true
+          wire.off("data", onWire).off("end", onWireEnd)
+          wire.destroy()
+          if (room > 0) inflate.write(chunk.subarray(0, room))
+          inflate.end()
+          return
+        }
+        wireBytes += chunk.length
+        // A slow decompressor holds the wire back.
+        if (!inflate.write(chunk)) wire.pause()
+      }
+      const onDrain = () => wire.resume()
+      const onWireEnd = () => (inflate === undefined ? done() : inflate.end())
+      const onWireError = (cause: unknown) => failed(`Reading the body of ${url.href} failed: ${describeCause(cause)}`)
+      const onInflateError = (cause: unknown) =>
+        failed(`The ${encoding} body of ${url.href} could not be decoded: ${describeCause(cause)}`)
+      wire.on("data", onWire).on("end", onWireEnd).on("error", onWireError)
+      inflate?.on("data", gather).on("end", done).on("error", onInflateError).on("drain", onDrain)
+      // A body that failed or closed before the reader came has no event left to tell it.
+      if (wire.errored !== null) onWireError(wire.errored)
+      else if (wire.destroyed && !wire.readableEnded) {
+        failed(`Reading the body of ${url.href} failed: the connection closed before the body was read`)
+      }
+      return Effect.sync(() => {
+        if (finished) return
+        finished = true
+        stop()
+      })
+    })
   })
 
 /** The chunks as one buffer; one chunk is returned as it is. */
@@ -485,33 +562,34 @@ const redirectStatuses: ReadonlySet<number> = new Set([301, 302, 303, 307, 308])
 const statusText = (status: number): string =>
   (httpModule ??= load("node:http") as typeof http).STATUS_CODES[status] ?? ""
 
+const requestHeaders: Readonly<Record<string, string>> = {
+  accept: "text/markdown, text/html;q=0.9, application/xhtml+xml;q=0.9, text/plain;q=0.8, application/json;q=0.8, " +
+    "*/*;q=0.5",
+  "accept-encoding": "gzip, deflate, br"
+}
+
 const requestHop = (env: FetchEnvironment, url: URL, scope: Scope.Scope) =>
   Effect.gen(function*() {
     const addresses = yield* checkedAddresses(url, env.addresses)
     if (literalAddress(url.hostname) === undefined) {
       yield* Scope.extend(env.connector.pin(url.hostname, addresses), scope)
     }
-    const request = HttpClientRequest.get(url).pipe(
-      HttpClientRequest.setHeaders({
-        accept:
-          "text/markdown, text/html;q=0.9, application/xhtml+xml;q=0.9, text/plain;q=0.8, application/json;q=0.8, " +
-          "*/*;q=0.5",
-        "accept-encoding": "gzip, deflate, br",
-        "user-agent": env.userAgent
-      })
-    )
-    const response = yield* env.connector.execute(request).pipe(
-      Effect.mapError((error) =>
-        new WebFetchError({ reason: "Transport", message: `Fetching ${url.href} failed: ${describeCause(error)}` })
-      ),
-      Effect.timeoutFail({
-        duration: env.limits.idleTimeout,
-        onTimeout: () =>
-          new WebFetchError({
+    const response = yield* env.connector.get(
+      url,
+      { ...requestHeaders, "user-agent": env.userAgent },
+      Duration.toMillis(env.limits.idleTimeout)
+    ).pipe(
+      Effect.mapError((failure) =>
+        failure._tag === "NoHeaders"
+          ? new WebFetchError({
             reason: "IdleTimeout",
             message: `${url.href} sent no response for ${seconds(env.limits.idleTimeout)}; the fetch was stopped.`
           })
-      }),
+          : new WebFetchError({
+            reason: "Transport",
+            message: `Fetching ${url.href} failed: ${describeCause(failure.cause)}`
+          })
+      ),
       Effect.provideService(Scope.Scope, scope)
     )
     return { response, addresses: addresses.map((a) => a.address) }

@@ -1,9 +1,10 @@
 /**
  * WebFetch against real node:http servers on 127.0.0.1: pages and their conversion, charsets, JSON, binary,
- * error statuses, the limits (50 MB body, trickling body, total time, gzip bomb, hostile HTML) and presentation.
+ * error statuses, the request it sends, the limits (50 MB body, trickling body, silent server, interruption, total time, gzip
+ * bomb, hostile HTML) and presentation.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Fiber } from "effect"
 import * as zlib from "node:zlib"
 import { toText } from "../../../src/Tool/Presentation.js"
 import type { WebFetchOutput } from "../../../src/Tools/WebFetch.js"
@@ -159,6 +160,23 @@ describe("WebFetch: pages", () => {
         `Request failed with status code 500 (Internal Server Error): ${server.url("/broken")}`
       )
     }))
+
+  it.scopedLive("sends no tracing headers to the sites it fetches", () =>
+    Effect.gen(function*() {
+      const server = yield* serve((_, response) => {
+        response.writeHead(200, { "content-type": "text/plain" })
+        response.end("ok")
+      })
+      const outcome = yield* fetch(server.url("/plain")).pipe(
+        Effect.withSpan("a span of the program's"),
+        Effect.provide(runtime(testOptions({ pageReader: contentReader })))
+      )
+      expect(outcome.status).toBe("success")
+      const headers = Object.keys(server.requests[0]!.headers)
+      expect(headers).not.toContain("traceparent")
+      expect(headers).not.toContain("b3")
+      expect(server.requests[0]!.headers["accept-encoding"]).toBe("gzip, deflate, br")
+    }))
 })
 
 describe("WebFetch: limits", () => {
@@ -205,6 +223,50 @@ describe("WebFetch: limits", () => {
       )
       expect(outcome.status).toBe("error")
       expect(resultText(outcome)).toContain(`${server.url("/slow")} sent nothing for 150 ms; the fetch was stopped.`)
+    }))
+
+  it.scopedLive("stops a request whose headers do not come within the idle timeout, and closes its connection", () =>
+    Effect.gen(function*() {
+      let closed = false
+      const server = yield* serve((request) => {
+        // Never answers: the request hangs until the client gives up.
+        request.socket.on("close", () => (closed = true))
+      })
+      const outcome = yield* fetch(server.url("/silent")).pipe(
+        Effect.provide(runtime(testOptions({ idleTimeout: "150 millis" })))
+      )
+      expect(outcome.status).toBe("error")
+      expect(resultText(outcome)).toContain(
+        `${server.url("/silent")} sent no response for 150 ms; the fetch was stopped.`
+      )
+      yield* Effect.sleep("50 millis")
+      expect(closed).toBe(true)
+    }))
+
+  it.scopedLive("an interrupted fetch stops its transfer: the server sees the connection close", () =>
+    Effect.gen(function*() {
+      let written = 0
+      let closed = false
+      const server = yield* serve((_, response) => {
+        response.writeHead(200, { "content-type": "text/plain" })
+        response.write("first bytes")
+        const timer = setInterval(() => {
+          written++
+          response.write(".")
+        }, 5)
+        response.on("close", () => {
+          closed = true
+          clearInterval(timer)
+        })
+      })
+      const started = yield* fetch(server.url("/stream")).pipe(
+        Effect.provide(runtime(testOptions({ idleTimeout: "10 seconds", timeout: "30 seconds" }))),
+        Effect.fork
+      )
+      while (written < 5) yield* Effect.sleep("5 millis")
+      yield* Fiber.interrupt(started)
+      yield* Effect.sleep("50 millis")
+      expect(closed).toBe(true)
     }))
 
   it.scopedLive("stops a fetch that keeps sending past the total timeout", () =>
