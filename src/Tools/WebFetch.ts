@@ -37,6 +37,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { domainPatternMatchesHost, parseDomainPattern } from "../Permission/Domain.js"
 import { formatBytes } from "../Shared/bytes.js"
+import { timeoutOption } from "../Shared/realTime.js"
 import { withSpan } from "../Shared/tracing.js"
 import { PermissionCheck } from "../Tool/Permission.js"
 import { UiBlock } from "../Tool/Presentation.js"
@@ -477,16 +478,20 @@ const fetchPageUntraced = (
           ? Effect.succeed(arrived)
           : Effect.map(pageOf(services, arrived), (page) => ({ _tag: "ReadPage", page }))
       ),
-      Effect.timeoutFail({
-        duration: services.timeout,
-        onTimeout: () =>
-          new WebFetchError({
-            reason: "Timeout",
-            message: `Fetching ${start.href} took longer than ${
-              formatDuration(Duration.toMillis(services.timeout))
-            }; it was stopped.`
-          })
-      }),
+      // One real timer for the whole fetch (`Effect.timeoutFail` races a second fiber and joins its FiberRefs).
+      (fetching) => timeoutOption(fetching, services.timeout),
+      Effect.flatMap(Option.match({
+        onNone: () =>
+          Effect.fail(
+            new WebFetchError({
+              reason: "Timeout",
+              message: `Fetching ${start.href} took longer than ${
+                formatDuration(Duration.toMillis(services.timeout))
+              }; it was stopped.`
+            })
+          ),
+        onSome: Effect.succeed
+      })),
       Effect.provideService(Resolver, services.resolver)
     )
     if (fetched._tag === "NotFollowed") {

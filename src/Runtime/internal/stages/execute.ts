@@ -8,18 +8,14 @@
  * timeout (the call's own, else the runtime's, else the tool's). Gives the tool's own Exit for the finish stage, or
  * fails with TimedOut.
  */
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
-import * as DefaultServices from "effect/DefaultServices"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Fiber from "effect/Fiber"
-import * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
-import { MAX_TIMER_MILLIS } from "../../../Shared/realTime.js"
+import { timeoutOption } from "../../../Shared/realTime.js"
 import * as Errors from "../../../Tool/Errors.js"
 import { isUnscoped } from "../../../Tool/Tool.js"
 import { ToolEvent } from "../../Events.js"
@@ -83,52 +79,10 @@ const callWithTimeout = (
   // A timer costs a fiber; tools without a finite timeout (the default) do not pay for one.
   if (!Duration.isFinite(timeout)) return scoped
   return Effect.flatMap(
-    within(scoped, timeout),
+    timeoutOption(scoped, timeout),
     (ran) => Option.isSome(ran) ? Exit.succeed(ran.value) : Exit.fail(new Errors.TimedOut({ tool: name, timeout }))
   )
 }
-
-/** The Clock of Effect's default services: real time, over `setTimeout`. */
-const liveClock = Context.get(DefaultServices.liveServices, Clock.Clock)
-
-/**
- * `call`'s value, or None when `timeout` passes first (`call` is then interrupted, its finalizers run). On the live
- * Clock: the call in a fiber of its own and a real timer, where `Effect.timeoutOption` forks a second fiber to sleep
- * in and races the two (about a tenth of a Read through the runtime). On any other Clock (a TestClock), which only a
- * fiber sleeping on it can follow, `Effect.timeoutOption`. Either way the call's FiberRef changes stay its own.
- */
-const within = <A>(call: Effect.Effect<A>, timeout: Duration.Duration): Effect.Effect<Option.Option<A>> =>
-  Effect.clockWith((clock) => {
-    const millis = Duration.toMillis(timeout)
-    // Past 2^31 - 1 ms `setTimeout` fires at once (Node clamps it to 1 ms); Effect's own timer handles it.
-    return clock === liveClock && millis <= MAX_TIMER_MILLIS
-      ? withinLive(call, millis)
-      : Effect.timeoutOption(call, timeout)
-  })
-
-const withinLive = <A>(call: Effect.Effect<A>, millis: number): Effect.Effect<Option.Option<A>> =>
-  Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(Effect.fork(restore(call)), (fiber) => {
-      const ended = Effect.async<Option.Option<A>>((resume) => {
-        let timedOut = false
-        const timer = setTimeout(() => {
-          timedOut = true
-          fiber.unsafeInterruptAsFork(FiberId.none)
-        }, millis)
-        // A call that ended on its own as the timer fired keeps its result.
-        const observer = (exit: Exit.Exit<A>) => {
-          clearTimeout(timer)
-          resume(timedOut && Exit.isInterrupted(exit) ? Exit.succeed(Option.none()) : Exit.map(exit, Option.some))
-        }
-        fiber.addObserver(observer)
-        return Effect.sync(() => {
-          clearTimeout(timer)
-          fiber.removeObserver(observer)
-        })
-      })
-      return Effect.onInterrupt(restore(ended), () => Fiber.interrupt(fiber))
-    })
-  )
 
 /**
  * Runs a call in a scope of its own, closed with the call's exit (so interruption and timeouts release resources).
