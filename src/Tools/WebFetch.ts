@@ -434,8 +434,7 @@ const read = (services: Services, input: WebFetchInput, page: CachedPage) =>
     Effect.mapError((error) => new WebFetchError({ reason: "Reader", message: error.message }))
   )
 
-/** The fetch, in a span when the program installed a tracer (`Effect.fn`'s span and call-site traces cost a fetch of a
- * loopback page a fifth of its time). */
+/** The fetch, in a span when the program installed a tracer (see `Shared/tracing`). */
 const fetchPage = (
   services: Services,
   input: WebFetchInput,

@@ -1,7 +1,7 @@
 /**
  * WebFetch against real node:http servers on 127.0.0.1: pages and their conversion, charsets, JSON, binary,
- * error statuses, the request it sends, the limits (50 MB body, trickling body, silent server, interruption, total time, gzip
- * bomb, hostile HTML) and presentation.
+ * error statuses, the request it sends, the limits (50 MB body, trickling body, silent server, interruption, total
+ * time, gzip bomb, hostile HTML) and presentation.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
