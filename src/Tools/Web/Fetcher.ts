@@ -207,7 +207,7 @@ const flatHeaders = (headers: Readonly<Record<string, string | ReadonlyArray<str
 /**
  * The connector: one undici Agent (keep-alive connections are reused, and each was made to a checked address)
  * whose `lookup` answers from the pins, closed with the scope. Requests go to the Agent itself: @effect/platform's
- * HttpClient on the same Agent cost a 100 KB page 1.8x the raw request's time (its request and response models, a
+ * HttpClient over an Agent took a 100 KB loopback page 1.8x a raw request's time (its request and response models, a
  * span, a Stream over the body), most of what WebFetch added to a fetch.
  *
  * @since 0.2.0
@@ -240,8 +240,8 @@ export const makeConnector: Effect.Effect<Connector, never, Scope.Scope> = Effec
         (agent) => Effect.promise(() => agent.destroy())
       ).pipe(Scope.extend(scope))
   ))
-  // Once made, the Agent is at hand: reading `Effect.cached` again patches the FiberRefs of its first run into every
-  // request, a measurable part of a loopback fetch.
+  // Once made, the Agent is at hand: reading `Effect.cached` again would take its semaphore, read the clock and swap
+  // the fiber's context on every request.
   let ready: Agent | undefined
   const agent: Effect.Effect<Agent> = Effect.suspend(() =>
     ready === undefined ? Effect.tap(made, (agent) => void (ready = agent)) : Exit.succeed(ready)
