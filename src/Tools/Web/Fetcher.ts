@@ -26,6 +26,7 @@ import { createRequire } from "node:module"
 import type * as net from "node:net"
 import type { Duplex, Readable } from "node:stream"
 import type * as zlib from "node:zlib"
+import { MAX_TIMER_MILLIS } from "../../Shared/realTime.js"
 import type { AddressPolicy } from "./Address.js"
 import { literalAddress } from "./Address.js"
 import type { ResolvedAddress } from "./Resolver.js"
@@ -231,21 +232,26 @@ export const makeConnector: Effect.Effect<Connector, never, Scope.Scope> = Effec
     return callback(null, first.address, first.family)
   }
   // undici is loaded, and the Agent made, by the first fetch: a session that never fetches does not pay for them.
+  // One promise, shared: a fetch interrupted while it loads leaves the load to the next one (`Effect.cached` kept
+  // the interruption, and every later fetch failed as interrupted), and once made the Agent is at hand.
   const scope = yield* Effect.scope
-  const made = yield* Effect.cached(Effect.flatMap(
-    Effect.promise(() => import("@effect/platform-node/Undici")),
-    (Undici) =>
-      Effect.acquireRelease(
-        Effect.sync(() => new Undici.Agent({ connect: { lookup } })),
-        (agent) => Effect.promise(() => agent.destroy())
-      ).pipe(Scope.extend(scope))
-  ))
-  // Once made, the Agent is at hand: reading `Effect.cached` again would take its semaphore, read the clock and swap
-  // the fiber's context on every request.
+  let loading: Promise<Agent> | undefined
   let ready: Agent | undefined
-  const agent: Effect.Effect<Agent> = Effect.suspend(() =>
-    ready === undefined ? Effect.tap(made, (agent) => void (ready = agent)) : Exit.succeed(ready)
+  yield* Scope.addFinalizer(
+    scope,
+    Effect.promise(async () => {
+      const made = ready ?? (loading === undefined ? undefined : await loading)
+      await made?.destroy()
+    })
   )
+  const agent: Effect.Effect<Agent> = Effect.suspend(() => {
+    if (ready !== undefined) return Exit.succeed(ready)
+    loading ??= import("@effect/platform-node/Undici").then((
+      Undici
+    ) => (ready = new Undici.Agent({ connect: { lookup } })))
+    const made = loading
+    return Effect.promise(() => made)
+  })
   const get = (url: URL, headers: Readonly<Record<string, string>>, headersTimeoutMs: number) =>
     Effect.flatMap(agent, (agent) =>
       // The request waits interruptibly; once it answered, its body is tied to the scope before anything else runs
@@ -262,7 +268,8 @@ export const makeConnector: Effect.Effect<Connector, never, Scope.Scope> = Effec
             resume(outcome)
             return true
           }
-          const timer = setTimeout(() => {
+          // Past 2^31 - 1 ms `setTimeout` fires at once: such a limit is none.
+          const timer = headersTimeoutMs > MAX_TIMER_MILLIS ? undefined : setTimeout(() => {
             if (settle(Effect.fail({ _tag: "NoHeaders" }))) controller.abort()
           }, headersTimeoutMs)
           agent.request({
@@ -450,7 +457,7 @@ const readBody = (
       const stop = () => {
         clearTimeout(timer)
         wire.off("data", onWire).off("end", onWireEnd).off("error", onWireError)
-        inflate?.off("data", gather).off("end", done).off("error", onInflateError).off("drain", onDrain)
+        inflate?.off("data", onInflated).off("end", done).off("error", onInflateError).off("drain", onDrain)
         wire.destroy()
         inflate?.destroy()
       }
@@ -460,7 +467,12 @@ const readBody = (
         stop()
         resume(outcome)
       }
-      const done = () => finish(Effect.succeed({ bytes: concat(parts), wireBytes, truncated: cut }))
+      const done = () =>
+        finish(Effect.succeed({
+          bytes: concat(parts),
+          wireBytes: Math.min(wireBytes, limits.maxBodyBytes),
+          truncated: cut
+        }))
       const failed = (message: string, reason: WebFetchError["reason"] = "Transport") =>
         finish(Effect.fail(new WebFetchError({ reason, message })))
       /** Takes a chunk of the body up to the cap; at the cap the reading ends. */
@@ -478,9 +490,10 @@ const readBody = (
       }
       const onIdle = () =>
         failed(`${url.href} sent nothing for ${seconds(limits.idleTimeout)}; the fetch was stopped.`, "IdleTimeout")
-      const timer = setTimeout(onIdle, idleMs)
+      // Past 2^31 - 1 ms `setTimeout` fires at once: such a limit is none.
+      const timer = idleMs > MAX_TIMER_MILLIS ? undefined : setTimeout(onIdle, idleMs)
       const onWire = (chunk: Uint8Array) => {
-        timer.refresh()
+        timer?.refresh()
         if (inflate === undefined) {
           wireBytes += chunk.length
           return gather(chunk)
@@ -490,7 +503,8 @@ const readBody = (
           // The wire cap: what fits is decoded, the rest is never read.
           wireBytes = limits.maxBodyBytes
           cut = true
-          wire.off("data", onWire).off("end", onWireEnd)
+          // Destroying the body fails it (aborted): that is the cap's doing, not a transport error.
+          wire.off("data", onWire).off("end", onWireEnd).off("error", onWireError)
           wire.destroy()
           if (room > 0) inflate.write(chunk.subarray(0, room))
           inflate.end()
@@ -505,8 +519,13 @@ const readBody = (
       const onWireError = (cause: unknown) => failed(`Reading the body of ${url.href} failed: ${describeCause(cause)}`)
       const onInflateError = (cause: unknown) =>
         failed(`The ${encoding} body of ${url.href} could not be decoded: ${describeCause(cause)}`)
+      // Decompressing is progress too: a small body that inflates for a while is not a silent server.
+      const onInflated = (chunk: Uint8Array) => {
+        timer?.refresh()
+        gather(chunk)
+      }
       wire.on("data", onWire).on("end", onWireEnd).on("error", onWireError)
-      inflate?.on("data", gather).on("end", done).on("error", onInflateError).on("drain", onDrain)
+      inflate?.on("data", onInflated).on("end", done).on("error", onInflateError).on("drain", onDrain)
       // A body that failed or closed before the reader came has no event left to tell it.
       if (wire.errored !== null) onWireError(wire.errored)
       else if (wire.destroyed && !wire.readableEnded) {

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
+import * as crypto from "node:crypto"
 import * as zlib from "node:zlib"
 import { toText } from "../../../src/Tool/Presentation.js"
 import type { WebFetchOutput } from "../../../src/Tools/WebFetch.js"
@@ -300,6 +301,69 @@ describe("WebFetch: limits", () => {
       expect(output.bytes).toBe(2 * 1024 * 1024)
       expect(output.notes).toContain("The body was cut at 2.0 MB; the rest was not read.")
       expect(output.result.startsWith("zzzz")).toBe(true)
+    }))
+
+  it.scopedLive("a compressed body longer than the wire cap is cut there and decoded, not failed", () =>
+    Effect.gen(function*() {
+      // Text that compresses to about half: some 256 KiB on the wire, against a 64 KiB cap.
+      const text = Buffer.from(crypto.randomBytes(256 * 1024).toString("hex"))
+      const encoders = {
+        gzip: zlib.gzipSync,
+        deflate: zlib.deflateSync,
+        br: (input: Buffer) => zlib.brotliCompressSync(input, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } })
+      }
+      const server = yield* serve((request, response) => {
+        const encoding = request.url!.slice(1) as keyof typeof encoders
+        response.writeHead(200, { "content-type": "text/plain", "content-encoding": encoding })
+        response.end(encoders[encoding](text))
+      })
+      for (const encoding of Object.keys(encoders)) {
+        const outcome = yield* fetch(server.url(`/${encoding}`)).pipe(
+          Effect.provide(runtime(testOptions({ maxBodyBytes: 64 * 1024, pageReader: contentReader })))
+        )
+        expect(outcome.status, encoding).toBe("success")
+        const output = page(outcome.output)
+        // What the first 64 KiB decode to: a prefix of the page, well short of it.
+        expect(output.bytes, encoding).toBeGreaterThan(0)
+        expect(output.bytes, encoding).toBeLessThan(text.length / 4)
+        expect(text.toString().startsWith(output.result), encoding).toBe(true)
+        expect(output.notes.some((note) => note.startsWith("The body was cut at")), encoding).toBe(true)
+      }
+    }))
+
+  it.scopedLive("an idle limit longer than a timer can wait is no limit, not an immediate one", () =>
+    Effect.gen(function*() {
+      const server = yield* serve((_, response) => {
+        setTimeout(() => {
+          response.writeHead(200, { "content-type": "text/plain" })
+          response.write("part one, ")
+          setTimeout(() => response.end("part two"), 50)
+        }, 50)
+      })
+      const outcome = yield* fetch(server.url("/slow")).pipe(
+        Effect.provide(runtime(testOptions({ idleTimeout: "30 days", pageReader: contentReader })))
+      )
+      expect(outcome.status).toBe("success")
+      expect(page(outcome.output).result).toBe("part one, part two")
+    }))
+
+  it.scopedLive("a fetch interrupted while the HTTP client loads leaves the next fetch working", () =>
+    Effect.gen(function*() {
+      const server = yield* serve((_, response) => {
+        response.writeHead(200, { "content-type": "text/plain" })
+        response.end("hello")
+      })
+      // The first fetch of a runtime loads undici and makes its Agent. Interrupted after 0, 1, 2, ... steps of the
+      // scheduler, one of them lands while it loads.
+      for (let steps = 0; steps < 24; steps++) {
+        yield* Effect.gen(function*() {
+          const first = yield* Effect.fork(fetch(server.url("/first")))
+          for (let i = 0; i < steps; i++) yield* Effect.yieldNow()
+          yield* Fiber.interrupt(first)
+          const outcome = yield* fetch(server.url("/second"))
+          expect(outcome.status, `interrupted after ${steps} steps`).toBe("success")
+        }).pipe(Effect.provide(runtime(testOptions({ pageReader: contentReader }))))
+      }
     }))
 
   it.scopedLive("an uncompressed body is held to the smaller of the two caps", () =>
