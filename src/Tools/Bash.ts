@@ -48,6 +48,7 @@ import { ResultStore } from "../Session/ResultStore.js"
 import type { ResultSink } from "../Session/ResultStore.js"
 import { Workspace } from "../Session/Workspace.js"
 import { formatBytes as sharedFormatBytes } from "../Shared/bytes.js"
+import { onceInScope } from "../Shared/once.js"
 import { realSleep } from "../Shared/realTime.js"
 import { TaskRegistry } from "../Tasks/TaskRegistry.js"
 import type { Decision, PermissionCheck } from "../Tool/Permission.js"
@@ -709,12 +710,14 @@ const sandboxOnDemand = (
     if (options.enabled === false) return Effect.succeed<SandboxState>({ service: undefined, options })
     if (options.failIfUnavailable === true) return Effect.succeed(yield* startSandbox(options, cwd, executor))
     const scope = yield* Effect.scope
-    return yield* Effect.cached(
+    // Started in a fiber of the layer's own: a first command interrupted while it starts leaves it to the next one.
+    return yield* onceInScope(
       startSandbox(options, cwd, executor).pipe(
         Scope.extend(scope),
         // Not required: a sandbox that cannot start was said once (startSandbox warns) and commands run without it.
         Effect.catchAll(() => Effect.succeed<SandboxState>({ service: undefined, options }))
-      )
+      ),
+      scope
     )
   })
 

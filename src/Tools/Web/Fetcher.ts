@@ -26,6 +26,7 @@ import { createRequire } from "node:module"
 import type * as net from "node:net"
 import type { Duplex, Readable } from "node:stream"
 import type * as zlib from "node:zlib"
+import { onceInScope } from "../../Shared/once.js"
 import { MAX_TIMER_MILLIS } from "../../Shared/realTime.js"
 import type { AddressPolicy } from "./Address.js"
 import { literalAddress } from "./Address.js"
@@ -232,26 +233,19 @@ export const makeConnector: Effect.Effect<Connector, never, Scope.Scope> = Effec
     return callback(null, first.address, first.family)
   }
   // undici is loaded, and the Agent made, by the first fetch: a session that never fetches does not pay for them.
-  // One promise, shared: a fetch interrupted while it loads leaves the load to the next one (`Effect.cached` kept
-  // the interruption, and every later fetch failed as interrupted), and once made the Agent is at hand.
+  // Made once in a fiber of the connector's scope: a fetch interrupted while it loads leaves the load to the next one
+  // (with `Effect.cached`, every later fetch failed as interrupted). Once made, the Agent is at hand.
   const scope = yield* Effect.scope
-  let loading: Promise<Agent> | undefined
   let ready: Agent | undefined
-  yield* Scope.addFinalizer(
-    scope,
-    Effect.promise(async () => {
-      const made = ready ?? (loading === undefined ? undefined : await loading)
-      await made?.destroy()
-    })
+  const made = yield* onceInScope(
+    Effect.flatMap(Effect.promise(() => import("@effect/platform-node/Undici")), (Undici) => {
+      const agent = new Undici.Agent({ connect: { lookup } })
+      ready = agent
+      return Effect.as(Scope.addFinalizer(scope, Effect.promise(() => agent.destroy())), agent)
+    }),
+    scope
   )
-  const agent: Effect.Effect<Agent> = Effect.suspend(() => {
-    if (ready !== undefined) return Exit.succeed(ready)
-    loading ??= import("@effect/platform-node/Undici").then((
-      Undici
-    ) => (ready = new Undici.Agent({ connect: { lookup } })))
-    const made = loading
-    return Effect.promise(() => made)
-  })
+  const agent: Effect.Effect<Agent> = Effect.suspend(() => ready === undefined ? made : Exit.succeed(ready))
   const get = (url: URL, headers: Readonly<Record<string, string>>, headersTimeoutMs: number) =>
     Effect.flatMap(agent, (agent) =>
       // The request waits interruptibly; once it answered, its body is tied to the scope before anything else runs

@@ -5,7 +5,7 @@
  */
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Layer, Logger } from "effect"
+import { Effect, Exit, Fiber, Layer, Logger } from "effect"
 import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
@@ -309,6 +309,23 @@ describe("Bash sandbox configuration", () => {
       expect(lines).toHaveLength(1)
       expect(lines[0]).toMatch(/^Bash: the sandbox cannot run here, so commands run with the permission analysis alone/)
     }))
+
+  it.live("a first command interrupted while the sandbox starts leaves the sandbox to the next command", () =>
+    Effect.gen(function*() {
+      const cwd = tempDir("bash-sandbox-first-interrupted")
+      const env = { ...process.env }
+      const context = yield* Layer.build(
+        BashTool.layer({ env, sandbox: { warn: () => {} } }).pipe(
+          Layer.provide(Layer.mergeAll(Workspace.layer({ cwd }), ResultStore.layerMemory())),
+          Layer.provide(NodeContext.layer)
+        )
+      )
+      // The first command starts the sandbox (a few processes, tens of ms): interrupted in the middle of that.
+      const first = yield* Effect.fork(run("echo one").pipe(Effect.provide(context)))
+      yield* Effect.sleep("5 millis")
+      yield* Fiber.interrupt(first)
+      expect(text(yield* run("echo two").pipe(Effect.provide(context)))).toBe("two\n")
+    }).pipe(Effect.scoped))
 
   it.live("by default, where the sandbox cannot run, one warning says so and commands still run", () =>
     Effect.gen(function*() {
