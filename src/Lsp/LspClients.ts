@@ -303,17 +303,26 @@ const make = (config: LoadedConfig, options: LspClientsOptions) =>
           }
           const scope = yield* Scope.fork(layerScope, ExecutionStrategy.sequential)
           client.scope = scope
-          const { start } = yield* loadConnection
-          const connection = yield* Scope.extend(
-            start(client.server, client.root, {
-              diagnostics: (uri, version, items) => {
-                client.seq++
-                client.diagnostics.set(uri, { items, seq: client.seq, version })
-                for (const wake of client.waiters) wake()
-              }
-            }),
-            scope
-          )
+          const connection = yield* Effect.flatMap(loadConnection, ({ start }) =>
+            Scope.extend(
+              start(client.server, client.root, {
+                diagnostics: (uri, version, items) => {
+                  client.seq++
+                  client.diagnostics.set(uri, { items, seq: client.seq, version })
+                  for (const wake of client.waiters) wake()
+                }
+              }),
+              scope
+            )).pipe(
+              // The caller interrupted while the server started (a person's Esc): that start is abandoned and its
+              // process ended, but it is no crash, which would count a restart or, without restarts, end the server.
+              Effect.onInterrupt(() =>
+                Effect.suspend(() => {
+                  if (client.scope === scope) client.scope = undefined
+                  return Scope.close(scope, Exit.void)
+                })
+              )
+            )
           client.connection = connection
           return connection
         })

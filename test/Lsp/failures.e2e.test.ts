@@ -5,7 +5,7 @@
  */
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Fiber, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -90,4 +90,45 @@ describe("a server that dies at start", () => {
       expect(error.message).toContain("the fake language server did not start")
       expect(error.message).toContain("(stderr: no licence for this workspace)")
     }), 60_000)
+})
+
+describe("a call interrupted while its server starts", () => {
+  it.live(
+    "is not a crash: the next call starts the server again, with no restart counted",
+    () =>
+      Effect.gen(function*() {
+        const dir = tempDir("lsp-interrupted-start-")
+        const file = path.join(dir, "notes.txt")
+        fs.writeFileSync(file, "hello\n")
+        const marker = `LSP_TEST_MARKER=${randomUUID()}`
+        const config = LspConfig.fromJson(path.join(dir, "lsp.json"), {
+          fake: {
+            command: process.execPath,
+            args: [path.join(repo, "test/fixtures/lsp-fake/brokenPipe.mjs")],
+            extensionToLanguage: { ".txt": "plaintext" },
+            env: { LSP_TEST_MARKER: marker.slice("LSP_TEST_MARKER=".length) },
+            // A crash would make it unavailable for good: an interrupted start must not count as one.
+            restartOnCrash: false,
+            requestTimeout: 10_000
+          }
+        }, { trusted: true })
+        const workspace = Workspace.layer({ cwd: dir }).pipe(Layer.provide(NodeContext.layer))
+        yield* Effect.scoped(
+          Effect.gen(function*() {
+            // A node process takes tens of ms to start and answer initialize: interrupted in the middle of that.
+            const first = yield* Effect.fork(hover(file))
+            yield* Effect.sleep("10 millis")
+            yield* Fiber.interrupt(first)
+            const second = yield* hover(file)
+            const [status] = yield* Effect.flatMap(LspClients, (clients) => clients.status)
+            expect(second.contents).toBe(`served by ${status!.pid}`)
+            expect(status!.restarts).toBe(0)
+            // The interrupted start's process was ended, not left beside the new one.
+            expect(processesWithMarker(marker)).toEqual([status!.pid])
+          }).pipe(Effect.provide(LspClients.layer(config).pipe(Layer.provide(workspace))))
+        )
+        expect(processesWithMarker(marker)).toEqual([])
+      }),
+    60_000
+  )
 })
