@@ -134,8 +134,14 @@ export const nonPublicReason = (address: string): string | undefined => {
   // The IPv4-mapped range is refused by its own rule, so an IPv4 rule never has to see through the mapping.
   const type = family === 4 ? "ipv4" : "ipv6"
   const { any, rules } = blockLists()[type]
-  // One SocketAddress for every list: `check` of a string builds one per call.
-  const socketAddress = new net.SocketAddress({ address, family: type })
+  // One SocketAddress for every list: `check` of a string builds one per call (and answers "not in the list" for an
+  // address it cannot build, where an address that cannot be checked is not public).
+  let socketAddress: net.SocketAddress
+  try {
+    socketAddress = new net.SocketAddress({ address, family: type })
+  } catch {
+    return "an address that cannot be checked"
+  }
   if (!any.check(socketAddress)) return undefined
   for (const rule of rules) if (rule.list.check(socketAddress)) return rule.reason
   return "a non-public address"
