@@ -575,8 +575,12 @@ const make = (options: TaskRegistryOptions): Effect.Effect<TaskRegistry["Type"],
         }
       })
 
+    // Interruptible whoever forks them (a start forks them in its uninterruptible part): the registry's close ends them.
     const watch = (live: Live) =>
-      Effect.all([Effect.forkIn(monitor(live), scope), Effect.forkIn(watchdog(live), scope)], { discard: true })
+      Effect.all([
+        Effect.forkIn(Effect.interruptible(monitor(live)), scope),
+        Effect.forkIn(Effect.interruptible(watchdog(live)), scope)
+      ], { discard: true })
 
     const found = (id: string) =>
       Effect.suspend(() => {
@@ -661,19 +665,41 @@ const make = (options: TaskRegistryOptions): Effect.Effect<TaskRegistry["Type"],
         return { argv, release: Effect.zipRight(Scope.close(held, Exit.void), release), detachable: false }
       })
 
+    // From the spawn to the registration nothing may interrupt a start: a task started but not registered runs on
+    // with no id to stop it by, and closing the registry does not end it (a person's Esc during a background
+    // command did that). Only what comes before the spawn (the sandbox's wrapping) can be interrupted.
     const start = (spec: TaskSpec) =>
-      Effect.gen(function*() {
-        const id = newId()
-        const outputPath = nodePath.join(directory, `${id}.log`)
-        yield* Effect.try({
-          try: () => {
-            ensureDirectory()
-            nodeFs.writeFileSync(outputPath, "", { mode: 0o600, flag: "wx" })
-          },
-          catch: (cause) =>
-            new TaskStartError({ message: `cannot create the task's output file ${outputPath}: ${String(cause)}` })
+      Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function*() {
+          const id = newId()
+          const outputPath = nodePath.join(directory, `${id}.log`)
+          yield* Effect.try({
+            try: () => {
+              ensureDirectory()
+              nodeFs.writeFileSync(outputPath, "", { mode: 0o600, flag: "wx" })
+            },
+            catch: (cause) =>
+              new TaskStartError({ message: `cannot create the task's output file ${outputPath}: ${String(cause)}` })
+          })
+          return yield* started(spec, id, outputPath, restore).pipe(
+            // A start that did not get as far as the registry leaves no output file behind.
+            Effect.onError(() =>
+              Effect.sync(() => {
+                if (!tasks.has(id)) nodeFs.rmSync(outputPath, { force: true })
+              })
+            )
+          )
         })
-        const program = yield* programOf(spec, id)
+      ).pipe(Effect.withSpan("TaskRegistry.start"))
+
+    const started = (
+      spec: TaskSpec,
+      id: string,
+      outputPath: string,
+      restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+    ) =>
+      Effect.gen(function*() {
+        const program = yield* restore(programOf(spec, id))
         const detached = yield* Subprocess.spawnDetached({
           argv: [
             "bash",
@@ -721,7 +747,7 @@ const make = (options: TaskRegistryOptions): Effect.Effect<TaskRegistry["Type"],
         yield* persist(live.record)
         yield* watch(live)
         return live.record
-      }).pipe(Effect.withSpan("TaskRegistry.start"))
+      })
 
     const read: TaskRegistry["Type"]["read"] = (id, readOptions = {}) =>
       Effect.gen(function*() {

@@ -111,6 +111,33 @@ describe("Bash run_in_background, TaskOutput, TaskStop", () => {
     }).pipe(Effect.provide(runtimeLayer(cwd, mark.value)))
   })
 
+  it.live("a background command cancelled while its task starts leaves no process, whenever the cancel lands", () => {
+    const cwd = tempDir("tasks")
+    const mark = marked()
+    return Effect.gen(function*() {
+      const runtime = yield* ToolRuntime
+      const cut = { mid: 0 }
+      // Cancelled after 0, 1, 2, ... steps of the scheduler: before the spawn, during it, and after the task started.
+      for (let steps = 0; steps < 16; steps++) {
+        const [outcome] = yield* Effect.scoped(Effect.gen(function*() {
+          const handle = yield* runtime.start([
+            call(`t${steps}`, "Bash", { command: "sleep 300", run_in_background: true })
+          ])
+          for (let i = 0; i < steps; i++) yield* Effect.yieldNow()
+          yield* handle.cancel
+          return yield* handle.await
+        }))
+        if (outcome!.status === "interrupted" && String(outcome!.result.content).includes("while running")) cut.mid++
+        // A task whose command was cancelled is stopped: nothing marked runs, and the registry runs nothing.
+        yield* pollFor(() => (processesWithMarker(mark.entry).length === 0 ? true : undefined), 5_000)
+        const running = (yield* (yield* TaskRegistry).list).filter((task) => task.status._tag === "Running")
+        expect(running, `cancelled after ${steps} steps`).toEqual([])
+      }
+      // The sweep reached the case: cancels that landed once the call was running.
+      expect(cut.mid).toBeGreaterThan(0)
+    }).pipe(Effect.provide(runtimeLayer(cwd, mark.value)))
+  })
+
   it.live("an unknown task id and a missing id are input errors naming what is known", () => {
     const cwd = tempDir("tasks")
     return Effect.gen(function*() {

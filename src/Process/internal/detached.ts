@@ -39,12 +39,14 @@ export const spawnDetached = (
     }
     const exited = Deferred.unsafeMake<void>(FiberId.none)
     let started = false
+    let abandoned = false
     child.once("exit", () => Deferred.unsafeDone(exited, Effect.void))
     child.on("error", (error) => {
-      if (!started) resume(Effect.fail(spawnFailure(options.argv, options.cwd, error)))
+      if (!started && !abandoned) resume(Effect.fail(spawnFailure(options.argv, options.cwd, error)))
       started = true
     })
     child.once("spawn", () => {
+      if (abandoned) return
       started = true
       // Nothing is read from it: the program writes where its argv says, and this process may exit before it.
       child.stdout?.destroy()
@@ -55,6 +57,19 @@ export const spawnDetached = (
       registered.set(identity.pid, tree)
       register(tree)
       resume(Effect.succeed({ identity, exited: Deferred.await(exited) }))
+    })
+    // Interrupted before the spawn was confirmed: the process exists already (spawn forks at once), and nothing
+    // would know it. Its group goes (what it started is in it), or itself when it has not made the group yet.
+    return Effect.sync(() => {
+      if (started) return
+      abandoned = true
+      const pid = child.pid
+      if (pid === undefined) return
+      try {
+        process.kill(-pid, "SIGKILL")
+      } catch {
+        child.kill("SIGKILL")
+      }
     })
   })
 
