@@ -58,7 +58,8 @@ const editSettingsFile = (
     yield* fs.writeFileString(temporary, `${JSON.stringify(updated, null, 2)}\n`, { flag: "wx" }).pipe(
       Effect.zipRight(fs.rename(temporary, path)),
       Effect.mapError(unwritable),
-      Effect.tapError(() => fs.remove(temporary).pipe(Effect.ignore))
+      // On interruption too (a run cancelled as "allow always" saved): no temporary file is left.
+      Effect.onError(() => fs.remove(temporary).pipe(Effect.ignore))
     )
     return true
   })

@@ -153,6 +153,7 @@ export const recordGrants = (
     yield* fs.writeFileString(temporary, `${JSON.stringify(updated, null, 2)}\n`, { flag: "wx", mode: 0o600 }).pipe(
       Effect.zipRight(fs.rename(temporary, recordPath)),
       Effect.mapError(unwritable),
-      Effect.tapError(() => fs.remove(temporary).pipe(Effect.ignore))
+      // On interruption too (a run cancelled as "allow always" saved): no temporary file is left.
+      Effect.onError(() => fs.remove(temporary).pipe(Effect.ignore))
     )
   }).pipe(Effect.withSpan("Grants.recordGrants", { attributes: { recordPath, settingsFile } }))

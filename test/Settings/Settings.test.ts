@@ -2,8 +2,9 @@ import { NodeFileSystem } from "@effect/platform-node"
 import { SystemError } from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Exit, Option, Schema } from "effect"
+import { Effect, Either, Exit, Fiber, Option, Schema } from "effect"
 import * as Path from "node:path"
+import { recordGrants } from "../../src/Settings/Grants.js"
 import {
   addRuleToSettingsFile,
   claudeSettingsPaths,
@@ -205,6 +206,35 @@ describe("loadClaudeSettings", () => {
 })
 
 describe("addRuleToSettingsFile", () => {
+  it.live("interrupted at any moment, it leaves the file whole and no temporary file (nor does recordGrants)", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const file = Path.join(dir, ".claude", "settings.local.json")
+      const grants = Path.join(dir, "state", "grants.json")
+      const fs = yield* FileSystem.FileSystem
+      let cut = 0
+      // Interrupted after 0, 1, 2, ... turns of the event loop: before the write, during it, between it and the rename.
+      for (let turns = 0; turns < 14; turns++) {
+        const writes = [
+          Effect.ignore(addRuleToSettingsFile(file, "allow", makeRule("Bash", `echo ${turns}:*`))),
+          Effect.ignore(recordGrants(grants, file, [`Bash(echo ${turns}:*)`]))
+        ]
+        for (const write of writes) {
+          const fiber = yield* Effect.fork(write)
+          for (let i = 0; i < turns; i++) yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+          if (Exit.isInterrupted(yield* Fiber.interrupt(fiber))) cut++
+        }
+        for (const directory of [Path.dirname(file), Path.dirname(grants)]) {
+          const names = (yield* fs.exists(directory)) ? yield* fs.readDirectory(directory) : []
+          expect(names.filter((name) => name.endsWith(".tmp")), `after ${turns} turns`).toEqual([])
+        }
+        if (yield* fs.exists(file)) JSON.parse(yield* fs.readFileString(file))
+        if (yield* fs.exists(grants)) JSON.parse(yield* fs.readFileString(grants))
+      }
+      // The sweep reached writes cut in the middle, not only ones done or not begun.
+      expect(cut).toBeGreaterThan(0)
+    }).pipe(Effect.provide(NodeFileSystem.layer), Effect.scoped))
+
   it.scoped("creates the file and its directory when missing", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
