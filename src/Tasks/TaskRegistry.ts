@@ -667,7 +667,8 @@ const make = (options: TaskRegistryOptions): Effect.Effect<TaskRegistry["Type"],
 
     // From the spawn to the registration nothing may interrupt a start: a task started but not registered runs on
     // with no id to stop it by, and closing the registry does not end it (a person's Esc during a background
-    // command did that). Only what comes before the spawn (the sandbox's wrapping) can be interrupted.
+    // command did that). Only what comes before the spawn (the sandbox's wrapping) can be interrupted; an
+    // interruption that came during the rest stops the task once it is registered.
     const start = (spec: TaskSpec) =>
       Effect.uninterruptibleMask((restore) =>
         Effect.gen(function*() {
@@ -681,7 +682,7 @@ const make = (options: TaskRegistryOptions): Effect.Effect<TaskRegistry["Type"],
             catch: (cause) =>
               new TaskStartError({ message: `cannot create the task's output file ${outputPath}: ${String(cause)}` })
           })
-          return yield* started(spec, id, outputPath, restore).pipe(
+          const record = yield* started(spec, id, outputPath, restore).pipe(
             // A start that did not get as far as the registry leaves no output file behind.
             Effect.onError(() =>
               Effect.sync(() => {
@@ -689,6 +690,9 @@ const make = (options: TaskRegistryOptions): Effect.Effect<TaskRegistry["Type"],
               })
             )
           )
+          // Interrupted while it started (the registry finished what it began): the caller cancelled the task, so it
+          // is stopped rather than left running with an id nobody was given.
+          return yield* Effect.onInterrupt(restore(Effect.succeed(record)), () => Effect.ignore(stop(record.id)))
         })
       ).pipe(Effect.withSpan("TaskRegistry.start"))
 

@@ -591,23 +591,18 @@ const startBackground = (
     const sandbox = yield* services.sandbox
     const policy = policyFor(sandbox, services.workspace, input, plan, context.decision)
     const service = sandbox.service
-    const task = yield* Effect.uninterruptibleMask((restore) =>
-      Effect.flatMap(
-        tasks.start({
-          command: input.command,
-          description: input.description,
-          argv: Process.bashArgv(input.command),
-          cwd: services.workspace.cwd,
-          env: services.env,
-          ...(policy === undefined || service === undefined
-            ? {}
-            : { sandbox: { policy, wrap: (argv) => service.wrap(argv, policy, context.toolUseId) } })
-        }),
-        // Interrupted while its task started (the registry finishes a start it began): the person cancelled the
-        // command, so the task is stopped rather than left running with an id the model never got.
-        (task) => Effect.onInterrupt(restore(Effect.succeed(task)), () => Effect.ignore(tasks.stop(task.id)))
-      )
-    ).pipe(Effect.mapError((error) => new BashFailure({ reason: "start", message: error.message })))
+    // A start interrupted (a cancelled command) is stopped by the registry: no task runs with an id the model never
+    // got.
+    const task = yield* tasks.start({
+      command: input.command,
+      description: input.description,
+      argv: Process.bashArgv(input.command),
+      cwd: services.workspace.cwd,
+      env: services.env,
+      ...(policy === undefined || service === undefined
+        ? {}
+        : { sandbox: { policy, wrap: (argv) => service.wrap(argv, policy, context.toolUseId) } })
+    }).pipe(Effect.mapError((error) => new BashFailure({ reason: "start", message: error.message })))
     return {
       output: "",
       outputTail: "",
