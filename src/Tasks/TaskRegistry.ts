@@ -575,7 +575,8 @@ const make = (options: TaskRegistryOptions): Effect.Effect<TaskRegistry["Type"],
         }
       })
 
-    // Interruptible whoever forks them (a start forks them in its uninterruptible part): the registry's close ends them.
+    // Interruptible whoever forks them (a start forks them in its uninterruptible part): the registry's close ends
+    // them.
     const watch = (live: Live) =>
       Effect.all([
         Effect.forkIn(Effect.interruptible(monitor(live)), scope),
