@@ -26,26 +26,37 @@ const hover = (file: string) =>
         }))
   )
 
+/**
+ * A workspace with one text file, served by the fake server whose pipe breaks after its first answer, with a marker
+ * in its environment (to find its processes); `options` adds to its configuration.
+ */
+const brokenPipeServer = (prefix: string, options: Record<string, unknown>) => {
+  const dir = tempDir(prefix)
+  const file = path.join(dir, "notes.txt")
+  fs.writeFileSync(file, "hello\n")
+  const marker = `LSP_TEST_MARKER=${randomUUID()}`
+  const config = LspConfig.fromJson(path.join(dir, "lsp.json"), {
+    fake: {
+      command: process.execPath,
+      args: [path.join(repo, "test/fixtures/lsp-fake/brokenPipe.mjs")],
+      extensionToLanguage: { ".txt": "plaintext" },
+      env: { LSP_TEST_MARKER: marker.slice("LSP_TEST_MARKER=".length) },
+      requestTimeout: 10_000,
+      ...options
+    }
+  }, { trusted: true })
+  const clients = LspClients.layer(config).pipe(
+    Layer.provide(Workspace.layer({ cwd: dir }).pipe(Layer.provide(NodeContext.layer)))
+  )
+  return { file, marker, clients }
+}
+
 describe("a broken pipe", () => {
   it.live(
     "is a crash: the next request restarts the server and succeeds; the old process is ended",
     () =>
       Effect.gen(function*() {
-        const dir = tempDir("lsp-pipe-")
-        const file = path.join(dir, "notes.txt")
-        fs.writeFileSync(file, "hello\n")
-        const marker = `LSP_TEST_MARKER=${randomUUID()}`
-        const config = LspConfig.fromJson(path.join(dir, "lsp.json"), {
-          fake: {
-            command: process.execPath,
-            args: [path.join(repo, "test/fixtures/lsp-fake/brokenPipe.mjs")],
-            extensionToLanguage: { ".txt": "plaintext" },
-            env: { LSP_TEST_MARKER: marker.slice("LSP_TEST_MARKER=".length) },
-            maxRestarts: 3,
-            requestTimeout: 10_000
-          }
-        }, { trusted: true })
-        const workspace = Workspace.layer({ cwd: dir }).pipe(Layer.provide(NodeContext.layer))
+        const { clients, file, marker } = brokenPipeServer("lsp-pipe-", { maxRestarts: 3 })
         yield* Effect.scoped(
           Effect.gen(function*() {
             const first = yield* hover(file)
@@ -59,7 +70,7 @@ describe("a broken pipe", () => {
             expect(second.contents).toBe(`served by ${after!.pid}`)
             // The broken incarnation was ended when it was replaced, not left running beside the new one.
             expect(processesWithMarker(marker)).toEqual([after!.pid])
-          }).pipe(Effect.provide(LspClients.layer(config).pipe(Layer.provide(workspace))))
+          }).pipe(Effect.provide(clients))
         )
         expect(processesWithMarker(marker)).toEqual([])
       }),
@@ -97,22 +108,8 @@ describe("a call interrupted while its server starts", () => {
     "is not a crash: the next call starts the server again, with no restart counted",
     () =>
       Effect.gen(function*() {
-        const dir = tempDir("lsp-interrupted-start-")
-        const file = path.join(dir, "notes.txt")
-        fs.writeFileSync(file, "hello\n")
-        const marker = `LSP_TEST_MARKER=${randomUUID()}`
-        const config = LspConfig.fromJson(path.join(dir, "lsp.json"), {
-          fake: {
-            command: process.execPath,
-            args: [path.join(repo, "test/fixtures/lsp-fake/brokenPipe.mjs")],
-            extensionToLanguage: { ".txt": "plaintext" },
-            env: { LSP_TEST_MARKER: marker.slice("LSP_TEST_MARKER=".length) },
-            // A crash would make it unavailable for good: an interrupted start must not count as one.
-            restartOnCrash: false,
-            requestTimeout: 10_000
-          }
-        }, { trusted: true })
-        const workspace = Workspace.layer({ cwd: dir }).pipe(Layer.provide(NodeContext.layer))
+        // A crash would make it unavailable for good: an interrupted start must not count as one.
+        const { clients, file, marker } = brokenPipeServer("lsp-interrupted-start-", { restartOnCrash: false })
         yield* Effect.scoped(
           Effect.gen(function*() {
             // A node process takes tens of ms to start and answer initialize: interrupted in the middle of that.
@@ -126,7 +123,7 @@ describe("a call interrupted while its server starts", () => {
             expect(status!.restarts).toBe(0)
             // The interrupted start's process was ended, not left beside the new one.
             expect(processesWithMarker(marker)).toEqual([status!.pid])
-          }).pipe(Effect.provide(LspClients.layer(config).pipe(Layer.provide(workspace))))
+          }).pipe(Effect.provide(clients))
         )
         expect(processesWithMarker(marker)).toEqual([])
       }),

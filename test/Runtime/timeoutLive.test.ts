@@ -32,27 +32,37 @@ const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 
 
 const use = (id: string, ms: number) => ({ type: "tool_use" as const, id, name: "Slow", input: { ms } })
 
-const runtime = (held: Ref.Ref<number>, released: Ref.Ref<number>, began: Deferred.Deferred<void>) =>
-  testRuntime(
-    [Slow],
-    Slow.implement({
-      call: ({ ms }) =>
-        Effect.acquireUseRelease(
-          Effect.zipRight(Ref.update(held, (n) => n + 1), Deferred.succeed(began, undefined)),
-          () => Effect.as(Effect.sleep(ms), "done"),
-          () => Ref.update(released, (n) => n + 1)
-        )
-    }),
-    Approver.allowAll
-  )
+/**
+ * Runs `body` against a runtime with Slow, whose calls count how often the resource was taken (`held`) and let go
+ * (`released`), and complete `began` once it is taken.
+ */
+const withSlow = <A, E>(
+  body: (counts: {
+    readonly held: Ref.Ref<number>
+    readonly released: Ref.Ref<number>
+    readonly began: Deferred.Deferred<void>
+  }) => Effect.Effect<A, E, ToolRuntime>
+) =>
+  Effect.gen(function*() {
+    const counts = { held: yield* Ref.make(0), released: yield* Ref.make(0), began: yield* Deferred.make<void>() }
+    return yield* body(counts).pipe(Effect.provide(testRuntime(
+      [Slow],
+      Slow.implement({
+        call: ({ ms }) =>
+          Effect.acquireUseRelease(
+            Effect.zipRight(Ref.update(counts.held, (n) => n + 1), Deferred.succeed(counts.began, undefined)),
+            () => Effect.as(Effect.sleep(ms), "done"),
+            () => Ref.update(counts.released, (n) => n + 1)
+          )
+      }),
+      Approver.allowAll
+    )))
+  })
 
 describe("a tool's timeout on the live Clock", () => {
   it.live("past it: interrupted, its finalizer run, TimedOut; within it: its result, and no timer left", () =>
-    Effect.gen(function*() {
-      const held = yield* Ref.make(0)
-      const released = yield* Ref.make(0)
-      const began = yield* Deferred.make<void>()
-      yield* Effect.gen(function*() {
+    withSlow(({ held, released }) =>
+      Effect.gen(function*() {
         const rt = yield* ToolRuntime
         const late = yield* rt.executeOne(use("toolu_late", 60_000))
         expect(late.status).toBe("timed_out")
@@ -65,15 +75,12 @@ describe("a tool's timeout on the live Clock", () => {
         expect(timers()).toBe(before)
         expect(yield* Ref.get(held)).toBe(2)
         expect(yield* Ref.get(released)).toBe(2)
-      }).pipe(Effect.provide(runtime(held, released, began)))
-    }))
+      })
+    ))
 
   it.live("a caller interrupted while the call runs stops it, finalizer included, and leaves no timer", () =>
-    Effect.gen(function*() {
-      const held = yield* Ref.make(0)
-      const released = yield* Ref.make(0)
-      const began = yield* Deferred.make<void>()
-      yield* Effect.gen(function*() {
+    withSlow(({ began, released }) =>
+      Effect.gen(function*() {
         const rt = yield* ToolRuntime
         const before = timers()
         const running = yield* Effect.fork(rt.executeOne(use("toolu_stopped", 60_000)))
@@ -81,8 +88,8 @@ describe("a tool's timeout on the live Clock", () => {
         yield* Fiber.interrupt(running)
         expect(yield* Ref.get(released)).toBe(1)
         expect(timers()).toBe(before)
-      }).pipe(Effect.provide(runtime(held, released, began)))
-    }))
+      })
+    ))
 })
 
 describe("a timeout longer than setTimeout takes", () => {

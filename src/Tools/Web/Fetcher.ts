@@ -270,7 +270,7 @@ export const makeConnector: Effect.Effect<Connector, never, Scope.Scope> = Effec
             origin: url.origin,
             path: url.pathname + url.search,
             method: "GET",
-            headers: { ...headers },
+            headers,
             signal: controller.signal,
             // Our own timers watch the headers and the body: real time, with WebFetch's messages.
             headersTimeout: 0,
